@@ -1,0 +1,172 @@
+use rayon::prelude::*;
+use rug::Integer;
+
+use crate::{ArithError, Modulus};
+
+/// Precomputed powers of one base for fast exponentiation with exponents of bounded size.
+///
+/// The exponent is cut into `ceil(max_bits / w)` digits of `w` bits; row `i` of the table
+/// holds `base^(d * 2^(w*i))` for every digit `d` in `1..2^w`, so `base^e` is the product of
+/// one entry per non-zero digit: about `max_bits / w` modular multiplications and no squarings.
+///
+/// The table lookup is indexed by exponent digits, so it is *not* constant time. It is meant
+/// for public exponents and for one-time nonces on a single-tenant device (see
+/// docs/adr/0002-fixed-base-tables-for-nonces.md); long-term secrets use
+/// [`Modulus::pow_secret`].
+#[derive(Clone)]
+pub struct FixedBaseTable {
+    modulus: Modulus,
+    base: Integer,
+    window: u32,
+    max_bits: u32,
+    rows: Vec<Vec<Integer>>,
+}
+
+impl std::fmt::Debug for FixedBaseTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FixedBaseTable")
+            .field("window", &self.window)
+            .field("max_bits", &self.max_bits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Memory budget for one table when the window is chosen automatically.
+const TABLE_BUDGET_BYTES: u64 = 48 << 20;
+
+impl FixedBaseTable {
+    /// Largest window in `4..=12` whose table fits [`TABLE_BUDGET_BYTES`].
+    pub fn default_window(modulus: &Modulus, max_bits: u32) -> u32 {
+        let entry = modulus.byte_len() as u64 + 16;
+        (4..=12)
+            .rev()
+            .find(|&w| {
+                let rows = u64::from(max_bits.div_ceil(w));
+                rows * ((1u64 << w) - 1) * entry <= TABLE_BUDGET_BYTES
+            })
+            .unwrap_or(4)
+    }
+
+    /// Builds the table for exponents below `2^max_bits` with the default window.
+    pub fn new(modulus: &Modulus, base: &Integer, max_bits: u32) -> Result<Self, ArithError> {
+        Self::with_window(modulus, base, max_bits, Self::default_window(modulus, max_bits))
+    }
+
+    pub fn with_window(
+        modulus: &Modulus,
+        base: &Integer,
+        max_bits: u32,
+        window: u32,
+    ) -> Result<Self, ArithError> {
+        if !(1..=16).contains(&window) {
+            return Err(ArithError::OutOfRange { what: "window" });
+        }
+        if max_bits == 0 {
+            return Err(ArithError::OutOfRange { what: "max_bits" });
+        }
+        let base = modulus.reduce(base);
+        let row_count = max_bits.div_ceil(window) as usize;
+        // The first column: base^(2^(w*i)) for every row, by repeated squaring.
+        let mut heads = Vec::with_capacity(row_count);
+        let mut head = base.clone();
+        for _ in 0..row_count {
+            heads.push(head.clone());
+            for _ in 0..window {
+                modulus.square_assign(&mut head);
+            }
+        }
+        let width = (1usize << window) - 1;
+        let rows = heads
+            .into_par_iter()
+            .map(|h| {
+                let mut row = Vec::with_capacity(width);
+                let mut acc = h.clone();
+                row.push(acc.clone());
+                for _ in 1..width {
+                    modulus.mul_assign(&mut acc, &h);
+                    row.push(acc.clone());
+                }
+                row
+            })
+            .collect();
+        Ok(Self { modulus: modulus.clone(), base, window, max_bits, rows })
+    }
+
+    pub fn base(&self) -> &Integer {
+        &self.base
+    }
+
+    pub fn window(&self) -> u32 {
+        self.window
+    }
+
+    pub fn max_bits(&self) -> u32 {
+        self.max_bits
+    }
+
+    /// `base^exp mod p`. Exponents wider than the table fall back to `mpz_powm`.
+    pub fn pow(&self, exp: &Integer) -> Result<Integer, ArithError> {
+        if *exp < 0 {
+            return Err(ArithError::NegativeExponent);
+        }
+        if exp.significant_bits() > self.max_bits {
+            return self.modulus.pow(&self.base, exp);
+        }
+        let mask = (1u32 << self.window) - 1;
+        let mut acc: Option<Integer> = None;
+        for (i, row) in self.rows.iter().enumerate() {
+            let digit = window_digit(exp, i as u32 * self.window, self.window) & mask;
+            if digit == 0 {
+                continue;
+            }
+            let entry = &row[digit as usize - 1];
+            match acc.as_mut() {
+                None => acc = Some(entry.clone()),
+                Some(a) => self.modulus.mul_assign(a, entry),
+            }
+        }
+        Ok(acc.unwrap_or_else(|| Integer::from(1)))
+    }
+
+    /// Many exponentiations of the same base, spread over the rayon pool.
+    pub fn pow_many(&self, exps: &[Integer]) -> Result<Vec<Integer>, ArithError> {
+        exps.par_iter().map(|e| self.pow(e)).collect()
+    }
+}
+
+/// Bits `[start, start + width)` of a non-negative integer, as a number.
+pub(crate) fn window_digit(x: &Integer, start: u32, width: u32) -> u32 {
+    let mut d = 0u32;
+    for b in 0..width {
+        if x.get_bit(start + b) {
+            d |= 1 << b;
+        }
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_plain_pow_small_modulus() {
+        let m = Modulus::new(Integer::from(1_000_003)).unwrap();
+        let t = FixedBaseTable::with_window(&m, &Integer::from(7), 40, 3).unwrap();
+        for e in [0u64, 1, 2, 7, 8, 255, 1 << 39, (1 << 40) - 1, 123_456_789] {
+            let e = Integer::from(e);
+            assert_eq!(t.pow(&e).unwrap(), m.pow(&Integer::from(7), &e).unwrap(), "e={e}");
+        }
+        // wider than the table: falls back
+        let wide = Integer::from(1u64 << 50) + 3;
+        assert_eq!(t.pow(&wide).unwrap(), m.pow(&Integer::from(7), &wide).unwrap());
+    }
+
+    #[test]
+    fn default_window_fits_budget() {
+        let p = (Integer::from(1) << 4096u32) - 1u32;
+        let m = Modulus::new(p).unwrap();
+        assert_eq!(FixedBaseTable::default_window(&m, 256), 12);
+        assert!(FixedBaseTable::default_window(&m, 4096) <= 8);
+    }
+}

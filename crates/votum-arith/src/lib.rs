@@ -1,0 +1,41 @@
+//! Modular big-integer arithmetic on GMP (through `rug`).
+//!
+//! Everything here works on plain `rug::Integer` values reduced modulo an odd modulus `p`.
+//! Groups (`votum-group`) build on it; nothing in this crate knows about protocols.
+//!
+//! * [`Modulus`]: exponentiation (`mpz_powm`), constant-time exponentiation for secret
+//!   exponents (`mpz_powm_sec`), fixed-width big-endian encoding.
+//! * [`FixedBaseTable`]: windowed precomputation for a base that is raised to many exponents
+//!   (the generator, an election public key).
+//! * [`multi_pow`]: products of powers (Straus for few bases, Pippenger buckets for many).
+//! * [`wipe_integer`]: zeroizing integers that held secrets (the only `unsafe` in votum).
+//! * Batch entry points spread over cores with rayon.
+
+mod fixed_base;
+mod modulus;
+mod multiexp;
+mod secret;
+
+pub use fixed_base::FixedBaseTable;
+pub use modulus::Modulus;
+pub use multiexp::{multi_pow, multi_pow_parallel};
+pub use rug::integer::Order;
+pub use rug::Integer;
+pub use secret::wipe_integer;
+
+/// Errors of the arithmetic layer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArithError {
+    #[error("modulus must be odd and at least 3")]
+    BadModulus,
+    #[error("exponent must be non-negative")]
+    NegativeExponent,
+    #[error("{what} is out of range")]
+    OutOfRange { what: &'static str },
+    #[error("expected {expected} bytes, got {got}")]
+    WrongLength { expected: usize, got: usize },
+    #[error("{bases} bases but {exponents} exponents")]
+    LengthMismatch { bases: usize, exponents: usize },
+    #[error("{0} has no inverse modulo the modulus")]
+    NotInvertible(&'static str),
+}

@@ -1,0 +1,160 @@
+use rayon::prelude::*;
+use rug::integer::Order;
+use rug::Integer;
+
+use crate::ArithError;
+
+/// An odd modulus `p` with the operations every modp group needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Modulus {
+    p: Integer,
+    byte_len: usize,
+}
+
+impl Modulus {
+    /// Wraps an odd modulus `p >= 3`.
+    pub fn new(p: Integer) -> Result<Self, ArithError> {
+        if p < 3 || p.is_even() {
+            return Err(ArithError::BadModulus);
+        }
+        let byte_len = p.significant_bits().div_ceil(8) as usize;
+        Ok(Self { p, byte_len })
+    }
+
+    pub fn value(&self) -> &Integer {
+        &self.p
+    }
+
+    pub fn bits(&self) -> u32 {
+        self.p.significant_bits()
+    }
+
+    /// Length of the fixed-width big-endian encoding of a residue.
+    pub fn byte_len(&self) -> usize {
+        self.byte_len
+    }
+
+    /// `x mod p` in `[0, p)`.
+    pub fn reduce(&self, x: &Integer) -> Integer {
+        let mut r = Integer::from(x % &self.p);
+        if r < 0 {
+            r += &self.p;
+        }
+        r
+    }
+
+    pub fn mul(&self, a: &Integer, b: &Integer) -> Integer {
+        let mut r = Integer::from(a * b);
+        r %= &self.p;
+        r
+    }
+
+    /// `a <- a * b mod p`, reusing `a`'s storage.
+    pub fn mul_assign(&self, a: &mut Integer, b: &Integer) {
+        *a *= b;
+        *a %= &self.p;
+    }
+
+    pub fn square_assign(&self, a: &mut Integer) {
+        a.square_mut();
+        *a %= &self.p;
+    }
+
+    pub fn inverse(&self, a: &Integer) -> Result<Integer, ArithError> {
+        a.invert_ref(&self.p)
+            .map(Integer::from)
+            .ok_or(ArithError::NotInvertible("value"))
+    }
+
+    /// `base^exp mod p` with a public exponent (variable time, GMP `mpz_powm`).
+    pub fn pow(&self, base: &Integer, exp: &Integer) -> Result<Integer, ArithError> {
+        if *exp < 0 {
+            return Err(ArithError::NegativeExponent);
+        }
+        // pow_mod_ref only fails for a negative exponent without inverse, excluded above.
+        base.pow_mod_ref(exp, &self.p)
+            .map(Integer::from)
+            .ok_or(ArithError::NegativeExponent)
+    }
+
+    /// `base^exp mod p` in time and memory-access pattern independent of `exp`
+    /// (GMP `mpz_powm_sec`); for long-term secret exponents such as private keys.
+    pub fn pow_secret(&self, base: &Integer, exp: &Integer) -> Result<Integer, ArithError> {
+        if *exp < 0 {
+            return Err(ArithError::NegativeExponent);
+        }
+        if *exp == 0 {
+            // mpz_powm_sec requires exp > 0; the value of x^0 leaks nothing.
+            return Ok(Integer::from(1));
+        }
+        // Preconditions of mpz_powm_sec (exp > 0, odd modulus) hold here.
+        Ok(Integer::from(base.secure_pow_mod_ref(exp, &self.p)))
+    }
+
+    /// Many independent `base_i^exp_i`, spread over the rayon pool.
+    pub fn pow_many(&self, bases: &[Integer], exps: &[Integer]) -> Result<Vec<Integer>, ArithError> {
+        if bases.len() != exps.len() {
+            return Err(ArithError::LengthMismatch { bases: bases.len(), exponents: exps.len() });
+        }
+        bases.par_iter().zip(exps.par_iter()).map(|(b, e)| self.pow(b, e)).collect()
+    }
+
+    /// Fixed-width big-endian encoding of a residue in `[0, p)`.
+    pub fn to_bytes(&self, x: &Integer) -> Vec<u8> {
+        to_fixed_be(x, self.byte_len)
+    }
+
+    /// Decodes exactly `byte_len()` big-endian bytes into a residue `< p`.
+    pub fn from_bytes(&self, bytes: &[u8]) -> Result<Integer, ArithError> {
+        if bytes.len() != self.byte_len {
+            return Err(ArithError::WrongLength { expected: self.byte_len, got: bytes.len() });
+        }
+        let x = Integer::from_digits(bytes, Order::Msf);
+        if x >= self.p {
+            return Err(ArithError::OutOfRange { what: "residue" });
+        }
+        Ok(x)
+    }
+}
+
+/// Big-endian encoding of a non-negative integer in exactly `len` bytes (left-padded with zeros).
+/// The caller guarantees `0 <= x < 256^len`.
+pub(crate) fn to_fixed_be(x: &Integer, len: usize) -> Vec<u8> {
+    let digits = x.to_digits::<u8>(Order::Msf);
+    let mut out = vec![0u8; len.saturating_sub(digits.len())];
+    let skip = digits.len().saturating_sub(len);
+    out.extend_from_slice(&digits[skip..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_even_and_tiny_moduli() {
+        assert_eq!(Modulus::new(Integer::from(10)), Err(ArithError::BadModulus));
+        assert_eq!(Modulus::new(Integer::from(1)), Err(ArithError::BadModulus));
+        assert!(Modulus::new(Integer::from(11)).is_ok());
+    }
+
+    #[test]
+    fn fixed_width_roundtrip_and_range() {
+        let m = Modulus::new(Integer::from(65_521)).unwrap();
+        assert_eq!(m.byte_len(), 2);
+        assert_eq!(m.to_bytes(&Integer::from(5)), vec![0, 5]);
+        assert_eq!(m.from_bytes(&[0, 5]).unwrap(), 5);
+        assert_eq!(m.from_bytes(&[0xff, 0xf1]), Err(ArithError::OutOfRange { what: "residue" }));
+        assert_eq!(m.from_bytes(&[5]), Err(ArithError::WrongLength { expected: 2, got: 1 }));
+    }
+
+    #[test]
+    fn secret_and_public_pow_agree() {
+        let m = Modulus::new(Integer::from(1_000_003)).unwrap();
+        for e in [0u32, 1, 2, 77, 1_000_002] {
+            let e = Integer::from(e);
+            assert_eq!(m.pow(&Integer::from(5), &e).unwrap(), m.pow_secret(&Integer::from(5), &e).unwrap());
+        }
+        assert_eq!(m.pow(&Integer::from(5), &Integer::from(-1)), Err(ArithError::NegativeExponent));
+    }
+}

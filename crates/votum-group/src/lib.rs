@@ -1,0 +1,148 @@
+//! Prime-order groups for votum.
+//!
+//! The [`Group`] trait is written multiplicatively (`op`, `pow`) whatever the underlying
+//! structure. Implementations:
+//!
+//! * [`ModpGroup`]: the order-q subgroup of Z_p^*: the ElectionGuard 1.0 4096-bit group
+//!   ([`ModpGroup::eg_4096`]) and the quadratic-residue subgroups of the RFC 3526 2048- and
+//!   3072-bit safe primes ([`ModpGroup::rfc3526_2048`], [`ModpGroup::rfc3526_3072`]).
+//! * [`Ristretto255`]: the prime-order group over Curve25519 (curve25519-dalek).
+//!
+//! Every decoder checks canonical encoding, range and subgroup membership, so a value of type
+//! `Element` or `Scalar` obtained through this crate is always valid.
+
+mod modp;
+mod params;
+mod ristretto;
+
+pub use modp::{ModElement, ModScalar, ModpGroup};
+pub use ristretto::Ristretto255;
+pub use votum_arith::Integer;
+
+use rand_core::{CryptoRng, RngCore};
+use std::fmt;
+
+/// Which group, by its stable name (used in encodings, records and the Python API).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GroupId {
+    Eg4096,
+    Modp2048,
+    Modp3072,
+    Ristretto255,
+}
+
+impl GroupId {
+    pub const ALL: [GroupId; 4] =
+        [GroupId::Eg4096, GroupId::Modp2048, GroupId::Modp3072, GroupId::Ristretto255];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupId::Eg4096 => "eg-4096",
+            GroupId::Modp2048 => "modp-2048",
+            GroupId::Modp3072 => "modp-3072",
+            GroupId::Ristretto255 => "ristretto255",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Result<Self, GroupError> {
+        Self::ALL
+            .into_iter()
+            .find(|g| g.name() == name)
+            .ok_or(GroupError::UnknownGroup)
+    }
+}
+
+impl fmt::Display for GroupId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Errors of group decoding and arithmetic.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GroupError {
+    #[error("expected {expected} bytes, got {got}")]
+    WrongLength { expected: usize, got: usize },
+    #[error("element is not a canonical encoding")]
+    NonCanonical,
+    #[error("value is outside the range of the group")]
+    OutOfRange,
+    #[error("element is not in the prime-order subgroup")]
+    NotInSubgroup,
+    #[error("scalar is not below the group order")]
+    ScalarOutOfRange,
+    #[error("zero has no inverse")]
+    ZeroInverse,
+    #[error("{bases} bases but {scalars} scalars")]
+    LengthMismatch { bases: usize, scalars: usize },
+    #[error("unknown group name")]
+    UnknownGroup,
+}
+
+/// A cyclic group of prime order q with a fixed generator g.
+pub trait Group: Clone + Send + Sync + fmt::Debug + 'static {
+    type Element: Clone + PartialEq + Eq + fmt::Debug + Send + Sync;
+    type Scalar: Clone + PartialEq + Eq + fmt::Debug + Send + Sync + zeroize::Zeroize;
+    /// Precomputed powers of one base (see [`Group::table`]).
+    type Table: Send + Sync;
+
+    fn id(&self) -> GroupId;
+    /// The prime order q.
+    fn order(&self) -> &Integer;
+    fn generator(&self) -> &Self::Element;
+    fn identity(&self) -> Self::Element;
+    fn op(&self, a: &Self::Element, b: &Self::Element) -> Self::Element;
+    fn inverse(&self, a: &Self::Element) -> Self::Element;
+    fn div(&self, a: &Self::Element, b: &Self::Element) -> Self::Element {
+        self.op(a, &self.inverse(b))
+    }
+    /// `base^s` for a public exponent (variable time).
+    fn pow(&self, base: &Self::Element, s: &Self::Scalar) -> Self::Element;
+    /// `base^s` in constant time, for long-term secrets.
+    fn pow_secret(&self, base: &Self::Element, s: &Self::Scalar) -> Self::Element;
+    /// `g^s` from the generator's fixed-base table.
+    fn pow_generator(&self, s: &Self::Scalar) -> Self::Element;
+    /// Builds a fixed-base table for `base` (worth it from a few dozen exponentiations).
+    fn table(&self, base: &Self::Element) -> Self::Table;
+    fn pow_table(&self, table: &Self::Table, s: &Self::Scalar) -> Self::Element;
+    /// `prod bases[i]^scalars[i]` with public scalars.
+    fn multi_pow(
+        &self,
+        bases: &[Self::Element],
+        scalars: &[Self::Scalar],
+    ) -> Result<Self::Element, GroupError>;
+
+    /// Length of the canonical fixed-width encoding of an element.
+    fn element_len(&self) -> usize;
+    fn encode_element(&self, a: &Self::Element) -> Vec<u8>;
+    /// Decodes a canonical encoding of an element of the prime-order group.
+    fn decode_element(&self, bytes: &[u8]) -> Result<Self::Element, GroupError>;
+    /// Number of uniformly random bytes [`Group::element_from_uniform`] takes.
+    fn uniform_len(&self) -> usize;
+    /// Maps uniform bytes to a group element whose discrete log nobody knows; `None` for the
+    /// negligible inputs that land on the identity (callers retry with the next counter).
+    fn element_from_uniform(&self, bytes: &[u8]) -> Option<Self::Element>;
+
+    fn scalar_len(&self) -> usize;
+    fn encode_scalar(&self, s: &Self::Scalar) -> Vec<u8>;
+    /// Decodes a canonical scalar (fixed width, big-endian for modp, little-endian for ristretto255; below q).
+    fn decode_scalar(&self, bytes: &[u8]) -> Result<Self::Scalar, GroupError>;
+    /// Number of bytes [`Group::scalar_from_wide`] takes (statistically uniform reduction).
+    fn wide_len(&self) -> usize {
+        self.scalar_len() + 32
+    }
+    /// Reduces `wide_len()` bytes (big-endian) modulo q.
+    fn scalar_from_wide(&self, bytes: &[u8]) -> Self::Scalar {
+        self.scalar_from_integer(&Integer::from_digits(bytes, votum_arith::Order::Msf))
+    }
+    fn scalar_from_u64(&self, v: u64) -> Self::Scalar;
+    /// Reduces any integer (negative ones included) modulo q.
+    fn scalar_from_integer(&self, v: &Integer) -> Self::Scalar;
+    fn scalar_to_integer(&self, s: &Self::Scalar) -> Integer;
+    fn scalar_add(&self, a: &Self::Scalar, b: &Self::Scalar) -> Self::Scalar;
+    fn scalar_sub(&self, a: &Self::Scalar, b: &Self::Scalar) -> Self::Scalar;
+    fn scalar_mul(&self, a: &Self::Scalar, b: &Self::Scalar) -> Self::Scalar;
+    fn scalar_neg(&self, a: &Self::Scalar) -> Self::Scalar;
+    fn scalar_inverse(&self, a: &Self::Scalar) -> Result<Self::Scalar, GroupError>;
+    fn random_scalar<R: RngCore + CryptoRng>(&self, rng: &mut R) -> Self::Scalar;
+}

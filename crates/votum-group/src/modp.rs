@@ -1,0 +1,377 @@
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use rand_core::{CryptoRng, RngCore};
+use votum_arith::{multi_pow, wipe_integer, FixedBaseTable, Integer, Modulus, Order};
+use zeroize::Zeroize;
+
+use crate::params;
+use crate::{Group, GroupError, GroupId};
+
+/// An element of the order-q subgroup of Z_p^*, as an integer in `[1, p)`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct ModElement(pub(crate) Integer);
+
+impl ModElement {
+    pub fn value(&self) -> &Integer {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ModElement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let hex = self.0.to_string_radix(16);
+        write!(f, "ModElement({}…)", &hex[..hex.len().min(16)])
+    }
+}
+
+/// An integer modulo q, in `[0, q)`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct ModScalar(pub(crate) Integer);
+
+impl ModScalar {
+    pub fn value(&self) -> &Integer {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ModScalar {
+    // Scalars are often secrets (nonces, keys); never print their value.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ModScalar(<redacted>)")
+    }
+}
+
+impl Zeroize for ModScalar {
+    fn zeroize(&mut self) {
+        wipe_integer(&mut self.0);
+    }
+}
+
+struct Inner {
+    id: GroupId,
+    modulus: Modulus,
+    q: Integer,
+    cofactor: Integer,
+    g: ModElement,
+    /// Subgroup of quadratic residues of a safe prime: membership is a Jacobi symbol.
+    quadratic_residues: bool,
+    scalar_len: usize,
+    g_table: OnceLock<FixedBaseTable>,
+}
+
+/// The order-q subgroup of Z_p^* for a prime p = r·q + 1.
+#[derive(Clone)]
+pub struct ModpGroup(Arc<Inner>);
+
+impl fmt::Debug for ModpGroup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ModpGroup({})", self.0.id)
+    }
+}
+
+impl PartialEq for ModpGroup {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.id == other.0.id
+    }
+}
+
+fn hex(parts: &[&str]) -> Integer {
+    let joined: String = parts.concat();
+    // The constants are compile-time hex literals checked by tests.
+    Integer::from_str_radix(&joined, 16).unwrap_or_default()
+}
+
+static EG_4096: OnceLock<ModpGroup> = OnceLock::new();
+static RFC3526_2048: OnceLock<ModpGroup> = OnceLock::new();
+static RFC3526_3072: OnceLock<ModpGroup> = OnceLock::new();
+
+impl ModpGroup {
+    /// ElectionGuard 1.0 standard parameters (p 4096 bits, q = 2^256 − 189).
+    pub fn eg_4096() -> Self {
+        EG_4096
+            .get_or_init(|| {
+                let p = hex(params::EG_P);
+                let q = Integer::from_str_radix(params::EG_Q, 16).unwrap_or_default();
+                Self::build(GroupId::Eg4096, p, q, hex(params::EG_R), hex(params::EG_G), false)
+            })
+            .clone()
+    }
+
+    /// RFC 3526 group 14: 2048-bit safe prime, quadratic-residue subgroup, g = 2.
+    pub fn rfc3526_2048() -> Self {
+        RFC3526_2048.get_or_init(|| Self::safe_prime(GroupId::Modp2048, params::RFC3526_2048_P)).clone()
+    }
+
+    /// RFC 3526 group 15: 3072-bit safe prime, quadratic-residue subgroup, g = 2.
+    pub fn rfc3526_3072() -> Self {
+        RFC3526_3072.get_or_init(|| Self::safe_prime(GroupId::Modp3072, params::RFC3526_3072_P)).clone()
+    }
+
+    fn safe_prime(id: GroupId, p_hex: &[&str]) -> Self {
+        let p = hex(p_hex);
+        let q = Integer::from(&p - 1u32) >> 1u32;
+        Self::build(id, p, q, Integer::from(2), Integer::from(2), true)
+    }
+
+    fn build(
+        id: GroupId,
+        p: Integer,
+        q: Integer,
+        cofactor: Integer,
+        g: Integer,
+        quadratic_residues: bool,
+    ) -> Self {
+        let scalar_len = q.significant_bits().div_ceil(8) as usize;
+        // p is a hard-coded odd prime, so Modulus::new cannot fail.
+        let modulus = Modulus::new(p).unwrap_or_else(|_| unreachable_modulus());
+        Self(Arc::new(Inner {
+            id,
+            modulus,
+            q,
+            cofactor,
+            g: ModElement(g),
+            quadratic_residues,
+            scalar_len,
+            g_table: OnceLock::new(),
+        }))
+    }
+
+    pub fn p(&self) -> &Integer {
+        self.0.modulus.value()
+    }
+
+    pub fn cofactor(&self) -> &Integer {
+        &self.0.cofactor
+    }
+
+    pub fn modulus(&self) -> &Modulus {
+        &self.0.modulus
+    }
+
+    /// Is `x` (any integer) an element of the order-q subgroup?
+    pub fn is_member(&self, x: &Integer) -> bool {
+        if *x < 1 || x >= self.p() {
+            return false;
+        }
+        if self.0.quadratic_residues {
+            return x.jacobi(self.p()) == 1;
+        }
+        // mpz_powm: x^q == 1 (the cofactor has no small factors to batch safely; see spec).
+        matches!(self.0.modulus.pow(x, &self.0.q), Ok(r) if r == 1)
+    }
+
+    /// Wraps an integer after checking subgroup membership.
+    pub fn element(&self, x: &Integer) -> Result<ModElement, GroupError> {
+        if *x < 1 || x >= self.p() {
+            return Err(GroupError::OutOfRange);
+        }
+        if !self.is_member(x) {
+            return Err(GroupError::NotInSubgroup);
+        }
+        Ok(ModElement(x.clone()))
+    }
+
+    /// Wraps an integer in `[0, q)` as a scalar.
+    pub fn scalar(&self, x: &Integer) -> Result<ModScalar, GroupError> {
+        if *x < 0 || *x >= self.0.q {
+            return Err(GroupError::ScalarOutOfRange);
+        }
+        Ok(ModScalar(x.clone()))
+    }
+
+    fn g_table(&self) -> &FixedBaseTable {
+        self.0.g_table.get_or_init(|| self.make_table(&self.0.g))
+    }
+
+    fn make_table(&self, base: &ModElement) -> FixedBaseTable {
+        // max_bits > 0 and the default window is in range, so this cannot fail;
+        // fall back to a 1-bit table rather than panic.
+        let bits = self.0.q.significant_bits();
+        FixedBaseTable::new(&self.0.modulus, &base.0, bits).unwrap_or_else(|_| {
+            FixedBaseTable::with_window(&self.0.modulus, &base.0, bits.max(1), 1)
+                .unwrap_or_else(|_| unreachable_table())
+        })
+    }
+
+    fn reduce_q(&self, x: Integer) -> ModScalar {
+        let mut r = x % &self.0.q;
+        if r < 0 {
+            r += &self.0.q;
+        }
+        ModScalar(r)
+    }
+}
+
+#[allow(clippy::panic)]
+#[cold]
+fn unreachable_modulus() -> Modulus {
+    panic!("hard-coded group modulus rejected")
+}
+
+#[allow(clippy::panic)]
+#[cold]
+fn unreachable_table() -> FixedBaseTable {
+    panic!("fixed-base table parameters rejected")
+}
+
+impl Group for ModpGroup {
+    type Element = ModElement;
+    type Scalar = ModScalar;
+    type Table = FixedBaseTable;
+
+    fn id(&self) -> GroupId {
+        self.0.id
+    }
+
+    fn order(&self) -> &Integer {
+        &self.0.q
+    }
+
+    fn generator(&self) -> &ModElement {
+        &self.0.g
+    }
+
+    fn identity(&self) -> ModElement {
+        ModElement(Integer::from(1))
+    }
+
+    fn op(&self, a: &ModElement, b: &ModElement) -> ModElement {
+        ModElement(self.0.modulus.mul(&a.0, &b.0))
+    }
+
+    fn inverse(&self, a: &ModElement) -> ModElement {
+        // Elements are in [1, p) with p prime, so always invertible.
+        ModElement(self.0.modulus.inverse(&a.0).unwrap_or_else(|_| Integer::from(1)))
+    }
+
+    fn pow(&self, base: &ModElement, s: &ModScalar) -> ModElement {
+        // Scalars are non-negative by construction.
+        ModElement(self.0.modulus.pow(&base.0, &s.0).unwrap_or_else(|_| Integer::from(1)))
+    }
+
+    fn pow_secret(&self, base: &ModElement, s: &ModScalar) -> ModElement {
+        ModElement(self.0.modulus.pow_secret(&base.0, &s.0).unwrap_or_else(|_| Integer::from(1)))
+    }
+
+    fn pow_generator(&self, s: &ModScalar) -> ModElement {
+        ModElement(self.g_table().pow(&s.0).unwrap_or_else(|_| Integer::from(1)))
+    }
+
+    fn table(&self, base: &ModElement) -> FixedBaseTable {
+        self.make_table(base)
+    }
+
+    fn pow_table(&self, table: &FixedBaseTable, s: &ModScalar) -> ModElement {
+        ModElement(table.pow(&s.0).unwrap_or_else(|_| Integer::from(1)))
+    }
+
+    fn multi_pow(&self, bases: &[ModElement], scalars: &[ModScalar]) -> Result<ModElement, GroupError> {
+        if bases.len() != scalars.len() {
+            return Err(GroupError::LengthMismatch { bases: bases.len(), scalars: scalars.len() });
+        }
+        let b: Vec<Integer> = bases.iter().map(|x| x.0.clone()).collect();
+        let e: Vec<Integer> = scalars.iter().map(|x| x.0.clone()).collect();
+        multi_pow(&self.0.modulus, &b, &e)
+            .map(ModElement)
+            .map_err(|_| GroupError::LengthMismatch { bases: bases.len(), scalars: scalars.len() })
+    }
+
+    fn element_len(&self) -> usize {
+        self.0.modulus.byte_len()
+    }
+
+    fn encode_element(&self, a: &ModElement) -> Vec<u8> {
+        self.0.modulus.to_bytes(&a.0)
+    }
+
+    fn decode_element(&self, bytes: &[u8]) -> Result<ModElement, GroupError> {
+        let expected = self.element_len();
+        if bytes.len() != expected {
+            return Err(GroupError::WrongLength { expected, got: bytes.len() });
+        }
+        let x = Integer::from_digits(bytes, Order::Msf);
+        self.element(&x)
+    }
+
+    fn uniform_len(&self) -> usize {
+        self.element_len() + 16
+    }
+
+    fn element_from_uniform(&self, bytes: &[u8]) -> Option<ModElement> {
+        let x = self.0.modulus.reduce(&Integer::from_digits(bytes, Order::Msf));
+        let h = self.0.modulus.pow(&x, &self.0.cofactor).ok()?;
+        if h <= 1 {
+            return None;
+        }
+        Some(ModElement(h))
+    }
+
+    fn scalar_len(&self) -> usize {
+        self.0.scalar_len
+    }
+
+    fn encode_scalar(&self, s: &ModScalar) -> Vec<u8> {
+        let digits = s.0.to_digits::<u8>(Order::Msf);
+        let mut out = vec![0u8; self.0.scalar_len.saturating_sub(digits.len())];
+        out.extend_from_slice(&digits);
+        out
+    }
+
+    fn decode_scalar(&self, bytes: &[u8]) -> Result<ModScalar, GroupError> {
+        if bytes.len() != self.0.scalar_len {
+            return Err(GroupError::WrongLength { expected: self.0.scalar_len, got: bytes.len() });
+        }
+        self.scalar(&Integer::from_digits(bytes, Order::Msf))
+    }
+
+    fn scalar_from_u64(&self, v: u64) -> ModScalar {
+        self.reduce_q(Integer::from(v))
+    }
+
+    fn scalar_from_integer(&self, v: &Integer) -> ModScalar {
+        self.reduce_q(v.clone())
+    }
+
+    fn scalar_to_integer(&self, s: &ModScalar) -> Integer {
+        s.0.clone()
+    }
+
+    fn scalar_add(&self, a: &ModScalar, b: &ModScalar) -> ModScalar {
+        self.reduce_q(Integer::from(&a.0 + &b.0))
+    }
+
+    fn scalar_sub(&self, a: &ModScalar, b: &ModScalar) -> ModScalar {
+        self.reduce_q(Integer::from(&a.0 - &b.0))
+    }
+
+    fn scalar_mul(&self, a: &ModScalar, b: &ModScalar) -> ModScalar {
+        self.reduce_q(Integer::from(&a.0 * &b.0))
+    }
+
+    fn scalar_neg(&self, a: &ModScalar) -> ModScalar {
+        self.reduce_q(Integer::from(-&a.0))
+    }
+
+    fn scalar_inverse(&self, a: &ModScalar) -> Result<ModScalar, GroupError> {
+        a.0.invert_ref(&self.0.q)
+            .map(|x| ModScalar(Integer::from(x)))
+            .ok_or(GroupError::ZeroInverse)
+    }
+
+    fn random_scalar<R: RngCore + CryptoRng>(&self, rng: &mut R) -> ModScalar {
+        // Rejection sampling on the bit length of q: exactly uniform.
+        let bits = self.0.q.significant_bits();
+        let mut buf = vec![0u8; self.0.scalar_len];
+        let excess = (self.0.scalar_len as u32) * 8 - bits;
+        loop {
+            rng.fill_bytes(&mut buf);
+            buf[0] &= 0xffu8 >> excess;
+            let x = Integer::from_digits(&buf, Order::Msf);
+            if x < self.0.q {
+                buf.zeroize();
+                return ModScalar(x);
+            }
+        }
+    }
+}
