@@ -1,0 +1,65 @@
+use rand_core::{CryptoRng, RngCore};
+use votum_group::Group;
+
+use crate::{pow_any, ChallengeOracle, ProofError, ProofKind};
+
+const NAME: &str = "schnorr";
+
+/// Proof of knowledge of `x` with `y = g^x` (Algorithm 30.1).
+pub struct SchnorrProof<G: Group> {
+    pub commitment: G::Element,
+    pub challenge: G::Scalar,
+    pub response: G::Scalar,
+}
+
+impl<G: Group> Clone for SchnorrProof<G> {
+    fn clone(&self) -> Self {
+        Self { commitment: self.commitment.clone(), challenge: self.challenge.clone(), response: self.response.clone() }
+    }
+}
+
+impl<G: Group> std::fmt::Debug for SchnorrProof<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SchnorrProof").field("commitment", &self.commitment).finish_non_exhaustive()
+    }
+}
+
+impl<G: Group> SchnorrProof<G> {
+    /// `h = g^w`, `c = O(y, h)`, `u = w + c·x`. `w` must be fresh, uniform and secret.
+    pub fn prove_with_nonce<O: ChallengeOracle<G>>(
+        group: &G,
+        oracle: &O,
+        secret: &G::Scalar,
+        public: &G::Element,
+        w: &G::Scalar,
+    ) -> Self {
+        let commitment = group.pow_generator(w);
+        let challenge = oracle.challenge(group, ProofKind::Schnorr, &[public, &commitment]);
+        let response = group.scalar_add(w, &group.scalar_mul(&challenge, secret));
+        Self { commitment, challenge, response }
+    }
+
+    pub fn prove<O: ChallengeOracle<G>, R: RngCore + CryptoRng>(
+        group: &G,
+        oracle: &O,
+        secret: &G::Scalar,
+        public: &G::Element,
+        rng: &mut R,
+    ) -> Self {
+        let w = group.random_scalar(rng);
+        Self::prove_with_nonce(group, oracle, secret, public, &w)
+    }
+
+    /// Checks `c = O(y, h)` and `g^u = h·y^c`.
+    pub fn verify<O: ChallengeOracle<G>>(&self, group: &G, oracle: &O, public: &G::Element) -> Result<(), ProofError> {
+        if oracle.challenge(group, ProofKind::Schnorr, &[public, &self.commitment]) != self.challenge {
+            return Err(ProofError::ChallengeMismatch { proof: NAME });
+        }
+        let lhs = group.pow_generator(&self.response);
+        let rhs = group.op(&self.commitment, &pow_any(group, public, &self.challenge));
+        if lhs != rhs {
+            return Err(ProofError::Equation { proof: NAME, equation: "g^u = h·y^c" });
+        }
+        Ok(())
+    }
+}
