@@ -6,6 +6,7 @@
 //!
 //! `verify` returns `Result<(), ProofError>` and never panics; the error says which check failed.
 
+pub mod batch;
 mod chaum_pedersen;
 mod disjunctive;
 mod oracle;

@@ -100,3 +100,25 @@ fn native_context_separates_proofs() {
         Err(ProofError::ChallengeMismatch { proof: "schnorr" })
     );
 }
+
+#[test]
+fn batch_bits_prove_and_verify() {
+    use votum_proofs::batch::{encrypt_bits_with_proofs, verify_bits};
+    let g = Ristretto255;
+    let oracle = NativeOracle::new(b"batch");
+    let mut rng = ChaCha20Rng::seed_from_u64(11);
+    let kp = KeyPair::generate(&g, &mut rng);
+    let bits: Vec<u64> = (0..50).map(|i| i % 3 % 2).collect();
+    let mut items = encrypt_bits_with_proofs(&g, &oracle, &kp.public, &bits, &mut rng).unwrap();
+    verify_bits(&g, &oracle, kp.public.element(), &items).unwrap();
+    // deterministic given the seed
+    let again = encrypt_bits_with_proofs(&g, &oracle, &kp.public, &bits, &mut ChaCha20Rng::seed_from_u64(11)).unwrap();
+    let first = encrypt_bits_with_proofs(&g, &oracle, &kp.public, &bits, &mut ChaCha20Rng::seed_from_u64(11)).unwrap();
+    assert_eq!(again[7].ciphertext, first[7].ciphertext);
+    // swap two ciphertexts: the first bad index is reported
+    let c = items[3].ciphertext.clone();
+    items[3].ciphertext = items[9].ciphertext.clone();
+    items[9].ciphertext = c;
+    assert_eq!(verify_bits(&g, &oracle, kp.public.element(), &items).unwrap_err(), (3, ProofError::ChallengeMismatch { proof: "disjunctive" }));
+    assert!(encrypt_bits_with_proofs(&g, &oracle, &kp.public, &[0, 2], &mut rng).is_err());
+}

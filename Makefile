@@ -1,0 +1,45 @@
+# The README's commands. Nothing runs in CI that a person cannot run with these targets.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+.PHONY: setup demo test test-rust test-python lint fmt bench bench-arith clean
+
+setup:
+	@scripts/setup.sh
+
+## The main job: a full threshold-ElGamal count on the 4096-bit group (10,000 votes).
+demo: setup
+	$(VENV)/bin/votum demo
+
+## Every test: lints, Rust tests, Python tests.
+test: setup lint test-rust test-python
+
+test-rust:
+	cargo test --workspace --release --locked
+
+test-python:
+	$(PY) -m pytest -q
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --release --all-targets --locked -- -D warnings
+	$(VENV)/bin/ruff check python tests benches
+	$(VENV)/bin/ruff format --check python tests benches
+	$(VENV)/bin/mypy
+
+fmt:
+	cargo fmt --all
+	$(VENV)/bin/ruff format python tests benches
+	$(VENV)/bin/ruff check --fix python tests benches
+
+## Benchmarks (never part of the tests). Results go to BENCHMARKS.md by hand, with the machine facts.
+bench: bench-arith
+
+bench-arith: setup
+	cargo run --release --locked -p votum-bench --bin bench-arith
+	$(PY) benches/bench_arith_python.py
+
+clean:
+	rm -rf target $(VENV)

@@ -1,0 +1,118 @@
+//! Every core error becomes one Python exception from `votum.errors`, in one exhaustive match.
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use votum_arith::ArithError;
+use votum_elgamal::ElGamalError;
+use votum_group::{GroupError, GroupId};
+use votum_hash::HashError;
+use votum_proofs::ProofError;
+
+/// Errors raised by the binding layer.
+#[derive(Debug)]
+pub enum NativeError {
+    Arith(ArithError),
+    Group(GroupError),
+    Hash(HashError),
+    ElGamal(ElGamalError),
+    Proof(ProofError),
+    /// A proof in a batch failed: its index and why.
+    ProofAt(usize, ProofError),
+    GroupMismatch { expected: GroupId, got: GroupId },
+    SeedLength(usize),
+    LengthMismatch { what: &'static str, left: usize, right: usize },
+    NotModp(GroupId),
+    Value(&'static str),
+}
+
+impl From<ArithError> for NativeError {
+    fn from(e: ArithError) -> Self {
+        Self::Arith(e)
+    }
+}
+impl From<GroupError> for NativeError {
+    fn from(e: GroupError) -> Self {
+        Self::Group(e)
+    }
+}
+impl From<HashError> for NativeError {
+    fn from(e: HashError) -> Self {
+        Self::Hash(e)
+    }
+}
+impl From<ElGamalError> for NativeError {
+    fn from(e: ElGamalError) -> Self {
+        Self::ElGamal(e)
+    }
+}
+impl From<ProofError> for NativeError {
+    fn from(e: ProofError) -> Self {
+        Self::Proof(e)
+    }
+}
+
+/// The Python exception class names in `votum.errors`.
+enum Kind {
+    InvalidInput,
+    InvalidProof,
+    VerificationFailed,
+    DecryptionFailed,
+}
+
+fn classify(e: &NativeError) -> (Kind, String) {
+    use Kind::*;
+    match e {
+        NativeError::Arith(x) => (InvalidInput, x.to_string()),
+        NativeError::Group(x) => (InvalidInput, x.to_string()),
+        NativeError::Hash(x) => (InvalidInput, x.to_string()),
+        NativeError::ElGamal(x) => match x {
+            ElGamalError::DlogNotFound { .. } | ElGamalError::BadTag => (DecryptionFailed, x.to_string()),
+            ElGamalError::InvalidShare { .. } => (VerificationFailed, x.to_string()),
+            ElGamalError::BadIndex { .. }
+            | ElGamalError::DuplicateIndex(_)
+            | ElGamalError::NotPresent(_)
+            | ElGamalError::BadQuorum { .. }
+            | ElGamalError::TooFewShares { .. }
+            | ElGamalError::IdentityKey
+            | ElGamalError::MalformedCiphertext
+            | ElGamalError::Group(_) => (InvalidInput, x.to_string()),
+        },
+        NativeError::Proof(ProofError::NotABit { proof }) => {
+            (InvalidInput, format!("{proof}: the plaintext must be 0 or 1 to prove it"))
+        }
+        NativeError::Proof(x) => (InvalidProof, x.to_string()),
+        NativeError::ProofAt(i, x) => (InvalidProof, format!("item {i}: {x}")),
+        NativeError::GroupMismatch { expected, got } => {
+            (InvalidInput, format!("value of group {got} used with group {expected}"))
+        }
+        NativeError::SeedLength(n) => (InvalidInput, format!("a seed must be 32 bytes, got {n}")),
+        NativeError::LengthMismatch { what, left, right } => {
+            (InvalidInput, format!("{what}: lengths differ ({left} vs {right})"))
+        }
+        NativeError::NotModp(g) => (InvalidInput, format!("group {g} has no integer representation")),
+        NativeError::Value(msg) => (InvalidInput, (*msg).to_owned()),
+    }
+}
+
+impl From<NativeError> for PyErr {
+    fn from(e: NativeError) -> PyErr {
+        let (kind, message) = classify(&e);
+        let name = match kind {
+            Kind::InvalidInput => "InvalidInput",
+            Kind::InvalidProof => "InvalidProof",
+            Kind::VerificationFailed => "VerificationFailed",
+            Kind::DecryptionFailed => "DecryptionFailed",
+        };
+        Python::with_gil(|py| {
+            match py.import("votum.errors").and_then(|m| m.getattr(name)) {
+                Ok(cls) => match cls.call1((message.clone(),)) {
+                    Ok(obj) => PyErr::from_value(obj),
+                    Err(err) => err,
+                },
+                Err(_) => PyRuntimeError::new_err(format!("{name}: {message}")),
+            }
+        })
+    }
+}
+
+pub type NativeResult<T> = Result<T, NativeError>;

@@ -1,0 +1,44 @@
+//! `votum._native`: the Python face of votum's Rust core.
+//!
+//! Each binding converts its arguments, calls the core, and maps the core's error through
+//! [`errors`]. Heavy work runs without the GIL through [`convert::release`].
+
+mod convert;
+mod dual;
+mod elgamal;
+mod errors;
+mod group;
+mod proofs;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<group::PyGroup>()?;
+    m.add_class::<group::PyElement>()?;
+    m.add_class::<group::PyScalar>()?;
+    m.add_class::<elgamal::PySecretKey>()?;
+    m.add_class::<elgamal::PyPublicKey>()?;
+    m.add_class::<elgamal::PyCiphertext>()?;
+    m.add_class::<elgamal::PyDlogTable>()?;
+    m.add_class::<elgamal::PySecretPolynomial>()?;
+    m.add_class::<elgamal::PyHashedCiphertext>()?;
+    m.add_class::<proofs::PySchnorrProof>()?;
+    m.add_class::<proofs::PyChaumPedersenProof>()?;
+    m.add_class::<proofs::PyProvenBit>()?;
+    m.add_function(wrap_pyfunction!(group::_restore_element, m)?)?;
+    m.add_function(wrap_pyfunction!(group::_restore_scalar, m)?)?;
+    m.add_function(wrap_pyfunction!(elgamal::_restore_ciphertext, m)?)?;
+    m.add_function(wrap_pyfunction!(elgamal::verify_share, m)?)?;
+    m.add_function(wrap_pyfunction!(elgamal::public_share, m)?)?;
+    m.add_function(wrap_pyfunction!(elgamal::lagrange_coefficient, m)?)?;
+    m.add_function(wrap_pyfunction!(elgamal::combine_partials, m)?)?;
+    m.add_function(wrap_pyfunction!(elgamal::recover_secret, m)?)?;
+    m.add_function(wrap_pyfunction!(proofs::encrypt_bits_with_proofs, m)?)?;
+    m.add_function(wrap_pyfunction!(proofs::verify_bits, m)?)?;
+    m.add_function(wrap_pyfunction!(proofs::eg_hash_elems, m)?)?;
+    m.add_function(wrap_pyfunction!(proofs::eg_to_hex, m)?)?;
+    m.add_function(wrap_pyfunction!(proofs::eg_from_hex, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,3 @@
+from votum.cli import main
+
+main()

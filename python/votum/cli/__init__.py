@@ -1,0 +1,22 @@
+"""The `votum` command."""
+
+from __future__ import annotations
+
+import typer
+
+from votum.cli.demo import demo
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="votum: verifiable elections at national scale.")
+app.command(name="demo")(demo)
+
+
+@app.command()
+def version() -> None:
+    """Print votum's version."""
+    from votum import __version__
+
+    typer.echo(__version__)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,42 @@
+"""The one exception hierarchy of votum. The Rust core's errors arrive as these classes."""
+
+from __future__ import annotations
+
+
+class VotumError(Exception):
+    """Base class of every error votum raises on purpose."""
+
+
+class InvalidInput(VotumError, ValueError):
+    """Malformed or out-of-range input: non-canonical bytes, elements outside the group, bad indices."""
+
+
+class InvalidProof(VotumError):
+    """A zero-knowledge proof does not verify; the message says which check failed."""
+
+
+class VerificationFailed(VotumError):
+    """Evidence does not match what was published (for example a share against its commitments)."""
+
+
+class DecryptionFailed(VotumError):
+    """A ciphertext could not be decrypted: wrong key, altered ciphertext, or a result out of range."""
+
+
+class RecordFormatError(VotumError):
+    """An election record or message does not follow its specified format."""
+
+
+class UnsupportedVersion(RecordFormatError):
+    """A record or message declares a format version this build does not read."""
+
+
+__all__ = [
+    "DecryptionFailed",
+    "InvalidInput",
+    "InvalidProof",
+    "RecordFormatError",
+    "UnsupportedVersion",
+    "VerificationFailed",
+    "VotumError",
+]

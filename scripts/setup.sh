@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Sets up everything votum needs on a fresh machine of this kind, idempotently:
+# system packages, the Python virtual environment, and the Rust build of votum._native.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+
+# --- system packages -------------------------------------------------------------------------
+# m4: GMP's build (bundled by rug) needs it. Everything else the project needs comes from
+# crates.io and PyPI.
+need_apt=()
+command -v m4 >/dev/null 2>&1 || need_apt+=(m4)
+command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    log "installing ${need_apt[*]} with apt-get"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  else
+    log "missing system packages: ${need_apt[*]} (run: sudo apt-get install -y ${need_apt[*]})"
+    exit 1
+  fi
+fi
+
+# --- Rust ------------------------------------------------------------------------------------
+if ! command -v cargo >/dev/null 2>&1; then
+  if [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+  else
+    log "cargo not found: install Rust (https://rustup.rs) and run again"
+    exit 1
+  fi
+fi
+
+# --- Python ----------------------------------------------------------------------------------
+pick_python() {
+  for candidate in "${VOTUM_PYTHON:-}" python3.11 python3.12 python3.10 python3; do
+    [ -n "$candidate" ] || continue
+    if command -v "$candidate" >/dev/null 2>&1 &&
+       "$candidate" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' 2>/dev/null; then
+      command -v "$candidate"; return 0
+    fi
+  done
+  return 1
+}
+if [ ! -x .venv/bin/python ]; then
+  py=$(pick_python) || { log "need Python >= 3.10"; exit 1; }
+  log "creating .venv with $py ($("$py" --version))"
+  "$py" -m venv .venv
+fi
+stamp=.venv/.deps-stamp
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  log "installing Python build and test dependencies"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q "maturin>=1.7,<2" typer rich pytest pytest-timeout hypothesis ruff mypy gmpy2
+  touch "$stamp"
+fi
+
+# --- the Rust core as votum._native ----------------------------------------------------------
+log "building votum._native (release; the first build compiles GMP, about two minutes)"
+VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --release -q 2>&1 \
+  | grep -v -E '^(📦|🔗|🐍|💻|🛠|⚠️  Warning: skip|📖)' >&2 || true
+# Check the result:
+.venv/bin/python -c 'import votum, votum._native as n; assert n.__version__' \
+  || { log "votum._native did not build"; exit 1; }
+log "ready: $(.venv/bin/python -c 'import votum; print("votum", votum.__version__)')"
