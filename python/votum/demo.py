@@ -53,7 +53,9 @@ class DemoConfig:
         if self.votes < 1:
             raise InvalidInput("votes must be at least 1")
         if not 1 <= self.quorum <= self.guardians:
-            raise InvalidInput(f"quorum must be between 1 and guardians ({self.guardians}), got {self.quorum}")
+            raise InvalidInput(
+                f"quorum must be between 1 and guardians ({self.guardians}), got {self.quorum}"
+            )
         if self.group not in Group.names():
             raise InvalidInput(f"unknown group {self.group!r}; choose one of {', '.join(Group.names())}")
         if self.batch < 1:
@@ -104,12 +106,16 @@ def run_demo(config: DemoConfig, progress: ProgressHook | None = None) -> DemoRe
     n, k = config.guardians, config.quorum
 
     with step("key ceremony", n):
-        polys = [SecretPolynomial.random(group, k, _seed_bytes(config.seed, f"poly-{i}")) for i in range(1, n + 1)]
+        polys = [
+            SecretPolynomial.random(group, k, _seed_bytes(config.seed, f"poly-{i}")) for i in range(1, n + 1)
+        ]
         commitments = [p.commitments() for p in polys]
-        proofs = [p.coefficient_proofs(context, _seed_bytes(config.seed, f"proof-{i}")) for i, p in enumerate(polys)]
+        proofs = [
+            p.coefficient_proofs(context, _seed_bytes(config.seed, f"proof-{i}")) for i, p in enumerate(polys)
+        ]
         # every guardian checks every other guardian's coefficient proofs
-        for cs, ps in zip(commitments, proofs):
-            for c, pr in zip(cs, ps):
+        for cs, ps in zip(commitments, proofs, strict=True):
+            for c, pr in zip(cs, ps, strict=True):
                 pr.verify(c, context)
         # shares travel encrypted to the recipient's own key, and are checked on arrival
         recipient_keys = [p.secret_key() for p in polys]
@@ -119,7 +125,9 @@ def run_demo(config: DemoConfig, progress: ProgressHook | None = None) -> DemoRe
             total: Scalar | None = None
             for i, poly in enumerate(polys):
                 sealed = HashedCiphertext.encrypt(
-                    recipient_public[j - 1], poly.evaluate(j).to_bytes(), _seed_bytes(config.seed, f"seal-{i}-{j}")
+                    recipient_public[j - 1],
+                    poly.evaluate(j).to_bytes(),
+                    _seed_bytes(config.seed, f"seal-{i}-{j}"),
                 )
                 share = group.scalar_from_bytes(sealed.decrypt(recipient_keys[j - 1]))
                 verify_share(commitments[i], j, share)
@@ -141,7 +149,9 @@ def run_demo(config: DemoConfig, progress: ProgressHook | None = None) -> DemoRe
         for start in range(0, config.votes, config.batch):
             chunk = votes[start : start + config.batch]
             ballots.extend(
-                encrypt_bits_with_proofs(public_key, chunk, context, _seed_bytes(config.seed, f"votes-{start}"))
+                encrypt_bits_with_proofs(
+                    public_key, chunk, context, _seed_bytes(config.seed, f"votes-{start}")
+                )
             )
             report("encrypt", len(ballots), config.votes)
 
@@ -160,7 +170,12 @@ def run_demo(config: DemoConfig, progress: ProgressHook | None = None) -> DemoRe
             share_key = SecretKey.from_scalar(key_shares[j - 1])
             m_j = share_key.partial_decrypt(tally)
             proof = ChaumPedersenProof.prove(
-                group.generator, share_key.public_key().element, tally.pad, m_j, share_key, context,
+                group.generator,
+                share_key.public_key().element,
+                tally.pad,
+                m_j,
+                share_key,
+                context,
                 _seed_bytes(config.seed, f"decrypt-{j}"),
             )
             # anyone recomputes guardian j's public share from the published commitments

@@ -49,7 +49,12 @@ impl FixedBaseTable {
 
     /// Builds the table for exponents below `2^max_bits` with the default window.
     pub fn new(modulus: &Modulus, base: &Integer, max_bits: u32) -> Result<Self, ArithError> {
-        Self::with_window(modulus, base, max_bits, Self::default_window(modulus, max_bits))
+        Self::with_window(
+            modulus,
+            base,
+            max_bits,
+            Self::default_window(modulus, max_bits),
+        )
     }
 
     pub fn with_window(
@@ -89,7 +94,13 @@ impl FixedBaseTable {
                 row
             })
             .collect();
-        Ok(Self { modulus: modulus.clone(), base, window, max_bits, rows })
+        Ok(Self {
+            modulus: modulus.clone(),
+            base,
+            window,
+            max_bits,
+            rows,
+        })
     }
 
     pub fn base(&self) -> &Integer {
@@ -155,11 +166,18 @@ mod tests {
         let t = FixedBaseTable::with_window(&m, &Integer::from(7), 40, 3).unwrap();
         for e in [0u64, 1, 2, 7, 8, 255, 1 << 39, (1 << 40) - 1, 123_456_789] {
             let e = Integer::from(e);
-            assert_eq!(t.pow(&e).unwrap(), m.pow(&Integer::from(7), &e).unwrap(), "e={e}");
+            assert_eq!(
+                t.pow(&e).unwrap(),
+                m.pow(&Integer::from(7), &e).unwrap(),
+                "e={e}"
+            );
         }
         // wider than the table: falls back
         let wide = Integer::from(1u64 << 50) + 3;
-        assert_eq!(t.pow(&wide).unwrap(), m.pow(&Integer::from(7), &wide).unwrap());
+        assert_eq!(
+            t.pow(&wide).unwrap(),
+            m.pow(&Integer::from(7), &wide).unwrap()
+        );
     }
 
     #[test]

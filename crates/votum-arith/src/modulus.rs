@@ -92,11 +92,22 @@ impl Modulus {
     }
 
     /// Many independent `base_i^exp_i`, spread over the rayon pool.
-    pub fn pow_many(&self, bases: &[Integer], exps: &[Integer]) -> Result<Vec<Integer>, ArithError> {
+    pub fn pow_many(
+        &self,
+        bases: &[Integer],
+        exps: &[Integer],
+    ) -> Result<Vec<Integer>, ArithError> {
         if bases.len() != exps.len() {
-            return Err(ArithError::LengthMismatch { bases: bases.len(), exponents: exps.len() });
+            return Err(ArithError::LengthMismatch {
+                bases: bases.len(),
+                exponents: exps.len(),
+            });
         }
-        bases.par_iter().zip(exps.par_iter()).map(|(b, e)| self.pow(b, e)).collect()
+        bases
+            .par_iter()
+            .zip(exps.par_iter())
+            .map(|(b, e)| self.pow(b, e))
+            .collect()
     }
 
     /// Fixed-width big-endian encoding of a residue in `[0, p)`.
@@ -107,7 +118,10 @@ impl Modulus {
     /// Decodes exactly `byte_len()` big-endian bytes into a residue `< p`.
     pub fn from_bytes(&self, bytes: &[u8]) -> Result<Integer, ArithError> {
         if bytes.len() != self.byte_len {
-            return Err(ArithError::WrongLength { expected: self.byte_len, got: bytes.len() });
+            return Err(ArithError::WrongLength {
+                expected: self.byte_len,
+                got: bytes.len(),
+            });
         }
         let x = Integer::from_digits(bytes, Order::Msf);
         if x >= self.p {
@@ -144,8 +158,17 @@ mod tests {
         assert_eq!(m.byte_len(), 2);
         assert_eq!(m.to_bytes(&Integer::from(5)), vec![0, 5]);
         assert_eq!(m.from_bytes(&[0, 5]).unwrap(), 5);
-        assert_eq!(m.from_bytes(&[0xff, 0xf1]), Err(ArithError::OutOfRange { what: "residue" }));
-        assert_eq!(m.from_bytes(&[5]), Err(ArithError::WrongLength { expected: 2, got: 1 }));
+        assert_eq!(
+            m.from_bytes(&[0xff, 0xf1]),
+            Err(ArithError::OutOfRange { what: "residue" })
+        );
+        assert_eq!(
+            m.from_bytes(&[5]),
+            Err(ArithError::WrongLength {
+                expected: 2,
+                got: 1
+            })
+        );
     }
 
     #[test]
@@ -153,8 +176,14 @@ mod tests {
         let m = Modulus::new(Integer::from(1_000_003)).unwrap();
         for e in [0u32, 1, 2, 77, 1_000_002] {
             let e = Integer::from(e);
-            assert_eq!(m.pow(&Integer::from(5), &e).unwrap(), m.pow_secret(&Integer::from(5), &e).unwrap());
+            assert_eq!(
+                m.pow(&Integer::from(5), &e).unwrap(),
+                m.pow_secret(&Integer::from(5), &e).unwrap()
+            );
         }
-        assert_eq!(m.pow(&Integer::from(5), &Integer::from(-1)), Err(ArithError::NegativeExponent));
+        assert_eq!(
+            m.pow(&Integer::from(5), &Integer::from(-1)),
+            Err(ArithError::NegativeExponent)
+        );
     }
 }

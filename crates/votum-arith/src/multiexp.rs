@@ -48,7 +48,10 @@ pub fn multi_pow_parallel(
 
 fn check_inputs(bases: &[Integer], exps: &[Integer]) -> Result<(), ArithError> {
     if bases.len() != exps.len() {
-        return Err(ArithError::LengthMismatch { bases: bases.len(), exponents: exps.len() });
+        return Err(ArithError::LengthMismatch {
+            bases: bases.len(),
+            exponents: exps.len(),
+        });
     }
     if exps.iter().any(|e| *e < 0) {
         return Err(ArithError::NegativeExponent);
@@ -197,7 +200,12 @@ mod tests {
     use proptest::prelude::*;
 
     fn naive(m: &Modulus, bases: &[Integer], exps: &[Integer]) -> Integer {
-        bases.iter().zip(exps).fold(Integer::from(1), |acc, (b, e)| m.mul(&acc, &m.pow(b, e).unwrap()))
+        bases
+            .iter()
+            .zip(exps)
+            .fold(Integer::from(1), |acc, (b, e)| {
+                m.mul(&acc, &m.pow(b, e).unwrap())
+            })
     }
 
     fn modulus() -> Modulus {
@@ -230,9 +238,16 @@ mod tests {
     #[test]
     fn pippenger_path_on_many_bases() {
         let m = modulus();
-        let bases: Vec<Integer> = (1..=500u32).map(|i| Integer::from(i) * 7919u32 + 3u32).collect();
-        let exps: Vec<Integer> = (1..=500u32).map(|i| (Integer::from(i) << 100u32) + i * i).collect();
-        assert_eq!(multi_pow(&m, &bases, &exps).unwrap(), naive(&m, &bases, &exps));
+        let bases: Vec<Integer> = (1..=500u32)
+            .map(|i| Integer::from(i) * 7919u32 + 3u32)
+            .collect();
+        let exps: Vec<Integer> = (1..=500u32)
+            .map(|i| (Integer::from(i) << 100u32) + i * i)
+            .collect();
+        assert_eq!(
+            multi_pow(&m, &bases, &exps).unwrap(),
+            naive(&m, &bases, &exps)
+        );
     }
 
     #[test]
@@ -241,8 +256,14 @@ mod tests {
         let one = [Integer::from(2)];
         assert_eq!(
             multi_pow(&m, &one, &[]),
-            Err(ArithError::LengthMismatch { bases: 1, exponents: 0 })
+            Err(ArithError::LengthMismatch {
+                bases: 1,
+                exponents: 0
+            })
         );
-        assert_eq!(multi_pow(&m, &one, &[Integer::from(-1)]), Err(ArithError::NegativeExponent));
+        assert_eq!(
+            multi_pow(&m, &one, &[Integer::from(-1)]),
+            Err(ArithError::NegativeExponent)
+        );
     }
 }

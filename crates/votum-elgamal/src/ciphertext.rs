@@ -11,7 +11,10 @@ pub struct Ciphertext<G: Group> {
 
 impl<G: Group> Clone for Ciphertext<G> {
     fn clone(&self) -> Self {
-        Self { pad: self.pad.clone(), data: self.data.clone() }
+        Self {
+            pad: self.pad.clone(),
+            data: self.data.clone(),
+        }
     }
 }
 
@@ -25,14 +28,20 @@ impl<G: Group> Eq for Ciphertext<G> {}
 
 impl<G: Group> std::fmt::Debug for Ciphertext<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Ciphertext").field("pad", &self.pad).field("data", &self.data).finish()
+        f.debug_struct("Ciphertext")
+            .field("pad", &self.pad)
+            .field("data", &self.data)
+            .finish()
     }
 }
 
 impl<G: Group> Ciphertext<G> {
     /// The encryption of 0 with nonce 0: the neutral element of homomorphic addition.
     pub fn zero(group: &G) -> Self {
-        Self { pad: group.identity(), data: group.identity() }
+        Self {
+            pad: group.identity(),
+            data: group.identity(),
+        }
     }
 
     /// Exponential ElGamal: `(g^r, g^m · K^r)`; no variable-base exponentiation when `K` has a table.
@@ -44,13 +53,24 @@ impl<G: Group> Ciphertext<G> {
     }
 
     /// Element ElGamal: `(g^r, M · K^r)`.
-    pub fn encrypt_element(group: &G, pk: &PublicKey<G>, message: &G::Element, r: &G::Scalar) -> Self {
-        Self { pad: group.pow_generator(r), data: group.op(message, &pk.pow(group, r)) }
+    pub fn encrypt_element(
+        group: &G,
+        pk: &PublicKey<G>,
+        message: &G::Element,
+        r: &G::Scalar,
+    ) -> Self {
+        Self {
+            pad: group.pow_generator(r),
+            data: group.op(message, &pk.pow(group, r)),
+        }
     }
 
     /// Homomorphic addition of the plaintexts (exponential) or product (element).
     pub fn add(&self, group: &G, other: &Self) -> Self {
-        Self { pad: group.op(&self.pad, &other.pad), data: group.op(&self.data, &other.data) }
+        Self {
+            pad: group.op(&self.pad, &other.pad),
+            data: group.op(&self.data, &other.data),
+        }
     }
 
     /// Sum of many ciphertexts (parallel tree reduction).

@@ -28,7 +28,13 @@ impl<G: Group> DlogTable<G> {
         }
         // acc = g^step; giant step multiplies by g^-step
         let giant = group.inverse(&acc);
-        Self { group: group.clone(), max, step, baby, giant }
+        Self {
+            group: group.clone(),
+            max,
+            step,
+            baby,
+            giant,
+        }
     }
 
     pub fn max(&self) -> u64 {

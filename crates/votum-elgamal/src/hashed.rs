@@ -19,7 +19,11 @@ pub struct HashedCiphertext<G: Group> {
 
 impl<G: Group> Clone for HashedCiphertext<G> {
     fn clone(&self) -> Self {
-        Self { pad: self.pad.clone(), body: self.body.clone(), tag: self.tag }
+        Self {
+            pad: self.pad.clone(),
+            body: self.body.clone(),
+            tag: self.tag,
+        }
     }
 }
 
@@ -33,7 +37,10 @@ impl<G: Group> Eq for HashedCiphertext<G> {}
 
 impl<G: Group> std::fmt::Debug for HashedCiphertext<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HashedCiphertext").field("pad", &self.pad).field("body_len", &self.body.len()).finish()
+        f.debug_struct("HashedCiphertext")
+            .field("pad", &self.pad)
+            .field("body_len", &self.body.len())
+            .finish()
     }
 }
 
@@ -72,7 +79,11 @@ impl<G: Group> HashedCiphertext<G> {
     pub fn decrypt(&self, group: &G, sk: &SecretKey<G>) -> Result<Vec<u8>, ElGamalError> {
         let shared = group.pow_secret(&self.pad, sk.expose());
         let (mut k_enc, mut k_mac) = keys(group, &self.pad, &shared);
-        let ok = hmac_sha256_verify(&k_mac, &[&group.encode_element(&self.pad), &self.body], &self.tag);
+        let ok = hmac_sha256_verify(
+            &k_mac,
+            &[&group.encode_element(&self.pad), &self.body],
+            &self.tag,
+        );
         k_mac.zeroize();
         if !ok {
             k_enc.zeroize();
@@ -100,6 +111,10 @@ impl<G: Group> HashedCiphertext<G> {
         let pad = group.decode_element(&bytes[..n])?;
         let mut tag = [0u8; 32];
         tag.copy_from_slice(&bytes[n..n + 32]);
-        Ok(Self { pad, tag, body: bytes[n + 32..].to_vec() })
+        Ok(Self {
+            pad,
+            tag,
+            body: bytes[n + 32..].to_vec(),
+        })
     }
 }

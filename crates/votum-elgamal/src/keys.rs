@@ -18,7 +18,9 @@ impl<G: Group> SecretKey<G> {
     }
 
     pub fn random<R: RngCore + CryptoRng>(group: &G, rng: &mut R) -> Self {
-        Self { scalar: group.random_scalar(rng) }
+        Self {
+            scalar: group.random_scalar(rng),
+        }
     }
 
     /// The secret value itself; callers must not log or store it.
@@ -34,7 +36,9 @@ impl<G: Group> SecretKey<G> {
 
 impl<G: Group> Clone for SecretKey<G> {
     fn clone(&self) -> Self {
-        Self { scalar: self.scalar.clone() }
+        Self {
+            scalar: self.scalar.clone(),
+        }
     }
 }
 
@@ -58,13 +62,18 @@ pub struct PublicKey<G: Group> {
 
 impl<G: Group> Clone for PublicKey<G> {
     fn clone(&self) -> Self {
-        Self { element: self.element.clone(), table: self.table.clone() }
+        Self {
+            element: self.element.clone(),
+            table: self.table.clone(),
+        }
     }
 }
 
 impl<G: Group> fmt::Debug for PublicKey<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PublicKey").field("element", &self.element).finish_non_exhaustive()
+        f.debug_struct("PublicKey")
+            .field("element", &self.element)
+            .finish_non_exhaustive()
     }
 }
 
@@ -74,7 +83,10 @@ impl<G: Group> PublicKey<G> {
         if element == group.identity() {
             return Err(ElGamalError::IdentityKey);
         }
-        Ok(Self { element, table: None })
+        Ok(Self {
+            element,
+            table: None,
+        })
     }
 
     /// Same, and builds a fixed-base table for the many encryptions to come.
@@ -125,6 +137,9 @@ impl<G: Group> KeyPair<G> {
 
 impl<G: Group> fmt::Debug for KeyPair<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("KeyPair").field("secret", &self.secret).field("public", &self.public).finish()
+        f.debug_struct("KeyPair")
+            .field("secret", &self.secret)
+            .field("public", &self.public)
+            .finish()
     }
 }

@@ -19,7 +19,11 @@ pub struct SecretPolynomial<G: Group> {
 
 impl<G: Group> fmt::Debug for SecretPolynomial<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "SecretPolynomial(degree {}, <redacted>)", self.coefficients.len().saturating_sub(1))
+        write!(
+            f,
+            "SecretPolynomial(degree {}, <redacted>)",
+            self.coefficients.len().saturating_sub(1)
+        )
     }
 }
 
@@ -33,11 +37,17 @@ impl<G: Group> Drop for SecretPolynomial<G> {
 
 impl<G: Group> SecretPolynomial<G> {
     /// A random polynomial with `quorum` coefficients.
-    pub fn random<R: RngCore + CryptoRng>(group: &G, quorum: usize, rng: &mut R) -> Result<Self, ElGamalError> {
+    pub fn random<R: RngCore + CryptoRng>(
+        group: &G,
+        quorum: usize,
+        rng: &mut R,
+    ) -> Result<Self, ElGamalError> {
         if quorum == 0 {
             return Err(ElGamalError::BadQuorum { k: 0, n: 0 });
         }
-        Ok(Self { coefficients: (0..quorum).map(|_| group.random_scalar(rng)).collect() })
+        Ok(Self {
+            coefficients: (0..quorum).map(|_| group.random_scalar(rng)).collect(),
+        })
     }
 
     /// A polynomial with the given coefficients (`a_0` first).
@@ -58,7 +68,10 @@ impl<G: Group> SecretPolynomial<G> {
 
     /// Feldman commitments `K_j = g^{a_j}` (constant-time exponentiation).
     pub fn commitments(&self, group: &G) -> Vec<G::Element> {
-        self.coefficients.iter().map(|a| group.pow_secret(group.generator(), a)).collect()
+        self.coefficients
+            .iter()
+            .map(|a| group.pow_secret(group.generator(), a))
+            .collect()
     }
 
     /// `f(x)` by Horner's rule.
@@ -73,7 +86,11 @@ impl<G: Group> SecretPolynomial<G> {
 }
 
 /// `Π K_j^{x^j}`: the public image `g^{f(x)}` of a share, from the commitments alone.
-pub fn public_share<G: Group>(group: &G, commitments: &[G::Element], x: u64) -> Result<G::Element, ElGamalError> {
+pub fn public_share<G: Group>(
+    group: &G,
+    commitments: &[G::Element],
+    x: u64,
+) -> Result<G::Element, ElGamalError> {
     let xs = group.scalar_from_u64(x);
     let mut power = group.scalar_from_u64(1);
     let mut exps = Vec::with_capacity(commitments.len());
@@ -101,7 +118,10 @@ pub fn verify_share<G: Group>(
 fn check_present(present: &[u64]) -> Result<(), ElGamalError> {
     for (k, &j) in present.iter().enumerate() {
         if j == 0 {
-            return Err(ElGamalError::BadIndex { index: 0, max: u64::MAX });
+            return Err(ElGamalError::BadIndex {
+                index: 0,
+                max: u64::MAX,
+            });
         }
         if present[..k].contains(&j) {
             return Err(ElGamalError::DuplicateIndex(j));
@@ -112,7 +132,11 @@ fn check_present(present: &[u64]) -> Result<(), ElGamalError> {
 
 /// Lagrange coefficient of participant `i` for interpolation at 0 over `present`:
 /// `w_i = Π_{j ≠ i} j / (j − i) mod q`.
-pub fn lagrange_coefficient<G: Group>(group: &G, i: u64, present: &[u64]) -> Result<G::Scalar, ElGamalError> {
+pub fn lagrange_coefficient<G: Group>(
+    group: &G,
+    i: u64,
+    present: &[u64],
+) -> Result<G::Scalar, ElGamalError> {
     check_present(present)?;
     if !present.contains(&i) {
         return Err(ElGamalError::NotPresent(i));
@@ -134,7 +158,10 @@ pub fn recover_secret<G: Group>(
     quorum: usize,
 ) -> Result<G::Scalar, ElGamalError> {
     if shares.len() < quorum {
-        return Err(ElGamalError::TooFewShares { needed: quorum, got: shares.len() });
+        return Err(ElGamalError::TooFewShares {
+            needed: quorum,
+            got: shares.len(),
+        });
     }
     let present: Vec<u64> = shares.iter().map(|(i, _)| *i).collect();
     let mut acc = group.scalar_from_u64(0);
@@ -152,7 +179,10 @@ pub fn combine_partials<G: Group>(
     quorum: usize,
 ) -> Result<G::Element, ElGamalError> {
     if partials.len() < quorum {
-        return Err(ElGamalError::TooFewShares { needed: quorum, got: partials.len() });
+        return Err(ElGamalError::TooFewShares {
+            needed: quorum,
+            got: partials.len(),
+        });
     }
     let present: Vec<u64> = partials.iter().map(|(i, _)| *i).collect();
     let weights = present

@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use proptest::prelude::*;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -16,7 +18,11 @@ fn roundtrip<G: Group>(group: &G, seed: u64) {
     let c1 = Ciphertext::encrypt_exp(group, &pk, 17, &r1);
     let c2 = Ciphertext::encrypt_exp(group, &kp.public, 25, &r2);
     // homomorphism
-    assert_eq!(dlog.log(&c1.add(group, &c2).decrypt(group, &kp.secret)).unwrap(), 42);
+    assert_eq!(
+        dlog.log(&c1.add(group, &c2).decrypt(group, &kp.secret))
+            .unwrap(),
+        42
+    );
     // re-encryption keeps the plaintext and changes the ciphertext
     let r3 = group.random_scalar(&mut rng);
     let re = c1.reencrypt(group, &pk, &r3);
@@ -27,8 +33,14 @@ fn roundtrip<G: Group>(group: &G, seed: u64) {
     let ce = Ciphertext::encrypt_element(group, &pk, &m, &r1);
     assert_eq!(ce.decrypt(group, &kp.secret), m);
     // sum
-    let cts: Vec<_> = (0..20u64).map(|i| Ciphertext::encrypt_exp(group, &pk, i % 2, &group.scalar_from_u64(i + 1))).collect();
-    assert_eq!(dlog.log(&Ciphertext::sum(group, &cts).decrypt(group, &kp.secret)).unwrap(), 10);
+    let cts: Vec<_> = (0..20u64)
+        .map(|i| Ciphertext::encrypt_exp(group, &pk, i % 2, &group.scalar_from_u64(i + 1)))
+        .collect();
+    assert_eq!(
+        dlog.log(&Ciphertext::sum(group, &cts).decrypt(group, &kp.secret))
+            .unwrap(),
+        10
+    );
     // hashed
     let msg = b"a message longer than one thirty-two byte block of key stream".to_vec();
     let h = HashedCiphertext::encrypt(group, &pk, &msg, &r2);
@@ -40,7 +52,10 @@ fn roundtrip<G: Group>(group: &G, seed: u64) {
     assert_eq!(bad.decrypt(group, &kp.secret), Err(ElGamalError::BadTag));
     let other = KeyPair::generate(group, &mut rng);
     assert_eq!(h.decrypt(group, &other.secret), Err(ElGamalError::BadTag));
-    assert_eq!(HashedCiphertext::from_bytes(group, &[0u8; 3]), Err(ElGamalError::MalformedCiphertext));
+    assert_eq!(
+        HashedCiphertext::from_bytes(group, &[0u8; 3]),
+        Err(ElGamalError::MalformedCiphertext)
+    );
 }
 
 #[test]
@@ -57,13 +72,19 @@ fn dlog_bounds() {
     for m in [0u64, 1, 99, 100, 101, 9_999, 10_000] {
         assert_eq!(t.log(&g.pow_generator(&g.scalar_from_u64(m))).unwrap(), m);
     }
-    assert_eq!(t.log(&g.pow_generator(&g.scalar_from_u64(10_001))), Err(ElGamalError::DlogNotFound { max: 10_000 }));
+    assert_eq!(
+        t.log(&g.pow_generator(&g.scalar_from_u64(10_001))),
+        Err(ElGamalError::DlogNotFound { max: 10_000 })
+    );
 }
 
 #[test]
 fn identity_public_key_rejected() {
     let g = Ristretto255;
-    assert_eq!(PublicKey::new(&g, g.identity()).unwrap_err(), ElGamalError::IdentityKey);
+    assert_eq!(
+        PublicKey::new(&g, g.identity()).unwrap_err(),
+        ElGamalError::IdentityKey
+    );
 }
 
 #[test]
@@ -72,44 +93,70 @@ fn threshold_decryption_any_quorum() {
     let mut rng = ChaCha20Rng::seed_from_u64(9);
     let (n, k) = (5u64, 3usize);
     // each of n guardians deals a polynomial; joint key = product of constant commitments
-    let polys: Vec<SecretPolynomial<ModpGroup>> =
-        (0..n).map(|_| SecretPolynomial::random(&group, k, &mut rng).unwrap()).collect();
+    let polys: Vec<SecretPolynomial<ModpGroup>> = (0..n)
+        .map(|_| SecretPolynomial::random(&group, k, &mut rng).unwrap())
+        .collect();
     let commitments: Vec<_> = polys.iter().map(|p| p.commitments(&group)).collect();
-    let joint = commitments.iter().fold(group.identity(), |acc, c| group.op(&acc, &c[0]));
+    let joint = commitments
+        .iter()
+        .fold(group.identity(), |acc, c| group.op(&acc, &c[0]));
     let pk = PublicKey::new(&group, joint).unwrap();
     // guardian i's key share: sum over dealers of f_d(i), each checked against commitments
     let shares: Vec<_> = (1..=n)
         .map(|i| {
-            polys.iter().zip(&commitments).fold(group.scalar_from_u64(0), |acc, (p, c)| {
-                let s = p.evaluate(&group, i);
-                verify_share(&group, c, i, &s).unwrap();
-                group.scalar_add(&acc, &s)
-            })
+            polys
+                .iter()
+                .zip(&commitments)
+                .fold(group.scalar_from_u64(0), |acc, (p, c)| {
+                    let s = p.evaluate(&group, i);
+                    verify_share(&group, c, i, &s).unwrap();
+                    group.scalar_add(&acc, &s)
+                })
         })
         .collect();
     let r = group.random_scalar(&mut rng);
     let ct = Ciphertext::encrypt_exp(&group, &pk, 7, &r);
     let dlog = DlogTable::new(&group, 100);
-    for present in [vec![1u64, 2, 3], vec![2, 4, 5], vec![5, 1, 3], vec![1, 2, 3, 4, 5]] {
+    for present in [
+        vec![1u64, 2, 3],
+        vec![2, 4, 5],
+        vec![5, 1, 3],
+        vec![1, 2, 3, 4, 5],
+    ] {
         let partials: Vec<_> = present
             .iter()
             .map(|&i| (i, group.pow(&ct.pad, &shares[(i - 1) as usize])))
             .collect();
         let combined = combine_partials(&group, &partials, k).unwrap();
-        assert_eq!(dlog.log(&ct.decrypt_with_share(&group, &combined)).unwrap(), 7);
-        let secret_shares: Vec<_> = present.iter().map(|&i| (i, shares[(i - 1) as usize].clone())).collect();
+        assert_eq!(
+            dlog.log(&ct.decrypt_with_share(&group, &combined)).unwrap(),
+            7
+        );
+        let secret_shares: Vec<_> = present
+            .iter()
+            .map(|&i| (i, shares[(i - 1) as usize].clone()))
+            .collect();
         let s = recover_secret(&group, &secret_shares, k).unwrap();
         assert_eq!(group.pow_generator(&s), *pk.element());
     }
     // a wrong share is caught, too few shares and duplicates are refused
     let bad = group.scalar_add(&polys[0].evaluate(&group, 2), &group.scalar_from_u64(1));
-    assert_eq!(verify_share(&group, &commitments[0], 2, &bad), Err(ElGamalError::InvalidShare { index: 2 }));
+    assert_eq!(
+        verify_share(&group, &commitments[0], 2, &bad),
+        Err(ElGamalError::InvalidShare { index: 2 })
+    );
     assert_eq!(
         combine_partials(&group, &[(1, group.identity())], k).unwrap_err(),
         ElGamalError::TooFewShares { needed: 3, got: 1 }
     );
-    assert_eq!(lagrange_coefficient(&group, 1, &[1, 2, 2]).unwrap_err(), ElGamalError::DuplicateIndex(2));
-    assert_eq!(lagrange_coefficient(&group, 4, &[1, 2, 3]).unwrap_err(), ElGamalError::NotPresent(4));
+    assert_eq!(
+        lagrange_coefficient(&group, 1, &[1, 2, 2]).unwrap_err(),
+        ElGamalError::DuplicateIndex(2)
+    );
+    assert_eq!(
+        lagrange_coefficient(&group, 4, &[1, 2, 3]).unwrap_err(),
+        ElGamalError::NotPresent(4)
+    );
     // the recovery public key g^{f(i)} is computed from commitments alone
     assert_eq!(
         public_share(&group, &commitments[1], 4).unwrap(),

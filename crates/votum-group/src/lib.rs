@@ -32,8 +32,12 @@ pub enum GroupId {
 }
 
 impl GroupId {
-    pub const ALL: [GroupId; 4] =
-        [GroupId::Eg4096, GroupId::Modp2048, GroupId::Modp3072, GroupId::Ristretto255];
+    pub const ALL: [GroupId; 4] = [
+        GroupId::Eg4096,
+        GroupId::Modp2048,
+        GroupId::Modp3072,
+        GroupId::Ristretto255,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {

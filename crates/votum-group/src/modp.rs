@@ -93,19 +93,30 @@ impl ModpGroup {
             .get_or_init(|| {
                 let p = hex(params::EG_P);
                 let q = Integer::from_str_radix(params::EG_Q, 16).unwrap_or_default();
-                Self::build(GroupId::Eg4096, p, q, hex(params::EG_R), hex(params::EG_G), false)
+                Self::build(
+                    GroupId::Eg4096,
+                    p,
+                    q,
+                    hex(params::EG_R),
+                    hex(params::EG_G),
+                    false,
+                )
             })
             .clone()
     }
 
     /// RFC 3526 group 14: 2048-bit safe prime, quadratic-residue subgroup, g = 2.
     pub fn rfc3526_2048() -> Self {
-        RFC3526_2048.get_or_init(|| Self::safe_prime(GroupId::Modp2048, params::RFC3526_2048_P)).clone()
+        RFC3526_2048
+            .get_or_init(|| Self::safe_prime(GroupId::Modp2048, params::RFC3526_2048_P))
+            .clone()
     }
 
     /// RFC 3526 group 15: 3072-bit safe prime, quadratic-residue subgroup, g = 2.
     pub fn rfc3526_3072() -> Self {
-        RFC3526_3072.get_or_init(|| Self::safe_prime(GroupId::Modp3072, params::RFC3526_3072_P)).clone()
+        RFC3526_3072
+            .get_or_init(|| Self::safe_prime(GroupId::Modp3072, params::RFC3526_3072_P))
+            .clone()
     }
 
     fn safe_prime(id: GroupId, p_hex: &[&str]) -> Self {
@@ -242,20 +253,39 @@ impl Group for ModpGroup {
 
     fn inverse(&self, a: &ModElement) -> ModElement {
         // Elements are in [1, p) with p prime, so always invertible.
-        ModElement(self.0.modulus.inverse(&a.0).unwrap_or_else(|_| Integer::from(1)))
+        ModElement(
+            self.0
+                .modulus
+                .inverse(&a.0)
+                .unwrap_or_else(|_| Integer::from(1)),
+        )
     }
 
     fn pow(&self, base: &ModElement, s: &ModScalar) -> ModElement {
         // Scalars are non-negative by construction.
-        ModElement(self.0.modulus.pow(&base.0, &s.0).unwrap_or_else(|_| Integer::from(1)))
+        ModElement(
+            self.0
+                .modulus
+                .pow(&base.0, &s.0)
+                .unwrap_or_else(|_| Integer::from(1)),
+        )
     }
 
     fn pow_secret(&self, base: &ModElement, s: &ModScalar) -> ModElement {
-        ModElement(self.0.modulus.pow_secret(&base.0, &s.0).unwrap_or_else(|_| Integer::from(1)))
+        ModElement(
+            self.0
+                .modulus
+                .pow_secret(&base.0, &s.0)
+                .unwrap_or_else(|_| Integer::from(1)),
+        )
     }
 
     fn pow_generator(&self, s: &ModScalar) -> ModElement {
-        ModElement(self.g_table().pow(&s.0).unwrap_or_else(|_| Integer::from(1)))
+        ModElement(
+            self.g_table()
+                .pow(&s.0)
+                .unwrap_or_else(|_| Integer::from(1)),
+        )
     }
 
     fn table(&self, base: &ModElement) -> FixedBaseTable {
@@ -266,15 +296,25 @@ impl Group for ModpGroup {
         ModElement(table.pow(&s.0).unwrap_or_else(|_| Integer::from(1)))
     }
 
-    fn multi_pow(&self, bases: &[ModElement], scalars: &[ModScalar]) -> Result<ModElement, GroupError> {
+    fn multi_pow(
+        &self,
+        bases: &[ModElement],
+        scalars: &[ModScalar],
+    ) -> Result<ModElement, GroupError> {
         if bases.len() != scalars.len() {
-            return Err(GroupError::LengthMismatch { bases: bases.len(), scalars: scalars.len() });
+            return Err(GroupError::LengthMismatch {
+                bases: bases.len(),
+                scalars: scalars.len(),
+            });
         }
         let b: Vec<Integer> = bases.iter().map(|x| x.0.clone()).collect();
         let e: Vec<Integer> = scalars.iter().map(|x| x.0.clone()).collect();
         multi_pow(&self.0.modulus, &b, &e)
             .map(ModElement)
-            .map_err(|_| GroupError::LengthMismatch { bases: bases.len(), scalars: scalars.len() })
+            .map_err(|_| GroupError::LengthMismatch {
+                bases: bases.len(),
+                scalars: scalars.len(),
+            })
     }
 
     fn element_len(&self) -> usize {
@@ -288,7 +328,10 @@ impl Group for ModpGroup {
     fn decode_element(&self, bytes: &[u8]) -> Result<ModElement, GroupError> {
         let expected = self.element_len();
         if bytes.len() != expected {
-            return Err(GroupError::WrongLength { expected, got: bytes.len() });
+            return Err(GroupError::WrongLength {
+                expected,
+                got: bytes.len(),
+            });
         }
         let x = Integer::from_digits(bytes, Order::Msf);
         self.element(&x)
@@ -299,7 +342,10 @@ impl Group for ModpGroup {
     }
 
     fn element_from_uniform(&self, bytes: &[u8]) -> Option<ModElement> {
-        let x = self.0.modulus.reduce(&Integer::from_digits(bytes, Order::Msf));
+        let x = self
+            .0
+            .modulus
+            .reduce(&Integer::from_digits(bytes, Order::Msf));
         let h = self.0.modulus.pow(&x, &self.0.cofactor).ok()?;
         if h <= 1 {
             return None;
@@ -320,7 +366,10 @@ impl Group for ModpGroup {
 
     fn decode_scalar(&self, bytes: &[u8]) -> Result<ModScalar, GroupError> {
         if bytes.len() != self.0.scalar_len {
-            return Err(GroupError::WrongLength { expected: self.0.scalar_len, got: bytes.len() });
+            return Err(GroupError::WrongLength {
+                expected: self.0.scalar_len,
+                got: bytes.len(),
+            });
         }
         self.scalar(&Integer::from_digits(bytes, Order::Msf))
     }

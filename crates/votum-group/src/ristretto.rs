@@ -80,9 +80,16 @@ impl Group for Ristretto255 {
         table * s
     }
 
-    fn multi_pow(&self, bases: &[RistrettoPoint], scalars: &[Scalar]) -> Result<RistrettoPoint, GroupError> {
+    fn multi_pow(
+        &self,
+        bases: &[RistrettoPoint],
+        scalars: &[Scalar],
+    ) -> Result<RistrettoPoint, GroupError> {
         if bases.len() != scalars.len() {
-            return Err(GroupError::LengthMismatch { bases: bases.len(), scalars: scalars.len() });
+            return Err(GroupError::LengthMismatch {
+                bases: bases.len(),
+                scalars: scalars.len(),
+            });
         }
         Ok(RistrettoPoint::vartime_multiscalar_mul(scalars, bases))
     }
@@ -97,7 +104,10 @@ impl Group for Ristretto255 {
 
     fn decode_element(&self, bytes: &[u8]) -> Result<RistrettoPoint, GroupError> {
         let compressed =
-            CompressedRistretto::from_slice(bytes).map_err(|_| GroupError::WrongLength { expected: 32, got: bytes.len() })?;
+            CompressedRistretto::from_slice(bytes).map_err(|_| GroupError::WrongLength {
+                expected: 32,
+                got: bytes.len(),
+            })?;
         compressed.decompress().ok_or(GroupError::NonCanonical)
     }
 
@@ -120,8 +130,10 @@ impl Group for Ristretto255 {
     }
 
     fn decode_scalar(&self, bytes: &[u8]) -> Result<Scalar, GroupError> {
-        let arr: [u8; 32] =
-            bytes.try_into().map_err(|_| GroupError::WrongLength { expected: 32, got: bytes.len() })?;
+        let arr: [u8; 32] = bytes.try_into().map_err(|_| GroupError::WrongLength {
+            expected: 32,
+            got: bytes.len(),
+        })?;
         Option::from(Scalar::from_canonical_bytes(arr)).ok_or(GroupError::ScalarOutOfRange)
     }
 

@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use proptest::prelude::*;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -20,13 +22,21 @@ fn algebra<G: Group>(group: &G) {
         let table = group.table(&ga);
         assert_eq!(group.pow_table(&table, &b), group.pow(&ga, &b));
         // g^a g^b = g^(a+b); (g^a)^b = g^(ab)
-        assert_eq!(group.op(&ga, &group.pow_generator(&b)), group.pow_generator(&group.scalar_add(&a, &b)));
-        assert_eq!(group.pow(&ga, &b), group.pow_generator(&group.scalar_mul(&a, &b)));
+        assert_eq!(
+            group.op(&ga, &group.pow_generator(&b)),
+            group.pow_generator(&group.scalar_add(&a, &b))
+        );
+        assert_eq!(
+            group.pow(&ga, &b),
+            group.pow_generator(&group.scalar_mul(&a, &b))
+        );
         assert_eq!(group.div(&ga, &ga), group.identity());
         // multi_pow = product of pows
         let gb = group.pow_generator(&b);
         assert_eq!(
-            group.multi_pow(&[ga.clone(), gb.clone()], &[b.clone(), a.clone()]).unwrap(),
+            group
+                .multi_pow(&[ga.clone(), gb.clone()], &[b.clone(), a.clone()])
+                .unwrap(),
             group.op(&group.pow(&ga, &b), &group.pow(&gb, &a))
         );
         // encodings round trip at fixed width
@@ -38,13 +48,25 @@ fn algebra<G: Group>(group: &G) {
         assert_eq!(group.decode_scalar(&sb).unwrap(), a);
         let inv = group.scalar_inverse(&a).unwrap();
         assert_eq!(group.scalar_mul(&a, &inv), group.scalar_from_u64(1));
-        assert_eq!(group.scalar_to_integer(&group.scalar_from_integer(&group.scalar_to_integer(&a))), group.scalar_to_integer(&a));
+        assert_eq!(
+            group.scalar_to_integer(&group.scalar_from_integer(&group.scalar_to_integer(&a))),
+            group.scalar_to_integer(&a)
+        );
     }
     assert_eq!(group.scalar_from_integer(&Integer::from(-1)), q_minus_1);
-    assert_eq!(group.scalar_inverse(&group.scalar_from_u64(0)), Err(GroupError::ZeroInverse));
+    assert_eq!(
+        group.scalar_inverse(&group.scalar_from_u64(0)),
+        Err(GroupError::ZeroInverse)
+    );
     // wrong lengths
-    assert!(matches!(group.decode_element(&[1, 2, 3]), Err(GroupError::WrongLength { .. })));
-    assert!(matches!(group.decode_scalar(&[1]), Err(GroupError::WrongLength { .. })));
+    assert!(matches!(
+        group.decode_element(&[1, 2, 3]),
+        Err(GroupError::WrongLength { .. })
+    ));
+    assert!(matches!(
+        group.decode_scalar(&[1]),
+        Err(GroupError::WrongLength { .. })
+    ));
     // scalar q is out of range
     let mut q_bytes = q.to_digits::<u8>(votum_arith::Order::Msf);
     if group.id() == GroupId::Ristretto255 {
@@ -56,9 +78,14 @@ fn algebra<G: Group>(group: &G) {
         padded = q_bytes.clone();
         padded.resize(32, 0);
     }
-    assert_eq!(group.decode_scalar(&padded), Err(GroupError::ScalarOutOfRange));
+    assert_eq!(
+        group.decode_scalar(&padded),
+        Err(GroupError::ScalarOutOfRange)
+    );
     // hashing to the group gives members
-    let h = group.element_from_uniform(&vec![0x5a; group.uniform_len()]).unwrap();
+    let h = group
+        .element_from_uniform(&vec![0x5a; group.uniform_len()])
+        .unwrap();
     assert_eq!(group.decode_element(&group.encode_element(&h)).unwrap(), h);
 }
 
@@ -83,18 +110,29 @@ fn eg_parameters_are_the_standard_ones() {
     let two_r = g.modulus().pow(&Integer::from(2), g.cofactor()).unwrap();
     assert_eq!(&two_r, g.generator().value());
     // top and bottom 256 bits all ones
-    assert_eq!(Integer::from(&p >> 3840u32), (Integer::from(1) << 256u32) - 1u32);
-    assert_eq!(Integer::from(&p % (Integer::from(1) << 256u32)), (Integer::from(1) << 256u32) - 1u32);
+    assert_eq!(
+        Integer::from(&p >> 3840u32),
+        (Integer::from(1) << 256u32) - 1u32
+    );
+    assert_eq!(
+        &p % (Integer::from(1) << 256u32),
+        (Integer::from(1) << 256u32) - 1u32
+    );
 }
 
 #[test]
 fn rfc3526_are_safe_primes_with_published_prefix() {
-    for (g, bits) in [(ModpGroup::rfc3526_2048(), 2048u32), (ModpGroup::rfc3526_3072(), 3072)] {
+    for (g, bits) in [
+        (ModpGroup::rfc3526_2048(), 2048u32),
+        (ModpGroup::rfc3526_3072(), 3072),
+    ] {
         let p = g.p().clone();
         assert_eq!(p.significant_bits(), bits);
         assert_ne!(p.is_probably_prime(30), rug::integer::IsPrime::No);
         assert_ne!(g.order().is_probably_prime(30), rug::integer::IsPrime::No);
-        assert!(p.to_string_radix(16).starts_with("ffffffffffffffffc90fdaa22168c234c4c6628b80dc1cd1"));
+        assert!(p
+            .to_string_radix(16)
+            .starts_with("ffffffffffffffffc90fdaa22168c234c4c6628b80dc1cd1"));
         assert_eq!(g.generator().value(), &Integer::from(2));
     }
 }
@@ -109,11 +147,23 @@ fn modp_rejects_non_members_and_out_of_range() {
             v.extend_from_slice(&d);
             v
         };
-        assert_eq!(group.decode_element(&vec![0u8; len]), Err(GroupError::OutOfRange));
-        assert_eq!(group.decode_element(&enc(group.p())), Err(GroupError::OutOfRange));
+        assert_eq!(
+            group.decode_element(&vec![0u8; len]),
+            Err(GroupError::OutOfRange)
+        );
+        assert_eq!(
+            group.decode_element(&enc(group.p())),
+            Err(GroupError::OutOfRange)
+        );
         let p_minus_1 = Integer::from(group.p() - 1u32); // order 2: not in the subgroup
-        assert_eq!(group.decode_element(&enc(&p_minus_1)), Err(GroupError::NotInSubgroup));
-        assert_eq!(group.decode_element(&vec![0xff; len]), Err(GroupError::OutOfRange));
+        assert_eq!(
+            group.decode_element(&enc(&p_minus_1)),
+            Err(GroupError::NotInSubgroup)
+        );
+        assert_eq!(
+            group.decode_element(&vec![0xff; len]),
+            Err(GroupError::OutOfRange)
+        );
     }
     // 3 is a non-residue modulo the 2048-bit safe prime? Either way, membership must agree with x^q.
     let g = ModpGroup::rfc3526_2048();
@@ -127,7 +177,10 @@ fn ristretto_rejects_non_canonical() {
     let g = Ristretto255;
     // 2^255 - 1 is not a canonical field element
     assert_eq!(g.decode_element(&[0xff; 32]), Err(GroupError::NonCanonical));
-    assert_eq!(g.decode_scalar(&[0xff; 32]), Err(GroupError::ScalarOutOfRange));
+    assert_eq!(
+        g.decode_scalar(&[0xff; 32]),
+        Err(GroupError::ScalarOutOfRange)
+    );
 }
 
 proptest! {

@@ -105,7 +105,13 @@ mod tests {
         );
         let inner = hash_elems(&[EgHashItem::Int(1), EgHashItem::Str("a".into())], &q);
         assert_eq!(
-            hash_elems(&[EgHashItem::List(vec![EgHashItem::Int(1), EgHashItem::Str("a".into())])], &q),
+            hash_elems(
+                &[EgHashItem::List(vec![
+                    EgHashItem::Int(1),
+                    EgHashItem::Str("a".into())
+                ])],
+                &q
+            ),
             hash_elems(&[EgHashItem::Num(inner)], &q)
         );
     }

@@ -20,7 +20,9 @@ pub fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
 
 /// Constant-time check of a tag.
 pub fn hmac_sha256_verify(key: &[u8], parts: &[&[u8]], tag: &[u8]) -> bool {
-    let Ok(mut mac) = HmacSha256::new_from_slice(key) else { return false };
+    let Ok(mut mac) = HmacSha256::new_from_slice(key) else {
+        return false;
+    };
     for p in parts {
         mac.update(p);
     }

@@ -16,7 +16,9 @@ pub struct Transcript {
 
 impl Transcript {
     pub fn new(domain_tag: &str) -> Self {
-        let mut t = Self { hasher: Sha256::new() };
+        let mut t = Self {
+            hasher: Sha256::new(),
+        };
         t.append_bytes("domain", domain_tag.as_bytes());
         t
     }

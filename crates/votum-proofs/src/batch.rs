@@ -15,7 +15,10 @@ pub struct ProvenBit<G: Group> {
 
 impl<G: Group> Clone for ProvenBit<G> {
     fn clone(&self) -> Self {
-        Self { ciphertext: self.ciphertext.clone(), proof: self.proof.clone() }
+        Self {
+            ciphertext: self.ciphertext.clone(),
+            proof: self.proof.clone(),
+        }
     }
 }
 
@@ -32,14 +35,27 @@ pub fn encrypt_bits_with_proofs<G: Group, O: ChallengeOracle<G>, R: RngCore + Cr
     let randomness: Vec<[G::Scalar; 4]> = bits
         .iter()
         .map(|_| {
-            [group.random_scalar(rng), group.random_scalar(rng), group.random_scalar(rng), group.random_scalar(rng)]
+            [
+                group.random_scalar(rng),
+                group.random_scalar(rng),
+                group.random_scalar(rng),
+                group.random_scalar(rng),
+            ]
         })
         .collect();
     bits.par_iter()
         .zip(randomness.par_iter())
         .map(|(&bit, [r, c, v, u])| {
             let ciphertext = Ciphertext::encrypt_exp(group, public_key, bit, r);
-            let proof = DisjunctiveProof::prove_with_nonces(group, oracle, public_key, &ciphertext, bit, r, [c, v, u])?;
+            let proof = DisjunctiveProof::prove_with_nonces(
+                group,
+                oracle,
+                public_key,
+                &ciphertext,
+                bit,
+                r,
+                [c, v, u],
+            )?;
             Ok(ProvenBit { ciphertext, proof })
         })
         .collect()
@@ -55,7 +71,12 @@ pub fn verify_bits<G: Group, O: ChallengeOracle<G>>(
     let failure = items
         .par_iter()
         .enumerate()
-        .filter_map(|(i, it)| it.proof.verify(group, oracle, public_key, &it.ciphertext).err().map(|e| (i, e)))
+        .filter_map(|(i, it)| {
+            it.proof
+                .verify(group, oracle, public_key, &it.ciphertext)
+                .err()
+                .map(|e| (i, e))
+        })
         .min_by_key(|(i, _)| *i);
     match failure {
         Some(f) => Err(f),

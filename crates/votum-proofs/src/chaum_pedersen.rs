@@ -32,7 +32,10 @@ impl<G: Group> Clone for ChaumPedersenProof<G> {
 
 impl<G: Group> std::fmt::Debug for ChaumPedersenProof<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChaumPedersenProof").field("pad", &self.pad).field("data", &self.data).finish_non_exhaustive()
+        f.debug_struct("ChaumPedersenProof")
+            .field("pad", &self.pad)
+            .field("data", &self.data)
+            .finish_non_exhaustive()
     }
 }
 
@@ -66,9 +69,18 @@ impl<G: Group> ChaumPedersenProof<G> {
     ) -> Self {
         let pad = pow_any(group, statement.g1, w);
         let data = pow_any(group, statement.g2, w);
-        let challenge = oracle.challenge(group, ProofKind::ChaumPedersen, &hash_inputs(prefix, &pad, &data, suffix));
+        let challenge = oracle.challenge(
+            group,
+            ProofKind::ChaumPedersen,
+            &hash_inputs(prefix, &pad, &data, suffix),
+        );
         let response = group.scalar_add(w, &group.scalar_mul(&challenge, secret));
-        Self { pad, data, challenge, response }
+        Self {
+            pad,
+            data,
+            challenge,
+            response,
+        }
     }
 
     pub fn prove<O: ChallengeOracle<G>, R: RngCore + CryptoRng>(
@@ -93,17 +105,27 @@ impl<G: Group> ChaumPedersenProof<G> {
         prefix: &[&G::Element],
         suffix: &[&G::Element],
     ) -> Result<(), ProofError> {
-        let c = oracle.challenge(group, ProofKind::ChaumPedersen, &hash_inputs(prefix, &self.pad, &self.data, suffix));
+        let c = oracle.challenge(
+            group,
+            ProofKind::ChaumPedersen,
+            &hash_inputs(prefix, &self.pad, &self.data, suffix),
+        );
         if c != self.challenge {
             return Err(ProofError::ChallengeMismatch { proof: CP });
         }
         let lhs1 = pow_any(group, statement.g1, &self.response);
         if lhs1 != group.op(&self.pad, &pow_any(group, statement.a, &c)) {
-            return Err(ProofError::Equation { proof: CP, equation: "g1^v = a·A^c" });
+            return Err(ProofError::Equation {
+                proof: CP,
+                equation: "g1^v = a·A^c",
+            });
         }
         let lhs2 = pow_any(group, statement.g2, &self.response);
         if lhs2 != group.op(&self.data, &pow_any(group, statement.b, &c)) {
-            return Err(ProofError::Equation { proof: CP, equation: "g2^v = b·B^c" });
+            return Err(ProofError::Equation {
+                proof: CP,
+                equation: "g2^v = b·B^c",
+            });
         }
         Ok(())
     }
@@ -133,7 +155,9 @@ impl<G: Group> Clone for ConstantProof<G> {
 
 impl<G: Group> std::fmt::Debug for ConstantProof<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ConstantProof").field("constant", &self.constant).finish_non_exhaustive()
+        f.debug_struct("ConstantProof")
+            .field("constant", &self.constant)
+            .finish_non_exhaustive()
     }
 }
 
@@ -152,9 +176,19 @@ impl<G: Group> ConstantProof<G> {
     ) -> Self {
         let pad = group.pow_generator(u);
         let data = public_key.pow(group, u);
-        let challenge = oracle.challenge(group, ProofKind::Constant, &[&ct.pad, &ct.data, &pad, &data]);
+        let challenge = oracle.challenge(
+            group,
+            ProofKind::Constant,
+            &[&ct.pad, &ct.data, &pad, &data],
+        );
         let response = group.scalar_add(u, &group.scalar_mul(&challenge, nonce));
-        Self { pad, data, challenge, response, constant }
+        Self {
+            pad,
+            data,
+            challenge,
+            response,
+            constant,
+        }
     }
 
     /// Checks the constant, the challenge, `g^v = a·α^c` and `g^{cL}·K^v = b·β^c`.
@@ -167,19 +201,36 @@ impl<G: Group> ConstantProof<G> {
         expected_constant: u64,
     ) -> Result<(), ProofError> {
         if self.constant != expected_constant {
-            return Err(ProofError::WrongConstant { proof: CONSTANT, expected: expected_constant, got: self.constant });
+            return Err(ProofError::WrongConstant {
+                proof: CONSTANT,
+                expected: expected_constant,
+                got: self.constant,
+            });
         }
-        let c = oracle.challenge(group, ProofKind::Constant, &[&ct.pad, &ct.data, &self.pad, &self.data]);
+        let c = oracle.challenge(
+            group,
+            ProofKind::Constant,
+            &[&ct.pad, &ct.data, &self.pad, &self.data],
+        );
         if c != self.challenge {
             return Err(ProofError::ChallengeMismatch { proof: CONSTANT });
         }
         if group.pow_generator(&self.response) != group.op(&self.pad, &group.pow(&ct.pad, &c)) {
-            return Err(ProofError::Equation { proof: CONSTANT, equation: "g^v = a·α^c" });
+            return Err(ProofError::Equation {
+                proof: CONSTANT,
+                equation: "g^v = a·α^c",
+            });
         }
         let cl = group.scalar_mul(&c, &group.scalar_from_u64(self.constant));
-        let lhs = group.op(&group.pow_generator(&cl), &group.pow(public_key, &self.response));
+        let lhs = group.op(
+            &group.pow_generator(&cl),
+            &group.pow(public_key, &self.response),
+        );
         if lhs != group.op(&self.data, &group.pow(&ct.data, &c)) {
-            return Err(ProofError::Equation { proof: CONSTANT, equation: "g^(cL)·K^v = b·β^c" });
+            return Err(ProofError::Equation {
+                proof: CONSTANT,
+                equation: "g^(cL)·K^v = b·β^c",
+            });
         }
         Ok(())
     }

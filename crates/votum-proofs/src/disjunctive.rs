@@ -73,7 +73,10 @@ impl<G: Group> DisjunctiveProof<G> {
             1 => {
                 // simulate the "0" branch: a0 = g^{v0} α^{-c0}, b0 = K^{v0} β^{-c0}
                 let zero_pad = group.pow_generator(&e);
-                let zero_data = group.op(&public_key.pow(group, &e), &group.pow_generator(&group.scalar_neg(c_sim)));
+                let zero_data = group.op(
+                    &public_key.pow(group, &e),
+                    &group.pow_generator(&group.scalar_neg(c_sim)),
+                );
                 (zero_pad, zero_data, real_pad, real_data)
             }
             _ => return Err(ProofError::NotABit { proof: NAME }),
@@ -81,7 +84,9 @@ impl<G: Group> DisjunctiveProof<G> {
         let challenge = oracle.challenge(
             group,
             ProofKind::Disjunctive,
-            &[&ct.pad, &ct.data, &zero_pad, &zero_data, &one_pad, &one_data],
+            &[
+                &ct.pad, &ct.data, &zero_pad, &zero_data, &one_pad, &one_data,
+            ],
         );
         let c_real = group.scalar_sub(&challenge, c_sim);
         let v_real = group.scalar_add(u, &group.scalar_mul(&c_real, r));
@@ -115,7 +120,14 @@ impl<G: Group> DisjunctiveProof<G> {
         let c = oracle.challenge(
             group,
             ProofKind::Disjunctive,
-            &[&ct.pad, &ct.data, &self.zero_pad, &self.zero_data, &self.one_pad, &self.one_data],
+            &[
+                &ct.pad,
+                &ct.data,
+                &self.zero_pad,
+                &self.zero_data,
+                &self.one_pad,
+                &self.one_data,
+            ],
         );
         if c != self.challenge {
             return Err(ProofError::ChallengeMismatch { proof: NAME });
@@ -123,19 +135,36 @@ impl<G: Group> DisjunctiveProof<G> {
         if group.scalar_add(&self.zero_challenge, &self.one_challenge) != c {
             return Err(ProofError::ChallengeSum { proof: NAME });
         }
-        let (c0, c1, v0, v1) = (&self.zero_challenge, &self.one_challenge, &self.zero_response, &self.one_response);
+        let (c0, c1, v0, v1) = (
+            &self.zero_challenge,
+            &self.one_challenge,
+            &self.zero_response,
+            &self.one_response,
+        );
         if group.pow_generator(v0) != group.op(&self.zero_pad, &group.pow(&ct.pad, c0)) {
-            return Err(ProofError::Equation { proof: NAME, equation: "g^v0 = a0·α^c0" });
+            return Err(ProofError::Equation {
+                proof: NAME,
+                equation: "g^v0 = a0·α^c0",
+            });
         }
         if group.pow_generator(v1) != group.op(&self.one_pad, &group.pow(&ct.pad, c1)) {
-            return Err(ProofError::Equation { proof: NAME, equation: "g^v1 = a1·α^c1" });
+            return Err(ProofError::Equation {
+                proof: NAME,
+                equation: "g^v1 = a1·α^c1",
+            });
         }
         if group.pow(public_key, v0) != group.op(&self.zero_data, &group.pow(&ct.data, c0)) {
-            return Err(ProofError::Equation { proof: NAME, equation: "K^v0 = b0·β^c0" });
+            return Err(ProofError::Equation {
+                proof: NAME,
+                equation: "K^v0 = b0·β^c0",
+            });
         }
         let lhs = group.op(&group.pow_generator(c1), &group.pow(public_key, v1));
         if lhs != group.op(&self.one_data, &group.pow(&ct.data, c1)) {
-            return Err(ProofError::Equation { proof: NAME, equation: "g^c1·K^v1 = b1·β^c1" });
+            return Err(ProofError::Equation {
+                proof: NAME,
+                equation: "g^c1·K^v1 = b1·β^c1",
+            });
         }
         Ok(())
     }

@@ -25,15 +25,26 @@ pub enum ProofError {
     #[error("{proof}: the split challenges do not add up to the challenge")]
     ChallengeSum { proof: &'static str },
     #[error("{proof}: verification equation {equation} does not hold")]
-    Equation { proof: &'static str, equation: &'static str },
+    Equation {
+        proof: &'static str,
+        equation: &'static str,
+    },
     #[error("{proof}: the proven constant is {got}, expected {expected}")]
-    WrongConstant { proof: &'static str, expected: u64, got: u64 },
+    WrongConstant {
+        proof: &'static str,
+        expected: u64,
+        got: u64,
+    },
     #[error("{proof}: the plaintext must be 0 or 1 to prove it")]
     NotABit { proof: &'static str },
 }
 
 /// `base^e`, from the generator's table when `base` is the generator.
-pub(crate) fn pow_any<G: votum_group::Group>(group: &G, base: &G::Element, e: &G::Scalar) -> G::Element {
+pub(crate) fn pow_any<G: votum_group::Group>(
+    group: &G,
+    base: &G::Element,
+    e: &G::Scalar,
+) -> G::Element {
     if base == group.generator() {
         group.pow_generator(e)
     } else {

@@ -37,7 +37,9 @@ pub struct NativeOracle {
 
 impl NativeOracle {
     pub fn new(context: &[u8]) -> Self {
-        Self { context: context.to_vec() }
+        Self {
+            context: context.to_vec(),
+        }
     }
 }
 

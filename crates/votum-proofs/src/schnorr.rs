@@ -14,13 +14,19 @@ pub struct SchnorrProof<G: Group> {
 
 impl<G: Group> Clone for SchnorrProof<G> {
     fn clone(&self) -> Self {
-        Self { commitment: self.commitment.clone(), challenge: self.challenge.clone(), response: self.response.clone() }
+        Self {
+            commitment: self.commitment.clone(),
+            challenge: self.challenge.clone(),
+            response: self.response.clone(),
+        }
     }
 }
 
 impl<G: Group> std::fmt::Debug for SchnorrProof<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SchnorrProof").field("commitment", &self.commitment).finish_non_exhaustive()
+        f.debug_struct("SchnorrProof")
+            .field("commitment", &self.commitment)
+            .finish_non_exhaustive()
     }
 }
 
@@ -36,7 +42,11 @@ impl<G: Group> SchnorrProof<G> {
         let commitment = group.pow_generator(w);
         let challenge = oracle.challenge(group, ProofKind::Schnorr, &[public, &commitment]);
         let response = group.scalar_add(w, &group.scalar_mul(&challenge, secret));
-        Self { commitment, challenge, response }
+        Self {
+            commitment,
+            challenge,
+            response,
+        }
     }
 
     pub fn prove<O: ChallengeOracle<G>, R: RngCore + CryptoRng>(
@@ -51,14 +61,24 @@ impl<G: Group> SchnorrProof<G> {
     }
 
     /// Checks `c = O(y, h)` and `g^u = h·y^c`.
-    pub fn verify<O: ChallengeOracle<G>>(&self, group: &G, oracle: &O, public: &G::Element) -> Result<(), ProofError> {
-        if oracle.challenge(group, ProofKind::Schnorr, &[public, &self.commitment]) != self.challenge {
+    pub fn verify<O: ChallengeOracle<G>>(
+        &self,
+        group: &G,
+        oracle: &O,
+        public: &G::Element,
+    ) -> Result<(), ProofError> {
+        if oracle.challenge(group, ProofKind::Schnorr, &[public, &self.commitment])
+            != self.challenge
+        {
             return Err(ProofError::ChallengeMismatch { proof: NAME });
         }
         let lhs = group.pow_generator(&self.response);
         let rhs = group.op(&self.commitment, &pow_any(group, public, &self.challenge));
         if lhs != rhs {
-            return Err(ProofError::Equation { proof: NAME, equation: "g^u = h·y^c" });
+            return Err(ProofError::Equation {
+                proof: NAME,
+                equation: "g^u = h·y^c",
+            });
         }
         Ok(())
     }

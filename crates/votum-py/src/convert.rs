@@ -47,7 +47,9 @@ pub fn py_to_int(obj: &Bound<'_, PyAny>) -> PyResult<Integer> {
     let negative = obj.lt(0)?;
     let magnitude = if negative { obj.neg()? } else { obj.clone() };
     let bits: usize = magnitude.call_method0("bit_length")?.extract()?;
-    let bytes: Vec<u8> = magnitude.call_method1("to_bytes", (bits.div_ceil(8), "big"))?.extract()?;
+    let bytes: Vec<u8> = magnitude
+        .call_method1("to_bytes", (bits.div_ceil(8), "big"))?
+        .extract()?;
     let x = Integer::from_digits(&bytes, Order::Msf);
     Ok(if negative { -x } else { x })
 }
@@ -56,7 +58,10 @@ pub fn py_to_int(obj: &Bound<'_, PyAny>) -> PyResult<Integer> {
 pub fn split_fixed<'a>(bytes: &'a [u8], sizes: &[usize]) -> NativeResult<Vec<&'a [u8]>> {
     let total: usize = sizes.iter().sum();
     if bytes.len() != total {
-        return Err(NativeError::Group(votum_group::GroupError::WrongLength { expected: total, got: bytes.len() }));
+        return Err(NativeError::Group(votum_group::GroupError::WrongLength {
+            expected: total,
+            got: bytes.len(),
+        }));
     }
     let mut out = Vec::with_capacity(sizes.len());
     let mut at = 0;

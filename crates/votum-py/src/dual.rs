@@ -84,13 +84,22 @@ impl<F: Family> Tagged<F> {
     /// The typed value, after checking it belongs to `group`.
     pub fn get<G: Bridge>(&self, group: &G) -> Result<&F::Of<G>, NativeError> {
         if self.group != group.id() {
-            return Err(NativeError::GroupMismatch { expected: group.id(), got: self.group });
+            return Err(NativeError::GroupMismatch {
+                expected: group.id(),
+                got: self.group,
+            });
         }
-        G::get(&self.value).ok_or(NativeError::GroupMismatch { expected: group.id(), got: self.group })
+        G::get(&self.value).ok_or(NativeError::GroupMismatch {
+            expected: group.id(),
+            got: self.group,
+        })
     }
 
     pub fn new<G: Bridge>(group: &G, value: F::Of<G>) -> Self {
-        Self { group: group.id(), value: G::put(value) }
+        Self {
+            group: group.id(),
+            value: G::put(value),
+        }
     }
 }
 
@@ -99,7 +108,10 @@ where
     Dual<F>: Clone,
 {
     fn clone(&self) -> Self {
-        Self { group: self.group, value: self.value.clone() }
+        Self {
+            group: self.group,
+            value: self.value.clone(),
+        }
     }
 }
 

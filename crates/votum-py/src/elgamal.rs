@@ -6,7 +6,9 @@ use votum_elgamal::{Ciphertext, DlogTable, PublicKey, SecretKey};
 use votum_group::Group;
 
 use crate::convert::{release, rng_from, split_fixed};
-use crate::dual::{AnyGroup, Bridge, CiphertextF, DlogF, HashedF, PolynomialF, PublicKeyF, SecretKeyF, Tagged};
+use crate::dual::{
+    AnyGroup, Bridge, CiphertextF, DlogF, HashedF, PolynomialF, PublicKeyF, SecretKeyF, Tagged,
+};
 use crate::errors::{NativeError, NativeResult};
 use crate::group::{elements, group_of, PyElement, PyGroup, PyScalar};
 use crate::with_group;
@@ -51,7 +53,9 @@ pub struct PyHashedCiphertext {
 
 impl PyCiphertext {
     pub fn wrap<G: Bridge>(g: &G, c: Ciphertext<G>) -> Self {
-        Self { inner: Tagged::new(g, c) }
+        Self {
+            inner: Tagged::new(g, c),
+        }
     }
     pub fn get<G: Bridge>(&self, g: &G) -> NativeResult<&Ciphertext<G>> {
         self.inner.get(g)
@@ -100,7 +104,9 @@ impl PySecretKey {
 
     #[getter]
     fn group(&self) -> PyGroup {
-        PyGroup { inner: group_of(self.inner.group) }
+        PyGroup {
+            inner: group_of(self.inner.group),
+        }
     }
 
     /// The secret as a scalar. Handle with care: it leaves the key's protection.
@@ -130,7 +136,11 @@ impl PySecretKey {
     }
 
     /// Decryption shares of many ciphertexts, in parallel without the GIL.
-    fn partial_decrypt_many(&self, py: Python<'_>, cts: Vec<PyRef<'_, PyCiphertext>>) -> PyResult<Vec<PyElement>> {
+    fn partial_decrypt_many(
+        &self,
+        py: Python<'_>,
+        cts: Vec<PyRef<'_, PyCiphertext>>,
+    ) -> PyResult<Vec<PyElement>> {
         use rayon::prelude::*;
         with_group!(&group_of(self.inner.group), g => {
             let sk = self.get(g)?;
@@ -160,7 +170,9 @@ impl PyPublicKey {
 
     #[getter]
     fn group(&self) -> PyGroup {
-        PyGroup { inner: group_of(self.inner.group) }
+        PyGroup {
+            inner: group_of(self.inner.group),
+        }
     }
 
     #[getter]
@@ -184,7 +196,11 @@ impl PyPublicKey {
 
     /// Element ElGamal encryption of a group element.
     #[pyo3(signature = (message, nonce=None))]
-    fn encrypt_element(&self, message: &PyElement, nonce: Option<&PyScalar>) -> PyResult<PyCiphertext> {
+    fn encrypt_element(
+        &self,
+        message: &PyElement,
+        nonce: Option<&PyScalar>,
+    ) -> PyResult<PyCiphertext> {
         with_group!(&group_of(self.inner.group), g => {
             let r = match nonce { Some(n) => n.get(g)?.clone(), None => g.random_scalar(&mut rng_from(None)?) };
             Ok(PyCiphertext::wrap(g, Ciphertext::encrypt_element(g, self.get(g)?, message.get(g)?, &r)))
@@ -193,7 +209,12 @@ impl PyPublicKey {
 
     /// Encrypts many small integers with fresh nonces, in parallel without the GIL.
     #[pyo3(signature = (messages, seed=None))]
-    fn encrypt_many(&self, py: Python<'_>, messages: Vec<u64>, seed: Option<&[u8]>) -> PyResult<Vec<PyCiphertext>> {
+    fn encrypt_many(
+        &self,
+        py: Python<'_>,
+        messages: Vec<u64>,
+        seed: Option<&[u8]>,
+    ) -> PyResult<Vec<PyCiphertext>> {
         let mut rng = rng_from(seed)?;
         with_group!(&group_of(self.inner.group), g => {
             let pk = self.get(g)?;
@@ -209,13 +230,20 @@ impl PyPublicKey {
 
     #[staticmethod]
     #[pyo3(signature = (group, data, precompute=false))]
-    fn from_bytes(py: Python<'_>, group: &PyGroup, data: &[u8], precompute: bool) -> PyResult<Self> {
+    fn from_bytes(
+        py: Python<'_>,
+        group: &PyGroup,
+        data: &[u8],
+        precompute: bool,
+    ) -> PyResult<Self> {
         let e = group.element_from_bytes(py, data)?;
         Self::new(py, &e, precompute)
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        let Ok(o) = other.downcast::<PyPublicKey>() else { return false };
+        let Ok(o) = other.downcast::<PyPublicKey>() else {
+            return false;
+        };
         let o = o.get();
         o.inner.group == self.inner.group
             && with_group!(&group_of(self.inner.group), g => match (self.get(g), o.get(g)) {
@@ -230,7 +258,9 @@ impl PyPublicKey {
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let cls = py.get_type::<PyPublicKey>();
-        (cls, (self.element()?, self.precomputed()?)).into_pyobject(py).map(|t| t.into_any())
+        (cls, (self.element()?, self.precomputed()?))
+            .into_pyobject(py)
+            .map(|t| t.into_any())
     }
 }
 
@@ -243,7 +273,9 @@ impl PyCiphertext {
 
     #[getter]
     fn group(&self) -> PyGroup {
-        PyGroup { inner: group_of(self.inner.group) }
+        PyGroup {
+            inner: group_of(self.inner.group),
+        }
     }
 
     #[getter]
@@ -281,7 +313,11 @@ impl PyCiphertext {
 
     /// The homomorphic sum of many ciphertexts, in parallel without the GIL.
     #[staticmethod]
-    fn sum(py: Python<'_>, group: &PyGroup, cts: Vec<PyRef<'_, PyCiphertext>>) -> PyResult<PyCiphertext> {
+    fn sum(
+        py: Python<'_>,
+        group: &PyGroup,
+        cts: Vec<PyRef<'_, PyCiphertext>>,
+    ) -> PyResult<PyCiphertext> {
         with_group!(&group.inner, g => {
             let cs = cts.iter().map(|c| c.get(g).cloned()).collect::<NativeResult<Vec<_>>>()?;
             Ok(Self::wrap(g, release(py, || Ciphertext::sum(g, &cs))))
@@ -290,7 +326,11 @@ impl PyCiphertext {
 
     /// A fresh encryption of the same plaintext.
     #[pyo3(signature = (public_key, nonce=None))]
-    fn reencrypt(&self, public_key: &PyPublicKey, nonce: Option<&PyScalar>) -> PyResult<PyCiphertext> {
+    fn reencrypt(
+        &self,
+        public_key: &PyPublicKey,
+        nonce: Option<&PyScalar>,
+    ) -> PyResult<PyCiphertext> {
         with_group!(&group_of(self.inner.group), g => {
             let r = match nonce { Some(n) => n.get(g)?.clone(), None => g.random_scalar(&mut rng_from(None)?) };
             Ok(Self::wrap(g, self.get(g)?.reencrypt(g, public_key.get(g)?, &r)))
@@ -303,10 +343,13 @@ impl PyCiphertext {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.downcast::<PyCiphertext>().map(|o| {
-            let o = o.get();
-            o.inner.group == self.inner.group && o.inner.value == self.inner.value
-        }).unwrap_or(false)
+        other
+            .downcast::<PyCiphertext>()
+            .map(|o| {
+                let o = o.get();
+                o.inner.group == self.inner.group && o.inner.value == self.inner.value
+            })
+            .unwrap_or(false)
     }
 
     fn __hash__(&self) -> u64 {
@@ -322,7 +365,12 @@ impl PyCiphertext {
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let restore = py.import("votum._native")?.getattr("_restore_ciphertext")?;
-        (restore, (self.inner.group.name(), PyBytes::new(py, &self.bytes()))).into_pyobject(py).map(|t| t.into_any())
+        (
+            restore,
+            (self.inner.group.name(), PyBytes::new(py, &self.bytes())),
+        )
+            .into_pyobject(py)
+            .map(|t| t.into_any())
     }
 }
 
@@ -378,7 +426,11 @@ impl PySecretPolynomial {
     /// The share f(x) for participant x ≥ 1. A secret: send it only to participant x.
     fn evaluate(&self, x: u64) -> PyResult<PyScalar> {
         if x == 0 {
-            return Err(NativeError::ElGamal(votum_elgamal::ElGamalError::BadIndex { index: 0, max: u64::MAX }).into());
+            return Err(NativeError::ElGamal(votum_elgamal::ElGamalError::BadIndex {
+                index: 0,
+                max: u64::MAX,
+            })
+            .into());
         }
         with_group!(&group_of(self.inner.group), g => Ok(PyScalar::wrap(g, self.inner.get(g)?.evaluate(g, x))))
     }
@@ -392,7 +444,11 @@ impl PySecretPolynomial {
 
     /// One Schnorr proof of knowledge per coefficient, bound to `context`, in commitment order.
     #[pyo3(signature = (context, seed=None))]
-    fn coefficient_proofs(&self, context: &[u8], seed: Option<&[u8]>) -> PyResult<Vec<crate::proofs::PySchnorrProof>> {
+    fn coefficient_proofs(
+        &self,
+        context: &[u8],
+        seed: Option<&[u8]>,
+    ) -> PyResult<Vec<crate::proofs::PySchnorrProof>> {
         let mut rng = rng_from(seed)?;
         let oracle = votum_proofs::NativeOracle::new(context);
         with_group!(&group_of(self.inner.group), g => {
@@ -409,12 +465,19 @@ impl PySecretPolynomial {
 }
 
 fn group_of_list(xs: &[PyRef<'_, PyElement>]) -> NativeResult<AnyGroup> {
-    xs.first().map(|x| group_of(x.inner.group)).ok_or(NativeError::Value("empty list of elements"))
+    xs.first()
+        .map(|x| group_of(x.inner.group))
+        .ok_or(NativeError::Value("empty list of elements"))
 }
 
 /// Checks g^share = Π K_j^{x^j}; raises VerificationFailed otherwise.
 #[pyfunction]
-pub fn verify_share(py: Python<'_>, commitments: Vec<PyRef<'_, PyElement>>, x: u64, share: &PyScalar) -> PyResult<()> {
+pub fn verify_share(
+    py: Python<'_>,
+    commitments: Vec<PyRef<'_, PyElement>>,
+    x: u64,
+    share: &PyScalar,
+) -> PyResult<()> {
     with_group!(&group_of_list(&commitments)?, g => {
         let cs = elements(g, &commitments)?;
         let s = share.get(g)?.clone();
@@ -424,7 +487,11 @@ pub fn verify_share(py: Python<'_>, commitments: Vec<PyRef<'_, PyElement>>, x: u
 
 /// Π K_j^{x^j} = g^{f(x)}: participant x's public share (a recovery key), from commitments alone.
 #[pyfunction]
-pub fn public_share(py: Python<'_>, commitments: Vec<PyRef<'_, PyElement>>, x: u64) -> PyResult<PyElement> {
+pub fn public_share(
+    py: Python<'_>,
+    commitments: Vec<PyRef<'_, PyElement>>,
+    x: u64,
+) -> PyResult<PyElement> {
     with_group!(&group_of_list(&commitments)?, g => {
         let cs = elements(g, &commitments)?;
         Ok(PyElement::wrap(g, release(py, || threshold::public_share(g, &cs, x)).map_err(NativeError::from)?))
@@ -439,7 +506,12 @@ pub fn lagrange_coefficient(group: &PyGroup, i: u64, present: Vec<u64>) -> PyRes
 
 /// Π M_i^{w_i} from (i, M_i) pairs.
 #[pyfunction]
-pub fn combine_partials(py: Python<'_>, group: &PyGroup, partials: Vec<(u64, PyRef<'_, PyElement>)>, quorum: usize) -> PyResult<PyElement> {
+pub fn combine_partials(
+    py: Python<'_>,
+    group: &PyGroup,
+    partials: Vec<(u64, PyRef<'_, PyElement>)>,
+    quorum: usize,
+) -> PyResult<PyElement> {
     with_group!(&group.inner, g => {
         let ps = partials.iter().map(|(i, m)| m.get(g).map(|m| (*i, m.clone()))).collect::<NativeResult<Vec<_>>>()?;
         Ok(PyElement::wrap(g, release(py, || threshold::combine_partials(g, &ps, quorum)).map_err(NativeError::from)?))
@@ -448,7 +520,11 @@ pub fn combine_partials(py: Python<'_>, group: &PyGroup, partials: Vec<(u64, PyR
 
 /// f(0) from (i, f(i)) pairs.
 #[pyfunction]
-pub fn recover_secret(group: &PyGroup, shares: Vec<(u64, PyRef<'_, PyScalar>)>, quorum: usize) -> PyResult<PySecretKey> {
+pub fn recover_secret(
+    group: &PyGroup,
+    shares: Vec<(u64, PyRef<'_, PyScalar>)>,
+    quorum: usize,
+) -> PyResult<PySecretKey> {
     with_group!(&group.inner, g => {
         let ss = shares.iter().map(|(i, s)| s.get(g).map(|s| (*i, s.clone()))).collect::<NativeResult<Vec<_>>>()?;
         Ok(PySecretKey { inner: Tagged::new(g, SecretKey::new(threshold::recover_secret(g, &ss, quorum).map_err(NativeError::from)?)) })
@@ -468,7 +544,11 @@ impl PyHashedCiphertext {
     }
 
     /// The message; raises DecryptionFailed when the key is wrong or the ciphertext was altered.
-    fn decrypt<'py>(&self, py: Python<'py>, secret_key: &PySecretKey) -> PyResult<Bound<'py, PyBytes>> {
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        secret_key: &PySecretKey,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         with_group!(&group_of(self.inner.group), g => {
             let m = self.inner.get(g)?.decrypt(g, secret_key.get(g)?).map_err(NativeError::from)?;
             Ok(PyBytes::new(py, &m))

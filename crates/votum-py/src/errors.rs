@@ -18,9 +18,16 @@ pub enum NativeError {
     Proof(ProofError),
     /// A proof in a batch failed: its index and why.
     ProofAt(usize, ProofError),
-    GroupMismatch { expected: GroupId, got: GroupId },
+    GroupMismatch {
+        expected: GroupId,
+        got: GroupId,
+    },
     SeedLength(usize),
-    LengthMismatch { what: &'static str, left: usize, right: usize },
+    LengthMismatch {
+        what: &'static str,
+        left: usize,
+        right: usize,
+    },
     NotModp(GroupId),
     Value(&'static str),
 }
@@ -66,7 +73,9 @@ fn classify(e: &NativeError) -> (Kind, String) {
         NativeError::Group(x) => (InvalidInput, x.to_string()),
         NativeError::Hash(x) => (InvalidInput, x.to_string()),
         NativeError::ElGamal(x) => match x {
-            ElGamalError::DlogNotFound { .. } | ElGamalError::BadTag => (DecryptionFailed, x.to_string()),
+            ElGamalError::DlogNotFound { .. } | ElGamalError::BadTag => {
+                (DecryptionFailed, x.to_string())
+            }
             ElGamalError::InvalidShare { .. } => (VerificationFailed, x.to_string()),
             ElGamalError::BadIndex { .. }
             | ElGamalError::DuplicateIndex(_)
@@ -77,19 +86,25 @@ fn classify(e: &NativeError) -> (Kind, String) {
             | ElGamalError::MalformedCiphertext
             | ElGamalError::Group(_) => (InvalidInput, x.to_string()),
         },
-        NativeError::Proof(ProofError::NotABit { proof }) => {
-            (InvalidInput, format!("{proof}: the plaintext must be 0 or 1 to prove it"))
-        }
+        NativeError::Proof(ProofError::NotABit { proof }) => (
+            InvalidInput,
+            format!("{proof}: the plaintext must be 0 or 1 to prove it"),
+        ),
         NativeError::Proof(x) => (InvalidProof, x.to_string()),
         NativeError::ProofAt(i, x) => (InvalidProof, format!("item {i}: {x}")),
-        NativeError::GroupMismatch { expected, got } => {
-            (InvalidInput, format!("value of group {got} used with group {expected}"))
-        }
+        NativeError::GroupMismatch { expected, got } => (
+            InvalidInput,
+            format!("value of group {got} used with group {expected}"),
+        ),
         NativeError::SeedLength(n) => (InvalidInput, format!("a seed must be 32 bytes, got {n}")),
-        NativeError::LengthMismatch { what, left, right } => {
-            (InvalidInput, format!("{what}: lengths differ ({left} vs {right})"))
-        }
-        NativeError::NotModp(g) => (InvalidInput, format!("group {g} has no integer representation")),
+        NativeError::LengthMismatch { what, left, right } => (
+            InvalidInput,
+            format!("{what}: lengths differ ({left} vs {right})"),
+        ),
+        NativeError::NotModp(g) => (
+            InvalidInput,
+            format!("group {g} has no integer representation"),
+        ),
         NativeError::Value(msg) => (InvalidInput, (*msg).to_owned()),
     }
 }
@@ -103,15 +118,15 @@ impl From<NativeError> for PyErr {
             Kind::VerificationFailed => "VerificationFailed",
             Kind::DecryptionFailed => "DecryptionFailed",
         };
-        Python::with_gil(|py| {
-            match py.import("votum.errors").and_then(|m| m.getattr(name)) {
+        Python::with_gil(
+            |py| match py.import("votum.errors").and_then(|m| m.getattr(name)) {
                 Ok(cls) => match cls.call1((message.clone(),)) {
                     Ok(obj) => PyErr::from_value(obj),
                     Err(err) => err,
                 },
                 Err(_) => PyRuntimeError::new_err(format!("{name}: {message}")),
-            }
-        })
+            },
+        )
     }
 }
 

@@ -36,7 +36,9 @@ pub fn group_of(id: GroupId) -> AnyGroup {
 
 impl PyElement {
     pub fn wrap<G: Bridge>(g: &G, e: G::Element) -> Self {
-        Self { inner: Tagged::new(g, e) }
+        Self {
+            inner: Tagged::new(g, e),
+        }
     }
     pub fn get<G: Bridge>(&self, g: &G) -> NativeResult<&G::Element> {
         self.inner.get(g)
@@ -48,7 +50,9 @@ impl PyElement {
 
 impl PyScalar {
     pub fn wrap<G: Bridge>(g: &G, s: G::Scalar) -> Self {
-        Self { inner: Tagged::new(g, s) }
+        Self {
+            inner: Tagged::new(g, s),
+        }
     }
     pub fn get<G: Bridge>(&self, g: &G) -> NativeResult<&G::Scalar> {
         self.inner.get(g)
@@ -76,7 +80,9 @@ fn hash_bytes(b: &[u8]) -> u64 {
 impl PyGroup {
     #[new]
     pub fn new(name: &str) -> PyResult<Self> {
-        Ok(Self { inner: group_of(GroupId::from_name(name).map_err(NativeError::from)?) })
+        Ok(Self {
+            inner: group_of(GroupId::from_name(name).map_err(NativeError::from)?),
+        })
     }
 
     /// Names of every supported group.
@@ -135,7 +141,10 @@ impl PyGroup {
     fn element_from_int(&self, value: &Bound<'_, PyAny>) -> PyResult<PyElement> {
         let x = py_to_int(value)?;
         match &self.inner {
-            AnyGroup::Modp(g) => Ok(PyElement::wrap(g, g.element(&x).map_err(NativeError::from)?)),
+            AnyGroup::Modp(g) => Ok(PyElement::wrap(
+                g,
+                g.element(&x).map_err(NativeError::from)?,
+            )),
             AnyGroup::Ristretto(g) => Err(NativeError::NotModp(g.id()).into()),
         }
     }
@@ -169,7 +178,11 @@ impl PyGroup {
     }
 
     /// `[g^s for s in scalars]`, in parallel without the GIL.
-    fn pow_generator_many(&self, py: Python<'_>, scalars: Vec<PyRef<'_, PyScalar>>) -> PyResult<Vec<PyElement>> {
+    fn pow_generator_many(
+        &self,
+        py: Python<'_>,
+        scalars: Vec<PyRef<'_, PyScalar>>,
+    ) -> PyResult<Vec<PyElement>> {
         use rayon::prelude::*;
         with_group!(&self.inner, g => {
             let s = crate::group::scalars(g, &scalars)?;
@@ -187,7 +200,12 @@ impl PyGroup {
     ) -> PyResult<Vec<PyElement>> {
         use rayon::prelude::*;
         if bases.len() != scalars.len() {
-            return Err(NativeError::LengthMismatch { what: "pow_many", left: bases.len(), right: scalars.len() }.into());
+            return Err(NativeError::LengthMismatch {
+                what: "pow_many",
+                left: bases.len(),
+                right: scalars.len(),
+            }
+            .into());
         }
         with_group!(&self.inner, g => {
             let b = elements(g, &bases)?;
@@ -222,7 +240,10 @@ impl PyGroup {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.downcast::<PyGroup>().map(|o| o.get().inner.id() == self.inner.id()).unwrap_or(false)
+        other
+            .downcast::<PyGroup>()
+            .map(|o| o.get().inner.id() == self.inner.id())
+            .unwrap_or(false)
     }
 
     fn __hash__(&self) -> u64 {
@@ -243,7 +264,9 @@ impl PyGroup {
 impl PyElement {
     #[getter]
     fn group(&self) -> PyGroup {
-        PyGroup { inner: group_of(self.inner.group) }
+        PyGroup {
+            inner: group_of(self.inner.group),
+        }
     }
 
     /// Canonical fixed-width encoding.
@@ -272,7 +295,12 @@ impl PyElement {
         with_group!(&group_of(self.inner.group), g => Ok(PyElement::wrap(g, g.div(self.get(g)?, other.get(g)?))))
     }
 
-    fn __pow__(&self, py: Python<'_>, exponent: &PyScalar, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<PyElement> {
+    fn __pow__(
+        &self,
+        py: Python<'_>,
+        exponent: &PyScalar,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyElement> {
         if modulo.is_some_and(|m| !m.is_none()) {
             return Err(NativeError::Value("three-argument pow is not supported").into());
         }
@@ -287,10 +315,13 @@ impl PyElement {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.downcast::<PyElement>().map(|o| {
-            let o = o.get();
-            o.inner.group == self.inner.group && o.inner.value == self.inner.value
-        }).unwrap_or(false)
+        other
+            .downcast::<PyElement>()
+            .map(|o| {
+                let o = o.get();
+                o.inner.group == self.inner.group && o.inner.value == self.inner.value
+            })
+            .unwrap_or(false)
     }
 
     fn __hash__(&self) -> u64 {
@@ -305,7 +336,12 @@ impl PyElement {
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let restore = py.import("votum._native")?.getattr("_restore_element")?;
-        (restore, (self.inner.group.name(), PyBytes::new(py, &self.bytes()))).into_pyobject(py).map(|t| t.into_any())
+        (
+            restore,
+            (self.inner.group.name(), PyBytes::new(py, &self.bytes())),
+        )
+            .into_pyobject(py)
+            .map(|t| t.into_any())
     }
 }
 
@@ -313,7 +349,9 @@ impl PyElement {
 impl PyScalar {
     #[getter]
     fn group(&self) -> PyGroup {
-        PyGroup { inner: group_of(self.inner.group) }
+        PyGroup {
+            inner: group_of(self.inner.group),
+        }
     }
 
     /// Canonical fixed-width encoding (big-endian for modp groups, little-endian for ristretto255).
@@ -351,10 +389,13 @@ impl PyScalar {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.downcast::<PyScalar>().map(|o| {
-            let o = o.get();
-            o.inner.group == self.inner.group && o.inner.value == self.inner.value
-        }).unwrap_or(false)
+        other
+            .downcast::<PyScalar>()
+            .map(|o| {
+                let o = o.get();
+                o.inner.group == self.inner.group && o.inner.value == self.inner.value
+            })
+            .unwrap_or(false)
     }
 
     fn __hash__(&self) -> u64 {
@@ -367,7 +408,12 @@ impl PyScalar {
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let restore = py.import("votum._native")?.getattr("_restore_scalar")?;
-        (restore, (self.inner.group.name(), PyBytes::new(py, &self.bytes()))).into_pyobject(py).map(|t| t.into_any())
+        (
+            restore,
+            (self.inner.group.name(), PyBytes::new(py, &self.bytes())),
+        )
+            .into_pyobject(py)
+            .map(|t| t.into_any())
     }
 }
 

@@ -2,7 +2,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyInt, PyList, PyString, PyTuple};
 use votum_group::{Group, ModpGroup};
 use votum_hash::eg::{self, EgHashItem};
-use votum_proofs::batch::{encrypt_bits_with_proofs as encrypt_bits, verify_bits as verify_bits_core, ProvenBit};
+use votum_proofs::batch::{
+    encrypt_bits_with_proofs as encrypt_bits, verify_bits as verify_bits_core, ProvenBit,
+};
 use votum_proofs::{ChaumPedersenProof, NativeOracle, SchnorrProof, Statement};
 
 use crate::convert::{int_to_py, py_to_int, release, rng_from, split_fixed};
@@ -35,7 +37,9 @@ pub struct PyProvenBit {
 
 impl PySchnorrProof {
     pub fn wrap<G: Bridge>(g: &G, p: SchnorrProof<G>) -> Self {
-        Self { inner: Tagged::new(g, p) }
+        Self {
+            inner: Tagged::new(g, p),
+        }
     }
 }
 
@@ -114,7 +118,12 @@ fn cp_statement<'a, G: Bridge>(
     g2: &'a PyElement,
     b: &'a PyElement,
 ) -> NativeResult<Statement<'a, G>> {
-    Ok(Statement { g1: g1.get(g)?, a: a.get(g)?, g2: g2.get(g)?, b: b.get(g)? })
+    Ok(Statement {
+        g1: g1.get(g)?,
+        a: a.get(g)?,
+        g2: g2.get(g)?,
+        b: b.get(g)?,
+    })
 }
 
 #[pymethods]
@@ -143,7 +152,15 @@ impl PyChaumPedersenProof {
     }
 
     /// Raises InvalidProof unless log_{g1} A = log_{g2} B is proven under `context`.
-    fn verify(&self, py: Python<'_>, g1: &PyElement, a: &PyElement, g2: &PyElement, b: &PyElement, context: &[u8]) -> PyResult<()> {
+    fn verify(
+        &self,
+        py: Python<'_>,
+        g1: &PyElement,
+        a: &PyElement,
+        g2: &PyElement,
+        b: &PyElement,
+        context: &[u8],
+    ) -> PyResult<()> {
         let oracle = NativeOracle::new(context);
         with_group!(&group_of(self.inner.group), g => {
             let st = cp_statement(g, g1, a, g2, b)?;
@@ -236,7 +253,12 @@ pub fn encrypt_bits_with_proofs(
 
 /// Verifies every bit proof in parallel; raises InvalidProof naming the first bad index.
 #[pyfunction]
-pub fn verify_bits(py: Python<'_>, public_key: &PyElement, items: Vec<PyRef<'_, PyProvenBit>>, context: &[u8]) -> PyResult<()> {
+pub fn verify_bits(
+    py: Python<'_>,
+    public_key: &PyElement,
+    items: Vec<PyRef<'_, PyProvenBit>>,
+    context: &[u8],
+) -> PyResult<()> {
     let oracle = NativeOracle::new(context);
     with_group!(&group_of(public_key.inner.group), g => {
         let k = public_key.get(g)?;
@@ -271,10 +293,16 @@ fn eg_item(obj: &Bound<'_, PyAny>) -> PyResult<EgHashItem> {
         return with_group!(&group_of(s.get().inner.group), g => Ok(EgHashItem::Num(g.scalar_to_integer(s.get().get(g)?))));
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        let items = obj.try_iter()?.map(|x| eg_item(&x?)).collect::<PyResult<Vec<_>>>()?;
+        let items = obj
+            .try_iter()?
+            .map(|x| eg_item(&x?))
+            .collect::<PyResult<Vec<_>>>()?;
         return Ok(EgHashItem::List(items));
     }
-    Err(NativeError::Value("hash_elems takes Element, Scalar, str, int, bool, None or lists of them").into())
+    Err(NativeError::Value(
+        "hash_elems takes Element, Scalar, str, int, bool, None or lists of them",
+    )
+    .into())
 }
 
 /// ElectionGuard 1.0 `hash_elems(*items)` mod q, as electionguard 1.4.0 computes it.
@@ -282,7 +310,10 @@ fn eg_item(obj: &Bound<'_, PyAny>) -> PyResult<EgHashItem> {
 #[pyfunction]
 #[pyo3(signature = (*items))]
 pub fn eg_hash_elems(items: &Bound<'_, PyTuple>) -> PyResult<PyScalar> {
-    let parsed = items.iter().map(|x| eg_item(&x)).collect::<PyResult<Vec<_>>>()?;
+    let parsed = items
+        .iter()
+        .map(|x| eg_item(&x))
+        .collect::<PyResult<Vec<_>>>()?;
     let g = ModpGroup::eg_4096();
     let h = eg::hash_elems(&parsed, g.order());
     Ok(PyScalar::wrap(&g, g.scalar_from_integer(&h)))

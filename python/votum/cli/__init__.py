@@ -6,7 +6,9 @@ import typer
 
 from votum.cli.demo import demo
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="votum: verifiable elections at national scale.")
+app = typer.Typer(
+    no_args_is_help=True, add_completion=False, help="votum: verifiable elections at national scale."
+)
 app.command(name="demo")(demo)
 
 

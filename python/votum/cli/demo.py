@@ -9,7 +9,14 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from votum.demo import DemoConfig, DemoResult, run_demo
@@ -18,9 +25,8 @@ from votum.errors import VotumError
 
 def _table(result: DemoResult) -> Table:
     cfg = result.config
-    table = Table(
-        title=f"votum demo · {cfg.group} · {cfg.votes:,} votes · {cfg.guardians} guardians, quorum {cfg.quorum}"
-    )
+    title = f"votum demo · {cfg.group} · {cfg.votes:,} votes · {cfg.guardians} guardians, quorum {cfg.quorum}"
+    table = Table(title=title)
     table.add_column("step")
     table.add_column("items", justify="right")
     table.add_column("total ms", justify="right")
@@ -38,17 +44,23 @@ def demo(
     quorum: Annotated[int, typer.Option(help="Guardians needed to decrypt.")] = 3,
     group: Annotated[str, typer.Option(help="eg-4096, modp-2048, modp-3072 or ristretto255.")] = "eg-4096",
     seed: Annotated[int, typer.Option(help="Seed for a reproducible run.")] = 2026,
-    json_out: Annotated[bool, typer.Option("--json", help="Print a machine-readable report instead.")] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print a machine-readable report instead.")
+    ] = False,
 ) -> None:
     """Key ceremony, encrypted votes with proofs, homomorphic tally, threshold decryption."""
     console = Console(stderr=json_out)
     config = DemoConfig(votes=votes, guardians=guardians, quorum=quorum, group=group, seed=seed)
     try:
         with Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=console, transient=True,
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
         ) as progress:
-            tasks: dict[str, int] = {}
+            tasks: dict[str, TaskID] = {}
 
             def hook(name: str, done: int, total: int) -> None:
                 if name not in tasks:
