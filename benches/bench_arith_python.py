@@ -1,0 +1,115 @@
+"""`make bench-arith`, Python half: gmpy2 and Python's pow against votum, and the 10,000-item batch
+called from Python with one and with two threads, compared with the Rust loop measured by
+`bench-arith` (bench-results/arith-rust.json). Prints a Markdown table for BENCHMARKS.md."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import gmpy2
+import votum
+
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def per_op_us(fn, ops: int, runs: int = RUNS) -> tuple[float, float]:
+    samples = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t) * 1e6 / ops)
+    return min(samples), statistics.median(samples)
+
+
+def batch_child() -> None:
+    """Runs in a subprocess with RAYON_NUM_THREADS set: times 10,000 g^s from Python."""
+    group = votum.Group("eg-4096")
+    scalars = [group.random_scalar(hashlib.sha256(b"b%d" % i).digest()) for i in range(10_000)]
+    group.pow_generator_many(scalars[:10])  # build the generator's table outside the timing
+    mn, med = per_op_us(lambda: group.pow_generator_many(scalars), len(scalars), runs=min(RUNS, 3))
+    print(json.dumps({"min_us": mn, "median_us": med}))
+
+
+def batch(threads: int) -> dict[str, float]:
+    env = dict(os.environ, RAYON_NUM_THREADS=str(threads))
+    out = subprocess.run(
+        [sys.executable, __file__, "--batch-child"], env=env, check=True, capture_output=True, text=True
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    group = votum.Group("eg-4096")
+    p = group.p
+    scalars = [group.random_scalar(hashlib.sha256(b"s%d" % i).digest()) for i in range(100)]
+    bases = group.pow_generator_many(scalars)
+    ints_b = [b.to_int() for b in bases]
+    ints_e = [s.to_int() for s in scalars[::-1]]
+    gb = [gmpy2.mpz(x) for x in ints_b]
+    ge = [gmpy2.mpz(x) for x in ints_e]
+    gp = gmpy2.mpz(p)
+    rev = scalars[::-1]
+    rows: list[tuple[str, tuple[float, float]]] = [
+        (
+            "gmpy2.powmod",
+            per_op_us(lambda: [gmpy2.powmod(b, e, gp) for b, e in zip(gb, ge, strict=True)], 100),
+        ),
+        (
+            "Python pow(b, e, p)",
+            per_op_us(lambda: [pow(b, e, p) for b, e in zip(ints_b, ints_e, strict=True)], 100),
+        ),
+        (
+            "votum Element ** Scalar, one call each",
+            per_op_us(lambda: [b**s for b, s in zip(bases, rev, strict=True)], 100),
+        ),
+    ]
+    rust_path = ROOT / "bench-results" / "arith-rust.json"
+    rust = json.loads(rust_path.read_text())["results"] if rust_path.exists() else {}
+    one, two = batch(1), batch(2)
+    rows.append(
+        (
+            "votum pow_generator_many, 10,000 from Python, 1 thread, per item",
+            (one["min_us"], one["median_us"]),
+        )
+    )
+    rows.append(
+        (
+            "votum pow_generator_many, 10,000 from Python, 2 threads, per item",
+            (two["min_us"], two["median_us"]),
+        )
+    )
+    print("| operation (4096-bit p, 256-bit exponent) | min µs/op | median µs/op |\n|---|---|---|")
+    for name, (mn, med) in rows:
+        print(f"| {name} | {mn:.1f} | {med:.1f} |")
+    loop = rust.get("Rust loop: 10,000 g^s via pow_generator (1 thread), per item")
+    if loop:
+        print(
+            f"\nper-item overhead of the Python batch over the Rust loop (1 thread, min): "
+            f"{one['min_us'] - loop['min_us']:.2f} µs (median {one['median_us'] - loop['median_us']:.2f} µs)"
+        )
+    print(
+        f"speed-up of the batch with 2 threads over 1 (min): {one['min_us'] / two['min_us']:.2f}x "
+        f"(median {one['median_us'] / two['median_us']:.2f}x)"
+    )
+    raw = rust.get("raw GMP mpz_powm (rug pow_mod_ref)")
+    if raw:
+        g_min = rows[0][1][0]
+        ours = rust["votum Modulus::pow"]["min_us"]
+        print(
+            f"votum Modulus::pow / raw mpz_powm: {ours / raw['min_us']:.3f} (min); gmpy2 / raw: {g_min / raw['min_us']:.3f}"
+        )
+
+
+if __name__ == "__main__":
+    if "--batch-child" in sys.argv:
+        batch_child()
+    else:
+        main()
