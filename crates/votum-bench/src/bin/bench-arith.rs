@@ -146,6 +146,15 @@ fn main() {
             }
         }),
     );
+    let rbatch: Vec<Scalar> = (0..10_000).map(|_| r.random_scalar(&mut rng)).collect();
+    row(
+        "Rust loop: 10,000 ristretto255 g^s (1 thread), per item",
+        per_op_us(runs * 2, rbatch.len(), || {
+            for s in &rbatch {
+                black_box(r.pow_generator(s));
+            }
+        }),
+    );
     let n4 = 10_000;
     let mpts: Vec<RistrettoPoint> = (0..n4)
         .map(|i| pts[i % pts.len()] + pts[(i * 7) % pts.len()])
