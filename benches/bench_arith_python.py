@@ -78,32 +78,35 @@ def main() -> None:
     ]
     rust_path = ROOT / "bench-results" / "arith-rust.json"
     rust = json.loads(rust_path.read_text())["results"] if rust_path.exists() else {}
-    one, two = batch(1), batch(2)
-    rows.append(
-        (
-            "votum pow_generator_many, 10,000 from Python, 1 thread, per item",
-            (one["min_us"], one["median_us"]),
-        )
-    )
-    rows.append(
-        (
-            "votum pow_generator_many, 10,000 from Python, 2 threads, per item",
-            (two["min_us"], two["median_us"]),
-        )
-    )
-    print("| operation (4096-bit p, 256-bit exponent) | min µs/op | median µs/op |\n|---|---|---|")
-    for name, (mn, med) in rows:
-        print(f"| {name} | {mn:.1f} | {med:.1f} |")
-    loop = rust.get("Rust loop: 10,000 g^s via pow_generator (1 thread), per item")
-    if loop:
+    results = {
+        (name, threads): batch(name, threads) for name in ("eg-4096", "ristretto255") for threads in (1, 2)
+    }
+    for (name, threads), res in results.items():
+        label = f"votum pow_generator_many, 10,000 from Python, {name}, {threads} thread(s), per item"
+        rows.append((label, (res["min_us"], res["median_us"])))
+    print("| operation (4096-bit p, 256-bit exponent unless noted) | min µs/op | median µs/op |")
+    print("|---|---|---|")
+    for label, (mn, med) in rows:
+        print(f"| {label} | {mn:.1f} | {med:.1f} |")
+    print()
+    loops = {
+        "eg-4096": "Rust loop: 10,000 g^s via pow_generator (1 thread), per item",
+        "ristretto255": "Rust loop: 10,000 ristretto255 g^s (1 thread), per item",
+    }
+    for name, key in loops.items():
+        one, two = results[(name, 1)], results[(name, 2)]
+        loop = rust.get(key)
+        if loop:
+            d_min = one["min_us"] - loop["min_us"]
+            d_med = one["median_us"] - loop["median_us"]
+            print(
+                f"{name}: per-item overhead of the Python batch over the Rust loop (1 thread): "
+                f"{d_min:.2f} µs min, {d_med:.2f} µs median"
+            )
         print(
-            f"\nper-item overhead of the Python batch over the Rust loop (1 thread, min): "
-            f"{one['min_us'] - loop['min_us']:.2f} µs (median {one['median_us'] - loop['median_us']:.2f} µs)"
+            f"{name}: batch speed-up with 2 threads over 1: {one['min_us'] / two['min_us']:.2f}x min, "
+            f"{one['median_us'] / two['median_us']:.2f}x median"
         )
-    print(
-        f"speed-up of the batch with 2 threads over 1 (min): {one['min_us'] / two['min_us']:.2f}x "
-        f"(median {one['median_us'] / two['median_us']:.2f}x)"
-    )
     raw = rust.get("raw GMP mpz_powm (rug pow_mod_ref)")
     if raw:
         g_min = rows[0][1][0]

@@ -59,8 +59,12 @@ fi
 
 # --- the Rust core as votum._native ----------------------------------------------------------
 log "building votum._native (release; the first build compiles GMP, about two minutes)"
-VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --release -q 2>&1 \
-  | grep -v -E '^(📦|🔗|🐍|💻|🛠|⚠️  Warning: skip|📖)' >&2 || true
+mkdir -p target
+if ! VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --release >target/maturin.log 2>&1; then
+  cat target/maturin.log >&2
+  log "maturin develop failed (log above, also in target/maturin.log)"
+  exit 1
+fi
 # Check the result:
 .venv/bin/python -c 'import votum, votum._native as n; assert n.__version__' \
   || { log "votum._native did not build"; exit 1; }
