@@ -180,6 +180,18 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #[test]
+        fn table_pow_equals_plain_pow(base in 2u128.., exp in proptest::prelude::any::<u128>(), window in 1u32..10) {
+            // 2^127 - 1 is prime; exponents up to 128 bits, tables for 128 bits
+            let m = Modulus::new((Integer::from(1) << 127u32) - 1u32).unwrap();
+            let b = Integer::from(base);
+            let t = FixedBaseTable::with_window(&m, &b, 128, window).unwrap();
+            let e = Integer::from(exp);
+            proptest::prop_assert_eq!(t.pow(&e).unwrap(), m.pow(&b, &e).unwrap());
+        }
+    }
+
     #[test]
     fn default_window_fits_budget() {
         let p = (Integer::from(1) << 4096u32) - 1u32;

@@ -182,6 +182,20 @@ proptest! {
     }
 
     #[test]
+    fn reencryption_preserves_plaintext(m in 0u64..1000, seed in any::<u64>(), rounds in 1usize..5) {
+        let group = Ristretto255;
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let kp = KeyPair::generate(&group, &mut rng);
+        let mut c = Ciphertext::encrypt_exp(&group, &kp.public, m, &group.random_scalar(&mut rng));
+        for _ in 0..rounds {
+            let next = c.reencrypt(&group, &kp.public, &group.random_scalar(&mut rng));
+            prop_assert_ne!(&next, &c);
+            c = next;
+        }
+        prop_assert_eq!(DlogTable::new(&group, 1000).log(&c.decrypt(&group, &kp.secret)).unwrap(), m);
+    }
+
+    #[test]
     fn homomorphic_sum(ms in proptest::collection::vec(0u64..50, 1..12), seed in any::<u64>()) {
         let group = Ristretto255;
         let mut rng = ChaCha20Rng::seed_from_u64(seed);
