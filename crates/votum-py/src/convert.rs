@@ -71,3 +71,16 @@ pub fn split_fixed<'a>(bytes: &'a [u8], sizes: &[usize]) -> NativeResult<Vec<&'a
     }
     Ok(out)
 }
+
+/// `__reduce__` for values restored from canonical bytes by a module-level `_restore_*` function.
+pub fn reduce_from_bytes<'py>(
+    py: Python<'py>,
+    restore: &str,
+    group: votum_group::GroupId,
+    bytes: &[u8],
+) -> PyResult<Bound<'py, PyAny>> {
+    let restore = py.import("votum._native")?.getattr(restore)?;
+    (restore, (group.name(), PyBytes::new(py, bytes)))
+        .into_pyobject(py)
+        .map(|t| t.into_any())
+}

@@ -364,13 +364,12 @@ impl PyCiphertext {
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let restore = py.import("votum._native")?.getattr("_restore_ciphertext")?;
-        (
-            restore,
-            (self.inner.group.name(), PyBytes::new(py, &self.bytes())),
+        crate::convert::reduce_from_bytes(
+            py,
+            "_restore_ciphertext",
+            self.inner.group,
+            &self.bytes(),
         )
-            .into_pyobject(py)
-            .map(|t| t.into_any())
     }
 }
 

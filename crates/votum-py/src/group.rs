@@ -335,13 +335,7 @@ impl PyElement {
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let restore = py.import("votum._native")?.getattr("_restore_element")?;
-        (
-            restore,
-            (self.inner.group.name(), PyBytes::new(py, &self.bytes())),
-        )
-            .into_pyobject(py)
-            .map(|t| t.into_any())
+        crate::convert::reduce_from_bytes(py, "_restore_element", self.inner.group, &self.bytes())
     }
 }
 
@@ -407,13 +401,7 @@ impl PyScalar {
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let restore = py.import("votum._native")?.getattr("_restore_scalar")?;
-        (
-            restore,
-            (self.inner.group.name(), PyBytes::new(py, &self.bytes())),
-        )
-            .into_pyobject(py)
-            .map(|t| t.into_any())
+        crate::convert::reduce_from_bytes(py, "_restore_scalar", self.inner.group, &self.bytes())
     }
 }
 
