@@ -190,6 +190,49 @@ class ProvenBit:
     def verify(self, public_key: Element, context: bytes) -> None: ...
     def with_ciphertext(self, ciphertext: Ciphertext) -> ProvenBit: ...
 
+@final
+class Eg1Verifier:
+    def __new__(cls, extended_base_hash: Scalar, public_key: Element) -> Eg1Verifier: ...
+    def verify_selection(
+        self,
+        pad: Element,
+        data: Element,
+        zero_pad: Element,
+        zero_data: Element,
+        one_pad: Element,
+        one_data: Element,
+        zero_challenge: Scalar,
+        one_challenge: Scalar,
+        challenge: Scalar,
+        zero_response: Scalar,
+        one_response: Scalar,
+    ) -> None: ...
+    def verify_constant(
+        self,
+        pad: Element,
+        data: Element,
+        proof_pad: Element,
+        proof_data: Element,
+        challenge: Scalar,
+        response: Scalar,
+        constant: int,
+        expected: int,
+    ) -> None: ...
+    def verify_share(
+        self,
+        pad: Element,
+        data: Element,
+        key: Element,
+        share: Element,
+        proof_pad: Element,
+        proof_data: Element,
+        challenge: Scalar,
+        response: Scalar,
+    ) -> None: ...
+    def verify_schnorr(
+        self, public_key: Element, commitment: Element, challenge: Scalar, response: Scalar
+    ) -> None: ...
+
 def verify_share(commitments: Sequence[Element], x: int, share: Scalar) -> None: ...
 def public_share(commitments: Sequence[Element], x: int) -> Element: ...
 def lagrange_coefficient(group: Group, i: int, present: Sequence[int]) -> Scalar: ...

@@ -1,0 +1,173 @@
+"""Runs a whole election with the reference package, electionguard 1.4.0, and writes its record.
+
+Run with the peer's Python 3.10 (scripts/setup-peer.sh makes it), never with votum's interpreter:
+
+    .peer/bin/python tests/peer/eg14_election.py --out DIR [--ballots N] [--seed S] [--spoil-rate P]
+
+Writes DIR/election_record (the published record, electionguard's own layout and JSON) and
+DIR/election_private_data (plaintext ballots and the ciphertext ballots with nonces, for tests only),
+plus DIR/summary.json (expected counts, which ballots were spoiled, which guardians were missing).
+5 guardians, quorum 3; guardians 4 and 5 are missing at decryption and are compensated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+from electionguard.ballot import (
+    BallotBoxState,
+    PlaintextBallot,
+    PlaintextBallotContest,
+    PlaintextBallotSelection,
+)
+from electionguard.ballot_box import BallotBox, get_ballots
+from electionguard.constants import get_constants
+from electionguard.data_store import DataStore
+from electionguard.decryption_mediator import DecryptionMediator
+from electionguard.election_polynomial import LagrangeCoefficientsRecord
+from electionguard.encrypt import EncryptionDevice, EncryptionMediator
+from electionguard.key_ceremony import CeremonyDetails
+from electionguard.key_ceremony_mediator import KeyCeremonyMediator
+from electionguard.manifest import Manifest
+from electionguard.serialize import from_file
+from electionguard.tally import tally_ballots
+from electionguard.utils import get_optional
+from electionguard_tools.helpers.election_builder import ElectionBuilder
+from electionguard_tools.helpers.export import export_private_data, export_record
+from electionguard_tools.helpers.key_ceremony_orchestrator import KeyCeremonyOrchestrator
+from electionguard_tools.helpers.tally_ceremony_orchestrator import TallyCeremonyOrchestrator
+
+GUARDIANS, QUORUM = 5, 3
+HERE = Path(__file__).resolve().parent
+
+
+def quiet_logs() -> None:
+    """Silences the library: it formats values and inspects the stack for every log call, before any
+    level filter. Its modules import the log functions by name, so each loaded module is patched."""
+    import sys
+
+    def silent(*args: object, **kwargs: object) -> None:
+        return None
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("electionguard") and module is not None:
+            for fn in ("log_debug", "log_info", "log_warning"):
+                if hasattr(module, fn):
+                    setattr(module, fn, silent)
+
+
+def plaintext_ballots(manifest: Manifest, count: int, rng: random.Random) -> list[PlaintextBallot]:
+    ballots = []
+    for i in range(count):
+        contests = []
+        for contest in manifest.contests:
+            ids = [s.object_id for s in contest.ballot_selections]
+            # vote for up to votes_allowed selections; sometimes undervote
+            k = rng.randint(0, contest.votes_allowed) if rng.random() < 0.2 else contest.votes_allowed
+            chosen = set(rng.sample(ids, k))
+            contests.append(
+                PlaintextBallotContest(
+                    contest.object_id,
+                    [PlaintextBallotSelection(sid, 1 if sid in chosen else 0, False) for sid in ids],
+                )
+            )
+        ballots.append(PlaintextBallot(f"ballot-{i:05d}", manifest.ballot_styles[0].object_id, contests))
+    return ballots
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--ballots", type=int, default=12)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--spoil-rate", type=float, default=0.25)
+    parser.add_argument("--manifest", type=Path, default=HERE / "manifest-three-contests.json")
+    args = parser.parse_args()
+    quiet_logs()
+    rng = random.Random(args.seed)
+
+    manifest = from_file(Manifest, str(args.manifest))
+    builder = ElectionBuilder(GUARDIANS, QUORUM, manifest)
+    details = CeremonyDetails(GUARDIANS, QUORUM)
+    guardians = KeyCeremonyOrchestrator.create_guardians(details)
+    key_mediator = KeyCeremonyMediator("key-ceremony-mediator", details)
+    KeyCeremonyOrchestrator.perform_full_ceremony(guardians, key_mediator)
+    joint_key = get_optional(key_mediator.publish_joint_key())
+    builder.set_public_key(joint_key.joint_public_key)
+    builder.set_commitment_hash(joint_key.commitment_hash)
+    internal_manifest, context = get_optional(builder.build())
+
+    device = EncryptionDevice(91001, 7, 1234, "polling-place-1")
+    encrypter = EncryptionMediator(internal_manifest, context, device)
+    plain = plaintext_ballots(manifest, args.ballots, rng)
+    encrypted = [get_optional(encrypter.encrypt(b)) for b in plain]
+
+    store: DataStore = DataStore()
+    box = BallotBox(internal_manifest, context, store)
+    spoiled_ids = []
+    submitted = []
+    for ballot in encrypted:
+        if rng.random() < args.spoil_rate:
+            submitted.append(get_optional(box.spoil(ballot)))
+            spoiled_ids.append(ballot.object_id)
+        else:
+            submitted.append(get_optional(box.cast(ballot)))
+
+    ciphertext_tally = get_optional(tally_ballots(store, internal_manifest, context))
+    spoiled = list(get_ballots(store, BallotBoxState.SPOILED).values())
+    decrypter = DecryptionMediator("decryption-mediator", context)
+    present = guardians[:QUORUM]
+    TallyCeremonyOrchestrator.perform_compensated_decryption_setup(
+        present, [g.share_key() for g in guardians], decrypter, context, ciphertext_tally, spoiled
+    )
+    plaintext_tally = get_optional(decrypter.get_plaintext_tally(ciphertext_tally, manifest))
+    spoiled_tallies = list(get_optional(decrypter.get_plaintext_ballots(spoiled, manifest)).values())
+
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    export_record(
+        manifest,
+        context,
+        get_constants(),
+        [device],
+        submitted,
+        spoiled_tallies,
+        ciphertext_tally.publish(),
+        plaintext_tally,
+        [g.publish() for g in guardians],
+        LagrangeCoefficientsRecord(decrypter.get_lagrange_coefficients()),
+        str(out / "election_record"),
+    )
+    export_private_data(plain, encrypted, [], str(out / "election_private_data"))
+
+    cast = [b for b in plain if b.object_id not in spoiled_ids]
+    counts: dict[str, int] = {}
+    for ballot in cast:
+        for contest in ballot.contests:
+            for sel in contest.ballot_selections:
+                counts[sel.object_id] = counts.get(sel.object_id, 0) + sel.vote
+    published = {
+        sel_id: sel.tally
+        for contest in plaintext_tally.contests.values()
+        for sel_id, sel in contest.selections.items()
+    }
+    if published != counts:
+        raise SystemExit(f"reference tally {published} differs from plaintext counts {counts}")
+    summary = {
+        "ballots": args.ballots,
+        "seed": args.seed,
+        "spoiled": spoiled_ids,
+        "counts": counts,
+        "guardians": GUARDIANS,
+        "quorum": QUORUM,
+        "present": [g.id for g in present],
+        "missing": [g.id for g in guardians[QUORUM:]],
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
