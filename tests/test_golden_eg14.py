@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import pytest
 import votum
-from conftest import load_eg14
+from conftest import VECTORS, load_eg14
 from votum import Group, eg_from_hex, eg_hash_elems, eg_to_hex
 
 EG = Group("eg-4096")
@@ -111,3 +113,17 @@ def test_decryption_share_and_lagrange() -> None:
         combined = combined * el(s["share"])
     counts = load_eg14("plaintext_tally.counts.json")
     assert votum.DlogTable(EG, 1000).log(beta / combined) == counts["mayor-alice"] == tally["tally"]
+
+
+def test_manifest_hash_and_bad_manifests() -> None:
+    text = (VECTORS / "eg-1.4" / "manifest.json").read_text()
+    manifest = votum.EgManifest.from_json(text)
+    assert manifest.crypto_hash() == sc(load_eg14("context.json")["manifest_hash"])
+    assert manifest.contest_ids == ["mayor"]
+    assert votum.EgManifest.from_json(manifest.to_json()).crypto_hash() == manifest.crypto_hash()
+    with pytest.raises(votum.RecordFormatError):
+        votum.EgManifest.from_json("{not json")
+    data = json.loads(text)
+    data["contests"][0]["ballot_selections"][0]["candidate_id"] = "nobody"
+    with pytest.raises(votum.InvalidInput, match="unknown candidate"):
+        votum.EgManifest.from_json(json.dumps(data))

@@ -263,3 +263,16 @@ def test_tampering_is_caught(rec: Record) -> None:
             message.pad, message.data, wrong_key, el(share["share"]),
             el(p["pad"]), el(p["data"]), sc(p["challenge"]), sc(p["response"]),
         )  # fmt: skip
+
+
+def test_manifest_hashes_match_the_reference(rec: Record, record: Path) -> None:
+    manifest = votum.EgManifest.from_json((record / "election_record" / "manifest.json").read_text())
+    assert manifest.crypto_hash() == sc(rec.context["manifest_hash"])
+    contests, selections = manifest.contest_hashes(), manifest.selection_hashes()
+    for ballot in rec.ballots:
+        assert sc(ballot["manifest_hash"]) == manifest.crypto_hash()
+        for contest in ballot["contests"]:
+            assert sc(contest["description_hash"]) == contests[contest["object_id"]]
+            for sel in contest["ballot_selections"]:
+                if not sel["is_placeholder_selection"]:
+                    assert sc(sel["description_hash"]) == selections[sel["object_id"]]

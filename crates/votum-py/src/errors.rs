@@ -3,6 +3,7 @@
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use votum_arith::ArithError;
+use votum_eg::ManifestError;
 use votum_elgamal::ElGamalError;
 use votum_group::{GroupError, GroupId};
 use votum_hash::HashError;
@@ -16,6 +17,7 @@ pub enum NativeError {
     Hash(HashError),
     ElGamal(ElGamalError),
     Proof(ProofError),
+    Manifest(ManifestError),
     /// A proof in a batch failed: its index and why.
     ProofAt(usize, ProofError),
     GroupMismatch {
@@ -64,6 +66,7 @@ enum Kind {
     InvalidProof,
     VerificationFailed,
     DecryptionFailed,
+    RecordFormatError,
 }
 
 fn classify(e: &NativeError) -> (Kind, String) {
@@ -91,6 +94,15 @@ fn classify(e: &NativeError) -> (Kind, String) {
             format!("{proof}: the plaintext must be 0 or 1 to prove it"),
         ),
         NativeError::Proof(x) => (InvalidProof, x.to_string()),
+        NativeError::Manifest(x @ ManifestError::Json { .. }) => (RecordFormatError, x.to_string()),
+        NativeError::Manifest(
+            x @ (ManifestError::UnknownEnum { .. }
+            | ManifestError::BadDate { .. }
+            | ManifestError::DuplicateId { .. }
+            | ManifestError::UnknownReference { .. }
+            | ManifestError::BadContest { .. }
+            | ManifestError::Empty(_)),
+        ) => (InvalidInput, x.to_string()),
         NativeError::ProofAt(i, x) => (InvalidProof, format!("item {i}: {x}")),
         NativeError::GroupMismatch { expected, got } => (
             InvalidInput,
@@ -117,6 +129,7 @@ impl From<NativeError> for PyErr {
             Kind::InvalidProof => "InvalidProof",
             Kind::VerificationFailed => "VerificationFailed",
             Kind::DecryptionFailed => "DecryptionFailed",
+            Kind::RecordFormatError => "RecordFormatError",
         };
         Python::with_gil(
             |py| match py.import("votum.errors").and_then(|m| m.getattr(name)) {

@@ -10,6 +10,7 @@
 mod convert;
 mod dual;
 mod eg1;
+mod eg_manifest;
 mod elgamal;
 mod errors;
 mod group;
@@ -33,6 +34,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<proofs::PyChaumPedersenProof>()?;
     m.add_class::<proofs::PyProvenBit>()?;
     m.add_class::<eg1::PyEg1Verifier>()?;
+    m.add_class::<eg_manifest::PyEgManifest>()?;
     m.add_function(wrap_pyfunction!(group::_restore_element, m)?)?;
     m.add_function(wrap_pyfunction!(group::_restore_scalar, m)?)?;
     m.add_function(wrap_pyfunction!(elgamal::_restore_ciphertext, m)?)?;
