@@ -1,9 +1,12 @@
 //! The ElectionGuard 1.0 homomorphic election protocol, byte-compatible with electionguard 1.4.0.
 //!
 //! This crate grows with the homomorphic-election work. Today: the election manifest in the
-//! ElectionGuard 1.4 JSON layout, its validation, and its crypto hashes exactly as the reference
-//! computes them (spec/60-eg-manifest.md).
+//! ElectionGuard 1.4 JSON layout, its validation and crypto hashes (spec/60), and the encryption
+//! device, deterministic given a master nonce and byte-identical to the reference (spec/61).
 
+pub mod encrypt;
 pub mod manifest;
+pub mod nonces;
 
+pub use encrypt::{encrypt_ballot, EncryptError, EncryptionContext, PlaintextBallot};
 pub use manifest::{Manifest, ManifestError};

@@ -1,0 +1,429 @@
+//! The encryption device: plaintext ballots to ciphertext ballots with proofs, deterministic
+//! given the ballot's master nonce, exactly as electionguard 1.4.0 derives every value
+//! (spec/61-eg-encryption.md). All exponentiations use fixed-base tables of g and K.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Deserialize;
+use votum_arith::Integer;
+use votum_elgamal::{Ciphertext, PublicKey};
+use votum_group::{Group, ModElement, ModScalar, ModpGroup};
+use votum_hash::eg::{hash_elems, EgHashItem};
+use votum_proofs::{ConstantProof, DisjunctiveProof, Eg1Oracle, ProofError};
+
+use crate::manifest::{ContestDescription, Manifest, SelectionDescription};
+use crate::nonces::Nonces;
+
+/// Why a ballot could not be encrypted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EncryptError {
+    #[error("plaintext ballot JSON is malformed: {0}")]
+    Json(String),
+    #[error("unknown ballot style {0:?}")]
+    UnknownStyle(String),
+    #[error("contest {0:?} is not on ballot style {1:?}")]
+    ContestNotOnStyle(String, String),
+    #[error("contest {contest:?} has no selection {selection:?}")]
+    UnknownSelection { contest: String, selection: String },
+    #[error("selection {0:?}: a vote must be 0 or 1")]
+    NotABit(String),
+    #[error("contest {contest:?}: {votes} votes, at most {allowed} allowed")]
+    Overvote {
+        contest: String,
+        votes: u64,
+        allowed: u64,
+    },
+    #[error("contest {0:?} appears twice on the ballot")]
+    DuplicateContest(String),
+    #[error("a nonce derived to zero (probability 2^-256); use another master nonce")]
+    ZeroNonce,
+    #[error(transparent)]
+    Proof(#[from] ProofError),
+}
+
+/// One election's encryption parameters, with the fixed-base tables built once.
+pub struct EncryptionContext {
+    pub group: ModpGroup,
+    pub public_key: PublicKey<ModpGroup>,
+    pub extended_base_hash: Integer,
+    pub manifest_hash: Integer,
+    oracle: Eg1Oracle,
+}
+
+impl EncryptionContext {
+    pub fn new(
+        public_key: ModElement,
+        extended_base_hash: Integer,
+        manifest_hash: Integer,
+    ) -> Result<Self, EncryptError> {
+        let group = ModpGroup::eg_4096();
+        let public_key = PublicKey::with_table(&group, public_key).map_err(|_| {
+            EncryptError::Proof(ProofError::NotABit {
+                proof: "public key is the identity",
+            })
+        })?;
+        Ok(Self {
+            oracle: Eg1Oracle::new(extended_base_hash.clone()),
+            group,
+            public_key,
+            extended_base_hash,
+            manifest_hash,
+        })
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct EncryptedSelection {
+    pub object_id: String,
+    pub sequence_order: i64,
+    pub description_hash: Integer,
+    pub ciphertext: Ciphertext<ModpGroup>,
+    pub crypto_hash: Integer,
+    pub is_placeholder: bool,
+    pub nonce: ModScalar,
+    pub proof: DisjunctiveProof<ModpGroup>,
+}
+
+#[derive(Clone, Debug)]
+pub struct EncryptedContest {
+    pub object_id: String,
+    pub sequence_order: i64,
+    pub description_hash: Integer,
+    pub selections: Vec<EncryptedSelection>,
+    pub accumulation: Ciphertext<ModpGroup>,
+    pub crypto_hash: Integer,
+    pub nonce: ModScalar,
+    pub proof: ConstantProof<ModpGroup>,
+}
+
+#[derive(Clone, Debug)]
+pub struct EncryptedBallot {
+    pub object_id: String,
+    pub style_id: String,
+    pub manifest_hash: Integer,
+    pub code_seed: Integer,
+    pub contests: Vec<EncryptedContest>,
+    pub code: Integer,
+    pub timestamp: i64,
+    pub crypto_hash: Integer,
+    pub nonce: ModScalar,
+}
+
+/// A plaintext ballot in the ElectionGuard 1.4 JSON layout.
+#[derive(Clone, Debug, Deserialize)]
+pub struct PlaintextBallot {
+    pub object_id: String,
+    pub style_id: String,
+    pub contests: Vec<PlaintextContest>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct PlaintextContest {
+    pub object_id: String,
+    pub ballot_selections: Vec<PlaintextSelection>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct PlaintextSelection {
+    pub object_id: String,
+    pub vote: i64,
+    #[serde(default)]
+    pub is_placeholder_selection: bool,
+    #[serde(default)]
+    pub write_in: Option<String>,
+}
+
+impl PlaintextBallot {
+    pub fn from_json(text: &str) -> Result<Self, EncryptError> {
+        serde_json::from_str(text).map_err(|e| EncryptError::Json(e.to_string()))
+    }
+}
+
+fn q() -> Integer {
+    ModpGroup::eg_4096().order().clone()
+}
+
+fn h(items: &[EgHashItem]) -> Integer {
+    hash_elems(items, &q())
+}
+
+fn num(x: &Integer) -> EgHashItem {
+    EgHashItem::Num(x.clone())
+}
+
+fn scalar(g: &ModpGroup, x: &Integer) -> ModScalar {
+    g.scalar_from_integer(x)
+}
+
+/// Placeholder selections of a contest: `number_elected` of them, after the highest sequence order.
+pub fn placeholders(contest: &ContestDescription) -> Vec<SelectionDescription> {
+    let max = contest
+        .ballot_selections
+        .iter()
+        .map(|s| s.sequence_order)
+        .max()
+        .unwrap_or(-1);
+    (0..contest.number_elected)
+        .map(|i| {
+            let order = max + 1 + i;
+            let id = format!("{}-{order}", contest.object_id);
+            SelectionDescription {
+                object_id: format!("{id}-placeholder"),
+                sequence_order: order,
+                candidate_id: format!("{id}-candidate"),
+            }
+        })
+        .collect()
+}
+
+/// Contests of a ballot style: those whose district is one of the style's units, in manifest order.
+pub fn contests_for_style<'a>(
+    manifest: &'a Manifest,
+    style_id: &str,
+) -> Result<Vec<&'a ContestDescription>, EncryptError> {
+    let style = manifest
+        .ballot_styles
+        .iter()
+        .find(|s| s.object_id == style_id)
+        .ok_or_else(|| EncryptError::UnknownStyle(style_id.to_owned()))?;
+    let units: HashSet<&str> = style
+        .geopolitical_unit_ids
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    Ok(manifest
+        .contests
+        .iter()
+        .filter(|c| units.contains(c.electoral_district_id.as_str()))
+        .collect())
+}
+
+fn encrypt_selection(
+    ctx: &EncryptionContext,
+    desc: &SelectionDescription,
+    vote: u64,
+    nonce_seed: &Integer,
+    is_placeholder: bool,
+) -> Result<EncryptedSelection, EncryptError> {
+    let g = &ctx.group;
+    let description_hash = desc.crypto_hash();
+    let sequence = Nonces::new(&description_hash, &[num(nonce_seed)]);
+    let nonce = scalar(g, &sequence.get(desc.sequence_order as u64));
+    if nonce == g.scalar_from_u64(0) {
+        return Err(EncryptError::ZeroNonce);
+    }
+    let proof_seed = sequence.get(0);
+    let ciphertext = Ciphertext::encrypt_exp(g, &ctx.public_key, vote, &nonce);
+    let proof_nonces = Nonces::new(
+        &proof_seed,
+        &[EgHashItem::Str("disjoint-chaum-pedersen-proof".to_owned())],
+    );
+    let (n0, n1, n2) = (
+        scalar(g, &proof_nonces.get(0)),
+        scalar(g, &proof_nonces.get(1)),
+        scalar(g, &proof_nonces.get(2)),
+    );
+    // electionguard draws (c1, v, u0) for 0 and (w, v, u1) for 1 with c0 = -w; the simulated
+    // response is v + c_sim·r.
+    let c_sim = if vote == 0 { n0 } else { g.scalar_neg(&n0) };
+    let v_sim = g.scalar_add(&n1, &g.scalar_mul(&c_sim, &nonce));
+    let proof = DisjunctiveProof::prove_with_nonces(
+        g,
+        &ctx.oracle,
+        &ctx.public_key,
+        &ciphertext,
+        vote,
+        &nonce,
+        [&c_sim, &v_sim, &n2],
+    )?;
+    let crypto_hash = h(&[
+        EgHashItem::Str(desc.object_id.clone()),
+        num(&description_hash),
+        num(&h(&[
+            num(ciphertext.pad.value()),
+            num(ciphertext.data.value()),
+        ])),
+    ]);
+    Ok(EncryptedSelection {
+        object_id: desc.object_id.clone(),
+        sequence_order: desc.sequence_order,
+        description_hash,
+        ciphertext,
+        crypto_hash,
+        is_placeholder,
+        nonce,
+        proof,
+    })
+}
+
+fn encrypt_contest(
+    ctx: &EncryptionContext,
+    desc: &ContestDescription,
+    votes: &HashMap<&str, u64>,
+    ballot_nonce_seed: &Integer,
+) -> Result<EncryptedContest, EncryptError> {
+    let g = &ctx.group;
+    let description_hash = desc.crypto_hash();
+    let sequence = Nonces::new(&description_hash, &[num(ballot_nonce_seed)]);
+    let contest_nonce = sequence.get(desc.sequence_order as u64);
+    let proof_seed = sequence.get(0);
+    let mut selections = Vec::new();
+    let mut count = 0u64;
+    for s in &desc.ballot_selections {
+        let vote = votes.get(s.object_id.as_str()).copied().unwrap_or(0);
+        count += vote;
+        selections.push(encrypt_selection(ctx, s, vote, &contest_nonce, false)?);
+    }
+    for p in placeholders(desc) {
+        let vote = u64::from(count < desc.number_elected as u64);
+        count += vote;
+        selections.push(encrypt_selection(ctx, &p, vote, &contest_nonce, true)?);
+    }
+    let accumulation = selections
+        .iter()
+        .fold(Ciphertext::zero(g), |acc, s| acc.add(g, &s.ciphertext));
+    let aggregate_nonce = selections
+        .iter()
+        .fold(g.scalar_from_u64(0), |acc, s| g.scalar_add(&acc, &s.nonce));
+    let u = scalar(
+        g,
+        &Nonces::new(
+            &proof_seed,
+            &[EgHashItem::Str("constant-chaum-pedersen-proof".to_owned())],
+        )
+        .get(0),
+    );
+    let proof = ConstantProof::prove_with_nonce(
+        g,
+        &ctx.oracle,
+        &ctx.public_key,
+        &accumulation,
+        desc.number_elected as u64,
+        &aggregate_nonce,
+        &u,
+    );
+    let mut items = vec![
+        EgHashItem::Str(desc.object_id.clone()),
+        num(&description_hash),
+    ];
+    let mut sorted: Vec<&EncryptedSelection> = selections.iter().collect();
+    sorted.sort_by_key(|s| s.sequence_order);
+    items.extend(sorted.iter().map(|s| num(&s.crypto_hash)));
+    Ok(EncryptedContest {
+        object_id: desc.object_id.clone(),
+        sequence_order: desc.sequence_order,
+        description_hash,
+        crypto_hash: h(&items),
+        selections,
+        accumulation,
+        nonce: scalar(g, &contest_nonce),
+        proof,
+    })
+}
+
+/// Checks a plaintext contest against its description: known selections, bits, no overvote.
+fn contest_votes<'a>(
+    desc: &ContestDescription,
+    contest: &'a PlaintextContest,
+) -> Result<HashMap<&'a str, u64>, EncryptError> {
+    let mut votes = HashMap::new();
+    let mut total = 0u64;
+    for s in &contest.ballot_selections {
+        if !desc
+            .ballot_selections
+            .iter()
+            .any(|d| d.object_id == s.object_id)
+        {
+            return Err(EncryptError::UnknownSelection {
+                contest: desc.object_id.clone(),
+                selection: s.object_id.clone(),
+            });
+        }
+        let vote = match s.vote {
+            0 => 0,
+            1 => 1,
+            _ => return Err(EncryptError::NotABit(s.object_id.clone())),
+        };
+        total += vote;
+        votes.insert(s.object_id.as_str(), vote);
+    }
+    if total > desc.votes_allowed as u64 {
+        return Err(EncryptError::Overvote {
+            contest: desc.object_id.clone(),
+            votes: total,
+            allowed: desc.votes_allowed as u64,
+        });
+    }
+    Ok(votes)
+}
+
+/// Encrypts a ballot. Every contest of the ballot's style is encrypted (missing contests as all
+/// zeros); `master_nonce` determines every nonce; the ballot code chains from `code_seed`.
+pub fn encrypt_ballot(
+    ctx: &EncryptionContext,
+    manifest: &Manifest,
+    ballot: &PlaintextBallot,
+    master_nonce: &ModScalar,
+    code_seed: &Integer,
+    timestamp: i64,
+) -> Result<EncryptedBallot, EncryptError> {
+    let style_contests = contests_for_style(manifest, &ballot.style_id)?;
+    let mut seen = HashSet::new();
+    for c in &ballot.contests {
+        if !seen.insert(c.object_id.as_str()) {
+            return Err(EncryptError::DuplicateContest(c.object_id.clone()));
+        }
+        if !style_contests.iter().any(|d| d.object_id == c.object_id) {
+            return Err(EncryptError::ContestNotOnStyle(
+                c.object_id.clone(),
+                ballot.style_id.clone(),
+            ));
+        }
+    }
+    let nonce_seed = h(&[
+        num(&ctx.manifest_hash),
+        EgHashItem::Str(ballot.object_id.clone()),
+        num(master_nonce.value()),
+    ]);
+    let empty = PlaintextContest {
+        object_id: String::new(),
+        ballot_selections: Vec::new(),
+    };
+    let contests = style_contests
+        .iter()
+        .map(|desc| {
+            let plain = ballot
+                .contests
+                .iter()
+                .find(|c| c.object_id == desc.object_id)
+                .unwrap_or(&empty);
+            let votes = contest_votes(desc, plain)?;
+            encrypt_contest(ctx, desc, &votes, &nonce_seed)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut items = vec![
+        EgHashItem::Str(ballot.object_id.clone()),
+        num(&ctx.manifest_hash),
+    ];
+    let mut sorted: Vec<&EncryptedContest> = contests.iter().collect();
+    sorted.sort_by_key(|c| c.sequence_order);
+    items.extend(sorted.iter().map(|c| num(&c.crypto_hash)));
+    let crypto_hash = h(&items);
+    let code = h(&[
+        num(code_seed),
+        EgHashItem::Int(timestamp),
+        num(&crypto_hash),
+    ]);
+    Ok(EncryptedBallot {
+        object_id: ballot.object_id.clone(),
+        style_id: ballot.style_id.clone(),
+        manifest_hash: ctx.manifest_hash.clone(),
+        code_seed: code_seed.clone(),
+        contests,
+        code,
+        timestamp,
+        crypto_hash,
+        nonce: master_nonce.clone(),
+    })
+}
