@@ -276,3 +276,79 @@ def test_manifest_hashes_match_the_reference(rec: Record, record: Path) -> None:
             for sel in contest["ballot_selections"]:
                 if not sel["is_placeholder_selection"]:
                     assert sc(sel["description_hash"]) == selections[sel["object_id"]]
+
+
+def _device(rec: Record, record: Path) -> votum.EgEncryptionDevice:
+    manifest = votum.EgManifest.from_json((record / "election_record" / "manifest.json").read_text())
+    return votum.EgEncryptionDevice(
+        manifest, el(rec.context["elgamal_public_key"]), sc(rec.context["crypto_extended_base_hash"])
+    )
+
+
+def _judge(record: Path, ballots: Path) -> dict[str, Any]:
+    out = subprocess.run(
+        [str(_peer_python()), str(ROOT / "tests" / "peer" / "eg14_check_ballots.py"),
+         "--record", str(record / "election_record"), "--ballots", str(ballots)],
+        check=True, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_votum_reproduces_reference_ballots(rec: Record, record: Path) -> None:
+    device = _device(rec, record)
+    private = record / "election_private_data"
+    for path in sorted((private / "ciphertext_ballots").glob("*.json")):
+        reference = load(path)
+        plaintext = (
+            private / "plaintext_ballots" / path.name.replace("ciphertext_", "plaintext_")
+        ).read_text()
+        ours, code = device.encrypt(
+            plaintext, sc(reference["code_seed"]), reference["timestamp"], master_nonce=sc(reference["nonce"])
+        )
+        mine = json.loads(ours)
+        for c in mine["contests"] + reference["contests"]:
+            c["extended_data"] = None  # not produced yet; outside every hash
+        assert mine == reference
+        assert code == sc(reference["code"])
+
+
+def test_reference_accepts_votum_ballots(rec: Record, record: Path, tmp_path: Path) -> None:
+    device = _device(rec, record)
+    private = record / "election_private_data"
+    code = sc(rec.context["crypto_extended_base_hash"])  # any seed starts the device's chain
+    written = []
+    for i, path in enumerate(sorted((private / "plaintext_ballots").glob("*.json"))):
+        form = "spoiled" if i == 3 else ("cast" if i % 2 else "private")
+        ballot, code = device.encrypt(path.read_text(), code, 1_800_000_000 + i, form=form)
+        out = tmp_path / f"votum_{i}.json"
+        out.write_text(ballot)
+        written.append(out.name)
+    # a negative control: one response changed
+    tampered = json.loads((tmp_path / written[0]).read_text())
+    proof = tampered["contests"][0]["ballot_selections"][0]["proof"]
+    proof["proof_zero_response"] = votum.eg_to_hex((eg_from_hex(proof["proof_zero_response"]) + 1) % EG.order)
+    (tmp_path / "tampered.json").write_text(json.dumps(tampered))
+    verdicts = _judge(record, tmp_path)
+    for name in written:
+        assert verdicts[name] == {
+            "loaded": True, "valid_for_election": True, "valid_encryption": True, "error": None
+        }, name  # fmt: skip
+    assert verdicts["tampered.json"]["loaded"]
+    assert not verdicts["tampered.json"]["valid_encryption"]
+
+
+def test_encryption_device_refuses_bad_ballots(rec: Record, record: Path) -> None:
+    device = _device(rec, record)
+    seed = EG.scalar(1)
+    overvote = {"object_id": "x", "style_id": "style-1", "contests": [
+        {"object_id": "mayor", "ballot_selections": [{"object_id": "mayor-alice", "vote": 1},
+                                                     {"object_id": "mayor-bob", "vote": 1}]}]}  # fmt: skip
+    with pytest.raises(votum.InvalidInput, match="at most 1 allowed"):
+        device.encrypt(json.dumps(overvote), seed, 0)
+    with pytest.raises(votum.InvalidInput, match="ballot style"):
+        device.encrypt(json.dumps({**overvote, "style_id": "nope", "contests": []}), seed, 0)
+    with pytest.raises(votum.RecordFormatError):
+        device.encrypt("{", seed, 0)
+    with pytest.raises(votum.InvalidInput, match="form"):
+        device.encrypt(json.dumps({**overvote, "contests": []}), seed, 0, form="mailed")

@@ -204,3 +204,35 @@ fn refuses_bad_plaintexts() {
         Err(EncryptError::Json(_))
     ));
 }
+
+#[test]
+fn writes_the_reference_json_layout() {
+    let (g, ctx, manifest, reference) = setup();
+    let plain = plaintext_of(&g, &ctx, &reference);
+    let master = g.scalar(&hex(&reference["nonce"])).unwrap();
+    let ours = encrypt_ballot(
+        &ctx,
+        &manifest,
+        &plain,
+        &master,
+        &hex(&reference["code_seed"]),
+        reference["timestamp"].as_i64().unwrap(),
+    )
+    .unwrap();
+    let mut json = ours.to_eg14_json(votum_eg::encrypt::BallotForm::Private);
+    let mut expected = reference.clone();
+    // extended_data (hashed contest data) is not produced yet and is outside every hash
+    for c in expected["contests"].as_array_mut().unwrap() {
+        c["extended_data"] = Value::Null;
+    }
+    for c in json["contests"].as_array_mut().unwrap() {
+        c["extended_data"] = Value::Null;
+    }
+    assert_eq!(json, expected);
+    let submitted = ours.to_eg14_json(votum_eg::encrypt::BallotForm::Submitted { state: 1 });
+    let mut reference_submitted = vector("submitted_ballot.json");
+    for c in reference_submitted["contests"].as_array_mut().unwrap() {
+        c["extended_data"] = Value::Null;
+    }
+    assert_eq!(submitted, reference_submitted);
+}

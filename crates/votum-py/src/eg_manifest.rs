@@ -10,7 +10,7 @@ use crate::group::PyScalar;
 /// An ElectionGuard 1.4 election manifest: validated, with the reference's crypto hashes.
 #[pyclass(frozen, name = "EgManifest", module = "votum._native")]
 pub struct PyEgManifest {
-    inner: Manifest,
+    pub(crate) inner: Manifest,
 }
 
 fn eg_scalar(x: &votum_arith::Integer) -> PyScalar {
@@ -78,5 +78,82 @@ impl PyEgManifest {
             self.inner.election_scope_id,
             self.inner.contests.len()
         )
+    }
+}
+
+/// An encryption device for one election: encrypts plaintext ballots (ElectionGuard 1.4 JSON) into
+/// ciphertext ballots with proofs that electionguard 1.4.0 accepts.
+#[pyclass(frozen, name = "EgEncryptionDevice", module = "votum._native")]
+pub struct PyEgEncryptionDevice {
+    ctx: votum_eg::EncryptionContext,
+    manifest: Manifest,
+}
+
+#[pymethods]
+impl PyEgEncryptionDevice {
+    #[new]
+    fn new(
+        py: Python<'_>,
+        manifest: &PyEgManifest,
+        public_key: &crate::group::PyElement,
+        extended_base_hash: &PyScalar,
+    ) -> PyResult<Self> {
+        let g = ModpGroup::eg_4096();
+        let k = public_key.get(&g)?.clone();
+        let q_ext = g.scalar_to_integer(extended_base_hash.get(&g)?);
+        let manifest_hash = manifest
+            .inner
+            .crypto_hash()
+            .map_err(NativeError::Manifest)?;
+        let ctx = crate::convert::release(py, || {
+            votum_eg::EncryptionContext::new(k, q_ext, manifest_hash)
+        })
+        .map_err(NativeError::Encrypt)?;
+        Ok(Self {
+            ctx,
+            manifest: manifest.inner.clone(),
+        })
+    }
+
+    /// Encrypts one plaintext ballot. `form` is "private" (with nonces), "cast" or "spoiled"
+    /// (submitted forms, nonces removed). Returns the ballot JSON and its ballot code, which
+    /// seeds the next ballot's code on this device.
+    #[pyo3(signature = (plaintext_json, code_seed, timestamp, master_nonce=None, form="private"))]
+    fn encrypt(
+        &self,
+        py: Python<'_>,
+        plaintext_json: &str,
+        code_seed: &PyScalar,
+        timestamp: i64,
+        master_nonce: Option<&PyScalar>,
+        form: &str,
+    ) -> PyResult<(String, PyScalar)> {
+        use votum_eg::encrypt::BallotForm;
+        let g = ModpGroup::eg_4096();
+        let form = match form {
+            "private" => BallotForm::Private,
+            "cast" => BallotForm::Submitted { state: 1 },
+            "spoiled" => BallotForm::Submitted { state: 2 },
+            _ => {
+                return Err(
+                    NativeError::Value("form must be 'private', 'cast' or 'spoiled'").into(),
+                )
+            }
+        };
+        let plain =
+            votum_eg::PlaintextBallot::from_json(plaintext_json).map_err(NativeError::Encrypt)?;
+        let nonce = match master_nonce {
+            Some(n) => n.get(&g)?.clone(),
+            None => g.random_scalar(&mut crate::convert::rng_from(None)?),
+        };
+        let seed = g.scalar_to_integer(code_seed.get(&g)?);
+        let ballot = crate::convert::release(py, || {
+            votum_eg::encrypt_ballot(&self.ctx, &self.manifest, &plain, &nonce, &seed, timestamp)
+        })
+        .map_err(NativeError::Encrypt)?;
+        Ok((
+            ballot.to_eg14_json(form).to_string(),
+            eg_scalar(&ballot.code),
+        ))
     }
 }

@@ -3,7 +3,7 @@
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use votum_arith::ArithError;
-use votum_eg::ManifestError;
+use votum_eg::{EncryptError, ManifestError};
 use votum_elgamal::ElGamalError;
 use votum_group::{GroupError, GroupId};
 use votum_hash::HashError;
@@ -18,6 +18,7 @@ pub enum NativeError {
     ElGamal(ElGamalError),
     Proof(ProofError),
     Manifest(ManifestError),
+    Encrypt(EncryptError),
     /// A proof in a batch failed: its index and why.
     ProofAt(usize, ProofError),
     GroupMismatch {
@@ -102,6 +103,17 @@ fn classify(e: &NativeError) -> (Kind, String) {
             | ManifestError::UnknownReference { .. }
             | ManifestError::BadContest { .. }
             | ManifestError::Empty(_)),
+        ) => (InvalidInput, x.to_string()),
+        NativeError::Encrypt(x @ EncryptError::Json(_)) => (RecordFormatError, x.to_string()),
+        NativeError::Encrypt(EncryptError::Proof(p)) => (InvalidInput, p.to_string()),
+        NativeError::Encrypt(
+            x @ (EncryptError::UnknownStyle(_)
+            | EncryptError::ContestNotOnStyle(..)
+            | EncryptError::UnknownSelection { .. }
+            | EncryptError::NotABit(_)
+            | EncryptError::Overvote { .. }
+            | EncryptError::DuplicateContest(_)
+            | EncryptError::ZeroNonce),
         ) => (InvalidInput, x.to_string()),
         NativeError::ProofAt(i, x) => (InvalidProof, format!("item {i}: {x}")),
         NativeError::GroupMismatch { expected, got } => (
