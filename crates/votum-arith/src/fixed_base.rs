@@ -1,7 +1,7 @@
 use rayon::prelude::*;
 use rug::Integer;
 
-use crate::{ArithError, Modulus};
+use crate::{ArithError, Modulus, MontContext};
 
 /// Precomputed powers of one base for fast exponentiation with exponents of bounded size.
 ///
@@ -16,10 +16,12 @@ use crate::{ArithError, Modulus};
 #[derive(Clone)]
 pub struct FixedBaseTable {
     modulus: Modulus,
+    mont: MontContext,
     base: Integer,
     window: u32,
     max_bits: u32,
-    rows: Vec<Vec<Integer>>,
+    /// `rows × (2^w − 1)` entries of `n` limbs each, in Montgomery form, contiguous.
+    entries: Vec<u64>,
 }
 
 impl std::fmt::Debug for FixedBaseTable {
@@ -37,7 +39,7 @@ const TABLE_BUDGET_BYTES: u64 = 48 << 20;
 impl FixedBaseTable {
     /// Largest window in `4..=12` whose table fits [`TABLE_BUDGET_BYTES`].
     pub fn default_window(modulus: &Modulus, max_bits: u32) -> u32 {
-        let entry = modulus.byte_len() as u64 + 16;
+        let entry = modulus.byte_len() as u64;
         (4..=12)
             .rev()
             .find(|&w| {
@@ -70,36 +72,39 @@ impl FixedBaseTable {
             return Err(ArithError::OutOfRange { what: "max_bits" });
         }
         let base = modulus.reduce(base);
+        let mont = MontContext::new(modulus)?;
+        let n = mont.limbs_len();
         let row_count = max_bits.div_ceil(window) as usize;
+        let width = (1usize << window) - 1;
+        let mut s = mont.scratch();
         // The first column: base^(2^(w*i)) for every row, by repeated squaring.
         let mut heads = Vec::with_capacity(row_count);
-        let mut head = base.clone();
+        let mut head = mont.to_mont(&base, &mut s);
         for _ in 0..row_count {
             heads.push(head.clone());
             for _ in 0..window {
-                modulus.square_assign(&mut head);
+                mont.square_assign(&mut head, &mut s);
             }
         }
-        let width = (1usize << window) - 1;
-        let rows = heads
-            .into_par_iter()
-            .map(|h| {
-                let mut row = Vec::with_capacity(width);
-                let mut acc = h.clone();
-                row.push(acc.clone());
-                for _ in 1..width {
-                    modulus.mul_assign(&mut acc, &h);
-                    row.push(acc.clone());
+        let mut entries = vec![0u64; row_count * width * n];
+        entries
+            .par_chunks_mut(width * n)
+            .zip(heads.par_iter())
+            .for_each(|(row, h)| {
+                let mut s = mont.scratch();
+                row[..n].copy_from_slice(h);
+                for j in 1..width {
+                    let (done, rest) = row.split_at_mut(j * n);
+                    mont.mul(&mut rest[..n], &done[(j - 1) * n..], h, &mut s);
                 }
-                row
-            })
-            .collect();
+            });
         Ok(Self {
             modulus: modulus.clone(),
+            mont,
             base,
             window,
             max_bits,
-            rows,
+            entries,
         })
     }
 
@@ -124,19 +129,27 @@ impl FixedBaseTable {
             return self.modulus.pow(&self.base, exp);
         }
         let mask = (1u32 << self.window) - 1;
-        let mut acc: Option<Integer> = None;
-        for (i, row) in self.rows.iter().enumerate() {
+        let n = self.mont.limbs_len();
+        let width = (1usize << self.window) - 1;
+        let rows = self.max_bits.div_ceil(self.window) as usize;
+        let mut s = self.mont.scratch();
+        let mut acc: Option<Vec<u64>> = None;
+        for i in 0..rows {
             let digit = window_digit(exp, i as u32 * self.window, self.window) & mask;
             if digit == 0 {
                 continue;
             }
-            let entry = &row[digit as usize - 1];
+            let at = (i * width + digit as usize - 1) * n;
+            let entry = &self.entries[at..at + n];
             match acc.as_mut() {
-                None => acc = Some(entry.clone()),
-                Some(a) => self.modulus.mul_assign(a, entry),
+                None => acc = Some(entry.to_vec()),
+                Some(a) => self.mont.mul_assign(a, entry, &mut s),
             }
         }
-        Ok(acc.unwrap_or_else(|| Integer::from(1)))
+        Ok(match acc {
+            None => Integer::from(1),
+            Some(a) => self.mont.from_mont(&a, &mut s),
+        })
     }
 
     /// Many exponentiations of the same base, spread over the rayon pool.

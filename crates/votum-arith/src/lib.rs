@@ -8,16 +8,21 @@
 //! * [`FixedBaseTable`]: windowed precomputation for a base that is raised to many exponents
 //!   (the generator, an election public key).
 //! * [`multi_pow`]: products of powers (Straus for few bases, Pippenger buckets for many).
-//! * [`wipe_integer`]: zeroizing integers that held secrets (the only `unsafe` in votum).
+//! * [`MontContext`]: Montgomery products on GMP's `mpn` layer for long product chains.
+//! * [`wipe_integer`]: zeroizing integers that held secrets.
+//!
+//! This is the only crate with `unsafe` code (`mont` and `secret`).
 //! * Batch entry points spread over cores with rayon.
 
 mod fixed_base;
 mod modulus;
+mod mont;
 mod multiexp;
 mod secret;
 
 pub use fixed_base::FixedBaseTable;
 pub use modulus::Modulus;
+pub use mont::{MontContext, Scratch};
 pub use multiexp::{multi_pow, multi_pow_parallel};
 pub use rug::integer::Order;
 pub use rug::Integer;
