@@ -61,7 +61,7 @@ impl MontContext {
         let m_int = modulus.value();
         let m = m_int.to_digits::<u64>(Order::Lsf);
         let n = m.len();
-        if n == 0 || m[0] % 2 == 0 {
+        if n == 0 || m[0].is_multiple_of(2) {
             return Err(ArithError::BadModulus);
         }
         // inverse of m[0] modulo 2^64 by Newton's iteration (each step doubles the correct bits)
