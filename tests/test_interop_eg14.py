@@ -352,3 +352,34 @@ def test_encryption_device_refuses_bad_ballots(rec: Record, record: Path) -> Non
         device.encrypt("{", seed, 0)
     with pytest.raises(votum.InvalidInput, match="form"):
         device.encrypt(json.dumps({**overvote, "contests": []}), seed, 0, form="mailed")
+
+
+def test_ballot_box_tallies_reference_ballots_like_the_reference(rec: Record, record: Path) -> None:
+    manifest = votum.EgManifest.from_json((record / "election_record" / "manifest.json").read_text())
+    box = votum.EgBallotBox(
+        manifest, el(rec.context["elgamal_public_key"]), sc(rec.context["crypto_extended_base_hash"])
+    )
+    paths = sorted((record / "election_record" / "submitted_ballots").glob("*.json"))
+    for path in paths:
+        text = path.read_text()
+        ballot_id, code = box.cast(text) if load(path)["state"] == 1 else box.spoil(text)
+        assert ballot_id == load(path)["object_id"]
+        assert code == sc(load(path)["code"])
+    assert box.counts == (len(paths) - len(rec.spoiled), len(rec.spoiled))
+    ours = box.encrypted_tally()
+    for contest_id, contest in rec.encrypted_tally["contests"].items():
+        for sel_id, sel in contest["selections"].items():
+            assert ours[contest_id][sel_id] == ct(sel["ciphertext"])
+    # a second submission of the same ballot is refused and changes nothing
+    with pytest.raises(votum.DuplicateBallot):
+        box.cast(paths[0].read_text())
+    assert box.counts == (len(paths) - len(rec.spoiled), len(rec.spoiled))
+    # a tampered ballot is refused with the proof that failed
+    tampered = load(paths[1])
+    tampered["object_id"] = "tampered"
+    proof = tampered["contests"][1]["ballot_selections"][2]["proof"]
+    proof["proof_zero_response"] = votum.eg_to_hex((eg_from_hex(proof["proof_zero_response"]) + 1) % EG.order)
+    with pytest.raises(votum.InvalidProof, match="council"):
+        box.cast(json.dumps(tampered))
+    with pytest.raises(votum.RecordFormatError):
+        box.cast("{}")

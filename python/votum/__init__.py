@@ -11,6 +11,7 @@ from votum._native import (
     Ciphertext,
     DlogTable,
     Eg1Verifier,
+    EgBallotBox,
     EgEncryptionDevice,
     EgManifest,
     Element,
@@ -36,6 +37,7 @@ from votum._native import (
 )
 from votum.errors import (
     DecryptionFailed,
+    DuplicateBallot,
     InvalidInput,
     InvalidProof,
     RecordFormatError,
@@ -49,7 +51,9 @@ __all__ = [
     "Ciphertext",
     "DecryptionFailed",
     "DlogTable",
+    "DuplicateBallot",
     "Eg1Verifier",
+    "EgBallotBox",
     "EgEncryptionDevice",
     "EgManifest",
     "Element",

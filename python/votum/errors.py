@@ -11,6 +11,10 @@ class InvalidInput(VotumError, ValueError):
     """Malformed or out-of-range input: non-canonical bytes, elements outside the group, bad indices."""
 
 
+class DuplicateBallot(InvalidInput):
+    """A ballot with this id was already submitted; the second submission changed nothing."""
+
+
 class InvalidProof(VotumError):
     """A zero-knowledge proof does not verify; the message says which check failed."""
 
@@ -33,6 +37,7 @@ class UnsupportedVersion(RecordFormatError):
 
 __all__ = [
     "DecryptionFailed",
+    "DuplicateBallot",
     "InvalidInput",
     "InvalidProof",
     "RecordFormatError",

@@ -80,7 +80,8 @@ pub struct EncryptedSelection {
     pub ciphertext: Ciphertext<ModpGroup>,
     pub crypto_hash: Integer,
     pub is_placeholder: bool,
-    pub nonce: ModScalar,
+    /// Present on the device (private form), absent once submitted.
+    pub nonce: Option<ModScalar>,
     pub proof: DisjunctiveProof<ModpGroup>,
 }
 
@@ -92,7 +93,7 @@ pub struct EncryptedContest {
     pub selections: Vec<EncryptedSelection>,
     pub accumulation: Ciphertext<ModpGroup>,
     pub crypto_hash: Integer,
-    pub nonce: ModScalar,
+    pub nonce: Option<ModScalar>,
     pub proof: ConstantProof<ModpGroup>,
 }
 
@@ -106,7 +107,7 @@ pub struct EncryptedBallot {
     pub code: Integer,
     pub timestamp: i64,
     pub crypto_hash: Integer,
-    pub nonce: ModScalar,
+    pub nonce: Option<ModScalar>,
 }
 
 /// A plaintext ballot in the ElectionGuard 1.4 JSON layout.
@@ -252,7 +253,7 @@ fn encrypt_selection(
         ciphertext,
         crypto_hash,
         is_placeholder,
-        nonce,
+        nonce: Some(nonce),
         proof,
     })
 }
@@ -285,7 +286,8 @@ fn encrypt_contest(
         .fold(Ciphertext::zero(g), |acc, s| acc.add(g, &s.ciphertext));
     let aggregate_nonce = selections
         .iter()
-        .fold(g.scalar_from_u64(0), |acc, s| g.scalar_add(&acc, &s.nonce));
+        .flat_map(|s| s.nonce.iter())
+        .fold(g.scalar_from_u64(0), |acc, n| g.scalar_add(&acc, n));
     let u = scalar(
         g,
         &Nonces::new(
@@ -317,7 +319,7 @@ fn encrypt_contest(
         crypto_hash: h(&items),
         selections,
         accumulation,
-        nonce: scalar(g, &contest_nonce),
+        nonce: Some(scalar(g, &contest_nonce)),
         proof,
     })
 }
@@ -424,7 +426,7 @@ pub fn encrypt_ballot(
         code,
         timestamp,
         crypto_hash,
-        nonce: master_nonce.clone(),
+        nonce: Some(master_nonce.clone()),
     })
 }
 
@@ -451,12 +453,9 @@ impl EncryptedBallot {
     /// The ballot in electionguard 1.4.0's JSON layout (`extended_data` is written as null).
     pub fn to_eg14_json(&self, form: BallotForm) -> serde_json::Value {
         let private = form == BallotForm::Private;
-        let nonce = |n: &ModScalar| {
-            if private {
-                hx(n.value())
-            } else {
-                serde_json::Value::Null
-            }
+        let nonce = |n: &Option<ModScalar>| match n {
+            Some(n) if private => hx(n.value()),
+            _ => serde_json::Value::Null,
         };
         let contests: Vec<serde_json::Value> = self
             .contests

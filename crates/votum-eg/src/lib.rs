@@ -4,9 +4,11 @@
 //! ElectionGuard 1.4 JSON layout, its validation and crypto hashes (spec/60), and the encryption
 //! device, deterministic given a master nonce and byte-identical to the reference (spec/61).
 
+pub mod ballot_box;
 pub mod encrypt;
 pub mod manifest;
 pub mod nonces;
 
+pub use ballot_box::{BallotBox, BallotError, BallotState, BallotVerifier, Receipt};
 pub use encrypt::{encrypt_ballot, EncryptError, EncryptionContext, PlaintextBallot};
 pub use manifest::{Manifest, ManifestError};

@@ -183,6 +183,16 @@ impl ModpGroup {
         Ok(ModElement(x.clone()))
     }
 
+    /// Wraps an integer in `[1, p)` *without* the subgroup test. Only for values whose membership a
+    /// later verified equation implies (a proof commitment `a` in `g^v = a·α^c`, with `g`, `α` members,
+    /// is `g^v·α^-c`, a member): see spec/62-eg-ballot-box.md.
+    pub fn element_in_range(&self, x: &Integer) -> Result<ModElement, GroupError> {
+        if *x < 1 || x >= self.p() {
+            return Err(GroupError::OutOfRange);
+        }
+        Ok(ModElement(x.clone()))
+    }
+
     /// Wraps an integer in `[0, q)` as a scalar.
     pub fn scalar(&self, x: &Integer) -> Result<ModScalar, GroupError> {
         if *x < 0 || *x >= self.0.q {

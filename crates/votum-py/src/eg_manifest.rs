@@ -157,3 +157,85 @@ impl PyEgEncryptionDevice {
         ))
     }
 }
+
+/// The ballot box of one election: each ballot verified once, duplicates refused, a streaming
+/// encrypted tally of the cast ballots.
+#[pyclass(frozen, name = "EgBallotBox", module = "votum._native")]
+pub struct PyEgBallotBox {
+    inner: std::sync::Mutex<votum_eg::BallotBox>,
+}
+
+impl PyEgBallotBox {
+    fn submit(
+        &self,
+        py: Python<'_>,
+        json: &str,
+        state: votum_eg::BallotState,
+    ) -> PyResult<(String, PyScalar)> {
+        let receipt = crate::convert::release(py, || {
+            let mut guard = self
+                .inner
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            guard.submit(json, state)
+        })
+        .map_err(NativeError::Ballot)?;
+        Ok((receipt.ballot_id, eg_scalar(&receipt.code)))
+    }
+}
+
+#[pymethods]
+impl PyEgBallotBox {
+    #[new]
+    fn new(
+        manifest: &PyEgManifest,
+        public_key: &crate::group::PyElement,
+        extended_base_hash: &PyScalar,
+    ) -> PyResult<Self> {
+        let g = ModpGroup::eg_4096();
+        let k = votum_elgamal::PublicKey::new(&g, public_key.get(&g)?.clone())
+            .map_err(NativeError::from)?;
+        let q_ext = g.scalar_to_integer(extended_base_hash.get(&g)?);
+        let verifier = votum_eg::BallotVerifier::new(manifest.inner.clone(), &k, q_ext)
+            .map_err(NativeError::Manifest)?;
+        Ok(Self {
+            inner: std::sync::Mutex::new(votum_eg::BallotBox::new(verifier)),
+        })
+    }
+
+    /// Verifies and casts a ballot (EG 1.4 JSON); returns (ballot id, ballot code).
+    fn cast(&self, py: Python<'_>, ballot_json: &str) -> PyResult<(String, PyScalar)> {
+        self.submit(py, ballot_json, votum_eg::BallotState::Cast)
+    }
+
+    /// Verifies and spoils a ballot (a Benaloh challenge); it is not tallied.
+    fn spoil(&self, py: Python<'_>, ballot_json: &str) -> PyResult<(String, PyScalar)> {
+        self.submit(py, ballot_json, votum_eg::BallotState::Spoiled)
+    }
+
+    /// (cast, spoiled) ballot counts.
+    #[getter]
+    fn counts(&self) -> (u64, u64) {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .counts()
+    }
+
+    /// The encrypted tally: {contest id: {selection id: Ciphertext}}.
+    fn encrypted_tally(&self) -> BTreeMap<String, BTreeMap<String, crate::elgamal::PyCiphertext>> {
+        let g = ModpGroup::eg_4096();
+        let guard = self
+            .inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut out: BTreeMap<String, BTreeMap<String, crate::elgamal::PyCiphertext>> =
+            BTreeMap::new();
+        for ((contest, selection), ct) in guard.tally() {
+            out.entry(contest)
+                .or_default()
+                .insert(selection, crate::elgamal::PyCiphertext::wrap(&g, ct));
+        }
+        out
+    }
+}

@@ -3,7 +3,7 @@
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use votum_arith::ArithError;
-use votum_eg::{EncryptError, ManifestError};
+use votum_eg::{BallotError, EncryptError, ManifestError};
 use votum_elgamal::ElGamalError;
 use votum_group::{GroupError, GroupId};
 use votum_hash::HashError;
@@ -19,6 +19,7 @@ pub enum NativeError {
     Proof(ProofError),
     Manifest(ManifestError),
     Encrypt(EncryptError),
+    Ballot(BallotError),
     /// A proof in a batch failed: its index and why.
     ProofAt(usize, ProofError),
     GroupMismatch {
@@ -68,6 +69,7 @@ enum Kind {
     VerificationFailed,
     DecryptionFailed,
     RecordFormatError,
+    DuplicateBallot,
 }
 
 fn classify(e: &NativeError) -> (Kind, String) {
@@ -104,6 +106,18 @@ fn classify(e: &NativeError) -> (Kind, String) {
             | ManifestError::BadContest { .. }
             | ManifestError::Empty(_)),
         ) => (InvalidInput, x.to_string()),
+        NativeError::Ballot(x) => match x {
+            BallotError::Format(_) => (RecordFormatError, x.to_string()),
+            BallotError::Proof { .. } => (InvalidProof, x.to_string()),
+            BallotError::HashMismatch { .. } => (VerificationFailed, x.to_string()),
+            BallotError::Duplicate(_) => (DuplicateBallot, x.to_string()),
+            BallotError::BadElement { .. }
+            | BallotError::WrongManifest
+            | BallotError::UnknownStyle(_)
+            | BallotError::ContestMismatch(_)
+            | BallotError::SelectionMismatch { .. }
+            | BallotError::BadState(_) => (InvalidInput, x.to_string()),
+        },
         NativeError::Encrypt(x @ EncryptError::Json(_)) => (RecordFormatError, x.to_string()),
         NativeError::Encrypt(EncryptError::Proof(p)) => (InvalidInput, p.to_string()),
         NativeError::Encrypt(
@@ -142,6 +156,7 @@ impl From<NativeError> for PyErr {
             Kind::VerificationFailed => "VerificationFailed",
             Kind::DecryptionFailed => "DecryptionFailed",
             Kind::RecordFormatError => "RecordFormatError",
+            Kind::DuplicateBallot => "DuplicateBallot",
         };
         Python::with_gil(
             |py| match py.import("votum.errors").and_then(|m| m.getattr(name)) {

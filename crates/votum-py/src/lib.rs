@@ -36,6 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<eg1::PyEg1Verifier>()?;
     m.add_class::<eg_manifest::PyEgManifest>()?;
     m.add_class::<eg_manifest::PyEgEncryptionDevice>()?;
+    m.add_class::<eg_manifest::PyEgBallotBox>()?;
     m.add_function(wrap_pyfunction!(group::_restore_element, m)?)?;
     m.add_function(wrap_pyfunction!(group::_restore_scalar, m)?)?;
     m.add_function(wrap_pyfunction!(elgamal::_restore_ciphertext, m)?)?;
