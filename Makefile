@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer demo test test-rust test-python lint fmt bench bench-arith bench-eg-encrypt clean
+.PHONY: setup peer demo test test-rust test-python lint fmt bench bench-arith bench-eg-encrypt bench-eg-verify clean
 
 setup:
 	@scripts/setup.sh
@@ -40,7 +40,7 @@ fmt:
 	$(VENV)/bin/ruff check --fix python tests benches
 
 ## Benchmarks (never part of the tests). Results go to BENCHMARKS.md by hand, with the machine facts.
-bench: bench-arith bench-eg-encrypt
+bench: bench-arith bench-eg-encrypt bench-eg-verify
 
 bench-arith: setup
 	cargo run --release --locked -p votum-bench --bin bench-arith
@@ -52,3 +52,8 @@ clean:
 ## One ballot, single thread, votum against electionguard 1.4.0 in the same run.
 bench-eg-encrypt: setup peer
 	RAYON_NUM_THREADS=1 $(PY) benches/bench_eg_encrypt.py
+
+## One lone ballot checked, single thread, votum's ballot box against electionguard 1.4.0's is_valid_encryption.
+bench-eg-verify: setup peer
+	RAYON_NUM_THREADS=1 $(PY) benches/bench_eg_verify.py
+	RAYON_NUM_THREADS=2 $(PY) benches/bench_eg_verify.py

@@ -370,6 +370,8 @@ def test_ballot_box_tallies_reference_ballots_like_the_reference(rec: Record, re
     for contest_id, contest in rec.encrypted_tally["contests"].items():
         for sel_id, sel in contest["selections"].items():
             assert ours[contest_id][sel_id] == ct(sel["ciphertext"])
+    # checking without recording: a recorded ballot still verifies, a tampered one does not
+    assert box.verify(paths[0].read_text()) == sc(load(paths[0])["code"])
     # a second submission of the same ballot is refused and changes nothing
     with pytest.raises(votum.DuplicateBallot):
         box.cast(paths[0].read_text())

@@ -159,7 +159,7 @@ fn parse_contest(g: &ModpGroup, v: &Value) -> Result<EncryptedContest, BallotErr
     let selections = field(v, "ballot_selections", &id)?
         .as_array()
         .ok_or_else(|| BallotError::Format(format!("{id}: ballot_selections must be a list")))?
-        .iter()
+        .par_iter()
         .map(|s| parse_selection(g, s))
         .collect::<Result<Vec<_>, _>>()?;
     let acc = field(v, "ciphertext_accumulation", &id)?;
@@ -225,7 +225,7 @@ pub struct BallotVerifier {
     group: ModpGroup,
     manifest: Manifest,
     manifest_hash: Integer,
-    public_key: ModElement,
+    public_key: PublicKey<ModpGroup>,
     oracle: Eg1Oracle,
     /// contest id -> (description hash, [(selection id, sequence order, description hash)] incl. placeholders)
     layout: HashMap<String, ContestLayout>,
@@ -260,7 +260,10 @@ impl BallotVerifier {
             group: ModpGroup::eg_4096(),
             manifest,
             manifest_hash,
-            public_key: public_key.element().clone(),
+            public_key: PublicKey::with_table(&ModpGroup::eg_4096(), public_key.element().clone())
+                .map_err(|_| {
+                    crate::ManifestError::Empty("joint public key (it is the identity)")
+                })?,
             oracle: Eg1Oracle::new(extended_base_hash),
             layout,
         })
@@ -333,7 +336,7 @@ impl BallotVerifier {
                     });
                 }
                 s.proof
-                    .verify(g, &self.oracle, &self.public_key, &s.ciphertext)
+                    .verify_with_key(g, &self.oracle, &self.public_key, &s.ciphertext)
                     .map_err(|error| BallotError::Proof {
                         object: s.object_id.clone(),
                         error,
@@ -356,7 +359,7 @@ impl BallotVerifier {
                 .contest(&c.object_id)
                 .map_or(0, |d| d.number_elected as u64);
             c.proof
-                .verify(g, &self.oracle, &self.public_key, &acc, limit)
+                .verify_with_key(g, &self.oracle, &self.public_key, &acc, limit)
                 .map_err(|error| BallotError::Proof {
                     object: c.object_id.clone(),
                     error,
@@ -438,6 +441,13 @@ impl BallotBox {
             cast: 0,
             spoiled: 0,
         }
+    }
+
+    /// Parses and checks a ballot without recording it (a duplicate id is not an error here).
+    pub fn check(&self, json: &str) -> Result<EncryptedBallot, BallotError> {
+        let ballot = parse_ballot(json)?;
+        self.verifier.verify(&ballot)?;
+        Ok(ballot)
     }
 
     /// Parses, checks and records one ballot; a refused ballot changes nothing.

@@ -200,6 +200,24 @@ impl<G: Group> ConstantProof<G> {
         ct: &votum_elgamal::Ciphertext<G>,
         expected_constant: u64,
     ) -> Result<(), ProofError> {
+        match votum_elgamal::PublicKey::new(group, public_key.clone()) {
+            Ok(pk) => self.verify_with_key(group, oracle, &pk, ct, expected_constant),
+            Err(_) => Err(ProofError::Equation {
+                proof: CONSTANT,
+                equation: "K ≠ 1",
+            }),
+        }
+    }
+
+    /// [`ConstantProof::verify`] with K's fixed-base table, when the key has one.
+    pub fn verify_with_key<O: ChallengeOracle<G>>(
+        &self,
+        group: &G,
+        oracle: &O,
+        public_key: &votum_elgamal::PublicKey<G>,
+        ct: &votum_elgamal::Ciphertext<G>,
+        expected_constant: u64,
+    ) -> Result<(), ProofError> {
         if self.constant != expected_constant {
             return Err(ProofError::WrongConstant {
                 proof: CONSTANT,
@@ -224,7 +242,7 @@ impl<G: Group> ConstantProof<G> {
         let cl = group.scalar_mul(&c, &group.scalar_from_u64(self.constant));
         let lhs = group.op(
             &group.pow_generator(&cl),
-            &group.pow(public_key, &self.response),
+            &public_key.pow(group, &self.response),
         );
         if lhs != group.op(&self.data, &group.pow(&ct.data, &c)) {
             return Err(ProofError::Equation {

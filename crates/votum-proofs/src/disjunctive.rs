@@ -117,6 +117,23 @@ impl<G: Group> DisjunctiveProof<G> {
         public_key: &G::Element,
         ct: &Ciphertext<G>,
     ) -> Result<(), ProofError> {
+        match PublicKey::new(group, public_key.clone()) {
+            Ok(pk) => self.verify_with_key(group, oracle, &pk, ct),
+            Err(_) => Err(ProofError::Equation {
+                proof: NAME,
+                equation: "K ≠ 1",
+            }),
+        }
+    }
+
+    /// [`DisjunctiveProof::verify`] with K's fixed-base table, when the key has one.
+    pub fn verify_with_key<O: ChallengeOracle<G>>(
+        &self,
+        group: &G,
+        oracle: &O,
+        public_key: &PublicKey<G>,
+        ct: &Ciphertext<G>,
+    ) -> Result<(), ProofError> {
         let c = oracle.challenge(
             group,
             ProofKind::Disjunctive,
@@ -153,13 +170,13 @@ impl<G: Group> DisjunctiveProof<G> {
                 equation: "g^v1 = a1·α^c1",
             });
         }
-        if group.pow(public_key, v0) != group.op(&self.zero_data, &group.pow(&ct.data, c0)) {
+        if public_key.pow(group, v0) != group.op(&self.zero_data, &group.pow(&ct.data, c0)) {
             return Err(ProofError::Equation {
                 proof: NAME,
                 equation: "K^v0 = b0·β^c0",
             });
         }
-        let lhs = group.op(&group.pow_generator(c1), &group.pow(public_key, v1));
+        let lhs = group.op(&group.pow_generator(c1), &public_key.pow(group, v1));
         if lhs != group.op(&self.one_data, &group.pow(&ct.data, c1)) {
             return Err(ProofError::Equation {
                 proof: NAME,

@@ -213,6 +213,19 @@ impl PyEgBallotBox {
         self.submit(py, ballot_json, votum_eg::BallotState::Spoiled)
     }
 
+    /// Checks a ballot exactly as `cast` would, without recording it; returns its ballot code.
+    fn verify(&self, py: Python<'_>, ballot_json: &str) -> PyResult<PyScalar> {
+        let ballot = crate::convert::release(py, || {
+            let guard = self
+                .inner
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            guard.check(ballot_json)
+        })
+        .map_err(NativeError::Ballot)?;
+        Ok(eg_scalar(&ballot.code))
+    }
+
     /// (cast, spoiled) ballot counts.
     #[getter]
     fn counts(&self) -> (u64, u64) {
