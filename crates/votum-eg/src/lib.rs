@@ -5,7 +5,11 @@
 //! device, deterministic given a master nonce and byte-identical to the reference (spec/61).
 
 pub mod ballot_box;
+pub mod context;
+pub mod decrypt;
 pub mod encrypt;
+pub mod guardian;
+pub mod json;
 pub mod manifest;
 pub mod nonces;
 

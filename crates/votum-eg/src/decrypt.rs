@@ -1,0 +1,647 @@
+//! Threshold decryption (spec/64-eg-decryption.md): the encrypted tally or a spoiled ballot is
+//! decrypted from the present guardians' shares and, for each missing guardian, from compensated
+//! shares computed by present guardians from that guardian's backups. Every share's proof is
+//! checked, recovery keys are recomputed from the missing guardian's commitments (never taken
+//! from the record), missing shares are rebuilt by Lagrange interpolation, and counts come from
+//! a discrete log. The result is electionguard 1.4.0's `PlaintextTally` JSON; the same code reads
+//! and re-checks one written by the reference.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use rayon::prelude::*;
+use serde_json::{json, Map, Value};
+use votum_arith::Integer;
+use votum_elgamal::threshold::lagrange_coefficient;
+use votum_elgamal::{Ciphertext, DlogTable};
+use votum_group::{Group, ModElement, ModScalar, ModpGroup};
+use votum_proofs::{Eg1Oracle, ProofError};
+
+use crate::ballot_box::parse_ballot;
+use crate::guardian::{
+    verify_guardians, verify_share, CeremonyError, GuardianPublicKey, ProvenShare,
+};
+use crate::json::{self, FieldError};
+use crate::manifest::Manifest;
+use crate::BallotError;
+
+/// Why a decryption was refused. Nothing is published from a refused decryption.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecryptionError {
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    #[error(transparent)]
+    Ceremony(#[from] CeremonyError),
+    #[error(transparent)]
+    Ballot(#[from] BallotError),
+    #[error("share from unknown guardian {0:?}")]
+    UnknownGuardian(String),
+    #[error("guardian {0:?} gave shares twice")]
+    DuplicateShare(String),
+    #[error("guardian {guardian:?} gave {got} shares for {expected} ciphertexts")]
+    ShareCount {
+        guardian: String,
+        expected: usize,
+        got: usize,
+    },
+    #[error("{got} guardians present, the quorum is {needed}")]
+    TooFewGuardians { needed: usize, got: usize },
+    #[error("missing guardian {missing:?}: {got} compensating guardians, the quorum is {needed}")]
+    NotEnoughHelpers {
+        missing: String,
+        needed: usize,
+        got: usize,
+    },
+    #[error("{object}: share of guardian {guardian:?}: {error}")]
+    Proof {
+        guardian: String,
+        object: String,
+        error: ProofError,
+    },
+    #[error("{object}: {what} does not match")]
+    Mismatch { object: String, what: String },
+    #[error("{object}: the decrypted value is not g^t for any count t ≤ {max}")]
+    CountOutOfRange { object: String, max: u64 },
+}
+
+fn mismatch(object: &str, what: impl Into<String>) -> DecryptionError {
+    DecryptionError::Mismatch {
+        object: object.to_string(),
+        what: what.into(),
+    }
+}
+
+/// What is decrypted together: the encrypted tally or one spoiled ballot, as (contest,
+/// selection, ciphertext) in manifest or ballot order.
+#[derive(Clone, Debug)]
+pub struct DecryptionTarget {
+    pub object_id: String,
+    pub contests: Vec<(String, Vec<(String, Ciphertext<ModpGroup>)>)>,
+}
+
+impl DecryptionTarget {
+    /// The encrypted tally, in manifest order (electionguard names it "election-results").
+    pub fn from_tally(
+        object_id: &str,
+        manifest: &Manifest,
+        tally: &BTreeMap<(String, String), Ciphertext<ModpGroup>>,
+    ) -> Self {
+        let group = ModpGroup::eg_4096();
+        let contests = manifest
+            .contests
+            .iter()
+            .map(|c| {
+                let sels = c
+                    .ballot_selections
+                    .iter()
+                    .map(|s| {
+                        let key = (c.object_id.clone(), s.object_id.clone());
+                        let ct = tally
+                            .get(&key)
+                            .cloned()
+                            .unwrap_or_else(|| Ciphertext::zero(&group));
+                        (s.object_id.clone(), ct)
+                    })
+                    .collect();
+                (c.object_id.clone(), sels)
+            })
+            .collect();
+        Self {
+            object_id: object_id.to_string(),
+            contests,
+        }
+    }
+
+    /// A submitted ballot's real (non-placeholder) selections, as electionguard decrypts a
+    /// spoiled ballot. The ballot must already have passed the ballot box.
+    pub fn from_ballot_json(json: &str) -> Result<Self, DecryptionError> {
+        let ballot = parse_ballot(json)?;
+        let contests = ballot
+            .contests
+            .into_iter()
+            .map(|c| {
+                let sels = c
+                    .selections
+                    .into_iter()
+                    .filter(|s| !s.is_placeholder)
+                    .map(|s| (s.object_id, s.ciphertext))
+                    .collect();
+                (c.object_id, sels)
+            })
+            .collect();
+        Ok(Self {
+            object_id: ballot.object_id,
+            contests,
+        })
+    }
+
+    /// All ciphertexts, in order; shares are given in this order.
+    pub fn ciphertexts(&self) -> Vec<Ciphertext<ModpGroup>> {
+        self.contests
+            .iter()
+            .flat_map(|(_, sels)| sels.iter().map(|(_, ct)| ct.clone()))
+            .collect()
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.contests
+            .iter()
+            .flat_map(|(c, sels)| sels.iter().map(move |(s, _)| format!("{c}/{s}")))
+            .collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.contests.iter().map(|(_, s)| s.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One present guardian's shares of a whole target, in [`DecryptionTarget::ciphertexts`] order.
+#[derive(Clone, Debug)]
+pub struct GuardianShares {
+    pub guardian_id: String,
+    pub shares: Vec<ProvenShare>,
+}
+
+/// A present guardian's shares standing in for a missing one.
+#[derive(Clone, Debug)]
+pub struct CompensatedShares {
+    pub guardian_id: String,
+    pub missing_guardian_id: String,
+    pub shares: Vec<ProvenShare>,
+}
+
+/// How one guardian's part of a selection was obtained.
+#[derive(Clone, Debug)]
+pub enum SelectionShare {
+    Direct {
+        guardian_id: String,
+        share: ProvenShare,
+    },
+    /// Rebuilt from compensated parts: (helper id, recovery key, part), in helper order.
+    Reconstructed {
+        guardian_id: String,
+        share: ModElement,
+        parts: Vec<(String, ModElement, ProvenShare)>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct PlaintextSelection {
+    pub object_id: String,
+    pub count: u64,
+    pub value: ModElement,
+    pub message: Ciphertext<ModpGroup>,
+    pub shares: Vec<SelectionShare>,
+}
+
+/// A decrypted tally or spoiled ballot.
+#[derive(Clone, Debug)]
+pub struct PlaintextRecord {
+    pub object_id: String,
+    pub contests: Vec<(String, Vec<PlaintextSelection>)>,
+}
+
+impl PlaintextRecord {
+    /// selection id -> count.
+    pub fn counts(&self) -> BTreeMap<String, u64> {
+        self.contests
+            .iter()
+            .flat_map(|(_, sels)| sels.iter().map(|s| (s.object_id.clone(), s.count)))
+            .collect()
+    }
+
+    /// electionguard 1.4.0's `PlaintextTally` JSON (also its spoiled-ballot plaintexts).
+    pub fn to_eg14_json(&self) -> Value {
+        let mut contests = Map::new();
+        for (cid, sels) in &self.contests {
+            let mut selections = Map::new();
+            for s in sels {
+                let shares: Vec<Value> = s
+                    .shares
+                    .iter()
+                    .map(|share| share_json(&s.object_id, share))
+                    .collect();
+                selections.insert(
+                    s.object_id.clone(),
+                    json!({
+                        "object_id": s.object_id,
+                        "tally": s.count,
+                        "value": json::el(&s.value),
+                        "message": json::ciphertext_json(&s.message),
+                        "shares": shares,
+                    }),
+                );
+            }
+            contests.insert(
+                cid.clone(),
+                json!({"object_id": cid, "selections": Value::Object(selections)}),
+            );
+        }
+        json!({"object_id": self.object_id, "contests": Value::Object(contests)})
+    }
+}
+
+fn share_json(selection_id: &str, share: &SelectionShare) -> Value {
+    match share {
+        SelectionShare::Direct { guardian_id, share } => json!({
+            "object_id": selection_id,
+            "guardian_id": guardian_id,
+            "share": json::el(&share.share),
+            "proof": json::cp_json(&share.proof),
+            "recovered_parts": Value::Null,
+        }),
+        SelectionShare::Reconstructed {
+            guardian_id,
+            share,
+            parts,
+        } => {
+            let mut recovered = Map::new();
+            for (helper, recovery_key, part) in parts {
+                recovered.insert(
+                    helper.clone(),
+                    json!({
+                        "object_id": selection_id,
+                        "guardian_id": helper,
+                        "missing_guardian_id": guardian_id,
+                        "share": json::el(&part.share),
+                        "recovery_key": json::el(recovery_key),
+                        "proof": json::cp_json(&part.proof),
+                    }),
+                );
+            }
+            json!({
+                "object_id": selection_id,
+                "guardian_id": guardian_id,
+                "share": json::el(share),
+                "proof": Value::Null,
+                "recovered_parts": Value::Object(recovered),
+            })
+        }
+    }
+}
+
+/// Checks shares and combines them, for one election's guardians.
+pub struct Decryptor {
+    group: ModpGroup,
+    oracle: Eg1Oracle,
+    guardians: Vec<GuardianPublicKey>,
+    quorum: usize,
+    dlog: DlogTable<ModpGroup>,
+}
+
+impl Decryptor {
+    /// `guardians` are all of the election's guardian records (checked here); counts are
+    /// searched in `[0, max_count]`.
+    pub fn new(
+        guardians: Vec<GuardianPublicKey>,
+        quorum: usize,
+        extended_base_hash: Integer,
+        max_count: u64,
+    ) -> Result<Self, DecryptionError> {
+        let group = ModpGroup::eg_4096();
+        verify_guardians(&group, &guardians, quorum)?;
+        let dlog = DlogTable::new(&group, max_count);
+        Ok(Self {
+            group,
+            oracle: Eg1Oracle::new(extended_base_hash),
+            guardians,
+            quorum,
+            dlog,
+        })
+    }
+
+    pub fn guardians(&self) -> &[GuardianPublicKey] {
+        &self.guardians
+    }
+
+    fn guardian(&self, id: &str) -> Result<&GuardianPublicKey, DecryptionError> {
+        self.guardians
+            .iter()
+            .find(|g| g.id == id)
+            .ok_or_else(|| DecryptionError::UnknownGuardian(id.to_string()))
+    }
+
+    /// Checks every share and combines them into counts. `direct` holds one entry per present
+    /// guardian; `compensated` one per (present helper, missing guardian) pair.
+    pub fn decrypt(
+        &self,
+        target: &DecryptionTarget,
+        direct: &[GuardianShares],
+        compensated: &[CompensatedShares],
+    ) -> Result<PlaintextRecord, DecryptionError> {
+        let g = &self.group;
+        let n = target.len();
+        let names = target.names();
+        let cts = target.ciphertexts();
+
+        // who is present, who is missing
+        let mut present: Vec<&GuardianPublicKey> = Vec::new();
+        let mut seen = HashSet::new();
+        for d in direct {
+            let guardian = self.guardian(&d.guardian_id)?;
+            if !seen.insert(d.guardian_id.as_str()) {
+                return Err(DecryptionError::DuplicateShare(d.guardian_id.clone()));
+            }
+            if d.shares.len() != n {
+                return Err(DecryptionError::ShareCount {
+                    guardian: d.guardian_id.clone(),
+                    expected: n,
+                    got: d.shares.len(),
+                });
+            }
+            present.push(guardian);
+        }
+        if present.len() < self.quorum {
+            return Err(DecryptionError::TooFewGuardians {
+                needed: self.quorum,
+                got: present.len(),
+            });
+        }
+        let missing: Vec<&GuardianPublicKey> = self
+            .guardians
+            .iter()
+            .filter(|g| !seen.contains(g.id.as_str()))
+            .collect();
+        // helpers per missing guardian, with the recovery key recomputed from commitments
+        let mut helpers: HashMap<&str, Vec<(&GuardianPublicKey, ModElement, &CompensatedShares)>> =
+            HashMap::new();
+        let mut pairs = HashSet::new();
+        for c in compensated {
+            let helper = self.guardian(&c.guardian_id)?;
+            let lost = self.guardian(&c.missing_guardian_id)?;
+            if !seen.contains(helper.id.as_str()) {
+                return Err(DecryptionError::UnknownGuardian(format!(
+                    "{} (compensating while not present)",
+                    helper.id
+                )));
+            }
+            if seen.contains(lost.id.as_str()) {
+                return Err(mismatch(
+                    &target.object_id,
+                    format!("compensation for guardian {:?}, who is present", lost.id),
+                ));
+            }
+            if !pairs.insert((helper.id.as_str(), lost.id.as_str())) {
+                return Err(DecryptionError::DuplicateShare(format!(
+                    "{} for {}",
+                    helper.id, lost.id
+                )));
+            }
+            if c.shares.len() != n {
+                return Err(DecryptionError::ShareCount {
+                    guardian: c.guardian_id.clone(),
+                    expected: n,
+                    got: c.shares.len(),
+                });
+            }
+            let key = lost.recovery_key(g, helper.sequence_order);
+            helpers
+                .entry(lost.id.as_str())
+                .or_default()
+                .push((helper, key, c));
+        }
+        let mut weights: HashMap<&str, Vec<ModScalar>> = HashMap::new();
+        for m in &missing {
+            let hs = helpers.entry(m.id.as_str()).or_default();
+            if hs.len() < self.quorum {
+                return Err(DecryptionError::NotEnoughHelpers {
+                    missing: m.id.clone(),
+                    needed: self.quorum,
+                    got: hs.len(),
+                });
+            }
+            hs.sort_by_key(|(h, _, _)| h.sequence_order);
+            let xs: Vec<u64> = hs.iter().map(|(h, _, _)| h.sequence_order).collect();
+            let w = xs
+                .iter()
+                .map(|&x| lagrange_coefficient(g, x, &xs))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|_| DecryptionError::DuplicateShare(m.id.clone()))?;
+            weights.insert(m.id.as_str(), w);
+        }
+
+        // every proof, in parallel
+        let mut checks: Vec<(&str, &ModElement, usize, &ProvenShare)> = Vec::new();
+        for (d, p) in direct.iter().zip(&present) {
+            for (i, s) in d.shares.iter().enumerate() {
+                checks.push((d.guardian_id.as_str(), p.key(), i, s));
+            }
+        }
+        for hs in helpers.values() {
+            for (h, key, c) in hs {
+                for (i, s) in c.shares.iter().enumerate() {
+                    checks.push((h.id.as_str(), key, i, s));
+                }
+            }
+        }
+        checks.par_iter().try_for_each(|(who, key, i, share)| {
+            verify_share(g, &self.oracle, key, &cts[*i], share).map_err(|error| {
+                DecryptionError::Proof {
+                    guardian: who.to_string(),
+                    object: names[*i].clone(),
+                    error,
+                }
+            })
+        })?;
+
+        // combine, selection by selection
+        let combined: Vec<PlaintextSelection> = (0..n)
+            .into_par_iter()
+            .map(|i| -> Result<PlaintextSelection, DecryptionError> {
+                let mut product = g.identity();
+                let mut shares = Vec::with_capacity(self.guardians.len());
+                for (d, _) in direct.iter().zip(&present) {
+                    product = g.op(&product, &d.shares[i].share);
+                    shares.push(SelectionShare::Direct {
+                        guardian_id: d.guardian_id.clone(),
+                        share: d.shares[i].clone(),
+                    });
+                }
+                for m in &missing {
+                    let hs = &helpers[m.id.as_str()];
+                    let bases: Vec<ModElement> = hs
+                        .iter()
+                        .map(|(_, _, c)| c.shares[i].share.clone())
+                        .collect();
+                    let rebuilt = g
+                        .multi_pow(&bases, &weights[m.id.as_str()])
+                        .map_err(|_| mismatch(&names[i], "compensated shares"))?;
+                    product = g.op(&product, &rebuilt);
+                    shares.push(SelectionShare::Reconstructed {
+                        guardian_id: m.id.clone(),
+                        share: rebuilt,
+                        parts: hs
+                            .iter()
+                            .map(|(h, key, c)| (h.id.clone(), key.clone(), c.shares[i].clone()))
+                            .collect(),
+                    });
+                }
+                let value = g.div(&cts[i].data, &product);
+                let count =
+                    self.dlog
+                        .log(&value)
+                        .map_err(|_| DecryptionError::CountOutOfRange {
+                            object: names[i].clone(),
+                            max: self.dlog.max(),
+                        })?;
+                let object_id = names[i]
+                    .split_once('/')
+                    .map_or(names[i].clone(), |(_, s)| s.to_string());
+                Ok(PlaintextSelection {
+                    object_id,
+                    count,
+                    value,
+                    message: cts[i].clone(),
+                    shares,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+
+        let mut it = combined.into_iter();
+        let contests = target
+            .contests
+            .iter()
+            .map(|(cid, sels)| (cid.clone(), it.by_ref().take(sels.len()).collect()))
+            .collect();
+        Ok(PlaintextRecord {
+            object_id: target.object_id.clone(),
+            contests,
+        })
+    }
+
+    /// Re-checks a published `PlaintextTally` (or spoiled-ballot plaintext) against `target`, the
+    /// ciphertexts votum computed itself: same selections, same messages, every share's proof,
+    /// recovery keys recomputed, rebuilt shares, values and counts recomputed and compared.
+    pub fn verify_eg14(
+        &self,
+        target: &DecryptionTarget,
+        published: &Value,
+    ) -> Result<PlaintextRecord, DecryptionError> {
+        let g = &self.group;
+        let obj = &target.object_id;
+        if json::text(published, "object_id", obj)? != obj {
+            return Err(mismatch(obj, "object_id"));
+        }
+        let contests = json::field(published, "contests", obj)?
+            .as_object()
+            .ok_or_else(|| mismatch(obj, "contests (not a map)"))?;
+        let expected: usize = target.contests.len();
+        if contests.len() != expected {
+            return Err(mismatch(obj, "the set of contests"));
+        }
+        let mut direct: BTreeMap<String, Vec<ProvenShare>> = BTreeMap::new();
+        let mut comp: BTreeMap<(String, String), Vec<ProvenShare>> = BTreeMap::new();
+        let mut stated: Vec<(u64, ModElement, Vec<(String, ModElement)>)> = Vec::new();
+        for (cid, sels) in &target.contests {
+            let c = contests
+                .get(cid)
+                .ok_or_else(|| mismatch(obj, format!("contest {cid:?} (absent)")))?;
+            let selections = json::field(c, "selections", cid)?
+                .as_object()
+                .ok_or_else(|| mismatch(cid, "selections (not a map)"))?;
+            if selections.len() != sels.len() {
+                return Err(mismatch(cid, "the set of selections"));
+            }
+            for (sid, ct) in sels {
+                let name = format!("{cid}/{sid}");
+                let s = selections
+                    .get(sid)
+                    .ok_or_else(|| mismatch(&name, "selection (absent)"))?;
+                let message = json::parse_ciphertext(g, json::field(s, "message", &name)?, &name)?;
+                if &message != ct {
+                    return Err(mismatch(&name, "message (the ciphertext decrypted)"));
+                }
+                let count = json::uint(s, "tally", &name)?;
+                let value = json::member(g, s, "value", &name)?;
+                let shares = json::field(s, "shares", &name)?
+                    .as_array()
+                    .ok_or_else(|| mismatch(&name, "shares (not a list)"))?;
+                let mut rebuilt = Vec::new();
+                for sh in shares {
+                    let gid = json::text(sh, "guardian_id", &name)?.to_string();
+                    let share = json::member(g, sh, "share", &name)?;
+                    match json::field(sh, "recovered_parts", &name)? {
+                        Value::Null => {
+                            let proof = json::parse_cp(g, json::field(sh, "proof", &name)?, &name)?;
+                            direct
+                                .entry(gid)
+                                .or_default()
+                                .push(ProvenShare { share, proof });
+                        }
+                        Value::Object(parts) => {
+                            for (helper, part) in parts {
+                                if json::text(part, "missing_guardian_id", &name)? != gid
+                                    || json::text(part, "guardian_id", &name)? != helper
+                                {
+                                    return Err(mismatch(&name, "a recovered part's guardian ids"));
+                                }
+                                let part_share = json::member(g, part, "share", &name)?;
+                                let proof =
+                                    json::parse_cp(g, json::field(part, "proof", &name)?, &name)?;
+                                let recovery_key = json::member(g, part, "recovery_key", &name)?;
+                                let h = self.guardian(helper)?;
+                                let lost = self.guardian(&gid)?;
+                                if lost.recovery_key(g, h.sequence_order) != recovery_key {
+                                    return Err(mismatch(
+                                        &name,
+                                        format!("recovery key of {helper:?} for {gid:?}"),
+                                    ));
+                                }
+                                comp.entry((helper.clone(), gid.clone())).or_default().push(
+                                    ProvenShare {
+                                        share: part_share,
+                                        proof,
+                                    },
+                                );
+                            }
+                            rebuilt.push((gid, share));
+                        }
+                        _ => return Err(mismatch(&name, "recovered_parts (not a map or null)")),
+                    }
+                }
+                stated.push((count, value, rebuilt));
+            }
+        }
+        let direct: Vec<GuardianShares> = direct
+            .into_iter()
+            .map(|(guardian_id, shares)| GuardianShares {
+                guardian_id,
+                shares,
+            })
+            .collect();
+        let compensated: Vec<CompensatedShares> = comp
+            .into_iter()
+            .map(
+                |((guardian_id, missing_guardian_id), shares)| CompensatedShares {
+                    guardian_id,
+                    missing_guardian_id,
+                    shares,
+                },
+            )
+            .collect();
+        let record = self.decrypt(target, &direct, &compensated)?;
+        let ours = record.contests.iter().flat_map(|(_, s)| s.iter());
+        for (mine, (count, value, rebuilt)) in ours.zip(&stated) {
+            let name = &mine.object_id;
+            if mine.value != *value {
+                return Err(mismatch(name, "value"));
+            }
+            if mine.count != *count {
+                return Err(mismatch(name, "tally"));
+            }
+            for (gid, share) in rebuilt {
+                let ok = mine.shares.iter().any(|s| {
+                    matches!(s, SelectionShare::Reconstructed { guardian_id, share: m, .. }
+                        if guardian_id == gid && m == share)
+                });
+                if !ok {
+                    return Err(mismatch(name, format!("rebuilt share of {gid:?}")));
+                }
+            }
+        }
+        Ok(record)
+    }
+}

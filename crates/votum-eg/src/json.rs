@@ -1,0 +1,170 @@
+//! Small helpers for reading and writing ElectionGuard 1.4 JSON records: integers as electionguard
+//! hex (spec/20.2), strict field access with the object named in every error.
+
+use serde_json::{json, Value};
+use votum_arith::Integer;
+use votum_elgamal::Ciphertext;
+use votum_group::{Group, GroupError, ModElement, ModScalar, ModpGroup};
+use votum_hash::eg::{from_hex, to_hex};
+use votum_proofs::{ChaumPedersenProof, SchnorrProof};
+
+/// A field that is missing, of the wrong JSON type, or not a valid value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FieldError {
+    #[error("{object}: {message}")]
+    Format { object: String, message: String },
+    #[error("{object}: {what} is not a valid group element ({reason})")]
+    BadElement {
+        object: String,
+        what: String,
+        reason: GroupError,
+    },
+}
+
+fn format_error(object: &str, message: String) -> FieldError {
+    FieldError::Format {
+        object: object.to_string(),
+        message,
+    }
+}
+
+pub fn field<'a>(v: &'a Value, name: &str, object: &str) -> Result<&'a Value, FieldError> {
+    v.get(name)
+        .ok_or_else(|| format_error(object, format!("missing field {name:?}")))
+}
+
+pub fn text<'a>(v: &'a Value, name: &str, object: &str) -> Result<&'a str, FieldError> {
+    field(v, name, object)?
+        .as_str()
+        .ok_or_else(|| format_error(object, format!("{name} must be a string")))
+}
+
+pub fn uint(v: &Value, name: &str, object: &str) -> Result<u64, FieldError> {
+    field(v, name, object)?
+        .as_u64()
+        .ok_or_else(|| format_error(object, format!("{name} must be a non-negative integer")))
+}
+
+pub fn hexnum(v: &Value, name: &str, object: &str) -> Result<Integer, FieldError> {
+    from_hex(text(v, name, object)?)
+        .map_err(|e| format_error(object, format!("{name} is not electionguard hex: {e}")))
+}
+
+/// A scalar below q.
+pub fn scalar(g: &ModpGroup, v: &Value, name: &str, object: &str) -> Result<ModScalar, FieldError> {
+    g.scalar(&hexnum(v, name, object)?)
+        .map_err(|e| format_error(object, format!("{name}: {e}")))
+}
+
+/// An element of the order-q subgroup (full membership check).
+pub fn member(
+    g: &ModpGroup,
+    v: &Value,
+    name: &str,
+    object: &str,
+) -> Result<ModElement, FieldError> {
+    g.element(&hexnum(v, name, object)?)
+        .map_err(|reason| FieldError::BadElement {
+            object: object.to_string(),
+            what: name.to_string(),
+            reason,
+        })
+}
+
+/// An integer in [1, p) (a proof commitment: its equation forces it into the subgroup).
+pub fn committed(
+    g: &ModpGroup,
+    v: &Value,
+    name: &str,
+    object: &str,
+) -> Result<ModElement, FieldError> {
+    g.element_in_range(&hexnum(v, name, object)?)
+        .map_err(|reason| FieldError::BadElement {
+            object: object.to_string(),
+            what: name.to_string(),
+            reason,
+        })
+}
+
+pub fn hx(x: &Integer) -> Value {
+    Value::String(to_hex(x))
+}
+
+pub fn el(x: &ModElement) -> Value {
+    hx(x.value())
+}
+
+pub fn sc(x: &ModScalar) -> Value {
+    hx(x.value())
+}
+
+pub fn ciphertext_json(c: &Ciphertext<ModpGroup>) -> Value {
+    json!({"pad": el(&c.pad), "data": el(&c.data)})
+}
+
+pub fn parse_ciphertext(
+    g: &ModpGroup,
+    v: &Value,
+    object: &str,
+) -> Result<Ciphertext<ModpGroup>, FieldError> {
+    Ok(Ciphertext {
+        pad: member(g, v, "pad", object)?,
+        data: member(g, v, "data", object)?,
+    })
+}
+
+/// The usage string electionguard 1.4.0 writes for Schnorr and decryption proofs.
+pub const SECRET_VALUE_USAGE: &str = "Prove knowledge of secret value";
+
+pub fn cp_json(p: &ChaumPedersenProof<ModpGroup>) -> Value {
+    json!({
+        "pad": el(&p.pad),
+        "data": el(&p.data),
+        "challenge": sc(&p.challenge),
+        "response": sc(&p.response),
+        "usage": SECRET_VALUE_USAGE,
+    })
+}
+
+pub fn parse_cp(
+    g: &ModpGroup,
+    v: &Value,
+    object: &str,
+) -> Result<ChaumPedersenProof<ModpGroup>, FieldError> {
+    Ok(ChaumPedersenProof {
+        pad: committed(g, v, "pad", object)?,
+        data: committed(g, v, "data", object)?,
+        challenge: scalar(g, v, "challenge", object)?,
+        response: scalar(g, v, "response", object)?,
+    })
+}
+
+pub fn schnorr_json(public: &ModElement, p: &SchnorrProof<ModpGroup>) -> Value {
+    json!({
+        "public_key": el(public),
+        "commitment": el(&p.commitment),
+        "challenge": sc(&p.challenge),
+        "response": sc(&p.response),
+        "usage": SECRET_VALUE_USAGE,
+    })
+}
+
+pub fn parse_schnorr(
+    g: &ModpGroup,
+    v: &Value,
+    object: &str,
+) -> Result<(ModElement, SchnorrProof<ModpGroup>), FieldError> {
+    Ok((
+        member(g, v, "public_key", object)?,
+        SchnorrProof {
+            commitment: committed(g, v, "commitment", object)?,
+            challenge: scalar(g, v, "challenge", object)?,
+            response: scalar(g, v, "response", object)?,
+        },
+    ))
+}
+
+/// The generator, for Chaum–Pedersen statements.
+pub fn generator(g: &ModpGroup) -> ModElement {
+    g.generator().clone()
+}

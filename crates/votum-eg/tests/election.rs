@@ -1,0 +1,443 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+//! A whole election in votum alone: key ceremony (5 guardians, quorum 3), encryption, ballot
+//! box, tally, decryption with two guardians missing, spoiled-ballot decryption, and the
+//! refusals of each step.
+
+use std::collections::BTreeMap;
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::{RngCore, SeedableRng};
+use votum_eg::context::ElectionContext;
+use votum_eg::decrypt::{
+    CompensatedShares, DecryptionError, DecryptionTarget, Decryptor, GuardianShares,
+};
+use votum_eg::encrypt::{encrypt_ballot, BallotForm, EncryptionContext, PlaintextBallot};
+use votum_eg::guardian::{CeremonyError, Guardian, GuardianPublicKey, PartialKeyBackup};
+use votum_eg::{BallotBox, BallotState, BallotVerifier, Manifest};
+use votum_elgamal::PublicKey;
+use votum_group::{Group, ModpGroup};
+use votum_proofs::ProofError;
+
+const N: usize = 5;
+const K: usize = 3;
+
+fn manifest() -> Manifest {
+    let text = std::fs::read_to_string(format!(
+        "{}/../../tests/peer/manifest-three-contests.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    Manifest::from_json(&text).unwrap()
+}
+
+fn ceremony(rng: &mut ChaCha20Rng) -> Vec<Guardian> {
+    let mut guardians: Vec<Guardian> = (1..=N as u64)
+        .map(|i| Guardian::new(&format!("guardian-{i}"), i, N, K, rng).unwrap())
+        .collect();
+    let publics: Vec<GuardianPublicKey> =
+        guardians.iter().map(|g| g.public_key().clone()).collect();
+    let mut backups = Vec::new();
+    for sender in &guardians {
+        for receiver in &publics {
+            if receiver.id != sender.id() {
+                backups.push(sender.backup_for(receiver, rng).unwrap());
+            }
+        }
+    }
+    for b in &backups {
+        // through JSON, as it would travel
+        let b = PartialKeyBackup::from_json(&b.to_json()).unwrap();
+        let sender = publics.iter().find(|p| p.id == b.sender).unwrap();
+        let receiver = guardians.iter_mut().find(|g| g.id() == b.receiver).unwrap();
+        receiver.receive_backup(sender, &b).unwrap();
+    }
+    for g in &guardians {
+        assert_eq!(g.backups_held().len(), N - 1);
+    }
+    guardians
+}
+
+fn random_ballot(
+    manifest: &Manifest,
+    id: &str,
+    rng: &mut ChaCha20Rng,
+) -> (PlaintextBallot, Vec<String>) {
+    let mut chosen = Vec::new();
+    let mut contests = Vec::new();
+    for c in &manifest.contests {
+        let mut sels = Vec::new();
+        let mut left = c.votes_allowed;
+        for s in &c.ballot_selections {
+            let vote = i64::from(left > 0 && rng.next_u32() % 3 == 0);
+            left -= vote;
+            if vote == 1 {
+                chosen.push(s.object_id.clone());
+            }
+            sels.push(serde_json::json!({"object_id": s.object_id, "vote": vote}));
+        }
+        contests.push(serde_json::json!({"object_id": c.object_id, "ballot_selections": sels}));
+    }
+    let v = serde_json::json!({
+        "object_id": id,
+        "style_id": manifest.ballot_styles[0].object_id,
+        "contests": contests,
+    });
+    (PlaintextBallot::from_json(&v.to_string()).unwrap(), chosen)
+}
+
+struct Election {
+    guardians: Vec<Guardian>,
+    context: ElectionContext,
+    manifest: Manifest,
+    submitted: Vec<(String, BallotState)>,
+    expected: BTreeMap<String, u64>,
+    tally: DecryptionTarget,
+}
+
+fn run(seed: u64, ballots: usize) -> Election {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let g = ModpGroup::eg_4096();
+    let manifest = manifest();
+    let guardians = ceremony(&mut rng);
+    let publics: Vec<_> = guardians.iter().map(|g| g.public_key().clone()).collect();
+    let context = ElectionContext::new(&publics, K, manifest.crypto_hash().unwrap()).unwrap();
+    context.check(&publics).unwrap();
+    let enc = EncryptionContext::new(
+        context.elgamal_public_key.clone(),
+        context.crypto_extended_base_hash.clone(),
+        context.manifest_hash.clone(),
+    )
+    .unwrap();
+    let key = PublicKey::new(&g, context.elgamal_public_key.clone()).unwrap();
+    let mut bb = BallotBox::new(
+        BallotVerifier::new(
+            manifest.clone(),
+            &key,
+            context.crypto_extended_base_hash.clone(),
+        )
+        .unwrap(),
+    );
+    let mut expected: BTreeMap<String, u64> = manifest
+        .contests
+        .iter()
+        .flat_map(|c| c.ballot_selections.iter().map(|s| (s.object_id.clone(), 0)))
+        .collect();
+    let mut submitted = Vec::new();
+    let mut code_seed = votum_arith::Integer::from(42u32);
+    for i in 0..ballots {
+        let (plain, chosen) = random_ballot(&manifest, &format!("b-{i}"), &mut rng);
+        let nonce = g.random_scalar(&mut rng);
+        let ballot =
+            encrypt_ballot(&enc, &manifest, &plain, &nonce, &code_seed, 1_700_000_000).unwrap();
+        code_seed = ballot.code.clone();
+        let state = if i % 4 == 3 {
+            BallotState::Spoiled
+        } else {
+            BallotState::Cast
+        };
+        let form = BallotForm::Submitted {
+            state: if state == BallotState::Cast { 1 } else { 2 },
+        };
+        let json = ballot.to_eg14_json(form).to_string();
+        bb.submit(&json, state).unwrap();
+        if state == BallotState::Cast {
+            for s in chosen {
+                *expected.get_mut(&s).unwrap() += 1;
+            }
+        }
+        submitted.push((json, state));
+    }
+    let tally = DecryptionTarget::from_tally("election-results", &manifest, &bb.tally());
+    Election {
+        guardians,
+        context,
+        manifest,
+        submitted,
+        expected,
+        tally,
+    }
+}
+
+fn shares(
+    e: &Election,
+    target: &DecryptionTarget,
+    present: &[usize],
+    rng: &mut ChaCha20Rng,
+) -> (Vec<GuardianShares>, Vec<CompensatedShares>) {
+    let q = &e.context.crypto_extended_base_hash;
+    let cts = target.ciphertexts();
+    let direct = present
+        .iter()
+        .map(|&i| GuardianShares {
+            guardian_id: e.guardians[i].id().to_string(),
+            shares: e.guardians[i].decryption_shares(&cts, q, rng),
+        })
+        .collect();
+    let mut comp = Vec::new();
+    for m in (0..N).filter(|m| !present.contains(m)) {
+        for &i in present {
+            comp.push(CompensatedShares {
+                guardian_id: e.guardians[i].id().to_string(),
+                missing_guardian_id: e.guardians[m].id().to_string(),
+                shares: e.guardians[i]
+                    .compensated_shares(e.guardians[m].public_key(), &cts, q, rng)
+                    .unwrap(),
+            });
+        }
+    }
+    (direct, comp)
+}
+
+fn decryptor(e: &Election) -> Decryptor {
+    Decryptor::new(
+        e.guardians.iter().map(|g| g.public_key().clone()).collect(),
+        K,
+        e.context.crypto_extended_base_hash.clone(),
+        1000,
+    )
+    .unwrap()
+}
+
+#[test]
+fn tally_and_spoiled_ballots_decrypt_with_two_guardians_missing() {
+    let e = run(7, 12);
+    let mut rng = ChaCha20Rng::seed_from_u64(99);
+    let d = decryptor(&e);
+    let (direct, comp) = shares(&e, &e.tally, &[0, 2, 4], &mut rng);
+    let record = d.decrypt(&e.tally, &direct, &comp).unwrap();
+    assert_eq!(record.counts(), e.expected);
+    // the written record is re-checked by the same reader that checks the reference's
+    let json = record.to_eg14_json();
+    let again = d.verify_eg14(&e.tally, &json).unwrap();
+    assert_eq!(again.counts(), e.expected);
+    // all present: no compensation needed
+    let (all, none) = shares(&e, &e.tally, &[0, 1, 2, 3, 4], &mut rng);
+    assert!(none.is_empty());
+    assert_eq!(d.decrypt(&e.tally, &all, &[]).unwrap().counts(), e.expected);
+
+    // a spoiled ballot decrypts to 0/1 votes within its limits
+    let (json, _) = e
+        .submitted
+        .iter()
+        .find(|(_, s)| *s == BallotState::Spoiled)
+        .unwrap();
+    let target = DecryptionTarget::from_ballot_json(json).unwrap();
+    let (direct, comp) = shares(&e, &target, &[1, 2, 3], &mut rng);
+    let plain = d.decrypt(&target, &direct, &comp).unwrap();
+    for (cid, sels) in &plain.contests {
+        let limit = e
+            .manifest
+            .contests
+            .iter()
+            .find(|c| &c.object_id == cid)
+            .unwrap()
+            .votes_allowed;
+        let total: u64 = sels.iter().map(|s| s.count).sum();
+        assert!(sels.iter().all(|s| s.count <= 1) && total <= limit as u64);
+    }
+    d.verify_eg14(&target, &plain.to_eg14_json()).unwrap();
+}
+
+#[test]
+fn decryption_refuses_bad_shares_with_the_specific_error() {
+    let e = run(8, 3);
+    let mut rng = ChaCha20Rng::seed_from_u64(5);
+    let d = decryptor(&e);
+    let (direct, comp) = shares(&e, &e.tally, &[0, 1, 2], &mut rng);
+
+    // too few present
+    let err = d.decrypt(&e.tally, &direct[..2], &comp).unwrap_err();
+    assert!(matches!(
+        err,
+        DecryptionError::TooFewGuardians { needed: 3, got: 2 }
+    ));
+    // a missing guardian with too few helpers
+    let err = d.decrypt(&e.tally, &direct, &comp[1..]).unwrap_err();
+    assert!(
+        matches!(err, DecryptionError::NotEnoughHelpers { .. }),
+        "{err}"
+    );
+    // a share from an unknown guardian
+    let mut bad = direct.clone();
+    bad[1].guardian_id = "mallory".into();
+    assert_eq!(
+        d.decrypt(&e.tally, &bad, &comp).unwrap_err(),
+        DecryptionError::UnknownGuardian("mallory".into())
+    );
+    // a share attributed to another guardian fails its proof
+    let mut bad = direct.clone();
+    bad.swap(0, 1);
+    bad[0].guardian_id = direct[0].guardian_id.clone();
+    bad[1].guardian_id = direct[1].guardian_id.clone();
+    assert!(matches!(
+        d.decrypt(&e.tally, &bad, &comp).unwrap_err(),
+        DecryptionError::Proof {
+            error: ProofError::Equation { .. },
+            ..
+        }
+    ));
+    // a wrong share value (the proof no longer matches)
+    let g = ModpGroup::eg_4096();
+    let mut bad = direct.clone();
+    bad[2].shares[3].share = g.op(&bad[2].shares[3].share, g.generator());
+    assert!(matches!(
+        d.decrypt(&e.tally, &bad, &comp).unwrap_err(),
+        DecryptionError::Proof { ref guardian, error: ProofError::ChallengeMismatch { .. }, .. } if guardian == "guardian-3"
+    ));
+    // a wrong compensated share
+    let mut badc = comp.clone();
+    badc[4].shares[0].share = g.op(&badc[4].shares[0].share, g.generator());
+    assert!(matches!(
+        d.decrypt(&e.tally, &direct, &badc).unwrap_err(),
+        DecryptionError::Proof { .. }
+    ));
+    // short share lists
+    let mut bad = direct.clone();
+    bad[0].shares.pop();
+    assert!(matches!(
+        d.decrypt(&e.tally, &bad, &comp).unwrap_err(),
+        DecryptionError::ShareCount { .. }
+    ));
+
+    // a tampered published tally: stated count, value, recovery key
+    let record = d.decrypt(&e.tally, &direct, &comp).unwrap().to_eg14_json();
+    let mut t = record.clone();
+    let sel = &mut t["contests"]["mayor"]["selections"]["mayor-alice"];
+    sel["tally"] = serde_json::json!(sel["tally"].as_u64().unwrap() + 1);
+    assert!(matches!(
+        d.verify_eg14(&e.tally, &t).unwrap_err(),
+        DecryptionError::Mismatch { ref what, .. } if what == "tally"
+    ));
+    let mut t = record.clone();
+    let parts =
+        &mut t["contests"]["mayor"]["selections"]["mayor-alice"]["shares"][3]["recovered_parts"];
+    parts["guardian-1"]["recovery_key"] = parts["guardian-2"]["recovery_key"].clone();
+    assert!(matches!(
+        d.verify_eg14(&e.tally, &t).unwrap_err(),
+        DecryptionError::Mismatch { ref what, .. } if what.starts_with("recovery key")
+    ));
+    // the tally of another election's ciphertexts
+    let other = run(9, 1);
+    assert!(matches!(
+        d.verify_eg14(&other.tally, &record).unwrap_err(),
+        DecryptionError::Mismatch { ref what, .. } if what.starts_with("message")
+    ));
+}
+
+#[test]
+fn ceremony_refuses_bad_backups_and_records() {
+    let mut rng = ChaCha20Rng::seed_from_u64(11);
+    let g = ModpGroup::eg_4096();
+    let mut a = Guardian::new("a", 1, 3, 2, &mut rng).unwrap();
+    let b = Guardian::new("b", 2, 3, 2, &mut rng).unwrap();
+    let c = Guardian::new("c", 3, 3, 2, &mut rng).unwrap();
+    // a backup addressed to someone else
+    let to_c = b.backup_for(c.public_key(), &mut rng).unwrap();
+    assert!(matches!(
+        a.receive_backup(b.public_key(), &to_c).unwrap_err(),
+        CeremonyError::Misaddressed { .. }
+    ));
+    // a backup re-labelled as coming from another sender does not open as theirs
+    let mut relabelled = c.backup_for(a.public_key(), &mut rng).unwrap();
+    relabelled.sender = "b".into();
+    assert!(matches!(
+        a.receive_backup(b.public_key(), &relabelled).unwrap_err(),
+        CeremonyError::Unreadable { .. }
+    ));
+    // a tampered ciphertext
+    let mut tampered = b.backup_for(a.public_key(), &mut rng).unwrap();
+    tampered.sealed.body[40] ^= 1;
+    assert!(matches!(
+        a.receive_backup(b.public_key(), &tampered).unwrap_err(),
+        CeremonyError::Unreadable { .. }
+    ));
+    assert!(a.backups_held().is_empty());
+    // a sender who sealed a share that is not on its committed polynomial: the receiver
+    // refuses it, challenges, and the public answer settles it
+    let liar = Guardian::new("b", 2, 3, 2, &mut rng).unwrap(); // same id, other polynomial
+    let wrong = liar.backup_for(a.public_key(), &mut rng).unwrap();
+    assert_eq!(
+        a.receive_backup(b.public_key(), &wrong).unwrap_err(),
+        CeremonyError::InvalidBackup {
+            sender: "b".into(),
+            receiver: "a".into()
+        }
+    );
+    let answer = b.answer_challenge(a.public_key());
+    answer.verify(&g, b.public_key()).unwrap();
+    a.accept_challenge_response(b.public_key(), &answer)
+        .unwrap();
+    assert_eq!(a.backups_held(), vec!["b".to_string()]);
+    let lie = liar.answer_challenge(a.public_key());
+    assert!(matches!(
+        lie.verify(&g, b.public_key()).unwrap_err(),
+        CeremonyError::InvalidBackup { .. }
+    ));
+    // a missing backup
+    assert!(matches!(
+        a.compensated_shares(
+            c.public_key(),
+            &[],
+            &votum_arith::Integer::from(1u32),
+            &mut rng
+        )
+        .unwrap_err(),
+        CeremonyError::MissingBackup { .. }
+    ));
+
+    // public records: JSON round trip, tampered proof, wrong quorum, duplicates
+    let rec = GuardianPublicKey::from_eg14_json(&g, &b.public_key().to_eg14_json()).unwrap();
+    assert_eq!(&rec, b.public_key());
+    rec.verify(&g, 2).unwrap();
+    assert!(matches!(
+        rec.verify(&g, 3).unwrap_err(),
+        CeremonyError::WrongQuorum { .. }
+    ));
+    let mut forged = rec.clone();
+    forged.proofs[1].response = g.scalar_add(&forged.proofs[1].response, &g.scalar_from_u64(1));
+    assert!(matches!(
+        forged.verify(&g, 2).unwrap_err(),
+        CeremonyError::Proof { index: 1, .. }
+    ));
+    let mut j = b.public_key().to_eg14_json();
+    j["election_public_key"] = j["election_commitments"][1].clone();
+    assert!(matches!(
+        GuardianPublicKey::from_eg14_json(&g, &j).unwrap_err(),
+        CeremonyError::KeyMismatch { .. }
+    ));
+    let publics = vec![
+        a.public_key().clone(),
+        b.public_key().clone(),
+        b.public_key().clone(),
+    ];
+    assert!(matches!(
+        ElectionContext::new(&publics, 2, 1u32.into()).unwrap_err(),
+        CeremonyError::DuplicateGuardian(_)
+    ));
+    let publics = vec![
+        a.public_key().clone(),
+        b.public_key().clone(),
+        c.public_key().clone(),
+    ];
+    assert!(matches!(
+        ElectionContext::new(&publics, 4, 1u32.into()).unwrap_err(),
+        CeremonyError::BadQuorum { .. }
+    ));
+    // debug output never shows secrets
+    let shown = format!("{a:?}");
+    assert!(shown.contains("backups_held") && !shown.contains("coefficients"));
+}
+
+#[test]
+fn context_matches_the_reference_sample() {
+    let text = std::fs::read_to_string(format!(
+        "{}/../../vectors/eg-1.4/context.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let ctx = ElectionContext::from_eg14_json(&v).unwrap();
+    let q = votum_eg::context::base_hash(ctx.number_of_guardians, ctx.quorum, &ctx.manifest_hash);
+    assert_eq!(q, ctx.crypto_base_hash);
+}
