@@ -70,12 +70,18 @@ fn mismatch(object: &str, what: impl Into<String>) -> DecryptionError {
     }
 }
 
+/// A contest's selections to decrypt: (selection id, ciphertext).
+pub type ContestCiphertexts = (String, Vec<(String, Ciphertext<ModpGroup>)>);
+
+/// What a published selection states: count, value, rebuilt shares by missing guardian.
+type Stated = (u64, ModElement, Vec<(String, ModElement)>);
+
 /// What is decrypted together: the encrypted tally or one spoiled ballot, as (contest,
 /// selection, ciphertext) in manifest or ballot order.
 #[derive(Clone, Debug)]
 pub struct DecryptionTarget {
     pub object_id: String,
-    pub contests: Vec<(String, Vec<(String, Ciphertext<ModpGroup>)>)>,
+    pub contests: Vec<ContestCiphertexts>,
 }
 
 impl DecryptionTarget {
@@ -534,7 +540,7 @@ impl Decryptor {
         }
         let mut direct: BTreeMap<String, Vec<ProvenShare>> = BTreeMap::new();
         let mut comp: BTreeMap<(String, String), Vec<ProvenShare>> = BTreeMap::new();
-        let mut stated: Vec<(u64, ModElement, Vec<(String, ModElement)>)> = Vec::new();
+        let mut stated: Vec<Stated> = Vec::new();
         for (cid, sels) in &target.contests {
             let c = contests
                 .get(cid)
