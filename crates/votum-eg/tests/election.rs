@@ -69,7 +69,7 @@ fn random_ballot(
         let mut sels = Vec::new();
         let mut left = c.votes_allowed;
         for s in &c.ballot_selections {
-            let vote = i64::from(left > 0 && rng.next_u32() % 3 == 0);
+            let vote = i64::from(left > 0 && rng.next_u32().is_multiple_of(3));
             left -= vote;
             if vote == 1 {
                 chosen.push(s.object_id.clone());
