@@ -166,6 +166,16 @@ pub struct PyEgBallotBox {
 }
 
 impl PyEgBallotBox {
+    /// The encrypted tally by (contest, selection).
+    pub(crate) fn tally(
+        &self,
+    ) -> BTreeMap<(String, String), votum_elgamal::Ciphertext<ModpGroup>> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .tally()
+    }
+
     fn submit(
         &self,
         py: Python<'_>,

@@ -3,6 +3,9 @@
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use votum_arith::ArithError;
+use votum_eg::decrypt::DecryptionError;
+use votum_eg::guardian::CeremonyError;
+use votum_eg::json::FieldError;
 use votum_eg::{BallotError, EncryptError, ManifestError};
 use votum_elgamal::ElGamalError;
 use votum_group::{GroupError, GroupId};
@@ -20,6 +23,8 @@ pub enum NativeError {
     Manifest(ManifestError),
     Encrypt(EncryptError),
     Ballot(BallotError),
+    Ceremony(CeremonyError),
+    Decryption(DecryptionError),
     /// A proof in a batch failed: its index and why.
     ProofAt(usize, ProofError),
     GroupMismatch {
@@ -72,9 +77,50 @@ enum Kind {
     DuplicateBallot,
 }
 
+fn classify_field(x: &FieldError) -> Kind {
+    match x {
+        FieldError::Format { .. } => Kind::RecordFormatError,
+        FieldError::BadElement { .. } => Kind::InvalidInput,
+    }
+}
+
+fn classify_ceremony(x: &CeremonyError) -> Kind {
+    match x {
+        CeremonyError::Field(f) => classify_field(f),
+        CeremonyError::Proof { .. } => Kind::InvalidProof,
+        CeremonyError::KeyMismatch { .. }
+        | CeremonyError::InvalidBackup { .. }
+        | CeremonyError::Unreadable { .. } => Kind::VerificationFailed,
+        CeremonyError::WrongQuorum { .. }
+        | CeremonyError::BadQuorum { .. }
+        | CeremonyError::BadSequenceOrder { .. }
+        | CeremonyError::DuplicateGuardian(_)
+        | CeremonyError::Misaddressed { .. }
+        | CeremonyError::UnknownGuardian(_)
+        | CeremonyError::MissingBackup { .. } => Kind::InvalidInput,
+    }
+}
+
 fn classify(e: &NativeError) -> (Kind, String) {
     use Kind::*;
     match e {
+        NativeError::Ceremony(x) => (classify_ceremony(x), x.to_string()),
+        NativeError::Decryption(x) => {
+            let kind = match x {
+                DecryptionError::Field(f) => classify_field(f),
+                DecryptionError::Ceremony(c) => classify_ceremony(c),
+                DecryptionError::Ballot(_) => RecordFormatError,
+                DecryptionError::Proof { .. } => InvalidProof,
+                DecryptionError::Mismatch { .. } => VerificationFailed,
+                DecryptionError::CountOutOfRange { .. } => DecryptionFailed,
+                DecryptionError::UnknownGuardian(_)
+                | DecryptionError::DuplicateShare(_)
+                | DecryptionError::ShareCount { .. }
+                | DecryptionError::TooFewGuardians { .. }
+                | DecryptionError::NotEnoughHelpers { .. } => InvalidInput,
+            };
+            (kind, x.to_string())
+        }
         NativeError::Arith(x) => (InvalidInput, x.to_string()),
         NativeError::Group(x) => (InvalidInput, x.to_string()),
         NativeError::Hash(x) => (InvalidInput, x.to_string()),

@@ -10,6 +10,7 @@
 mod convert;
 mod dual;
 mod eg1;
+mod eg_guardian;
 mod eg_manifest;
 mod elgamal;
 mod errors;
@@ -37,6 +38,15 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<eg_manifest::PyEgManifest>()?;
     m.add_class::<eg_manifest::PyEgEncryptionDevice>()?;
     m.add_class::<eg_manifest::PyEgBallotBox>()?;
+    m.add_class::<eg_guardian::PyEgGuardian>()?;
+    m.add_class::<eg_guardian::PyEgContext>()?;
+    m.add_class::<eg_guardian::PyEgDecryptionTarget>()?;
+    m.add_class::<eg_guardian::PyEgShares>()?;
+    m.add_class::<eg_guardian::PyEgDecryptor>()?;
+    m.add_class::<eg_guardian::PyEgPlaintext>()?;
+    m.add_function(wrap_pyfunction!(eg_guardian::eg_verify_challenge_answer, m)?)?;
+    m.add_function(wrap_pyfunction!(eg_guardian::eg_verify_guardian_record, m)?)?;
+    m.add_function(wrap_pyfunction!(eg_guardian::eg_constants_json, m)?)?;
     m.add_function(wrap_pyfunction!(group::_restore_element, m)?)?;
     m.add_function(wrap_pyfunction!(group::_restore_scalar, m)?)?;
     m.add_function(wrap_pyfunction!(elgamal::_restore_ciphertext, m)?)?;

@@ -5,10 +5,13 @@ from __future__ import annotations
 import typer
 
 from votum.cli.demo import demo
+from votum.cli.election import election, verify
 
 app = typer.Typer(
     no_args_is_help=True, add_completion=False, help="votum: verifiable elections at national scale."
 )
+app.command(name="election")(election)
+app.command(name="verify")(verify)
 app.command(name="demo")(demo)
 
 

@@ -1,0 +1,479 @@
+//! Key ceremony, context and threshold decryption of ElectionGuard 1.0 elections (votum_eg::guardian,
+//! votum_eg::context, votum_eg::decrypt). Public records travel as electionguard 1.4.0 JSON
+//! strings; a guardian's secrets stay inside its `EgGuardian` object.
+
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use votum_eg::context::ElectionContext;
+use votum_eg::decrypt::{
+    CompensatedShares, DecryptionError, DecryptionTarget, Decryptor, GuardianShares,
+    PlaintextRecord,
+};
+use votum_eg::guardian::{
+    BackupChallengeResponse, CeremonyError, Guardian, GuardianPublicKey, PartialKeyBackup,
+};
+use votum_group::{Group, ModpGroup};
+
+use crate::convert::{release, rng_from};
+use crate::eg_manifest::{PyEgBallotBox, PyEgManifest};
+use crate::errors::NativeError;
+use crate::group::{PyElement, PyScalar};
+
+fn parse(text: &str, what: &str) -> PyResult<serde_json::Value> {
+    serde_json::from_str(text).map_err(|e| {
+        NativeError::Ceremony(CeremonyError::Field(votum_eg::json::FieldError::Format {
+            object: what.to_string(),
+            message: format!("not JSON: {e}"),
+        }))
+        .into()
+    })
+}
+
+fn record(text: &str) -> PyResult<GuardianPublicKey> {
+    let g = ModpGroup::eg_4096();
+    GuardianPublicKey::from_eg14_json(&g, &parse(text, "guardian record")?)
+        .map_err(|e| NativeError::Ceremony(e).into())
+}
+
+fn ceremony<T>(r: Result<T, CeremonyError>) -> PyResult<T> {
+    r.map_err(|e| NativeError::Ceremony(e).into())
+}
+
+fn decryption<T>(r: Result<T, DecryptionError>) -> PyResult<T> {
+    r.map_err(|e| NativeError::Decryption(e).into())
+}
+
+/// One guardian of a key ceremony: its secret polynomial and the backups it holds never leave
+/// this object (they are wiped when it is dropped, and its repr shows none of them).
+#[pyclass(frozen, name = "EgGuardian", module = "votum._native")]
+pub struct PyEgGuardian {
+    inner: Mutex<Guardian>,
+    seed: Mutex<rand_chacha::ChaCha20Rng>,
+}
+
+impl PyEgGuardian {
+    fn with<T>(&self, f: impl FnOnce(&mut Guardian, &mut rand_chacha::ChaCha20Rng) -> T) -> T {
+        let mut g = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut r = self.seed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut g, &mut r)
+    }
+}
+
+#[pymethods]
+impl PyEgGuardian {
+    /// A new guardian (sequence order 1..=number_of_guardians) with a fresh polynomial of
+    /// `quorum` coefficients; `seed` (32 bytes) makes it reproducible, for tests only.
+    #[new]
+    #[pyo3(signature = (guardian_id, sequence_order, number_of_guardians, quorum, seed=None))]
+    fn new(
+        guardian_id: &str,
+        sequence_order: u64,
+        number_of_guardians: usize,
+        quorum: usize,
+        seed: Option<&[u8]>,
+    ) -> PyResult<Self> {
+        let mut rng = rng_from(seed)?;
+        let guardian = ceremony(Guardian::new(
+            guardian_id,
+            sequence_order,
+            number_of_guardians,
+            quorum,
+            &mut rng,
+        ))?;
+        Ok(Self {
+            inner: Mutex::new(guardian),
+            seed: Mutex::new(rng),
+        })
+    }
+
+    #[getter]
+    fn guardian_id(&self) -> String {
+        self.with(|g, _| g.id().to_string())
+    }
+
+    #[getter]
+    fn sequence_order(&self) -> u64 {
+        self.with(|g, _| g.public_key().sequence_order)
+    }
+
+    /// Ids of the guardians whose verified backups this guardian holds.
+    #[getter]
+    fn backups_held(&self) -> Vec<String> {
+        self.with(|g, _| g.backups_held())
+    }
+
+    /// The public record (electionguard's `GuardianRecord` JSON).
+    fn public_record(&self) -> String {
+        self.with(|g, _| g.public_key().to_eg14_json().to_string())
+    }
+
+    /// This guardian's share of its polynomial for `receiver`, sealed to the receiver (JSON).
+    fn backup_for(&self, receiver_record: &str) -> PyResult<String> {
+        let receiver = record(receiver_record)?;
+        self.with(|g, r| ceremony(g.backup_for(&receiver, r)).map(|b| b.to_json().to_string()))
+    }
+
+    /// Opens and checks a backup sent to this guardian; raises VerificationFailed when it is
+    /// not on the sender's committed polynomial (then challenge the sender).
+    fn receive_backup(&self, sender_record: &str, backup: &str) -> PyResult<()> {
+        let sender = record(sender_record)?;
+        let backup = ceremony(PartialKeyBackup::from_json(&parse(backup, "backup")?))?;
+        self.with(|g, _| ceremony(g.receive_backup(&sender, &backup)))
+    }
+
+    /// The public answer to a challenge from `receiver`: the disputed share in the clear.
+    fn answer_challenge(&self, receiver_record: &str) -> PyResult<String> {
+        let receiver = record(receiver_record)?;
+        let a = self.with(|g, _| g.answer_challenge(&receiver));
+        Ok(serde_json::json!({
+            "owner_id": a.sender,
+            "designated_id": a.receiver,
+            "designated_sequence_order": a.receiver_sequence_order,
+            "coordinate": votum_eg::json::sc(&a.coordinate),
+        })
+        .to_string())
+    }
+
+    /// Takes a share settled by a public challenge answer (checked against the commitments).
+    fn accept_challenge_response(&self, sender_record: &str, response: &str) -> PyResult<()> {
+        let sender = record(sender_record)?;
+        let answer = parse_answer(response)?;
+        self.with(|g, _| ceremony(g.accept_challenge_response(&sender, &answer)))
+    }
+
+    /// Decryption shares of every ciphertext of `target`, with proofs.
+    fn decryption_shares(
+        &self,
+        py: Python<'_>,
+        target: &PyEgDecryptionTarget,
+        extended_base_hash: &PyScalar,
+    ) -> PyResult<PyEgShares> {
+        let g = ModpGroup::eg_4096();
+        let q = g.scalar_to_integer(extended_base_hash.get(&g)?);
+        let cts = target.inner.ciphertexts();
+        let (id, shares) = release(py, || {
+            self.with(|guardian, r| {
+                (
+                    guardian.id().to_string(),
+                    guardian.decryption_shares(&cts, &q, r),
+                )
+            })
+        });
+        Ok(PyEgShares {
+            guardian_id: id,
+            missing_guardian_id: None,
+            shares,
+        })
+    }
+
+    /// Shares standing in for the missing guardian `missing_record`, from its backup.
+    fn compensated_shares(
+        &self,
+        py: Python<'_>,
+        missing_record: &str,
+        target: &PyEgDecryptionTarget,
+        extended_base_hash: &PyScalar,
+    ) -> PyResult<PyEgShares> {
+        let g = ModpGroup::eg_4096();
+        let q = g.scalar_to_integer(extended_base_hash.get(&g)?);
+        let missing = record(missing_record)?;
+        let cts = target.inner.ciphertexts();
+        let (id, shares) = release(py, || {
+            self.with(|guardian, r| {
+                guardian
+                    .compensated_shares(&missing, &cts, &q, r)
+                    .map(|s| (guardian.id().to_string(), s))
+            })
+        })
+        .map_err(NativeError::Ceremony)?;
+        Ok(PyEgShares {
+            guardian_id: id,
+            missing_guardian_id: Some(missing.id),
+            shares,
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        self.with(|g, _| {
+            format!(
+                "EgGuardian(id={:?}, sequence_order={}, backups_held={})",
+                g.id(),
+                g.public_key().sequence_order,
+                g.backups_held().len()
+            )
+        })
+    }
+}
+
+fn parse_answer(text: &str) -> PyResult<BackupChallengeResponse> {
+    let g = ModpGroup::eg_4096();
+    let v = parse(text, "challenge answer")?;
+    let o = "challenge answer";
+    let read = || -> Result<BackupChallengeResponse, votum_eg::json::FieldError> {
+        Ok(BackupChallengeResponse {
+            sender: votum_eg::json::text(&v, "owner_id", o)?.to_string(),
+            receiver: votum_eg::json::text(&v, "designated_id", o)?.to_string(),
+            receiver_sequence_order: votum_eg::json::uint(&v, "designated_sequence_order", o)?,
+            coordinate: votum_eg::json::scalar(&g, &v, "coordinate", o)?,
+        })
+    };
+    ceremony(read().map_err(CeremonyError::Field))
+}
+
+/// Checks a challenge answer publicly, against the sender's record.
+#[pyfunction]
+pub fn eg_verify_challenge_answer(sender_record: &str, answer: &str) -> PyResult<()> {
+    let sender = record(sender_record)?;
+    ceremony(parse_answer(answer)?.verify(&ModpGroup::eg_4096(), &sender))
+}
+
+/// Checks one guardian record (its Schnorr proofs) for `quorum`.
+#[pyfunction]
+pub fn eg_verify_guardian_record(record_json: &str, quorum: usize) -> PyResult<()> {
+    ceremony(record(record_json)?.verify(&ModpGroup::eg_4096(), quorum))
+}
+
+/// electionguard 1.4.0's `constants.json` content.
+#[pyfunction]
+pub fn eg_constants_json() -> String {
+    votum_eg::context::constants_eg14_json().to_string()
+}
+
+/// The election context: joint key, commitment hash, base and extended base hashes.
+#[pyclass(frozen, name = "EgContext", module = "votum._native")]
+pub struct PyEgContext {
+    inner: ElectionContext,
+}
+
+#[pymethods]
+impl PyEgContext {
+    /// The context of an election with these guardian records (all checked) and manifest.
+    #[new]
+    fn new(guardian_records: Vec<String>, quorum: usize, manifest: &PyEgManifest) -> PyResult<Self> {
+        let records = guardian_records
+            .iter()
+            .map(|r| record(r))
+            .collect::<PyResult<Vec<_>>>()?;
+        let hash = manifest
+            .inner
+            .crypto_hash()
+            .map_err(NativeError::Manifest)?;
+        Ok(Self {
+            inner: ceremony(ElectionContext::new(&records, quorum, hash))?,
+        })
+    }
+
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Self> {
+        let v = parse(text, "context")?;
+        Ok(Self {
+            inner: ceremony(ElectionContext::from_eg14_json(&v).map_err(CeremonyError::Field))?,
+        })
+    }
+
+    /// Recomputes the context from the guardian records; raises VerificationFailed on a difference.
+    fn check(&self, guardian_records: Vec<String>) -> PyResult<()> {
+        let records = guardian_records
+            .iter()
+            .map(|r| record(r))
+            .collect::<PyResult<Vec<_>>>()?;
+        ceremony(self.inner.check(&records))
+    }
+
+    fn to_json(&self) -> String {
+        self.inner.to_eg14_json().to_string()
+    }
+
+    #[getter]
+    fn number_of_guardians(&self) -> u64 {
+        self.inner.number_of_guardians
+    }
+
+    #[getter]
+    fn quorum(&self) -> u64 {
+        self.inner.quorum
+    }
+
+    #[getter]
+    fn elgamal_public_key(&self) -> PyElement {
+        PyElement::wrap(&ModpGroup::eg_4096(), self.inner.elgamal_public_key.clone())
+    }
+
+    #[getter]
+    fn manifest_hash(&self) -> PyScalar {
+        scalar(&self.inner.manifest_hash)
+    }
+
+    #[getter]
+    fn extended_base_hash(&self) -> PyScalar {
+        scalar(&self.inner.crypto_extended_base_hash)
+    }
+}
+
+fn scalar(x: &votum_arith::Integer) -> PyScalar {
+    let g = ModpGroup::eg_4096();
+    PyScalar::wrap(&g, g.scalar_from_integer(x))
+}
+
+/// What is decrypted together: the encrypted tally, or one spoiled ballot's real selections.
+#[pyclass(frozen, name = "EgDecryptionTarget", module = "votum._native")]
+pub struct PyEgDecryptionTarget {
+    inner: DecryptionTarget,
+}
+
+#[pymethods]
+impl PyEgDecryptionTarget {
+    /// The ballot box's encrypted tally, in manifest order.
+    #[staticmethod]
+    #[pyo3(signature = (ballot_box, manifest, object_id="election-results"))]
+    fn from_ballot_box(ballot_box: &PyEgBallotBox, manifest: &PyEgManifest, object_id: &str) -> Self {
+        let tally = ballot_box.tally();
+        Self {
+            inner: DecryptionTarget::from_tally(object_id, &manifest.inner, &tally),
+        }
+    }
+
+    /// A submitted ballot (EG 1.4 JSON), for the decryption of a spoiled ballot.
+    #[staticmethod]
+    fn from_ballot_json(py: Python<'_>, ballot_json: &str) -> PyResult<Self> {
+        let inner = release(py, || DecryptionTarget::from_ballot_json(ballot_json));
+        Ok(Self {
+            inner: decryption(inner)?,
+        })
+    }
+
+    #[getter]
+    fn object_id(&self) -> String {
+        self.inner.object_id.clone()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+}
+
+/// One guardian's proven shares of a target (direct, or for a missing guardian).
+#[pyclass(frozen, name = "EgShares", module = "votum._native")]
+pub struct PyEgShares {
+    guardian_id: String,
+    missing_guardian_id: Option<String>,
+    shares: Vec<votum_eg::guardian::ProvenShare>,
+}
+
+#[pymethods]
+impl PyEgShares {
+    #[getter]
+    fn guardian_id(&self) -> String {
+        self.guardian_id.clone()
+    }
+
+    #[getter]
+    fn missing_guardian_id(&self) -> Option<String> {
+        self.missing_guardian_id.clone()
+    }
+
+    fn __len__(&self) -> usize {
+        self.shares.len()
+    }
+}
+
+/// Checks shares and combines them into counts, for one election's guardians.
+#[pyclass(frozen, name = "EgDecryptor", module = "votum._native")]
+pub struct PyEgDecryptor {
+    inner: Decryptor,
+}
+
+#[pymethods]
+impl PyEgDecryptor {
+    /// `guardian_records`: all of the election's guardians (checked); counts are looked up in
+    /// [0, max_count].
+    #[new]
+    #[pyo3(signature = (guardian_records, quorum, extended_base_hash, max_count=1_000_000))]
+    fn new(
+        py: Python<'_>,
+        guardian_records: Vec<String>,
+        quorum: usize,
+        extended_base_hash: &PyScalar,
+        max_count: u64,
+    ) -> PyResult<Self> {
+        let g = ModpGroup::eg_4096();
+        let q = g.scalar_to_integer(extended_base_hash.get(&g)?);
+        let records = guardian_records
+            .iter()
+            .map(|r| record(r))
+            .collect::<PyResult<Vec<_>>>()?;
+        let inner = release(py, || Decryptor::new(records, quorum, q, max_count));
+        Ok(Self {
+            inner: decryption(inner)?,
+        })
+    }
+
+    /// Checks every share's proof and combines: present guardians' shares and, for each missing
+    /// guardian, compensated shares from at least a quorum of present guardians.
+    fn decrypt(
+        &self,
+        py: Python<'_>,
+        target: &PyEgDecryptionTarget,
+        shares: Vec<PyRef<'_, PyEgShares>>,
+    ) -> PyResult<PyEgPlaintext> {
+        let mut direct = Vec::new();
+        let mut compensated = Vec::new();
+        for s in &shares {
+            match &s.missing_guardian_id {
+                None => direct.push(GuardianShares {
+                    guardian_id: s.guardian_id.clone(),
+                    shares: s.shares.clone(),
+                }),
+                Some(m) => compensated.push(CompensatedShares {
+                    guardian_id: s.guardian_id.clone(),
+                    missing_guardian_id: m.clone(),
+                    shares: s.shares.clone(),
+                }),
+            }
+        }
+        let out = release(py, || self.inner.decrypt(&target.inner, &direct, &compensated));
+        Ok(PyEgPlaintext {
+            inner: decryption(out)?,
+        })
+    }
+
+    /// Re-checks a published plaintext tally or spoiled ballot (EG 1.4 JSON) against `target`.
+    fn verify_eg14(
+        &self,
+        py: Python<'_>,
+        target: &PyEgDecryptionTarget,
+        published: &str,
+    ) -> PyResult<PyEgPlaintext> {
+        let v = parse(published, "plaintext tally")?;
+        let out = release(py, || self.inner.verify_eg14(&target.inner, &v));
+        Ok(PyEgPlaintext {
+            inner: decryption(out)?,
+        })
+    }
+}
+
+/// A decrypted tally or spoiled ballot.
+#[pyclass(frozen, name = "EgPlaintext", module = "votum._native")]
+pub struct PyEgPlaintext {
+    inner: PlaintextRecord,
+}
+
+#[pymethods]
+impl PyEgPlaintext {
+    #[getter]
+    fn object_id(&self) -> String {
+        self.inner.object_id.clone()
+    }
+
+    /// {selection id: count}.
+    #[getter]
+    fn counts(&self) -> std::collections::BTreeMap<String, u64> {
+        self.inner.counts()
+    }
+
+    /// electionguard 1.4.0's `PlaintextTally` JSON.
+    fn to_json(&self) -> String {
+        self.inner.to_eg14_json().to_string()
+    }
+}

@@ -1,0 +1,385 @@
+"""A whole ElectionGuard 1.0 election on embedded defaults: the README's main job.
+
+Key ceremony (n guardians, quorum k, sealed backups checked against commitments), encryption
+of seeded random ballots on one device, the ballot box (every ballot verified once, some
+spoiled as Benaloh challenges), streaming tally, decryption with some guardians missing
+(compensated from their backups), decryption of every spoiled ballot, the election record in
+electionguard 1.4.0's layout, and a second pass that re-reads the record from disk and checks
+it (ballots, tally and spoiled-ballot decryptions), as a verifier would.
+
+Every step reports progress through a hook and is timed; the caller prints the table.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from votum._native import (
+    EgBallotBox,
+    EgContext,
+    EgDecryptionTarget,
+    EgDecryptor,
+    EgEncryptionDevice,
+    EgGuardian,
+    EgManifest,
+    EgShares,
+    Group,
+    eg_constants_json,
+    eg_to_hex,
+    lagrange_coefficient,
+)
+from votum.errors import InvalidInput, VerificationFailed
+
+#: Called with (step name, items done, items total) as work advances.
+ProgressHook = Callable[[str, int, int], None]
+
+EG = Group("eg-4096")
+
+#: Contest shapes of the synthetic manifest, cycled: (number of candidates, votes allowed).
+SHAPES = [(4, 1), (5, 2), (2, 1), (3, 1), (6, 3)]
+
+
+def synthetic_manifest(contests: int) -> dict[str, Any]:
+    """An ElectionGuard 1.4 manifest with `contests` contests of varied n-of-m shapes, one style."""
+    if contests < 1:
+        raise InvalidInput("an election needs at least one contest")
+    candidates: list[dict[str, Any]] = []
+    out = []
+    for i in range(contests):
+        n, k = SHAPES[i % len(SHAPES)]
+        cid = f"contest-{i + 1}"
+        selections = []
+        for j in range(n):
+            cand = f"{cid}-candidate-{j + 1}"
+            candidates.append(
+                {"object_id": cand, "name": {"text": []}, "party_id": None, "image_uri": None, "is_write_in": None}
+            )
+            selections.append({"object_id": f"{cid}-selection-{j + 1}", "sequence_order": j, "candidate_id": cand})
+        out.append(
+            {
+                "object_id": cid,
+                "sequence_order": i,
+                "electoral_district_id": "district-1",
+                "vote_variation": "one_of_m" if k == 1 else "n_of_m",
+                "number_elected": k,
+                "votes_allowed": k,
+                "name": f"Contest {i + 1}",
+                "ballot_selections": selections,
+                "ballot_title": None,
+                "ballot_subtitle": None,
+            }
+        )
+    return {
+        "election_scope_id": "votum-election",
+        "spec_version": "1.0",
+        "type": "general",
+        "start_date": "2026-11-03T07:00:00-05:00",
+        "end_date": "2026-11-03T20:00:00-05:00",
+        "geopolitical_units": [
+            {"object_id": "district-1", "name": "District 1", "type": "county", "contact_information": None}
+        ],
+        "parties": [],
+        "candidates": candidates,
+        "contests": out,
+        "ballot_styles": [
+            {"object_id": "style-1", "geopolitical_unit_ids": ["district-1"], "party_ids": None, "image_uri": None}
+        ],
+        "name": None,
+        "contact_information": None,
+    }
+
+
+@dataclass(frozen=True)
+class ElectionConfig:
+    ballots: int = 1000
+    contests: int = 3
+    guardians: int = 5
+    quorum: int = 3
+    missing: int = 2
+    spoil_rate: float = 0.05
+    seed: int = 2026
+    out: Path = Path("election-record")
+    manifest: Path | None = None
+    threads: int = 2
+
+    def check(self) -> None:
+        if self.ballots < 1:
+            raise InvalidInput("ballots must be at least 1")
+        if not 1 <= self.quorum <= self.guardians:
+            raise InvalidInput(f"quorum must be in 1..{self.guardians} (the number of guardians)")
+        if not 0 <= self.missing <= self.guardians - self.quorum:
+            raise InvalidInput(
+                f"at most {self.guardians - self.quorum} guardians may be missing "
+                f"({self.guardians} guardians, quorum {self.quorum})"
+            )
+        if not 0.0 <= self.spoil_rate < 1.0:
+            raise InvalidInput("spoil rate must be in [0, 1)")
+
+
+@dataclass
+class Step:
+    name: str
+    seconds: float
+    items: int
+
+
+@dataclass
+class ElectionResult:
+    config: ElectionConfig
+    steps: list[Step] = field(default_factory=list)
+    expected_counts: dict[str, int] = field(default_factory=dict)
+    decrypted_counts: dict[str, int] = field(default_factory=dict)
+    cast: int = 0
+    spoiled: int = 0
+    record_bytes: int = 0
+    record: Path = Path()
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(s.seconds for s in self.steps)
+
+
+class _Timer:
+    def __init__(self, result: ElectionResult) -> None:
+        self.result = result
+
+    @contextmanager
+    def step(self, name: str, items: int) -> Iterator[None]:
+        t = time.perf_counter()
+        yield
+        self.result.steps.append(Step(name, time.perf_counter() - t, items))
+
+
+def _write(path: Path, obj: Any) -> int:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = obj if isinstance(obj, str) else json.dumps(obj)
+    path.write_text(text)
+    return len(text)
+
+
+def _plaintext(manifest: dict[str, Any], ballot_id: str, rng: random.Random) -> tuple[str, list[str]]:
+    contests = []
+    chosen: list[str] = []
+    for c in manifest["contests"]:
+        ids = [s["object_id"] for s in c["ballot_selections"]]
+        picks = set(rng.sample(ids, rng.randint(0, c["votes_allowed"])))
+        chosen.extend(picks)
+        contests.append(
+            {"object_id": c["object_id"], "ballot_selections": [{"object_id": i, "vote": int(i in picks)} for i in ids]}
+        )
+    style = manifest["ballot_styles"][0]["object_id"]
+    return json.dumps({"object_id": ballot_id, "style_id": style, "contests": contests}), chosen
+
+
+def _encrypted_tally_json(manifest: dict[str, Any], em: EgManifest, box: EgBallotBox) -> dict[str, Any]:
+    tally = box.encrypted_tally()
+    c_hash = em.contest_hashes()
+    s_hash = em.selection_hashes()
+    contests = {}
+    for c in manifest["contests"]:
+        sels = {}
+        for s in c["ballot_selections"]:
+            ct = tally.get(c["object_id"], {}).get(s["object_id"])
+            pad, data = (ct.pad.to_int(), ct.data.to_int()) if ct is not None else (1, 1)
+            sels[s["object_id"]] = {
+                "object_id": s["object_id"],
+                "sequence_order": s["sequence_order"],
+                "description_hash": eg_to_hex(s_hash[s["object_id"]].to_int()),
+                "ciphertext": {"pad": eg_to_hex(pad), "data": eg_to_hex(data)},
+            }
+        contests[c["object_id"]] = {
+            "object_id": c["object_id"],
+            "sequence_order": c["sequence_order"],
+            "description_hash": eg_to_hex(c_hash[c["object_id"]].to_int()),
+            "selections": sels,
+        }
+    return {"object_id": "election-results", "contests": contests}
+
+
+def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -> ElectionResult:
+    """Runs the election and writes its record under `config.out`; raises on any failed check."""
+    config.check()
+    hook = progress or (lambda _name, _done, _total: None)
+    rng = random.Random(config.seed)
+    result = ElectionResult(config=config, record=config.out)
+    timer = _Timer(result)
+    out = config.out
+    out.mkdir(parents=True, exist_ok=True)
+    size = 0
+
+    if config.manifest is not None:
+        manifest = json.loads(config.manifest.read_text())
+    else:
+        manifest = synthetic_manifest(config.contests)
+    em = EgManifest.from_json(json.dumps(manifest))
+    n, k = config.guardians, config.quorum
+
+    with timer.step(f"key ceremony ({n} guardians, quorum {k}, {n * (n - 1)} backups checked)", n):
+        guardians = [
+            # secrets and nonces come from the OS; the seed only chooses the votes
+            EgGuardian(f"guardian-{i}", i, n, k)
+            for i in range(1, n + 1)
+        ]
+        records = [g.public_record() for g in guardians]
+        done = 0
+        for sender, sender_record in zip(guardians, records, strict=True):
+            for receiver, receiver_record in zip(guardians, records, strict=True):
+                if receiver is not sender:
+                    receiver.receive_backup(sender_record, sender.backup_for(receiver_record))
+            done += 1
+            hook("key ceremony", done, n)
+        context = EgContext(records, k, em)
+    k_pub, q_ext = context.elgamal_public_key, context.extended_base_hash
+
+    device = EgEncryptionDevice(em, k_pub, q_ext)
+    box = EgBallotBox(em, k_pub, q_ext)
+    expected: dict[str, int] = {s["object_id"]: 0 for c in manifest["contests"] for s in c["ballot_selections"]}
+    plans = []
+    for i in range(config.ballots):
+        text, chosen = _plaintext(manifest, f"ballot-{i:07d}", rng)
+        spoil = rng.random() < config.spoil_rate
+        plans.append((text, chosen, "spoiled" if spoil else "cast"))
+
+    # the device chains ballot codes, so ballots are encrypted in order; each encryption
+    # releases the GIL and spreads its selections over the cores
+    submitted: list[tuple[str, str]] = []
+    code = EG.scalar(int.from_bytes(rng.randbytes(31), "big"))  # the device's code seed
+    with timer.step("encrypt ballots (all proofs)", config.ballots):
+        for i, (text, _chosen, state) in enumerate(plans):
+            ballot, code = device.encrypt(text, code, 1_795_000_000 + i, form=state)
+            submitted.append((ballot, state))
+            if i % 64 == 0 or i + 1 == config.ballots:
+                hook("encrypt", i + 1, config.ballots)
+
+    spoiled_ballots: list[str] = []
+    with timer.step("cast and spoil, every proof verified once", config.ballots):
+
+        def admit(item: tuple[str, str]) -> None:
+            ballot, state = item
+            if state == "cast":
+                box.cast(ballot)
+            else:
+                box.spoil(ballot)
+
+        with ThreadPoolExecutor(max_workers=max(1, config.threads)) as pool:
+            for i, _ in enumerate(pool.map(admit, submitted)):
+                if i % 64 == 0 or i + 1 == config.ballots:
+                    hook("ballot box", i + 1, config.ballots)
+        for (ballot, state), (_t, chosen, _s) in zip(submitted, plans, strict=True):
+            if state == "cast":
+                for s in chosen:
+                    expected[s] += 1
+            else:
+                spoiled_ballots.append(ballot)
+    result.cast, result.spoiled = box.counts
+
+    present = guardians[: n - config.missing]
+    absent = guardians[n - config.missing :]
+
+    def shares_for(target: EgDecryptionTarget) -> list[EgShares]:
+        shares = [g.decryption_shares(target, q_ext) for g in present]
+        for m in absent:
+            shares.extend(g.compensated_shares(m.public_record(), target, q_ext) for g in present)
+        return shares
+
+    decryptor = EgDecryptor(records, k, q_ext, max_count=max(config.ballots, 1))
+    with timer.step(f"decrypt tally ({len(present)} present, {len(absent)} missing, proofs checked)", 1):
+        tally_target = EgDecryptionTarget.from_ballot_box(box, em)
+        plaintext = decryptor.decrypt(tally_target, shares_for(tally_target))
+        hook("decrypt tally", 1, 1)
+    result.expected_counts = expected
+    result.decrypted_counts = plaintext.counts
+    if plaintext.counts != expected:
+        raise VerificationFailed("the decrypted tally differs from the plaintext votes")
+
+    spoiled_plain = []
+    with timer.step("decrypt spoiled ballots", len(spoiled_ballots)):
+        for i, ballot in enumerate(spoiled_ballots):
+            target = EgDecryptionTarget.from_ballot_json(ballot)
+            spoiled_plain.append((target.object_id, decryptor.decrypt(target, shares_for(target)).to_json()))
+            hook("decrypt spoiled", i + 1, len(spoiled_ballots))
+
+    with timer.step("write the record (electionguard 1.4 layout)", config.ballots):
+        size += _write(out / "manifest.json", manifest)
+        size += _write(out / "context.json", context.to_json())
+        size += _write(out / "constants.json", eg_constants_json())
+        for g, rec in zip(guardians, records, strict=True):
+            size += _write(out / "guardians" / f"guardian_{g.guardian_id}.json", rec)
+        size += _write(
+            out / "encryption_devices" / "device_1.json",
+            {"device_id": 1, "session_id": 1, "launch_code": 1, "location": "votum-election"},
+        )
+        for ballot, _state in submitted:
+            ballot_id = json.loads(ballot)["object_id"]
+            size += _write(out / "submitted_ballots" / f"submitted_ballot_{ballot_id}.json", ballot)
+        for ballot_id, text in spoiled_plain:
+            size += _write(out / "spoiled_ballots" / f"spoiled_ballot_{ballot_id}.json", text)
+        size += _write(out / "encrypted_tally.json", _encrypted_tally_json(manifest, em, box))
+        size += _write(out / "tally.json", plaintext.to_json())
+        orders = [g.sequence_order for g in present]
+        coefficients = {
+            g.guardian_id: eg_to_hex(lagrange_coefficient(EG, g.sequence_order, orders).to_int()) for g in present
+        }
+        size += _write(out / "coefficients.json", {"coefficients": coefficients})
+    result.record_bytes = size
+
+    with timer.step("verify the record from disk", config.ballots):
+        verify_record(out, progress=hook)
+    return result
+
+
+def verify_record(root: Path, progress: ProgressHook | None = None) -> dict[str, int]:
+    """Re-reads an election record (electionguard 1.4 layout) and checks everything in it that
+    votum's ballot box and decryptor check: guardian proofs and the context, every submitted
+    ballot, the encrypted tally, the tally decryption and each spoiled ballot's decryption.
+    Returns the verified counts. (The independent verifier of the verifier issue goes further.)"""
+    hook = progress or (lambda _name, _done, _total: None)
+    manifest_text = (root / "manifest.json").read_text()
+    em = EgManifest.from_json(manifest_text)
+    context = EgContext.from_json((root / "context.json").read_text())
+    records = [p.read_text() for p in sorted((root / "guardians").glob("*.json"))]
+    context.check(records)
+    if em.crypto_hash() != context.manifest_hash:
+        raise VerificationFailed("context.json: manifest_hash is not the manifest's hash")
+    k_pub, q_ext = context.elgamal_public_key, context.extended_base_hash
+    box = EgBallotBox(em, k_pub, q_ext)
+    paths = sorted((root / "submitted_ballots").glob("*.json"))
+    spoiled = {}
+    for i, p in enumerate(paths):
+        text = p.read_text()
+        state = json.loads(text)["state"]
+        if state == 1:
+            box.cast(text)
+        elif state == 2:
+            box.spoil(text)
+            spoiled[json.loads(text)["object_id"]] = text
+        else:
+            raise VerificationFailed(f"{p.name}: ballot state {state} is neither cast nor spoiled")
+        if i % 64 == 0 or i + 1 == len(paths):
+            hook("verify ballots", i + 1, len(paths))
+    published_tally = json.loads((root / "encrypted_tally.json").read_text())
+    if published_tally != _encrypted_tally_json(json.loads(manifest_text), em, box):
+        raise VerificationFailed("encrypted_tally.json is not the product of the cast ballots")
+    decryptor = EgDecryptor(records, int(context.quorum), q_ext, max_count=max(len(paths), 1))
+    target = EgDecryptionTarget.from_ballot_box(box, em)
+    counts = decryptor.verify_eg14(target, (root / "tally.json").read_text()).counts
+    published_spoiled = sorted((root / "spoiled_ballots").glob("*.json")) if (root / "spoiled_ballots").exists() else []
+    seen = set()
+    for p in published_spoiled:
+        plain = json.loads(p.read_text())
+        ballot_id = plain["object_id"]
+        if ballot_id not in spoiled:
+            raise VerificationFailed(f"{p.name}: no spoiled ballot {ballot_id!r} in the record")
+        decryptor.verify_eg14(EgDecryptionTarget.from_ballot_json(spoiled[ballot_id]), p.read_text())
+        seen.add(ballot_id)
+    if seen != set(spoiled):
+        raise VerificationFailed(f"spoiled ballots without a decryption: {sorted(set(spoiled) - seen)}")
+    return counts
