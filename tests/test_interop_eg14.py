@@ -385,3 +385,45 @@ def test_ballot_box_tallies_reference_ballots_like_the_reference(rec: Record, re
         box.cast(json.dumps(tampered))
     with pytest.raises(votum.RecordFormatError):
         box.cast("{}")
+
+
+def test_votum_verifies_the_whole_reference_record(rec: Record, record: Path) -> None:
+    """votum's record checker (ballots, encrypted tally, tally and spoiled-ballot decryptions
+    with compensated shares) accepts the reference's record and finds the same counts."""
+    from votum.election import verify_record
+
+    assert verify_record(record / "election_record") == rec.summary["counts"]
+
+
+def _judge_record(root: Path) -> Any:
+    out = subprocess.run(
+        [str(_peer_python()), str(ROOT / "tests" / "peer" / "eg14_check_record.py"), "--record", str(root)],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_reference_accepts_a_votum_record(tmp_path: Path) -> None:
+    """A record written by votum loads with electionguard 1.4.0's from_file; its Schnorr proofs,
+    ballots, decryption shares, compensated shares and recovery keys pass the reference's checks,
+    and the reference decrypts the same counts; a tampered share is caught by the reference."""
+    from votum.election import ElectionConfig, run_election
+
+    root = tmp_path / "votum-record"
+    result = run_election(ElectionConfig(ballots=6, contests=3, spoil_rate=0.34, seed=5, out=root))
+    assert result.spoiled > 0
+    verdict = _judge_record(root)
+    assert verdict["problems"] == []
+    assert verdict["guardians"] == 5 and verdict["ballots"] == 6
+    assert verdict["counts"] == result.decrypted_counts
+    assert len(verdict["spoiled"]) == result.spoiled
+    # a compensated share altered: the reference refuses it too
+    tally = json.loads((root / "tally.json").read_text())
+    sel = tally["contests"]["contest-1"]["selections"]["contest-1-selection-1"]
+    part = next(s for s in sel["shares"] if s["recovered_parts"])["recovered_parts"]["guardian-1"]
+    part["proof"]["response"] = votum.eg_to_hex((eg_from_hex(part["proof"]["response"]) + 1) % EG.order)
+    (root / "tally.json").write_text(json.dumps(tally))
+    assert _judge_record(root)["problems"]

@@ -60,9 +60,17 @@ def synthetic_manifest(contests: int) -> dict[str, Any]:
         for j in range(n):
             cand = f"{cid}-candidate-{j + 1}"
             candidates.append(
-                {"object_id": cand, "name": {"text": []}, "party_id": None, "image_uri": None, "is_write_in": None}
+                {
+                    "object_id": cand,
+                    "name": {"text": []},
+                    "party_id": None,
+                    "image_uri": None,
+                    "is_write_in": None,
+                }
             )
-            selections.append({"object_id": f"{cid}-selection-{j + 1}", "sequence_order": j, "candidate_id": cand})
+            selections.append(
+                {"object_id": f"{cid}-selection-{j + 1}", "sequence_order": j, "candidate_id": cand}
+            )
         out.append(
             {
                 "object_id": cid,
@@ -90,7 +98,12 @@ def synthetic_manifest(contests: int) -> dict[str, Any]:
         "candidates": candidates,
         "contests": out,
         "ballot_styles": [
-            {"object_id": "style-1", "geopolitical_unit_ids": ["district-1"], "party_ids": None, "image_uri": None}
+            {
+                "object_id": "style-1",
+                "geopolitical_unit_ids": ["district-1"],
+                "party_ids": None,
+                "image_uri": None,
+            }
         ],
         "name": None,
         "contact_information": None,
@@ -173,7 +186,10 @@ def _plaintext(manifest: dict[str, Any], ballot_id: str, rng: random.Random) -> 
         picks = set(rng.sample(ids, rng.randint(0, c["votes_allowed"])))
         chosen.extend(picks)
         contests.append(
-            {"object_id": c["object_id"], "ballot_selections": [{"object_id": i, "vote": int(i in picks)} for i in ids]}
+            {
+                "object_id": c["object_id"],
+                "ballot_selections": [{"object_id": i, "vote": int(i in picks)} for i in ids],
+            }
         )
     style = manifest["ballot_styles"][0]["object_id"]
     return json.dumps({"object_id": ballot_id, "style_id": style, "contests": contests}), chosen
@@ -229,19 +245,19 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
             for i in range(1, n + 1)
         ]
         records = [g.public_record() for g in guardians]
-        done = 0
-        for sender, sender_record in zip(guardians, records, strict=True):
+        for done, (sender, sender_record) in enumerate(zip(guardians, records, strict=True), start=1):
             for receiver, receiver_record in zip(guardians, records, strict=True):
                 if receiver is not sender:
                     receiver.receive_backup(sender_record, sender.backup_for(receiver_record))
-            done += 1
             hook("key ceremony", done, n)
         context = EgContext(records, k, em)
     k_pub, q_ext = context.elgamal_public_key, context.extended_base_hash
 
     device = EgEncryptionDevice(em, k_pub, q_ext)
     box = EgBallotBox(em, k_pub, q_ext)
-    expected: dict[str, int] = {s["object_id"]: 0 for c in manifest["contests"] for s in c["ballot_selections"]}
+    expected: dict[str, int] = {
+        s["object_id"]: 0 for c in manifest["contests"] for s in c["ballot_selections"]
+    }
     plans = []
     for i in range(config.ballots):
         text, chosen = _plaintext(manifest, f"ballot-{i:07d}", rng)
@@ -326,7 +342,8 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
         size += _write(out / "tally.json", plaintext.to_json())
         orders = [g.sequence_order for g in present]
         coefficients = {
-            g.guardian_id: eg_to_hex(lagrange_coefficient(EG, g.sequence_order, orders).to_int()) for g in present
+            g.guardian_id: eg_to_hex(lagrange_coefficient(EG, g.sequence_order, orders).to_int())
+            for g in present
         }
         size += _write(out / "coefficients.json", {"coefficients": coefficients})
     result.record_bytes = size
@@ -371,7 +388,9 @@ def verify_record(root: Path, progress: ProgressHook | None = None) -> dict[str,
     decryptor = EgDecryptor(records, int(context.quorum), q_ext, max_count=max(len(paths), 1))
     target = EgDecryptionTarget.from_ballot_box(box, em)
     counts = decryptor.verify_eg14(target, (root / "tally.json").read_text()).counts
-    published_spoiled = sorted((root / "spoiled_ballots").glob("*.json")) if (root / "spoiled_ballots").exists() else []
+    published_spoiled = (
+        sorted((root / "spoiled_ballots").glob("*.json")) if (root / "spoiled_ballots").exists() else []
+    )
     seen = set()
     for p in published_spoiled:
         plain = json.loads(p.read_text())

@@ -54,8 +54,14 @@ pub struct PyEgGuardian {
 
 impl PyEgGuardian {
     fn with<T>(&self, f: impl FnOnce(&mut Guardian, &mut rand_chacha::ChaCha20Rng) -> T) -> T {
-        let mut g = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut r = self.seed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut g = self
+            .inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut r = self
+            .seed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         f(&mut g, &mut r)
     }
 }
@@ -250,7 +256,11 @@ pub struct PyEgContext {
 impl PyEgContext {
     /// The context of an election with these guardian records (all checked) and manifest.
     #[new]
-    fn new(guardian_records: Vec<String>, quorum: usize, manifest: &PyEgManifest) -> PyResult<Self> {
+    fn new(
+        guardian_records: Vec<String>,
+        quorum: usize,
+        manifest: &PyEgManifest,
+    ) -> PyResult<Self> {
         let records = guardian_records
             .iter()
             .map(|r| record(r))
@@ -327,7 +337,11 @@ impl PyEgDecryptionTarget {
     /// The ballot box's encrypted tally, in manifest order.
     #[staticmethod]
     #[pyo3(signature = (ballot_box, manifest, object_id="election-results"))]
-    fn from_ballot_box(ballot_box: &PyEgBallotBox, manifest: &PyEgManifest, object_id: &str) -> Self {
+    fn from_ballot_box(
+        ballot_box: &PyEgBallotBox,
+        manifest: &PyEgManifest,
+        object_id: &str,
+    ) -> Self {
         let tally = ballot_box.tally();
         Self {
             inner: DecryptionTarget::from_tally(object_id, &manifest.inner, &tally),
@@ -432,7 +446,9 @@ impl PyEgDecryptor {
                 }),
             }
         }
-        let out = release(py, || self.inner.decrypt(&target.inner, &direct, &compensated));
+        let out = release(py, || {
+            self.inner.decrypt(&target.inner, &direct, &compensated)
+        });
         Ok(PyEgPlaintext {
             inner: decryption(out)?,
         })

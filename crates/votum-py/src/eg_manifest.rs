@@ -167,9 +167,7 @@ pub struct PyEgBallotBox {
 
 impl PyEgBallotBox {
     /// The encrypted tally by (contest, selection).
-    pub(crate) fn tally(
-        &self,
-    ) -> BTreeMap<(String, String), votum_elgamal::Ciphertext<ModpGroup>> {
+    pub(crate) fn tally(&self) -> BTreeMap<(String, String), votum_elgamal::Ciphertext<ModpGroup>> {
         self.inner
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

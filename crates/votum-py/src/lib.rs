@@ -44,7 +44,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<eg_guardian::PyEgShares>()?;
     m.add_class::<eg_guardian::PyEgDecryptor>()?;
     m.add_class::<eg_guardian::PyEgPlaintext>()?;
-    m.add_function(wrap_pyfunction!(eg_guardian::eg_verify_challenge_answer, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        eg_guardian::eg_verify_challenge_answer,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(eg_guardian::eg_verify_guardian_record, m)?)?;
     m.add_function(wrap_pyfunction!(eg_guardian::eg_constants_json, m)?)?;
     m.add_function(wrap_pyfunction!(group::_restore_element, m)?)?;

@@ -46,9 +46,11 @@ def election(
     seed: Annotated[int, typer.Option(help="Seed choosing the votes (keys and nonces are random).")] = 2026,
     out: Annotated[Path, typer.Option(help="Directory of the election record.")] = Path("election-record"),
     threads: Annotated[int, typer.Option(help="Ballot-box worker threads.")] = 2,
-    json_out: Annotated[bool, typer.Option("--json", help="Print a machine-readable report instead.")] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print a machine-readable report instead.")
+    ] = False,
 ) -> None:
-    """Key ceremony, encryption, ballot box, tally, decryption with missing guardians, record, verification."""
+    """Ceremony, encryption, ballot box, tally, decryption with missing guardians, record, verification."""
     console = Console(stderr=json_out)
     config = ElectionConfig(
         ballots=ballots,
@@ -103,7 +105,9 @@ def election(
 
 
 def verify(
-    record: Annotated[Path, typer.Argument(help="Directory of an election record (electionguard 1.4 layout).")],
+    record: Annotated[
+        Path, typer.Argument(help="Directory of an election record (electionguard 1.4 layout).")
+    ],
 ) -> None:
     """Check an election record: guardians, context, every ballot, the tally and spoiled ballots."""
     console = Console()
