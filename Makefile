@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer demo test test-rust test-python lint fmt bench bench-arith bench-eg-encrypt bench-eg-verify clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg-encrypt bench-eg-verify clean
 
 setup:
 	@scripts/setup.sh
@@ -15,6 +15,10 @@ peer:
 	@scripts/setup-peer.sh || { rc=$$?; if [ -n "$$CI" ] || [ $$rc -ne 3 ]; then exit $$rc; fi; }
 
 ## The main job: a full threshold-ElGamal count on the 4096-bit group (10,000 votes).
+## The main job: a whole ElectionGuard 1.0 election on embedded defaults.
+election: setup
+	$(VENV)/bin/votum election
+
 demo: setup
 	$(VENV)/bin/votum demo
 
