@@ -46,6 +46,13 @@ pub enum BallotError {
     BadState(i64),
 }
 
+/// How proofs are checked: each equation on its own, or deferred to a batch (spec/62.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Individual,
+    Deferred,
+}
+
 /// Cast or spoiled (Benaloh challenge).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BallotState {
@@ -81,20 +88,6 @@ fn scalar(g: &ModpGroup, v: &Value, name: &str, object: &str) -> Result<ModScala
 }
 
 /// A member of the order-q subgroup (full check: x^q = 1).
-fn member(
-    g: &ModpGroup,
-    v: &Value,
-    name: &'static str,
-    object: &str,
-) -> Result<ModElement, BallotError> {
-    g.element(&hexnum(v, name, object)?)
-        .map_err(|reason| BallotError::BadElement {
-            object: object.to_owned(),
-            what: name,
-            reason,
-        })
-}
-
 /// In range only; membership follows from a verified proof equation.
 fn committed(
     g: &ModpGroup,
@@ -128,9 +121,10 @@ fn parse_selection(g: &ModpGroup, v: &Value) -> Result<EncryptedSelection, Ballo
     Ok(EncryptedSelection {
         sequence_order: int(v, "sequence_order", &id)?,
         description_hash: hexnum(v, "description_hash", &id)?,
+        // range only here: membership is checked by the verifier (one batched test, spec/62.4)
         ciphertext: Ciphertext {
-            pad: member(g, ct, "pad", &id)?,
-            data: member(g, ct, "data", &id)?,
+            pad: committed(g, ct, "pad", &id)?,
+            data: committed(g, ct, "data", &id)?,
         },
         crypto_hash: hexnum(v, "crypto_hash", &id)?,
         is_placeholder: field(v, "is_placeholder_selection", &id)?
@@ -222,10 +216,10 @@ type ContestLayout = (Integer, Vec<SelectionSlot>);
 
 /// One election's ballot checks, with the per-election values computed once.
 pub struct BallotVerifier {
-    group: ModpGroup,
-    manifest: Manifest,
+    pub(crate) group: ModpGroup,
+    pub(crate) manifest: Manifest,
     manifest_hash: Integer,
-    public_key: PublicKey<ModpGroup>,
+    pub(crate) public_key: PublicKey<ModpGroup>,
     oracle: Eg1Oracle,
     /// contest id -> (description hash, [(selection id, sequence order, description hash)] incl. placeholders)
     layout: HashMap<String, ContestLayout>,
@@ -269,8 +263,49 @@ impl BallotVerifier {
         })
     }
 
-    /// Every check a ballot must pass before it is recorded; each proof is verified exactly once.
+    /// Every check a ballot must pass before it is recorded (one ballot: a batch of one).
     pub fn verify(&self, b: &EncryptedBallot) -> Result<(), BallotError> {
+        let mut rng = crate::batch::batch_rng();
+        self.verify_many(std::slice::from_ref(b), &mut rng)
+            .pop()
+            .unwrap_or(Ok(()))
+    }
+
+    /// Checks many ballots: the cheap checks (structure, hashes, challenges, Jacobi symbols) one by
+    /// one, then every proof equation and subgroup membership of all ballots in two random linear
+    /// combinations (spec/62.4). When a batch fails, each of its ballots is checked on its own,
+    /// so every refused ballot gets its specific error.
+    pub fn verify_many<R: rand_core::RngCore + rand_core::CryptoRng>(
+        &self,
+        ballots: &[EncryptedBallot],
+        rng: &mut R,
+    ) -> Vec<Result<(), BallotError>> {
+        let mut out: Vec<Result<(), BallotError>> = ballots
+            .par_iter()
+            .map(|b| self.check(b, Mode::Deferred))
+            .collect();
+        let passed: Vec<&EncryptedBallot> = ballots
+            .iter()
+            .zip(&out)
+            .filter(|(_, r)| r.is_ok())
+            .map(|(b, _)| b)
+            .collect();
+        if !passed.is_empty() && !crate::batch::equations_hold(self, &passed, rng) {
+            for (b, r) in ballots.iter().zip(out.iter_mut()) {
+                if r.is_ok() {
+                    *r = self.check(b, Mode::Individual);
+                }
+            }
+        }
+        out
+    }
+
+    /// Checks one ballot on its own, every equation separately (the reference's way).
+    pub fn verify_individually(&self, b: &EncryptedBallot) -> Result<(), BallotError> {
+        self.check(b, Mode::Individual)
+    }
+
+    fn check(&self, b: &EncryptedBallot, mode: Mode) -> Result<(), BallotError> {
         let g = &self.group;
         if b.manifest_hash != self.manifest_hash {
             return Err(BallotError::WrongManifest);
@@ -320,6 +355,21 @@ impl BallotVerifier {
             .par_iter()
             .flat_map(|c| c.selections.par_iter())
             .try_for_each(|s| {
+                // the ciphertext in the subgroup: in full, or its Jacobi symbol now and the rest
+                // in the batch
+                for (x, what) in [(&s.ciphertext.pad, "pad"), (&s.ciphertext.data, "data")] {
+                    let ok = match mode {
+                        Mode::Individual => g.is_member(x.value()),
+                        Mode::Deferred => x.value().jacobi(g.p()) == 1,
+                    };
+                    if !ok {
+                        return Err(BallotError::BadElement {
+                            object: s.object_id.clone(),
+                            what,
+                            reason: votum_group::GroupError::NotInSubgroup,
+                        });
+                    }
+                }
                 let ct_hash = h(&[
                     EgHashItem::Num(s.ciphertext.pad.value().clone()),
                     EgHashItem::Num(s.ciphertext.data.value().clone()),
@@ -335,12 +385,32 @@ impl BallotVerifier {
                         which: "selection crypto hash",
                     });
                 }
-                s.proof
-                    .verify_with_key(g, &self.oracle, &self.public_key, &s.ciphertext)
-                    .map_err(|error| BallotError::Proof {
-                        object: s.object_id.clone(),
-                        error,
-                    })
+                let proof_error = |error| BallotError::Proof {
+                    object: s.object_id.clone(),
+                    error,
+                };
+                let individual = || {
+                    s.proof
+                        .verify_with_key(g, &self.oracle, &self.public_key, &s.ciphertext)
+                        .map_err(proof_error)
+                };
+                match mode {
+                    Mode::Individual => individual(),
+                    Mode::Deferred => {
+                        crate::batch::check_disjunctive_challenge(g, &self.oracle, s)
+                            .map_err(proof_error)?;
+                        let p = &s.proof;
+                        let commitments = [&p.zero_pad, &p.zero_data, &p.one_pad, &p.one_data];
+                        if commitments.iter().any(|x| x.value().jacobi(g.p()) != 1) {
+                            // not in the subgroup: an exact equation fails; report which
+                            return individual().and(Err(proof_error(ProofError::Equation {
+                                proof: "disjunctive",
+                                equation: "commitments in the subgroup",
+                            })));
+                        }
+                        Ok(())
+                    }
+                }
             })?;
         // per contest: accumulation, selection limit proof, hash
         b.contests.par_iter().try_for_each(|c| {
@@ -358,12 +428,32 @@ impl BallotVerifier {
                 .manifest
                 .contest(&c.object_id)
                 .map_or(0, |d| d.number_elected as u64);
-            c.proof
-                .verify_with_key(g, &self.oracle, &self.public_key, &acc, limit)
-                .map_err(|error| BallotError::Proof {
-                    object: c.object_id.clone(),
-                    error,
-                })?;
+            let proof_error = |error| BallotError::Proof {
+                object: c.object_id.clone(),
+                error,
+            };
+            let individual = || {
+                c.proof
+                    .verify_with_key(g, &self.oracle, &self.public_key, &acc, limit)
+                    .map_err(proof_error)
+            };
+            match mode {
+                Mode::Individual => individual()?,
+                Mode::Deferred => {
+                    crate::batch::check_constant_challenge(g, &self.oracle, &acc, &c.proof, limit)
+                        .map_err(proof_error)?;
+                    if [&c.proof.pad, &c.proof.data]
+                        .iter()
+                        .any(|x| x.value().jacobi(g.p()) != 1)
+                    {
+                        individual()?;
+                        return Err(proof_error(ProofError::Equation {
+                            proof: "constant",
+                            equation: "commitments in the subgroup",
+                        }));
+                    }
+                }
+            }
             let mut items = vec![
                 EgHashItem::Str(c.object_id.clone()),
                 EgHashItem::Num(c.description_hash.clone()),
@@ -457,6 +547,43 @@ impl BallotBox {
             return Err(BallotError::Duplicate(ballot.object_id));
         }
         self.verifier.verify(&ballot)?;
+        Ok(self.record(ballot, state))
+    }
+
+    /// Parses, checks (in one batch, spec/62.4) and records many ballots, in order; each gets
+    /// its own result and a refused ballot changes nothing. A ballot id repeated within the
+    /// batch is a duplicate from its second occurrence on.
+    pub fn submit_many(&mut self, items: &[(&str, BallotState)]) -> Vec<Result<Receipt, BallotError>> {
+        let parsed: Vec<Result<EncryptedBallot, BallotError>> =
+            items.par_iter().map(|(json, _)| parse_ballot(json)).collect();
+        let mut out: Vec<Option<Result<Receipt, BallotError>>> = vec![None; items.len()];
+        let mut batch_seen = HashSet::new();
+        let mut candidates = Vec::new();
+        let mut index = Vec::new();
+        for (i, p) in parsed.into_iter().enumerate() {
+            match p {
+                Err(e) => out[i] = Some(Err(e)),
+                Ok(b) => {
+                    if self.seen.contains(&b.object_id) || !batch_seen.insert(b.object_id.clone()) {
+                        out[i] = Some(Err(BallotError::Duplicate(b.object_id)));
+                    } else {
+                        candidates.push(b);
+                        index.push(i);
+                    }
+                }
+            }
+        }
+        let mut rng = crate::batch::batch_rng();
+        let verdicts = self.verifier.verify_many(&candidates, &mut rng);
+        for ((b, verdict), i) in candidates.into_iter().zip(verdicts).zip(index) {
+            out[i] = Some(verdict.map(|()| self.record(b, items[i].1)));
+        }
+        out.into_iter()
+            .map(|r| r.unwrap_or(Err(BallotError::Format("not processed".into()))))
+            .collect()
+    }
+
+    fn record(&mut self, ballot: EncryptedBallot, state: BallotState) -> Receipt {
         let g = &self.verifier.group;
         if state == BallotState::Cast {
             for c in &ballot.contests {
@@ -471,11 +598,11 @@ impl BallotBox {
             self.spoiled += 1;
         }
         self.seen.insert(ballot.object_id.clone());
-        Ok(Receipt {
+        Receipt {
             ballot_id: ballot.object_id,
             code: ballot.code,
             state,
-        })
+        }
     }
 
     /// The encrypted tally of the cast ballots, by (contest, selection). Selections no cast ballot

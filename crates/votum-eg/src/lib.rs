@@ -5,6 +5,7 @@
 //! device, deterministic given a master nonce and byte-identical to the reference (spec/61).
 
 pub mod ballot_box;
+pub mod batch;
 pub mod context;
 pub mod decrypt;
 pub mod encrypt;

@@ -441,3 +441,61 @@ fn context_matches_the_reference_sample() {
     let q = votum_eg::context::base_hash(ctx.number_of_guardians, ctx.quorum, &ctx.manifest_hash);
     assert_eq!(q, ctx.crypto_base_hash);
 }
+
+#[test]
+fn batch_verification_agrees_with_individual_checks() {
+    use votum_eg::ballot_box::parse_ballot;
+    let e = run(12, 8);
+    let g = ModpGroup::eg_4096();
+    let key = PublicKey::new(&g, e.context.elgamal_public_key.clone()).unwrap();
+    let v = BallotVerifier::new(
+        e.manifest.clone(),
+        &key,
+        e.context.crypto_extended_base_hash.clone(),
+    )
+    .unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    let mut ballots: Vec<_> = e
+        .submitted
+        .iter()
+        .map(|(json, _)| parse_ballot(json).unwrap())
+        .collect();
+    assert!(v.verify_many(&ballots, &mut rng).iter().all(Result::is_ok));
+    for b in &ballots {
+        v.verify_individually(b).unwrap();
+    }
+    // one ballot with a wrong response: only it is refused, with the equation that fails
+    let sel = &mut ballots[5].contests[1].selections[2].proof;
+    sel.one_response = g.scalar_add(&sel.one_response, &g.scalar_from_u64(1));
+    let results = v.verify_many(&ballots, &mut rng);
+    for (i, r) in results.iter().enumerate() {
+        if i == 5 {
+            assert!(matches!(
+                r,
+                Err(votum_eg::BallotError::Proof { error: ProofError::Equation { .. }, .. })
+            ), "{r:?}");
+        } else {
+            assert!(r.is_ok());
+        }
+    }
+    assert_eq!(&v.verify_individually(&ballots[5]), &results[5]);
+
+    // a ciphertext moved out of the subgroup by an element of order r' (Jacobi symbol 1, so
+    // only the batched membership test and the equations can see it)
+    let mut bad = parse_ballot(&e.submitted[0].0).unwrap();
+    let q = g.order().clone();
+    let h = votum_arith::Integer::from(3u32)
+        .pow_mod(&(votum_arith::Integer::from(2u32) * &q), g.p())
+        .unwrap();
+    assert_eq!(h.jacobi(g.p()), 1);
+    assert!(!g.is_member(&h));
+    let alpha = &mut bad.contests[0].selections[0].ciphertext.pad;
+    let moved = votum_arith::Integer::from(alpha.value() * &h) % g.p();
+    *alpha = g.element_in_range(&moved).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(4);
+    assert!(!votum_eg::batch::equations_hold(&v, &[&bad], &mut rng));
+    assert!(matches!(
+        v.verify_individually(&bad).unwrap_err(),
+        votum_eg::BallotError::BadElement { what: "pad", .. }
+    ));
+}

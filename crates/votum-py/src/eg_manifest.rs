@@ -221,6 +221,41 @@ impl PyEgBallotBox {
         self.submit(py, ballot_json, votum_eg::BallotState::Spoiled)
     }
 
+    /// Checks and records many ballots in one batch (spec/62.4): `items` are (ballot JSON,
+    /// "cast" or "spoiled"). Returns, in order, (ballot id, ballot code) for each accepted
+    /// ballot or the exception for each refused one; refused ballots change nothing.
+    fn submit_many(
+        &self,
+        py: Python<'_>,
+        items: Vec<(String, String)>,
+    ) -> PyResult<Vec<PyObject>> {
+        let mut parsed = Vec::with_capacity(items.len());
+        for (json, state) in &items {
+            let state = match state.as_str() {
+                "cast" => votum_eg::BallotState::Cast,
+                "spoiled" => votum_eg::BallotState::Spoiled,
+                _ => return Err(NativeError::Value("state must be 'cast' or 'spoiled'").into()),
+            };
+            parsed.push((json.as_str(), state));
+        }
+        let results = crate::convert::release(py, || {
+            self.inner
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .submit_many(&parsed)
+        });
+        results
+            .into_iter()
+            .map(|r| match r {
+                Ok(receipt) => Ok((receipt.ballot_id, eg_scalar(&receipt.code))
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind()),
+                Err(e) => Ok(PyErr::from(NativeError::Ballot(e)).into_value(py).into_any()),
+            })
+            .collect()
+    }
+
     /// Checks a ballot exactly as `cast` would, without recording it; returns its ballot code.
     fn verify(&self, py: Python<'_>, ballot_json: &str) -> PyResult<PyScalar> {
         let ballot = crate::convert::release(py, || {

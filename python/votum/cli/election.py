@@ -45,7 +45,6 @@ def election(
     spoil_rate: Annotated[float, typer.Option(help="Share of ballots spoiled (Benaloh challenge).")] = 0.05,
     seed: Annotated[int, typer.Option(help="Seed choosing the votes (keys and nonces are random).")] = 2026,
     out: Annotated[Path, typer.Option(help="Directory of the election record.")] = Path("election-record"),
-    threads: Annotated[int, typer.Option(help="Ballot-box worker threads.")] = 2,
     json_out: Annotated[
         bool, typer.Option("--json", help="Print a machine-readable report instead.")
     ] = False,
@@ -62,7 +61,6 @@ def election(
         seed=seed,
         out=out,
         manifest=manifest,
-        threads=threads,
     )
     try:
         with Progress(

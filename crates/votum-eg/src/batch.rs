@@ -1,0 +1,224 @@
+//! Batch verification of ballots (spec/62.4).
+//!
+//! After the cheap checks (hashes, challenges, Jacobi symbols), all of a batch's proof equations
+//! and the subgroup membership of every ciphertext are checked with two random linear
+//! combinations, each one multi-exponentiation:
+//!
+//! 1. membership: `(Π α_i^{t_i} β_i^{t'_i})^q = 1`;
+//! 2. equations: `g^{Σ…} · K^{Σ…} = Π a0^{r1} a1^{r2} b0^{r3} b1^{r4} α^{e_α} β^{e_β} · Π a^{r5} b^{r6}`,
+//!    the weighted product of every disjunctive equation (`g^v0 = a0·α^c0`, `g^v1 = a1·α^c1`,
+//!    `K^v0 = b0·β^c0`, `g^c1·K^v1 = b1·β^c1`) and constant-proof equation (`g^v = a·A^c`,
+//!    `g^{cL}·K^v = b·B^c`, with `A = Πα`, `B = Πβ` distributed over the selections).
+//!
+//! Weights are 128-bit and secret, drawn after the ballots are fixed. Soundness (spec/62.4): every
+//! element has Jacobi symbol 1, so it lies in the quadratic residues, a cyclic group of order
+//! `q·r'` with `r' = (p−1)/(2q)` prime; both prime factors exceed 2^128, so a false equation or a
+//! non-member survives its combination with probability at most 2^−128.
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::{CryptoRng, RngCore, SeedableRng};
+use rayon::prelude::*;
+use votum_arith::{multi_pow_parallel, Integer};
+use votum_elgamal::Ciphertext;
+use votum_group::{Group, ModElement, ModpGroup};
+use votum_proofs::{ChallengeOracle, ConstantProof, Eg1Oracle, ProofError, ProofKind};
+
+use crate::ballot_box::BallotVerifier;
+use crate::encrypt::{EncryptedBallot, EncryptedSelection};
+
+/// A generator seeded from the operating system, for batch weights.
+pub fn batch_rng() -> ChaCha20Rng {
+    ChaCha20Rng::from_entropy()
+}
+
+fn weight<R: RngCore>(rng: &mut R) -> Integer {
+    let mut bytes = [0u8; 16];
+    rng.fill_bytes(&mut bytes);
+    Integer::from_digits(&bytes, votum_arith::Order::Msf)
+}
+
+/// The challenge of a disjunctive proof and `c = c0 + c1`; equations are left to the batch.
+pub fn check_disjunctive_challenge(
+    g: &ModpGroup,
+    oracle: &Eg1Oracle,
+    s: &EncryptedSelection,
+) -> Result<(), ProofError> {
+    let p = &s.proof;
+    let ct = &s.ciphertext;
+    let c = oracle.challenge(
+        g,
+        ProofKind::Disjunctive,
+        &[&ct.pad, &ct.data, &p.zero_pad, &p.zero_data, &p.one_pad, &p.one_data],
+    );
+    if c != p.challenge {
+        return Err(ProofError::ChallengeMismatch {
+            proof: "disjunctive",
+        });
+    }
+    if g.scalar_add(&p.zero_challenge, &p.one_challenge) != c {
+        return Err(ProofError::ChallengeSum {
+            proof: "disjunctive",
+        });
+    }
+    Ok(())
+}
+
+/// The constant and challenge of a selection-limit proof; equations are left to the batch.
+pub fn check_constant_challenge(
+    g: &ModpGroup,
+    oracle: &Eg1Oracle,
+    acc: &Ciphertext<ModpGroup>,
+    p: &ConstantProof<ModpGroup>,
+    limit: u64,
+) -> Result<(), ProofError> {
+    if p.constant != limit {
+        return Err(ProofError::WrongConstant {
+            proof: "constant",
+            expected: limit,
+            got: p.constant,
+        });
+    }
+    let c = oracle.challenge(
+        g,
+        ProofKind::Constant,
+        &[&acc.pad, &acc.data, &p.pad, &p.data],
+    );
+    if c != p.challenge {
+        return Err(ProofError::ChallengeMismatch { proof: "constant" });
+    }
+    Ok(())
+}
+
+/// One ballot's share of the two combinations.
+struct Terms {
+    g_exp: Integer,
+    k_exp: Integer,
+    bases: Vec<Integer>,
+    exps: Vec<Integer>,
+    members: Vec<Integer>,
+    member_exps: Vec<Integer>,
+}
+
+fn terms(v: &BallotVerifier, b: &EncryptedBallot, seed: [u8; 32]) -> Terms {
+    let g = &v.group;
+    let q = g.order();
+    let mut rng = ChaCha20Rng::from_seed(seed);
+    let int = |x: &votum_group::ModScalar| x.value().clone();
+    let el = |x: &ModElement| x.value().clone();
+    let n: usize = b.contests.iter().map(|c| c.selections.len()).sum();
+    let mut t = Terms {
+        g_exp: Integer::new(),
+        k_exp: Integer::new(),
+        bases: Vec::with_capacity(6 * n + 2 * b.contests.len()),
+        exps: Vec::with_capacity(6 * n + 2 * b.contests.len()),
+        members: Vec::with_capacity(2 * n),
+        member_exps: Vec::with_capacity(2 * n),
+    };
+    for c in &b.contests {
+        // the constant proof: g^v = a·A^c and g^{cL}·K^v = b·B^c
+        let (r5, r6) = (weight(&mut rng), weight(&mut rng));
+        let p = &c.proof;
+        let cc = int(&p.challenge);
+        let v = int(&p.response);
+        t.g_exp += Integer::from(&r5 * &v) + Integer::from(&r6 * &cc) * p.constant;
+        t.k_exp += Integer::from(&r6 * &v);
+        t.bases.push(el(&p.pad));
+        t.exps.push(r5.clone());
+        t.bases.push(el(&p.data));
+        t.exps.push(r6.clone());
+        let a_share = Integer::from(&r5 * &cc);
+        let b_share = Integer::from(&r6 * &cc);
+        for s in &c.selections {
+            let d = &s.proof;
+            let (r1, r2, r3, r4) = (
+                weight(&mut rng),
+                weight(&mut rng),
+                weight(&mut rng),
+                weight(&mut rng),
+            );
+            let (c0, c1, v0, v1) = (
+                int(&d.zero_challenge),
+                int(&d.one_challenge),
+                int(&d.zero_response),
+                int(&d.one_response),
+            );
+            t.g_exp += Integer::from(&r1 * &v0) + Integer::from(&r2 * &v1) + Integer::from(&r4 * &c1);
+            t.k_exp += Integer::from(&r3 * &v0) + Integer::from(&r4 * &v1);
+            let e_alpha = (Integer::from(&r1 * &c0) + Integer::from(&r2 * &c1) + &a_share) % q;
+            let e_beta = (Integer::from(&r3 * &c0) + Integer::from(&r4 * &c1) + &b_share) % q;
+            for (base, e) in [
+                (&d.zero_pad, r1),
+                (&d.one_pad, r2),
+                (&d.zero_data, r3),
+                (&d.one_data, r4),
+            ] {
+                t.bases.push(el(base));
+                t.exps.push(e);
+            }
+            t.bases.push(el(&s.ciphertext.pad));
+            t.exps.push(e_alpha);
+            t.bases.push(el(&s.ciphertext.data));
+            t.exps.push(e_beta);
+            t.members.push(el(&s.ciphertext.pad));
+            t.member_exps.push(weight(&mut rng));
+            t.members.push(el(&s.ciphertext.data));
+            t.member_exps.push(weight(&mut rng));
+        }
+    }
+    t.g_exp %= q;
+    t.k_exp %= q;
+    t
+}
+
+/// Whether every proof equation of every ballot holds and every ciphertext is in the subgroup
+/// (up to a 2^−127 error). The ballots must have passed the cheap checks.
+pub fn equations_hold<R: RngCore + CryptoRng>(
+    v: &BallotVerifier,
+    ballots: &[&EncryptedBallot],
+    rng: &mut R,
+) -> bool {
+    let g = &v.group;
+    let m = g.modulus();
+    let seeds: Vec<[u8; 32]> = ballots
+        .iter()
+        .map(|_| {
+            let mut s = [0u8; 32];
+            rng.fill_bytes(&mut s);
+            s
+        })
+        .collect();
+    let parts: Vec<Terms> = ballots
+        .par_iter()
+        .zip(seeds)
+        .map(|(b, seed)| terms(v, b, seed))
+        .collect();
+    let mut g_exp = Integer::new();
+    let mut k_exp = Integer::new();
+    let (mut bases, mut exps, mut members, mut member_exps) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for t in parts {
+        g_exp += t.g_exp;
+        k_exp += t.k_exp;
+        bases.extend(t.bases);
+        exps.extend(t.exps);
+        members.extend(t.members);
+        member_exps.extend(t.member_exps);
+    }
+    let (membership, rhs) = rayon::join(
+        || {
+            multi_pow_parallel(m, &members, &member_exps)
+                .and_then(|x| m.pow(&x, g.order()))
+                .map(|x| x == 1)
+                .unwrap_or(false)
+        },
+        || multi_pow_parallel(m, &bases, &exps).ok(),
+    );
+    let Some(rhs) = rhs else { return false };
+    if !membership {
+        return false;
+    }
+    let g_s = g.scalar_from_integer(&g_exp);
+    let k_s = g.scalar_from_integer(&k_exp);
+    let lhs = g.op(&g.pow_generator(&g_s), &v.public_key.pow(g, &k_s));
+    lhs.value() == &rhs
+}
