@@ -81,7 +81,8 @@ def main() -> None:
     row = f"| lone 1-of-4 ballot, votum on {threads} thread(s) | {o_min:.2f} / {o_med:.2f} "
     print(row + f"| {r_min:.1f} / {r_med:.1f} | {r_med / o_med:.1f}x |")
     b_min, b_med = min(batches) * 1e3, statistics.median(batches) * 1e3
-    row = f"| batch of {batch:,} 1-of-4 ballots (per ballot), votum on {threads} thread(s) | {b_min:.2f} / {b_med:.2f} "
+    row = f"| batch of {batch:,} 1-of-4 ballots (per ballot), votum on {threads} thread(s) "
+    row += f"| {b_min:.2f} / {b_med:.2f} "
     print(row + f"| {r_min:.1f} / {r_med:.1f} | {r_med / b_med:.1f}x |")
 
 

@@ -174,3 +174,27 @@ def test_cli_runs_an_election_and_verifies_records(tmp_path: Path) -> None:
     assert rejected.exit_code == 1 and "record rejected" in rejected.output
     bad = runner.invoke(app, ["election", "--quorum", "9", "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "quorum" in bad.output
+
+
+def test_submit_many_refuses_only_the_bad_ballots(election: ElectionResult) -> None:
+    context = votum.EgContext.from_json((election.record / "context.json").read_text())
+    manifest = votum.EgManifest.from_json((election.record / "manifest.json").read_text())
+    box = votum.EgBallotBox(manifest, context.elgamal_public_key, context.extended_base_hash)
+    texts = [p.read_text() for p in sorted((election.record / "submitted_ballots").glob("*.json"))]
+    tampered = json.loads(texts[3])
+    proof = tampered["contests"][1]["ballot_selections"][0]["proof"]
+    proof["proof_one_response"] = _bump(proof["proof_one_response"])
+    items = [(t, "cast") for t in texts]
+    items[3] = (json.dumps(tampered), "cast")
+    items.append((texts[0], "spoiled"))  # the same ballot id again, in the same batch
+    outcomes = box.submit_many(items)
+    assert isinstance(outcomes[3], votum.InvalidProof)
+    assert isinstance(outcomes[-1], votum.DuplicateBallot)
+    ok = [o for i, o in enumerate(outcomes) if i not in (3, len(items) - 1)]
+    assert all(isinstance(o, tuple) for o in ok)
+    assert box.counts == (len(texts) - 1, 0)
+    # the refused ballot left no trace: its honest version is accepted afterwards
+    again = box.submit_many([(texts[3], "cast"), (texts[3], "bogus")][:1])
+    assert isinstance(again[0], tuple) and box.counts == (len(texts), 0)
+    with pytest.raises(votum.InvalidInput, match="state"):
+        box.submit_many([(texts[0], "bogus")])

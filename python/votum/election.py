@@ -371,7 +371,9 @@ def verify_record(root: Path, progress: ProgressHook | None = None) -> dict[str,
             text = p.read_text()
             ballot = json.loads(text)
             if ballot["state"] not in (1, 2):
-                raise VerificationFailed(f"{p.name}: ballot state {ballot['state']} is neither cast nor spoiled")
+                raise VerificationFailed(
+                    f"{p.name}: ballot state {ballot['state']} is neither cast nor spoiled"
+                )
             if ballot["state"] == 2:
                 spoiled[ballot["object_id"]] = text
             chunk.append((text, "cast" if ballot["state"] == 1 else "spoiled"))

@@ -553,9 +553,14 @@ impl BallotBox {
     /// Parses, checks (in one batch, spec/62.4) and records many ballots, in order; each gets
     /// its own result and a refused ballot changes nothing. A ballot id repeated within the
     /// batch is a duplicate from its second occurrence on.
-    pub fn submit_many(&mut self, items: &[(&str, BallotState)]) -> Vec<Result<Receipt, BallotError>> {
-        let parsed: Vec<Result<EncryptedBallot, BallotError>> =
-            items.par_iter().map(|(json, _)| parse_ballot(json)).collect();
+    pub fn submit_many(
+        &mut self,
+        items: &[(&str, BallotState)],
+    ) -> Vec<Result<Receipt, BallotError>> {
+        let parsed: Vec<Result<EncryptedBallot, BallotError>> = items
+            .par_iter()
+            .map(|(json, _)| parse_ballot(json))
+            .collect();
         let mut out: Vec<Option<Result<Receipt, BallotError>>> = vec![None; items.len()];
         let mut batch_seen = HashSet::new();
         let mut candidates = Vec::new();

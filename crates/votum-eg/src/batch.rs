@@ -48,7 +48,14 @@ pub fn check_disjunctive_challenge(
     let c = oracle.challenge(
         g,
         ProofKind::Disjunctive,
-        &[&ct.pad, &ct.data, &p.zero_pad, &p.zero_data, &p.one_pad, &p.one_data],
+        &[
+            &ct.pad,
+            &ct.data,
+            &p.zero_pad,
+            &p.zero_data,
+            &p.one_pad,
+            &p.one_data,
+        ],
     );
     if c != p.challenge {
         return Err(ProofError::ChallengeMismatch {
@@ -142,7 +149,8 @@ fn terms(v: &BallotVerifier, b: &EncryptedBallot, seed: [u8; 32]) -> Terms {
                 int(&d.zero_response),
                 int(&d.one_response),
             );
-            t.g_exp += Integer::from(&r1 * &v0) + Integer::from(&r2 * &v1) + Integer::from(&r4 * &c1);
+            t.g_exp +=
+                Integer::from(&r1 * &v0) + Integer::from(&r2 * &v1) + Integer::from(&r4 * &c1);
             t.k_exp += Integer::from(&r3 * &v0) + Integer::from(&r4 * &v1);
             let e_alpha = (Integer::from(&r1 * &c0) + Integer::from(&r2 * &c1) + &a_share) % q;
             let e_beta = (Integer::from(&r3 * &c0) + Integer::from(&r4 * &c1) + &b_share) % q;

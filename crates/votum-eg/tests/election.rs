@@ -470,10 +470,16 @@ fn batch_verification_agrees_with_individual_checks() {
     let results = v.verify_many(&ballots, &mut rng);
     for (i, r) in results.iter().enumerate() {
         if i == 5 {
-            assert!(matches!(
-                r,
-                Err(votum_eg::BallotError::Proof { error: ProofError::Equation { .. }, .. })
-            ), "{r:?}");
+            assert!(
+                matches!(
+                    r,
+                    Err(votum_eg::BallotError::Proof {
+                        error: ProofError::Equation { .. },
+                        ..
+                    })
+                ),
+                "{r:?}"
+            );
         } else {
             assert!(r.is_ok());
         }

@@ -224,11 +224,7 @@ impl PyEgBallotBox {
     /// Checks and records many ballots in one batch (spec/62.4): `items` are (ballot JSON,
     /// "cast" or "spoiled"). Returns, in order, (ballot id, ballot code) for each accepted
     /// ballot or the exception for each refused one; refused ballots change nothing.
-    fn submit_many(
-        &self,
-        py: Python<'_>,
-        items: Vec<(String, String)>,
-    ) -> PyResult<Vec<PyObject>> {
+    fn submit_many(&self, py: Python<'_>, items: Vec<(String, String)>) -> PyResult<Vec<PyObject>> {
         let mut parsed = Vec::with_capacity(items.len());
         for (json, state) in &items {
             let state = match state.as_str() {
@@ -251,7 +247,9 @@ impl PyEgBallotBox {
                     .into_pyobject(py)?
                     .into_any()
                     .unbind()),
-                Err(e) => Ok(PyErr::from(NativeError::Ballot(e)).into_value(py).into_any()),
+                Err(e) => Ok(PyErr::from(NativeError::Ballot(e))
+                    .into_value(py)
+                    .into_any()),
             })
             .collect()
     }
