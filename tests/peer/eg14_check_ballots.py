@@ -11,25 +11,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
+from eg14_quiet import quiet_logs
 from electionguard.ballot import CiphertextBallot, SubmittedBallot
 from electionguard.ballot_validator import ballot_is_valid_for_election
 from electionguard.election import CiphertextElectionContext
 from electionguard.manifest import InternalManifest, Manifest
 from electionguard.serialize import from_file
-
-
-def quiet_logs() -> None:
-    def silent(*args: object, **kwargs: object) -> None:
-        return None
-
-    for name, module in list(sys.modules.items()):
-        if name.startswith("electionguard") and module is not None:
-            for fn in ("log_debug", "log_info", "log_warning", "log_error"):
-                if hasattr(module, fn):
-                    setattr(module, fn, silent)
 
 
 def main() -> None:

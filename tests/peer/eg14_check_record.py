@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+from eg14_quiet import quiet_logs
 from electionguard.ballot import SubmittedBallot
 from electionguard.ballot_validator import ballot_is_valid_for_election
 from electionguard.decrypt_with_shares import decrypt_selection_with_decryption_shares
@@ -26,17 +26,6 @@ from electionguard.key_ceremony import ElectionPublicKey
 from electionguard.manifest import InternalManifest, Manifest
 from electionguard.serialize import from_file
 from electionguard.tally import PlaintextTally, PublishedCiphertextTally
-
-
-def quiet_logs() -> None:
-    def silent(*args: object, **kwargs: object) -> None:
-        return None
-
-    for name, module in list(sys.modules.items()):
-        if name.startswith("electionguard") and module is not None:
-            for fn in ("log_debug", "log_info", "log_warning", "log_error"):
-                if hasattr(module, fn):
-                    setattr(module, fn, silent)
 
 
 def check_plaintext(

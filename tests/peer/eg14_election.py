@@ -17,6 +17,7 @@ import json
 import random
 from pathlib import Path
 
+from eg14_quiet import quiet_logs
 from electionguard.ballot import (
     BallotBoxState,
     PlaintextBallot,
@@ -42,21 +43,6 @@ from electionguard_tools.helpers.tally_ceremony_orchestrator import TallyCeremon
 
 GUARDIANS, QUORUM = 5, 3
 HERE = Path(__file__).resolve().parent
-
-
-def quiet_logs() -> None:
-    """Silences the library: it formats values and inspects the stack for every log call, before any
-    level filter. Its modules import the log functions by name, so each loaded module is patched."""
-    import sys
-
-    def silent(*args: object, **kwargs: object) -> None:
-        return None
-
-    for name, module in list(sys.modules.items()):
-        if name.startswith("electionguard") and module is not None:
-            for fn in ("log_debug", "log_info", "log_warning"):
-                if hasattr(module, fn):
-                    setattr(module, fn, silent)
 
 
 def plaintext_ballots(manifest: Manifest, count: int, rng: random.Random) -> list[PlaintextBallot]:

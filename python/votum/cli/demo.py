@@ -9,16 +9,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.table import Table
 
+from votum.cli._progress import progress_hook
 from votum.demo import DemoConfig, DemoResult, run_demo
 from votum.errors import VotumError
 
@@ -52,21 +45,7 @@ def demo(
     console = Console(stderr=json_out)
     config = DemoConfig(votes=votes, guardians=guardians, quorum=quorum, group=group, seed=seed)
     try:
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-        ) as progress:
-            tasks: dict[str, TaskID] = {}
-
-            def hook(name: str, done: int, total: int) -> None:
-                if name not in tasks:
-                    tasks[name] = progress.add_task(name, total=total)
-                progress.update(tasks[name], completed=done)
-
+        with progress_hook(console) as hook:
             result = run_demo(config, hook)
     except VotumError as err:
         console.print(f"[red]error:[/red] {type(err).__name__}: {err}")

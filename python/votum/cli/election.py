@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from votum.cli._progress import progress_hook
 from votum.election import ElectionConfig, ElectionResult, run_election, verify_record
 from votum.errors import VotumError
 
@@ -63,21 +63,7 @@ def election(
         manifest=manifest,
     )
     try:
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-        ) as progress:
-            tasks: dict[str, TaskID] = {}
-
-            def hook(name: str, done: int, total: int) -> None:
-                if name not in tasks:
-                    tasks[name] = progress.add_task(name, total=total)
-                progress.update(tasks[name], completed=done)
-
+        with progress_hook(console) as hook:
             result = run_election(config, hook)
     except (VotumError, OSError) as err:
         console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
