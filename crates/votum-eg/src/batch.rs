@@ -230,3 +230,61 @@ pub fn equations_hold<R: RngCore + CryptoRng>(
     let lhs = g.op(&g.pow_generator(&g_s), &v.public_key.pow(g, &k_s));
     lhs.value() == &rhs
 }
+
+/// One decryption-share proof to check in a batch: which key, which ciphertext, the share.
+pub struct ShareCheck<'a> {
+    pub key: usize,
+    pub ciphertext: usize,
+    pub share: &'a crate::guardian::ProvenShare,
+}
+
+/// Whether every Chaum–Pedersen share proof holds (`g^v = a·K^c`, `α^v = b·M^c`), in one random
+/// linear combination (spec/64.4). Keys and ciphertexts must be subgroup members; shares and
+/// commitments must have Jacobi symbol 1 and their challenges must have been recomputed.
+pub fn shares_hold<R: RngCore + CryptoRng>(
+    g: &ModpGroup,
+    keys: &[&ModElement],
+    ciphertexts: &[Ciphertext<ModpGroup>],
+    checks: &[ShareCheck<'_>],
+    rng: &mut R,
+) -> bool {
+    let q = g.order();
+    let mut g_exp = Integer::new();
+    let mut key_exps = vec![Integer::new(); keys.len()];
+    let mut alpha_exps = vec![Integer::new(); ciphertexts.len()];
+    let mut bases = Vec::with_capacity(3 * checks.len() + keys.len());
+    let mut exps = Vec::with_capacity(3 * checks.len() + keys.len());
+    for chk in checks {
+        let (r, s) = (weight(rng), weight(rng));
+        let p = &chk.share.proof;
+        let (c, v) = (p.challenge.value(), p.response.value());
+        g_exp += Integer::from(&r * v);
+        alpha_exps[chk.ciphertext] += Integer::from(&s * v);
+        key_exps[chk.key] += Integer::from(&r * c);
+        bases.push(p.pad.value().clone());
+        exps.push(r);
+        bases.push(p.data.value().clone());
+        exps.push(s.clone());
+        // M is only known to be a quadratic residue: its exponent is not reduced
+        bases.push(chk.share.share.value().clone());
+        exps.push(s * c);
+    }
+    for (k, e) in keys.iter().zip(key_exps) {
+        bases.push(k.value().clone());
+        exps.push(e % q);
+    }
+    let m = g.modulus();
+    let (lhs, rhs) = rayon::join(
+        || {
+            let alphas: Vec<Integer> = ciphertexts.iter().map(|c| c.pad.value().clone()).collect();
+            let reduced: Vec<Integer> = alpha_exps.into_iter().map(|e| e % q).collect();
+            multi_pow_parallel(m, &alphas, &reduced).ok()
+        },
+        || multi_pow_parallel(m, &bases, &exps).ok(),
+    );
+    let (Some(lhs), Some(rhs)) = (lhs, rhs) else {
+        return false;
+    };
+    let gv = g.pow_generator(&g.scalar_from_integer(&g_exp));
+    m.mul(gv.value(), &lhs) == rhs
+}

@@ -285,6 +285,14 @@ fn decryption_refuses_bad_shares_with_the_specific_error() {
         d.decrypt(&e.tally, &bad, &comp).unwrap_err(),
         DecryptionError::Proof { ref guardian, error: ProofError::ChallengeMismatch { .. }, .. } if guardian == "guardian-3"
     ));
+    // a share multiplied by −1 (order 2): refused before any equation, which it could pass
+    let mut bad = direct.clone();
+    let flipped = votum_arith::Integer::from(g.p() - bad[1].shares[0].share.value());
+    bad[1].shares[0].share = g.element_in_range(&flipped).unwrap();
+    assert!(matches!(
+        d.decrypt(&e.tally, &bad, &comp).unwrap_err(),
+        DecryptionError::Mismatch { ref what, .. } if what.contains("not in the subgroup")
+    ));
     // a wrong compensated share
     let mut badc = comp.clone();
     badc[4].shares[0].share = g.op(&badc[4].shares[0].share, g.generator());
