@@ -378,7 +378,9 @@ def test_ballot_box_tallies_reference_ballots_like_the_reference(rec: Record, re
     assert box.counts == (len(paths) - len(rec.spoiled), len(rec.spoiled))
     # a tampered ballot is refused with the proof that failed
     tampered = load(paths[1])
-    tampered["object_id"] = "tampered"
+    box = votum.EgBallotBox(
+        manifest, el(rec.context["elgamal_public_key"]), sc(rec.context["crypto_extended_base_hash"])
+    )
     proof = tampered["contests"][1]["ballot_selections"][2]["proof"]
     proof["proof_zero_response"] = votum.eg_to_hex((eg_from_hex(proof["proof_zero_response"]) + 1) % EG.order)
     with pytest.raises(votum.InvalidProof, match="council"):
