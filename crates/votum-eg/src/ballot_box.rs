@@ -87,8 +87,7 @@ fn scalar(g: &ModpGroup, v: &Value, name: &str, object: &str) -> Result<ModScala
         .map_err(|_| BallotError::Format(format!("{object}: {name:?} is not below q")))
 }
 
-/// A member of the order-q subgroup (full check: x^q = 1).
-/// In range only; membership follows from a verified proof equation.
+/// In range only: subgroup membership is the verifier's (62.1).
 fn committed(
     g: &ModpGroup,
     v: &Value,
@@ -397,7 +396,8 @@ impl BallotVerifier {
                 match mode {
                     Mode::Individual => individual(),
                     Mode::Deferred => {
-                        crate::batch::check_disjunctive_challenge(g, &self.oracle, s)
+                        s.proof
+                            .check_challenge(g, &self.oracle, &s.ciphertext)
                             .map_err(proof_error)?;
                         let p = &s.proof;
                         let commitments = [&p.zero_pad, &p.zero_data, &p.one_pad, &p.one_data];
@@ -440,7 +440,8 @@ impl BallotVerifier {
             match mode {
                 Mode::Individual => individual()?,
                 Mode::Deferred => {
-                    crate::batch::check_constant_challenge(g, &self.oracle, &acc, &c.proof, limit)
+                    c.proof
+                        .check_challenge(g, &self.oracle, &acc, limit)
                         .map_err(proof_error)?;
                     if [&c.proof.pad, &c.proof.data]
                         .iter()

@@ -21,10 +21,9 @@ use rayon::prelude::*;
 use votum_arith::{multi_pow_parallel, Integer};
 use votum_elgamal::Ciphertext;
 use votum_group::{Group, ModElement, ModpGroup};
-use votum_proofs::{ChallengeOracle, ConstantProof, Eg1Oracle, ProofError, ProofKind};
 
 use crate::ballot_box::BallotVerifier;
-use crate::encrypt::{EncryptedBallot, EncryptedSelection};
+use crate::encrypt::EncryptedBallot;
 
 /// A generator seeded from the operating system, for batch weights.
 pub fn batch_rng() -> ChaCha20Rng {
@@ -35,65 +34,6 @@ fn weight<R: RngCore>(rng: &mut R) -> Integer {
     let mut bytes = [0u8; 16];
     rng.fill_bytes(&mut bytes);
     Integer::from_digits(&bytes, votum_arith::Order::Msf)
-}
-
-/// The challenge of a disjunctive proof and `c = c0 + c1`; equations are left to the batch.
-pub fn check_disjunctive_challenge(
-    g: &ModpGroup,
-    oracle: &Eg1Oracle,
-    s: &EncryptedSelection,
-) -> Result<(), ProofError> {
-    let p = &s.proof;
-    let ct = &s.ciphertext;
-    let c = oracle.challenge(
-        g,
-        ProofKind::Disjunctive,
-        &[
-            &ct.pad,
-            &ct.data,
-            &p.zero_pad,
-            &p.zero_data,
-            &p.one_pad,
-            &p.one_data,
-        ],
-    );
-    if c != p.challenge {
-        return Err(ProofError::ChallengeMismatch {
-            proof: "disjunctive",
-        });
-    }
-    if g.scalar_add(&p.zero_challenge, &p.one_challenge) != c {
-        return Err(ProofError::ChallengeSum {
-            proof: "disjunctive",
-        });
-    }
-    Ok(())
-}
-
-/// The constant and challenge of a selection-limit proof; equations are left to the batch.
-pub fn check_constant_challenge(
-    g: &ModpGroup,
-    oracle: &Eg1Oracle,
-    acc: &Ciphertext<ModpGroup>,
-    p: &ConstantProof<ModpGroup>,
-    limit: u64,
-) -> Result<(), ProofError> {
-    if p.constant != limit {
-        return Err(ProofError::WrongConstant {
-            proof: "constant",
-            expected: limit,
-            got: p.constant,
-        });
-    }
-    let c = oracle.challenge(
-        g,
-        ProofKind::Constant,
-        &[&acc.pad, &acc.data, &p.pad, &p.data],
-    );
-    if c != p.challenge {
-        return Err(ProofError::ChallengeMismatch { proof: "constant" });
-    }
-    Ok(())
 }
 
 /// One ballot's share of the two combinations.

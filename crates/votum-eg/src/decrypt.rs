@@ -483,16 +483,14 @@ impl Decryptor {
                     format!("share of {who:?} (not in the subgroup)"),
                 ));
             }
-            let c = votum_proofs::ChallengeOracle::challenge(
-                &self.oracle,
-                g,
-                votum_proofs::ProofKind::ChaumPedersen,
-                &[&ct.pad, &ct.data, &s.proof.pad, &s.proof.data, &s.share],
-            );
+            let challenge_ok = s
+                .proof
+                .check_challenge(g, &self.oracle, &[&ct.pad, &ct.data], &[&s.share])
+                .is_ok();
             let commitments_ok = [&s.proof.pad, &s.proof.data]
                 .iter()
                 .all(|x| x.value().jacobi(g.p()) == 1);
-            if c != s.proof.challenge || !commitments_ok {
+            if !challenge_ok || !commitments_ok {
                 verify_one(chk)?;
                 return Err(mismatch(
                     &names[*i],

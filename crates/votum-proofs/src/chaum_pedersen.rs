@@ -96,12 +96,12 @@ impl<G: Group> ChaumPedersenProof<G> {
         Self::prove_with_nonce(group, oracle, statement, secret, &w, prefix, suffix)
     }
 
-    /// Checks the challenge, `g1^v = a·A^c` and `g2^v = b·B^c`.
-    pub fn verify<O: ChallengeOracle<G>>(
+    /// The non-algebraic part of [`ChaumPedersenProof::verify`]: `c = O(prefix…, a, b, suffix…)`.
+    /// Batch verifiers call it, then check the equations together.
+    pub fn check_challenge<O: ChallengeOracle<G>>(
         &self,
         group: &G,
         oracle: &O,
-        statement: &Statement<'_, G>,
         prefix: &[&G::Element],
         suffix: &[&G::Element],
     ) -> Result<(), ProofError> {
@@ -113,15 +113,29 @@ impl<G: Group> ChaumPedersenProof<G> {
         if c != self.challenge {
             return Err(ProofError::ChallengeMismatch { proof: CP });
         }
+        Ok(())
+    }
+
+    /// Checks the challenge, `g1^v = a·A^c` and `g2^v = b·B^c`.
+    pub fn verify<O: ChallengeOracle<G>>(
+        &self,
+        group: &G,
+        oracle: &O,
+        statement: &Statement<'_, G>,
+        prefix: &[&G::Element],
+        suffix: &[&G::Element],
+    ) -> Result<(), ProofError> {
+        self.check_challenge(group, oracle, prefix, suffix)?;
+        let c = &self.challenge;
         let lhs1 = pow_any(group, statement.g1, &self.response);
-        if lhs1 != group.op(&self.pad, &pow_any(group, statement.a, &c)) {
+        if lhs1 != group.op(&self.pad, &pow_any(group, statement.a, c)) {
             return Err(ProofError::Equation {
                 proof: CP,
                 equation: "g1^v = a·A^c",
             });
         }
         let lhs2 = pow_any(group, statement.g2, &self.response);
-        if lhs2 != group.op(&self.data, &pow_any(group, statement.b, &c)) {
+        if lhs2 != group.op(&self.data, &pow_any(group, statement.b, c)) {
             return Err(ProofError::Equation {
                 proof: CP,
                 equation: "g2^v = b·B^c",
@@ -209,12 +223,12 @@ impl<G: Group> ConstantProof<G> {
         }
     }
 
-    /// [`ConstantProof::verify`] with K's fixed-base table, when the key has one.
-    pub fn verify_with_key<O: ChallengeOracle<G>>(
+    /// The non-algebraic part of [`ConstantProof::verify`]: the constant and `c = O(α, β, a, b)`.
+    /// Batch verifiers call it, then check the equations together.
+    pub fn check_challenge<O: ChallengeOracle<G>>(
         &self,
         group: &G,
         oracle: &O,
-        public_key: &votum_elgamal::PublicKey<G>,
         ct: &votum_elgamal::Ciphertext<G>,
         expected_constant: u64,
     ) -> Result<(), ProofError> {
@@ -233,18 +247,32 @@ impl<G: Group> ConstantProof<G> {
         if c != self.challenge {
             return Err(ProofError::ChallengeMismatch { proof: CONSTANT });
         }
-        if group.pow_generator(&self.response) != group.op(&self.pad, &group.pow(&ct.pad, &c)) {
+        Ok(())
+    }
+
+    /// [`ConstantProof::verify`] with K's fixed-base table, when the key has one.
+    pub fn verify_with_key<O: ChallengeOracle<G>>(
+        &self,
+        group: &G,
+        oracle: &O,
+        public_key: &votum_elgamal::PublicKey<G>,
+        ct: &votum_elgamal::Ciphertext<G>,
+        expected_constant: u64,
+    ) -> Result<(), ProofError> {
+        self.check_challenge(group, oracle, ct, expected_constant)?;
+        let c = &self.challenge;
+        if group.pow_generator(&self.response) != group.op(&self.pad, &group.pow(&ct.pad, c)) {
             return Err(ProofError::Equation {
                 proof: CONSTANT,
                 equation: "g^v = a·α^c",
             });
         }
-        let cl = group.scalar_mul(&c, &group.scalar_from_u64(self.constant));
+        let cl = group.scalar_mul(c, &group.scalar_from_u64(self.constant));
         let lhs = group.op(
             &group.pow_generator(&cl),
             &public_key.pow(group, &self.response),
         );
-        if lhs != group.op(&self.data, &group.pow(&ct.data, &c)) {
+        if lhs != group.op(&self.data, &group.pow(&ct.data, c)) {
             return Err(ProofError::Equation {
                 proof: CONSTANT,
                 equation: "g^(cL)·K^v = b·β^c",

@@ -126,12 +126,12 @@ impl<G: Group> DisjunctiveProof<G> {
         }
     }
 
-    /// [`DisjunctiveProof::verify`] with K's fixed-base table, when the key has one.
-    pub fn verify_with_key<O: ChallengeOracle<G>>(
+    /// The non-algebraic part of [`DisjunctiveProof::verify`]: `c = O(α, β, a0, b0, a1, b1)` and
+    /// `c = c0 + c1`. Batch verifiers call it, then check the equations together.
+    pub fn check_challenge<O: ChallengeOracle<G>>(
         &self,
         group: &G,
         oracle: &O,
-        public_key: &PublicKey<G>,
         ct: &Ciphertext<G>,
     ) -> Result<(), ProofError> {
         let c = oracle.challenge(
@@ -152,6 +152,18 @@ impl<G: Group> DisjunctiveProof<G> {
         if group.scalar_add(&self.zero_challenge, &self.one_challenge) != c {
             return Err(ProofError::ChallengeSum { proof: NAME });
         }
+        Ok(())
+    }
+
+    /// [`DisjunctiveProof::verify`] with K's fixed-base table, when the key has one.
+    pub fn verify_with_key<O: ChallengeOracle<G>>(
+        &self,
+        group: &G,
+        oracle: &O,
+        public_key: &PublicKey<G>,
+        ct: &Ciphertext<G>,
+    ) -> Result<(), ProofError> {
+        self.check_challenge(group, oracle, ct)?;
         let (c0, c1, v0, v1) = (
             &self.zero_challenge,
             &self.one_challenge,
