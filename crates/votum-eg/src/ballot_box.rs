@@ -8,13 +8,14 @@ use rayon::prelude::*;
 use serde_json::Value;
 use votum_arith::Integer;
 use votum_elgamal::{Ciphertext, PublicKey};
-use votum_group::{Group, ModElement, ModScalar, ModpGroup};
-use votum_hash::eg::{from_hex, hash_elems, EgHashItem};
+use votum_group::{Group, ModScalar, ModpGroup};
+use votum_hash::eg::{hash_elems, EgHashItem};
 use votum_proofs::{ConstantProof, DisjunctiveProof, Eg1Oracle, ProofError};
 
 use crate::encrypt::{
     contests_for_style, placeholders, EncryptedBallot, EncryptedContest, EncryptedSelection,
 };
+use crate::json::{committed, field, hexnum, int, scalar, text, FieldError};
 use crate::manifest::Manifest;
 
 /// Why a submitted ballot was refused. Nothing is recorded for a refused ballot.
@@ -53,53 +54,52 @@ enum Mode {
     Deferred,
 }
 
+impl From<FieldError> for BallotError {
+    fn from(e: FieldError) -> Self {
+        match e {
+            FieldError::Format { object, message } => Self::Format(format!("{object}: {message}")),
+            FieldError::BadElement {
+                object,
+                what,
+                reason,
+            } => Self::BadElement {
+                object,
+                what,
+                reason,
+            },
+        }
+    }
+}
+
+/// α and β of a selection in the order-q subgroup: in full (`x^q = 1`), or only their Jacobi
+/// symbol when a batch checks the rest (spec/62.4).
+pub(crate) fn ciphertext_in_subgroup(
+    g: &ModpGroup,
+    s: &EncryptedSelection,
+    full: bool,
+) -> Result<(), BallotError> {
+    for (x, what) in [(&s.ciphertext.pad, "pad"), (&s.ciphertext.data, "data")] {
+        let ok = if full {
+            g.is_member(x.value())
+        } else {
+            x.value().jacobi(g.p()) == 1
+        };
+        if !ok {
+            return Err(BallotError::BadElement {
+                object: s.object_id.clone(),
+                what,
+                reason: votum_group::GroupError::NotInSubgroup,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Cast or spoiled (Benaloh challenge).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BallotState {
     Cast,
     Spoiled,
-}
-
-fn field<'a>(v: &'a Value, name: &str, object: &str) -> Result<&'a Value, BallotError> {
-    v.get(name)
-        .ok_or_else(|| BallotError::Format(format!("{object}: missing field {name:?}")))
-}
-
-fn text<'a>(v: &'a Value, name: &str, object: &str) -> Result<&'a str, BallotError> {
-    field(v, name, object)?
-        .as_str()
-        .ok_or_else(|| BallotError::Format(format!("{object}: {name:?} must be a string")))
-}
-
-fn int(v: &Value, name: &str, object: &str) -> Result<i64, BallotError> {
-    field(v, name, object)?
-        .as_i64()
-        .ok_or_else(|| BallotError::Format(format!("{object}: {name:?} must be an integer")))
-}
-
-fn hexnum(v: &Value, name: &str, object: &str) -> Result<Integer, BallotError> {
-    from_hex(text(v, name, object)?)
-        .map_err(|e| BallotError::Format(format!("{object}: {name:?}: {e}")))
-}
-
-fn scalar(g: &ModpGroup, v: &Value, name: &str, object: &str) -> Result<ModScalar, BallotError> {
-    g.scalar(&hexnum(v, name, object)?)
-        .map_err(|_| BallotError::Format(format!("{object}: {name:?} is not below q")))
-}
-
-/// In range only: subgroup membership is the verifier's (62.1).
-fn committed(
-    g: &ModpGroup,
-    v: &Value,
-    name: &'static str,
-    object: &str,
-) -> Result<ModElement, BallotError> {
-    g.element_in_range(&hexnum(v, name, object)?)
-        .map_err(|reason| BallotError::BadElement {
-            object: object.to_owned(),
-            what: name,
-            reason,
-        })
 }
 
 fn optional_nonce(
@@ -109,7 +109,7 @@ fn optional_nonce(
 ) -> Result<Option<ModScalar>, BallotError> {
     match v.get("nonce") {
         None | Some(Value::Null) => Ok(None),
-        Some(_) => scalar(g, v, "nonce", object).map(Some),
+        Some(_) => Ok(Some(scalar(g, v, "nonce", object)?)),
     }
 }
 
@@ -354,21 +354,7 @@ impl BallotVerifier {
             .par_iter()
             .flat_map(|c| c.selections.par_iter())
             .try_for_each(|s| {
-                // the ciphertext in the subgroup: in full, or its Jacobi symbol now and the rest
-                // in the batch
-                for (x, what) in [(&s.ciphertext.pad, "pad"), (&s.ciphertext.data, "data")] {
-                    let ok = match mode {
-                        Mode::Individual => g.is_member(x.value()),
-                        Mode::Deferred => x.value().jacobi(g.p()) == 1,
-                    };
-                    if !ok {
-                        return Err(BallotError::BadElement {
-                            object: s.object_id.clone(),
-                            what,
-                            reason: votum_group::GroupError::NotInSubgroup,
-                        });
-                    }
-                }
+                ciphertext_in_subgroup(g, s, mode == Mode::Individual)?;
                 let ct_hash = h(&[
                     EgHashItem::Num(s.ciphertext.pad.value().clone()),
                     EgHashItem::Num(s.ciphertext.data.value().clone()),

@@ -16,7 +16,7 @@ use votum_elgamal::{Ciphertext, DlogTable};
 use votum_group::{Group, ModElement, ModScalar, ModpGroup};
 use votum_proofs::{Eg1Oracle, ProofError};
 
-use crate::ballot_box::parse_ballot;
+use crate::ballot_box::{ciphertext_in_subgroup, parse_ballot};
 use crate::guardian::{
     verify_guardians, verify_share, CeremonyError, GuardianPublicKey, ProvenShare,
 };
@@ -127,18 +127,7 @@ impl DecryptionTarget {
             .contests
             .par_iter()
             .flat_map(|c| c.selections.par_iter())
-            .try_for_each(|s| {
-                for (x, what) in [(&s.ciphertext.pad, "pad"), (&s.ciphertext.data, "data")] {
-                    if !g.is_member(x.value()) {
-                        return Err(FieldError::BadElement {
-                            object: s.object_id.clone(),
-                            what: what.to_string(),
-                            reason: votum_group::GroupError::NotInSubgroup,
-                        });
-                    }
-                }
-                Ok(())
-            })?;
+            .try_for_each(|s| ciphertext_in_subgroup(&g, s, true))?;
         let contests = ballot
             .contests
             .into_iter()

@@ -11,6 +11,7 @@ use votum_group::{Group, ModElement, ModScalar, ModpGroup};
 use votum_hash::eg::{hash_elems, EgHashItem};
 use votum_proofs::{ConstantProof, DisjunctiveProof, Eg1Oracle, ProofError};
 
+use crate::json::{ciphertext_json, hx};
 use crate::manifest::{ContestDescription, Manifest, SelectionDescription};
 use crate::nonces::Nonces;
 
@@ -432,14 +433,6 @@ pub fn encrypt_ballot(
 
 // ---- ElectionGuard 1.4 JSON ---------------------------------------------------------------
 
-fn hx(x: &Integer) -> serde_json::Value {
-    serde_json::Value::String(votum_hash::eg::to_hex(x))
-}
-
-fn ct_json(c: &Ciphertext<ModpGroup>) -> serde_json::Value {
-    serde_json::json!({"pad": hx(c.pad.value()), "data": hx(c.data.value())})
-}
-
 /// How a ciphertext ballot is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BallotForm {
@@ -470,7 +463,7 @@ impl EncryptedBallot {
                             "object_id": s.object_id,
                             "sequence_order": s.sequence_order,
                             "description_hash": hx(&s.description_hash),
-                            "ciphertext": ct_json(&s.ciphertext),
+                            "ciphertext": ciphertext_json(&s.ciphertext),
                             "crypto_hash": hx(&s.crypto_hash),
                             "is_placeholder_selection": s.is_placeholder,
                             "nonce": nonce(&s.nonce),
@@ -495,7 +488,7 @@ impl EncryptedBallot {
                     "sequence_order": c.sequence_order,
                     "description_hash": hx(&c.description_hash),
                     "ballot_selections": selections,
-                    "ciphertext_accumulation": ct_json(&c.accumulation),
+                    "ciphertext_accumulation": ciphertext_json(&c.accumulation),
                     "crypto_hash": hx(&c.crypto_hash),
                     "nonce": nonce(&c.nonce),
                     "proof": {

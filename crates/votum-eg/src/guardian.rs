@@ -167,20 +167,18 @@ impl GuardianPublicKey {
         let object = format!("guardian {id:?}");
         let sequence_order = json::uint(v, "sequence_order", &object)?;
         let key = json::member(group, v, "election_public_key", &object)?;
-        let list = |name: &str| -> Result<Vec<Value>, CeremonyError> {
-            Ok(json::field(v, name, &object)?
+        let list = |name: &str| -> Result<&Vec<Value>, FieldError> {
+            json::field(v, name, &object)?
                 .as_array()
                 .ok_or_else(|| FieldError::Format {
                     object: object.clone(),
                     message: format!("{name} must be a list"),
-                })?
-                .clone())
+                })
         };
-        let mut commitments = Vec::new();
-        for c in list("election_commitments")? {
-            let hex = Value::Object([("k".to_string(), c)].into_iter().collect());
-            commitments.push(json::member(group, &hex, "k", &object)?);
-        }
+        let commitments = list("election_commitments")?
+            .iter()
+            .map(|c| json::member_value(group, c, "election_commitments", &object))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut proofs = Vec::new();
         for (j, p) in list("election_proofs")?.iter().enumerate() {
             let (public, proof) = json::parse_schnorr(group, p, &object)?;
@@ -356,6 +354,27 @@ pub struct BackupChallengeResponse {
 }
 
 impl BackupChallengeResponse {
+    /// JSON with `ElectionPartialKeyBackup`'s id fields and the share in the clear.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "owner_id": self.sender,
+            "designated_id": self.receiver,
+            "designated_sequence_order": self.receiver_sequence_order,
+            "coordinate": json::sc(&self.coordinate),
+        })
+    }
+
+    pub fn from_json(v: &Value) -> Result<Self, CeremonyError> {
+        let group = ModpGroup::eg_4096();
+        let o = "challenge answer";
+        Ok(Self {
+            sender: json::text(v, "owner_id", o)?.to_string(),
+            receiver: json::text(v, "designated_id", o)?.to_string(),
+            receiver_sequence_order: json::uint(v, "designated_sequence_order", o)?,
+            coordinate: json::scalar(&group, v, "coordinate", o)?,
+        })
+    }
+
     pub fn verify(
         &self,
         group: &ModpGroup,

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 use votum_arith::Integer;
 use votum_elgamal::Ciphertext;
-use votum_group::{Group, GroupError, ModElement, ModScalar, ModpGroup};
+use votum_group::{GroupError, ModElement, ModScalar, ModpGroup};
 use votum_hash::eg::{from_hex, to_hex};
 use votum_proofs::{ChaumPedersenProof, SchnorrProof};
 
@@ -16,7 +16,7 @@ pub enum FieldError {
     #[error("{object}: {what} is not a valid group element ({reason})")]
     BadElement {
         object: String,
-        what: String,
+        what: &'static str,
         reason: GroupError,
     },
 }
@@ -37,6 +37,12 @@ pub fn text<'a>(v: &'a Value, name: &str, object: &str) -> Result<&'a str, Field
     field(v, name, object)?
         .as_str()
         .ok_or_else(|| format_error(object, format!("{name} must be a string")))
+}
+
+pub fn int(v: &Value, name: &str, object: &str) -> Result<i64, FieldError> {
+    field(v, name, object)?
+        .as_i64()
+        .ok_or_else(|| format_error(object, format!("{name} must be an integer")))
 }
 
 pub fn uint(v: &Value, name: &str, object: &str) -> Result<u64, FieldError> {
@@ -60,28 +66,43 @@ pub fn scalar(g: &ModpGroup, v: &Value, name: &str, object: &str) -> Result<ModS
 pub fn member(
     g: &ModpGroup,
     v: &Value,
-    name: &str,
+    name: &'static str,
     object: &str,
 ) -> Result<ModElement, FieldError> {
-    g.element(&hexnum(v, name, object)?)
-        .map_err(|reason| FieldError::BadElement {
-            object: object.to_string(),
-            what: name.to_string(),
-            reason,
-        })
+    member_value(g, field(v, name, object)?, name, object)
 }
 
-/// An integer in [1, p) (a proof commitment: its equation forces it into the subgroup).
+/// [`member`] for a bare hex string (a list item).
+pub fn member_value(
+    g: &ModpGroup,
+    v: &Value,
+    what: &'static str,
+    object: &str,
+) -> Result<ModElement, FieldError> {
+    let hex = v
+        .as_str()
+        .ok_or_else(|| format_error(object, format!("{what} must be a string")))?;
+    let x = from_hex(hex)
+        .map_err(|e| format_error(object, format!("{what} is not electionguard hex: {e}")))?;
+    g.element(&x).map_err(|reason| FieldError::BadElement {
+        object: object.to_string(),
+        what,
+        reason,
+    })
+}
+
+/// An integer in [1, p): a proof commitment (its equation forces it into the subgroup) or a
+/// ciphertext whose membership the verifier checks later.
 pub fn committed(
     g: &ModpGroup,
     v: &Value,
-    name: &str,
+    name: &'static str,
     object: &str,
 ) -> Result<ModElement, FieldError> {
     g.element_in_range(&hexnum(v, name, object)?)
         .map_err(|reason| FieldError::BadElement {
             object: object.to_string(),
-            what: name.to_string(),
+            what: name,
             reason,
         })
 }
@@ -162,9 +183,4 @@ pub fn parse_schnorr(
             response: scalar(g, v, "response", object)?,
         },
     ))
-}
-
-/// The generator, for Chaum–Pedersen statements.
-pub fn generator(g: &ModpGroup) -> ModElement {
-    g.generator().clone()
 }

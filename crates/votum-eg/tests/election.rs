@@ -325,6 +325,15 @@ fn decryption_refuses_bad_shares_with_the_specific_error() {
         d.verify_eg14(&e.tally, &t).unwrap_err(),
         DecryptionError::Mismatch { ref what, .. } if what.starts_with("recovery key")
     ));
+    // a spoiled ballot whose ciphertext is outside the subgroup cannot be a decryption target
+    let mut v: serde_json::Value = serde_json::from_str(&e.submitted[0].0).unwrap();
+    let minus_one = votum_arith::Integer::from(g.p() - 1u32);
+    v["contests"][0]["ballot_selections"][0]["ciphertext"]["pad"] =
+        serde_json::json!(votum_hash::eg::to_hex(&minus_one));
+    assert!(matches!(
+        DecryptionTarget::from_ballot_json(&v.to_string()).unwrap_err(),
+        DecryptionError::Ballot(votum_eg::BallotError::BadElement { what: "pad", .. })
+    ));
     // the tally of another election's ciphertexts
     let other = run(9, 1);
     assert!(matches!(

@@ -36,6 +36,10 @@ fn record(text: &str) -> PyResult<GuardianPublicKey> {
         .map_err(|e| NativeError::Ceremony(e).into())
 }
 
+fn records(texts: &[String]) -> PyResult<Vec<GuardianPublicKey>> {
+    texts.iter().map(|r| record(r)).collect()
+}
+
 fn ceremony<T>(r: Result<T, CeremonyError>) -> PyResult<T> {
     r.map_err(|e| NativeError::Ceremony(e).into())
 }
@@ -131,14 +135,7 @@ impl PyEgGuardian {
     /// The public answer to a challenge from `receiver`: the disputed share in the clear.
     fn answer_challenge(&self, receiver_record: &str) -> PyResult<String> {
         let receiver = record(receiver_record)?;
-        let a = self.with(|g, _| g.answer_challenge(&receiver));
-        Ok(serde_json::json!({
-            "owner_id": a.sender,
-            "designated_id": a.receiver,
-            "designated_sequence_order": a.receiver_sequence_order,
-            "coordinate": votum_eg::json::sc(&a.coordinate),
-        })
-        .to_string())
+        Ok(self.with(|g, _| g.answer_challenge(&receiver).to_json().to_string()))
     }
 
     /// Takes a share settled by a public challenge answer (checked against the commitments).
@@ -213,18 +210,10 @@ impl PyEgGuardian {
 }
 
 fn parse_answer(text: &str) -> PyResult<BackupChallengeResponse> {
-    let g = ModpGroup::eg_4096();
-    let v = parse(text, "challenge answer")?;
-    let o = "challenge answer";
-    let read = || -> Result<BackupChallengeResponse, votum_eg::json::FieldError> {
-        Ok(BackupChallengeResponse {
-            sender: votum_eg::json::text(&v, "owner_id", o)?.to_string(),
-            receiver: votum_eg::json::text(&v, "designated_id", o)?.to_string(),
-            receiver_sequence_order: votum_eg::json::uint(&v, "designated_sequence_order", o)?,
-            coordinate: votum_eg::json::scalar(&g, &v, "coordinate", o)?,
-        })
-    };
-    ceremony(read().map_err(CeremonyError::Field))
+    ceremony(BackupChallengeResponse::from_json(&parse(
+        text,
+        "challenge answer",
+    )?))
 }
 
 /// Checks a challenge answer publicly, against the sender's record.
@@ -261,10 +250,7 @@ impl PyEgContext {
         quorum: usize,
         manifest: &PyEgManifest,
     ) -> PyResult<Self> {
-        let records = guardian_records
-            .iter()
-            .map(|r| record(r))
-            .collect::<PyResult<Vec<_>>>()?;
+        let records = records(&guardian_records)?;
         let hash = manifest
             .inner
             .crypto_hash()
@@ -284,10 +270,7 @@ impl PyEgContext {
 
     /// Recomputes the context from the guardian records; raises VerificationFailed on a difference.
     fn check(&self, guardian_records: Vec<String>) -> PyResult<()> {
-        let records = guardian_records
-            .iter()
-            .map(|r| record(r))
-            .collect::<PyResult<Vec<_>>>()?;
+        let records = records(&guardian_records)?;
         ceremony(self.inner.check(&records))
     }
 
@@ -413,10 +396,7 @@ impl PyEgDecryptor {
     ) -> PyResult<Self> {
         let g = ModpGroup::eg_4096();
         let q = g.scalar_to_integer(extended_base_hash.get(&g)?);
-        let records = guardian_records
-            .iter()
-            .map(|r| record(r))
-            .collect::<PyResult<Vec<_>>>()?;
+        let records = records(&guardian_records)?;
         let inner = release(py, || Decryptor::new(records, quorum, q, max_count));
         Ok(Self {
             inner: decryption(inner)?,

@@ -84,6 +84,21 @@ fn classify_field(x: &FieldError) -> Kind {
     }
 }
 
+fn classify_ballot(x: &BallotError) -> Kind {
+    match x {
+        BallotError::Format(_) => Kind::RecordFormatError,
+        BallotError::Proof { .. } => Kind::InvalidProof,
+        BallotError::HashMismatch { .. } => Kind::VerificationFailed,
+        BallotError::Duplicate(_) => Kind::DuplicateBallot,
+        BallotError::BadElement { .. }
+        | BallotError::WrongManifest
+        | BallotError::UnknownStyle(_)
+        | BallotError::ContestMismatch(_)
+        | BallotError::SelectionMismatch { .. }
+        | BallotError::BadState(_) => Kind::InvalidInput,
+    }
+}
+
 fn classify_ceremony(x: &CeremonyError) -> Kind {
     match x {
         CeremonyError::Field(f) => classify_field(f),
@@ -109,7 +124,7 @@ fn classify(e: &NativeError) -> (Kind, String) {
             let kind = match x {
                 DecryptionError::Field(f) => classify_field(f),
                 DecryptionError::Ceremony(c) => classify_ceremony(c),
-                DecryptionError::Ballot(_) => RecordFormatError,
+                DecryptionError::Ballot(b) => classify_ballot(b),
                 DecryptionError::Proof { .. } => InvalidProof,
                 DecryptionError::Mismatch { .. } => VerificationFailed,
                 DecryptionError::CountOutOfRange { .. } => DecryptionFailed,
@@ -152,18 +167,7 @@ fn classify(e: &NativeError) -> (Kind, String) {
             | ManifestError::BadContest { .. }
             | ManifestError::Empty(_)),
         ) => (InvalidInput, x.to_string()),
-        NativeError::Ballot(x) => match x {
-            BallotError::Format(_) => (RecordFormatError, x.to_string()),
-            BallotError::Proof { .. } => (InvalidProof, x.to_string()),
-            BallotError::HashMismatch { .. } => (VerificationFailed, x.to_string()),
-            BallotError::Duplicate(_) => (DuplicateBallot, x.to_string()),
-            BallotError::BadElement { .. }
-            | BallotError::WrongManifest
-            | BallotError::UnknownStyle(_)
-            | BallotError::ContestMismatch(_)
-            | BallotError::SelectionMismatch { .. }
-            | BallotError::BadState(_) => (InvalidInput, x.to_string()),
-        },
+        NativeError::Ballot(x) => (classify_ballot(x), x.to_string()),
         NativeError::Encrypt(x @ EncryptError::Json(_)) => (RecordFormatError, x.to_string()),
         NativeError::Encrypt(EncryptError::Proof(p)) => (InvalidInput, p.to_string()),
         NativeError::Encrypt(
