@@ -536,6 +536,23 @@ impl Guardian {
         SecretKey::new(self.polynomial.coefficients()[0].clone())
     }
 
+    /// Refuses a message (backup or challenge answer) meant for another guardian.
+    fn check_addressed(
+        &self,
+        sender: &str,
+        receiver: &str,
+        order: u64,
+    ) -> Result<(), CeremonyError> {
+        if receiver != self.public.id || order != self.public.sequence_order {
+            return Err(CeremonyError::Misaddressed {
+                sender: sender.to_string(),
+                receiver: self.public.id.clone(),
+                addressed: receiver.to_string(),
+            });
+        }
+        Ok(())
+    }
+
     /// Seals `P_me(receiver)` to the receiver's election key.
     pub fn backup_for<R: RngCore + CryptoRng>(
         &self,
@@ -568,15 +585,11 @@ impl Guardian {
         backup: &PartialKeyBackup,
     ) -> Result<(), CeremonyError> {
         let group = ModpGroup::eg_4096();
-        if backup.receiver != self.public.id
-            || backup.receiver_sequence_order != self.public.sequence_order
-        {
-            return Err(CeremonyError::Misaddressed {
-                sender: backup.sender.clone(),
-                receiver: self.public.id.clone(),
-                addressed: backup.receiver.clone(),
-            });
-        }
+        self.check_addressed(
+            &backup.sender,
+            &backup.receiver,
+            backup.receiver_sequence_order,
+        )?;
         let unreadable = || CeremonyError::Unreadable {
             sender: backup.sender.clone(),
             receiver: self.public.id.clone(),
@@ -621,15 +634,11 @@ impl Guardian {
         response: &BackupChallengeResponse,
     ) -> Result<(), CeremonyError> {
         let group = ModpGroup::eg_4096();
-        if response.receiver != self.public.id
-            || response.receiver_sequence_order != self.public.sequence_order
-        {
-            return Err(CeremonyError::Misaddressed {
-                sender: response.sender.clone(),
-                receiver: self.public.id.clone(),
-                addressed: response.receiver.clone(),
-            });
-        }
+        self.check_addressed(
+            &response.sender,
+            &response.receiver,
+            response.receiver_sequence_order,
+        )?;
         response.verify(&group, sender)?;
         self.backups
             .insert(sender.id.clone(), response.coordinate.clone());
