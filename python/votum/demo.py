@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from votum._native import (
@@ -35,9 +33,7 @@ from votum._native import (
     verify_share,
 )
 from votum.errors import InvalidInput, VerificationFailed
-
-#: Called with (step name, items done, items total) as work advances.
-ProgressHook = Callable[[str, int, int], None]
+from votum.steps import ProgressHook, Step, no_progress, timed, total_seconds
 
 
 @dataclass(frozen=True)
@@ -62,13 +58,6 @@ class DemoConfig:
             raise InvalidInput("batch must be at least 1")
 
 
-@dataclass(frozen=True)
-class Step:
-    name: str
-    seconds: float
-    items: int
-
-
 @dataclass
 class DemoResult:
     config: DemoConfig
@@ -78,7 +67,7 @@ class DemoResult:
 
     @property
     def total_seconds(self) -> float:
-        return sum(s.seconds for s in self.steps)
+        return total_seconds(self.steps)
 
     @property
     def ok(self) -> bool:
@@ -92,14 +81,11 @@ def _seed_bytes(seed: int, label: str) -> bytes:
 def run_demo(config: DemoConfig, progress: ProgressHook | None = None) -> DemoResult:
     """Runs the whole count; raises a votum error if any proof or share fails to verify."""
     config.validate()
-    report: ProgressHook = progress or (lambda _name, _done, _total: None)
+    report: ProgressHook = progress or no_progress
     steps: list[Step] = []
 
-    @contextmanager
-    def step(name: str, items: int) -> Iterator[None]:
-        start = time.perf_counter()
-        yield
-        steps.append(Step(name, time.perf_counter() - start, items))
+    def step(name: str, items: int) -> AbstractContextManager[None]:
+        return timed(steps, name, items)
 
     group = Group(config.group)
     context = _seed_bytes(config.seed, "election-context")

@@ -14,9 +14,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,9 +33,7 @@ from votum._native import (
     lagrange_coefficient,
 )
 from votum.errors import InvalidInput, VerificationFailed
-
-#: Called with (step name, items done, items total) as work advances.
-ProgressHook = Callable[[str, int, int], None]
+from votum.steps import ProgressHook, Step, no_progress, timed, total_seconds
 
 EG = Group("eg-4096")
 
@@ -139,13 +134,6 @@ class ElectionConfig:
 
 
 @dataclass
-class Step:
-    name: str
-    seconds: float
-    items: int
-
-
-@dataclass
 class ElectionResult:
     config: ElectionConfig
     steps: list[Step] = field(default_factory=list)
@@ -158,18 +146,7 @@ class ElectionResult:
 
     @property
     def total_seconds(self) -> float:
-        return sum(s.seconds for s in self.steps)
-
-
-class _Timer:
-    def __init__(self, result: ElectionResult) -> None:
-        self.result = result
-
-    @contextmanager
-    def step(self, name: str, items: int) -> Iterator[None]:
-        t = time.perf_counter()
-        yield
-        self.result.steps.append(Step(name, time.perf_counter() - t, items))
+        return total_seconds(self.steps)
 
 
 def _write(path: Path, obj: Any) -> int:
@@ -224,10 +201,9 @@ def _encrypted_tally_json(manifest: dict[str, Any], em: EgManifest, box: EgBallo
 def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -> ElectionResult:
     """Runs the election and writes its record under `config.out`; raises on any failed check."""
     config.check()
-    hook = progress or (lambda _name, _done, _total: None)
+    hook = progress or no_progress
     rng = random.Random(config.seed)
     result = ElectionResult(config=config, record=config.out)
-    timer = _Timer(result)
     out = config.out
     out.mkdir(parents=True, exist_ok=True)
     size = 0
@@ -239,7 +215,7 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
     em = EgManifest.from_json(json.dumps(manifest))
     n, k = config.guardians, config.quorum
 
-    with timer.step(f"key ceremony ({n} guardians, quorum {k}, {n * (n - 1)} backups checked)", n):
+    with timed(result.steps, f"key ceremony ({n} guardians, quorum {k}, {n * (n - 1)} backups checked)", n):
         guardians = [
             # secrets and nonces come from the OS; the seed only chooses the votes
             EgGuardian(f"guardian-{i}", i, n, k)
@@ -260,8 +236,9 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
         s["object_id"]: 0 for c in manifest["contests"] for s in c["ballot_selections"]
     }
     plans = []
-    for i in range(config.ballots):
-        text, chosen = _plaintext(manifest, f"ballot-{i:07d}", rng)
+    ballot_ids = [f"ballot-{i:07d}" for i in range(config.ballots)]
+    for ballot_id in ballot_ids:
+        text, chosen = _plaintext(manifest, ballot_id, rng)
         spoil = rng.random() < config.spoil_rate
         plans.append((text, chosen, "spoiled" if spoil else "cast"))
 
@@ -269,7 +246,7 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
     # releases the GIL and spreads its selections over the cores
     submitted: list[tuple[str, str]] = []
     code = EG.scalar(int.from_bytes(rng.randbytes(31), "big"))  # the device's code seed
-    with timer.step("encrypt ballots (all proofs)", config.ballots):
+    with timed(result.steps, "encrypt ballots (all proofs)", config.ballots):
         for i, (text, _chosen, state) in enumerate(plans):
             ballot, code = device.encrypt(text, code, 1_795_000_000 + i, form=state)
             submitted.append((ballot, state))
@@ -277,7 +254,7 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
                 hook("encrypt", i + 1, config.ballots)
 
     spoiled_ballots: list[str] = []
-    with timer.step("cast and spoil, every proof verified once (batches)", config.ballots):
+    with timed(result.steps, "cast and spoil, every proof verified once (batches)", config.ballots):
         for start in range(0, len(submitted), BATCH):
             chunk = submitted[start : start + BATCH]
             for outcome in box.submit_many(chunk):
@@ -302,7 +279,9 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
         return shares
 
     decryptor = EgDecryptor(records, k, q_ext, max_count=max(config.ballots, 1))
-    with timer.step(f"decrypt tally ({len(present)} present, {len(absent)} missing, proofs checked)", 1):
+    with timed(
+        result.steps, f"decrypt tally ({len(present)} present, {len(absent)} missing, proofs checked)", 1
+    ):
         tally_target = EgDecryptionTarget.from_ballot_box(box, em)
         plaintext = decryptor.decrypt(tally_target, shares_for(tally_target))
         hook("decrypt tally", 1, 1)
@@ -312,13 +291,13 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
         raise VerificationFailed("the decrypted tally differs from the plaintext votes")
 
     spoiled_plain = []
-    with timer.step("decrypt spoiled ballots", len(spoiled_ballots)):
+    with timed(result.steps, "decrypt spoiled ballots", len(spoiled_ballots)):
         for i, ballot in enumerate(spoiled_ballots):
             target = EgDecryptionTarget.from_ballot_json(ballot)
             spoiled_plain.append((target.object_id, decryptor.decrypt(target, shares_for(target)).to_json()))
             hook("decrypt spoiled", i + 1, len(spoiled_ballots))
 
-    with timer.step("write the record (electionguard 1.4 layout)", config.ballots):
+    with timed(result.steps, "write the record (electionguard 1.4 layout)", config.ballots):
         size += _write(out / "manifest.json", manifest)
         size += _write(out / "context.json", context.to_json())
         size += _write(out / "constants.json", eg_constants_json())
@@ -328,8 +307,7 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
             out / "encryption_devices" / "device_1.json",
             {"device_id": 1, "session_id": 1, "launch_code": 1, "location": "votum-election"},
         )
-        for ballot, _state in submitted:
-            ballot_id = json.loads(ballot)["object_id"]
+        for ballot_id, (ballot, _state) in zip(ballot_ids, submitted, strict=True):
             size += _write(out / "submitted_ballots" / f"submitted_ballot_{ballot_id}.json", ballot)
         for ballot_id, text in spoiled_plain:
             size += _write(out / "spoiled_ballots" / f"spoiled_ballot_{ballot_id}.json", text)
@@ -343,7 +321,7 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
         size += _write(out / "coefficients.json", {"coefficients": coefficients})
     result.record_bytes = size
 
-    with timer.step("verify the record from disk", config.ballots):
+    with timed(result.steps, "verify the record from disk", config.ballots):
         verify_record(out, progress=hook)
     return result
 
@@ -353,7 +331,7 @@ def verify_record(root: Path, progress: ProgressHook | None = None) -> dict[str,
     votum's ballot box and decryptor check: guardian proofs and the context, every submitted
     ballot, the encrypted tally, the tally decryption and each spoiled ballot's decryption.
     Returns the verified counts. (The independent verifier of the verifier issue goes further.)"""
-    hook = progress or (lambda _name, _done, _total: None)
+    hook = progress or no_progress
     manifest_text = (root / "manifest.json").read_text()
     em = EgManifest.from_json(manifest_text)
     context = EgContext.from_json((root / "context.json").read_text())

@@ -1,16 +1,20 @@
-"""Rich progress bars behind the (step, done, total) hook that votum's long jobs report to."""
+"""Rich progress bars behind the (step, done, total) hook that votum's long jobs report to, and the
+table of timed steps they print at the end."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from votum.steps import ProgressHook, Step, total_seconds
 
 
 @contextmanager
-def progress_hook(console: Console) -> Iterator[Callable[[str, int, int], None]]:
+def progress_hook(console: Console) -> Iterator[ProgressHook]:
     """Yields a hook that shows one bar per step name; the bars vanish when the job ends."""
     with Progress(
         TextColumn("{task.description}"),
@@ -28,3 +32,17 @@ def progress_hook(console: Console) -> Iterator[Callable[[str, int, int], None]]
             progress.update(tasks[name], completed=done)
 
         yield hook
+
+
+def step_table(title: str, steps: list[Step], per_item_digits: int) -> Table:
+    """One row a step (items, total ms, ms per item) and a bold total row."""
+    table = Table(title=title)
+    table.add_column("step")
+    table.add_column("items", justify="right")
+    table.add_column("total ms", justify="right")
+    table.add_column("ms / item", justify="right")
+    for s in steps:
+        per = s.seconds * 1000 / s.items if s.items else 0.0
+        table.add_row(s.name, f"{s.items:,}", f"{s.seconds * 1000:,.1f}", f"{per:,.{per_item_digits}f}")
+    table.add_row("total", "", f"{total_seconds(steps) * 1000:,.1f}", "", style="bold")
+    return table

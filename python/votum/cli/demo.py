@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from votum.cli._progress import progress_hook
+from votum.cli._progress import progress_hook, step_table
 from votum.demo import DemoConfig, DemoResult, run_demo
 from votum.errors import VotumError
 
@@ -19,16 +19,7 @@ from votum.errors import VotumError
 def _table(result: DemoResult) -> Table:
     cfg = result.config
     title = f"votum demo · {cfg.group} · {cfg.votes:,} votes · {cfg.guardians} guardians, quorum {cfg.quorum}"
-    table = Table(title=title)
-    table.add_column("step")
-    table.add_column("items", justify="right")
-    table.add_column("total ms", justify="right")
-    table.add_column("ms / item", justify="right")
-    for s in result.steps:
-        per = s.seconds * 1000 / s.items if s.items else 0.0
-        table.add_row(s.name, f"{s.items:,}", f"{s.seconds * 1000:,.1f}", f"{per:,.3f}")
-    table.add_row("total", "", f"{result.total_seconds * 1000:,.1f}", "", style="bold")
-    return table
+    return step_table(title, result.steps, per_item_digits=3)
 
 
 def demo(

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from votum.cli._progress import progress_hook
+from votum.cli._progress import progress_hook, step_table
 from votum.election import ElectionConfig, ElectionResult, run_election, verify_record
 from votum.errors import VotumError
 
@@ -21,16 +21,7 @@ def _table(result: ElectionResult) -> Table:
         f"votum election · {cfg.ballots:,} ballots ({result.cast:,} cast, {result.spoiled:,} spoiled) · "
         f"{cfg.guardians} guardians, quorum {cfg.quorum}, {cfg.missing} missing"
     )
-    table = Table(title=title)
-    table.add_column("step")
-    table.add_column("items", justify="right")
-    table.add_column("total ms", justify="right")
-    table.add_column("ms / item", justify="right")
-    for s in result.steps:
-        per = s.seconds * 1000 / s.items if s.items else 0.0
-        table.add_row(s.name, f"{s.items:,}", f"{s.seconds * 1000:,.1f}", f"{per:,.2f}")
-    table.add_row("total", "", f"{result.total_seconds * 1000:,.1f}", "", style="bold")
-    return table
+    return step_table(title, result.steps, per_item_digits=2)
 
 
 def election(
