@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg-encrypt bench-eg-verify clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg-encrypt bench-eg-verify bench-eg-decrypt clean
 
 setup:
 	@scripts/setup.sh
@@ -44,7 +44,7 @@ fmt:
 	$(VENV)/bin/ruff check --fix python tests benches
 
 ## Benchmarks (never part of the tests). Results go to BENCHMARKS.md by hand, with the machine facts.
-bench: bench-arith bench-eg-encrypt bench-eg-verify
+bench: bench-arith bench-eg-encrypt bench-eg-verify bench-eg-decrypt
 
 bench-arith: setup
 	cargo run --release --locked -p votum-bench --bin bench-arith
@@ -61,3 +61,8 @@ bench-eg-encrypt: setup peer
 bench-eg-verify: setup peer
 	RAYON_NUM_THREADS=1 $(PY) benches/bench_eg_verify.py
 	RAYON_NUM_THREADS=2 $(PY) benches/bench_eg_verify.py
+
+## One spoiled ballot decrypted with 2 of 5 guardians missing: producing shares, checking and combining.
+bench-eg-decrypt: setup
+	RAYON_NUM_THREADS=1 $(PY) benches/bench_eg_decrypt.py
+	RAYON_NUM_THREADS=2 $(PY) benches/bench_eg_decrypt.py
