@@ -58,12 +58,9 @@ def main() -> None:
     threads = os.environ.get("RAYON_NUM_THREADS", str(os.cpu_count()))
     print("| one spoiled ballot, 11 selections, 2 of 5 missing | min / median ms |")
     print("|---|---|")
-    print(
-        f"| produce 99 proven shares, {threads} thread(s) | {min(produce) * 1e3:.0f} / {statistics.median(produce) * 1e3:.0f} |"
-    )
-    print(
-        f"| check and combine, {threads} thread(s) | {min(check) * 1e3:.0f} / {statistics.median(check) * 1e3:.0f} |"
-    )
+    for label, times in (("produce 99 proven shares", produce), ("check and combine", check)):
+        low, mid = min(times) * 1e3, statistics.median(times) * 1e3
+        print(f"| {label}, {threads} thread(s) | {low:.0f} / {mid:.0f} |")
 
 
 if __name__ == "__main__":
