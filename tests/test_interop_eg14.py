@@ -313,6 +313,41 @@ def test_votum_reproduces_reference_ballots(rec: Record, record: Path) -> None:
         assert code == sc(reference["code"])
 
 
+def test_encrypt_many_matches_the_reference_and_chains_codes(rec: Record, record: Path) -> None:
+    device = _device(rec, record)
+    private = record / "election_private_data"
+    references, items, nonces = [], [], []
+    for path in sorted((private / "ciphertext_ballots").glob("*.json")):
+        reference = load(path)
+        plaintext = (
+            private / "plaintext_ballots" / path.name.replace("ciphertext_", "plaintext_")
+        ).read_text()
+        references.append(reference)
+        items.append((plaintext, reference["timestamp"], "private"))
+        nonces.append(sc(reference["nonce"]))
+    items.insert(1, ('{"object_id": "bad", "style_id": "nope", "contests": []}', 0, "private"))
+    nonces.insert(1, EG.scalar(7))
+    seed = sc(references[0]["code_seed"])
+    ballots, last = device.encrypt_many(items, seed, master_nonces=nonces)
+    assert isinstance(ballots[1], votum.InvalidInput)  # refused in place, the batch goes on
+    del ballots[1]
+    assert len(ballots) == len(references) >= 2
+    chain = seed
+    for ours, reference in zip(ballots, references, strict=True):
+        assert isinstance(ours, str)
+        mine = json.loads(ours)
+        assert mine["code_seed"] == votum.eg_to_hex(chain.to_int())
+        chain = sc(mine["code"])
+        for key in ("code_seed", "code"):
+            del mine[key], reference[key]  # the batch makes its own chain
+        for c in mine["contests"] + reference["contests"]:
+            c["extended_data"] = None
+        assert mine == reference
+    assert last == chain
+    with pytest.raises(votum.InvalidInput, match="one master nonce per ballot"):
+        device.encrypt_many(items, seed, master_nonces=nonces[:1])
+
+
 def test_reference_accepts_votum_ballots(rec: Record, record: Path, tmp_path: Path) -> None:
     device = _device(rec, record)
     private = record / "election_private_data"

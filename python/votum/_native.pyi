@@ -259,6 +259,12 @@ class EgEncryptionDevice:
         master_nonce: Scalar | None = None,
         form: str = "private",
     ) -> tuple[str, Scalar]: ...
+    def encrypt_many(
+        self,
+        items: list[tuple[str, int, str]],
+        code_seed: Scalar,
+        master_nonces: Sequence[Scalar] | None = None,
+    ) -> tuple[list[str | Exception], Scalar]: ...
 
 @final
 class EgBallotBox:

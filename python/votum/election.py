@@ -242,16 +242,21 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
         spoil = rng.random() < config.spoil_rate
         plans.append((text, chosen, "spoiled" if spoil else "cast"))
 
-    # the device chains ballot codes, so ballots are encrypted in order; each encryption
-    # releases the GIL and spreads its selections over the cores
+    # ballots are encrypted in batches on all cores; the device chains their codes in order
     submitted: list[tuple[str, str]] = []
     code = EG.scalar(int.from_bytes(rng.randbytes(31), "big"))  # the device's code seed
     with timed(result.steps, "encrypt ballots (all proofs)", config.ballots):
-        for i, (text, _chosen, state) in enumerate(plans):
-            ballot, code = device.encrypt(text, code, 1_795_000_000 + i, form=state)
-            submitted.append((ballot, state))
-            if i % 64 == 0 or i + 1 == config.ballots:
-                hook("encrypt", i + 1, config.ballots)
+        for start in range(0, len(plans), BATCH):
+            items = [
+                (text, 1_795_000_000 + start + i, state)
+                for i, (text, _chosen, state) in enumerate(plans[start : start + BATCH])
+            ]
+            ballots, code = device.encrypt_many(items, code)
+            for ballot, (_t, _ts, state) in zip(ballots, items, strict=True):
+                if isinstance(ballot, Exception):
+                    raise ballot
+                submitted.append((ballot, state))
+            hook("encrypt", len(submitted), config.ballots)
 
     spoiled_ballots: list[str] = []
     with timed(result.steps, "cast and spoil, every proof verified once (batches)", config.ballots):

@@ -6,6 +6,7 @@
 //! a discrete log. The result is electionguard 1.4.0's `PlaintextTally` JSON; the same code reads
 //! and re-checks one written by the reference.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rayon::prelude::*;
@@ -589,6 +590,7 @@ impl Decryptor {
         let mut direct: BTreeMap<String, Vec<ProvenShare>> = BTreeMap::new();
         let mut comp: BTreeMap<(String, String), Vec<ProvenShare>> = BTreeMap::new();
         let mut stated: Vec<Stated> = Vec::new();
+        let mut recovery: HashMap<(String, String), ModElement> = HashMap::new();
         for (cid, sels) in &target.contests {
             let c = contests
                 .get(cid)
@@ -604,19 +606,23 @@ impl Decryptor {
                 let s = selections
                     .get(sid)
                     .ok_or_else(|| mismatch(&name, "selection (absent)"))?;
-                let message = json::parse_ciphertext(g, json::field(s, "message", &name)?, &name)?;
+                let message =
+                    json::ciphertext_in_range(g, json::field(s, "message", &name)?, &name)?;
                 if &message != ct {
                     return Err(mismatch(&name, "message (the ciphertext decrypted)"));
                 }
                 let count = json::uint(s, "tally", &name)?;
-                let value = json::member(g, s, "value", &name)?;
+                // range only: each is compared with what votum computes (the message, the value, the
+                // rebuilt shares, the recovery keys) or its proof forces it into the subgroup
+                // once its Jacobi symbol is checked (the shares; spec/64.4)
+                let value = json::committed(g, s, "value", &name)?;
                 let shares = json::field(s, "shares", &name)?
                     .as_array()
                     .ok_or_else(|| mismatch(&name, "shares (not a list)"))?;
                 let mut rebuilt = Vec::new();
                 for sh in shares {
                     let gid = json::text(sh, "guardian_id", &name)?.to_string();
-                    let share = json::member(g, sh, "share", &name)?;
+                    let share = json::committed(g, sh, "share", &name)?;
                     match json::field(sh, "recovered_parts", &name)? {
                         Value::Null => {
                             let proof = json::parse_cp(g, json::field(sh, "proof", &name)?, &name)?;
@@ -632,13 +638,19 @@ impl Decryptor {
                                 {
                                     return Err(mismatch(&name, "a recovered part's guardian ids"));
                                 }
-                                let part_share = json::member(g, part, "share", &name)?;
+                                let part_share = json::committed(g, part, "share", &name)?;
                                 let proof =
                                     json::parse_cp(g, json::field(part, "proof", &name)?, &name)?;
-                                let recovery_key = json::member(g, part, "recovery_key", &name)?;
-                                let h = self.guardian(helper)?;
-                                let lost = self.guardian(&gid)?;
-                                if lost.recovery_key(g, h.sequence_order) != recovery_key {
+                                let recovery_key = json::committed(g, part, "recovery_key", &name)?;
+                                let key = match recovery.entry((helper.clone(), gid.clone())) {
+                                    Entry::Occupied(e) => e.into_mut(),
+                                    Entry::Vacant(e) => {
+                                        let h = self.guardian(helper)?;
+                                        let lost = self.guardian(&gid)?;
+                                        e.insert(lost.recovery_key(g, h.sequence_order))
+                                    }
+                                };
+                                if *key != recovery_key {
                                     return Err(mismatch(
                                         &name,
                                         format!("recovery key of {helper:?} for {gid:?}"),

@@ -371,6 +371,49 @@ pub fn encrypt_ballot(
     code_seed: &Integer,
     timestamp: i64,
 ) -> Result<EncryptedBallot, EncryptError> {
+    let mut encrypted = encrypt_unchained(ctx, manifest, ballot, master_nonce, timestamp)?;
+    encrypted.chain(code_seed);
+    Ok(encrypted)
+}
+
+/// One ballot to encrypt in a batch: the plaintext, its master nonce and its timestamp.
+pub struct BallotRequest<'a> {
+    pub ballot: &'a PlaintextBallot,
+    pub master_nonce: &'a ModScalar,
+    pub timestamp: i64,
+}
+
+/// Encrypts a batch of ballots on one device, on all cores. The ballots' contents do not depend
+/// on the code chain (electionguard derives every nonce from the master nonce), so they are
+/// encrypted in parallel and then chained in order: each ballot's code seeds the next. A ballot
+/// that fails takes no place in the chain. Returns the outcomes in order and the last code.
+pub fn encrypt_many(
+    ctx: &EncryptionContext,
+    manifest: &Manifest,
+    requests: &[BallotRequest<'_>],
+    code_seed: &Integer,
+) -> (Vec<Result<EncryptedBallot, EncryptError>>, Integer) {
+    use rayon::prelude::*;
+    let mut outcomes: Vec<Result<EncryptedBallot, EncryptError>> = requests
+        .par_iter()
+        .map(|r| encrypt_unchained(ctx, manifest, r.ballot, r.master_nonce, r.timestamp))
+        .collect();
+    let mut seed = code_seed.clone();
+    for ballot in outcomes.iter_mut().flatten() {
+        ballot.chain(&seed);
+        seed = ballot.code.clone();
+    }
+    (outcomes, seed)
+}
+
+/// Everything of an encrypted ballot except its place in the device's code chain.
+fn encrypt_unchained(
+    ctx: &EncryptionContext,
+    manifest: &Manifest,
+    ballot: &PlaintextBallot,
+    master_nonce: &ModScalar,
+    timestamp: i64,
+) -> Result<EncryptedBallot, EncryptError> {
     let style_contests = contests_for_style(manifest, &ballot.style_id)?;
     let mut seen = HashSet::new();
     for c in &ballot.contests {
@@ -413,22 +456,29 @@ pub fn encrypt_ballot(
     sorted.sort_by_key(|c| c.sequence_order);
     items.extend(sorted.iter().map(|c| num(&c.crypto_hash)));
     let crypto_hash = h(&items);
-    let code = h(&[
-        num(code_seed),
-        EgHashItem::Int(timestamp),
-        num(&crypto_hash),
-    ]);
     Ok(EncryptedBallot {
         object_id: ballot.object_id.clone(),
         style_id: ballot.style_id.clone(),
         manifest_hash: ctx.manifest_hash.clone(),
-        code_seed: code_seed.clone(),
+        code_seed: Integer::new(),
         contests,
-        code,
+        code: Integer::new(),
         timestamp,
         crypto_hash,
         nonce: Some(master_nonce.clone()),
     })
+}
+
+impl EncryptedBallot {
+    /// Places the ballot in its device's chain: code = H(code_seed, timestamp, crypto hash).
+    fn chain(&mut self, code_seed: &Integer) {
+        self.code = h(&[
+            num(code_seed),
+            EgHashItem::Int(self.timestamp),
+            num(&self.crypto_hash),
+        ]);
+        self.code_seed = code_seed.clone();
+    }
 }
 
 // ---- ElectionGuard 1.4 JSON ---------------------------------------------------------------

@@ -15,5 +15,7 @@ pub mod manifest;
 pub mod nonces;
 
 pub use ballot_box::{BallotBox, BallotError, BallotState, BallotVerifier, Receipt};
-pub use encrypt::{encrypt_ballot, EncryptError, EncryptionContext, PlaintextBallot};
+pub use encrypt::{
+    encrypt_ballot, encrypt_many, BallotRequest, EncryptError, EncryptionContext, PlaintextBallot,
+};
 pub use manifest::{Manifest, ManifestError};

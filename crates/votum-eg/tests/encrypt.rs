@@ -242,3 +242,96 @@ fn writes_the_reference_json_layout() {
     }
     assert_eq!(submitted, reference_submitted);
 }
+
+/// A batch is the same as encrypting one ballot after another on the device: identical
+/// ballots and codes, each code seeding the next; a refused ballot takes no place in the chain.
+#[test]
+fn a_batch_chains_like_one_ballot_at_a_time() {
+    use votum_eg::encrypt::{encrypt_many, BallotForm, BallotRequest};
+    let (g, ctx, manifest, reference) = setup();
+    let plain = plaintext_of(&g, &ctx, &reference);
+    let text: Value = serde_json::from_str(&plaintext_json(&reference, &g, &ctx)).unwrap();
+    let ballots: Vec<PlaintextBallot> = (0..4)
+        .map(|i| {
+            let mut t = text.clone();
+            t["object_id"] = Value::from(format!("batch-{i}"));
+            if i == 2 {
+                t["style_id"] = Value::from("no-such-style");
+            }
+            PlaintextBallot::from_json(&t.to_string()).unwrap()
+        })
+        .collect();
+    let nonces: Vec<_> = (1..=4u64).map(|i| g.scalar_from_u64(1000 + i)).collect();
+    let requests: Vec<BallotRequest<'_>> = ballots
+        .iter()
+        .zip(&nonces)
+        .enumerate()
+        .map(|(i, (ballot, master_nonce))| BallotRequest {
+            ballot,
+            master_nonce,
+            timestamp: 1_700_000_000 + i as i64,
+        })
+        .collect();
+    let seed = hex(&reference["code_seed"]);
+    let (batch, last) = encrypt_many(&ctx, &manifest, &requests, &seed);
+    assert_eq!(batch.len(), 4);
+    assert!(matches!(batch[2], Err(EncryptError::UnknownStyle(_))));
+    let mut chain = seed.clone();
+    for (i, outcome) in batch.iter().enumerate() {
+        if i == 2 {
+            continue;
+        }
+        let one = encrypt_ballot(
+            &ctx,
+            &manifest,
+            &ballots[i],
+            &nonces[i],
+            &chain,
+            1_700_000_000 + i as i64,
+        )
+        .unwrap();
+        let got = outcome.as_ref().unwrap();
+        assert_eq!(
+            got.to_eg14_json(BallotForm::Private),
+            one.to_eg14_json(BallotForm::Private)
+        );
+        assert_eq!(got.code_seed, chain);
+        chain = one.code;
+    }
+    assert_eq!(last, chain);
+    // the first ballot of the reference vector, in a batch of one, is the reference ballot
+    let master = g.scalar(&hex(&reference["nonce"])).unwrap();
+    let (one, code) = encrypt_many(
+        &ctx,
+        &manifest,
+        &[BallotRequest {
+            ballot: &plain,
+            master_nonce: &master,
+            timestamp: reference["timestamp"].as_i64().unwrap(),
+        }],
+        &seed,
+    );
+    assert_eq!(to_hex(&code), reference["code"].as_str().unwrap());
+    assert_eq!(
+        to_hex(&one[0].as_ref().unwrap().crypto_hash),
+        reference["crypto_hash"].as_str().unwrap()
+    );
+}
+
+fn plaintext_json(reference: &Value, g: &ModpGroup, ctx: &EncryptionContext) -> String {
+    let plain = plaintext_of(g, ctx, reference);
+    let contests: Vec<Value> = plain
+        .contests
+        .iter()
+        .map(|c| {
+            let sels: Vec<Value> = c
+                .ballot_selections
+                .iter()
+                .map(|s| serde_json::json!({"object_id": s.object_id, "vote": s.vote}))
+                .collect();
+            serde_json::json!({"object_id": c.object_id, "ballot_selections": sels})
+        })
+        .collect();
+    serde_json::json!({"object_id": plain.object_id, "style_id": plain.style_id, "contests": contests})
+        .to_string()
+}

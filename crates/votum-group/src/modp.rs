@@ -202,7 +202,29 @@ impl ModpGroup {
     }
 
     fn g_table(&self) -> &FixedBaseTable {
-        self.0.g_table.get_or_init(|| self.make_table(&self.0.g))
+        self.0
+            .g_table
+            .get_or_init(|| self.make_table_isolated(&self.0.g))
+    }
+
+    /// Builds a table while other threads may be waiting on a lock for it. Building on the
+    /// global rayon pool could deadlock: a worker waiting for its build steals another task that
+    /// waits on the same lock (it happened with `encrypt_many`). So the build runs on a private
+    /// pool, started from a plain thread whose join blocks without stealing.
+    fn make_table_isolated(&self, base: &ModElement) -> FixedBaseTable {
+        let threads = rayon::current_num_threads();
+        std::thread::scope(|scope| {
+            let build = scope.spawn(|| {
+                match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+                    Ok(pool) => pool.install(|| self.make_table(base)),
+                    // the OS refuses threads: nothing sensible to fall back on
+                    Err(e) => no_threads(&e),
+                }
+            });
+            build
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
     }
 
     fn make_table(&self, base: &ModElement) -> FixedBaseTable {
@@ -228,6 +250,12 @@ impl ModpGroup {
 #[cold]
 fn unreachable_modulus() -> Modulus {
     panic!("hard-coded group modulus rejected")
+}
+
+#[allow(clippy::panic)]
+#[cold]
+fn no_threads(e: &rayon::ThreadPoolBuildError) -> FixedBaseTable {
+    panic!("cannot start threads to build a fixed-base table: {e}")
 }
 
 #[allow(clippy::panic)]
