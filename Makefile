@@ -44,7 +44,10 @@ fmt:
 	$(VENV)/bin/ruff check --fix python tests benches
 
 ## Benchmarks (never part of the tests). Results go to BENCHMARKS.md by hand, with the machine facts.
-bench: bench-arith bench-eg-encrypt bench-eg-verify bench-eg-decrypt
+bench: bench-arith bench-eg
+
+## Every homomorphic-election benchmark against electionguard 1.4.0.
+bench-eg: bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline
 
 bench-arith: setup
 	cargo run --release --locked -p votum-bench --bin bench-arith
@@ -66,3 +69,8 @@ bench-eg-verify: setup peer
 bench-eg-decrypt: setup
 	RAYON_NUM_THREADS=1 $(PY) benches/bench_eg_decrypt.py
 	RAYON_NUM_THREADS=2 $(PY) benches/bench_eg_decrypt.py
+
+## The whole pipeline (N = 1,000 one-contest ballots, 100 five-contest ballots), votum on 1 and 2 threads
+## against electionguard 1.4.0 in the same run (the reference takes several minutes).
+bench-eg-pipeline: setup peer
+	$(PY) benches/bench_eg_pipeline.py

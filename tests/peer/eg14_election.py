@@ -3,10 +3,13 @@
 Run with the peer's Python 3.10 (scripts/setup-peer.sh makes it), never with votum's interpreter:
 
     .peer/bin/python tests/peer/eg14_election.py --out DIR [--ballots N] [--seed S] [--spoil-rate P]
+        [--manifest M] [--timings FILE] [--no-private-data]
 
 Writes DIR/election_record (the published record, electionguard's own layout and JSON) and
 DIR/election_private_data (plaintext ballots and the ciphertext ballots with nonces, for tests only),
 plus DIR/summary.json (expected counts, which ballots were spoiled, which guardians were missing).
+`--timings FILE` writes each step's wall time in seconds (benches/bench_eg_pipeline.py reads it);
+`--no-private-data` skips the private-data export (not part of a real election's pipeline).
 5 guardians, quorum 3; guardians 4 and 5 are missing at decryption and are compensated.
 """
 
@@ -15,6 +18,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from eg14_quiet import quiet_logs
@@ -64,6 +70,16 @@ def plaintext_ballots(manifest: Manifest, count: int, rng: random.Random) -> lis
     return ballots
 
 
+TIMINGS: dict[str, float] = {}
+
+
+@contextmanager
+def step(name: str) -> Iterator[None]:
+    start = time.perf_counter()
+    yield
+    TIMINGS[name] = time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, type=Path)
@@ -71,49 +87,57 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--spoil-rate", type=float, default=0.25)
     parser.add_argument("--manifest", type=Path, default=HERE / "manifest-three-contests.json")
+    parser.add_argument("--timings", type=Path)
+    parser.add_argument("--no-private-data", action="store_true")
     args = parser.parse_args()
     quiet_logs()
     rng = random.Random(args.seed)
 
     manifest = from_file(Manifest, str(args.manifest))
-    builder = ElectionBuilder(GUARDIANS, QUORUM, manifest)
-    details = CeremonyDetails(GUARDIANS, QUORUM)
-    guardians = KeyCeremonyOrchestrator.create_guardians(details)
-    key_mediator = KeyCeremonyMediator("key-ceremony-mediator", details)
-    KeyCeremonyOrchestrator.perform_full_ceremony(guardians, key_mediator)
-    joint_key = get_optional(key_mediator.publish_joint_key())
-    builder.set_public_key(joint_key.joint_public_key)
-    builder.set_commitment_hash(joint_key.commitment_hash)
-    internal_manifest, context = get_optional(builder.build())
-
-    device = EncryptionDevice(91001, 7, 1234, "polling-place-1")
-    encrypter = EncryptionMediator(internal_manifest, context, device)
     plain = plaintext_ballots(manifest, args.ballots, rng)
-    encrypted = [get_optional(encrypter.encrypt(b)) for b in plain]
+    with step("key ceremony"):
+        builder = ElectionBuilder(GUARDIANS, QUORUM, manifest)
+        details = CeremonyDetails(GUARDIANS, QUORUM)
+        guardians = KeyCeremonyOrchestrator.create_guardians(details)
+        key_mediator = KeyCeremonyMediator("key-ceremony-mediator", details)
+        KeyCeremonyOrchestrator.perform_full_ceremony(guardians, key_mediator)
+        joint_key = get_optional(key_mediator.publish_joint_key())
+        builder.set_public_key(joint_key.joint_public_key)
+        builder.set_commitment_hash(joint_key.commitment_hash)
+        internal_manifest, context = get_optional(builder.build())
 
-    store: DataStore = DataStore()
-    box = BallotBox(internal_manifest, context, store)
-    spoiled_ids = []
-    submitted = []
-    for ballot in encrypted:
-        if rng.random() < args.spoil_rate:
-            submitted.append(get_optional(box.spoil(ballot)))
-            spoiled_ids.append(ballot.object_id)
-        else:
-            submitted.append(get_optional(box.cast(ballot)))
+    with step("encrypt"):
+        device = EncryptionDevice(91001, 7, 1234, "polling-place-1")
+        encrypter = EncryptionMediator(internal_manifest, context, device)
+        encrypted = [get_optional(encrypter.encrypt(b)) for b in plain]
 
-    ciphertext_tally = get_optional(tally_ballots(store, internal_manifest, context))
-    spoiled = list(get_ballots(store, BallotBoxState.SPOILED).values())
-    decrypter = DecryptionMediator("decryption-mediator", context)
-    present = guardians[:QUORUM]
-    TallyCeremonyOrchestrator.perform_compensated_decryption_setup(
-        present, [g.share_key() for g in guardians], decrypter, context, ciphertext_tally, spoiled
-    )
-    plaintext_tally = get_optional(decrypter.get_plaintext_tally(ciphertext_tally, manifest))
-    spoiled_tallies = list(get_optional(decrypter.get_plaintext_ballots(spoiled, manifest)).values())
+    with step("cast and spoil"):
+        store: DataStore = DataStore()
+        box = BallotBox(internal_manifest, context, store)
+        spoiled_ids = []
+        submitted = []
+        for ballot in encrypted:
+            if rng.random() < args.spoil_rate:
+                submitted.append(get_optional(box.spoil(ballot)))
+                spoiled_ids.append(ballot.object_id)
+            else:
+                submitted.append(get_optional(box.cast(ballot)))
+
+    with step("tally"):
+        ciphertext_tally = get_optional(tally_ballots(store, internal_manifest, context))
+    with step("decrypt"):
+        spoiled = list(get_ballots(store, BallotBoxState.SPOILED).values())
+        decrypter = DecryptionMediator("decryption-mediator", context)
+        present = guardians[:QUORUM]
+        TallyCeremonyOrchestrator.perform_compensated_decryption_setup(
+            present, [g.share_key() for g in guardians], decrypter, context, ciphertext_tally, spoiled
+        )
+        plaintext_tally = get_optional(decrypter.get_plaintext_tally(ciphertext_tally, manifest))
+        spoiled_tallies = list(get_optional(decrypter.get_plaintext_ballots(spoiled, manifest)).values())
 
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
+    export_start = time.perf_counter()
     export_record(
         manifest,
         context,
@@ -127,7 +151,9 @@ def main() -> None:
         LagrangeCoefficientsRecord(decrypter.get_lagrange_coefficients()),
         str(out / "election_record"),
     )
-    export_private_data(plain, encrypted, [], str(out / "election_private_data"))
+    TIMINGS["export"] = time.perf_counter() - export_start
+    if not args.no_private_data:
+        export_private_data(plain, encrypted, [], str(out / "election_private_data"))
 
     cast = [b for b in plain if b.object_id not in spoiled_ids]
     counts: dict[str, int] = {}
@@ -153,6 +179,8 @@ def main() -> None:
         "missing": [g.id for g in guardians[QUORUM:]],
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
+    if args.timings:
+        args.timings.write_text(json.dumps(TIMINGS))
 
 
 if __name__ == "__main__":

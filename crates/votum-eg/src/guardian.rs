@@ -159,14 +159,16 @@ impl GuardianPublicKey {
         })
     }
 
-    /// Reads a `GuardianRecord` (every element checked for subgroup membership; the proofs are
-    /// checked by [`GuardianPublicKey::verify`]).
+    /// Reads a `GuardianRecord` (every element checked for subgroup membership, in one batch;
+    /// the proofs are checked by [`GuardianPublicKey::verify`]).
     pub fn from_eg14_json(group: &ModpGroup, v: &Value) -> Result<Self, CeremonyError> {
         let object = "guardian record";
         let id = json::text(v, "guardian_id", object)?.to_string();
         let object = format!("guardian {id:?}");
         let sequence_order = json::uint(v, "sequence_order", &object)?;
-        let key = json::member(group, v, "election_public_key", &object)?;
+        // range only while reading: the key and the proofs' public keys must equal commitments,
+        // and the commitments are checked for membership together below
+        let key = json::committed(group, v, "election_public_key", &object)?;
         let list = |name: &str| -> Result<&Vec<Value>, FieldError> {
             json::field(v, name, &object)?
                 .as_array()
@@ -177,11 +179,11 @@ impl GuardianPublicKey {
         };
         let commitments = list("election_commitments")?
             .iter()
-            .map(|c| json::member_value(group, c, "election_commitments", &object))
+            .map(|c| json::committed_value(group, c, "election_commitments", &object))
             .collect::<Result<Vec<_>, _>>()?;
         let mut proofs = Vec::new();
         for (j, p) in list("election_proofs")?.iter().enumerate() {
-            let (public, proof) = json::parse_schnorr(group, p, &object)?;
+            let (public, proof) = json::parse_schnorr_in_range(group, p, &object)?;
             if commitments.get(j) != Some(&public) {
                 return Err(CeremonyError::KeyMismatch {
                     guardian: id,
@@ -195,6 +197,19 @@ impl GuardianPublicKey {
                 guardian: id,
                 what: "election_public_key is not the first commitment",
             });
+        }
+        let all: Vec<&ModElement> = commitments.iter().collect();
+        if !crate::batch::members_hold(group, &all, &mut crate::batch::batch_rng()) {
+            // one by one, to name the culprit
+            for c in &commitments {
+                group
+                    .element(c.value())
+                    .map_err(|reason| FieldError::BadElement {
+                        object: object.clone(),
+                        what: "election_commitments",
+                        reason,
+                    })?;
+            }
         }
         Ok(Self {
             id,

@@ -108,6 +108,26 @@ pub fn committed(
         })
 }
 
+/// [`committed`] for a bare hex string (a list item).
+pub fn committed_value(
+    g: &ModpGroup,
+    v: &Value,
+    what: &'static str,
+    object: &str,
+) -> Result<ModElement, FieldError> {
+    let hex = v
+        .as_str()
+        .ok_or_else(|| format_error(object, format!("{what} must be a string")))?;
+    let x = from_hex(hex)
+        .map_err(|e| format_error(object, format!("{what} is not electionguard hex: {e}")))?;
+    g.element_in_range(&x)
+        .map_err(|reason| FieldError::BadElement {
+            object: object.to_string(),
+            what,
+            reason,
+        })
+}
+
 pub fn hx(x: &Integer) -> Value {
     Value::String(to_hex(x))
 }
@@ -173,13 +193,14 @@ pub fn schnorr_json(public: &ModElement, p: &SchnorrProof<ModpGroup>) -> Value {
     })
 }
 
-pub fn parse_schnorr(
+/// A Schnorr proof with its public key, only range-checked (the caller checks membership).
+pub fn parse_schnorr_in_range(
     g: &ModpGroup,
     v: &Value,
     object: &str,
 ) -> Result<(ModElement, SchnorrProof<ModpGroup>), FieldError> {
     Ok((
-        member(g, v, "public_key", object)?,
+        committed(g, v, "public_key", object)?,
         SchnorrProof {
             commitment: committed(g, v, "commitment", object)?,
             challenge: scalar(g, v, "challenge", object)?,

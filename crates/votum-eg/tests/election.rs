@@ -423,6 +423,31 @@ fn ceremony_refuses_bad_backups_and_records() {
         GuardianPublicKey::from_eg14_json(&g, &j).unwrap_err(),
         CeremonyError::KeyMismatch { .. }
     ));
+    // commitments outside the subgroup, refused while reading (one batched test, then one by
+    // one to name them): −1 (Jacobi symbol −1) and 4 = 2², a quadratic residue whose order is
+    // not q (it passes the Jacobi test and only the batched exponentiation catches it)
+    let minus_one = votum_arith::Integer::from(g.p() - 1u32);
+    let square_outside = votum_arith::Integer::from(4u32);
+    assert_eq!(square_outside.jacobi(g.p()), 1);
+    assert!(g.element(&square_outside).is_err());
+    for (index, bad) in [(1usize, minus_one), (1, square_outside)] {
+        let mut j = b.public_key().to_eg14_json();
+        let hex = votum_hash::eg::to_hex(&bad);
+        j["election_commitments"][index] = serde_json::Value::from(hex.clone());
+        j["election_proofs"][index]["public_key"] = serde_json::Value::from(hex);
+        let err = GuardianPublicKey::from_eg14_json(&g, &j).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                CeremonyError::Field(votum_eg::json::FieldError::BadElement {
+                    what: "election_commitments",
+                    reason: votum_group::GroupError::NotInSubgroup,
+                    ..
+                })
+            ),
+            "{err:?}"
+        );
+    }
     let publics = vec![
         a.public_key().clone(),
         b.public_key().clone(),
