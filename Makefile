@@ -66,7 +66,7 @@ bench-eg-verify: setup peer
 	RAYON_NUM_THREADS=2 $(PY) benches/bench_eg_verify.py
 
 ## One spoiled ballot decrypted with 2 of 5 guardians missing: producing shares, checking and combining.
-bench-eg-decrypt: setup
+bench-eg-decrypt: setup peer
 	RAYON_NUM_THREADS=1 $(PY) benches/bench_eg_decrypt.py
 	RAYON_NUM_THREADS=2 $(PY) benches/bench_eg_decrypt.py
 

@@ -320,6 +320,9 @@ class EgGuardian:
     def compensated_shares(
         self, missing_record: str, target: EgDecryptionTarget, extended_base_hash: Scalar
     ) -> EgShares: ...
+    def all_shares(
+        self, target: EgDecryptionTarget, extended_base_hash: Scalar, missing_records: list[str]
+    ) -> list[EgShares]: ...
 
 @final
 class EgContext:

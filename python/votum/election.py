@@ -277,11 +277,11 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
     present = guardians[: n - config.missing]
     absent = guardians[n - config.missing :]
 
+    absent_records = [m.public_record() for m in absent]
+
     def shares_for(target: EgDecryptionTarget) -> list[EgShares]:
-        shares = [g.decryption_shares(target, q_ext) for g in present]
-        for m in absent:
-            shares.extend(g.compensated_shares(m.public_record(), target, q_ext) for g in present)
-        return shares
+        # each present guardian's whole part: its own shares and those standing in for the absent
+        return [s for g in present for s in g.all_shares(target, q_ext, absent_records)]
 
     decryptor = EgDecryptor(records, k, q_ext, max_count=max(config.ballots, 1))
     with timed(

@@ -9,9 +9,10 @@
 //!   (the generator, an election public key).
 //! * [`multi_pow`]: products of powers (Straus for few bases, Pippenger buckets for many).
 //! * [`MontContext`]: Montgomery products on GMP's `mpn` layer for long product chains.
+//! * [`SecretBaseTable`]: constant-time powers of one base to several secret exponents.
 //! * [`wipe_integer`]: zeroizing integers that held secrets.
 //!
-//! This is the only crate with `unsafe` code (`mont` and `secret`).
+//! This is the only crate with `unsafe` code (`mont`, `secret` and `secret_base`).
 //! * Batch entry points spread over cores with rayon.
 
 mod fixed_base;
@@ -19,6 +20,7 @@ mod modulus;
 mod mont;
 mod multiexp;
 mod secret;
+mod secret_base;
 
 pub use fixed_base::FixedBaseTable;
 pub use modulus::Modulus;
@@ -27,6 +29,7 @@ pub use multiexp::{multi_pow, multi_pow_parallel};
 pub use rug::integer::Order;
 pub use rug::Integer;
 pub use secret::wipe_integer;
+pub use secret_base::SecretBaseTable;
 
 /// Errors of the arithmetic layer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -150,6 +150,35 @@ impl MontContext {
         }
     }
 
+    /// `out = a·b / R mod m` (`a == b` allowed: a squaring) with no branch or memory access that
+    /// depends on the values: schoolbook-free `mpn_mul_n`/`mpn_sqr` (their paths depend on the
+    /// length only), GMP's quadratic `mpn_redc_1`, and the final subtraction done always and kept
+    /// or dropped with `mpn_cnd_swap`. `tmp` has n limbs. For secret exponents ([`crate::SecretBaseTable`]).
+    pub fn mul_ct(&self, out: &mut [u64], a: &[u64], b: &[u64], s: &mut Scratch, tmp: &mut [u64]) {
+        debug_assert!(a.len() == self.n && b.len() == self.n && out.len() == self.n);
+        debug_assert!(tmp.len() == self.n);
+        let n = self.n as gmp::size_t;
+        // SAFETY: all slices have n limbs, the scratch 2n; out and tmp do not alias the scratch or
+        // each other; mpn_mul_n/mpn_sqr write the scratch, disjoint from their inputs.
+        unsafe {
+            if a.as_ptr() == b.as_ptr() {
+                gmp::mpn_sqr(s.0.as_mut_ptr(), a.as_ptr(), n);
+            } else {
+                gmp::mpn_mul_n(s.0.as_mut_ptr(), a.as_ptr(), b.as_ptr(), n);
+            }
+            let carry = mpn_redc_1(
+                out.as_mut_ptr(),
+                s.0.as_mut_ptr(),
+                self.m.as_ptr(),
+                n,
+                self.invm,
+            );
+            let borrow = gmp::mpn_sub_n(tmp.as_mut_ptr(), out.as_ptr(), self.m.as_ptr(), n);
+            // subtract m when the reduction carried out or out >= m (no borrow)
+            gmp::mpn_cnd_swap(carry | (borrow ^ 1), out.as_mut_ptr(), tmp.as_mut_ptr(), n);
+        }
+    }
+
     /// `x·R mod m` for `0 <= x < m`.
     pub fn to_mont(&self, x: &Integer, s: &mut Scratch) -> Vec<u64> {
         let xl = self.limbs(x);

@@ -2,7 +2,9 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use rand_core::{CryptoRng, RngCore};
-use votum_arith::{multi_pow, wipe_integer, FixedBaseTable, Integer, Modulus, Order};
+use votum_arith::{
+    multi_pow, wipe_integer, FixedBaseTable, Integer, Modulus, Order, SecretBaseTable,
+};
 use zeroize::Zeroize;
 
 use crate::params;
@@ -58,6 +60,8 @@ struct Inner {
     quadratic_residues: bool,
     scalar_len: usize,
     g_table: OnceLock<FixedBaseTable>,
+    /// Constant-time comb of g, for secret exponents (built serially on first use).
+    g_secret_table: OnceLock<SecretBaseTable>,
 }
 
 /// The order-q subgroup of Z_p^* for a prime p = r·q + 1.
@@ -145,6 +149,7 @@ impl ModpGroup {
             quadratic_residues,
             scalar_len,
             g_table: OnceLock::new(),
+            g_secret_table: OnceLock::new(),
         }))
     }
 
@@ -227,6 +232,25 @@ impl ModpGroup {
         })
     }
 
+    /// A constant-time comb table of `base`, for raising it to several secret scalars
+    /// ([`ModpGroup::pow_secret_with`]); worth it from two exponents on (votum-arith's
+    /// `SecretBaseTable`: about 1.3 ms to build, 0.46 ms per power, against 2.1 ms for
+    /// `mpz_powm_sec`, at 4096 bits).
+    pub fn secret_table(&self, base: &ModElement) -> SecretBaseTable {
+        SecretBaseTable::new(
+            &self.0.modulus,
+            &base.0,
+            self.0.q.significant_bits(),
+            SecretBaseTable::DEFAULT_ROWS,
+        )
+        .unwrap_or_else(|_| unreachable_secret_table())
+    }
+
+    /// `base^s` in constant time, with `table` = [`ModpGroup::secret_table`] of `base`.
+    pub fn pow_secret_with(&self, table: &SecretBaseTable, s: &ModScalar) -> ModElement {
+        ModElement(table.pow(&s.0).unwrap_or_else(|_| Integer::from(1)))
+    }
+
     fn make_table(&self, base: &ModElement) -> FixedBaseTable {
         // max_bits > 0 and the default window is in range, so this cannot fail;
         // fall back to a 1-bit table rather than panic.
@@ -250,6 +274,12 @@ impl ModpGroup {
 #[cold]
 fn unreachable_modulus() -> Modulus {
     panic!("hard-coded group modulus rejected")
+}
+
+#[allow(clippy::panic)]
+#[cold]
+fn unreachable_secret_table() -> SecretBaseTable {
+    panic!("constant-time comb parameters rejected")
 }
 
 #[allow(clippy::panic)]
@@ -310,6 +340,13 @@ impl Group for ModpGroup {
     }
 
     fn pow_secret(&self, base: &ModElement, s: &ModScalar) -> ModElement {
+        if base.0 == self.0.g.0 {
+            let table = self
+                .0
+                .g_secret_table
+                .get_or_init(|| self.secret_table(&self.0.g));
+            return self.pow_secret_with(table, s);
+        }
         ModElement(
             self.0
                 .modulus

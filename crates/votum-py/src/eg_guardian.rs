@@ -170,6 +170,44 @@ impl PyEgGuardian {
         })
     }
 
+    /// This guardian's whole part of a decryption: its own shares, then its compensated shares
+    /// for each missing guardian in `missing_records` (in order). Faster than separate calls:
+    /// one constant-time comb table per ciphertext serves every share.
+    fn all_shares(
+        &self,
+        py: Python<'_>,
+        target: &PyEgDecryptionTarget,
+        extended_base_hash: &PyScalar,
+        missing_records: Vec<String>,
+    ) -> PyResult<Vec<PyEgShares>> {
+        let g = ModpGroup::eg_4096();
+        let q = g.scalar_to_integer(extended_base_hash.get(&g)?);
+        let missing = records(&missing_records)?;
+        let cts = target.inner.ciphertexts();
+        let (id, own, compensated) = release(py, || {
+            self.with(|guardian, r| {
+                let refs: Vec<&GuardianPublicKey> = missing.iter().collect();
+                guardian
+                    .all_shares(true, &refs, &cts, &q, r)
+                    .map(|(own, comp)| (guardian.id().to_string(), own, comp))
+            })
+        })
+        .map_err(NativeError::Ceremony)?;
+        let mut out = vec![PyEgShares {
+            guardian_id: id.clone(),
+            missing_guardian_id: None,
+            shares: own,
+        }];
+        for (m, shares) in missing.into_iter().zip(compensated) {
+            out.push(PyEgShares {
+                guardian_id: id.clone(),
+                missing_guardian_id: Some(m.id),
+                shares,
+            });
+        }
+        Ok(out)
+    }
+
     /// Shares standing in for the missing guardian `missing_record`, from its backup.
     fn compensated_shares(
         &self,

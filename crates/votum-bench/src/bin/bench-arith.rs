@@ -9,7 +9,7 @@ use rand_chacha::ChaCha20Rng;
 use rug::Integer;
 use serde_json::json;
 use std::hint::black_box;
-use votum_arith::{multi_pow, FixedBaseTable};
+use votum_arith::{multi_pow, FixedBaseTable, SecretBaseTable};
 use votum_bench::{cpu_model, per_op_us};
 use votum_group::{Group, ModpGroup, Ristretto255};
 
@@ -72,6 +72,29 @@ fn main() {
             }
         }),
     );
+    for rows in [5u32, 6, 7] {
+        let secret_table = SecretBaseTable::new(&m, &bases[0], 256, rows)
+            .unwrap_or_else(|_| unreachable_secret_table());
+        row(
+            &format!("votum constant-time comb, one base, {rows} rows: per exponent"),
+            per_op_us(runs, n, || {
+                for e in &exps[..n] {
+                    black_box(secret_table.pow(e).unwrap_or_default());
+                }
+            }),
+        );
+        row(
+            &format!("votum constant-time comb, {rows} rows: table build"),
+            per_op_us(runs, 10, || {
+                for b in &bases[..10] {
+                    black_box(
+                        SecretBaseTable::new(&m, b, 256, rows)
+                            .unwrap_or_else(|_| unreachable_secret_table()),
+                    );
+                }
+            }),
+        );
+    }
     let table = FixedBaseTable::new(&m, eg.generator().value(), 256)
         .unwrap_or_else(|_| unreachable_table());
     println!("(fixed-base window: {} bits)", table.window());
@@ -185,4 +208,9 @@ fn main() {
 #[allow(clippy::panic)]
 fn unreachable_table() -> FixedBaseTable {
     panic!("table parameters refused")
+}
+
+#[allow(clippy::panic)]
+fn unreachable_secret_table() -> SecretBaseTable {
+    panic!("constant-time comb parameters rejected")
 }

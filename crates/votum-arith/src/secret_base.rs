@@ -1,0 +1,208 @@
+//! Constant-time powers of one base to several secret exponents: a Lim–Lee comb.
+//!
+//! A guardian raises each ciphertext's `α` to its secret share, to the shares it holds for
+//! missing guardians, and to one proof nonce per share: up to six secret exponents per base.
+//! `mpz_powm_sec` pays about 256 squarings and 64 products for each. The comb pays about 256
+//! squarings once per base (to build a table of 2^h products of `base^(2^(i·a))`) and then `a`
+//! squarings and `a` products per exponent, `a = ⌈bits/h⌉` (43 for 256-bit exponents, h = 6).
+//!
+//! Side channels: every product is [`MontContext::mul_ct`] (no value-dependent branch), every
+//! table lookup is GMP's `mpn_sec_tabselect` (it reads the whole table), and the exponent's bits
+//! are read in a fixed order with shifts and masks. The exponent is copied into a fixed-size
+//! buffer that is wiped afterwards, as are the accumulator and the selected entry. The base and the
+//! table are not secret.
+//!
+//! Written here because GMP offers constant-time exponentiation only one exponent at a time
+//! (`mpn_sec_powm`), and no Rust library offers a constant-time comb over GMP's `mpn` layer.
+
+#![allow(unsafe_code)]
+
+use gmp_mpfr_sys::gmp;
+use rug::integer::Order;
+use rug::Integer;
+
+use crate::{ArithError, Modulus, MontContext};
+
+/// A comb table for one base; see the module documentation.
+pub struct SecretBaseTable {
+    mont: MontContext,
+    /// Rows of the comb: the exponent is cut into `rows` pieces of `cols` bits.
+    rows: u32,
+    cols: u32,
+    max_bits: u32,
+    /// `2^rows` entries of n limbs, Montgomery form; entry v = Π_{i: bit i of v} base^(2^(i·cols)).
+    entries: Vec<u64>,
+}
+
+impl SecretBaseTable {
+    /// The default number of rows: 64 entries (32 KiB at 4096 bits), cheap to scan.
+    pub const DEFAULT_ROWS: u32 = 6;
+
+    /// Builds the table of `base` for exponents below `2^max_bits`, with `rows` in 1..=10.
+    pub fn new(
+        modulus: &Modulus,
+        base: &Integer,
+        max_bits: u32,
+        rows: u32,
+    ) -> Result<Self, ArithError> {
+        if !(1..=10).contains(&rows) {
+            return Err(ArithError::OutOfRange { what: "rows" });
+        }
+        if max_bits == 0 {
+            return Err(ArithError::OutOfRange { what: "max_bits" });
+        }
+        let mont = MontContext::new(modulus)?;
+        let n = mont.limbs_len();
+        let cols = max_bits.div_ceil(rows);
+        let mut s = mont.scratch();
+        let mut heads = Vec::with_capacity(rows as usize);
+        let mut head = mont.to_mont(&modulus.reduce(base), &mut s);
+        for _ in 0..rows {
+            heads.push(head.clone());
+            for _ in 0..cols {
+                mont.square_assign(&mut head, &mut s);
+            }
+        }
+        let count = 1usize << rows;
+        let mut entries = vec![0u64; count * n];
+        entries[..n].copy_from_slice(&mont.one(&mut s));
+        for v in 1..count {
+            let top = usize::BITS - 1 - v.leading_zeros();
+            let rest = v ^ (1 << top);
+            let (done, todo) = entries.split_at_mut(v * n);
+            mont.mul(
+                &mut todo[..n],
+                &done[rest * n..(rest + 1) * n],
+                &heads[top as usize],
+                &mut s,
+            );
+        }
+        Ok(Self {
+            mont,
+            rows,
+            cols,
+            max_bits,
+            entries,
+        })
+    }
+
+    pub fn max_bits(&self) -> u32 {
+        self.max_bits
+    }
+
+    /// `base^exp mod m` in constant time (for `exp` below `2^max_bits`; the time depends on the
+    /// table's shape only).
+    pub fn pow(&self, exp: &Integer) -> Result<Integer, ArithError> {
+        if *exp < 0 {
+            return Err(ArithError::NegativeExponent);
+        }
+        if exp.significant_bits() > self.max_bits {
+            return Err(ArithError::OutOfRange { what: "exponent" });
+        }
+        let n = self.mont.limbs_len();
+        let bits = (self.rows * self.cols) as usize;
+        let mut e = vec![0u64; bits.div_ceil(64)];
+        // least significant limb first; it fits (exp < 2^max_bits <= 2^bits)
+        let digits = exp.significant_digits::<u64>();
+        exp.write_digits(&mut e[..digits], Order::Lsf);
+        let mut s = self.mont.scratch();
+        let mut tmp = vec![0u64; n];
+        let mut acc = self.mont.one(&mut s);
+        let mut square = vec![0u64; n];
+        let mut chosen = vec![0u64; n];
+        let count = 1usize << self.rows;
+        for j in (0..self.cols as usize).rev() {
+            square.copy_from_slice(&acc);
+            self.mont
+                .mul_ct(&mut acc, &square, &square, &mut s, &mut tmp);
+            let mut v: u64 = 0;
+            for i in 0..self.rows as usize {
+                let bit = i * self.cols as usize + j;
+                v |= ((e[bit / 64] >> (bit % 64)) & 1) << i;
+            }
+            // SAFETY: `entries` holds `count` entries of n limbs; `chosen` has n limbs.
+            unsafe {
+                gmp::mpn_sec_tabselect(
+                    chosen.as_mut_ptr(),
+                    self.entries.as_ptr(),
+                    n as gmp::size_t,
+                    count as gmp::size_t,
+                    v as gmp::size_t,
+                );
+            }
+            square.copy_from_slice(&acc);
+            self.mont
+                .mul_ct(&mut acc, &square, &chosen, &mut s, &mut tmp);
+        }
+        let out = self.mont.from_mont(&acc, &mut s);
+        for buf in [&mut e, &mut acc, &mut square, &mut chosen, &mut tmp] {
+            wipe(buf);
+        }
+        Ok(out)
+    }
+}
+
+fn wipe(buf: &mut [u64]) {
+    for x in buf.iter_mut() {
+        // SAFETY: a valid, aligned, exclusive reference.
+        unsafe { std::ptr::write_volatile(x, 0) };
+    }
+    std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn modulus() -> Modulus {
+        // a 1024-bit odd modulus: the top and bottom limbs set, like the groups' primes
+        let p = (Integer::from(1) << 1023u32) + Integer::from(0x1234_5678_9abc_def1u64);
+        Modulus::new(p).unwrap()
+    }
+
+    proptest! {
+        #[test]
+        fn matches_powm(base in any::<u128>(), exp in any::<[u8; 32]>(), rows in 1u32..=8) {
+            let m = modulus();
+            let b = Integer::from(base) + 2u32;
+            let e = Integer::from_digits(&exp, Order::Msf);
+            let t = SecretBaseTable::new(&m, &b, 256, rows).unwrap();
+            prop_assert_eq!(t.pow(&e).unwrap(), m.pow(&b, &e).unwrap());
+        }
+    }
+
+    #[test]
+    fn edge_exponents_and_refusals() {
+        let m = modulus();
+        let b = Integer::from(m.value() - 2u32);
+        let t = SecretBaseTable::new(&m, &b, 256, SecretBaseTable::DEFAULT_ROWS).unwrap();
+        for e in [
+            Integer::ZERO,
+            Integer::from(1),
+            Integer::from(2),
+            (Integer::from(1) << 256u32) - 1u32,
+            Integer::from(1) << 255u32,
+        ] {
+            assert_eq!(t.pow(&e).unwrap(), m.pow(&b, &e).unwrap(), "{e}");
+        }
+        assert_eq!(
+            t.pow(&(Integer::from(1) << 256u32)).unwrap_err(),
+            ArithError::OutOfRange { what: "exponent" }
+        );
+        assert_eq!(
+            t.pow(&Integer::from(-1)).unwrap_err(),
+            ArithError::NegativeExponent
+        );
+        assert!(SecretBaseTable::new(&m, &b, 256, 0).is_err());
+        assert!(SecretBaseTable::new(&m, &b, 0, 6).is_err());
+        // base 0 and base 1
+        for base in [Integer::ZERO, Integer::from(1)] {
+            let t = SecretBaseTable::new(&m, &base, 64, 4).unwrap();
+            assert_eq!(
+                t.pow(&Integer::from(5)).unwrap(),
+                m.pow(&base, &Integer::from(5)).unwrap()
+            );
+        }
+    }
+}
