@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg-encrypt bench-eg-verify bench-eg-decrypt clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline clean
 
 setup:
 	@scripts/setup.sh

@@ -43,7 +43,8 @@ def votum_times(manifest: dict) -> tuple[list[float], list[float], int]:
         {
             "object_id": c["object_id"],
             "ballot_selections": [
-                {"object_id": s["object_id"], "vote": int(j == 0)} for j, s in enumerate(c["ballot_selections"])
+                {"object_id": s["object_id"], "vote": int(j == 0)}
+                for j, s in enumerate(c["ballot_selections"])
             ],
         }
         for c in manifest["contests"]
@@ -96,7 +97,8 @@ def main() -> None:
         total = min(p + c for p, c in zip(produce, check, strict=True)) * 1e3
         ref = reference_seconds(manifest) * 1e3 if peer else float("nan")
         print(
-            f"| {contests} contest(s) | {count} | {min(produce) * 1e3:.0f} / {statistics.median(produce) * 1e3:.0f} | "
+            f"| {contests} contest(s) | {count} | "
+            f"{min(produce) * 1e3:.0f} / {statistics.median(produce) * 1e3:.0f} | "
             f"{min(check) * 1e3:.0f} / {statistics.median(check) * 1e3:.0f} | {total:.0f} | {ref:.0f} | "
             f"{ref / total:.1f}x |"
         )

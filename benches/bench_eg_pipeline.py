@@ -35,9 +35,7 @@ def votum_worker(manifest: Path, ballots: int, out: Path) -> None:
     from votum.election import ElectionConfig, run_election
 
     start = time.perf_counter()
-    result = run_election(
-        ElectionConfig(ballots=ballots, manifest=manifest, spoil_rate=0.0, out=out, seed=7)
-    )
+    result = run_election(ElectionConfig(ballots=ballots, manifest=manifest, spoil_rate=0.0, out=out, seed=7))
     wall = time.perf_counter() - start
     steps = {s.name: s.seconds for s in result.steps}
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -89,12 +87,18 @@ def main() -> None:
             manifest.write_text(json.dumps(synthetic_manifest(contests)))
             ours = {t: [run_votum(manifest, n, t, work) for _ in range(runs)] for t in (1, 2)}
             ref = run_reference(manifest, n, work) if peer else None
-        print(json.dumps({"contests": contests, "ballots": n, "votum": ours, "reference": ref}), file=sys.stderr)
+        print(
+            json.dumps({"contests": contests, "ballots": n, "votum": ours, "reference": ref}), file=sys.stderr
+        )
         rows.append((contests, n, ours, ref))
 
-    print("| manifest | N | votum 1 thread min / median s | votum 2 threads min / median s | 2 vs 1 | "
-          "reference s | reference / votum 1 thread | reference / votum 2 threads | "
-          "votum verify from disk, 2 threads s | votum peak RSS MiB | record KiB per ballot votum / reference |")  # fmt: skip
+    header = [
+        "manifest", "N", "votum 1 thread min / median s", "votum 2 threads min / median s", "2 vs 1",
+        "reference s", "reference / votum 1 thread", "reference / votum 2 threads",
+        "votum verify from disk, 2 threads s", "votum peak RSS MiB",
+        "record KiB per ballot votum / reference",
+    ]  # fmt: skip
+    print("| " + " | ".join(header) + " |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for contests, n, ours, ref in rows:
         one = [r["pipeline"] for r in ours[1]]
