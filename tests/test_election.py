@@ -105,6 +105,31 @@ def test_bad_configurations_are_refused(tmp_path: Path) -> None:
     ]:
         with pytest.raises(votum.InvalidInput, match=match):
             run_election(ElectionConfig(out=tmp_path / "never", **kwargs))  # type: ignore[arg-type]
+    assert not (tmp_path / "never").exists()  # refused before anything was written
+
+
+def test_record_streams_in_batches_and_replaces_an_earlier_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "record"
+    run_election(ElectionConfig(ballots=7, contests=1, spoil_rate=0.0, seed=3, out=out))
+    assert len(list((out / "submitted_ballots").iterdir())) == 7
+    # batches smaller than the election: ballots are encrypted, cast and written batch by batch
+    monkeypatch.setattr("votum.election.BATCH", 2)
+    second = run_election(ElectionConfig(ballots=5, contests=1, spoil_rate=0.4, seed=4, out=out))
+    assert len(list((out / "submitted_ballots").iterdir())) == 5  # none of the first 7 is left
+    assert second.decrypted_counts == second.expected_counts
+    assert verify_record(out) == second.expected_counts
+    assert second.peak_rss_mib > 0
+    steps = [s.name for s in second.steps]
+    assert steps[1].startswith("encrypt") and steps[2].startswith("cast") and steps[3].startswith("write")
+    # a directory holding anything else is refused and left as it was
+    other = tmp_path / "photos"
+    other.mkdir()
+    (other / "holiday.jpg").write_bytes(b"\xff\xd8")
+    with pytest.raises(votum.InvalidInput, match="does not look like an election record"):
+        run_election(ElectionConfig(ballots=1, out=other))
+    assert [p.name for p in other.iterdir()] == ["holiday.jpg"]
 
 
 def test_guardian_api_refusals_and_secrecy() -> None:

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import json
 import random
+import resource
+import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,10 +146,37 @@ class ElectionResult:
     spoiled: int = 0
     record_bytes: int = 0
     record: Path = Path()
+    #: the process's peak resident memory when the election finished (MiB)
+    peak_rss_mib: float = 0.0
 
     @property
     def total_seconds(self) -> float:
         return total_seconds(self.steps)
+
+
+#: What an election record directory holds (electionguard 1.4 layout); nothing else is removed.
+RECORD_FILES = ("manifest.json", "context.json", "constants.json", "encrypted_tally.json", "tally.json",
+                "coefficients.json")  # fmt: skip
+RECORD_DIRS = ("guardians", "encryption_devices", "submitted_ballots", "spoiled_ballots")
+
+
+def _prepare_record_dir(out: Path) -> None:
+    """Creates `out`, or empties it when it holds an earlier election record (so stale ballots
+    never mix with new ones). Anything else in a non-empty directory is refused untouched."""
+    if out.exists() and not out.is_dir():
+        raise InvalidInput(f"{out} exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()):
+        names = {p.name for p in out.iterdir()}
+        if not names <= set(RECORD_FILES) | set(RECORD_DIRS) or "manifest.json" not in names:
+            raise InvalidInput(
+                f"{out} is not empty and does not look like an election record; choose another directory"
+            )
+        for name in RECORD_DIRS:
+            if (out / name).is_dir():
+                shutil.rmtree(out / name)
+        for name in RECORD_FILES:
+            (out / name).unlink(missing_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
 
 
 def _write(path: Path, obj: Any) -> int:
@@ -205,7 +235,6 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
     rng = random.Random(config.seed)
     result = ElectionResult(config=config, record=config.out)
     out = config.out
-    out.mkdir(parents=True, exist_ok=True)
     size = 0
 
     if config.manifest is not None:
@@ -213,6 +242,7 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
     else:
         manifest = synthetic_manifest(config.contests)
     em = EgManifest.from_json(json.dumps(manifest))
+    _prepare_record_dir(out)  # only once the configuration and the manifest are known to be good
     n, k = config.guardians, config.quorum
 
     with timed(result.steps, f"key ceremony ({n} guardians, quorum {k}, {n * (n - 1)} backups checked)", n):
@@ -235,43 +265,49 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
     expected: dict[str, int] = {
         s["object_id"]: 0 for c in manifest["contests"] for s in c["ballot_selections"]
     }
-    plans = []
-    ballot_ids = [f"ballot-{i:07d}" for i in range(config.ballots)]
-    for ballot_id in ballot_ids:
-        text, chosen = _plaintext(manifest, ballot_id, rng)
-        spoil = rng.random() < config.spoil_rate
-        plans.append((text, chosen, "spoiled" if spoil else "cast"))
-
-    # ballots are encrypted in batches on all cores; the device chains their codes in order
-    submitted: list[tuple[str, str]] = []
+    # The record is written as ballots are accepted: a batch is planned, encrypted on all cores,
+    # cast or spoiled (every proof verified once), written and dropped, so memory stays flat as
+    # the election grows. Only spoiled ballots, to be decrypted later, are kept.
+    spent = {"encrypt": 0.0, "box": 0.0, "write": 0.0}
+    spoiled_ballots: list[tuple[str, str]] = []
     code = EG.scalar(int.from_bytes(rng.randbytes(31), "big"))  # the device's code seed
-    with timed(result.steps, "encrypt ballots (all proofs)", config.ballots):
-        for start in range(0, len(plans), BATCH):
-            items = [
-                (text, 1_795_000_000 + start + i, state)
-                for i, (text, _chosen, state) in enumerate(plans[start : start + BATCH])
-            ]
-            ballots, code = device.encrypt_many(items, code)
-            for ballot, (_t, _ts, state) in zip(ballots, items, strict=True):
-                if isinstance(ballot, Exception):
-                    raise ballot
-                submitted.append((ballot, state))
-            hook("encrypt", len(submitted), config.ballots)
-
-    spoiled_ballots: list[str] = []
-    with timed(result.steps, "cast and spoil, every proof verified once (batches)", config.ballots):
-        for start in range(0, len(submitted), BATCH):
-            chunk = submitted[start : start + BATCH]
-            for outcome in box.submit_many(chunk):
-                if isinstance(outcome, Exception):
-                    raise outcome
-            hook("ballot box", start + len(chunk), config.ballots)
-        for (ballot, state), (_t, chosen, _s) in zip(submitted, plans, strict=True):
+    for start in range(0, config.ballots, BATCH):
+        plans = []
+        for i in range(start, min(start + BATCH, config.ballots)):
+            ballot_id = f"ballot-{i:07d}"
+            text, chosen = _plaintext(manifest, ballot_id, rng)
+            state = "spoiled" if rng.random() < config.spoil_rate else "cast"
+            plans.append((ballot_id, text, chosen, state))
+        t0 = time.perf_counter()
+        items = [(text, 1_795_000_000 + start + i, state) for i, (_b, text, _c, state) in enumerate(plans)]
+        ballots, code = device.encrypt_many(items, code)
+        encrypted: list[tuple[str, str]] = []
+        for ballot, (_t, _ts, state) in zip(ballots, items, strict=True):
+            if isinstance(ballot, Exception):
+                raise ballot
+            encrypted.append((ballot, state))
+        t1 = time.perf_counter()
+        for outcome in box.submit_many(encrypted):
+            if isinstance(outcome, Exception):
+                raise outcome
+        t2 = time.perf_counter()
+        for (ballot_id, _text, chosen, state), (ballot, _s) in zip(plans, encrypted, strict=True):
+            size += _write(out / "submitted_ballots" / f"submitted_ballot_{ballot_id}.json", ballot)
             if state == "cast":
                 for s in chosen:
                     expected[s] += 1
             else:
-                spoiled_ballots.append(ballot)
+                spoiled_ballots.append((ballot_id, ballot))
+        t3 = time.perf_counter()
+        spent["encrypt"] += t1 - t0
+        spent["box"] += t2 - t1
+        spent["write"] += t3 - t2
+        hook("ballots (encrypt, cast, write)", start + len(plans), config.ballots)
+    result.steps += [
+        Step("encrypt ballots (all proofs)", spent["encrypt"], config.ballots),
+        Step("cast and spoil, every proof verified once (batches)", spent["box"], config.ballots),
+        Step("write the ballots (electionguard 1.4 layout)", spent["write"], config.ballots),
+    ]
     result.cast, result.spoiled = box.counts
 
     present = guardians[: n - config.missing]
@@ -297,12 +333,12 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
 
     spoiled_plain = []
     with timed(result.steps, "decrypt spoiled ballots", len(spoiled_ballots)):
-        for i, ballot in enumerate(spoiled_ballots):
+        for i, (_ballot_id, ballot) in enumerate(spoiled_ballots):
             target = EgDecryptionTarget.from_ballot_json(ballot)
             spoiled_plain.append((target.object_id, decryptor.decrypt(target, shares_for(target)).to_json()))
             hook("decrypt spoiled", i + 1, len(spoiled_ballots))
 
-    with timed(result.steps, "write the record (electionguard 1.4 layout)", config.ballots):
+    with timed(result.steps, "write the rest of the record", 1):
         size += _write(out / "manifest.json", manifest)
         size += _write(out / "context.json", context.to_json())
         size += _write(out / "constants.json", eg_constants_json())
@@ -312,8 +348,6 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
             out / "encryption_devices" / "device_1.json",
             {"device_id": 1, "session_id": 1, "launch_code": 1, "location": "votum-election"},
         )
-        for ballot_id, (ballot, _state) in zip(ballot_ids, submitted, strict=True):
-            size += _write(out / "submitted_ballots" / f"submitted_ballot_{ballot_id}.json", ballot)
         for ballot_id, text in spoiled_plain:
             size += _write(out / "spoiled_ballots" / f"spoiled_ballot_{ballot_id}.json", text)
         size += _write(out / "encrypted_tally.json", _encrypted_tally_json(manifest, em, box))
@@ -328,6 +362,7 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
 
     with timed(result.steps, "verify the record from disk", config.ballots):
         verify_record(out, progress=hook)
+    result.peak_rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return result
 
 

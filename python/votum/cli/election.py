@@ -35,7 +35,7 @@ def election(
     missing: Annotated[int, typer.Option(help="Guardians absent at decryption (compensated).")] = 2,
     spoil_rate: Annotated[float, typer.Option(help="Share of ballots spoiled (Benaloh challenge).")] = 0.05,
     seed: Annotated[int, typer.Option(help="Seed choosing the votes (keys and nonces are random).")] = 2026,
-    out: Annotated[Path, typer.Option(help="Directory of the election record.")] = Path("election-record"),
+    out: Annotated[Path, typer.Option(help="Directory of the election record (an earlier record there is replaced).")] = Path("election-record"),
     json_out: Annotated[
         bool, typer.Option("--json", help="Print a machine-readable report instead.")
     ] = False,
@@ -68,6 +68,7 @@ def election(
             "steps": [{"name": s.name, "seconds": s.seconds, "items": s.items} for s in result.steps],
             "total_seconds": result.total_seconds,
             "record_bytes": result.record_bytes,
+            "peak_rss_mib": result.peak_rss_mib,
         }
         typer.echo(json.dumps(report, indent=1))
         return
@@ -75,6 +76,7 @@ def election(
     console.print(
         f"record: {result.record} ({result.record_bytes / 1024:,.0f} KiB, "
         f"{result.record_bytes / 1024 / max(result.cast + result.spoiled, 1):,.1f} KiB per ballot); "
+        f"peak memory {result.peak_rss_mib:,.0f} MiB; "
         "decrypted counts equal the plaintext votes; record verified from disk."
     )
 
