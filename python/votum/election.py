@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import random
 import resource
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,11 +30,13 @@ from votum._native import (
     EgManifest,
     EgShares,
     Group,
+    Scalar,
     eg_constants_json,
     eg_to_hex,
     lagrange_coefficient,
 )
 from votum.errors import InvalidInput, VerificationFailed
+from votum.record import ArchiveSink, DirectorySink, documents, path_of
 from votum.steps import ProgressHook, Step, no_progress, timed, total_seconds
 
 EG = Group("eg-4096")
@@ -121,6 +122,8 @@ class ElectionConfig:
     seed: int = 2026
     out: Path = Path("election-record")
     manifest: Path | None = None
+    #: "eg14": the ElectionGuard 1.4 directory at `out`; "votum": votum's archive file at `out` (spec/70)
+    format: str = "eg14"
 
     def check(self) -> None:
         if self.ballots < 1:
@@ -134,6 +137,8 @@ class ElectionConfig:
             )
         if not 0.0 <= self.spoil_rate < 1.0:
             raise InvalidInput("spoil rate must be in [0, 1)")
+        if self.format not in ("eg14", "votum"):
+            raise InvalidInput(f"record format must be 'eg14' or 'votum', not {self.format!r}")
 
 
 @dataclass
@@ -154,36 +159,8 @@ class ElectionResult:
         return total_seconds(self.steps)
 
 
-#: What an election record directory holds (electionguard 1.4 layout); nothing else is removed.
-RECORD_FILES = ("manifest.json", "context.json", "constants.json", "encrypted_tally.json", "tally.json",
-                "coefficients.json")  # fmt: skip
-RECORD_DIRS = ("guardians", "encryption_devices", "submitted_ballots", "spoiled_ballots")
-
-
-def _prepare_record_dir(out: Path) -> None:
-    """Creates `out`, or empties it when it holds an earlier election record (so stale ballots
-    never mix with new ones). Anything else in a non-empty directory is refused untouched."""
-    if out.exists() and not out.is_dir():
-        raise InvalidInput(f"{out} exists and is not a directory")
-    if out.is_dir() and any(out.iterdir()):
-        names = {p.name for p in out.iterdir()}
-        if not names <= set(RECORD_FILES) | set(RECORD_DIRS) or "manifest.json" not in names:
-            raise InvalidInput(
-                f"{out} is not empty and does not look like an election record; choose another directory"
-            )
-        for name in RECORD_DIRS:
-            if (out / name).is_dir():
-                shutil.rmtree(out / name)
-        for name in RECORD_FILES:
-            (out / name).unlink(missing_ok=True)
-    out.mkdir(parents=True, exist_ok=True)
-
-
-def _write(path: Path, obj: Any) -> int:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = obj if isinstance(obj, str) else json.dumps(obj)
-    path.write_text(text)
-    return len(text)
+def _text(obj: Any) -> str:
+    return obj if isinstance(obj, str) else json.dumps(obj)
 
 
 def _plaintext(manifest: dict[str, Any], ballot_id: str, rng: random.Random) -> tuple[str, list[str]]:
@@ -242,7 +219,8 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
     else:
         manifest = synthetic_manifest(config.contests)
     em = EgManifest.from_json(json.dumps(manifest))
-    _prepare_record_dir(out)  # only once the configuration and the manifest are known to be good
+    # the output is opened only once the configuration and the manifest are known to be good
+    sink: DirectorySink | ArchiveSink = ArchiveSink(out) if config.format == "votum" else DirectorySink(out)
     n, k = config.guardians, config.quorum
 
     with timed(result.steps, f"key ceremony ({n} guardians, quorum {k}, {n * (n - 1)} backups checked)", n):
@@ -259,6 +237,15 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
             hook("key ceremony", done, n)
         context = EgContext(records, k, em)
     k_pub, q_ext = context.elgamal_public_key, context.extended_base_hash
+
+    with timed(result.steps, "write manifest, context, guardians", 1):
+        size += sink.add("manifest", path_of("manifest"), _text(manifest))
+        size += sink.add("context", path_of("context"), context.to_json())
+        size += sink.add("constants", path_of("constants"), eg_constants_json())
+        for g, rec in zip(guardians, records, strict=True):
+            size += sink.add("guardian", path_of("guardian", g.guardian_id), rec)
+        device_doc = {"device_id": 1, "session_id": 1, "launch_code": 1, "location": "votum-election"}
+        size += sink.add("device", path_of("device", "1"), _text(device_doc))
 
     device = EgEncryptionDevice(em, k_pub, q_ext)
     box = EgBallotBox(em, k_pub, q_ext)
@@ -291,8 +278,8 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
             if isinstance(outcome, Exception):
                 raise outcome
         t2 = time.perf_counter()
-        for (ballot_id, _text, chosen, state), (ballot, _s) in zip(plans, encrypted, strict=True):
-            size += _write(out / "submitted_ballots" / f"submitted_ballot_{ballot_id}.json", ballot)
+        for (ballot_id, _plain, chosen, state), (ballot, _s) in zip(plans, encrypted, strict=True):
+            size += sink.add("submitted_ballot", path_of("submitted_ballot", ballot_id), ballot)
             if state == "cast":
                 for s in chosen:
                     expected[s] += 1
@@ -338,27 +325,20 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
             spoiled_plain.append((target.object_id, decryptor.decrypt(target, shares_for(target)).to_json()))
             hook("decrypt spoiled", i + 1, len(spoiled_ballots))
 
-    with timed(result.steps, "write the rest of the record", 1):
-        size += _write(out / "manifest.json", manifest)
-        size += _write(out / "context.json", context.to_json())
-        size += _write(out / "constants.json", eg_constants_json())
-        for g, rec in zip(guardians, records, strict=True):
-            size += _write(out / "guardians" / f"guardian_{g.guardian_id}.json", rec)
-        size += _write(
-            out / "encryption_devices" / "device_1.json",
-            {"device_id": 1, "session_id": 1, "launch_code": 1, "location": "votum-election"},
-        )
+    with timed(result.steps, "write tallies and spoiled-ballot decryptions", 1):
         for ballot_id, text in spoiled_plain:
-            size += _write(out / "spoiled_ballots" / f"spoiled_ballot_{ballot_id}.json", text)
-        size += _write(out / "encrypted_tally.json", _encrypted_tally_json(manifest, em, box))
-        size += _write(out / "tally.json", plaintext.to_json())
+            size += sink.add("spoiled_ballot", path_of("spoiled_ballot", ballot_id), text)
+        encrypted_tally = _text(_encrypted_tally_json(manifest, em, box))
+        size += sink.add("encrypted_tally", path_of("encrypted_tally"), encrypted_tally)
+        size += sink.add("tally", path_of("tally"), plaintext.to_json())
         orders = [g.sequence_order for g in present]
         coefficients = {
             g.guardian_id: eg_to_hex(lagrange_coefficient(EG, g.sequence_order, orders).to_int())
             for g in present
         }
-        size += _write(out / "coefficients.json", {"coefficients": coefficients})
-    result.record_bytes = size
+        size += sink.add("coefficients", path_of("coefficients"), _text({"coefficients": coefficients}))
+        sink.close()
+    result.record_bytes = out.stat().st_size if config.format == "votum" else size
 
     with timed(result.steps, "verify the record from disk", config.ballots):
         verify_record(out, progress=hook)
@@ -367,55 +347,104 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
 
 
 def verify_record(root: Path, progress: ProgressHook | None = None) -> dict[str, int]:
-    """Re-reads an election record (electionguard 1.4 layout) and checks everything in it that
-    votum's ballot box and decryptor check: guardian proofs and the context, every submitted
-    ballot, the encrypted tally, the tally decryption and each spoiled ballot's decryption.
-    Returns the verified counts. (The independent verifier of the verifier issue goes further.)"""
+    """Re-reads an election record, either form (the ElectionGuard 1.4 directory or votum's archive),
+    one document at a time, and checks everything in it that votum's ballot box and decryptor check:
+    guardian proofs and the context, every submitted ballot, the encrypted tally, the tally decryption
+    and each spoiled ballot's decryption. Returns the verified counts. (The independent verifier of the
+    verifier issue goes further.)"""
     hook = progress or no_progress
-    manifest_text = (root / "manifest.json").read_text()
-    em = EgManifest.from_json(manifest_text)
-    context = EgContext.from_json((root / "context.json").read_text())
-    records = [p.read_text() for p in sorted((root / "guardians").glob("*.json"))]
-    context.check(records)
-    if em.crypto_hash() != context.manifest_hash:
-        raise VerificationFailed("context.json: manifest_hash is not the manifest's hash")
-    k_pub, q_ext = context.elgamal_public_key, context.extended_base_hash
-    box = EgBallotBox(em, k_pub, q_ext)
-    paths = sorted((root / "submitted_ballots").glob("*.json"))
-    spoiled = {}
-    for start in range(0, len(paths), BATCH):
-        chunk = []
-        for p in paths[start : start + BATCH]:
-            text = p.read_text()
-            ballot = json.loads(text)
-            if ballot["state"] not in (1, 2):
-                raise VerificationFailed(
-                    f"{p.name}: ballot state {ballot['state']} is neither cast nor spoiled"
-                )
-            if ballot["state"] == 2:
-                spoiled[ballot["object_id"]] = text
-            chunk.append((text, "cast" if ballot["state"] == 1 else "spoiled"))
-        for p, outcome in zip(paths[start : start + BATCH], box.submit_many(chunk), strict=True):
+    docs: dict[str, str] = {}
+    guardian_records: list[str] = []
+    box: EgBallotBox | None = None
+    decryptor: EgDecryptor | None = None
+    em: EgManifest | None = None
+    spoiled: dict[str, str] = {}  # spoiled ballots, until their decryption is checked
+    checked_spoiled: set[str] = set()
+    batch: list[tuple[str, str, str]] = []  # (path, ballot, state)
+    ballots = 0
+    counts: dict[str, int] | None = None
+
+    quorum_and_q: tuple[int, Scalar] | None = None
+
+    def ready() -> tuple[EgManifest, EgBallotBox]:
+        nonlocal box, em, quorum_and_q
+        if box is None or em is None:
+            for needed in ("manifest", "context"):
+                if needed not in docs:
+                    raise VerificationFailed(f"the record has no {needed}")
+            em = EgManifest.from_json(docs["manifest"])
+            context = EgContext.from_json(docs["context"])
+            context.check(guardian_records)
+            if em.crypto_hash() != context.manifest_hash:
+                raise VerificationFailed("context.json: manifest_hash is not the manifest's hash")
+            k_pub, q_ext = context.elgamal_public_key, context.extended_base_hash
+            box = EgBallotBox(em, k_pub, q_ext)
+            quorum_and_q = (int(context.quorum), q_ext)
+        return em, box
+
+    def decryptor_for_counts() -> EgDecryptor:
+        # built once every ballot has been read: no count can exceed the number of ballots
+        nonlocal decryptor
+        if decryptor is None:
+            ready()
+            assert quorum_and_q is not None
+            decryptor = EgDecryptor(
+                guardian_records, quorum_and_q[0], quorum_and_q[1], max_count=max(ballots, 1)
+            )
+        return decryptor
+
+    def flush() -> None:
+        _, b = ready()
+        for (path, _ballot, _state), outcome in zip(
+            batch, b.submit_many([(t, st) for _p, t, st in batch]), strict=True
+        ):
             if isinstance(outcome, Exception):
-                raise type(outcome)(f"{p.name}: {outcome}")
-        hook("verify ballots", min(start + BATCH, len(paths)), len(paths))
-    published_tally = json.loads((root / "encrypted_tally.json").read_text())
-    if published_tally != _encrypted_tally_json(json.loads(manifest_text), em, box):
-        raise VerificationFailed("encrypted_tally.json is not the product of the cast ballots")
-    decryptor = EgDecryptor(records, int(context.quorum), q_ext, max_count=max(len(paths), 1))
-    target = EgDecryptionTarget.from_ballot_box(box, em)
-    counts = decryptor.verify_eg14(target, (root / "tally.json").read_text()).counts
-    published_spoiled = (
-        sorted((root / "spoiled_ballots").glob("*.json")) if (root / "spoiled_ballots").exists() else []
-    )
-    seen = set()
-    for p in published_spoiled:
-        plain = json.loads(p.read_text())
-        ballot_id = plain["object_id"]
-        if ballot_id not in spoiled:
-            raise VerificationFailed(f"{p.name}: no spoiled ballot {ballot_id!r} in the record")
-        decryptor.verify_eg14(EgDecryptionTarget.from_ballot_json(spoiled[ballot_id]), p.read_text())
-        seen.add(ballot_id)
-    if seen != set(spoiled):
-        raise VerificationFailed(f"spoiled ballots without a decryption: {sorted(set(spoiled) - seen)}")
+                raise type(outcome)(f"{path}: {outcome}")
+        hook("verify ballots", ballots, ballots)
+        batch.clear()
+
+    for kind, path, text in documents(root):
+        if kind in ("manifest", "context", "constants"):
+            docs[kind] = text
+        elif kind == "guardian":
+            guardian_records.append(text)
+        elif kind == "device":
+            continue
+        elif kind == "submitted_ballot":
+            ready()
+            ballot = json.loads(text)
+            if ballot.get("state") not in (1, 2):
+                raise VerificationFailed(
+                    f"{path}: ballot state {ballot.get('state')} is neither cast nor spoiled"
+                )
+            state = "cast" if ballot["state"] == 1 else "spoiled"
+            if state == "spoiled":
+                spoiled[ballot["object_id"]] = text
+            batch.append((path, text, state))
+            ballots += 1
+            if len(batch) == BATCH:
+                flush()
+        else:
+            if batch:
+                flush()
+            m, b = ready()
+            d = decryptor_for_counts()
+            if kind == "spoiled_ballot":
+                ballot_id = json.loads(text)["object_id"]
+                if ballot_id not in spoiled:
+                    raise VerificationFailed(f"{path}: no spoiled ballot {ballot_id!r} in the record")
+                d.verify_eg14(EgDecryptionTarget.from_ballot_json(spoiled.pop(ballot_id)), text)
+                checked_spoiled.add(ballot_id)
+            elif kind == "encrypted_tally":
+                if json.loads(text) != _encrypted_tally_json(json.loads(docs["manifest"]), m, b):
+                    raise VerificationFailed("encrypted_tally.json is not the product of the cast ballots")
+                docs[kind] = text
+            elif kind == "tally":
+                counts = d.verify_eg14(EgDecryptionTarget.from_ballot_box(b, m), text).counts
+    if batch:
+        flush()
+    if "encrypted_tally" not in docs or counts is None:
+        raise VerificationFailed("the record has no encrypted tally or no tally")
+    if spoiled:
+        raise VerificationFailed(f"spoiled ballots without a decryption: {sorted(spoiled)}")
     return counts

@@ -39,6 +39,7 @@ pub enum NativeError {
     },
     NotModp(GroupId),
     Value(&'static str),
+    Record(votum_record::RecordError),
 }
 
 impl From<ArithError> for NativeError {
@@ -74,6 +75,7 @@ enum Kind {
     VerificationFailed,
     DecryptionFailed,
     RecordFormatError,
+    UnsupportedVersion,
     DuplicateBallot,
 }
 
@@ -194,6 +196,13 @@ fn classify(e: &NativeError) -> (Kind, String) {
             format!("group {g} has no integer representation"),
         ),
         NativeError::Value(msg) => (InvalidInput, (*msg).to_owned()),
+        NativeError::Record(x) => {
+            let kind = match x {
+                votum_record::RecordError::UnsupportedVersion { .. } => UnsupportedVersion,
+                _ => RecordFormatError,
+            };
+            (kind, x.to_string())
+        }
     }
 }
 
@@ -206,6 +215,7 @@ impl From<NativeError> for PyErr {
             Kind::VerificationFailed => "VerificationFailed",
             Kind::DecryptionFailed => "DecryptionFailed",
             Kind::RecordFormatError => "RecordFormatError",
+            Kind::UnsupportedVersion => "UnsupportedVersion",
             Kind::DuplicateBallot => "DuplicateBallot",
         };
         Python::with_gil(

@@ -16,6 +16,7 @@ mod elgamal;
 mod errors;
 mod group;
 mod proofs;
+mod record;
 
 use pyo3::prelude::*;
 
@@ -50,6 +51,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?)?;
     m.add_function(wrap_pyfunction!(eg_guardian::eg_verify_guardian_record, m)?)?;
     m.add_function(wrap_pyfunction!(eg_guardian::eg_constants_json, m)?)?;
+    m.add_class::<record::PyRecordWriter>()?;
+    m.add_class::<record::PyRecordReader>()?;
+    m.add_function(wrap_pyfunction!(record::record_pack, m)?)?;
+    m.add_function(wrap_pyfunction!(record::record_check, m)?)?;
+    m.add_function(wrap_pyfunction!(record::record_unpack, m)?)?;
     m.add_function(wrap_pyfunction!(group::_restore_element, m)?)?;
     m.add_function(wrap_pyfunction!(group::_restore_scalar, m)?)?;
     m.add_function(wrap_pyfunction!(elgamal::_restore_ciphertext, m)?)?;

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from votum.cli.demo import demo
-from votum.cli.election import election, verify
+from votum.cli.election import election, record_app, verify
 
 app = typer.Typer(
     no_args_is_help=True, add_completion=False, help="votum: verifiable elections at national scale."
@@ -13,6 +13,7 @@ app = typer.Typer(
 app.command(name="election")(election)
 app.command(name="verify")(verify)
 app.command(name="demo")(demo)
+app.add_typer(record_app, name="record")
 
 
 @app.command()

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from votum import record_pack, record_unpack
 from votum.cli._progress import progress_hook, step_table
 from votum.election import ElectionConfig, ElectionResult, run_election, verify_record
 from votum.errors import VotumError
@@ -35,7 +36,20 @@ def election(
     missing: Annotated[int, typer.Option(help="Guardians absent at decryption (compensated).")] = 2,
     spoil_rate: Annotated[float, typer.Option(help="Share of ballots spoiled (Benaloh challenge).")] = 0.05,
     seed: Annotated[int, typer.Option(help="Seed choosing the votes (keys and nonces are random).")] = 2026,
-    out: Annotated[Path, typer.Option(help="Directory of the election record (an earlier record there is replaced).")] = Path("election-record"),
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where the record goes: a directory (eg14) or a file (votum); an earlier record there is "
+            "replaced. Default: election-record or election-record.votum."
+        ),
+    ] = None,
+    record_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="Record form: eg14 (the ElectionGuard 1.4 directory) or votum (one archive file, spec/70).",
+        ),
+    ] = "eg14",
     json_out: Annotated[
         bool, typer.Option("--json", help="Print a machine-readable report instead.")
     ] = False,
@@ -50,8 +64,9 @@ def election(
         missing=missing,
         spoil_rate=spoil_rate,
         seed=seed,
-        out=out,
+        out=out or Path("election-record.votum" if record_format == "votum" else "election-record"),
         manifest=manifest,
+        format=record_format,
     )
     try:
         with progress_hook(console) as hook:
@@ -83,7 +98,8 @@ def election(
 
 def verify(
     record: Annotated[
-        Path, typer.Argument(help="Directory of an election record (electionguard 1.4 layout).")
+        Path,
+        typer.Argument(help="An election record: an ElectionGuard 1.4 directory or a votum archive file."),
     ],
 ) -> None:
     """Check an election record: guardians, context, every ballot, the tally and spoiled ballots."""
@@ -99,3 +115,39 @@ def verify(
     for selection, n in counts.items():
         table.add_row(selection, f"{n:,}")
     console.print(table)
+
+
+record_app = typer.Typer(no_args_is_help=True, help="Convert election records between their two forms.")
+
+
+@record_app.command("pack")
+def pack(
+    directory: Annotated[Path, typer.Argument(help="An ElectionGuard 1.4 record directory.")],
+    archive: Annotated[Path, typer.Argument(help="The archive file to write (spec/70).")],
+) -> None:
+    """Pack an ElectionGuard 1.4 record directory into one votum archive file."""
+    console = Console()
+    try:
+        summary = record_pack(directory, archive)
+    except (VotumError, OSError) as err:
+        console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
+        raise typer.Exit(code=2) from err
+    console.print(
+        f"{archive}: {summary['frames']:,} documents, {summary['bytes'] / 1024:,.0f} KiB, "
+        f"chain {summary['chain']}"
+    )
+
+
+@record_app.command("unpack")
+def unpack(
+    archive: Annotated[Path, typer.Argument(help="A votum archive file.")],
+    directory: Annotated[Path, typer.Argument(help="An absent or empty directory to write.")],
+) -> None:
+    """Unpack a votum archive into the ElectionGuard 1.4 layout (the whole archive is checked)."""
+    console = Console()
+    try:
+        summary = record_unpack(archive, directory)
+    except (VotumError, OSError) as err:
+        console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
+        raise typer.Exit(code=2) from err
+    console.print(f"{directory}: {summary['frames']:,} documents; chain {summary['chain']}")
