@@ -52,10 +52,14 @@ def synthetic_manifest(contests: int) -> dict[str, Any]:
     """An ElectionGuard 1.4 manifest with `contests` contests of varied n-of-m shapes, one style."""
     if contests < 1:
         raise InvalidInput("an election needs at least one contest")
+    return manifest_of_shapes([SHAPES[i % len(SHAPES)] for i in range(contests)])
+
+
+def manifest_of_shapes(shapes: list[tuple[int, int]]) -> dict[str, Any]:
+    """An ElectionGuard 1.4 manifest with one contest per `(candidates, votes allowed)`, one style."""
     candidates: list[dict[str, Any]] = []
     out = []
-    for i in range(contests):
-        n, k = SHAPES[i % len(SHAPES)]
+    for i, (n, k) in enumerate(shapes):
         cid = f"contest-{i + 1}"
         selections = []
         for j in range(n):
