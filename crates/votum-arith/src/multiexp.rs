@@ -2,6 +2,7 @@ use rayon::prelude::*;
 use rug::Integer;
 
 use crate::fixed_base::window_digit;
+use crate::mont::MontContext;
 use crate::{ArithError, Modulus};
 
 /// Below this many bases, Straus (interleaved sliding windows) beats Pippenger's buckets.
@@ -22,7 +23,7 @@ pub fn multi_pow(m: &Modulus, bases: &[Integer], exps: &[Integer]) -> Result<Int
     if bases.len() <= STRAUS_MAX_BASES {
         Ok(straus(m, bases, exps))
     } else {
-        Ok(pippenger(m, bases, exps))
+        pippenger(m, bases, exps)
     }
 }
 
@@ -140,58 +141,77 @@ fn pippenger_window(n: usize, bits: u32) -> u32 {
         .unwrap_or(4)
 }
 
-fn pippenger(m: &Modulus, bases: &[Integer], exps: &[Integer]) -> Integer {
+fn pippenger(m: &Modulus, bases: &[Integer], exps: &[Integer]) -> Result<Integer, ArithError> {
     let max_bits = exps.iter().map(|e| e.significant_bits()).max().unwrap_or(0);
     if max_bits == 0 {
-        return Integer::from(1);
+        return Ok(Integer::from(1));
     }
+    // Montgomery products throughout (mpn_mul_n + REDC instead of mpz_mul + division)
+    let ctx = MontContext::new(m)?;
+    let n = ctx.limbs_len();
+    let mut s = ctx.scratch();
     let c = pippenger_window(bases.len(), max_bits);
     let windows = max_bits.div_ceil(c);
-    let bases: Vec<Integer> = bases.iter().map(|b| m.reduce(b)).collect();
-    let mut acc: Option<Integer> = None;
-    let mut buckets: Vec<Option<Integer>> = vec![None; (1usize << c) - 1];
+    let bases: Vec<Vec<u64>> = bases
+        .iter()
+        .map(|b| ctx.to_mont(&m.reduce(b), &mut s))
+        .collect();
+    let mut acc: Option<Vec<u64>> = None;
+    // a bucket is in use when its flag is set; its limbs are reused across windows
+    let mut buckets: Vec<Vec<u64>> = vec![vec![0u64; n]; (1usize << c) - 1];
+    let mut used = vec![false; buckets.len()];
+    let mut running = vec![0u64; n];
+    let mut total = vec![0u64; n];
     for k in (0..windows).rev() {
         if let Some(a) = acc.as_mut() {
             for _ in 0..c {
-                m.square_assign(a);
+                ctx.square_assign(a, &mut s);
             }
         }
-        buckets.iter_mut().for_each(|b| *b = None);
+        used.iter_mut().for_each(|u| *u = false);
         for (b, e) in bases.iter().zip(exps) {
             let d = window_digit(e, k * c, c) as usize;
             if d == 0 {
                 continue;
             }
-            match buckets[d - 1].as_mut() {
-                None => buckets[d - 1] = Some(b.clone()),
-                Some(x) => m.mul_assign(x, b),
+            if used[d - 1] {
+                ctx.mul_assign(&mut buckets[d - 1], b, &mut s);
+            } else {
+                buckets[d - 1].copy_from_slice(b);
+                used[d - 1] = true;
             }
         }
-        // prod_d bucket[d]^d as a running product of suffix products.
-        let mut running: Option<Integer> = None;
-        let mut window_total: Option<Integer> = None;
-        for bucket in buckets.iter().rev() {
-            if let Some(x) = bucket {
-                match running.as_mut() {
-                    None => running = Some(x.clone()),
-                    Some(r) => m.mul_assign(r, x),
+        // prod_d bucket[d]^d as a running product of suffix products
+        let (mut have_running, mut have_total) = (false, false);
+        for (bucket, &u) in buckets.iter().zip(&used).rev() {
+            if u {
+                if have_running {
+                    ctx.mul_assign(&mut running, bucket, &mut s);
+                } else {
+                    running.copy_from_slice(bucket);
+                    have_running = true;
                 }
             }
-            if let Some(r) = running.as_ref() {
-                match window_total.as_mut() {
-                    None => window_total = Some(r.clone()),
-                    Some(t) => m.mul_assign(t, r),
+            if have_running {
+                if have_total {
+                    ctx.mul_assign(&mut total, &running, &mut s);
+                } else {
+                    total.copy_from_slice(&running);
+                    have_total = true;
                 }
             }
         }
-        if let Some(t) = window_total {
+        if have_total {
             match acc.as_mut() {
-                None => acc = Some(t),
-                Some(a) => m.mul_assign(a, &t),
+                None => acc = Some(total.clone()),
+                Some(a) => ctx.mul_assign(a, &total, &mut s),
             }
         }
     }
-    acc.unwrap_or_else(|| Integer::from(1))
+    Ok(match acc {
+        Some(a) => ctx.from_mont(&a, &mut s),
+        None => Integer::from(1),
+    })
 }
 
 #[cfg(test)]

@@ -152,19 +152,18 @@ pub fn equations_hold<R: RngCore + CryptoRng>(
         members.extend(t.members);
         member_exps.extend(t.member_exps);
     }
-    let (membership, rhs) = rayon::join(
-        || {
-            multi_pow_parallel(m, &members, &member_exps)
-                .and_then(|x| m.pow(&x, g.order()))
-                .map(|x| x == 1)
-                .unwrap_or(false)
-        },
-        || multi_pow_parallel(m, &bases, &exps).ok(),
-    );
-    let Some(rhs) = rhs else { return false };
+    // one after the other, each split evenly over the threads: joined, the smaller finishes
+    // first and leaves one thread alone with a half of the larger
+    let membership = multi_pow_parallel(m, &members, &member_exps)
+        .and_then(|x| m.pow(&x, g.order()))
+        .map(|x| x == 1)
+        .unwrap_or(false);
     if !membership {
         return false;
     }
+    let Ok(rhs) = multi_pow_parallel(m, &bases, &exps) else {
+        return false;
+    };
     let g_s = g.scalar_from_integer(&g_exp);
     let k_s = g.scalar_from_integer(&k_exp);
     let lhs = g.op(&g.pow_generator(&g_s), &v.public_key.pow(g, &k_s));
@@ -214,15 +213,13 @@ pub fn shares_hold<R: RngCore + CryptoRng>(
         exps.push(e % q);
     }
     let m = g.modulus();
-    let (lhs, rhs) = rayon::join(
-        || {
-            let alphas: Vec<Integer> = ciphertexts.iter().map(|c| c.pad.value().clone()).collect();
-            let reduced: Vec<Integer> = alpha_exps.into_iter().map(|e| e % q).collect();
-            multi_pow_parallel(m, &alphas, &reduced).ok()
-        },
-        || multi_pow_parallel(m, &bases, &exps).ok(),
-    );
-    let (Some(lhs), Some(rhs)) = (lhs, rhs) else {
+    // one after the other, each split evenly over the threads (as in `equations_hold`)
+    let alphas: Vec<Integer> = ciphertexts.iter().map(|c| c.pad.value().clone()).collect();
+    let reduced: Vec<Integer> = alpha_exps.into_iter().map(|e| e % q).collect();
+    let (Ok(lhs), Ok(rhs)) = (
+        multi_pow_parallel(m, &alphas, &reduced),
+        multi_pow_parallel(m, &bases, &exps),
+    ) else {
         return false;
     };
     let gv = g.pow_generator(&g.scalar_from_integer(&g_exp));
