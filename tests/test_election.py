@@ -196,7 +196,7 @@ def test_cli_runs_an_election_and_verifies_records(tmp_path: Path) -> None:
     assert runner.invoke(app, ["verify", str(out)]).exit_code == 0
     _edit(out / "tally.json", lambda v: v.update(object_id="other"))
     rejected = runner.invoke(app, ["verify", str(out)])
-    assert rejected.exit_code == 1 and "record rejected" in rejected.output
+    assert rejected.exit_code == 1 and "V-DECRYPT-01" in rejected.output
     bad = runner.invoke(app, ["election", "--quorum", "9", "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "quorum" in bad.output
 

@@ -47,6 +47,7 @@ from votum._native import (
     record_unpack,
     recover_secret,
     verify_bits,
+    verify_record_report,
     verify_share,
 )
 from votum.errors import (
@@ -109,5 +110,6 @@ __all__ = [
     "record_unpack",
     "recover_secret",
     "verify_bits",
+    "verify_record_report",
     "verify_share",
 ]

@@ -1,7 +1,7 @@
 """Type stubs for votum._native (the Rust core). Checked against the runtime by tests/test_stubs.py."""
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, final
 
 __version__: str
@@ -404,5 +404,8 @@ class RecordReader:
     def __repr__(self) -> str: ...
 
 def record_check(archive: str | os.PathLike[str]) -> dict[str, Any]: ...
+def verify_record_report(
+    record: str | os.PathLike[str], progress: Callable[[str, int], None] | None = None
+) -> tuple[str, str]: ...
 def record_pack(directory: str | os.PathLike[str], archive: str | os.PathLike[str]) -> dict[str, Any]: ...
 def record_unpack(archive: str | os.PathLike[str], directory: str | os.PathLike[str]) -> dict[str, Any]: ...

@@ -32,6 +32,7 @@ from votum._native import (
     Group,
     Scalar,
     eg_constants_json,
+    eg_hash_elems,
     eg_to_hex,
     lagrange_coefficient,
 )
@@ -248,7 +249,12 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
         size += sink.add("constants", path_of("constants"), eg_constants_json())
         for g, rec in zip(guardians, records, strict=True):
             size += sink.add("guardian", path_of("guardian", g.guardian_id), rec)
-        device_doc = {"device_id": 1, "session_id": 1, "launch_code": 1, "location": "votum-election"}
+        device_doc: dict[str, Any] = {
+            "device_id": 1,
+            "session_id": 1,
+            "launch_code": 1,
+            "location": "votum-election",
+        }
         size += sink.add("device", path_of("device", "1"), _text(device_doc))
 
     device = EgEncryptionDevice(em, k_pub, q_ext)
@@ -261,7 +267,10 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
     # the election grows. Only spoiled ballots, to be decrypted later, are kept.
     spent = {"encrypt": 0.0, "box": 0.0, "write": 0.0}
     spoiled_ballots: list[tuple[str, str]] = []
-    code = EG.scalar(int.from_bytes(rng.randbytes(31), "big"))  # the device's code seed
+    # the device's chain of ballot codes starts at the device's hash, as the reference's devices do
+    code = eg_hash_elems(
+        device_doc["device_id"], device_doc["session_id"], device_doc["launch_code"], device_doc["location"]
+    )
     for start in range(0, config.ballots, BATCH):
         plans = []
         for i in range(start, min(start + BATCH, config.ballots)):

@@ -52,9 +52,11 @@ pub enum DecryptionError {
         needed: usize,
         got: usize,
     },
-    #[error("{object}: share of guardian {guardian:?}: {error}")]
+    #[error("{object}: share of guardian {guardian:?}{}: {error}", for_missing.as_ref().map(|m| format!(" for missing {m:?}")).unwrap_or_default())]
     Proof {
         guardian: String,
+        /// The missing guardian a compensated share stands in for; `None` for a guardian's own share.
+        for_missing: Option<String>,
         object: String,
         error: ProofError,
     },
@@ -440,32 +442,40 @@ impl Decryptor {
         // every proof: challenges and Jacobi symbols one by one, the equations in one batch
         // (spec/64.4); when the batch fails, each proof on its own names the culprit
         let mut keys: Vec<&ModElement> = Vec::new();
-        let mut checks: Vec<(&str, usize, usize, &ProvenShare)> = Vec::new();
+        // (guardian, the missing guardian a compensated share stands in for), key, ciphertext, share
+        type Check<'s> = ((&'s str, Option<&'s str>), usize, usize, &'s ProvenShare);
+        let mut checks: Vec<Check<'_>> = Vec::new();
         for (d, p) in direct.iter().zip(&present) {
             keys.push(p.key());
             for (i, s) in d.shares.iter().enumerate() {
-                checks.push((d.guardian_id.as_str(), keys.len() - 1, i, s));
+                checks.push(((d.guardian_id.as_str(), None), keys.len() - 1, i, s));
             }
         }
         for hs in helpers.values() {
             for (h, key, c) in hs {
                 keys.push(key);
                 for (i, s) in c.shares.iter().enumerate() {
-                    checks.push((h.id.as_str(), keys.len() - 1, i, s));
+                    checks.push((
+                        (h.id.as_str(), Some(c.missing_guardian_id.as_str())),
+                        keys.len() - 1,
+                        i,
+                        s,
+                    ));
                 }
             }
         }
-        let verify_one = |(who, key, i, share): &(&str, usize, usize, &ProvenShare)| {
+        let verify_one = |((who, for_missing), key, i, share): &Check<'_>| {
             verify_share(g, &self.oracle, keys[*key], &cts[*i], share).map_err(|error| {
                 DecryptionError::Proof {
                     guardian: who.to_string(),
+                    for_missing: for_missing.map(str::to_string),
                     object: names[*i].clone(),
                     error,
                 }
             })
         };
         checks.par_iter().try_for_each(|chk| {
-            let (who, _, i, s) = chk;
+            let ((who, _), _, i, s) = chk;
             let ct = &cts[*i];
             if s.share.value().jacobi(g.p()) != 1 {
                 return Err(mismatch(

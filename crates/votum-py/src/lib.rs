@@ -17,6 +17,7 @@ mod errors;
 mod group;
 mod proofs;
 mod record;
+mod verify;
 
 use pyo3::prelude::*;
 
@@ -54,6 +55,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<record::PyRecordWriter>()?;
     m.add_class::<record::PyRecordReader>()?;
     m.add_function(wrap_pyfunction!(record::record_pack, m)?)?;
+    m.add_function(wrap_pyfunction!(verify::verify_record_report, m)?)?;
     m.add_function(wrap_pyfunction!(record::record_check, m)?)?;
     m.add_function(wrap_pyfunction!(record::record_unpack, m)?)?;
     m.add_function(wrap_pyfunction!(group::_restore_element, m)?)?;

@@ -31,7 +31,7 @@ fn pack_inner(dir: &Path, file: &Path) -> Result<Summary, RecordError> {
 }
 
 /// Every document of the directory in archive order, refusing anything outside the layout.
-fn plan(dir: &Path) -> Result<Vec<(Kind, String)>, RecordError> {
+pub(crate) fn plan(dir: &Path) -> Result<Vec<(Kind, String)>, RecordError> {
     let entries = read_names(dir)?;
     let mut plan = Vec::new();
     let mut known_dirs = Vec::new();

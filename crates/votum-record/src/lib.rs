@@ -3,16 +3,19 @@
 //!
 //! - [`doc`]: one JSON document to and from its MessagePack transcription (spec/70.4);
 //! - [`archive`]: [`ArchiveWriter`] and [`ArchiveReader`] (spec/70.1–70.3);
-//! - [`convert`]: an ElectionGuard 1.4 record directory to an archive and back (spec/70.5).
+//! - [`convert`]: an ElectionGuard 1.4 record directory to an archive and back (spec/70.5);
+//! - [`source`]: [`Documents`], either form read one document at a time, in archive order.
 //!
 //! This crate knows formats only: no group arithmetic, no proofs, no secrets (the verifier depends on it).
 
 pub mod archive;
 pub mod convert;
 pub mod doc;
+pub mod source;
 
 pub use archive::{ArchiveReader, ArchiveWriter, Frame, Kind, Summary};
 pub use convert::{pack_dir, unpack_file};
+pub use source::{Document, Documents, Form};
 
 /// Everything that can go wrong reading or writing a record archive.
 #[derive(Debug, thiserror::Error)]

@@ -1,0 +1,157 @@
+//! The registry of checks (spec/50.3): every check has a stable id, a title and its place in a report.
+
+/// One check of the registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Check {
+    Record01,
+    Param01,
+    Param02,
+    Param03,
+    Guard01,
+    Guard02,
+    Guard03,
+    Ballot01,
+    Ballot02,
+    Ballot03,
+    Ballot04,
+    Ballot05,
+    Ballot06,
+    Tally01,
+    Decrypt01,
+    Decrypt02,
+    Decrypt03,
+    Decrypt04,
+    Spoiled01,
+    Spoiled02,
+}
+
+impl Check {
+    /// Every check, in report order.
+    pub const ALL: [Check; 20] = [
+        Check::Record01,
+        Check::Param01,
+        Check::Param02,
+        Check::Param03,
+        Check::Guard01,
+        Check::Guard02,
+        Check::Guard03,
+        Check::Ballot01,
+        Check::Ballot02,
+        Check::Ballot03,
+        Check::Ballot04,
+        Check::Ballot05,
+        Check::Ballot06,
+        Check::Tally01,
+        Check::Decrypt01,
+        Check::Decrypt02,
+        Check::Decrypt03,
+        Check::Decrypt04,
+        Check::Spoiled01,
+        Check::Spoiled02,
+    ];
+
+    /// Its id in reports and in spec/50.
+    pub fn id(self) -> &'static str {
+        self.info().0
+    }
+
+    /// What it checks, in a few words.
+    pub fn title(self) -> &'static str {
+        self.info().1
+    }
+
+    pub fn from_id(id: &str) -> Option<Check> {
+        Check::ALL.into_iter().find(|c| c.id() == id)
+    }
+
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+
+    fn info(self) -> (&'static str, &'static str) {
+        match self {
+            Check::Record01 => (
+                "V-RECORD-01",
+                "the record is readable (layout, archive integrity)",
+            ),
+            Check::Param01 => ("V-PARAM-01", "standard parameters (p, q, g, cofactor)"),
+            Check::Param02 => (
+                "V-PARAM-02",
+                "the manifest is valid and its hash is the context's",
+            ),
+            Check::Param03 => (
+                "V-PARAM-03",
+                "guardian count, quorum and base hash of the context",
+            ),
+            Check::Guard01 => (
+                "V-GUARD-01",
+                "guardian records: ids, sequence orders, commitments",
+            ),
+            Check::Guard02 => (
+                "V-GUARD-02",
+                "coefficient commitments: subgroup and Schnorr proofs",
+            ),
+            Check::Guard03 => (
+                "V-GUARD-03",
+                "joint key, commitment hash and extended base hash",
+            ),
+            Check::Ballot01 => ("V-BALLOT-01", "ballots are for this election and style"),
+            Check::Ballot02 => ("V-BALLOT-02", "ballot, contest and selection crypto hashes"),
+            Check::Ballot03 => ("V-BALLOT-03", "selection ciphertexts and their 0/1 proofs"),
+            Check::Ballot04 => ("V-BALLOT-04", "contest selection-limit proofs"),
+            Check::Ballot05 => ("V-BALLOT-05", "no duplicate ballot ids"),
+            Check::Ballot06 => ("V-BALLOT-06", "ballot codes and each device's chain"),
+            Check::Tally01 => (
+                "V-TALLY-01",
+                "encrypted tally = product of the cast ballots",
+            ),
+            Check::Decrypt01 => (
+                "V-DECRYPT-01",
+                "guardians' decryption shares and their proofs",
+            ),
+            Check::Decrypt02 => (
+                "V-DECRYPT-02",
+                "compensated shares against recomputed recovery keys",
+            ),
+            Check::Decrypt03 => (
+                "V-DECRYPT-03",
+                "reconstruction of missing guardians' shares",
+            ),
+            Check::Decrypt04 => ("V-DECRYPT-04", "decrypted values and published counts"),
+            Check::Spoiled01 => ("V-SPOILED-01", "every spoiled ballot has its decryption"),
+            Check::Spoiled02 => (
+                "V-SPOILED-02",
+                "spoiled ballots decrypt to their plaintexts",
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_round_trip() {
+        let mut ids: Vec<&str> = Check::ALL.iter().map(|c| c.id()).collect();
+        for (i, c) in Check::ALL.iter().enumerate() {
+            assert_eq!(c.index(), i);
+            assert_eq!(Check::from_id(c.id()), Some(*c));
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), Check::ALL.len());
+    }
+
+    #[test]
+    fn every_id_is_in_the_spec() {
+        let spec = include_str!("../../../spec/50-checks.md");
+        for c in Check::ALL {
+            assert!(
+                spec.contains(&format!("| {} |", c.id())),
+                "{} is not in spec/50",
+                c.id()
+            );
+        }
+    }
+}

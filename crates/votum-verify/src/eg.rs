@@ -1,0 +1,933 @@
+//! Verifying an ElectionGuard 1.4 election record (either form), one document at a time (spec/50).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use votum_arith::Integer;
+use votum_eg::ballot_box::{BallotBox, BallotError, BallotState, BallotVerifier};
+use votum_eg::context::{base_hash, ElectionContext};
+use votum_eg::decrypt::{DecryptionError, DecryptionTarget, Decryptor, SelectionShare};
+use votum_eg::guardian::{joint_key, CeremonyError, GuardianPublicKey};
+use votum_eg::json::FieldError;
+use votum_eg::Manifest;
+use votum_elgamal::threshold::lagrange_coefficient;
+use votum_elgamal::{Ciphertext, PublicKey};
+use votum_group::{Group, ModpGroup};
+use votum_hash::eg::{from_hex, hash_elems, EgHashItem};
+use votum_record::{Document, Documents, Kind};
+
+use crate::checks::Check;
+use crate::report::{Ledger, Report};
+
+/// Ballots checked together (spec/50.2).
+pub const BATCH: usize = 256;
+
+/// What the verifier tells its caller as it goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// A document of this kind was read (ballots are reported in batches).
+    Document(Kind),
+    /// This many ballots have been checked so far.
+    Ballots(u64),
+}
+
+/// Values the verifier recomputed, for comparison with another verifier (`--dump-intermediates`).
+#[derive(Clone, Debug, Default)]
+pub struct Intermediates {
+    pub values: BTreeMap<String, Value>,
+}
+
+/// Options of one verification.
+#[derive(Default)]
+pub struct Options<'a> {
+    pub progress: Option<&'a mut dyn FnMut(Progress)>,
+}
+
+/// Verifies the record at `path` (an ElectionGuard 1.4 directory or a votum archive).
+pub fn verify_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
+    let mut v = Verifier::new(options);
+    let form = match Documents::open(path) {
+        Ok(docs) => {
+            let form = docs.form().name();
+            v.ledger.examined(Check::Record01, 0);
+            for doc in docs {
+                match doc {
+                    Ok(d) => {
+                        v.ledger.examined(Check::Record01, 1);
+                        v.document(d);
+                    }
+                    Err(e) => {
+                        v.ledger
+                            .error(Check::Record01, &path.display().to_string(), e.to_string())
+                    }
+                }
+            }
+            form
+        }
+        Err(e) => {
+            v.ledger
+                .error(Check::Record01, &path.display().to_string(), e.to_string());
+            "unreadable"
+        }
+    };
+    v.finish(path.display().to_string(), form)
+}
+
+#[derive(Deserialize)]
+struct BallotHead {
+    object_id: String,
+    state: i64,
+    #[serde(default)]
+    code: String,
+    #[serde(default)]
+    code_seed: String,
+}
+
+/// A ballot's place in its device's chain: (code_seed, code, ballot id).
+type ChainLink = (Integer, Integer, String);
+
+struct Verifier<'a> {
+    ledger: Ledger,
+    group: ModpGroup,
+    progress: Option<&'a mut dyn FnMut(Progress)>,
+    manifest: Option<Manifest>,
+    context: Option<ElectionContext>,
+    constants: bool,
+    guardians: Vec<GuardianPublicKey>,
+    guardians_done: bool,
+    devices: HashSet<Integer>,
+    ballot_box: Option<BallotBox>,
+    /// (path, JSON, state, (code_seed, code, id) as published)
+    batch: Vec<(String, String, BallotState, Option<ChainLink>)>,
+    ballots: u64,
+    /// (code_seed, code, ballot id) of every accepted ballot, for the chains (V-BALLOT-06)
+    chain: Vec<ChainLink>,
+    /// spoiled ballots whose decryption has not been read yet
+    spoiled: HashMap<String, String>,
+    decryptor: Option<Decryptor>,
+    encrypted_tally: bool,
+    tally: bool,
+    /// sequence orders of the guardians whose own shares decrypted the tally
+    present: Option<Vec<(String, u64)>>,
+    coefficients: bool,
+    out: Intermediates,
+}
+
+fn hex(x: &Integer) -> Value {
+    Value::String(votum_hash::eg::to_hex(x))
+}
+
+impl<'a> Verifier<'a> {
+    fn new(options: Options<'a>) -> Self {
+        Self {
+            ledger: Ledger::new(),
+            group: ModpGroup::eg_4096(),
+            progress: options.progress,
+            manifest: None,
+            context: None,
+            constants: false,
+            guardians: Vec::new(),
+            guardians_done: false,
+            devices: HashSet::new(),
+            ballot_box: None,
+            batch: Vec::new(),
+            ballots: 0,
+            chain: Vec::new(),
+            spoiled: HashMap::new(),
+            decryptor: None,
+            encrypted_tally: false,
+            tally: false,
+            present: None,
+            coefficients: false,
+            out: Intermediates::default(),
+        }
+    }
+
+    fn tell(&mut self, p: Progress) {
+        if let Some(f) = self.progress.as_mut() {
+            f(p);
+        }
+    }
+
+    fn document(&mut self, d: Document) {
+        if d.kind > Kind::Guardian && !self.guardians_done {
+            self.finish_guardians();
+        }
+        if d.kind != Kind::SubmittedBallot {
+            self.flush();
+            self.tell(Progress::Document(d.kind));
+        }
+        match d.kind {
+            Kind::Manifest => self.manifest(&d),
+            Kind::Context => self.context(&d),
+            Kind::Constants => self.constants(&d),
+            Kind::Guardian => self.guardian(&d),
+            Kind::Device => self.device(&d),
+            Kind::SubmittedBallot => self.ballot(d),
+            Kind::SpoiledBallotTally => self.spoiled_decryption(&d),
+            Kind::EncryptedTally => self.encrypted_tally(&d),
+            Kind::Tally => self.tally(&d),
+            Kind::Coefficients => self.coefficients(&d),
+        }
+    }
+
+    fn parse(&mut self, check: Check, d: &Document) -> Option<Value> {
+        match serde_json::from_str(&d.json) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.ledger.error(check, &d.path, format!("not JSON: {e}"));
+                None
+            }
+        }
+    }
+
+    fn manifest(&mut self, d: &Document) {
+        match Manifest::from_json(&d.json) {
+            Ok(m) => self.manifest = Some(m),
+            Err(votum_eg::ManifestError::Json { .. }) => {
+                self.ledger
+                    .error(Check::Param02, &d.path, "not a manifest (malformed JSON)")
+            }
+            Err(e) => self.ledger.fail(Check::Param02, &d.path, e.to_string()),
+        }
+    }
+
+    fn context(&mut self, d: &Document) {
+        let Some(v) = self.parse(Check::Param03, d) else {
+            return;
+        };
+        let ctx = match ElectionContext::from_eg14_json(&v) {
+            Ok(c) => c,
+            Err(e) => {
+                self.ledger.error(Check::Param03, &d.path, e.to_string());
+                return;
+            }
+        };
+        match &self.manifest {
+            Some(m) => {
+                self.ledger.examined(Check::Param02, 1);
+                match m.crypto_hash() {
+                    Ok(h) if h == ctx.manifest_hash => {
+                        self.out.values.insert("manifest_hash".into(), hex(&h));
+                    }
+                    Ok(h) => self.ledger.fail(
+                        Check::Param02,
+                        &d.path,
+                        format!(
+                            "manifest_hash {} is not the manifest's hash {}",
+                            votum_hash::eg::to_hex(&ctx.manifest_hash),
+                            votum_hash::eg::to_hex(&h)
+                        ),
+                    ),
+                    Err(e) => self
+                        .ledger
+                        .fail(Check::Param02, "manifest.json", e.to_string()),
+                }
+            }
+            None => self.ledger.error(
+                Check::Param02,
+                "manifest.json",
+                "the record has no readable manifest",
+            ),
+        }
+        let q = base_hash(ctx.number_of_guardians, ctx.quorum, &ctx.manifest_hash);
+        self.ledger.examined(Check::Param03, 1);
+        if q != ctx.crypto_base_hash {
+            self.ledger.fail(
+                Check::Param03,
+                &d.path,
+                "crypto_base_hash is not H(p, q, g, n, k, manifest_hash)",
+            );
+        }
+        self.out.values.insert("crypto_base_hash".into(), hex(&q));
+        self.context = Some(ctx);
+    }
+
+    fn constants(&mut self, d: &Document) {
+        self.constants = true;
+        let Some(v) = self.parse(Check::Param01, d) else {
+            return;
+        };
+        self.ledger.examined(Check::Param01, 1);
+        let g = &self.group;
+        let expected = [
+            ("large_prime", g.p().clone()),
+            ("small_prime", g.order().clone()),
+            ("cofactor", g.cofactor().clone()),
+            ("generator", g.generator().value().clone()),
+        ];
+        for (name, want) in expected {
+            match v.get(name).and_then(Value::as_str).map(from_hex) {
+                Some(Ok(got)) if got == want => {}
+                Some(Ok(_)) => self.ledger.fail(
+                    Check::Param01,
+                    &d.path,
+                    format!("{name} is not ElectionGuard 1.0's"),
+                ),
+                _ => self.ledger.error(
+                    Check::Param01,
+                    &d.path,
+                    format!("{name} is missing or not a hex number"),
+                ),
+            }
+        }
+    }
+
+    fn guardian(&mut self, d: &Document) {
+        let Some(v) = self.parse(Check::Guard01, d) else {
+            return;
+        };
+        match GuardianPublicKey::from_eg14_json(&self.group, &v) {
+            Ok(g) => self.guardians.push(g),
+            Err(CeremonyError::Field(FieldError::BadElement { what, reason, .. })) => self
+                .ledger
+                .fail(Check::Guard02, &d.path, format!("{what}: {reason}")),
+            Err(CeremonyError::Field(e)) => {
+                self.ledger.error(Check::Guard01, &d.path, e.to_string())
+            }
+            Err(e) => self.ledger.fail(Check::Guard01, &d.path, e.to_string()),
+        }
+    }
+
+    /// Once every guardian record is in: the guardian checks and the context's joint values.
+    fn finish_guardians(&mut self) {
+        self.guardians_done = true;
+        let Some(ctx) = self.context.clone() else {
+            self.ledger.error(
+                Check::Param03,
+                "context.json",
+                "the record has no readable context",
+            );
+            return;
+        };
+        let n = self.guardians.len();
+        let k = ctx.quorum as usize;
+        self.ledger.examined(Check::Guard01, n as u64);
+        self.ledger.examined(Check::Guard02, n as u64);
+        if ctx.number_of_guardians != n as u64 {
+            self.ledger.fail(
+                Check::Param03,
+                "context.json",
+                format!(
+                    "number_of_guardians is {}, the record has {n} guardian records",
+                    ctx.number_of_guardians
+                ),
+            );
+        }
+        if k == 0 || k > n {
+            self.ledger.fail(
+                Check::Param03,
+                "context.json",
+                format!("quorum {k} is impossible with {n} guardians"),
+            );
+            return;
+        }
+        let mut ids = HashSet::new();
+        let mut orders = HashSet::new();
+        for g in &self.guardians {
+            let object = format!("guardian {:?}", g.id);
+            if !ids.insert(g.id.clone()) {
+                self.ledger
+                    .fail(Check::Guard01, &object, "a second record with this id");
+            }
+            if g.sequence_order == 0
+                || g.sequence_order > n as u64
+                || !orders.insert(g.sequence_order)
+            {
+                self.ledger.fail(
+                    Check::Guard01,
+                    &object,
+                    format!(
+                        "sequence order {} is not a distinct one of 1..={n}",
+                        g.sequence_order
+                    ),
+                );
+            }
+            match g.verify(&self.group, k) {
+                Ok(()) => {}
+                Err(e @ CeremonyError::WrongQuorum { .. }) => {
+                    self.ledger.fail(Check::Guard01, &object, e.to_string())
+                }
+                Err(e) => self.ledger.fail(Check::Guard02, &object, e.to_string()),
+            }
+        }
+        let mut ordered = self.guardians.clone();
+        ordered.sort_by_key(|g| g.sequence_order);
+        let (key, commitment_hash) = joint_key(&ordered);
+        let extended = hash_elems(
+            &[
+                EgHashItem::Num(ctx.crypto_base_hash.clone()),
+                EgHashItem::Num(commitment_hash.clone()),
+            ],
+            self.group.order(),
+        );
+        self.ledger.examined(Check::Guard03, 1);
+        for (ok, what) in [
+            (
+                key == ctx.elgamal_public_key,
+                "elgamal_public_key is not the product of the guardians' keys",
+            ),
+            (
+                commitment_hash == ctx.commitment_hash,
+                "commitment_hash does not recompute",
+            ),
+            (
+                extended == ctx.crypto_extended_base_hash,
+                "crypto_extended_base_hash is not H(crypto_base_hash, commitment_hash)",
+            ),
+        ] {
+            if !ok {
+                self.ledger.fail(Check::Guard03, "context.json", what);
+            }
+        }
+        self.out
+            .values
+            .insert("elgamal_public_key".into(), hex(key.value()));
+        self.out
+            .values
+            .insert("commitment_hash".into(), hex(&commitment_hash));
+        self.out
+            .values
+            .insert("crypto_extended_base_hash".into(), hex(&extended));
+        // ballots are checked against the context as published (its own checks are above)
+        let Some(manifest) = self.manifest.clone() else {
+            return;
+        };
+        let key = match PublicKey::new(&self.group, ctx.elgamal_public_key.clone()) {
+            Ok(k) => k,
+            Err(e) => {
+                self.ledger
+                    .fail(Check::Guard03, "context.json", e.to_string());
+                return;
+            }
+        };
+        match BallotVerifier::new(manifest, &key, ctx.crypto_extended_base_hash.clone()) {
+            Ok(bv) => self.ballot_box = Some(BallotBox::new(bv)),
+            Err(e) => self
+                .ledger
+                .fail(Check::Param02, "manifest.json", e.to_string()),
+        }
+    }
+
+    fn device(&mut self, d: &Document) {
+        let Some(v) = self.parse(Check::Ballot06, d) else {
+            return;
+        };
+        let int = |name: &str| v.get(name).and_then(Value::as_i64);
+        let (Some(id), Some(session), Some(launch), Some(location)) = (
+            int("device_id"),
+            int("session_id"),
+            int("launch_code"),
+            v.get("location").and_then(Value::as_str),
+        ) else {
+            self.ledger.error(
+                Check::Ballot06,
+                &d.path,
+                "a device needs integer device_id, session_id, launch_code and a string location",
+            );
+            return;
+        };
+        let h = hash_elems(
+            &[
+                EgHashItem::Int(id),
+                EgHashItem::Int(session),
+                EgHashItem::Int(launch),
+                EgHashItem::Str(location.to_string()),
+            ],
+            self.group.order(),
+        );
+        self.devices.insert(h);
+    }
+
+    fn ballot(&mut self, d: Document) {
+        let head: Result<BallotHead, _> = serde_json::from_str(&d.json);
+        let state = match head.as_ref().map(|h| h.state) {
+            Ok(1) => BallotState::Cast,
+            Ok(2) => BallotState::Spoiled,
+            Ok(s) => {
+                self.ledger.examined(Check::Ballot01, 1);
+                self.ledger.fail(
+                    Check::Ballot01,
+                    &d.path,
+                    format!("state {s} is neither cast (1) nor spoiled (2)"),
+                );
+                return;
+            }
+            Err(e) => {
+                self.ledger.error(
+                    Check::Ballot01,
+                    &d.path,
+                    format!("not a submitted ballot: {e}"),
+                );
+                return;
+            }
+        };
+        let Ok(head) = head else {
+            return;
+        };
+        if state == BallotState::Spoiled {
+            self.spoiled.insert(head.object_id.clone(), d.json.clone());
+        }
+        // linked as published; a code that does not recompute is the ballot box's finding
+        let link = match (from_hex(&head.code_seed), from_hex(&head.code)) {
+            (Ok(seed), Ok(code)) => Some((seed, code, head.object_id)),
+            _ => None,
+        };
+        self.batch.push((d.path, d.json, state, link));
+        if self.batch.len() >= BATCH {
+            self.flush();
+        }
+    }
+
+    /// Checks the pending ballots in one batch.
+    fn flush(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let batch = std::mem::take(&mut self.batch);
+        let n = batch.len() as u64;
+        let Some(bb) = self.ballot_box.as_mut() else {
+            for (path, _, _, _) in &batch {
+                self.ledger.error(
+                    Check::Ballot01,
+                    path,
+                    "no manifest, context or guardians to check ballots against",
+                );
+            }
+            return;
+        };
+        let items: Vec<(&str, BallotState)> =
+            batch.iter().map(|(_, j, s, _)| (j.as_str(), *s)).collect();
+        let results = bb.submit_many(&items);
+        for c in [
+            Check::Ballot01,
+            Check::Ballot02,
+            Check::Ballot03,
+            Check::Ballot04,
+            Check::Ballot05,
+            Check::Ballot06,
+        ] {
+            self.ledger.examined(c, n);
+        }
+        for ((path, _, _, link), r) in batch.into_iter().zip(results) {
+            // a repeated ballot is reported as a duplicate, not as a fork of its own chain
+            if !matches!(r, Err(BallotError::Duplicate(_))) {
+                if let Some(link) = link {
+                    self.chain.push(link);
+                }
+            }
+            match r {
+                Ok(_) => {}
+                Err(e) => {
+                    let check = self.ballot_check(&e);
+                    if matches!(e, BallotError::Format(_)) {
+                        self.ledger.error(check, &path, e.to_string());
+                    } else {
+                        self.ledger.fail(check, &path, e.to_string());
+                    }
+                }
+            }
+        }
+        self.ballots += n;
+        let done = self.ballots;
+        self.tell(Progress::Ballots(done));
+    }
+
+    fn ballot_check(&self, e: &BallotError) -> Check {
+        match e {
+            BallotError::Format(_)
+            | BallotError::BadState(_)
+            | BallotError::WrongManifest
+            | BallotError::UnknownStyle(_)
+            | BallotError::ContestMismatch(_)
+            | BallotError::SelectionMismatch { .. } => Check::Ballot01,
+            BallotError::BadElement { .. } => Check::Ballot03,
+            BallotError::Duplicate(_) => Check::Ballot05,
+            BallotError::HashMismatch { which, .. } => match *which {
+                "contest description hash" => Check::Ballot01,
+                "ciphertext accumulation" => Check::Ballot04,
+                "ballot code" => Check::Ballot06,
+                _ => Check::Ballot02,
+            },
+            BallotError::Proof { object, .. } => {
+                let is_contest = self
+                    .manifest
+                    .as_ref()
+                    .is_some_and(|m| m.contest(object).is_some());
+                if is_contest {
+                    Check::Ballot04
+                } else {
+                    Check::Ballot03
+                }
+            }
+        }
+    }
+
+    fn decryptor(&mut self) -> Option<&Decryptor> {
+        if self.decryptor.is_none() {
+            let ctx = self.context.as_ref()?;
+            let d = Decryptor::new(
+                self.guardians.clone(),
+                ctx.quorum as usize,
+                ctx.crypto_extended_base_hash.clone(),
+                self.ballots.max(1),
+            )
+            .ok()?;
+            self.decryptor = Some(d);
+        }
+        self.decryptor.as_ref()
+    }
+
+    fn decryption_check(e: &DecryptionError) -> (Check, bool) {
+        // (check, whether it is an Error rather than a Fail)
+        match e {
+            DecryptionError::Field(_)
+            | DecryptionError::Ceremony(_)
+            | DecryptionError::Ballot(_) => (Check::Decrypt01, true),
+            DecryptionError::UnknownGuardian(_)
+            | DecryptionError::DuplicateShare(_)
+            | DecryptionError::ShareCount { .. } => (Check::Decrypt01, false),
+            DecryptionError::TooFewGuardians { .. } | DecryptionError::NotEnoughHelpers { .. } => {
+                (Check::Decrypt03, false)
+            }
+            DecryptionError::Proof { for_missing, .. } => (
+                if for_missing.is_some() {
+                    Check::Decrypt02
+                } else {
+                    Check::Decrypt01
+                },
+                false,
+            ),
+            DecryptionError::Mismatch { what, .. } => {
+                let check =
+                    if what.starts_with("recovery key") || what.starts_with("a recovered part") {
+                        Check::Decrypt02
+                    } else if what.starts_with("rebuilt share") {
+                        Check::Decrypt03
+                    } else if what == "value" || what == "tally" {
+                        Check::Decrypt04
+                    } else {
+                        Check::Decrypt01
+                    };
+                (check, false)
+            }
+            DecryptionError::CountOutOfRange { .. } => (Check::Decrypt04, false),
+        }
+    }
+
+    fn spoiled_decryption(&mut self, d: &Document) {
+        let Some(v) = self.parse(Check::Spoiled02, d) else {
+            return;
+        };
+        let Some(id) = v
+            .get("object_id")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            self.ledger.error(Check::Spoiled02, &d.path, "no object_id");
+            return;
+        };
+        self.ledger.examined(Check::Spoiled01, 1);
+        let Some(ballot) = self.spoiled.remove(&id) else {
+            self.ledger.fail(
+                Check::Spoiled01,
+                &d.path,
+                format!("no spoiled ballot {id:?} in the record"),
+            );
+            return;
+        };
+        self.ledger.examined(Check::Spoiled02, 1);
+        let target = match DecryptionTarget::from_ballot_json(&ballot) {
+            Ok(t) => t,
+            Err(e) => {
+                self.ledger.error(Check::Spoiled02, &d.path, e.to_string());
+                return;
+            }
+        };
+        let Some(dec) = self.decryptor() else {
+            self.ledger.error(
+                Check::Spoiled02,
+                &d.path,
+                "no valid guardians and context to check against",
+            );
+            return;
+        };
+        match dec.verify_eg14(&target, &v) {
+            Ok(record) => {
+                for (_, sels) in &record.contests {
+                    for s in sels.iter().filter(|s| s.count > 1) {
+                        self.ledger.fail(
+                            Check::Spoiled02,
+                            &d.path,
+                            format!("{}: a spoiled ballot's count is {}", s.object_id, s.count),
+                        );
+                    }
+                }
+            }
+            Err(e) => {
+                let (sub, _) = Self::decryption_check(&e);
+                self.ledger
+                    .fail(Check::Spoiled02, &d.path, format!("{}: {e}", sub.id()));
+            }
+        }
+    }
+
+    fn encrypted_tally(&mut self, d: &Document) {
+        self.encrypted_tally = true;
+        let Some(v) = self.parse(Check::Tally01, d) else {
+            return;
+        };
+        let (Some(bb), Some(m)) = (self.ballot_box.as_ref(), self.manifest.as_ref()) else {
+            self.ledger.error(
+                Check::Tally01,
+                &d.path,
+                "no ballot box (manifest, context or guardians missing)",
+            );
+            return;
+        };
+        let ours = bb.tally();
+        let mut mismatches = Vec::new();
+        let mut recomputed = serde_json::Map::new();
+        let published = v.get("contests").and_then(Value::as_object);
+        let expected_contests = m.contests.len();
+        for c in &m.contests {
+            for s in &c.ballot_selections {
+                let key = (c.object_id.clone(), s.object_id.clone());
+                let zero = Ciphertext::zero(&self.group);
+                let ct = ours.get(&key).unwrap_or(&zero);
+                let name = format!("{}/{}", c.object_id, s.object_id);
+                recomputed.insert(
+                    name.clone(),
+                    json!({"pad": hex(ct.pad.value()), "data": hex(ct.data.value())}),
+                );
+                let theirs = published
+                    .and_then(|p| p.get(&c.object_id))
+                    .and_then(|pc| pc.get("selections"))
+                    .and_then(|ps| ps.get(&s.object_id))
+                    .and_then(|ps| ps.get("ciphertext"));
+                let Some(theirs) = theirs else {
+                    mismatches.push((name, "absent from the encrypted tally".to_string()));
+                    continue;
+                };
+                let read = |f: &str| theirs.get(f).and_then(Value::as_str).map(from_hex);
+                match (read("pad"), read("data")) {
+                    (Some(Ok(pad)), Some(Ok(data))) => {
+                        if &pad != ct.pad.value() || &data != ct.data.value() {
+                            mismatches.push((
+                                name,
+                                "is not the product of the cast ballots' ciphertexts".to_string(),
+                            ));
+                        }
+                    }
+                    _ => mismatches.push((
+                        name,
+                        "its ciphertext is not a pad/data pair of hex numbers".into(),
+                    )),
+                }
+            }
+        }
+        if published.map_or(0, serde_json::Map::len) != expected_contests {
+            mismatches.push((d.path.clone(), "its contests are not the manifest's".into()));
+        }
+        self.ledger.examined(Check::Tally01, ours.len() as u64);
+        for (object, reason) in mismatches {
+            self.ledger.fail(Check::Tally01, &object, reason);
+        }
+        self.out
+            .values
+            .insert("encrypted_tally".into(), Value::Object(recomputed));
+    }
+
+    fn tally(&mut self, d: &Document) {
+        self.tally = true;
+        let Some(v) = self.parse(Check::Decrypt01, d) else {
+            return;
+        };
+        let (Some(bb), Some(m)) = (self.ballot_box.as_ref(), self.manifest.as_ref()) else {
+            self.ledger.error(
+                Check::Decrypt01,
+                &d.path,
+                "no ballot box (manifest, context or guardians missing)",
+            );
+            return;
+        };
+        let target = DecryptionTarget::from_tally("election-results", m, &bb.tally());
+        let selections = target.len() as u64;
+        let Some(dec) = self.decryptor() else {
+            self.ledger.error(
+                Check::Decrypt01,
+                &d.path,
+                "no valid guardians and context to check against",
+            );
+            return;
+        };
+        let result = dec.verify_eg14(&target, &v);
+        for c in [
+            Check::Decrypt01,
+            Check::Decrypt02,
+            Check::Decrypt03,
+            Check::Decrypt04,
+        ] {
+            self.ledger.examined(c, selections);
+        }
+        match result {
+            Ok(record) => {
+                let mut counts = serde_json::Map::new();
+                for (cid, sels) in &record.contests {
+                    for s in sels {
+                        counts.insert(format!("{cid}/{}", s.object_id), json!(s.count));
+                    }
+                }
+                let present: Vec<(String, u64)> = record
+                    .contests
+                    .first()
+                    .and_then(|(_, s)| s.first())
+                    .map(|s| {
+                        s.shares
+                            .iter()
+                            .filter_map(|sh| match sh {
+                                SelectionShare::Direct { guardian_id, .. } => {
+                                    Some(guardian_id.clone())
+                                }
+                                SelectionShare::Reconstructed { .. } => None,
+                            })
+                            .filter_map(|id| {
+                                self.guardians
+                                    .iter()
+                                    .find(|g| g.id == id)
+                                    .map(|g| (id, g.sequence_order))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                self.present = Some(present);
+                self.out
+                    .values
+                    .insert("counts".into(), Value::Object(counts));
+            }
+            Err(e) => {
+                let (check, is_error) = Self::decryption_check(&e);
+                if is_error {
+                    self.ledger.error(check, &d.path, e.to_string());
+                } else {
+                    self.ledger.fail(check, &d.path, e.to_string());
+                }
+            }
+        }
+    }
+
+    fn coefficients(&mut self, d: &Document) {
+        self.coefficients = true;
+        let Some(v) = self.parse(Check::Decrypt03, d) else {
+            return;
+        };
+        let Some(present) = self.present.clone() else {
+            return; // the tally did not decrypt: reported there
+        };
+        let Some(published) = v.get("coefficients").and_then(Value::as_object) else {
+            self.ledger
+                .error(Check::Decrypt03, &d.path, "no coefficients map");
+            return;
+        };
+        let orders: Vec<u64> = present.iter().map(|(_, o)| *o).collect();
+        if published.len() != present.len() {
+            self.ledger.fail(
+                Check::Decrypt03,
+                &d.path,
+                format!(
+                    "{} coefficients for {} guardians who decrypted",
+                    published.len(),
+                    present.len()
+                ),
+            );
+        }
+        for (id, order) in &present {
+            let want = lagrange_coefficient(&self.group, *order, &orders);
+            let got = published.get(id).and_then(Value::as_str).map(from_hex);
+            match (want, got) {
+                (Ok(w), Some(Ok(g))) if w.value() == &g => {}
+                _ => self.ledger.fail(
+                    Check::Decrypt03,
+                    &d.path,
+                    format!("the Lagrange coefficient of {id:?} is absent or wrong"),
+                ),
+            }
+        }
+    }
+
+    fn finish(mut self, record: String, form: &'static str) -> (Report, Intermediates) {
+        if !self.guardians_done {
+            self.finish_guardians();
+        }
+        self.flush();
+        if self.manifest.is_none() {
+            self.ledger.error(
+                Check::Param02,
+                "manifest.json",
+                "the record has no readable manifest",
+            );
+        }
+        if !self.constants {
+            self.ledger.error(
+                Check::Param01,
+                "constants.json",
+                "the record has no constants",
+            );
+        }
+        // the chains of ballot codes (V-BALLOT-06)
+        let mut seeds: HashMap<&Integer, &str> = HashMap::new();
+        let codes: HashSet<&Integer> = self.chain.iter().map(|(_, c, _)| c).collect();
+        let mut chain_failures = Vec::new();
+        for (seed, _, id) in &self.chain {
+            if let Some(other) = seeds.insert(seed, id) {
+                chain_failures.push((
+                    id.clone(),
+                    format!("chained from the same code as {other:?} (a fork)"),
+                ));
+            }
+            if !self.devices.contains(seed) && !codes.contains(seed) {
+                chain_failures.push((
+                    id.clone(),
+                    "its code_seed is neither a device's hash nor another ballot's code"
+                        .to_string(),
+                ));
+            }
+        }
+        for (object, reason) in chain_failures {
+            self.ledger.fail(Check::Ballot06, &object, reason);
+        }
+        let mut left: Vec<&String> = self.spoiled.keys().collect();
+        left.sort();
+        for id in left {
+            self.ledger.examined(Check::Spoiled01, 1);
+            self.ledger.fail(
+                Check::Spoiled01,
+                id,
+                "a spoiled ballot without its decryption",
+            );
+        }
+        self.ledger.examined(Check::Spoiled01, 0);
+        self.ledger.examined(Check::Spoiled02, 0);
+        if !self.encrypted_tally {
+            self.ledger.error(
+                Check::Tally01,
+                "encrypted_tally.json",
+                "the record has no encrypted tally",
+            );
+        }
+        if !self.tally {
+            self.ledger
+                .error(Check::Decrypt01, "tally.json", "the record has no tally");
+        }
+        let ballots = self.ballots;
+        let mut out = self.out;
+        let mut devices: Vec<Value> = self.devices.iter().map(hex).collect();
+        devices.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+        out.values
+            .insert("device_hashes".into(), Value::Array(devices));
+        out.values.insert("ballots".into(), json!(ballots));
+        (self.ledger.finish(record, form, ballots), out)
+    }
+}

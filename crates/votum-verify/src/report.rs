@@ -1,0 +1,157 @@
+//! What a verification found: per check, a status, how many objects were examined, the first failures.
+
+use serde::Serialize;
+
+use crate::checks::Check;
+
+/// How many failing objects a report lists per check (the rest are counted).
+pub const MAX_FINDINGS: usize = 20;
+
+/// A check's outcome (spec/50.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Everything it covers was examined and is right.
+    Pass,
+    /// The evidence is wrong.
+    Fail,
+    /// It could not be evaluated (missing or malformed input).
+    Error,
+    /// Nothing reached it (an earlier Error).
+    NotRun,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "FAIL",
+            Status::Error => "ERROR",
+            Status::NotRun => "not run",
+        }
+    }
+}
+
+/// One failing object and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub object: String,
+    pub reason: String,
+}
+
+/// One check's part of a report.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckResult {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub status: Status,
+    /// Objects examined (ballots, guardians, selections, documents: whatever the check covers).
+    pub checked: u64,
+    /// The first failures and errors.
+    pub findings: Vec<Finding>,
+    /// Failures and errors beyond those listed.
+    pub more: u64,
+}
+
+/// The whole verification.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// The record as given.
+    pub record: String,
+    /// Its form ("electionguard-1.4 directory" or "votum archive").
+    pub form: &'static str,
+    pub ballots: u64,
+    pub checks: Vec<CheckResult>,
+}
+
+impl Report {
+    /// Whether every check passed (the verifier's exit status is 0 exactly then).
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(|c| c.status == Status::Pass)
+    }
+
+    pub fn result(&self, check: Check) -> &CheckResult {
+        &self.checks[check.index()]
+    }
+
+    /// The ids of the checks that did not pass.
+    pub fn not_passed(&self) -> Vec<&'static str> {
+        self.checks
+            .iter()
+            .filter(|c| c.status != Status::Pass)
+            .map(|c| c.id)
+            .collect()
+    }
+}
+
+/// Collects outcomes while the record is read.
+pub(crate) struct Ledger {
+    results: Vec<CheckResult>,
+    ran: Vec<bool>,
+}
+
+impl Ledger {
+    pub(crate) fn new() -> Self {
+        Self {
+            results: Check::ALL
+                .iter()
+                .map(|c| CheckResult {
+                    id: c.id(),
+                    title: c.title(),
+                    status: Status::NotRun,
+                    checked: 0,
+                    findings: Vec::new(),
+                    more: 0,
+                })
+                .collect(),
+            ran: vec![false; Check::ALL.len()],
+        }
+    }
+
+    /// `n` more objects examined by `check`.
+    pub(crate) fn examined(&mut self, check: Check, n: u64) {
+        self.ran[check.index()] = true;
+        self.results[check.index()].checked += n;
+    }
+
+    fn note(&mut self, check: Check, status: Status, object: &str, reason: String) {
+        self.ran[check.index()] = true;
+        let r = &mut self.results[check.index()];
+        // an Error outranks a Fail: the check could not be completed at all
+        if r.status != Status::Error {
+            r.status = status;
+        }
+        if r.findings.len() < MAX_FINDINGS {
+            r.findings.push(Finding {
+                object: object.to_string(),
+                reason,
+            });
+        } else {
+            r.more += 1;
+        }
+    }
+
+    /// The evidence for `object` is wrong.
+    pub(crate) fn fail(&mut self, check: Check, object: &str, reason: impl Into<String>) {
+        self.note(check, Status::Fail, object, reason.into());
+    }
+
+    /// `check` could not be evaluated for `object`.
+    pub(crate) fn error(&mut self, check: Check, object: &str, reason: impl Into<String>) {
+        self.note(check, Status::Error, object, reason.into());
+    }
+
+    pub(crate) fn finish(mut self, record: String, form: &'static str, ballots: u64) -> Report {
+        for (r, ran) in self.results.iter_mut().zip(&self.ran) {
+            if *ran && r.status == Status::NotRun {
+                r.status = Status::Pass;
+            }
+        }
+        Report {
+            record,
+            form,
+            ballots,
+            checks: self.results,
+        }
+    }
+}
