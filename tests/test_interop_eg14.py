@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 import votum
 from votum import Eg1Verifier, Group, InvalidProof, eg_from_hex, eg_hash_elems
+from votum.verifier import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 EG = Group("eg-4096")
@@ -483,3 +485,19 @@ def test_reference_accepts_a_votum_record(tmp_path: Path) -> None:
     part["proof"]["response"] = votum.eg_to_hex((eg_from_hex(part["proof"]["response"]) + 1) % EG.order)
     (root / "tally.json").write_text(json.dumps(tally))
     assert _judge_record(root)["problems"]
+
+
+def test_the_independent_verifier_passes_the_reference_record_and_catches_tampering(
+    record: Path, tmp_path: Path
+) -> None:
+    root = record / "election_record"
+    report = verify(root)
+    assert report.passed, [(c.id, c.findings) for c in report.checks if c.status != "pass"]
+    assert report.check("V-BALLOT-06").checked == report.ballots > 0
+    copy = tmp_path / "tampered"
+    shutil.copytree(root, copy)
+    tally = load(copy / "tally.json")
+    selection = next(iter(next(iter(tally["contests"].values()))["selections"].values()))
+    selection["tally"] += 1
+    (copy / "tally.json").write_text(json.dumps(tally))
+    assert verify(copy).not_passed() == ["V-DECRYPT-04"]
