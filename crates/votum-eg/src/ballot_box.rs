@@ -506,8 +506,6 @@ pub struct BallotBox {
 pub struct Receipt {
     pub ballot_id: String,
     pub code: Integer,
-    /// The code it was chained from (the previous ballot's code, or the device's hash).
-    pub code_seed: Integer,
     pub state: BallotState,
 }
 
@@ -595,7 +593,6 @@ impl BallotBox {
         Receipt {
             ballot_id: ballot.object_id,
             code: ballot.code,
-            code_seed: ballot.code_seed,
             state,
         }
     }

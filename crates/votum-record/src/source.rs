@@ -46,7 +46,6 @@ enum Inner {
 /// The documents of a record in archive order. For an archive, an integrity failure (truncation,
 /// altered bytes, a bad trailer) is the last item; a directory's layout is checked up front.
 pub struct Documents {
-    form: Form,
     inner: Inner,
 }
 
@@ -56,7 +55,6 @@ impl Documents {
         let meta = fs::metadata(path).map_err(|e| RecordError::io(path.display(), e))?;
         if meta.is_dir() {
             Ok(Self {
-                form: Form::Directory,
                 inner: Inner::Directory {
                     root: path.to_path_buf(),
                     plan: plan(path)?.into_iter(),
@@ -65,14 +63,16 @@ impl Documents {
         } else {
             let file = fs::File::open(path).map_err(|e| RecordError::io(path.display(), e))?;
             Ok(Self {
-                form: Form::Archive,
                 inner: Inner::Archive(Box::new(ArchiveReader::new(BufReader::new(file))?)),
             })
         }
     }
 
     pub fn form(&self) -> Form {
-        self.form
+        match self.inner {
+            Inner::Directory { .. } => Form::Directory,
+            Inner::Archive(_) => Form::Archive,
+        }
     }
 }
 

@@ -442,19 +442,8 @@ impl<'a> Verifier<'a> {
     }
 
     fn ballot(&mut self, d: Document) {
-        let head: Result<BallotHead, _> = serde_json::from_str(&d.json);
-        let state = match head.as_ref().map(|h| h.state) {
-            Ok(1) => BallotState::Cast,
-            Ok(2) => BallotState::Spoiled,
-            Ok(s) => {
-                self.ledger.examined(Check::Ballot01, 1);
-                self.ledger.fail(
-                    Check::Ballot01,
-                    &d.path,
-                    format!("state {s} is neither cast (1) nor spoiled (2)"),
-                );
-                return;
-            }
+        let head: BallotHead = match serde_json::from_str(&d.json) {
+            Ok(h) => h,
             Err(e) => {
                 self.ledger.error(
                     Check::Ballot01,
@@ -464,8 +453,18 @@ impl<'a> Verifier<'a> {
                 return;
             }
         };
-        let Ok(head) = head else {
-            return;
+        let state = match head.state {
+            1 => BallotState::Cast,
+            2 => BallotState::Spoiled,
+            s => {
+                self.ledger.examined(Check::Ballot01, 1);
+                self.ledger.fail(
+                    Check::Ballot01,
+                    &d.path,
+                    format!("state {s} is neither cast (1) nor spoiled (2)"),
+                );
+                return;
+            }
         };
         if state == BallotState::Spoiled {
             self.spoiled.insert(head.object_id.clone(), d.json.clone());
