@@ -34,6 +34,7 @@ test-python:
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --release --all-targets --locked -- -D warnings
+	scripts/check-verifier-tree.sh
 	$(VENV)/bin/ruff check python tests benches
 	$(VENV)/bin/ruff format --check python tests benches
 	$(VENV)/bin/mypy

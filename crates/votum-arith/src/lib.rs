@@ -12,6 +12,9 @@
 //! * [`SecretBaseTable`]: constant-time powers of one base to several secret exponents.
 //! * [`wipe_integer`]: zeroizing integers that held secrets.
 //!
+//! Feature `secret` (on by default) compiles the constant-time code for secret exponents
+//! ([`Modulus::pow_secret`], `SecretBaseTable`); the independent verifier builds without it.
+//!
 //! This is the only crate with `unsafe` code (`mont`, `secret` and `secret_base`).
 //! * Batch entry points spread over cores with rayon.
 
@@ -20,6 +23,7 @@ mod modulus;
 mod mont;
 mod multiexp;
 mod secret;
+#[cfg(feature = "secret")]
 mod secret_base;
 
 pub use fixed_base::FixedBaseTable;
@@ -29,6 +33,7 @@ pub use multiexp::{multi_pow, multi_pow_parallel};
 pub use rug::integer::Order;
 pub use rug::Integer;
 pub use secret::wipe_integer;
+#[cfg(feature = "secret")]
 pub use secret_base::SecretBaseTable;
 
 /// Errors of the arithmetic layer.

@@ -79,6 +79,7 @@ impl Modulus {
 
     /// `base^exp mod p` in time and memory-access pattern independent of `exp`
     /// (GMP `mpz_powm_sec`); for long-term secret exponents such as private keys.
+    #[cfg(feature = "secret")]
     pub fn pow_secret(&self, base: &Integer, exp: &Integer) -> Result<Integer, ArithError> {
         if *exp < 0 {
             return Err(ArithError::NegativeExponent);
@@ -172,6 +173,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "secret")]
     fn secret_and_public_pow_agree() {
         let m = Modulus::new(Integer::from(1_000_003)).unwrap();
         for e in [0u32, 1, 2, 77, 1_000_002] {

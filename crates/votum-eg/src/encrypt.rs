@@ -2,17 +2,27 @@
 //! given the ballot's master nonce, exactly as electionguard 1.4.0 derives every value
 //! (spec/61-eg-encryption.md). All exponentiations use fixed-base tables of g and K.
 
-use std::collections::{HashMap, HashSet};
+#[cfg(feature = "prove")]
+use std::collections::HashMap;
+use std::collections::HashSet;
 
 use serde::Deserialize;
 use votum_arith::Integer;
-use votum_elgamal::{Ciphertext, PublicKey};
-use votum_group::{Group, ModElement, ModScalar, ModpGroup};
+use votum_elgamal::Ciphertext;
+#[cfg(feature = "prove")]
+use votum_elgamal::PublicKey;
+#[cfg(feature = "prove")]
+use votum_group::{Group, ModElement};
+use votum_group::{ModScalar, ModpGroup};
+#[cfg(feature = "prove")]
 use votum_hash::eg::{hash_elems, EgHashItem};
-use votum_proofs::{ConstantProof, DisjunctiveProof, Eg1Oracle, ProofError};
+#[cfg(feature = "prove")]
+use votum_proofs::Eg1Oracle;
+use votum_proofs::{ConstantProof, DisjunctiveProof, ProofError};
 
 use crate::json::{ciphertext_json, hx};
 use crate::manifest::{ContestDescription, Manifest, SelectionDescription};
+#[cfg(feature = "prove")]
 use crate::nonces::Nonces;
 
 /// Why a ballot could not be encrypted.
@@ -42,6 +52,7 @@ pub enum EncryptError {
     Proof(#[from] ProofError),
 }
 
+#[cfg(feature = "prove")]
 /// One election's encryption parameters, with the fixed-base tables built once.
 pub struct EncryptionContext {
     pub group: ModpGroup,
@@ -51,6 +62,7 @@ pub struct EncryptionContext {
     oracle: Eg1Oracle,
 }
 
+#[cfg(feature = "prove")]
 impl EncryptionContext {
     pub fn new(
         public_key: ModElement,
@@ -141,18 +153,22 @@ impl PlaintextBallot {
     }
 }
 
+#[cfg(feature = "prove")]
 fn q() -> Integer {
     ModpGroup::eg_4096().order().clone()
 }
 
+#[cfg(feature = "prove")]
 fn h(items: &[EgHashItem]) -> Integer {
     hash_elems(items, &q())
 }
 
+#[cfg(feature = "prove")]
 fn num(x: &Integer) -> EgHashItem {
     EgHashItem::Num(x.clone())
 }
 
+#[cfg(feature = "prove")]
 fn scalar(g: &ModpGroup, x: &Integer) -> ModScalar {
     g.scalar_from_integer(x)
 }
@@ -201,6 +217,7 @@ pub fn contests_for_style<'a>(
         .collect())
 }
 
+#[cfg(feature = "prove")]
 fn encrypt_selection(
     ctx: &EncryptionContext,
     desc: &SelectionDescription,
@@ -259,6 +276,7 @@ fn encrypt_selection(
     })
 }
 
+#[cfg(feature = "prove")]
 fn encrypt_contest(
     ctx: &EncryptionContext,
     desc: &ContestDescription,
@@ -325,6 +343,7 @@ fn encrypt_contest(
     })
 }
 
+#[cfg(feature = "prove")]
 /// Checks a plaintext contest against its description: known selections, bits, no overvote.
 fn contest_votes<'a>(
     desc: &ContestDescription,
@@ -361,6 +380,7 @@ fn contest_votes<'a>(
     Ok(votes)
 }
 
+#[cfg(feature = "prove")]
 /// Encrypts a ballot. Every contest of the ballot's style is encrypted (missing contests as all
 /// zeros); `master_nonce` determines every nonce; the ballot code chains from `code_seed`.
 pub fn encrypt_ballot(
@@ -376,6 +396,7 @@ pub fn encrypt_ballot(
     Ok(encrypted)
 }
 
+#[cfg(feature = "prove")]
 /// One ballot to encrypt in a batch: the plaintext, its master nonce and its timestamp.
 pub struct BallotRequest<'a> {
     pub ballot: &'a PlaintextBallot,
@@ -383,6 +404,7 @@ pub struct BallotRequest<'a> {
     pub timestamp: i64,
 }
 
+#[cfg(feature = "prove")]
 /// Encrypts a batch of ballots on one device, on all cores. The ballots' contents do not depend
 /// on the code chain (electionguard derives every nonce from the master nonce), so they are
 /// encrypted in parallel and then chained in order: each ballot's code seeds the next. A ballot
@@ -406,6 +428,7 @@ pub fn encrypt_many(
     (outcomes, seed)
 }
 
+#[cfg(feature = "prove")]
 /// Everything of an encrypted ballot except its place in the device's code chain.
 fn encrypt_unchained(
     ctx: &EncryptionContext,
@@ -470,6 +493,7 @@ fn encrypt_unchained(
 }
 
 impl EncryptedBallot {
+    #[cfg(feature = "prove")]
     /// Places the ballot in its device's chain: code = H(code_seed, timestamp, crypto hash).
     fn chain(&mut self, code_seed: &Integer) {
         self.code = h(&[

@@ -8,18 +8,29 @@
 //! them out; its public side is a [`GuardianPublicKey`], written as electionguard's
 //! `GuardianRecord`. The same guardian object produces decryption shares (module `decrypt`).
 
+#[cfg(feature = "prove")]
 use std::collections::BTreeMap;
+#[cfg(feature = "prove")]
 use std::fmt;
 
+#[cfg(feature = "prove")]
 use rand_chacha::ChaCha20Rng;
+#[cfg(feature = "prove")]
 use rand_core::{CryptoRng, RngCore, SeedableRng};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use votum_arith::Integer;
+#[cfg(feature = "prove")]
 use votum_elgamal::hashed::HashedCiphertext;
-use votum_elgamal::threshold::{public_share, SecretPolynomial};
-use votum_elgamal::{Ciphertext, PublicKey, SecretKey};
-use votum_group::{Group, ModElement, ModScalar, ModpGroup};
+use votum_elgamal::threshold::public_share;
+#[cfg(feature = "prove")]
+use votum_elgamal::threshold::SecretPolynomial;
+use votum_elgamal::Ciphertext;
+#[cfg(feature = "prove")]
+use votum_elgamal::{PublicKey, SecretKey};
+#[cfg(feature = "prove")]
+use votum_group::ModScalar;
+use votum_group::{Group, ModElement, ModpGroup};
 use votum_hash::eg::{hash_elems, EgHashItem};
 use votum_proofs::{ChaumPedersenProof, Eg1Oracle, ProofError, SchnorrProof, Statement};
 
@@ -267,6 +278,7 @@ pub fn joint_key(guardians: &[GuardianPublicKey]) -> (ModElement, Integer) {
     (key, hash_elems(&[EgHashItem::List(items)], group.order()))
 }
 
+#[cfg(feature = "prove")]
 /// One guardian's share of another's polynomial, `P_s(r)`, sealed to the receiver's election key
 /// with hashed ElGamal (spec/40). The plaintext names sender and receiver, so a backup cannot be
 /// replayed between them.
@@ -278,8 +290,10 @@ pub struct PartialKeyBackup {
     pub sealed: HashedCiphertext<ModpGroup>,
 }
 
+#[cfg(feature = "prove")]
 const BACKUP_TAG: &[u8] = b"votum-eg-backup-1";
 
+#[cfg(feature = "prove")]
 fn backup_plaintext(sender: &str, receiver: &str, coordinate: &ModScalar) -> Vec<u8> {
     let group = ModpGroup::eg_4096();
     let mut m = BACKUP_TAG.to_vec();
@@ -291,6 +305,7 @@ fn backup_plaintext(sender: &str, receiver: &str, coordinate: &ModScalar) -> Vec
     m
 }
 
+#[cfg(feature = "prove")]
 fn read_backup_plaintext(m: &[u8]) -> Option<(String, String, ModScalar)> {
     let group = ModpGroup::eg_4096();
     let mut rest = m.strip_prefix(BACKUP_TAG)?;
@@ -308,6 +323,7 @@ fn read_backup_plaintext(m: &[u8]) -> Option<(String, String, ModScalar)> {
     Some((sender, receiver, coordinate))
 }
 
+#[cfg(feature = "prove")]
 impl PartialKeyBackup {
     /// JSON in electionguard's `ElectionPartialKeyBackup` shape; `encrypted_coordinate` holds
     /// votum's hashed ElGamal ciphertext (pad, data, mac), not electionguard's.
@@ -357,6 +373,7 @@ impl PartialKeyBackup {
     }
 }
 
+#[cfg(feature = "prove")]
 /// What a sender publishes when a receiver disputes its backup: the share in the clear. Anyone
 /// checks it against the sender's commitments; a sender whose revealed share fails is
 /// disqualified.
@@ -368,6 +385,7 @@ pub struct BackupChallengeResponse {
     pub coordinate: ModScalar,
 }
 
+#[cfg(feature = "prove")]
 impl BackupChallengeResponse {
     /// JSON with `ElectionPartialKeyBackup`'s id fields and the share in the clear.
     pub fn to_json(&self) -> Value {
@@ -418,6 +436,7 @@ pub struct ProvenShare {
     pub proof: ChaumPedersenProof<ModpGroup>,
 }
 
+#[cfg(feature = "prove")]
 /// A guardian: its secret polynomial, the verified backups it holds for the others, and its
 /// public record. Secrets are wiped on drop and never printed.
 pub struct Guardian {
@@ -428,6 +447,7 @@ pub struct Guardian {
     number_of_guardians: usize,
 }
 
+#[cfg(feature = "prove")]
 impl fmt::Debug for Guardian {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Guardian")
@@ -438,6 +458,7 @@ impl fmt::Debug for Guardian {
     }
 }
 
+#[cfg(feature = "prove")]
 impl Drop for Guardian {
     fn drop(&mut self) {
         for v in self.backups.values_mut() {
@@ -446,6 +467,7 @@ impl Drop for Guardian {
     }
 }
 
+#[cfg(feature = "prove")]
 /// Independent generators for parallel work, forked from one caller-supplied generator.
 pub(crate) fn fork_rngs<R: RngCore + CryptoRng>(rng: &mut R, n: usize) -> Vec<ChaCha20Rng> {
     (0..n)
@@ -459,6 +481,7 @@ pub(crate) fn fork_rngs<R: RngCore + CryptoRng>(rng: &mut R, n: usize) -> Vec<Ch
         .collect()
 }
 
+#[cfg(feature = "prove")]
 impl Guardian {
     /// A new guardian with a random polynomial of `quorum` coefficients.
     pub fn new<R: RngCore + CryptoRng>(

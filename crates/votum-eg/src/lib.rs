@@ -12,10 +12,11 @@ pub mod encrypt;
 pub mod guardian;
 pub mod json;
 pub mod manifest;
+#[cfg(feature = "prove")]
 pub mod nonces;
 
 pub use ballot_box::{BallotBox, BallotError, BallotState, BallotVerifier, Receipt};
-pub use encrypt::{
-    encrypt_ballot, encrypt_many, BallotRequest, EncryptError, EncryptionContext, PlaintextBallot,
-};
+#[cfg(feature = "prove")]
+pub use encrypt::{encrypt_ballot, encrypt_many, BallotRequest, EncryptionContext};
+pub use encrypt::{EncryptError, PlaintextBallot};
 pub use manifest::{Manifest, ManifestError};

@@ -1,6 +1,7 @@
 use rayon::prelude::*;
 use votum_group::Group;
 
+#[cfg(feature = "prove")]
 use crate::keys::{PublicKey, SecretKey};
 
 /// An ElGamal ciphertext `(pad, data) = (g^r, M·K^r)`; for exponential ElGamal `M = g^m`.
@@ -44,6 +45,7 @@ impl<G: Group> Ciphertext<G> {
         }
     }
 
+    #[cfg(feature = "prove")]
     /// Exponential ElGamal: `(g^r, g^m · K^r)`; no variable-base exponentiation when `K` has a table.
     pub fn encrypt_exp(group: &G, pk: &PublicKey<G>, m: u64, r: &G::Scalar) -> Self {
         let pad = group.pow_generator(r);
@@ -52,6 +54,7 @@ impl<G: Group> Ciphertext<G> {
         Self { pad, data }
     }
 
+    #[cfg(feature = "prove")]
     /// Element ElGamal: `(g^r, M · K^r)`.
     pub fn encrypt_element(
         group: &G,
@@ -80,6 +83,7 @@ impl<G: Group> Ciphertext<G> {
             .reduce(|| Self::zero(group), |a, b| a.add(group, &b))
     }
 
+    #[cfg(feature = "prove")]
     /// Re-encryption with fresh randomness `r`: `(pad·g^r, data·K^r)`, same plaintext.
     pub fn reencrypt(&self, group: &G, pk: &PublicKey<G>, r: &G::Scalar) -> Self {
         Self {
@@ -88,11 +92,13 @@ impl<G: Group> Ciphertext<G> {
         }
     }
 
+    #[cfg(feature = "prove")]
     /// `pad^s`: the (partial) decryption share of the holder of `s`.
     pub fn partial_decrypt(&self, group: &G, sk: &SecretKey<G>) -> G::Element {
         group.pow_secret(&self.pad, sk.expose())
     }
 
+    #[cfg(feature = "prove")]
     /// `data / pad^s`: the plaintext element (`g^m` for exponential ElGamal).
     pub fn decrypt(&self, group: &G, sk: &SecretKey<G>) -> G::Element {
         group.div(&self.data, &self.partial_decrypt(group, sk))
@@ -104,6 +110,7 @@ impl<G: Group> Ciphertext<G> {
     }
 }
 
+#[cfg(feature = "prove")]
 /// Encrypts `messages[i]` with nonce `nonces[i]` (exponential ElGamal), in parallel.
 pub fn encrypt_exp_many<G: Group>(
     group: &G,

@@ -64,6 +64,7 @@ fn apply_stream(k_enc: &[u8], data: &mut [u8]) {
 }
 
 impl<G: Group> HashedCiphertext<G> {
+    #[cfg(feature = "prove")]
     pub fn encrypt(group: &G, pk: &PublicKey<G>, message: &[u8], r: &G::Scalar) -> Self {
         let pad = group.pow_generator(r);
         let shared = pk.pow(group, r);
@@ -76,6 +77,7 @@ impl<G: Group> HashedCiphertext<G> {
         Self { pad, body, tag }
     }
 
+    #[cfg(feature = "prove")]
     pub fn decrypt(&self, group: &G, sk: &SecretKey<G>) -> Result<Vec<u8>, ElGamalError> {
         let shared = group.pow_secret(&self.pad, sk.expose());
         let (mut k_enc, mut k_mac) = keys(group, &self.pad, &shared);

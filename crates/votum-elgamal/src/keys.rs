@@ -1,17 +1,21 @@
 use std::fmt;
 use std::sync::Arc;
 
+#[cfg(feature = "prove")]
 use rand_core::{CryptoRng, RngCore};
 use votum_group::Group;
+#[cfg(feature = "prove")]
 use zeroize::Zeroize;
 
 use crate::ElGamalError;
 
+#[cfg(feature = "prove")]
 /// A secret exponent. Wiped on drop, printed as `<redacted>`, exponentiated in constant time.
 pub struct SecretKey<G: Group> {
     scalar: G::Scalar,
 }
 
+#[cfg(feature = "prove")]
 impl<G: Group> SecretKey<G> {
     pub fn new(scalar: G::Scalar) -> Self {
         Self { scalar }
@@ -34,6 +38,7 @@ impl<G: Group> SecretKey<G> {
     }
 }
 
+#[cfg(feature = "prove")]
 impl<G: Group> Clone for SecretKey<G> {
     fn clone(&self) -> Self {
         Self {
@@ -42,12 +47,14 @@ impl<G: Group> Clone for SecretKey<G> {
     }
 }
 
+#[cfg(feature = "prove")]
 impl<G: Group> Drop for SecretKey<G> {
     fn drop(&mut self) {
         self.scalar.zeroize();
     }
 }
 
+#[cfg(feature = "prove")]
 impl<G: Group> fmt::Debug for SecretKey<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("SecretKey(<redacted>)")
@@ -113,12 +120,14 @@ impl<G: Group> PublicKey<G> {
     }
 }
 
+#[cfg(feature = "prove")]
 /// A secret key with its public key.
 pub struct KeyPair<G: Group> {
     pub secret: SecretKey<G>,
     pub public: PublicKey<G>,
 }
 
+#[cfg(feature = "prove")]
 impl<G: Group> KeyPair<G> {
     pub fn generate<R: RngCore + CryptoRng>(group: &G, rng: &mut R) -> Self {
         loop {
@@ -135,6 +144,7 @@ impl<G: Group> KeyPair<G> {
     }
 }
 
+#[cfg(feature = "prove")]
 impl<G: Group> fmt::Debug for KeyPair<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("KeyPair")

@@ -4,19 +4,24 @@
 //! a_{k-1} x^{k-1}` is committed to as `K_j = g^{a_j}`; participant `i` receives `f(i)` and checks
 //! `g^{f(i)} = Π K_j^{i^j}`. Any `k` shares recover `f(0)` by Lagrange interpolation at 0.
 
+#[cfg(feature = "prove")]
 use std::fmt;
 
+#[cfg(feature = "prove")]
 use rand_core::{CryptoRng, RngCore};
 use votum_group::Group;
+#[cfg(feature = "prove")]
 use zeroize::Zeroize;
 
 use crate::ElGamalError;
 
+#[cfg(feature = "prove")]
 /// A secret polynomial of degree `k - 1`; wiped on drop.
 pub struct SecretPolynomial<G: Group> {
     coefficients: Vec<G::Scalar>,
 }
 
+#[cfg(feature = "prove")]
 impl<G: Group> fmt::Debug for SecretPolynomial<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -27,6 +32,7 @@ impl<G: Group> fmt::Debug for SecretPolynomial<G> {
     }
 }
 
+#[cfg(feature = "prove")]
 impl<G: Group> Drop for SecretPolynomial<G> {
     fn drop(&mut self) {
         for c in &mut self.coefficients {
@@ -35,6 +41,7 @@ impl<G: Group> Drop for SecretPolynomial<G> {
     }
 }
 
+#[cfg(feature = "prove")]
 impl<G: Group> SecretPolynomial<G> {
     /// A random polynomial with `quorum` coefficients.
     pub fn random<R: RngCore + CryptoRng>(
@@ -101,6 +108,7 @@ pub fn public_share<G: Group>(
     Ok(group.multi_pow(commitments, &exps)?)
 }
 
+#[cfg(feature = "prove")]
 /// Checks `g^share = Π K_j^{x^j}`.
 pub fn verify_share<G: Group>(
     group: &G,
@@ -151,6 +159,7 @@ pub fn lagrange_coefficient<G: Group>(
     Ok(group.scalar_mul(&num, &group.scalar_inverse(&den)?))
 }
 
+#[cfg(feature = "prove")]
 /// Recovers `f(0)` from `(i, f(i))` pairs (at least `quorum` of them).
 pub fn recover_secret<G: Group>(
     group: &G,

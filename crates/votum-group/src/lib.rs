@@ -102,7 +102,9 @@ pub trait Group: Clone + Send + Sync + fmt::Debug + 'static {
     }
     /// `base^s` for a public exponent (variable time).
     fn pow(&self, base: &Self::Element, s: &Self::Scalar) -> Self::Element;
-    /// `base^s` in constant time, for long-term secrets.
+    /// `base^s` in constant time, for long-term secrets (feature `secret`, on by default;
+    /// the independent verifier builds without it).
+    #[cfg(feature = "secret")]
     fn pow_secret(&self, base: &Self::Element, s: &Self::Scalar) -> Self::Element;
     /// `g^s` from the generator's fixed-base table.
     fn pow_generator(&self, s: &Self::Scalar) -> Self::Element;

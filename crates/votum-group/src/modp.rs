@@ -2,9 +2,9 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use rand_core::{CryptoRng, RngCore};
-use votum_arith::{
-    multi_pow, wipe_integer, FixedBaseTable, Integer, Modulus, Order, SecretBaseTable,
-};
+#[cfg(feature = "secret")]
+use votum_arith::SecretBaseTable;
+use votum_arith::{multi_pow, wipe_integer, FixedBaseTable, Integer, Modulus, Order};
 use zeroize::Zeroize;
 
 use crate::params;
@@ -61,6 +61,7 @@ struct Inner {
     scalar_len: usize,
     g_table: OnceLock<FixedBaseTable>,
     /// Constant-time comb of g, for secret exponents (built serially on first use).
+    #[cfg(feature = "secret")]
     g_secret_table: OnceLock<SecretBaseTable>,
 }
 
@@ -149,6 +150,7 @@ impl ModpGroup {
             quadratic_residues,
             scalar_len,
             g_table: OnceLock::new(),
+            #[cfg(feature = "secret")]
             g_secret_table: OnceLock::new(),
         }))
     }
@@ -236,6 +238,7 @@ impl ModpGroup {
     /// ([`ModpGroup::pow_secret_with`]); worth it from two exponents on (votum-arith's
     /// `SecretBaseTable`: about 1.3 ms to build, 0.46 ms per power, against 2.1 ms for
     /// `mpz_powm_sec`, at 4096 bits).
+    #[cfg(feature = "secret")]
     pub fn secret_table(&self, base: &ModElement) -> SecretBaseTable {
         SecretBaseTable::new(
             &self.0.modulus,
@@ -247,6 +250,7 @@ impl ModpGroup {
     }
 
     /// `base^s` in constant time, with `table` = [`ModpGroup::secret_table`] of `base`.
+    #[cfg(feature = "secret")]
     pub fn pow_secret_with(&self, table: &SecretBaseTable, s: &ModScalar) -> ModElement {
         ModElement(table.pow(&s.0).unwrap_or_else(|_| Integer::from(1)))
     }
@@ -276,6 +280,7 @@ fn unreachable_modulus() -> Modulus {
     panic!("hard-coded group modulus rejected")
 }
 
+#[cfg(feature = "secret")]
 #[allow(clippy::panic)]
 #[cold]
 fn unreachable_secret_table() -> SecretBaseTable {
@@ -339,6 +344,7 @@ impl Group for ModpGroup {
         )
     }
 
+    #[cfg(feature = "secret")]
     fn pow_secret(&self, base: &ModElement, s: &ModScalar) -> ModElement {
         if base.0 == self.0.g.0 {
             let table = self

@@ -63,6 +63,7 @@ impl Group for Ristretto255 {
         base * s
     }
 
+    #[cfg(feature = "secret")]
     fn pow_secret(&self, base: &RistrettoPoint, s: &Scalar) -> RistrettoPoint {
         // dalek's variable-base multiplication is constant time.
         base * s

@@ -1,3 +1,4 @@
+#[cfg(feature = "prove")]
 use rand_core::{CryptoRng, RngCore};
 use votum_group::Group;
 
@@ -57,6 +58,7 @@ fn hash_inputs<'a, E>(prefix: &[&'a E], pad: &'a E, data: &'a E, suffix: &[&'a E
 }
 
 impl<G: Group> ChaumPedersenProof<G> {
+    #[cfg(feature = "prove")]
     #[allow(clippy::too_many_arguments)]
     pub fn prove_with_nonce<O: ChallengeOracle<G>>(
         group: &G,
@@ -83,6 +85,7 @@ impl<G: Group> ChaumPedersenProof<G> {
         }
     }
 
+    #[cfg(feature = "prove")]
     pub fn prove<O: ChallengeOracle<G>, R: RngCore + CryptoRng>(
         group: &G,
         oracle: &O,
@@ -176,6 +179,7 @@ impl<G: Group> std::fmt::Debug for ConstantProof<G> {
 }
 
 impl<G: Group> ConstantProof<G> {
+    #[cfg(feature = "prove")]
     /// `a = g^u`, `b = K^u`, `c = O(α, β, a, b)`, `v = u + c·R` where `R` is the ciphertext's nonce.
     /// Only fixed-base exponentiations (of `g` and, through its table, of `K`).
     #[allow(clippy::too_many_arguments)]

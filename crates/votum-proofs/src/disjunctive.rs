@@ -42,6 +42,7 @@ impl<G: Group> std::fmt::Debug for DisjunctiveProof<G> {
 }
 
 impl<G: Group> DisjunctiveProof<G> {
+    #[cfg(feature = "prove")]
     /// Proves that `ct = (g^r, g^m K^r)` with `m ∈ {0, 1}`.
     ///
     /// `nonces = (c_sim, v_sim, u)`: the simulated branch's challenge and response and the real

@@ -4,8 +4,12 @@
 //! of the full statement (votum's own protocols); [`Eg1Oracle`] reproduces ElectionGuard 1.0's
 //! `hash_elems` challenges byte for byte (interoperability with electionguard 1.4.0).
 //!
+//! Feature `prove` (on by default) compiles the provers; the independent verifier builds
+//! without it.
+//!
 //! `verify` returns `Result<(), ProofError>` and never panics; the error says which check failed.
 
+#[cfg(feature = "prove")]
 pub mod batch;
 mod chaum_pedersen;
 mod disjunctive;

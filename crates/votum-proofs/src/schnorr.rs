@@ -1,3 +1,4 @@
+#[cfg(feature = "prove")]
 use rand_core::{CryptoRng, RngCore};
 use votum_group::Group;
 
@@ -31,6 +32,7 @@ impl<G: Group> std::fmt::Debug for SchnorrProof<G> {
 }
 
 impl<G: Group> SchnorrProof<G> {
+    #[cfg(feature = "prove")]
     /// `h = g^w`, `c = O(y, h)`, `u = w + c·x`. `w` must be fresh, uniform and secret.
     pub fn prove_with_nonce<O: ChallengeOracle<G>>(
         group: &G,
@@ -49,6 +51,7 @@ impl<G: Group> SchnorrProof<G> {
         }
     }
 
+    #[cfg(feature = "prove")]
     pub fn prove<O: ChallengeOracle<G>, R: RngCore + CryptoRng>(
         group: &G,
         oracle: &O,
