@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,8 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             "2026",
             "--spoil-rate",
             "0.25",
+            "--devices",
+            "2",
         ],
         check=True,
         timeout=600,
@@ -494,10 +496,66 @@ def test_the_independent_verifier_passes_the_reference_record_and_catches_tamper
     report = verify(root)
     assert report.passed, [(c.id, c.findings) for c in report.checks if c.status != "pass"]
     assert report.check("V-BALLOT-06").checked == report.ballots > 0
-    copy = tmp_path / "tampered"
-    shutil.copytree(root, copy)
-    tally = load(copy / "tally.json")
-    selection = next(iter(next(iter(tally["contests"].values()))["selections"].values()))
-    selection["tally"] += 1
-    (copy / "tally.json").write_text(json.dumps(tally))
-    assert verify(copy).not_passed() == ["V-DECRYPT-04"]
+    assert len(list((root / "encryption_devices").iterdir())) == 2
+
+    def tampered(name: str, change: Callable[[Path], None], expect: list[str]) -> None:
+        copy = tmp_path / name
+        shutil.copytree(root, copy)
+        change(copy)
+        got = verify(copy)
+        assert got.not_passed() == expect, (name, [(c.id, c.findings) for c in got.checks if c.findings])
+        for check in expect:
+            assert got.check(check).status == "fail"
+
+    def edit(path: Path, change: Callable[[Any], None]) -> None:
+        doc = load(path)
+        change(doc)
+        path.write_text(json.dumps(doc))
+
+    def bump(text: str) -> str:
+        return text[:-1] + ("1" if text[-1] != "1" else "2")
+
+    cast = sorted(p for p in (root / "submitted_ballots").iterdir() if load(p)["state"] == 1)
+
+    def proof_response(copy: Path) -> None:
+        def change(b: Any) -> None:
+            proof = b["contests"][0]["ballot_selections"][0]["proof"]
+            proof["proof_one_response"] = bump(proof["proof_one_response"])
+
+        edit(copy / "submitted_ballots" / cast[0].name, change)
+
+    def device_hash(d: Any) -> votum.Scalar:
+        return votum.eg_hash_elems(d["device_id"], d["session_id"], d["launch_code"], d["location"])
+
+    def swap_device(copy: Path) -> None:
+        # the first ballot of device 1 is re-hung from device 2's start, with a code that recomputes
+        first, second = (load(p) for p in sorted((copy / "encryption_devices").iterdir()))
+        start = votum.eg_to_hex(device_hash(first).to_int())
+        for p in sorted((copy / "submitted_ballots").iterdir()):
+            b = load(p)
+            if b["code_seed"] == start:
+                seed = device_hash(second)
+                b["code_seed"] = votum.eg_to_hex(seed.to_int())
+                crypto_hash = EG.scalar(votum.eg_from_hex(b["crypto_hash"]))
+                b["code"] = votum.eg_to_hex(votum.eg_hash_elems(seed, b["timestamp"], crypto_hash).to_int())
+                p.write_text(json.dumps(b))
+                return
+        raise AssertionError("no ballot starts device 1's chain")
+
+    def first_selection(t: Any) -> Any:
+        return next(iter(next(iter(t["contests"].values()))["selections"].values()))
+
+    def tally_share(copy: Path) -> None:
+        def change(t: Any) -> None:
+            share = first_selection(t)["shares"][0]
+            share["share"] = bump(share["share"])
+
+        edit(copy / "tally.json", change)
+
+    def count(copy: Path) -> None:
+        edit(copy / "tally.json", lambda t: first_selection(t).update(tally=first_selection(t)["tally"] + 1))
+
+    tampered("proof-response", proof_response, ["V-BALLOT-03"])
+    tampered("device-swap", swap_device, ["V-BALLOT-06"])
+    tampered("tally-share", tally_share, ["V-DECRYPT-01"])
+    tampered("count", count, ["V-DECRYPT-04"])

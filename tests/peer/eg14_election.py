@@ -86,6 +86,7 @@ def main() -> None:
     parser.add_argument("--ballots", type=int, default=12)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--spoil-rate", type=float, default=0.25)
+    parser.add_argument("--devices", type=int, default=1, help="encryption devices; ballots alternate")
     parser.add_argument("--manifest", type=Path, default=HERE / "manifest-three-contests.json")
     parser.add_argument("--timings", type=Path)
     parser.add_argument("--no-private-data", action="store_true")
@@ -107,9 +108,11 @@ def main() -> None:
         internal_manifest, context = get_optional(builder.build())
 
     with step("encrypt"):
-        device = EncryptionDevice(91001, 7, 1234, "polling-place-1")
-        encrypter = EncryptionMediator(internal_manifest, context, device)
-        encrypted = [get_optional(encrypter.encrypt(b)) for b in plain]
+        devices = [
+            EncryptionDevice(91001 + i, 7, 1234, f"polling-place-{i + 1}") for i in range(args.devices)
+        ]
+        encrypters = [EncryptionMediator(internal_manifest, context, d) for d in devices]
+        encrypted = [get_optional(encrypters[i % len(encrypters)].encrypt(b)) for i, b in enumerate(plain)]
 
     with step("cast and spoil"):
         store: DataStore = DataStore()
@@ -142,7 +145,7 @@ def main() -> None:
         manifest,
         context,
         get_constants(),
-        [device],
+        devices,
         submitted,
         spoiled_tallies,
         ciphertext_tally.publish(),

@@ -262,6 +262,14 @@ impl BallotVerifier {
         })
     }
 
+    /// Checks ballots against `manifest_hash` (the one the election's context commits to) rather
+    /// than the manifest's own hash. The independent verifier does this so that a manifest that
+    /// does not match its context is reported once, under V-PARAM-02, not again for every ballot.
+    pub fn with_manifest_hash(mut self, manifest_hash: Integer) -> Self {
+        self.manifest_hash = manifest_hash;
+        self
+    }
+
     /// Every check a ballot must pass before it is recorded (one ballot: a batch of one).
     pub fn verify(&self, b: &EncryptedBallot) -> Result<(), BallotError> {
         let mut rng = crate::batch::batch_rng();

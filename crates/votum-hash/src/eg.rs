@@ -44,13 +44,22 @@ pub fn to_hex(x: &Integer) -> String {
     s
 }
 
-/// Parses electionguard hex (either case, any length) into a non-negative integer.
+/// Parses electionguard hex into a non-negative integer. Either case is accepted (as electionguard
+/// does); the digits must be the canonical ones [`to_hex`] writes: an even number of them and no
+/// leading zero byte (`"00"` alone is zero). A second spelling of the same number would let a
+/// record's bytes change without any hash noticing.
 pub fn from_hex(s: &str) -> Result<Integer, HashError> {
     if s.is_empty() {
         return Err(HashError::EmptyHex);
     }
     if !s.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(HashError::NotHex);
+    }
+    if s.len() % 2 == 1 {
+        return Err(HashError::NonCanonicalHex("odd number of digits"));
+    }
+    if s.len() > 2 && s.starts_with("00") {
+        return Err(HashError::NonCanonicalHex("leading zero byte"));
     }
     Integer::from_str_radix(s, 16).map_err(|_| HashError::NotHex)
 }
@@ -94,6 +103,24 @@ mod tests {
         assert_eq!(from_hex(""), Err(HashError::EmptyHex));
         assert_eq!(from_hex("0x12"), Err(HashError::NotHex));
         assert_eq!(from_hex("-1"), Err(HashError::NotHex));
+        assert_eq!(from_hex("00").unwrap(), 0);
+        assert!(matches!(
+            from_hex("001F"),
+            Err(HashError::NonCanonicalHex(_))
+        ));
+        assert!(matches!(
+            from_hex("1F2"),
+            Err(HashError::NonCanonicalHex(_))
+        ));
+        assert!(matches!(
+            from_hex("0000"),
+            Err(HashError::NonCanonicalHex(_))
+        ));
+        // every value round-trips through its one spelling
+        for x in [0u64, 1, 15, 16, 255, 256, 0xFFFF, 0x1_0000, u64::MAX] {
+            let x = Integer::from(x);
+            assert_eq!(from_hex(&to_hex(&x)).unwrap(), x);
+        }
     }
 
     #[test]

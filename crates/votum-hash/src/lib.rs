@@ -31,4 +31,8 @@ pub enum HashError {
     NotHex,
     #[error("empty hexadecimal string")]
     EmptyHex,
+    #[error(
+        "not canonical: {0} (electionguard writes the minimal big-endian bytes, two digits each)"
+    )]
+    NonCanonicalHex(&'static str),
 }

@@ -32,7 +32,25 @@ fn pack_inner(dir: &Path, file: &Path) -> Result<Summary, RecordError> {
 
 /// Every document of the directory in archive order, refusing anything outside the layout.
 pub(crate) fn plan(dir: &Path) -> Result<Vec<(Kind, String)>, RecordError> {
+    let (plan, strays) = survey(dir)?;
+    match strays.first() {
+        Some(stray) => Err(stray_error(stray)),
+        None => Ok(plan),
+    }
+}
+
+pub(crate) fn stray_error(path: &str) -> RecordError {
+    RecordError::doc(path, "not part of an ElectionGuard 1.4 record layout")
+}
+
+/// A record's documents in archive order: (kind, path relative to the record).
+pub(crate) type Plan = Vec<(Kind, String)>;
+
+/// The layout's documents in archive order, and the paths that are not part of the layout
+/// (strays). A record without manifest or context is refused.
+pub(crate) fn survey(dir: &Path) -> Result<(Plan, Vec<String>), RecordError> {
     let entries = read_names(dir)?;
+    let mut strays = Vec::new();
     let mut plan = Vec::new();
     let mut known_dirs = Vec::new();
     for kind in Kind::ALL {
@@ -55,12 +73,10 @@ pub(crate) fn plan(dir: &Path) -> Result<Vec<(Kind, String)>, RecordError> {
         for (file, is_dir) in read_names(&dir.join(folder))? {
             let rel = format!("{folder}/{file}");
             if is_dir || !kind.path_fits(&rel) {
-                return Err(RecordError::doc(
-                    &rel,
-                    "not part of an ElectionGuard 1.4 record layout",
-                ));
+                strays.push(rel);
+            } else {
+                plan.push((kind, rel));
             }
-            plan.push((kind, rel));
         }
     }
     for (name, is_dir) in &entries {
@@ -72,13 +88,10 @@ pub(crate) fn plan(dir: &Path) -> Result<Vec<(Kind, String)>, RecordError> {
                 .any(|k| k.layout().0.is_empty() && k.layout().1 == name)
         };
         if !known {
-            return Err(RecordError::doc(
-                name,
-                "not part of an ElectionGuard 1.4 record layout",
-            ));
+            strays.push(name.clone());
         }
     }
-    Ok(plan)
+    Ok((plan, strays))
 }
 
 /// File names of a directory in byte order, with whether each is a directory.

@@ -6,7 +6,7 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use crate::archive::{ArchiveReader, Kind};
-use crate::convert::plan;
+use crate::convert::{stray_error, survey};
 use crate::RecordError;
 
 /// One document of a record: its kind, its path in the ElectionGuard 1.4 layout, its JSON text.
@@ -38,13 +38,17 @@ impl Form {
 enum Inner {
     Directory {
         root: PathBuf,
+        /// paths that are not part of the layout: reported (as errors) before the documents
+        strays: std::vec::IntoIter<String>,
         plan: std::vec::IntoIter<(Kind, String)>,
     },
     Archive(Box<ArchiveReader<BufReader<fs::File>>>),
 }
 
 /// The documents of a record in archive order. For an archive, an integrity failure (truncation,
-/// altered bytes, a bad trailer) is the last item; a directory's layout is checked up front.
+/// altered bytes, a bad trailer) is the last item. A directory without manifest or context is
+/// refused up front; each file that is not part of the layout is an error item before the
+/// documents (it is left unread, and the rest of the record can still be checked).
 pub struct Documents {
     inner: Inner,
 }
@@ -54,10 +58,12 @@ impl Documents {
     pub fn open(path: &Path) -> Result<Self, RecordError> {
         let meta = fs::metadata(path).map_err(|e| RecordError::io(path.display(), e))?;
         if meta.is_dir() {
+            let (plan, strays) = survey(path)?;
             Ok(Self {
                 inner: Inner::Directory {
                     root: path.to_path_buf(),
-                    plan: plan(path)?.into_iter(),
+                    strays: strays.into_iter(),
+                    plan: plan.into_iter(),
                 },
             })
         } else {
@@ -81,7 +87,10 @@ impl Iterator for Documents {
 
     fn next(&mut self) -> Option<Self::Item> {
         match &mut self.inner {
-            Inner::Directory { root, plan } => {
+            Inner::Directory { root, strays, plan } => {
+                if let Some(stray) = strays.next() {
+                    return Some(Err(stray_error(&stray)));
+                }
                 let (kind, path) = plan.next()?;
                 let full = root.join(&path);
                 Some(
@@ -156,5 +165,27 @@ mod tests {
             items.last(),
             Some(Err(RecordError::Truncated { .. }))
         ));
+    }
+
+    #[test]
+    fn a_stray_file_is_an_error_item_and_the_documents_still_come() {
+        let dir = tempfile::tempdir().unwrap();
+        let rec = dir.path().join("rec");
+        fs::create_dir_all(rec.join("guardians")).unwrap();
+        fs::write(rec.join("manifest.json"), r#"{"a":1}"#).unwrap();
+        fs::write(rec.join("context.json"), r#"{"b":2}"#).unwrap();
+        fs::write(rec.join("notes.txt"), "hello").unwrap();
+        fs::write(rec.join("guardians/other.bin"), "x").unwrap();
+        let items: Vec<_> = Documents::open(&rec).unwrap().collect();
+        assert_eq!(items.len(), 4);
+        let strays: Vec<String> = items[..2]
+            .iter()
+            .map(|i| i.as_ref().unwrap_err().to_string())
+            .collect();
+        assert!(strays[0].contains("guardians/other.bin"), "{strays:?}");
+        assert!(strays[1].contains("notes.txt"), "{strays:?}");
+        assert_eq!(items[2].as_ref().unwrap().kind, Kind::Manifest);
+        // packing refuses the same directory: the stray would be lost
+        assert!(crate::pack_dir(&rec, &dir.path().join("r.votum")).is_err());
     }
 }

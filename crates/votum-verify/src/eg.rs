@@ -6,15 +6,15 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use votum_arith::Integer;
-use votum_eg::ballot_box::{BallotBox, BallotError, BallotState, BallotVerifier};
+use votum_eg::ballot_box::{parse_ballot, BallotBox, BallotError, BallotState, BallotVerifier};
 use votum_eg::context::{base_hash, ElectionContext};
 use votum_eg::decrypt::{DecryptionError, DecryptionTarget, Decryptor, SelectionShare};
 use votum_eg::guardian::{joint_key, CeremonyError, GuardianPublicKey};
-use votum_eg::json::FieldError;
+use votum_eg::json::{ciphertext_in_range, FieldError};
 use votum_eg::Manifest;
 use votum_elgamal::threshold::lagrange_coefficient;
 use votum_elgamal::{Ciphertext, PublicKey};
-use votum_group::{Group, ModpGroup};
+use votum_group::{Group, GroupError, ModpGroup};
 use votum_hash::eg::{from_hex, hash_elems, EgHashItem};
 use votum_record::{Document, Documents, Kind};
 
@@ -67,9 +67,11 @@ pub fn verify_record(path: &Path, options: Options<'_>) -> (Report, Intermediate
             form
         }
         Err(e) => {
+            // nothing could be read: every other check is left not run
             v.ledger
                 .error(Check::Record01, &path.display().to_string(), e.to_string());
-            "unreadable"
+            let report = v.ledger.finish(path.display().to_string(), "unreadable", 0);
+            return (report, v.out);
         }
     };
     v.finish(path.display().to_string(), form)
@@ -106,13 +108,40 @@ struct Verifier<'a> {
     chain: Vec<ChainLink>,
     /// spoiled ballots whose decryption has not been read yet
     spoiled: HashMap<String, String>,
+    /// product of the cast ballots the ballot box refused but that could be read: the encrypted
+    /// tally is compared with the product of every cast ballot as published (V-TALLY-01), so a
+    /// bad ballot is reported once, under its own check
+    refused_cast: BTreeMap<(String, String), Ciphertext<ModpGroup>>,
+    /// submitted ballots that could not be read at all (their state is unknown)
+    unreadable: u64,
+    /// a spoiled ballot's decryption was left unchecked (no context): V-SPOILED-02 is not run
+    spoiled_unchecked: bool,
     decryptor: Option<Decryptor>,
     encrypted_tally: bool,
+    /// the encrypted tally as published, when it is complete and readable: what the tally's
+    /// decryption is checked against (V-DECRYPT-01..04) when the product of the cast ballots
+    /// cannot be recomputed
+    published_tally: Option<BTreeMap<(String, String), Ciphertext<ModpGroup>>>,
     tally: bool,
     /// sequence orders of the guardians whose own shares decrypted the tally
     present: Option<Vec<(String, u64)>>,
     coefficients: bool,
     out: Intermediates,
+}
+
+/// Whether a refused ballot could not be read at all (an Error: the evidence cannot be evaluated)
+/// rather than read and found wrong (a Fail). A number outside its range is a wrong encoding, not
+/// a wrong value; one in range but outside the subgroup is wrong evidence.
+fn is_unreadable(e: &BallotError) -> bool {
+    match e {
+        BallotError::Format(_) => true,
+        BallotError::BadElement { reason, .. } => unreadable_element(reason),
+        _ => false,
+    }
+}
+
+fn unreadable_element(reason: &GroupError) -> bool {
+    !matches!(reason, GroupError::NotInSubgroup)
 }
 
 fn hex(x: &Integer) -> Value {
@@ -136,8 +165,12 @@ impl<'a> Verifier<'a> {
             ballots: 0,
             chain: Vec::new(),
             spoiled: HashMap::new(),
+            refused_cast: BTreeMap::new(),
+            unreadable: 0,
+            spoiled_unchecked: false,
             decryptor: None,
             encrypted_tally: false,
+            published_tally: None,
             tally: false,
             present: None,
             coefficients: false,
@@ -281,9 +314,15 @@ impl<'a> Verifier<'a> {
         };
         match GuardianPublicKey::from_eg14_json(&self.group, &v) {
             Ok(g) => self.guardians.push(g),
-            Err(CeremonyError::Field(FieldError::BadElement { what, reason, .. })) => self
-                .ledger
-                .fail(Check::Guard02, &d.path, format!("{what}: {reason}")),
+            Err(CeremonyError::Field(FieldError::BadElement { what, reason, .. })) => {
+                if unreadable_element(&reason) {
+                    self.ledger
+                        .error(Check::Guard02, &d.path, format!("{what}: {reason}"))
+                } else {
+                    self.ledger
+                        .fail(Check::Guard02, &d.path, format!("{what}: {reason}"))
+                }
+            }
             Err(CeremonyError::Field(e)) => {
                 self.ledger.error(Check::Guard01, &d.path, e.to_string())
             }
@@ -404,7 +443,12 @@ impl<'a> Verifier<'a> {
             }
         };
         match BallotVerifier::new(manifest, &key, ctx.crypto_extended_base_hash.clone()) {
-            Ok(bv) => self.ballot_box = Some(BallotBox::new(bv)),
+            // ballots name the manifest hash the context commits to (V-PARAM-02 compares the two)
+            Ok(bv) => {
+                self.ballot_box = Some(BallotBox::new(
+                    bv.with_manifest_hash(ctx.manifest_hash.clone()),
+                ))
+            }
             Err(e) => self
                 .ledger
                 .fail(Check::Param02, "manifest.json", e.to_string()),
@@ -445,6 +489,7 @@ impl<'a> Verifier<'a> {
         let head: BallotHead = match serde_json::from_str(&d.json) {
             Ok(h) => h,
             Err(e) => {
+                self.unreadable += 1;
                 self.ledger.error(
                     Check::Ballot01,
                     &d.path,
@@ -488,13 +533,9 @@ impl<'a> Verifier<'a> {
         let batch = std::mem::take(&mut self.batch);
         let n = batch.len() as u64;
         let Some(bb) = self.ballot_box.as_mut() else {
-            for (path, _, _, _) in &batch {
-                self.ledger.error(
-                    Check::Ballot01,
-                    path,
-                    "no manifest, context or guardians to check ballots against",
-                );
-            }
+            // no manifest, context or joint key to check against (reported under their own
+            // checks): the ballot checks are not run
+            self.ballots += n;
             return;
         };
         let items: Vec<(&str, BallotState)> =
@@ -510,7 +551,7 @@ impl<'a> Verifier<'a> {
         ] {
             self.ledger.examined(c, n);
         }
-        for ((path, _, _, link), r) in batch.into_iter().zip(results) {
+        for ((path, json, state, link), r) in batch.into_iter().zip(results) {
             // a repeated ballot is reported as a duplicate, not as a fork of its own chain
             if !matches!(r, Err(BallotError::Duplicate(_))) {
                 if let Some(link) = link {
@@ -520,8 +561,11 @@ impl<'a> Verifier<'a> {
             match r {
                 Ok(_) => {}
                 Err(e) => {
+                    if state == BallotState::Cast && !matches!(e, BallotError::Duplicate(_)) {
+                        self.add_refused_cast(&json);
+                    }
                     let check = self.ballot_check(&e);
-                    if matches!(e, BallotError::Format(_)) {
+                    if is_unreadable(&e) {
                         self.ledger.error(check, &path, e.to_string());
                     } else {
                         self.ledger.fail(check, &path, e.to_string());
@@ -532,6 +576,23 @@ impl<'a> Verifier<'a> {
         self.ballots += n;
         let done = self.ballots;
         self.tell(Progress::Ballots(done));
+    }
+
+    fn add_refused_cast(&mut self, json: &str) {
+        let Ok(ballot) = parse_ballot(json) else {
+            self.unreadable += 1;
+            return;
+        };
+        for c in &ballot.contests {
+            for s in c.selections.iter().filter(|s| !s.is_placeholder) {
+                let key = (c.object_id.clone(), s.object_id.clone());
+                let acc = self
+                    .refused_cast
+                    .entry(key)
+                    .or_insert_with(|| Ciphertext::zero(&self.group));
+                *acc = acc.add(&self.group, &s.ciphertext);
+            }
+        }
     }
 
     fn ballot_check(&self, e: &BallotError) -> Check {
@@ -567,14 +628,14 @@ impl<'a> Verifier<'a> {
     fn decryptor(&mut self) -> Option<&Decryptor> {
         if self.decryptor.is_none() {
             let ctx = self.context.as_ref()?;
-            let d = Decryptor::new(
+            // the guardian records were checked under V-GUARD-01/02; shares are checked against
+            // the keys as published whatever those checks found
+            self.decryptor = Some(Decryptor::from_checked(
                 self.guardians.clone(),
                 ctx.quorum as usize,
                 ctx.crypto_extended_base_hash.clone(),
                 self.ballots.max(1),
-            )
-            .ok()?;
-            self.decryptor = Some(d);
+            ));
         }
         self.decryptor.as_ref()
     }
@@ -637,6 +698,11 @@ impl<'a> Verifier<'a> {
             );
             return;
         };
+        // without a context (an Error of V-PARAM-03) there is nothing to check against
+        if self.decryptor().is_none() {
+            self.spoiled_unchecked = true;
+            return;
+        }
         self.ledger.examined(Check::Spoiled02, 1);
         let target = match DecryptionTarget::from_ballot_json(&ballot) {
             Ok(t) => t,
@@ -646,11 +712,6 @@ impl<'a> Verifier<'a> {
             }
         };
         let Some(dec) = self.decryptor() else {
-            self.ledger.error(
-                Check::Spoiled02,
-                &d.path,
-                "no valid guardians and context to check against",
-            );
             return;
         };
         match dec.verify_eg14(&target, &v) {
@@ -678,65 +739,97 @@ impl<'a> Verifier<'a> {
         let Some(v) = self.parse(Check::Tally01, d) else {
             return;
         };
-        let (Some(bb), Some(m)) = (self.ballot_box.as_ref(), self.manifest.as_ref()) else {
-            self.ledger.error(
-                Check::Tally01,
-                &d.path,
-                "no ballot box (manifest, context or guardians missing)",
-            );
-            return;
+        let Some(m) = self.manifest.as_ref() else {
+            return; // no manifest (an Error of V-PARAM-02): nothing to compare with
         };
-        let ours = bb.tally();
-        let mut mismatches = Vec::new();
-        let mut recomputed = serde_json::Map::new();
+        // kept for the tally's decryption in case the cast ballots' product cannot be recomputed
         let published = v.get("contests").and_then(Value::as_object);
-        let expected_contests = m.contests.len();
+        let mut theirs: BTreeMap<(String, String), Option<Ciphertext<ModpGroup>>> = BTreeMap::new();
         for c in &m.contests {
             for s in &c.ballot_selections {
-                let key = (c.object_id.clone(), s.object_id.clone());
-                let zero = Ciphertext::zero(&self.group);
-                let ct = ours.get(&key).unwrap_or(&zero);
-                let name = format!("{}/{}", c.object_id, s.object_id);
-                recomputed.insert(
-                    name.clone(),
-                    json!({"pad": hex(ct.pad.value()), "data": hex(ct.data.value())}),
-                );
-                let theirs = published
+                let ct = published
                     .and_then(|p| p.get(&c.object_id))
                     .and_then(|pc| pc.get("selections"))
                     .and_then(|ps| ps.get(&s.object_id))
-                    .and_then(|ps| ps.get("ciphertext"));
-                let Some(theirs) = theirs else {
-                    mismatches.push((name, "absent from the encrypted tally".to_string()));
-                    continue;
-                };
-                let read = |f: &str| theirs.get(f).and_then(Value::as_str).map(from_hex);
-                match (read("pad"), read("data")) {
-                    (Some(Ok(pad)), Some(Ok(data))) => {
-                        if &pad != ct.pad.value() || &data != ct.data.value() {
-                            mismatches.push((
-                                name,
-                                "is not the product of the cast ballots' ciphertexts".to_string(),
-                            ));
-                        }
+                    .and_then(|ps| ps.get("ciphertext"))
+                    .map(|ct| ciphertext_in_range(&self.group, ct, &s.object_id));
+                let key = (c.object_id.clone(), s.object_id.clone());
+                match ct {
+                    Some(Ok(ct)) => theirs.insert(key, Some(ct)),
+                    Some(Err(e)) => {
+                        self.ledger.error(Check::Tally01, &d.path, e.to_string());
+                        theirs.insert(key, None)
                     }
-                    _ => mismatches.push((
-                        name,
-                        "its ciphertext is not a pad/data pair of hex numbers".into(),
-                    )),
+                    None => theirs.insert(key, None),
+                };
+            }
+        }
+        let contests_match = published.map_or(0, serde_json::Map::len) == m.contests.len();
+        if theirs.values().all(Option::is_some) && contests_match {
+            self.published_tally = Some(
+                theirs
+                    .iter()
+                    .filter_map(|(k, ct)| ct.clone().map(|ct| (k.clone(), ct)))
+                    .collect(),
+            );
+        }
+        let Some(ours) = self.cast_product() else {
+            return; // the ballots could not be checked: V-TALLY-01 is not run
+        };
+        let mut mismatches = Vec::new();
+        let mut recomputed = serde_json::Map::new();
+        let zero = Ciphertext::zero(&self.group);
+        for ((cid, sid), published_ct) in &theirs {
+            let ct = ours.get(&(cid.clone(), sid.clone())).unwrap_or(&zero);
+            let name = format!("{cid}/{sid}");
+            recomputed.insert(
+                name.clone(),
+                json!({"pad": hex(ct.pad.value()), "data": hex(ct.data.value())}),
+            );
+            match published_ct {
+                Some(p) if p == ct => {}
+                Some(_) => mismatches.push((
+                    name,
+                    "is not the product of the cast ballots' ciphertexts".to_string(),
+                )),
+                None => {
+                    mismatches.push((name, "absent or unreadable in the encrypted tally".into()))
                 }
             }
         }
-        if published.map_or(0, serde_json::Map::len) != expected_contests {
+        if !contests_match {
             mismatches.push((d.path.clone(), "its contests are not the manifest's".into()));
         }
-        self.ledger.examined(Check::Tally01, ours.len() as u64);
+        self.ledger.examined(Check::Tally01, theirs.len() as u64);
+        let unreadable = self.unreadable;
         for (object, reason) in mismatches {
-            self.ledger.fail(Check::Tally01, &object, reason);
+            if unreadable > 0 {
+                // some cast ballots may be among those that could not be read
+                self.ledger.error(
+                    Check::Tally01,
+                    &object,
+                    format!("{reason}, but {unreadable} submitted ballots could not be read"),
+                );
+            } else {
+                self.ledger.fail(Check::Tally01, &object, reason);
+            }
         }
         self.out
             .values
             .insert("encrypted_tally".into(), Value::Object(recomputed));
+    }
+
+    /// The product of every cast ballot as published, accepted and refused ones alike (`None` when
+    /// the ballots could not be checked at all).
+    fn cast_product(&self) -> Option<BTreeMap<(String, String), Ciphertext<ModpGroup>>> {
+        let mut product = self.ballot_box.as_ref()?.tally();
+        for (key, ct) in &self.refused_cast {
+            let acc = product
+                .entry(key.clone())
+                .or_insert_with(|| Ciphertext::zero(&self.group));
+            *acc = acc.add(&self.group, ct);
+        }
+        Some(product)
     }
 
     fn tally(&mut self, d: &Document) {
@@ -744,23 +837,23 @@ impl<'a> Verifier<'a> {
         let Some(v) = self.parse(Check::Decrypt01, d) else {
             return;
         };
-        let (Some(bb), Some(m)) = (self.ballot_box.as_ref(), self.manifest.as_ref()) else {
-            self.ledger.error(
-                Check::Decrypt01,
-                &d.path,
-                "no ballot box (manifest, context or guardians missing)",
-            );
-            return;
+        let Some(m) = self.manifest.as_ref() else {
+            return; // no manifest (an Error of V-PARAM-02): nothing to check against
         };
-        let target = DecryptionTarget::from_tally("election-results", m, &bb.tally());
+        // what should have been decrypted: the product of the cast ballots (V-TALLY-01 compares
+        // the published encrypted tally with it); the published encrypted tally when some ballots
+        // could not be read or none could be checked
+        let product = self.cast_product();
+        let ciphertexts = match (product, &self.published_tally) {
+            (Some(p), _) if self.unreadable == 0 => p,
+            (_, Some(t)) => t.clone(),
+            (Some(p), None) => p,
+            (None, None) => return, // no encrypted tally and no ballots: not run
+        };
+        let target = DecryptionTarget::from_tally("election-results", m, &ciphertexts);
         let selections = target.len() as u64;
         let Some(dec) = self.decryptor() else {
-            self.ledger.error(
-                Check::Decrypt01,
-                &d.path,
-                "no valid guardians and context to check against",
-            );
-            return;
+            return; // no context (an Error of V-PARAM-03)
         };
         let result = dec.verify_eg14(&target, &v);
         for c in [
@@ -908,7 +1001,9 @@ impl<'a> Verifier<'a> {
             );
         }
         self.ledger.examined(Check::Spoiled01, 0);
-        self.ledger.examined(Check::Spoiled02, 0);
+        if !self.spoiled_unchecked {
+            self.ledger.examined(Check::Spoiled02, 0);
+        }
         if !self.encrypted_tally {
             self.ledger.error(
                 Check::Tally01,
