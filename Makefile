@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify clean
 
 setup:
 	@scripts/setup.sh
@@ -45,7 +45,7 @@ fmt:
 	$(VENV)/bin/ruff check --fix python tests benches
 
 ## Benchmarks (never part of the tests). Results go to BENCHMARKS.md by hand, with the machine facts.
-bench: bench-arith bench-eg
+bench: bench-arith bench-eg bench-verify
 
 ## Every homomorphic-election benchmark against electionguard 1.4.0.
 bench-eg: bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline
@@ -75,3 +75,7 @@ bench-eg-decrypt: setup peer
 ## against electionguard 1.4.0 in the same run (the reference takes several minutes).
 bench-eg-pipeline: setup peer
 	$(PY) benches/bench_eg_pipeline.py
+
+bench-verify: setup peer
+	cargo build --release --locked -p votum-verify
+	$(PY) benches/bench_verify_record.py
