@@ -429,8 +429,8 @@ def test_ballot_box_tallies_reference_ballots_like_the_reference(rec: Record, re
 
 
 def test_votum_verifies_the_whole_reference_record(rec: Record, record: Path) -> None:
-    """votum's record checker (ballots, encrypted tally, tally and spoiled-ballot decryptions
-    with compensated shares) accepts the reference's record and finds the same counts."""
+    """votum's record check (the independent verifier behind `verify_record`: every check of spec/50)
+    accepts the reference's record and finds the same counts."""
     from votum.election import verify_record
 
     assert verify_record(record / "election_record") == rec.summary["counts"]

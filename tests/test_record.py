@@ -111,7 +111,7 @@ def test_a_consistent_forgery_is_caught_by_the_proofs(eg14: ElectionResult, tmp_
     path.write_text(json.dumps(ballot))
     archive = tmp_path / "forged.votum"
     votum.record_pack(forged, archive)
-    with pytest.raises(votum.InvalidProof, match=path.name):
+    with pytest.raises(votum.VerificationFailed, match=f"V-BALLOT-03 fail: .*{path.name}"):
         verify_record(archive)
 
 

@@ -30,15 +30,15 @@ from votum._native import (
     EgManifest,
     EgShares,
     Group,
-    Scalar,
     eg_constants_json,
     eg_hash_elems,
     eg_to_hex,
     lagrange_coefficient,
 )
 from votum.errors import InvalidInput, VerificationFailed
-from votum.record import ArchiveSink, DirectorySink, documents, path_of
+from votum.record import ArchiveSink, DirectorySink, path_of
 from votum.steps import ProgressHook, Step, no_progress, timed, total_seconds
+from votum.verifier import verify
 
 EG = Group("eg-4096")
 
@@ -360,104 +360,16 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
 
 
 def verify_record(root: Path, progress: ProgressHook | None = None) -> dict[str, int]:
-    """Re-reads an election record, either form (the ElectionGuard 1.4 directory or votum's archive),
-    one document at a time, and checks everything in it that votum's ballot box and decryptor check:
-    guardian proofs and the context, every submitted ballot, the encrypted tally, the tally decryption
-    and each spoiled ballot's decryption. Returns the verified counts. (The independent verifier of the
-    verifier issue goes further.)"""
+    """Checks an election record, either form (the ElectionGuard 1.4 directory or votum's archive), with
+    the independent verifier (`votum.verifier.verify`: every check of spec/50, streaming). Returns the
+    verified counts by selection id; raises (`VerificationReport.require`) when any check does not pass."""
     hook = progress or no_progress
-    docs: dict[str, str] = {}
-    guardian_records: list[str] = []
-    box: EgBallotBox | None = None
-    decryptor: EgDecryptor | None = None
-    em: EgManifest | None = None
-    spoiled: dict[str, str] = {}  # spoiled ballots, until their decryption is checked
-    checked_spoiled: set[str] = set()
-    batch: list[tuple[str, str, str]] = []  # (path, ballot, state)
-    ballots = 0
-    counts: dict[str, int] | None = None
 
-    quorum_and_q: tuple[int, Scalar] | None = None
+    def tell(stage: str, n: int) -> None:
+        if stage == "ballots":
+            hook("verify ballots", n, n)
 
-    def ready() -> tuple[EgManifest, EgBallotBox]:
-        nonlocal box, em, quorum_and_q
-        if box is None or em is None:
-            for needed in ("manifest", "context"):
-                if needed not in docs:
-                    raise VerificationFailed(f"the record has no {needed}")
-            em = EgManifest.from_json(docs["manifest"])
-            context = EgContext.from_json(docs["context"])
-            context.check(guardian_records)
-            if em.crypto_hash() != context.manifest_hash:
-                raise VerificationFailed("context.json: manifest_hash is not the manifest's hash")
-            k_pub, q_ext = context.elgamal_public_key, context.extended_base_hash
-            box = EgBallotBox(em, k_pub, q_ext)
-            quorum_and_q = (int(context.quorum), q_ext)
-        return em, box
-
-    def decryptor_for_counts() -> EgDecryptor:
-        # built once every ballot has been read: no count can exceed the number of ballots
-        nonlocal decryptor
-        if decryptor is None:
-            ready()
-            assert quorum_and_q is not None
-            decryptor = EgDecryptor(
-                guardian_records, quorum_and_q[0], quorum_and_q[1], max_count=max(ballots, 1)
-            )
-        return decryptor
-
-    def flush() -> None:
-        _, b = ready()
-        for (path, _ballot, _state), outcome in zip(
-            batch, b.submit_many([(t, st) for _p, t, st in batch]), strict=True
-        ):
-            if isinstance(outcome, Exception):
-                raise type(outcome)(f"{path}: {outcome}")
-        hook("verify ballots", ballots, ballots)
-        batch.clear()
-
-    for kind, path, text in documents(root):
-        if kind in ("manifest", "context", "constants"):
-            docs[kind] = text
-        elif kind == "guardian":
-            guardian_records.append(text)
-        elif kind == "device":
-            continue
-        elif kind == "submitted_ballot":
-            ready()
-            ballot = json.loads(text)
-            if ballot.get("state") not in (1, 2):
-                raise VerificationFailed(
-                    f"{path}: ballot state {ballot.get('state')} is neither cast nor spoiled"
-                )
-            state = "cast" if ballot["state"] == 1 else "spoiled"
-            if state == "spoiled":
-                spoiled[ballot["object_id"]] = text
-            batch.append((path, text, state))
-            ballots += 1
-            if len(batch) == BATCH:
-                flush()
-        else:
-            if batch:
-                flush()
-            m, b = ready()
-            d = decryptor_for_counts()
-            if kind == "spoiled_ballot":
-                ballot_id = json.loads(text)["object_id"]
-                if ballot_id not in spoiled:
-                    raise VerificationFailed(f"{path}: no spoiled ballot {ballot_id!r} in the record")
-                d.verify_eg14(EgDecryptionTarget.from_ballot_json(spoiled.pop(ballot_id)), text)
-                checked_spoiled.add(ballot_id)
-            elif kind == "encrypted_tally":
-                if json.loads(text) != _encrypted_tally_json(json.loads(docs["manifest"]), m, b):
-                    raise VerificationFailed("encrypted_tally.json is not the product of the cast ballots")
-                docs[kind] = text
-            elif kind == "tally":
-                counts = d.verify_eg14(EgDecryptionTarget.from_ballot_box(b, m), text).counts
-    if batch:
-        flush()
-    if "encrypted_tally" not in docs or counts is None:
-        raise VerificationFailed("the record has no encrypted tally or no tally")
-    if spoiled:
-        raise VerificationFailed(f"spoiled ballots without a decryption: {sorted(spoiled)}")
-    return counts
+    report = verify(root, tell)
+    report.require()
+    counts: dict[str, int] = report.intermediates["counts"]
+    return {key.split("/", 1)[1]: count for key, count in counts.items()}

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from votum._native import verify_record_report
+from votum.errors import RecordFormatError, UnsupportedVersion, VerificationFailed
 
 #: a check's statuses (spec/50.1)
 PASS, FAIL, ERROR, NOT_RUN = "pass", "fail", "error", "not_run"
@@ -58,6 +59,26 @@ class VerificationReport:
 
     def to_json(self) -> str:
         return json.dumps(self.raw, indent=2)
+
+    def require(self) -> None:
+        """Raises unless every check passed: `RecordFormatError` when the record could not be read
+        (V-RECORD-01 is an Error; `UnsupportedVersion` when its finding is an unknown format version),
+        `VerificationFailed` otherwise. The message names every check that did not pass, with its first
+        finding."""
+        bad = [c for c in self.checks if c.status != PASS]
+        if not bad:
+            return
+        lines = []
+        for c in bad:
+            first = f": {c.findings[0][0]}: {c.findings[0][1]}" if c.findings else ""
+            lines.append(f"{c.id} {c.status}{first}")
+        message = f"{self.record}: " + "; ".join(lines)
+        record = self.check("V-RECORD-01")
+        if record.status == ERROR:
+            # the Rust reader's message for a version it does not read (votum-record, spec/70.1)
+            unknown_version = any("this build reads version" in reason for _, reason in record.findings)
+            raise (UnsupportedVersion if unknown_version else RecordFormatError)(message)
+        raise VerificationFailed(message)
 
 
 def verify(

@@ -253,7 +253,9 @@ impl BallotVerifier {
             group: ModpGroup::eg_4096(),
             manifest,
             manifest_hash,
-            public_key: PublicKey::with_table(&ModpGroup::eg_4096(), public_key.element().clone())
+            // no fixed-base table of K: batches raise K to one exponent each; only a ballot checked
+            // on its own (after its batch failed) raises K per proof
+            public_key: PublicKey::new(&ModpGroup::eg_4096(), public_key.element().clone())
                 .map_err(|_| {
                     crate::ManifestError::Empty("joint public key (it is the identity)")
                 })?,

@@ -166,8 +166,13 @@ pub fn equations_hold<R: RngCore + CryptoRng>(
     };
     let g_s = g.scalar_from_integer(&g_exp);
     let k_s = g.scalar_from_integer(&k_exp);
-    let lhs = g.op(&g.pow_generator(&g_s), &v.public_key.pow(g, &k_s));
-    lhs.value() == &rhs
+    // once per batch: a two-base multi-exponentiation, no fixed-base table needed (a verifier
+    // should not build 48 MiB tables of g and K for one power each)
+    let lhs = g.multi_pow(
+        &[g.generator().clone(), v.public_key.element().clone()],
+        &[g_s, k_s],
+    );
+    lhs.is_ok_and(|lhs| lhs.value() == &rhs)
 }
 
 /// One decryption-share proof to check in a batch: which key, which ciphertext, the share.
@@ -222,7 +227,8 @@ pub fn shares_hold<R: RngCore + CryptoRng>(
     ) else {
         return false;
     };
-    let gv = g.pow_generator(&g.scalar_from_integer(&g_exp));
+    // once per batch: a plain power (no fixed-base table of g for one exponentiation)
+    let gv = g.pow(g.generator(), &g.scalar_from_integer(&g_exp));
     m.mul(gv.value(), &lhs) == rhs
 }
 

@@ -2,7 +2,7 @@
 use rand_core::{CryptoRng, RngCore};
 use votum_group::Group;
 
-use crate::{pow_any, ChallengeOracle, ProofError, ProofKind};
+use crate::{ChallengeOracle, ProofError, ProofKind};
 
 const NAME: &str = "schnorr";
 
@@ -75,9 +75,13 @@ impl<G: Group> SchnorrProof<G> {
         {
             return Err(ProofError::ChallengeMismatch { proof: NAME });
         }
-        let lhs = group.pow_generator(&self.response);
-        let rhs = group.op(&self.commitment, &pow_any(group, public, &self.challenge));
-        if lhs != rhs {
+        // g^u · y^(−c) = h as one two-base multi-exponentiation: a verifier checks only a few
+        // of these and should not pay for (or hold) a fixed-base table of g
+        let lhs = group.multi_pow(
+            &[group.generator().clone(), public.clone()],
+            &[self.response.clone(), group.scalar_neg(&self.challenge)],
+        );
+        if lhs.as_ref() != Ok(&self.commitment) {
             return Err(ProofError::Equation {
                 proof: NAME,
                 equation: "g^u = h·y^c",
