@@ -44,7 +44,7 @@ def run_verifier(record: Path, threads: int) -> dict:
         # wait4 reaps the child and returns its own resource usage (ru_maxrss in KiB on Linux)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: tell Popen
         if proc.returncode != 0:
             err.seek(0)
             raise SystemExit(

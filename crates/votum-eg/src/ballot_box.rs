@@ -95,6 +95,34 @@ pub(crate) fn ciphertext_in_subgroup(
     Ok(())
 }
 
+/// Encrypted sums by (contest id, selection id).
+pub type TallyMap = BTreeMap<(String, String), Ciphertext<ModpGroup>>;
+
+/// Adds `ct` into the sum at `key` (a missing sum is the encryption of 0 with nonce 0).
+pub fn accumulate(
+    g: &ModpGroup,
+    tally: &mut TallyMap,
+    key: (String, String),
+    ct: &Ciphertext<ModpGroup>,
+) {
+    let entry = tally.entry(key).or_insert_with(|| Ciphertext::zero(g));
+    *entry = entry.add(g, ct);
+}
+
+/// Adds each of a ballot's selections, placeholders excluded, into `tally`.
+pub fn add_ballot(g: &ModpGroup, tally: &mut TallyMap, ballot: &EncryptedBallot) {
+    for c in &ballot.contests {
+        for s in c.selections.iter().filter(|s| !s.is_placeholder) {
+            accumulate(
+                g,
+                tally,
+                (c.object_id.clone(), s.object_id.clone()),
+                &s.ciphertext,
+            );
+        }
+    }
+}
+
 /// Cast or spoiled (Benaloh challenge).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BallotState {
@@ -506,7 +534,7 @@ impl BallotVerifier {
 pub struct BallotBox {
     verifier: BallotVerifier,
     seen: HashSet<String>,
-    tally: BTreeMap<(String, String), Ciphertext<ModpGroup>>,
+    tally: TallyMap,
     cast: u64,
     spoiled: u64,
 }
@@ -588,13 +616,7 @@ impl BallotBox {
     fn record(&mut self, ballot: EncryptedBallot, state: BallotState) -> Receipt {
         let g = &self.verifier.group;
         if state == BallotState::Cast {
-            for c in &ballot.contests {
-                for s in c.selections.iter().filter(|s| !s.is_placeholder) {
-                    let key = (c.object_id.clone(), s.object_id.clone());
-                    let entry = self.tally.entry(key).or_insert_with(|| Ciphertext::zero(g));
-                    *entry = entry.add(g, &s.ciphertext);
-                }
-            }
+            add_ballot(g, &mut self.tally, &ballot);
             self.cast += 1;
         } else {
             self.spoiled += 1;
@@ -609,7 +631,7 @@ impl BallotBox {
 
     /// The encrypted tally of the cast ballots, by (contest, selection). Selections no cast ballot
     /// had yet are the encryption of 0 with nonce 0.
-    pub fn tally(&self) -> BTreeMap<(String, String), Ciphertext<ModpGroup>> {
+    pub fn tally(&self) -> TallyMap {
         let g = &self.verifier.group;
         let mut out = BTreeMap::new();
         for c in &self.verifier.manifest.contests {

@@ -92,7 +92,7 @@ impl DecryptionTarget {
     pub fn from_tally(
         object_id: &str,
         manifest: &Manifest,
-        tally: &BTreeMap<(String, String), Ciphertext<ModpGroup>>,
+        tally: &crate::ballot_box::TallyMap,
     ) -> Self {
         let group = ModpGroup::eg_4096();
         let contests = manifest

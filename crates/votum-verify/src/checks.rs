@@ -50,6 +50,24 @@ impl Check {
         Check::Spoiled02,
     ];
 
+    /// The checks every submitted ballot goes through (one batch examines each of them).
+    pub const BALLOT: [Check; 6] = [
+        Check::Ballot01,
+        Check::Ballot02,
+        Check::Ballot03,
+        Check::Ballot04,
+        Check::Ballot05,
+        Check::Ballot06,
+    ];
+
+    /// The checks of a decryption (the tally's; a spoiled ballot's are V-SPOILED-02).
+    pub const DECRYPTION: [Check; 4] = [
+        Check::Decrypt01,
+        Check::Decrypt02,
+        Check::Decrypt03,
+        Check::Decrypt04,
+    ];
+
     /// Its id in reports and in spec/50.
     pub fn id(self) -> &'static str {
         self.info().0

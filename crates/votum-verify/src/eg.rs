@@ -6,7 +6,10 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use votum_arith::Integer;
-use votum_eg::ballot_box::{parse_ballot, BallotBox, BallotError, BallotState, BallotVerifier};
+use votum_eg::ballot_box::{
+    accumulate, add_ballot, parse_ballot, BallotBox, BallotError, BallotState, BallotVerifier,
+    TallyMap,
+};
 use votum_eg::context::{base_hash, ElectionContext};
 use votum_eg::decrypt::{DecryptionError, DecryptionTarget, Decryptor, SelectionShare};
 use votum_eg::guardian::{joint_key, CeremonyError, GuardianPublicKey};
@@ -111,7 +114,7 @@ struct Verifier<'a> {
     /// product of the cast ballots the ballot box refused but that could be read: the encrypted
     /// tally is compared with the product of every cast ballot as published (V-TALLY-01), so a
     /// bad ballot is reported once, under its own check
-    refused_cast: BTreeMap<(String, String), Ciphertext<ModpGroup>>,
+    refused_cast: TallyMap,
     /// submitted ballots that could not be read at all (their state is unknown)
     unreadable: u64,
     /// a spoiled ballot's decryption was left unchecked (no context): V-SPOILED-02 is not run
@@ -121,7 +124,7 @@ struct Verifier<'a> {
     /// the encrypted tally as published, when it is complete and readable: what the tally's
     /// decryption is checked against (V-DECRYPT-01..04) when the product of the cast ballots
     /// cannot be recomputed
-    published_tally: Option<BTreeMap<(String, String), Ciphertext<ModpGroup>>>,
+    published_tally: Option<TallyMap>,
     tally: bool,
     /// sequence orders of the guardians whose own shares decrypted the tally
     present: Option<Vec<(String, u64)>>,
@@ -541,14 +544,7 @@ impl<'a> Verifier<'a> {
         let items: Vec<(&str, BallotState)> =
             batch.iter().map(|(_, j, s, _)| (j.as_str(), *s)).collect();
         let results = bb.submit_many(&items);
-        for c in [
-            Check::Ballot01,
-            Check::Ballot02,
-            Check::Ballot03,
-            Check::Ballot04,
-            Check::Ballot05,
-            Check::Ballot06,
-        ] {
+        for c in Check::BALLOT {
             self.ledger.examined(c, n);
         }
         for ((path, json, state, link), r) in batch.into_iter().zip(results) {
@@ -579,19 +575,9 @@ impl<'a> Verifier<'a> {
     }
 
     fn add_refused_cast(&mut self, json: &str) {
-        let Ok(ballot) = parse_ballot(json) else {
-            self.unreadable += 1;
-            return;
-        };
-        for c in &ballot.contests {
-            for s in c.selections.iter().filter(|s| !s.is_placeholder) {
-                let key = (c.object_id.clone(), s.object_id.clone());
-                let acc = self
-                    .refused_cast
-                    .entry(key)
-                    .or_insert_with(|| Ciphertext::zero(&self.group));
-                *acc = acc.add(&self.group, &s.ciphertext);
-            }
+        match parse_ballot(json) {
+            Ok(ballot) => add_ballot(&self.group, &mut self.refused_cast, &ballot),
+            Err(_) => self.unreadable += 1,
         }
     }
 
@@ -821,13 +807,10 @@ impl<'a> Verifier<'a> {
 
     /// The product of every cast ballot as published, accepted and refused ones alike (`None` when
     /// the ballots could not be checked at all).
-    fn cast_product(&self) -> Option<BTreeMap<(String, String), Ciphertext<ModpGroup>>> {
+    fn cast_product(&self) -> Option<TallyMap> {
         let mut product = self.ballot_box.as_ref()?.tally();
         for (key, ct) in &self.refused_cast {
-            let acc = product
-                .entry(key.clone())
-                .or_insert_with(|| Ciphertext::zero(&self.group));
-            *acc = acc.add(&self.group, ct);
+            accumulate(&self.group, &mut product, key.clone(), ct);
         }
         Some(product)
     }
@@ -856,12 +839,7 @@ impl<'a> Verifier<'a> {
             return; // no context (an Error of V-PARAM-03)
         };
         let result = dec.verify_eg14(&target, &v);
-        for c in [
-            Check::Decrypt01,
-            Check::Decrypt02,
-            Check::Decrypt03,
-            Check::Decrypt04,
-        ] {
+        for c in Check::DECRYPTION {
             self.ledger.examined(c, selections);
         }
         match result {
