@@ -35,6 +35,7 @@ from votum._native import (
     eg_to_hex,
     lagrange_coefficient,
 )
+from votum.eg import encrypted_tally_json
 from votum.errors import InvalidInput, VerificationFailed
 from votum.record import ArchiveSink, DirectorySink, path_of
 from votum.steps import ProgressHook, Step, no_progress, timed, total_seconds
@@ -185,31 +186,6 @@ def _plaintext(manifest: dict[str, Any], ballot_id: str, rng: random.Random) -> 
     return json.dumps({"object_id": ballot_id, "style_id": style, "contests": contests}), chosen
 
 
-def _encrypted_tally_json(manifest: dict[str, Any], em: EgManifest, box: EgBallotBox) -> dict[str, Any]:
-    tally = box.encrypted_tally()
-    c_hash = em.contest_hashes()
-    s_hash = em.selection_hashes()
-    contests = {}
-    for c in manifest["contests"]:
-        sels = {}
-        for s in c["ballot_selections"]:
-            ct = tally.get(c["object_id"], {}).get(s["object_id"])
-            pad, data = (ct.pad.to_int(), ct.data.to_int()) if ct is not None else (1, 1)
-            sels[s["object_id"]] = {
-                "object_id": s["object_id"],
-                "sequence_order": s["sequence_order"],
-                "description_hash": eg_to_hex(s_hash[s["object_id"]].to_int()),
-                "ciphertext": {"pad": eg_to_hex(pad), "data": eg_to_hex(data)},
-            }
-        contests[c["object_id"]] = {
-            "object_id": c["object_id"],
-            "sequence_order": c["sequence_order"],
-            "description_hash": eg_to_hex(c_hash[c["object_id"]].to_int()),
-            "selections": sels,
-        }
-    return {"object_id": "election-results", "contests": contests}
-
-
 def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -> ElectionResult:
     """Runs the election and writes its record under `config.out`; raises on any failed check."""
     config.check()
@@ -341,7 +317,7 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
     with timed(result.steps, "write tallies and spoiled-ballot decryptions", 1):
         for ballot_id, text in spoiled_plain:
             size += sink.add("spoiled_ballot", path_of("spoiled_ballot", ballot_id), text)
-        encrypted_tally = _text(_encrypted_tally_json(manifest, em, box))
+        encrypted_tally = _text(encrypted_tally_json(manifest, em, box.encrypted_tally()))
         size += sink.add("encrypted_tally", path_of("encrypted_tally"), encrypted_tally)
         size += sink.add("tally", path_of("tally"), plaintext.to_json())
         orders = [g.sequence_order for g in present]

@@ -109,6 +109,60 @@ pub fn accumulate(
     *entry = entry.add(g, ct);
 }
 
+/// A tally in manifest order as bytes: for each selection, pad then data, each `element_len`
+/// big-endian bytes (spec/62.6). Selections no ballot had are the encryption of 0 with nonce 0.
+pub fn tally_to_bytes(manifest: &Manifest, tally: &TallyMap) -> Vec<u8> {
+    let g = ModpGroup::eg_4096();
+    let zero = Ciphertext::zero(&g);
+    let mut out = Vec::new();
+    for c in &manifest.contests {
+        for s in &c.ballot_selections {
+            let ct = tally
+                .get(&(c.object_id.clone(), s.object_id.clone()))
+                .unwrap_or(&zero);
+            out.extend(g.encode_element(&ct.pad));
+            out.extend(g.encode_element(&ct.data));
+        }
+    }
+    out
+}
+
+/// Reads [`tally_to_bytes`]. Values are only range-checked: this reads back what votum wrote
+/// to its own storage, not input from others.
+pub fn tally_from_bytes(manifest: &Manifest, bytes: &[u8]) -> Result<TallyMap, BallotError> {
+    let g = ModpGroup::eg_4096();
+    let len = g.element_len();
+    let keys: Vec<(String, String)> = manifest
+        .contests
+        .iter()
+        .flat_map(|c| {
+            c.ballot_selections
+                .iter()
+                .map(|s| (c.object_id.clone(), s.object_id.clone()))
+        })
+        .collect();
+    if bytes.len() != keys.len() * 2 * len {
+        return Err(BallotError::Format(format!(
+            "a stored tally of {} bytes does not fit {} selections",
+            bytes.len(),
+            keys.len()
+        )));
+    }
+    let element = |chunk: &[u8]| {
+        g.element_in_range(&Integer::from_digits(chunk, votum_arith::Order::Msf))
+            .map_err(|e| BallotError::Format(format!("stored tally: {e}")))
+    };
+    let mut out = TallyMap::new();
+    for (key, chunk) in keys.into_iter().zip(bytes.chunks(2 * len)) {
+        let ct = Ciphertext {
+            pad: element(&chunk[..len])?,
+            data: element(&chunk[len..])?,
+        };
+        out.insert(key, ct);
+    }
+    Ok(out)
+}
+
 /// Adds each of a ballot's selections, placeholders excluded, into `tally`.
 pub fn add_ballot(g: &ModpGroup, tally: &mut TallyMap, ballot: &EncryptedBallot) {
     for c in &ballot.contests {

@@ -49,8 +49,26 @@ impl ElectionContext {
         let mut ordered = guardians.to_vec();
         ordered.sort_by_key(|x| x.sequence_order);
         let (key, commitment_hash) = joint_key(&ordered);
-        let n = guardians.len() as u64;
-        let crypto_base_hash = base_hash(n, quorum as u64, &manifest_hash);
+        Ok(Self::from_joint_key(
+            guardians.len() as u64,
+            quorum as u64,
+            key,
+            commitment_hash,
+            manifest_hash,
+        ))
+    }
+
+    /// The context from its published parts (joint key and commitment hash as the key ceremony
+    /// gave them): the hashes are computed here, nothing is checked against guardian records.
+    pub fn from_joint_key(
+        number_of_guardians: u64,
+        quorum: u64,
+        elgamal_public_key: ModElement,
+        commitment_hash: Integer,
+        manifest_hash: Integer,
+    ) -> Self {
+        let g = ModpGroup::eg_4096();
+        let crypto_base_hash = base_hash(number_of_guardians, quorum, &manifest_hash);
         let crypto_extended_base_hash = hash_elems(
             &[
                 EgHashItem::Num(crypto_base_hash.clone()),
@@ -58,15 +76,15 @@ impl ElectionContext {
             ],
             g.order(),
         );
-        Ok(Self {
-            number_of_guardians: n,
-            quorum: quorum as u64,
-            elgamal_public_key: key,
+        Self {
+            number_of_guardians,
+            quorum,
+            elgamal_public_key,
             commitment_hash,
             manifest_hash,
             crypto_base_hash,
             crypto_extended_base_hash,
-        })
+        }
     }
 
     /// Recomputes this context from the guardian records and the manifest hash, and compares.

@@ -102,6 +102,40 @@ impl PyEgGuardian {
         self.with(|g, _| g.id().to_string())
     }
 
+    /// A guardian restored from its secret state (`expose_secret_state`): the coefficients must
+    /// match the record's commitments, and backups from senders in `known_records` must be on
+    /// their polynomials. Raises InvalidInput or VerificationFailed otherwise.
+    #[staticmethod]
+    #[pyo3(signature = (state, known_records=Vec::new(), seed=None))]
+    fn from_secret_state(
+        py: Python<'_>,
+        state: &[u8],
+        known_records: Vec<String>,
+        seed: Option<&[u8]>,
+    ) -> PyResult<Self> {
+        let rng = rng_from(seed)?;
+        let known = records(&known_records)?;
+        let text = std::str::from_utf8(state).map_err(|_| {
+            NativeError::Ceremony(CeremonyError::Field(votum_eg::json::FieldError::Format {
+                object: "guardian secret state".into(),
+                message: "not UTF-8".into(),
+            }))
+        })?;
+        let guardian = release(py, || Guardian::import_secret_state(text, &known));
+        Ok(Self {
+            inner: Mutex::new(ceremony(guardian)?),
+            seed: Mutex::new(rng),
+        })
+    }
+
+    /// The guardian's whole secret state (polynomial, held backups, public record) as JSON
+    /// bytes, for its owner's own storage. Whoever holds these bytes is this guardian: the
+    /// protocol never sends them anywhere (votum's stateless seed endpoints do, by design).
+    fn expose_secret_state<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        let state = self.with(|g, _| g.export_secret_state());
+        pyo3::types::PyBytes::new(py, state.as_bytes())
+    }
+
     #[getter]
     fn sequence_order(&self) -> u64 {
         self.with(|g, _| g.public_key().sequence_order)
@@ -164,6 +198,7 @@ impl PyEgGuardian {
             })
         });
         Ok(PyEgShares {
+            object_id: target.inner.object_id.clone(),
             guardian_id: id,
             missing_guardian_id: None,
             shares,
@@ -194,12 +229,14 @@ impl PyEgGuardian {
         })
         .map_err(NativeError::Ceremony)?;
         let mut out = vec![PyEgShares {
+            object_id: target.inner.object_id.clone(),
             guardian_id: id.clone(),
             missing_guardian_id: None,
             shares: own,
         }];
         for (m, shares) in missing.into_iter().zip(compensated) {
             out.push(PyEgShares {
+                object_id: target.inner.object_id.clone(),
                 guardian_id: id.clone(),
                 missing_guardian_id: Some(m.id),
                 shares,
@@ -229,6 +266,7 @@ impl PyEgGuardian {
         })
         .map_err(NativeError::Ceremony)?;
         Ok(PyEgShares {
+            object_id: target.inner.object_id.clone(),
             guardian_id: id,
             missing_guardian_id: Some(missing.id),
             shares,
@@ -298,6 +336,39 @@ impl PyEgContext {
         })
     }
 
+    /// The context from the ceremony's published joint key and commitment hash (no guardian
+    /// records needed): the base and extended base hashes are computed here.
+    #[staticmethod]
+    fn from_joint_key(
+        manifest: &PyEgManifest,
+        number_of_guardians: u64,
+        quorum: u64,
+        elgamal_public_key: &PyElement,
+        commitment_hash: &PyScalar,
+    ) -> PyResult<Self> {
+        let g = ModpGroup::eg_4096();
+        if quorum == 0 || quorum > number_of_guardians {
+            return Err(NativeError::Ceremony(CeremonyError::BadQuorum {
+                quorum: quorum as usize,
+                guardians: number_of_guardians as usize,
+            })
+            .into());
+        }
+        let hash = manifest
+            .inner
+            .crypto_hash()
+            .map_err(NativeError::Manifest)?;
+        Ok(Self {
+            inner: ElectionContext::from_joint_key(
+                number_of_guardians,
+                quorum,
+                elgamal_public_key.get(&g)?.clone(),
+                g.scalar_to_integer(commitment_hash.get(&g)?),
+                hash,
+            ),
+        })
+    }
+
     #[staticmethod]
     fn from_json(text: &str) -> PyResult<Self> {
         let v = parse(text, "context")?;
@@ -329,6 +400,11 @@ impl PyEgContext {
     #[getter]
     fn elgamal_public_key(&self) -> PyElement {
         PyElement::wrap(&ModpGroup::eg_4096(), self.inner.elgamal_public_key.clone())
+    }
+
+    #[getter]
+    fn commitment_hash(&self) -> PyScalar {
+        scalar(&self.inner.commitment_hash)
     }
 
     #[getter]
@@ -369,6 +445,22 @@ impl PyEgDecryptionTarget {
         }
     }
 
+    /// An encrypted tally (electionguard 1.4.0's `CiphertextTally` JSON), in manifest order.
+    #[staticmethod]
+    fn from_tally_json(
+        py: Python<'_>,
+        tally_json: &str,
+        manifest: &PyEgManifest,
+    ) -> PyResult<Self> {
+        let v = parse(tally_json, "encrypted tally")?;
+        let inner = release(py, || {
+            DecryptionTarget::from_tally_json(&manifest.inner, &v)
+        });
+        Ok(Self {
+            inner: decryption(inner)?,
+        })
+    }
+
     /// A submitted ballot (EG 1.4 JSON), for the decryption of a spoiled ballot.
     #[staticmethod]
     fn from_ballot_json(py: Python<'_>, ballot_json: &str) -> PyResult<Self> {
@@ -391,6 +483,7 @@ impl PyEgDecryptionTarget {
 /// One guardian's proven shares of a target (direct, or for a missing guardian).
 #[pyclass(frozen, name = "EgShares", module = "votum._native")]
 pub struct PyEgShares {
+    object_id: String,
     guardian_id: String,
     missing_guardian_id: Option<String>,
     shares: Vec<votum_eg::guardian::ProvenShare>,
@@ -398,6 +491,37 @@ pub struct PyEgShares {
 
 #[pymethods]
 impl PyEgShares {
+    /// votum's share message (spec/64.7): the proven shares with their guardian and target.
+    fn to_json(&self) -> String {
+        votum_eg::decrypt::shares_to_json(
+            &self.guardian_id,
+            self.missing_guardian_id.as_deref(),
+            &self.object_id,
+            &self.shares,
+        )
+        .to_string()
+    }
+
+    /// Reads `to_json`; values are range-checked here, proofs when the shares are combined.
+    #[staticmethod]
+    fn from_json(py: Python<'_>, text: &str) -> PyResult<Self> {
+        let v = parse(text, "decryption shares")?;
+        let (object_id, guardian_id, missing_guardian_id, shares) =
+            decryption(release(py, || votum_eg::decrypt::shares_from_json(&v)))?;
+        Ok(Self {
+            object_id,
+            guardian_id,
+            missing_guardian_id,
+            shares,
+        })
+    }
+
+    /// The decryption target (tally or ballot id) these shares are for.
+    #[getter]
+    fn object_id(&self) -> String {
+        self.object_id.clone()
+    }
+
     #[getter]
     fn guardian_id(&self) -> String {
         self.guardian_id.clone()

@@ -1,6 +1,7 @@
 use std::collections::BTreeMap;
 
 use pyo3::prelude::*;
+use rayon::prelude::*;
 use votum_eg::Manifest;
 use votum_group::{Group, ModpGroup};
 
@@ -381,6 +382,189 @@ impl PyEgBallotBox {
         let mut out: BTreeMap<String, BTreeMap<String, crate::elgamal::PyCiphertext>> =
             BTreeMap::new();
         for ((contest, selection), ct) in guard.tally() {
+            out.entry(contest)
+                .or_default()
+                .insert(selection, crate::elgamal::PyCiphertext::wrap(&g, ct));
+        }
+        out
+    }
+}
+
+fn ballot_state(state: &str) -> PyResult<votum_eg::BallotState> {
+    match state {
+        "cast" => Ok(votum_eg::BallotState::Cast),
+        "spoiled" => Ok(votum_eg::BallotState::Spoiled),
+        _ => Err(NativeError::Value("state must be 'cast' or 'spoiled'").into()),
+    }
+}
+
+/// One election's ballot checks without any ballot box state: it verifies and normalises, the
+/// caller (the election service, whose storage knows which ids it has) records. Immutable, so
+/// any number of threads verify at once.
+#[pyclass(frozen, name = "EgBallotVerifier", module = "votum._native")]
+pub struct PyEgBallotVerifier {
+    inner: votum_eg::BallotVerifier,
+}
+
+#[pymethods]
+impl PyEgBallotVerifier {
+    #[new]
+    fn new(
+        manifest: &PyEgManifest,
+        public_key: &crate::group::PyElement,
+        extended_base_hash: &PyScalar,
+    ) -> PyResult<Self> {
+        let g = ModpGroup::eg_4096();
+        let k = votum_elgamal::PublicKey::new(&g, public_key.get(&g)?.clone())
+            .map_err(NativeError::from)?;
+        let q_ext = g.scalar_to_integer(extended_base_hash.get(&g)?);
+        let inner = votum_eg::BallotVerifier::new(manifest.inner.clone(), &k, q_ext)
+            .map_err(NativeError::Manifest)?;
+        Ok(Self { inner })
+    }
+
+    /// Checks ballots (EG 1.4 JSON, any form) in one batch (spec/62.4): `items` are (ballot JSON,
+    /// "cast" or "spoiled"). Returns, in order, for each accepted ballot (ballot id, ballot code,
+    /// the ballot as electionguard's `SubmittedBallot` JSON with that state and no nonces), for
+    /// each refused one the exception. Duplicate ids are the caller's business.
+    fn verify_many(&self, py: Python<'_>, items: Vec<(String, String)>) -> PyResult<Vec<PyObject>> {
+        let states = items
+            .iter()
+            .map(|(_, s)| ballot_state(s))
+            .collect::<PyResult<Vec<_>>>()?;
+        let results = crate::convert::release(py, || {
+            let parsed: Vec<Result<votum_eg::encrypt::EncryptedBallot, votum_eg::BallotError>> =
+                items
+                    .par_iter()
+                    .map(|(json, _)| votum_eg::ballot_box::parse_ballot(json))
+                    .collect();
+            let mut out: Vec<Result<(), votum_eg::BallotError>> = Vec::with_capacity(items.len());
+            let mut good = Vec::new();
+            let mut index = Vec::new();
+            for (i, p) in parsed.iter().enumerate() {
+                match p {
+                    Ok(b) => {
+                        good.push(b.clone());
+                        index.push(i);
+                        out.push(Ok(()));
+                    }
+                    Err(e) => out.push(Err(e.clone())),
+                }
+            }
+            let mut rng = votum_eg::batch::batch_rng();
+            for (verdict, i) in self
+                .inner
+                .verify_many(&good, &mut rng)
+                .into_iter()
+                .zip(index)
+            {
+                out[i] = verdict;
+            }
+            parsed
+                .into_iter()
+                .zip(out)
+                .zip(states)
+                .map(|((p, verdict), state)| {
+                    let b = p?;
+                    verdict?;
+                    let code = b.code.clone();
+                    let form = votum_eg::encrypt::BallotForm::Submitted {
+                        state: if state == votum_eg::BallotState::Cast {
+                            1
+                        } else {
+                            2
+                        },
+                    };
+                    Ok((b.object_id.clone(), code, b.to_eg14_json(form).to_string()))
+                })
+                .collect::<Vec<Result<_, votum_eg::BallotError>>>()
+        });
+        results
+            .into_iter()
+            .map(|r| match r {
+                Ok((id, code, json)) => Ok((id, eg_scalar(&code), json)
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind()),
+                Err(e) => Ok(PyErr::from(NativeError::Ballot(e))
+                    .into_value(py)
+                    .into_any()),
+            })
+            .collect()
+    }
+}
+
+/// A running encrypted tally kept outside a ballot box: ballots that were already verified are
+/// added, and it round-trips through bytes for storage (spec/62.6).
+#[pyclass(frozen, name = "EgTally", module = "votum._native")]
+pub struct PyEgTally {
+    manifest: Manifest,
+    inner: std::sync::Mutex<votum_eg::ballot_box::TallyMap>,
+}
+
+impl PyEgTally {
+    fn map(&self) -> std::sync::MutexGuard<'_, votum_eg::ballot_box::TallyMap> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[pymethods]
+impl PyEgTally {
+    /// The empty tally of `manifest` (every selection the encryption of 0 with nonce 0).
+    #[new]
+    fn new(manifest: &PyEgManifest) -> Self {
+        Self {
+            manifest: manifest.inner.clone(),
+            inner: std::sync::Mutex::new(votum_eg::ballot_box::TallyMap::new()),
+        }
+    }
+
+    /// Reads `to_bytes` (range checks only: storage votum wrote itself).
+    #[staticmethod]
+    fn from_bytes(manifest: &PyEgManifest, data: &[u8]) -> PyResult<Self> {
+        let map = votum_eg::ballot_box::tally_from_bytes(&manifest.inner, data)
+            .map_err(NativeError::Ballot)?;
+        Ok(Self {
+            manifest: manifest.inner.clone(),
+            inner: std::sync::Mutex::new(map),
+        })
+    }
+
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        let bytes = votum_eg::ballot_box::tally_to_bytes(&self.manifest, &self.map());
+        pyo3::types::PyBytes::new(py, &bytes)
+    }
+
+    /// Adds ballots that have ALREADY been verified (EG 1.4 JSON, placeholders excluded): no
+    /// proof is checked here. For the service's own stored ballots only.
+    fn add_verified(&self, py: Python<'_>, ballots: Vec<String>) -> PyResult<()> {
+        let g = ModpGroup::eg_4096();
+        let parsed = crate::convert::release(py, || {
+            ballots
+                .par_iter()
+                .map(|b| votum_eg::ballot_box::parse_ballot(b))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(NativeError::Ballot)?;
+        let mut map = self.map();
+        for b in &parsed {
+            votum_eg::ballot_box::add_ballot(&g, &mut map, b);
+        }
+        Ok(())
+    }
+
+    /// {contest id: {selection id: Ciphertext}} for every selection of the manifest.
+    fn ciphertexts(&self) -> BTreeMap<String, BTreeMap<String, crate::elgamal::PyCiphertext>> {
+        let g = ModpGroup::eg_4096();
+        let bytes = votum_eg::ballot_box::tally_to_bytes(&self.manifest, &self.map());
+        // the manifest-complete view, through the one encoding
+        let full =
+            votum_eg::ballot_box::tally_from_bytes(&self.manifest, &bytes).unwrap_or_default();
+        let mut out: BTreeMap<String, BTreeMap<String, crate::elgamal::PyCiphertext>> =
+            BTreeMap::new();
+        for ((contest, selection), ct) in full {
             out.entry(contest)
                 .or_default()
                 .insert(selection, crate::elgamal::PyCiphertext::wrap(&g, ct));

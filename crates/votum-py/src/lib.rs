@@ -40,6 +40,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<eg_manifest::PyEgManifest>()?;
     m.add_class::<eg_manifest::PyEgEncryptionDevice>()?;
     m.add_class::<eg_manifest::PyEgBallotBox>()?;
+    m.add_class::<eg_manifest::PyEgBallotVerifier>()?;
+    m.add_class::<eg_manifest::PyEgTally>()?;
     m.add_class::<eg_guardian::PyEgGuardian>()?;
     m.add_class::<eg_guardian::PyEgContext>()?;
     m.add_class::<eg_guardian::PyEgDecryptionTarget>()?;

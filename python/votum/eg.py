@@ -1,0 +1,185 @@
+"""ElectionGuard 1.0 building blocks shared by the command line, the service and the client.
+
+Everything cryptographic happens in the Rust core; this module only shapes documents: manifests
+built from names (as the ElectionGuard API of shared/seeds/000 builds them), the in-process key
+ceremony, plaintext ballots, and the encrypted tally in electionguard 1.4.0's JSON layout.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from votum._native import Ciphertext, EgContext, EgGuardian, EgManifest, eg_to_hex
+from votum.errors import InvalidInput
+
+#: The one contest of a manifest built from candidate names.
+NAMES_CONTEST = "contest-1"
+NAMES_STYLE = "style-1"
+NAMES_DISTRICT = "district-1"
+
+
+def selection_id(candidate: str) -> str:
+    """The selection id of `candidate` in a manifest built by `manifest_from_names`."""
+    return f"{candidate}-selection"
+
+
+def manifest_from_names(party_names: list[str], candidate_names: list[str]) -> dict[str, Any]:
+    """An ElectionGuard 1.4 manifest with one vote-for-one contest whose candidates are
+    `candidate_names`, candidate i belonging to party i modulo the number of parties (the shape
+    of the seed's `create_election_manifest`). Names are also the object ids, so they must be
+    distinct and non-empty."""
+    if not candidate_names:
+        raise InvalidInput("a manifest needs at least one candidate")
+    for what, names in (("candidate", candidate_names), ("party", party_names)):
+        if len(set(names)) != len(names):
+            raise InvalidInput(f"{what} names must be distinct")
+        if any(not isinstance(n, str) or not n.strip() for n in names):
+            raise InvalidInput(f"{what} names must be non-empty strings")
+    parties = [
+        {
+            "object_id": p,
+            "name": {"text": [{"value": p, "language": "en"}]},
+            "abbreviation": p[:8],
+            "color": None,
+            "logo_uri": None,
+        }
+        for p in party_names
+    ]
+    candidates = [
+        {
+            "object_id": c,
+            "name": {"text": [{"value": c, "language": "en"}]},
+            "party_id": party_names[i % len(party_names)] if party_names else None,
+            "image_uri": None,
+            "is_write_in": None,
+        }
+        for i, c in enumerate(candidate_names)
+    ]
+    contest = {
+        "object_id": NAMES_CONTEST,
+        "sequence_order": 0,
+        "electoral_district_id": NAMES_DISTRICT,
+        "vote_variation": "one_of_m",
+        "number_elected": 1,
+        "votes_allowed": 1,
+        "name": "Contest 1",
+        "ballot_selections": [
+            {"object_id": selection_id(c), "sequence_order": j, "candidate_id": c}
+            for j, c in enumerate(candidate_names)
+        ],
+        "ballot_title": None,
+        "ballot_subtitle": None,
+    }
+    return {
+        "election_scope_id": "votum-election",
+        "spec_version": "1.0",
+        "type": "general",
+        "start_date": "2026-11-03T07:00:00-05:00",
+        "end_date": "2026-11-03T20:00:00-05:00",
+        "geopolitical_units": [
+            {"object_id": NAMES_DISTRICT, "name": "District 1", "type": "county", "contact_information": None}
+        ],
+        "parties": parties,
+        "candidates": candidates,
+        "contests": [contest],
+        "ballot_styles": [
+            {
+                "object_id": NAMES_STYLE,
+                "geopolitical_unit_ids": [NAMES_DISTRICT],
+                "party_ids": None,
+                "image_uri": None,
+            }
+        ],
+        "name": None,
+        "contact_information": None,
+    }
+
+
+def plaintext_ballot(manifest: dict[str, Any], ballot_id: str, chosen: set[str]) -> str:
+    """A plaintext ballot (EG 1.4 JSON) of the manifest's first style voting for the selection ids
+    in `chosen` (every other selection 0). Whether it respects the limits is the device's check."""
+    contests = [
+        {
+            "object_id": c["object_id"],
+            "ballot_selections": [
+                {"object_id": s["object_id"], "vote": int(s["object_id"] in chosen)}
+                for s in c["ballot_selections"]
+            ],
+        }
+        for c in manifest["contests"]
+    ]
+    style = manifest["ballot_styles"][0]["object_id"]
+    return json.dumps({"object_id": ballot_id, "style_id": style, "contests": contests})
+
+
+def encrypted_tally_json(
+    manifest: dict[str, Any],
+    em: EgManifest,
+    tally: dict[str, dict[str, Ciphertext]],
+    object_id: str = "election-results",
+) -> dict[str, Any]:
+    """electionguard 1.4.0's `CiphertextTally` JSON from {contest: {selection: Ciphertext}} (a
+    ballot box's or an `EgTally`'s); selections absent from `tally` are the encryption of 0."""
+    c_hash = em.contest_hashes()
+    s_hash = em.selection_hashes()
+    contests = {}
+    for c in manifest["contests"]:
+        sels = {}
+        for s in c["ballot_selections"]:
+            ct = tally.get(c["object_id"], {}).get(s["object_id"])
+            pad, data = (ct.pad.to_int(), ct.data.to_int()) if ct is not None else (1, 1)
+            sels[s["object_id"]] = {
+                "object_id": s["object_id"],
+                "sequence_order": s["sequence_order"],
+                "description_hash": eg_to_hex(s_hash[s["object_id"]].to_int()),
+                "ciphertext": {"pad": eg_to_hex(pad), "data": eg_to_hex(data)},
+            }
+        contests[c["object_id"]] = {
+            "object_id": c["object_id"],
+            "sequence_order": c["sequence_order"],
+            "description_hash": eg_to_hex(c_hash[c["object_id"]].to_int()),
+            "selections": sels,
+        }
+    return {"object_id": object_id, "contests": contests}
+
+
+@dataclass
+class Ceremony:
+    """The outcome of an in-process key ceremony: the guardians (holding their secrets), their
+    public records, and the sealed backups each sent (sender id -> receiver id -> backup JSON)."""
+
+    guardians: list[EgGuardian]
+    records: list[str]
+    backups: dict[str, dict[str, str]]
+    context: EgContext
+
+
+def run_ceremony(
+    manifest: EgManifest, number_of_guardians: int, quorum: int, seeds: list[bytes] | None = None
+) -> Ceremony:
+    """Runs the whole key ceremony in one process: n guardians, each backup sealed to its receiver
+    and checked by it against the sender's commitments, then the context. `seeds` (32 bytes per
+    guardian) make it reproducible, for tests only."""
+    n = number_of_guardians
+    if n < 1:
+        raise InvalidInput("an election needs at least one guardian")
+    if not 1 <= quorum <= n:
+        raise InvalidInput(f"quorum must be in 1..{n} (the number of guardians)")
+    if seeds is not None and len(seeds) != n:
+        raise InvalidInput(f"{n} seeds expected, got {len(seeds)}")
+    guardians = [
+        EgGuardian(f"guardian-{i}", i, n, quorum, seeds[i - 1] if seeds is not None else None)
+        for i in range(1, n + 1)
+    ]
+    records = [g.public_record() for g in guardians]
+    backups: dict[str, dict[str, str]] = {}
+    for sender, sender_record in zip(guardians, records, strict=True):
+        sent = backups.setdefault(sender.guardian_id, {})
+        for receiver, receiver_record in zip(guardians, records, strict=True):
+            if receiver is not sender:
+                backup = sender.backup_for(receiver_record)
+                receiver.receive_backup(sender_record, backup)
+                sent[receiver.guardian_id] = backup
+    return Ceremony(guardians, records, backups, EgContext(records, quorum, manifest))
