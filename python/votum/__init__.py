@@ -53,19 +53,23 @@ from votum._native import (
     verify_share,
 )
 from votum.errors import (
+    Conflict,
     DecryptionFailed,
     DuplicateBallot,
     InvalidInput,
     InvalidProof,
+    NotFound,
     RecordFormatError,
     UnsupportedVersion,
     VerificationFailed,
     VotumError,
+    WrongPhase,
 )
 
 __all__ = [
     "ChaumPedersenProof",
     "Ciphertext",
+    "Conflict",
     "DecryptionFailed",
     "DlogTable",
     "DuplicateBallot",
@@ -86,6 +90,7 @@ __all__ = [
     "HashedCiphertext",
     "InvalidInput",
     "InvalidProof",
+    "NotFound",
     "ProvenBit",
     "PublicKey",
     "RecordFormatError",
@@ -98,6 +103,7 @@ __all__ = [
     "UnsupportedVersion",
     "VerificationFailed",
     "VotumError",
+    "WrongPhase",
     "__version__",
     "combine_partials",
     "eg_constants_json",

@@ -35,13 +35,28 @@ class UnsupportedVersion(RecordFormatError):
     """A record or message declares a format version this build does not read."""
 
 
+class NotFound(VotumError, LookupError):
+    """No such election, ballot, guardian or board entry."""
+
+
+class WrongPhase(VotumError):
+    """The election is not in the phase this action needs (for example a ballot after closing)."""
+
+
+class Conflict(VotumError):
+    """The action contradicts what is already recorded (for example a second, different key record)."""
+
+
 __all__ = [
+    "Conflict",
     "DecryptionFailed",
     "DuplicateBallot",
     "InvalidInput",
     "InvalidProof",
+    "NotFound",
     "RecordFormatError",
     "UnsupportedVersion",
     "VerificationFailed",
     "VotumError",
+    "WrongPhase",
 ]

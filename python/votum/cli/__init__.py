@@ -6,6 +6,8 @@ import typer
 
 from votum.cli.demo import demo
 from votum.cli.election import election, record_app, verify
+from votum.cli.load import load
+from votum.cli.serve import serve
 
 app = typer.Typer(
     no_args_is_help=True, add_completion=False, help="votum: verifiable elections at national scale."
@@ -13,6 +15,8 @@ app = typer.Typer(
 app.command(name="election")(election)
 app.command(name="verify")(verify)
 app.command(name="demo")(demo)
+app.command(name="serve")(serve)
+app.command(name="load")(load)
 app.add_typer(record_app, name="record")
 
 

@@ -1,0 +1,56 @@
+"""`votum serve`: the election service on uvicorn."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from votum.errors import VotumError
+
+
+def serve(
+    host: Annotated[str | None, typer.Option(help="Address to listen on (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default 8000; 0 picks a free one).")] = None,
+    data_dir: Annotated[
+        Path | None, typer.Option(help="Data directory: the SQLite file and generated tokens.")
+    ] = None,
+    database_url: Annotated[
+        str | None, typer.Option(help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db.")
+    ] = None,
+    config: Annotated[Path | None, typer.Option(help="Settings file (TOML).")] = None,
+    seed_endpoints: Annotated[
+        bool | None,
+        typer.Option(
+            "--seed-endpoints/--no-seed-endpoints",
+            help="The six stateless seed endpoints (they carry guardian secrets; off for real elections).",
+        ),
+    ] = None,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve the election API (settings: defaults < --config file < VOTUM_* environment < options)."""
+    import uvicorn
+
+    from votum.service import create_app, load_settings
+    from votum.service.settings import ensure_tokens
+
+    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    try:
+        settings = load_settings(
+            config,
+            host=host,
+            port=port,
+            data_dir=data_dir,
+            database_url=database_url,
+            seed_endpoints=seed_endpoints,
+        )
+        settings, token_file = ensure_tokens(settings)
+        app = create_app(settings)
+    except VotumError as e:
+        typer.echo(f"votum serve: {e}", err=True)
+        raise typer.Exit(2) from e
+    if token_file is not None:
+        typer.echo(f"no tokens configured: the admin token is in {token_file}", err=True)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level=log_level, access_log=False)

@@ -1,0 +1,63 @@
+"""Bearer tokens with roles. Tokens are compared in constant time (HMAC-SHA256 digests of every
+configured token against the presented one, all compared), and never logged."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Callable
+
+from fastapi import Request
+
+from votum.service.problems import ApiError
+from votum.service.settings import ROLE_PREFIX_GUARDIAN
+
+
+class TokenBook:
+    def __init__(self, tokens: dict[str, str]) -> None:
+        self._key = secrets.token_bytes(32)
+        self._entries = [(self._digest(t), role) for t, role in tokens.items()]
+
+    def _digest(self, token: str) -> bytes:
+        return hmac.new(self._key, token.encode(), hashlib.sha256).digest()
+
+    def role_of(self, token: str) -> str | None:
+        presented = self._digest(token)
+        found = None
+        for digest, role in self._entries:  # no early exit: the time does not depend on which matched
+            if hmac.compare_digest(digest, presented):
+                found = role
+        return found
+
+    def __repr__(self) -> str:
+        return f"TokenBook(<{len(self._entries)} tokens>)"
+
+
+def bearer_role(request: Request) -> str:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "unauthorized", "missing bearer token", {"WWW-Authenticate": "Bearer"})
+    book: TokenBook = request.app.state.tokens
+    role = book.role_of(token.strip())
+    if role is None:
+        raise ApiError(401, "unauthorized", "unknown bearer token", {"WWW-Authenticate": "Bearer"})
+    return role
+
+
+def require(*roles: str) -> Callable[[Request], str]:
+    """A dependency: the request's token must have one of `roles` (`guardian:*` allows any guardian)."""
+
+    def check(request: Request) -> str:
+        role = bearer_role(request)
+        for wanted in roles:
+            if role == wanted or (wanted == "guardian:*" and role.startswith(ROLE_PREFIX_GUARDIAN)):
+                return role
+        raise ApiError(403, "forbidden", f"this needs the role {' or '.join(roles)}")
+
+    return check
+
+
+def guardian_of(role: str) -> str | None:
+    return role[len(ROLE_PREFIX_GUARDIAN) :] if role.startswith(ROLE_PREFIX_GUARDIAN) else None

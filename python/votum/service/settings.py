@@ -1,0 +1,129 @@
+"""The service's settings: defaults, then a TOML file, then environment variables (`VOTUM_*`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+
+from votum.errors import InvalidInput
+
+#: Roles a bearer token can have: `admin`, `device` (encryption devices and ballot submission),
+#: `guardian:<guardian id>`.
+ROLE_PREFIX_GUARDIAN = "guardian:"
+
+
+class Settings(BaseModel):
+    """Everything `votum serve` can be told. Immutable once the app is built."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    #: where the SQLite file (and a generated token file) live
+    data_dir: Path = Path("votum-data")
+    #: SQLAlchemy URL; `None` means SQLite at `data_dir/votum.db`. PostgreSQL: `postgresql+psycopg://...`
+    database_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    #: the six stateless seed endpoints carry guardian secrets over the wire; turn them off for
+    #: any real election (`VOTUM_SEED_ENDPOINTS=0`)
+    seed_endpoints: bool = True
+    #: largest accepted request body, in bytes (a 1,000-ballot tally chunk in JSON is about 40 MB)
+    max_body_bytes: int = Field(default=128 * 1024 * 1024, ge=1024)
+    #: token -> role; see `ROLE_PREFIX_GUARDIAN`. Empty: a random admin token is generated at start
+    #: and written to `data_dir/tokens.json` (mode 0600)
+    tokens: dict[str, str] = Field(default_factory=dict, repr=False)
+    #: largest count a decryption looks for (discrete log table bound)
+    max_count: int = Field(default=1_000_000, ge=1)
+
+    @field_validator("tokens")
+    @classmethod
+    def _roles(cls, tokens: dict[str, str]) -> dict[str, str]:
+        for token, role in tokens.items():
+            if len(token) < 16:
+                raise ValueError("tokens must be at least 16 characters")
+            if role not in ("admin", "device") and not (
+                role.startswith(ROLE_PREFIX_GUARDIAN) and len(role) > len(ROLE_PREFIX_GUARDIAN)
+            ):
+                raise ValueError(f"unknown role {role!r} (admin, device, guardian:<id>)")
+        return tokens
+
+    def url(self) -> str:
+        return self.database_url or f"sqlite:///{self.data_dir / 'votum.db'}"
+
+    def __repr__(self) -> str:  # tokens never printed
+        shown = self.model_dump(exclude={"tokens"})
+        return f"Settings({shown}, tokens=<{len(self.tokens)} configured>)"
+
+    __str__ = __repr__
+
+
+_ENV = {
+    "VOTUM_DATA_DIR": "data_dir",
+    "VOTUM_DATABASE_URL": "database_url",
+    "VOTUM_HOST": "host",
+    "VOTUM_PORT": "port",
+    "VOTUM_SEED_ENDPOINTS": "seed_endpoints",
+    "VOTUM_MAX_BODY_BYTES": "max_body_bytes",
+    "VOTUM_MAX_COUNT": "max_count",
+}
+
+
+def _tokens_from_env(text: str) -> dict[str, str]:
+    """`VOTUM_TOKENS="admin=TOKEN,device=TOKEN,guardian:g1=TOKEN"`."""
+    out = {}
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        role, sep, token = item.partition("=")
+        if not sep:
+            raise InvalidInput("VOTUM_TOKENS items are role=token")
+        out[token.strip()] = role.strip()
+    return out
+
+
+def load_settings(file: Path | None = None, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
+    """Defaults, then `file` (TOML; `VOTUM_CONFIG` names one when `file` is None), then the
+    environment, then `overrides` (the command line's options)."""
+    env = dict(os.environ if env is None else env)
+    values: dict[str, Any] = {}
+    path = file or (Path(env["VOTUM_CONFIG"]) if env.get("VOTUM_CONFIG") else None)
+    if path is not None:
+        try:
+            values.update(tomllib.loads(path.read_text()))
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise InvalidInput(f"settings file {path}: {e}") from e
+    for var, name in _ENV.items():
+        if var in env:
+            values[name] = env[var]
+    if "VOTUM_TOKENS" in env:
+        values["tokens"] = _tokens_from_env(env["VOTUM_TOKENS"])
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return Settings(**values)
+    except Exception as e:
+        raise InvalidInput(f"settings: {e}") from e
+
+
+def ensure_tokens(settings: Settings) -> tuple[Settings, Path | None]:
+    """Settings with at least an admin token: when none is configured, one is generated and written
+    to `data_dir/tokens.json` (mode 0600; reused on the next start). Returns the file when used."""
+    if settings.tokens:
+        return settings, None
+    path = settings.data_dir / "tokens.json"
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        tokens = json.loads(path.read_text())
+    else:
+        tokens = {secrets.token_urlsafe(32): "admin"}
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(tokens, f, indent=1)
+    return settings.model_copy(update={"tokens": Settings(tokens=tokens).tokens}), path
