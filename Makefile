@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service clean
 
 setup:
 	@scripts/setup.sh
@@ -79,3 +79,7 @@ bench-eg-pipeline: setup peer
 bench-verify: setup peer
 	cargo build --release --locked -p votum-verify
 	$(PY) benches/bench_verify_record.py
+
+## The seed endpoints over real HTTP (votum serve + the load client): per-endpoint p50/p95, memory.
+bench-service: setup
+	$(PY) benches/bench_service_seed.py

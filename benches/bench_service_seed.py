@@ -1,0 +1,70 @@
+"""The seed endpoints over real HTTP: `votum serve` on 127.0.0.1 in its own process, the load
+client (MessagePack, keep-alive) running the seed's election with tally chunks of 1,000 ballots,
+5 guardians, quorum 3, 2 missing, one contest of 4 candidates. Prints p50/p95/max per endpoint
+(client side), the total time, and the peak memory of server and client.
+
+    BENCH_N=2000 .venv/bin/python benches/bench_service_seed.py      (make bench-service)
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from votum.client import Client
+from votum.client.load import latency_rows, seed_election
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def main() -> None:
+    n = int(os.environ.get("BENCH_N", "2000"))
+    chunk = int(os.environ.get("BENCH_CHUNK", "1000"))
+    port = free_port()
+    with tempfile.TemporaryDirectory() as data:
+        env = {**os.environ, "VOTUM_TOKENS": "admin=bench-admin-token-0123456789"}
+        cmd = [sys.executable, "-m", "votum", "serve", "--port", str(port), "--data-dir", data]
+        server = subprocess.Popen([*cmd, "--log-level", "warning"], env=env)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            for _ in range(300):
+                try:
+                    if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            with Client(url) as client:
+                run = seed_election(client, n, chunk=chunk, guardians=5, quorum=3, missing=2, candidates=4)
+            server_peak = peak_rss_mib(server.pid)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    client_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"N={n} chunk={chunk}: {run.seconds:.1f} s, {n / run.seconds:.1f} ballots/s, counts match")
+    print(f"peak RSS: server {server_peak:.0f} MiB, client {client_peak:.0f} MiB")
+    print(f"{'endpoint':34} {'calls':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'total s':>8}")
+    for name, calls, p50, p95, mx, total in latency_rows(run.latencies):
+        print(f"{name:34} {calls:6d} {p50:8.1f} {p95:8.1f} {mx:8.1f} {total:8.1f}")
+
+
+if __name__ == "__main__":
+    main()
