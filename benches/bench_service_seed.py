@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 import httpx
-
 from votum.client import Client
 from votum.client.load import latency_rows, seed_election
 
