@@ -8,6 +8,7 @@ ceremony, plaintext ballots, and the encrypted tally in electionguard 1.4.0's JS
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,69 @@ NAMES_DISTRICT = "district-1"
 def selection_id(candidate: str) -> str:
     """The selection id of `candidate` in a manifest built by `manifest_from_names`."""
     return f"{candidate}-selection"
+
+
+def candidate_document(
+    object_id: str, name: str | None = None, party_id: str | None = None
+) -> dict[str, Any]:
+    """An EG 1.4 candidate; `name` (English) is optional."""
+    text = [{"value": name, "language": "en"}] if name is not None else []
+    return {
+        "object_id": object_id,
+        "name": {"text": text},
+        "party_id": party_id,
+        "image_uri": None,
+        "is_write_in": None,
+    }
+
+
+def contest_document(index: int, selections: list[tuple[str, str]], votes_allowed: int) -> dict[str, Any]:
+    """The EG 1.4 contest `contest-{index + 1}` in the one district, with `(selection id,
+    candidate id)` selections, vote for `votes_allowed`."""
+    return {
+        "object_id": f"contest-{index + 1}",
+        "sequence_order": index,
+        "electoral_district_id": NAMES_DISTRICT,
+        "vote_variation": "one_of_m" if votes_allowed == 1 else "n_of_m",
+        "number_elected": votes_allowed,
+        "votes_allowed": votes_allowed,
+        "name": f"Contest {index + 1}",
+        "ballot_selections": [
+            {"object_id": sid, "sequence_order": j, "candidate_id": cid}
+            for j, (sid, cid) in enumerate(selections)
+        ],
+        "ballot_title": None,
+        "ballot_subtitle": None,
+    }
+
+
+def manifest_document(
+    contests: list[dict[str, Any]], candidates: list[dict[str, Any]], parties: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """An EG 1.4 manifest of one district and one ballot style holding `contests`."""
+    return {
+        "election_scope_id": "votum-election",
+        "spec_version": "1.0",
+        "type": "general",
+        "start_date": "2026-11-03T07:00:00-05:00",
+        "end_date": "2026-11-03T20:00:00-05:00",
+        "geopolitical_units": [
+            {"object_id": NAMES_DISTRICT, "name": "District 1", "type": "county", "contact_information": None}
+        ],
+        "parties": parties,
+        "candidates": candidates,
+        "contests": contests,
+        "ballot_styles": [
+            {
+                "object_id": NAMES_STYLE,
+                "geopolitical_unit_ids": [NAMES_DISTRICT],
+                "party_ids": None,
+                "image_uri": None,
+            }
+        ],
+        "name": None,
+        "contact_information": None,
+    }
 
 
 def manifest_from_names(party_names: list[str], candidate_names: list[str]) -> dict[str, Any]:
@@ -48,53 +112,11 @@ def manifest_from_names(party_names: list[str], candidate_names: list[str]) -> d
         for p in party_names
     ]
     candidates = [
-        {
-            "object_id": c,
-            "name": {"text": [{"value": c, "language": "en"}]},
-            "party_id": party_names[i % len(party_names)] if party_names else None,
-            "image_uri": None,
-            "is_write_in": None,
-        }
+        candidate_document(c, c, party_names[i % len(party_names)] if party_names else None)
         for i, c in enumerate(candidate_names)
     ]
-    contest = {
-        "object_id": NAMES_CONTEST,
-        "sequence_order": 0,
-        "electoral_district_id": NAMES_DISTRICT,
-        "vote_variation": "one_of_m",
-        "number_elected": 1,
-        "votes_allowed": 1,
-        "name": "Contest 1",
-        "ballot_selections": [
-            {"object_id": selection_id(c), "sequence_order": j, "candidate_id": c}
-            for j, c in enumerate(candidate_names)
-        ],
-        "ballot_title": None,
-        "ballot_subtitle": None,
-    }
-    return {
-        "election_scope_id": "votum-election",
-        "spec_version": "1.0",
-        "type": "general",
-        "start_date": "2026-11-03T07:00:00-05:00",
-        "end_date": "2026-11-03T20:00:00-05:00",
-        "geopolitical_units": [
-            {"object_id": NAMES_DISTRICT, "name": "District 1", "type": "county", "contact_information": None}
-        ],
-        "parties": parties,
-        "candidates": candidates,
-        "contests": [contest],
-        "ballot_styles": [
-            {
-                "object_id": NAMES_STYLE,
-                "geopolitical_unit_ids": [NAMES_DISTRICT],
-                "party_ids": None,
-                "image_uri": None,
-            }
-        ],
-        "name": None,
-        "contact_information": None,
-    }
+    contest = contest_document(0, [(selection_id(c), c) for c in candidate_names], 1)
+    return manifest_document([contest], candidates, parties)
 
 
 def plaintext_ballot(manifest: dict[str, Any], ballot_id: str, chosen: set[str]) -> str:
@@ -157,11 +179,16 @@ class Ceremony:
 
 
 def run_ceremony(
-    manifest: EgManifest, number_of_guardians: int, quorum: int, seeds: list[bytes] | None = None
+    manifest: EgManifest,
+    number_of_guardians: int,
+    quorum: int,
+    seeds: list[bytes] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Ceremony:
     """Runs the whole key ceremony in one process: n guardians, each backup sealed to its receiver
     and checked by it against the sender's commitments, then the context. `seeds` (32 bytes per
-    guardian) make it reproducible, for tests only."""
+    guardian) make it reproducible, for tests only; `progress(done, n)` is told after each
+    guardian's backups are delivered."""
     n = number_of_guardians
     if n < 1:
         raise InvalidInput("an election needs at least one guardian")
@@ -175,11 +202,13 @@ def run_ceremony(
     ]
     records = [g.public_record() for g in guardians]
     backups: dict[str, dict[str, str]] = {}
-    for sender, sender_record in zip(guardians, records, strict=True):
+    for done, (sender, sender_record) in enumerate(zip(guardians, records, strict=True), start=1):
         sent = backups.setdefault(sender.guardian_id, {})
         for receiver, receiver_record in zip(guardians, records, strict=True):
             if receiver is not sender:
                 backup = sender.backup_for(receiver_record)
                 receiver.receive_backup(sender_record, backup)
                 sent[receiver.guardian_id] = backup
+        if progress is not None:
+            progress(done, n)
     return Ceremony(guardians, records, backups, EgContext(records, quorum, manifest))

@@ -22,11 +22,9 @@ from typing import Any
 
 from votum._native import (
     EgBallotBox,
-    EgContext,
     EgDecryptionTarget,
     EgDecryptor,
     EgEncryptionDevice,
-    EgGuardian,
     EgManifest,
     EgShares,
     Group,
@@ -35,7 +33,14 @@ from votum._native import (
     eg_to_hex,
     lagrange_coefficient,
 )
-from votum.eg import encrypted_tally_json
+from votum.eg import (
+    candidate_document,
+    contest_document,
+    encrypted_tally_json,
+    manifest_document,
+    plaintext_ballot,
+    run_ceremony,
+)
 from votum.errors import InvalidInput, VerificationFailed
 from votum.record import ArchiveSink, DirectorySink, path_of
 from votum.steps import ProgressHook, Step, no_progress, timed, total_seconds
@@ -60,61 +65,15 @@ def synthetic_manifest(contests: int) -> dict[str, Any]:
 def manifest_of_shapes(shapes: list[tuple[int, int]]) -> dict[str, Any]:
     """An ElectionGuard 1.4 manifest with one contest per `(candidates, votes allowed)`, one style."""
     candidates: list[dict[str, Any]] = []
-    out = []
+    contests = []
     for i, (n, k) in enumerate(shapes):
         cid = f"contest-{i + 1}"
-        selections = []
-        for j in range(n):
-            cand = f"{cid}-candidate-{j + 1}"
-            candidates.append(
-                {
-                    "object_id": cand,
-                    "name": {"text": []},
-                    "party_id": None,
-                    "image_uri": None,
-                    "is_write_in": None,
-                }
-            )
-            selections.append(
-                {"object_id": f"{cid}-selection-{j + 1}", "sequence_order": j, "candidate_id": cand}
-            )
-        out.append(
-            {
-                "object_id": cid,
-                "sequence_order": i,
-                "electoral_district_id": "district-1",
-                "vote_variation": "one_of_m" if k == 1 else "n_of_m",
-                "number_elected": k,
-                "votes_allowed": k,
-                "name": f"Contest {i + 1}",
-                "ballot_selections": selections,
-                "ballot_title": None,
-                "ballot_subtitle": None,
-            }
+        names = [f"{cid}-candidate-{j + 1}" for j in range(n)]
+        candidates.extend(candidate_document(c) for c in names)
+        contests.append(
+            contest_document(i, [(f"{cid}-selection-{j + 1}", c) for j, c in enumerate(names)], k)
         )
-    return {
-        "election_scope_id": "votum-election",
-        "spec_version": "1.0",
-        "type": "general",
-        "start_date": "2026-11-03T07:00:00-05:00",
-        "end_date": "2026-11-03T20:00:00-05:00",
-        "geopolitical_units": [
-            {"object_id": "district-1", "name": "District 1", "type": "county", "contact_information": None}
-        ],
-        "parties": [],
-        "candidates": candidates,
-        "contests": out,
-        "ballot_styles": [
-            {
-                "object_id": "style-1",
-                "geopolitical_unit_ids": ["district-1"],
-                "party_ids": None,
-                "image_uri": None,
-            }
-        ],
-        "name": None,
-        "contact_information": None,
-    }
+    return manifest_document(contests, candidates, [])
 
 
 @dataclass(frozen=True)
@@ -170,20 +129,11 @@ def _text(obj: Any) -> str:
 
 
 def _plaintext(manifest: dict[str, Any], ballot_id: str, rng: random.Random) -> tuple[str, list[str]]:
-    contests = []
     chosen: list[str] = []
     for c in manifest["contests"]:
         ids = [s["object_id"] for s in c["ballot_selections"]]
-        picks = set(rng.sample(ids, rng.randint(0, c["votes_allowed"])))
-        chosen.extend(picks)
-        contests.append(
-            {
-                "object_id": c["object_id"],
-                "ballot_selections": [{"object_id": i, "vote": int(i in picks)} for i in ids],
-            }
-        )
-    style = manifest["ballot_styles"][0]["object_id"]
-    return json.dumps({"object_id": ballot_id, "style_id": style, "contests": contests}), chosen
+        chosen.extend(set(rng.sample(ids, rng.randint(0, c["votes_allowed"]))))
+    return plaintext_ballot(manifest, ballot_id, set(chosen)), chosen
 
 
 def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -> ElectionResult:
@@ -205,18 +155,9 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
     n, k = config.guardians, config.quorum
 
     with timed(result.steps, f"key ceremony ({n} guardians, quorum {k}, {n * (n - 1)} backups checked)", n):
-        guardians = [
-            # secrets and nonces come from the OS; the seed only chooses the votes
-            EgGuardian(f"guardian-{i}", i, n, k)
-            for i in range(1, n + 1)
-        ]
-        records = [g.public_record() for g in guardians]
-        for done, (sender, sender_record) in enumerate(zip(guardians, records, strict=True), start=1):
-            for receiver, receiver_record in zip(guardians, records, strict=True):
-                if receiver is not sender:
-                    receiver.receive_backup(sender_record, sender.backup_for(receiver_record))
-            hook("key ceremony", done, n)
-        context = EgContext(records, k, em)
+        # secrets and nonces come from the OS; the seed only chooses the votes
+        ceremony = run_ceremony(em, n, k, progress=lambda done, total: hook("key ceremony", done, total))
+        guardians, records, context = ceremony.guardians, ceremony.records, ceremony.context
     k_pub, q_ext = context.elgamal_public_key, context.extended_base_hash
 
     with timed(result.steps, "write manifest, context, guardians", 1):

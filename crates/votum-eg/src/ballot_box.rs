@@ -109,6 +109,24 @@ pub fn accumulate(
     *entry = entry.add(g, ct);
 }
 
+/// `tally` with every selection of `manifest`: selections no cast ballot reached are the
+/// encryption of 0 with nonce 0; sums for selections the manifest does not have are left out.
+pub fn complete_tally(manifest: &Manifest, tally: &TallyMap) -> TallyMap {
+    let g = ModpGroup::eg_4096();
+    let mut out = BTreeMap::new();
+    for c in &manifest.contests {
+        for s in &c.ballot_selections {
+            let key = (c.object_id.clone(), s.object_id.clone());
+            let value = tally
+                .get(&key)
+                .cloned()
+                .unwrap_or_else(|| Ciphertext::zero(&g));
+            out.insert(key, value);
+        }
+    }
+    out
+}
+
 /// A tally in manifest order as bytes: for each selection, pad then data, each `element_len`
 /// big-endian bytes (spec/62.6). Selections no ballot had are the encryption of 0 with nonce 0.
 pub fn tally_to_bytes(manifest: &Manifest, tally: &TallyMap) -> Vec<u8> {
@@ -391,6 +409,37 @@ impl BallotVerifier {
         out
     }
 
+    /// [`BallotVerifier::verify_many`] over parse results, in order: the ballots that parsed are
+    /// checked in one batch and returned when they pass; entries that are already errors pass
+    /// through unchanged.
+    pub fn verify_parsed<R: rand_core::RngCore + rand_core::CryptoRng>(
+        &self,
+        items: Vec<Result<EncryptedBallot, BallotError>>,
+        rng: &mut R,
+    ) -> Vec<Result<EncryptedBallot, BallotError>> {
+        let mut out: Vec<Option<Result<EncryptedBallot, BallotError>>> =
+            Vec::with_capacity(items.len());
+        let mut good = Vec::new();
+        let mut index = Vec::new();
+        for (i, item) in items.into_iter().enumerate() {
+            match item {
+                Ok(b) => {
+                    good.push(b);
+                    index.push(i);
+                    out.push(None);
+                }
+                Err(e) => out.push(Some(Err(e))),
+            }
+        }
+        let verdicts = self.verify_many(&good, rng);
+        for ((b, verdict), i) in good.into_iter().zip(verdicts).zip(index) {
+            out[i] = Some(verdict.map(|()| b));
+        }
+        out.into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(BallotError::Format("not processed".into()))))
+            .collect()
+    }
+
     /// Checks one ballot on its own, every equation separately (the reference's way).
     pub fn verify_individually(&self, b: &EncryptedBallot) -> Result<(), BallotError> {
         self.check(b, Mode::Individual)
@@ -640,30 +689,25 @@ impl BallotBox {
             .par_iter()
             .map(|(json, _)| parse_ballot(json))
             .collect();
-        let mut out: Vec<Option<Result<Receipt, BallotError>>> = vec![None; items.len()];
         let mut batch_seen = HashSet::new();
-        let mut candidates = Vec::new();
-        let mut index = Vec::new();
-        for (i, p) in parsed.into_iter().enumerate() {
-            match p {
-                Err(e) => out[i] = Some(Err(e)),
-                Ok(b) => {
+        let candidates = parsed
+            .into_iter()
+            .map(|p| {
+                p.and_then(|b| {
                     if self.seen.contains(&b.object_id) || !batch_seen.insert(b.object_id.clone()) {
-                        out[i] = Some(Err(BallotError::Duplicate(b.object_id)));
+                        Err(BallotError::Duplicate(b.object_id))
                     } else {
-                        candidates.push(b);
-                        index.push(i);
+                        Ok(b)
                     }
-                }
-            }
-        }
+                })
+            })
+            .collect();
         let mut rng = crate::batch::batch_rng();
-        let verdicts = self.verifier.verify_many(&candidates, &mut rng);
-        for ((b, verdict), i) in candidates.into_iter().zip(verdicts).zip(index) {
-            out[i] = Some(verdict.map(|()| self.record(b, items[i].1)));
-        }
-        out.into_iter()
-            .map(|r| r.unwrap_or(Err(BallotError::Format("not processed".into()))))
+        let verified = self.verifier.verify_parsed(candidates, &mut rng);
+        verified
+            .into_iter()
+            .zip(items)
+            .map(|(r, (_, state))| r.map(|b| self.record(b, *state)))
             .collect()
     }
 
@@ -683,23 +727,10 @@ impl BallotBox {
         }
     }
 
-    /// The encrypted tally of the cast ballots, by (contest, selection). Selections no cast ballot
-    /// had yet are the encryption of 0 with nonce 0.
+    /// The encrypted tally of the cast ballots, by (contest, selection), every selection of the
+    /// manifest present ([`complete_tally`]).
     pub fn tally(&self) -> TallyMap {
-        let g = &self.verifier.group;
-        let mut out = BTreeMap::new();
-        for c in &self.verifier.manifest.contests {
-            for s in &c.ballot_selections {
-                let key = (c.object_id.clone(), s.object_id.clone());
-                let value = self
-                    .tally
-                    .get(&key)
-                    .cloned()
-                    .unwrap_or_else(|| Ciphertext::zero(g));
-                out.insert(key, value);
-            }
-        }
-        out
+        complete_tally(&self.verifier.manifest, &self.tally)
     }
 
     pub fn counts(&self) -> (u64, u64) {

@@ -296,12 +296,7 @@ impl PyEgBallotBox {
         public_key: &crate::group::PyElement,
         extended_base_hash: &PyScalar,
     ) -> PyResult<Self> {
-        let g = ModpGroup::eg_4096();
-        let k = votum_elgamal::PublicKey::new(&g, public_key.get(&g)?.clone())
-            .map_err(NativeError::from)?;
-        let q_ext = g.scalar_to_integer(extended_base_hash.get(&g)?);
-        let verifier = votum_eg::BallotVerifier::new(manifest.inner.clone(), &k, q_ext)
-            .map_err(NativeError::Manifest)?;
+        let verifier = ballot_verifier(manifest, public_key, extended_base_hash)?;
         Ok(Self {
             inner: std::sync::Mutex::new(votum_eg::BallotBox::new(verifier)),
         })
@@ -374,20 +369,38 @@ impl PyEgBallotBox {
 
     /// The encrypted tally: {contest id: {selection id: Ciphertext}}.
     fn encrypted_tally(&self) -> BTreeMap<String, BTreeMap<String, crate::elgamal::PyCiphertext>> {
-        let g = ModpGroup::eg_4096();
-        let guard = self
-            .inner
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut out: BTreeMap<String, BTreeMap<String, crate::elgamal::PyCiphertext>> =
-            BTreeMap::new();
-        for ((contest, selection), ct) in guard.tally() {
-            out.entry(contest)
-                .or_default()
-                .insert(selection, crate::elgamal::PyCiphertext::wrap(&g, ct));
-        }
-        out
+        nested(self.tally())
     }
+}
+
+/// {contest id: {selection id: Ciphertext}} from a tally keyed by (contest, selection).
+fn nested(
+    tally: votum_eg::ballot_box::TallyMap,
+) -> BTreeMap<String, BTreeMap<String, crate::elgamal::PyCiphertext>> {
+    let g = ModpGroup::eg_4096();
+    let mut out: BTreeMap<String, BTreeMap<String, crate::elgamal::PyCiphertext>> = BTreeMap::new();
+    for ((contest, selection), ct) in tally {
+        out.entry(contest)
+            .or_default()
+            .insert(selection, crate::elgamal::PyCiphertext::wrap(&g, ct));
+    }
+    out
+}
+
+/// One election's ballot checks (the ballot box's and the stateless verifier's).
+fn ballot_verifier(
+    manifest: &PyEgManifest,
+    public_key: &crate::group::PyElement,
+    extended_base_hash: &PyScalar,
+) -> PyResult<votum_eg::BallotVerifier> {
+    let g = ModpGroup::eg_4096();
+    let k = votum_elgamal::PublicKey::new(&g, public_key.get(&g)?.clone())
+        .map_err(NativeError::from)?;
+    let q_ext = g.scalar_to_integer(extended_base_hash.get(&g)?);
+    Ok(
+        votum_eg::BallotVerifier::new(manifest.inner.clone(), &k, q_ext)
+            .map_err(NativeError::Manifest)?,
+    )
 }
 
 fn ballot_state(state: &str) -> PyResult<votum_eg::BallotState> {
@@ -414,13 +427,9 @@ impl PyEgBallotVerifier {
         public_key: &crate::group::PyElement,
         extended_base_hash: &PyScalar,
     ) -> PyResult<Self> {
-        let g = ModpGroup::eg_4096();
-        let k = votum_elgamal::PublicKey::new(&g, public_key.get(&g)?.clone())
-            .map_err(NativeError::from)?;
-        let q_ext = g.scalar_to_integer(extended_base_hash.get(&g)?);
-        let inner = votum_eg::BallotVerifier::new(manifest.inner.clone(), &k, q_ext)
-            .map_err(NativeError::Manifest)?;
-        Ok(Self { inner })
+        Ok(Self {
+            inner: ballot_verifier(manifest, public_key, extended_base_hash)?,
+        })
     }
 
     /// Checks ballots (EG 1.4 JSON, any form) in one batch (spec/62.4): `items` are (ballot JSON,
@@ -433,51 +442,29 @@ impl PyEgBallotVerifier {
             .map(|(_, s)| ballot_state(s))
             .collect::<PyResult<Vec<_>>>()?;
         let results = crate::convert::release(py, || {
-            let parsed: Vec<Result<votum_eg::encrypt::EncryptedBallot, votum_eg::BallotError>> =
-                items
-                    .par_iter()
-                    .map(|(json, _)| votum_eg::ballot_box::parse_ballot(json))
-                    .collect();
-            let mut out: Vec<Result<(), votum_eg::BallotError>> = Vec::with_capacity(items.len());
-            let mut good = Vec::new();
-            let mut index = Vec::new();
-            for (i, p) in parsed.iter().enumerate() {
-                match p {
-                    Ok(b) => {
-                        good.push(b.clone());
-                        index.push(i);
-                        out.push(Ok(()));
-                    }
-                    Err(e) => out.push(Err(e.clone())),
-                }
-            }
+            let parsed = items
+                .par_iter()
+                .map(|(json, _)| votum_eg::ballot_box::parse_ballot(json))
+                .collect();
             let mut rng = votum_eg::batch::batch_rng();
-            for (verdict, i) in self
-                .inner
-                .verify_many(&good, &mut rng)
+            self.inner
+                .verify_parsed(parsed, &mut rng)
                 .into_iter()
-                .zip(index)
-            {
-                out[i] = verdict;
-            }
-            parsed
-                .into_iter()
-                .zip(out)
                 .zip(states)
-                .map(|((p, verdict), state)| {
-                    let b = p?;
-                    verdict?;
-                    let code = b.code.clone();
-                    let form = votum_eg::encrypt::BallotForm::Submitted {
-                        state: if state == votum_eg::BallotState::Cast {
-                            1
-                        } else {
-                            2
-                        },
-                    };
-                    Ok((b.object_id.clone(), code, b.to_eg14_json(form).to_string()))
+                .map(|(r, state)| {
+                    r.map(|b| {
+                        let form = votum_eg::encrypt::BallotForm::Submitted {
+                            state: if state == votum_eg::BallotState::Cast {
+                                1
+                            } else {
+                                2
+                            },
+                        };
+                        let json = b.to_eg14_json(form).to_string();
+                        (b.object_id, b.code, json)
+                    })
                 })
-                .collect::<Vec<Result<_, votum_eg::BallotError>>>()
+                .collect::<Vec<_>>()
         });
         results
             .into_iter()
@@ -557,18 +544,9 @@ impl PyEgTally {
 
     /// {contest id: {selection id: Ciphertext}} for every selection of the manifest.
     fn ciphertexts(&self) -> BTreeMap<String, BTreeMap<String, crate::elgamal::PyCiphertext>> {
-        let g = ModpGroup::eg_4096();
-        let bytes = votum_eg::ballot_box::tally_to_bytes(&self.manifest, &self.map());
-        // the manifest-complete view, through the one encoding
-        let full =
-            votum_eg::ballot_box::tally_from_bytes(&self.manifest, &bytes).unwrap_or_default();
-        let mut out: BTreeMap<String, BTreeMap<String, crate::elgamal::PyCiphertext>> =
-            BTreeMap::new();
-        for ((contest, selection), ct) in full {
-            out.entry(contest)
-                .or_default()
-                .insert(selection, crate::elgamal::PyCiphertext::wrap(&g, ct));
-        }
-        out
+        nested(votum_eg::ballot_box::complete_tally(
+            &self.manifest,
+            &self.map(),
+        ))
     }
 }
