@@ -467,6 +467,64 @@ impl Decryptor {
             .ok_or_else(|| DecryptionError::UnknownGuardian(id.to_string()))
     }
 
+    /// Checks one share message on its own, as a service does when a guardian posts it: the
+    /// guardian is known, a compensating guardian is not the missing one, there is one share per
+    /// ciphertext of `target`, and every proof verifies against the guardian's key (or, for a
+    /// compensated share, the missing guardian's recovery key for this helper). Whether enough
+    /// guardians are present is [`Decryptor::decrypt`]'s question.
+    pub fn check_shares(
+        &self,
+        target: &DecryptionTarget,
+        guardian_id: &str,
+        missing: Option<&str>,
+        shares: &[ProvenShare],
+    ) -> Result<(), DecryptionError> {
+        let g = &self.group;
+        let helper = self.guardian(guardian_id)?;
+        let key = match missing {
+            None => helper.key().clone(),
+            Some(m) => {
+                let lost = self.guardian(m)?;
+                if lost.id == helper.id {
+                    return Err(mismatch(
+                        &target.object_id,
+                        format!("compensation by guardian {m:?} for itself"),
+                    ));
+                }
+                lost.recovery_key(g, helper.sequence_order)
+            }
+        };
+        if shares.len() != target.len() {
+            return Err(DecryptionError::ShareCount {
+                guardian: guardian_id.to_string(),
+                expected: target.len(),
+                got: shares.len(),
+            });
+        }
+        let names = target.names();
+        let cts = target.ciphertexts();
+        shares
+            .par_iter()
+            .zip(cts.par_iter())
+            .zip(names.par_iter())
+            .try_for_each(|((share, ct), name)| {
+                if share.share.value().jacobi(g.p()) != 1 {
+                    return Err(mismatch(
+                        name,
+                        format!("share of {guardian_id:?} (not in the subgroup)"),
+                    ));
+                }
+                verify_share(g, &self.oracle, &key, ct, share).map_err(|error| {
+                    DecryptionError::Proof {
+                        guardian: guardian_id.to_string(),
+                        for_missing: missing.map(str::to_string),
+                        object: name.clone(),
+                        error,
+                    }
+                })
+            })
+    }
+
     /// Checks every share and combines them into counts. `direct` holds one entry per present
     /// guardian; `compensated` one per (present helper, missing guardian) pair.
     pub fn decrypt(

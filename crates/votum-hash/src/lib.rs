@@ -4,8 +4,10 @@
 //!   labelled fields under a domain tag from [`tags`] (listed in spec/20-hashing.md).
 //! * [`eg`]: ElectionGuard 1.0 `hash_elems` and its minimal uppercase hex codec, byte for byte
 //!   as electionguard 1.4.0 computes them.
+//! * [`board`]: the bulletin board's hash chain.
 //! * [`independent_generators`]: group elements nobody knows a discrete log of, from a public seed.
 
+pub mod board;
 pub mod eg;
 mod mac;
 mod transcript;
@@ -20,8 +22,18 @@ pub mod tags {
     pub const GENERATORS: &str = "votum/v1/generators";
     pub const EXPAND: &str = "votum/v1/expand";
     pub const HASHED_ELGAMAL: &str = "votum/v1/hashed-elgamal";
+    pub const BOARD: &str = "votum/v1/board";
+    pub const BOARD_GENESIS: &str = "votum/v1/board-genesis";
     /// All tags, for the spec table and uniqueness tests.
-    pub const ALL: &[&str] = &[SCHNORR, CHAUM_PEDERSEN, GENERATORS, EXPAND, HASHED_ELGAMAL];
+    pub const ALL: &[&str] = &[
+        SCHNORR,
+        CHAUM_PEDERSEN,
+        GENERATORS,
+        EXPAND,
+        HASHED_ELGAMAL,
+        BOARD,
+        BOARD_GENESIS,
+    ];
 }
 
 /// Errors of hash-related decoding.

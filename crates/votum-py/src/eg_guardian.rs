@@ -596,6 +596,32 @@ impl PyEgDecryptor {
         })
     }
 
+    /// Checks one guardian's share message for `target` on its own (spec/64.8): a known guardian,
+    /// one share per ciphertext, every proof against its key (or the missing guardian's recovery
+    /// key). Raises DecryptionFailed, or InvalidProof naming the selection.
+    fn check_shares(
+        &self,
+        py: Python<'_>,
+        target: &PyEgDecryptionTarget,
+        shares: &PyEgShares,
+    ) -> PyResult<()> {
+        if shares.object_id != target.inner.object_id {
+            return decryption(Err(DecryptionError::Mismatch {
+                object: target.inner.object_id.clone(),
+                what: format!("the object id of shares for {:?}", shares.object_id),
+            }));
+        }
+        let out = release(py, || {
+            self.inner.check_shares(
+                &target.inner,
+                &shares.guardian_id,
+                shares.missing_guardian_id.as_deref(),
+                &shares.shares,
+            )
+        });
+        decryption(out)
+    }
+
     /// Re-checks a published plaintext tally or spoiled ballot (EG 1.4 JSON) against `target`.
     fn verify_eg14(
         &self,

@@ -40,6 +40,7 @@ pub enum NativeError {
     NotModp(GroupId),
     Value(&'static str),
     Record(votum_record::RecordError),
+    Board(votum_hash::board::ChainError),
 }
 
 impl From<ArithError> for NativeError {
@@ -196,6 +197,7 @@ fn classify(e: &NativeError) -> (Kind, String) {
             format!("group {g} has no integer representation"),
         ),
         NativeError::Value(msg) => (InvalidInput, (*msg).to_owned()),
+        NativeError::Board(x) => (VerificationFailed, x.to_string()),
         NativeError::Record(x) => {
             let kind = match x {
                 votum_record::RecordError::UnsupportedVersion { .. } => UnsupportedVersion,

@@ -7,6 +7,7 @@
 // so `.clone()` is needed even where one expansion sees a Copy type.
 #![allow(clippy::clone_on_copy)]
 
+mod board;
 mod convert;
 mod dual;
 mod eg1;
@@ -54,6 +55,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?)?;
     m.add_function(wrap_pyfunction!(eg_guardian::eg_verify_guardian_record, m)?)?;
     m.add_function(wrap_pyfunction!(eg_guardian::eg_constants_json, m)?)?;
+    m.add_class::<board::PyBoardChecker>()?;
+    m.add_function(wrap_pyfunction!(board::board_genesis, m)?)?;
+    m.add_function(wrap_pyfunction!(board::board_link, m)?)?;
     m.add_class::<record::PyRecordWriter>()?;
     m.add_class::<record::PyRecordReader>()?;
     m.add_function(wrap_pyfunction!(record::record_pack, m)?)?;

@@ -60,12 +60,16 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def call(self, method: str, path: str, body: Any = None, name: str | None = None) -> Any:
-        """One request; returns the decoded body or raises `ServiceError` for a problem document."""
+    def call(
+        self, method: str, path: str, body: Any = None, name: str | None = None, token: str | None = None
+    ) -> Any:
+        """One request (with `token`, or the client's); returns the decoded body (bytes for a binary
+        one) or raises `ServiceError` for a problem document."""
         media = MSGPACK if self.use_msgpack else "application/json"
         headers = {"Accept": media}
-        if self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
+        token = token or self.token
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
         content = None
         if body is not None:
             headers["Content-Type"] = media
@@ -84,11 +88,11 @@ class Client:
             raise ServiceError(response.status_code, "http_error", str(data)[:200], data)
         return data
 
-    def post(self, path: str, body: Any) -> Any:
-        return self.call("POST", path, body)
+    def post(self, path: str, body: Any, token: str | None = None, name: str | None = None) -> Any:
+        return self.call("POST", path, body, name=name, token=token)
 
-    def get(self, path: str) -> Any:
-        return self.call("GET", path)
+    def get(self, path: str, name: str | None = None) -> Any:
+        return self.call("GET", path, name=name)
 
     # --- the six seed endpoints ---------------------------------------------------------------
 
@@ -148,6 +152,8 @@ def _decode(response: Any) -> Any:
         import json
 
         return json.loads(content)
+    if kind.startswith("application/octet-stream"):
+        return content
     return content.decode(errors="replace")
 
 

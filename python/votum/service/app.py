@@ -8,19 +8,25 @@ from typing import Any
 from fastapi import FastAPI
 
 import votum
-from votum.service import problems, seed
+from votum.service import problems, seed, v1
 from votum.service.auth import TokenBook
 from votum.service.codec import OPENAPI_MSGPACK_NOTE, NegotiatedResponse, NegotiatedRoute
 from votum.service.limits import BodyLimit
 from votum.service.settings import Settings
+from votum.store import Store
 
 log = logging.getLogger("votum.service")
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """The service for `settings` (defaults when None). A body above `max_body_bytes` is refused
-    with 413 before any route reads it (`limits.BodyLimit`)."""
+def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
+    """The service for `settings` (defaults when None) over `store` (by default the database of
+    `settings.url()`: SQLite under `data_dir`, or PostgreSQL). A body above `max_body_bytes` is
+    refused with 413 before any route reads it (`limits.BodyLimit`)."""
     settings = settings or Settings()
+    if store is None:
+        if settings.database_url is None:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        store = Store(settings.url())
     app = FastAPI(
         title="votum election service",
         version=votum.__version__,
@@ -36,6 +42,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     health = _health_router()
     app.include_router(health)
     app.include_router(seed.router)
+    v1.install(app, store)
     if settings.seed_endpoints:
         log.warning(
             "the stateless seed endpoints are on: they carry guardian secrets over the wire "

@@ -1,0 +1,16 @@
+"""The stateful election API under `/v1` (spec/80): one router per resource, over `votum.store`."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from votum.service.v1 import ballots, board, ceremony, decryption, elections
+from votum.service.v1.common import Objects
+from votum.store import Store
+
+
+def install(app: FastAPI, store: Store) -> None:
+    app.state.store = store
+    app.state.objects = Objects(store)
+    for module in (elections, ceremony, ballots, decryption, board):
+        app.include_router(module.router)

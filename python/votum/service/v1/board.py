@@ -1,0 +1,64 @@
+"""`/v1/elections/{id}/board`: the bulletin board, public (spec/80.6)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+from pydantic import BaseModel
+
+from votum.errors import NotFound
+from votum.service.codec import NegotiatedRoute
+from votum.service.v1.common import EntryOut, Head, entry_out, store_of
+
+router = APIRouter(
+    prefix="/v1/elections/{election_id}/board", tags=["bulletin board"], route_class=NegotiatedRoute
+)
+
+
+class BoardPage(BaseModel):
+    election_id: str
+    #: the head when the page was read: entries up to it are final
+    head: Head
+    entries: list[EntryOut]
+
+
+@router.get("", response_model=BoardPage)
+def board_page(
+    request: Request,
+    election_id: str,
+    after: int = Query(default=-1, ge=-1),
+    limit: int = Query(default=100, ge=1, le=1000),
+    payloads: bool = True,
+) -> dict[str, Any]:
+    """Entries with `seq > after`, in order. Check a copy with `votum.client.check_board`."""
+    store = store_of(request)
+    row = store.election(election_id)
+    entries = store.entries(election_id, after, limit, with_payload=payloads)
+    return {
+        "election_id": election_id,
+        "head": {"seq": row.head_seq, "hash": row.head_hash.hex()},
+        "entries": [entry_out(e) for e in entries if e.seq <= row.head_seq],
+    }
+
+
+@router.get("/head", response_model=Head)
+def board_head(request: Request, election_id: str) -> dict[str, Any]:
+    row = store_of(request).election(election_id)
+    return {"seq": row.head_seq, "hash": row.head_hash.hex()}
+
+
+@router.get("/by-name/{name:path}", response_model=EntryOut)
+def entry_by_name(request: Request, election_id: str, name: str) -> dict[str, Any]:
+    """The entry under `name` (for the record's documents, their path in electionguard's layout)."""
+    store = store_of(request)
+    entry = store.entry_named(election_id, name)
+    if entry is None:
+        store.election(election_id)
+        raise NotFound(f"no board entry named {name!r}")
+    return entry_out(entry)
+
+
+@router.get("/{seq}", response_model=EntryOut)
+def entry_by_seq(request: Request, election_id: str, seq: int) -> dict[str, Any]:
+    return entry_out(store_of(request).entry(election_id, seq))

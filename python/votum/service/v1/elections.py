@@ -1,0 +1,313 @@
+"""`/v1/elections`: create, status, the phase transitions (open, close, publish), results, the record."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import FileResponse
+from pydantic import BaseModel, Field
+from starlette.background import BackgroundTask
+
+import votum
+from votum.eg import encrypted_tally_json
+from votum.errors import Conflict, InvalidInput, NotFound, WrongPhase
+from votum.record import LAYOUT, ArchiveSink
+from votum.service.auth import require
+from votum.service.codec import NegotiatedRoute
+from votum.service.v1.common import EG, Head, objects_of, payload_of, store_of
+from votum.store import ElectionRow, Tx
+
+router = APIRouter(prefix="/v1/elections", tags=["elections"], route_class=NegotiatedRoute)
+admin = Depends(require("admin"))
+
+BOARD_FORMAT = "votum-board/1"
+
+
+class CreateElection(BaseModel):
+    election_id: str = Field(min_length=1, max_length=128)
+    #: an ElectionGuard 1.4 manifest
+    manifest: dict[str, Any]
+    number_of_guardians: int = Field(ge=1, le=64)
+    quorum: int = Field(ge=1, le=64)
+
+
+class Status(BaseModel):
+    election_id: str
+    phase: str
+    number_of_guardians: int
+    quorum: int
+    head: Head
+    cast: int
+    spoiled: int
+    created_at: str
+
+
+def status_of(row: ElectionRow) -> dict[str, Any]:
+    return {
+        "election_id": row.id,
+        "phase": row.phase,
+        "number_of_guardians": row.number_of_guardians,
+        "quorum": row.quorum,
+        "head": {"seq": row.head_seq, "hash": row.head_hash.hex()},
+        "cast": row.cast_count,
+        "spoiled": row.spoiled_count,
+        "created_at": row.created_at,
+    }
+
+
+def _phase_entry(tx: Tx, phase: str, extra: dict[str, Any] | None = None) -> None:
+    tx.append("phase", f"phases/{phase}.json", payload_of({"phase": phase, **(extra or {})}))
+    tx.set(phase=phase)
+
+
+@router.post("", response_model=Status, status_code=201, dependencies=[admin])
+def create_election(request: Request, body: CreateElection) -> dict[str, Any]:
+    """A new election in phase `ceremony`: its board starts with the election's parameters and the
+    manifest (checked here: references, selection limits, ballot styles)."""
+    if body.quorum > body.number_of_guardians:
+        raise InvalidInput(f"quorum {body.quorum} is more than the {body.number_of_guardians} guardians")
+    manifest = payload_of(body.manifest)
+    votum.EgManifest.from_json(manifest.decode())
+    store = store_of(request)
+    params = {
+        "format": BOARD_FORMAT,
+        "election_id": body.election_id,
+        "number_of_guardians": body.number_of_guardians,
+        "quorum": body.quorum,
+    }
+    with store.create(body.election_id, body.number_of_guardians, body.quorum) as tx:
+        tx.append("election", "election.json", payload_of(params))
+        tx.append("manifest", "manifest.json", manifest)
+    return status_of(store.election(body.election_id))
+
+
+@router.get("", response_model=list[str])
+def list_elections(request: Request) -> list[str]:
+    return store_of(request).election_ids()
+
+
+@router.get("/{election_id}", response_model=Status)
+def election_status(request: Request, election_id: str) -> dict[str, Any]:
+    return status_of(store_of(request).election(election_id))
+
+
+@router.post("/{election_id}/open", response_model=Status, dependencies=[admin])
+def open_election(request: Request, election_id: str) -> dict[str, Any]:
+    """Ends the key ceremony: every guardian's record is in and every backup was reported checked by
+    its receiver (or disputed and answered correctly). The context (joint key, commitment hash,
+    extended base hash) and the constants go on the board; ballots are accepted from now on."""
+    store = store_of(request)
+    objects = objects_of(request, election_id)
+    row = store.election(election_id)
+    if row.phase != "ceremony":
+        raise WrongPhase(f"election {election_id!r} is in phase {row.phase!r}; open needs ceremony")
+    records = {
+        json.loads(e.text())["guardian_id"]: e.text() for e in store.iter_entries(election_id, ["guardian"])
+    }
+    n = row.number_of_guardians
+    if len(records) != n:
+        raise Conflict(f"{len(records)} of {n} guardian records are posted")
+    settled = {e.name for e in store.iter_entries(election_id, ["backup_verified", "challenge_answer"])}
+    missing = []
+    for sender in records:
+        for receiver in records:
+            if sender != receiver and (
+                f"ceremony/verified/{receiver}/{sender}.json" not in settled
+                and f"ceremony/answers/{sender}/{receiver}.json" not in settled
+            ):
+                missing.append(f"{sender}→{receiver}")
+    if missing:
+        raise Conflict(
+            f"{len(missing)} backups are neither checked by their receiver nor answered: "
+            + ", ".join(missing[:5])
+        )
+    ordered = sorted(records.values(), key=lambda r: json.loads(r)["sequence_order"])
+    context = votum.EgContext(ordered, row.quorum, objects.manifest)
+    with store.write(election_id) as tx:
+        tx.require_phase("ceremony")
+        tx.append("context", "context.json", context.to_json().encode())
+        tx.append("constants", "constants.json", votum.eg_constants_json().encode())
+        _phase_entry(tx, "open")
+        tx.set(tally=votum.EgTally(objects.manifest).to_bytes())
+    return status_of(store.election(election_id))
+
+
+@router.post("/{election_id}/close", response_model=Status, dependencies=[admin])
+def close_election(request: Request, election_id: str) -> dict[str, Any]:
+    """No more ballots: the encrypted tally (the product of every cast ballot, kept up to date with each
+    accepted ballot) goes on the board for the guardians to decrypt."""
+    store = store_of(request)
+    objects = objects_of(request, election_id)
+    with store.write(election_id) as tx:
+        tx.require_phase("open")
+        assert tx.election.tally is not None
+        tally = votum.EgTally.from_bytes(objects.manifest, tx.election.tally)
+        doc = encrypted_tally_json(objects.manifest_doc, objects.manifest, tally.ciphertexts())
+        tx.append("encrypted_tally", "encrypted_tally.json", payload_of(doc))
+        _phase_entry(tx, "closed")
+    return status_of(store.election(election_id))
+
+
+@router.post("/{election_id}/publish", response_model=Status, dependencies=[admin])
+def publish_results(request: Request, election_id: str) -> dict[str, Any]:
+    """Combines the guardians' posted shares: guardians who posted shares of every target are present;
+    each other guardian is compensated for by the quorum of present guardians' compensated shares.
+    Every proof was checked when it was posted and is checked again here. The plaintext tally, the
+    spoiled ballots' plaintexts and the Lagrange coefficients go on the board."""
+    store = store_of(request)
+    objects = objects_of(request, election_id)
+    row = store.election(election_id)
+    if row.phase != "closed":
+        raise WrongPhase(f"election {election_id!r} is in phase {row.phase!r}; publish needs closed")
+    decryptor = objects.decryptor(max(row.cast_count, 1))
+    targets: dict[str, votum.EgDecryptionTarget] = {}
+    tally = objects.tally_target()
+    targets[tally.object_id] = tally
+    spoiled = [b.ballot_id for b in _all_ballots(store, election_id, "spoiled")]
+    for ballot_id in spoiled:
+        entry = store.entry_named(election_id, f"submitted_ballots/submitted_ballot_{ballot_id}.json")
+        assert entry is not None
+        targets[ballot_id] = votum.EgDecryptionTarget.from_ballot_json(entry.text())
+
+    messages: dict[str, list[votum.EgShares]] = {t: [] for t in targets}
+    for e in store.iter_entries(election_id, ["shares"]):
+        s = votum.EgShares.from_json(e.text())
+        messages[s.object_id].append(s)
+    ids = [json.loads(r)["guardian_id"] for r in objects.records]
+    present = [
+        g
+        for g in ids
+        if all(
+            any(m.guardian_id == g and m.missing_guardian_id is None for m in messages[t]) for t in targets
+        )
+    ]
+    if len(present) < row.quorum:
+        raise Conflict(f"{len(present)} guardians posted shares of every target; the quorum is {row.quorum}")
+    absent = set(ids) - set(present)
+
+    def usable(t: str) -> list[votum.EgShares]:
+        # present guardians' own shares, and their compensations for the absent (not for the present)
+        return [
+            m
+            for m in messages[t]
+            if m.guardian_id in present and (m.missing_guardian_id is None or m.missing_guardian_id in absent)
+        ]
+
+    plaintexts = {t: decryptor.decrypt(target, usable(t)) for t, target in targets.items()}
+    counts = plaintexts[tally.object_id].counts
+    orders = {json.loads(r)["guardian_id"]: json.loads(r)["sequence_order"] for r in objects.records}
+    present_orders = [orders[g] for g in present]
+    coefficients = {
+        g: votum.eg_to_hex(votum.lagrange_coefficient(EG, orders[g], present_orders).to_int())
+        for g in present
+    }
+    with store.write(election_id) as tx:
+        tx.require_phase("closed")
+        for ballot_id in spoiled:
+            tx.append(
+                "spoiled_ballot",
+                f"spoiled_ballots/spoiled_ballot_{ballot_id}.json",
+                plaintexts[ballot_id].to_json().encode(),
+            )
+        tx.append("tally", "tally.json", plaintexts[tally.object_id].to_json().encode())
+        tx.append("coefficients", "coefficients.json", payload_of({"coefficients": coefficients}))
+        _phase_entry(tx, "published", {"present": present, "missing": sorted(absent), "counts": counts})
+    return status_of(store.election(election_id))
+
+
+def _all_ballots(store: Any, election_id: str, state: str) -> list[Any]:
+    out: list[Any] = []
+    after = -1
+    while True:
+        page = store.ballots(election_id, state, after, 1000)
+        out += page
+        if len(page) < 1000:
+            return out
+        after = page[-1].seq
+
+
+class Results(BaseModel):
+    election_id: str
+    #: votes per selection id
+    counts: dict[str, int]
+    present: list[str]
+    missing: list[str]
+    cast: int
+    spoiled: int
+
+
+@router.get("/{election_id}/results", response_model=Results)
+def results(request: Request, election_id: str) -> dict[str, Any]:
+    store = store_of(request)
+    row = store.election(election_id)
+    entry = store.entry_named(election_id, "phases/published.json")
+    if entry is None:
+        raise WrongPhase(f"election {election_id!r} is in phase {row.phase!r}; results come once published")
+    doc = json.loads(entry.text())
+    return {
+        "election_id": election_id,
+        "counts": doc["counts"],
+        "present": doc["present"],
+        "missing": doc["missing"],
+        "cast": row.cast_count,
+        "spoiled": row.spoiled_count,
+    }
+
+
+RECORD_KINDS = [kind for kind, _folder, _name in LAYOUT]
+
+
+def export_record(store: Any, election_id: str, out: Path) -> int:
+    """Writes the election's record, as on its board, to a votum archive at `out` (spec/70): the record
+    kinds in the archive's order, board order within a kind. Returns the number of documents."""
+    store.election(election_id)
+    sink = ArchiveSink(out)
+    n = 0
+    try:
+        for kind in RECORD_KINDS:
+            for e in store.iter_entries(election_id, [kind]):
+                sink.add(kind, e.name, e.text())
+                n += 1
+    finally:
+        sink.close()
+    return n
+
+
+@router.get(
+    "/{election_id}/record",
+    response_class=FileResponse,
+    responses={200: {"content": {"application/octet-stream": {}}, "description": "a votum record archive"}},
+)
+def record(request: Request, election_id: str) -> FileResponse:
+    """The election record (a votum archive, spec/70) exported from the board; `votum verify` reads it,
+    and `votum record unpack` turns it into electionguard 1.4's directory layout."""
+    store = store_of(request)
+    row = store.election(election_id)
+    if row.phase == "ceremony":
+        raise WrongPhase(f"election {election_id!r} has no record before it is opened")
+    fd, name = tempfile.mkstemp(prefix="votum-record-", suffix=".votum")
+    os.close(fd)
+    path = Path(name)
+    path.unlink()
+    try:
+        export_record(store, election_id, path)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return FileResponse(
+        path,
+        media_type="application/octet-stream",
+        filename=f"{election_id}.votum",
+        background=BackgroundTask(path.unlink, missing_ok=True),
+    )
+
+
+def not_found_unless(entry: Any, what: str) -> Any:
+    if entry is None:
+        raise NotFound(what)
+    return entry

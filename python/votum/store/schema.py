@@ -1,0 +1,125 @@
+"""The store's tables and their migrations (spec/80.3).
+
+The schema is versioned: `schema_version` holds the migrations applied, each migration runs once, in
+order, in one transaction. Version 1 creates the tables below; a later change adds a function to
+`MIGRATIONS` and never edits an applied one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Connection,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    select,
+)
+
+metadata = MetaData()
+
+schema_version = Table(
+    "schema_version",
+    metadata,
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("applied_at", Text, nullable=False),
+)
+
+#: one row per election: its phase, the board's head and the running encrypted tally, all updated
+#: in the transaction that appends to the board
+elections = Table(
+    "elections",
+    metadata,
+    Column("id", String(128), primary_key=True),
+    Column("phase", String(16), nullable=False),
+    Column("number_of_guardians", Integer, nullable=False),
+    Column("quorum", Integer, nullable=False),
+    Column("head_seq", BigInteger, nullable=False),
+    Column("head_hash", LargeBinary, nullable=False),
+    Column("tally", LargeBinary, nullable=True),
+    Column("cast_count", BigInteger, nullable=False),
+    Column("spoiled_count", BigInteger, nullable=False),
+    Column("created_at", Text, nullable=False),
+)
+
+#: the bulletin board: every public document, hash-chained (spec/80.2)
+board = Table(
+    "board",
+    metadata,
+    Column("election_id", String(128), nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("name", String(512), nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    Column("digest", LargeBinary, nullable=False),
+    Column("hash", LargeBinary, nullable=False),
+    PrimaryKeyConstraint("election_id", "seq"),
+    UniqueConstraint("election_id", "name", name="board_name_unique"),
+    Index("board_kind", "election_id", "kind", "seq"),
+)
+
+#: accepted ballots, for receipts, idempotent resubmission and listing by state
+ballots = Table(
+    "ballots",
+    metadata,
+    Column("election_id", String(128), nullable=False),
+    Column("ballot_id", String(128), nullable=False),
+    Column("state", String(8), nullable=False),
+    Column("code", String(80), nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("digest", LargeBinary, nullable=False),
+    PrimaryKeyConstraint("election_id", "ballot_id"),
+    Index("ballots_state", "election_id", "state", "seq"),
+)
+
+#: codes a ballot may chain from: each device's hash and each accepted ballot's code, each usable
+#: once (spec/80.5), so no exported record has a fork in a device's chain
+codes = Table(
+    "codes",
+    metadata,
+    Column("election_id", String(128), nullable=False),
+    Column("code", String(80), nullable=False),
+    Column("chained_by", String(128), nullable=True),
+    PrimaryKeyConstraint("election_id", "code"),
+)
+
+V1_TABLES = [elections, board, ballots, codes]
+
+
+def _v1(conn: Connection) -> None:
+    metadata.create_all(conn, tables=V1_TABLES)
+
+
+#: migration number -> function; applied in order, each once, each in one transaction
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1}
+LATEST = max(MIGRATIONS)
+
+
+def current_version(conn: Connection) -> int:
+    metadata.create_all(conn, tables=[schema_version])
+    found = conn.execute(select(schema_version.c.version)).scalars().all()
+    return max(found, default=0)
+
+
+def migrate(conn: Connection) -> list[int]:
+    """Applies the migrations `conn`'s database lacks, in the caller's transaction; returns them."""
+    applied = []
+    for version in sorted(v for v in MIGRATIONS if v > current_version(conn)):
+        MIGRATIONS[version](conn)
+        conn.execute(
+            schema_version.insert().values(
+                version=version, applied_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            )
+        )
+        applied.append(version)
+    return applied
