@@ -145,9 +145,7 @@ def run_stateful_election(
         )
     records: dict[str, str] = client.get(f"{base}/guardians")["records"]
     for done, g in enumerate(guardians, start=1):
-        backups = {
-            r: json.loads(g.backup_for(records[r])) for r in records if r != g.guardian_id
-        }
+        backups = {r: json.loads(g.backup_for(records[r])) for r in records if r != g.guardian_id}
         if backups:
             client.post(
                 f"{base}/guardians/{g.guardian_id}/backups",
@@ -198,7 +196,9 @@ def run_stateful_election(
                     expected[s] += 1
             else:
                 spoiled += 1
-        client.post(f"{base}/ballots/batch", {"ballots": body}, token=tokens.device, name="POST ballots/batch")
+        client.post(
+            f"{base}/ballots/batch", {"ballots": body}, token=tokens.device, name="POST ballots/batch"
+        )
         progress("ballots", start + len(body), ballots)
     stages["ballots"] = time.perf_counter() - t0
 
