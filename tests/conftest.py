@@ -23,3 +23,21 @@ def load_eg14(name: str) -> Any:
 @pytest.fixture(params=GROUP_NAMES)
 def group(request: pytest.FixtureRequest) -> votum.Group:
     return votum.Group(request.param)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Any:
+    """One throwaway PostgreSQL server for the whole session (`votum.store.tempdb`)."""
+    from votum.store.tempdb import TemporaryPostgres
+
+    with TemporaryPostgres() as pg:
+        yield pg
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh, empty database of each kind the service supports."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'votum.db'}"
+    pg = request.getfixturevalue("postgres")
+    return str(pg.new_database())

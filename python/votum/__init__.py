@@ -7,6 +7,7 @@ with types, plus the command line and (later) the service, storage and cluster l
 from __future__ import annotations
 
 from votum._native import (
+    BoardChecker,
     ChaumPedersenProof,
     Ciphertext,
     DlogTable,
@@ -34,6 +35,8 @@ from votum._native import (
     SecretKey,
     SecretPolynomial,
     __version__,
+    board_genesis,
+    board_link,
     combine_partials,
     eg_constants_json,
     eg_from_hex,
@@ -67,6 +70,7 @@ from votum.errors import (
 )
 
 __all__ = [
+    "BoardChecker",
     "ChaumPedersenProof",
     "Ciphertext",
     "Conflict",
@@ -105,6 +109,8 @@ __all__ = [
     "VotumError",
     "WrongPhase",
     "__version__",
+    "board_genesis",
+    "board_link",
     "combine_partials",
     "eg_constants_json",
     "eg_from_hex",

@@ -102,6 +102,193 @@ def check_board(client: Client, election_id: str, page: int = 1000) -> dict[str,
     return head
 
 
+@dataclass
+class Plan:
+    """One ballot the driver chose: its id, the selections marked, cast or spoiled, and its encryption."""
+
+    ballot_id: str
+    chosen: set[str]
+    state: str
+    ballot: dict[str, Any] = field(repr=False)
+
+
+class ElectionDriver:
+    """The participants of one election, in this process: the administrator, n guardians (each an
+    `EgGuardian` holding its own secrets), one encryption device. Each step is one method, so a test
+    can stop between them (or kill the server in the middle of `submit`)."""
+
+    def __init__(
+        self,
+        client: Client,
+        tokens: Tokens,
+        election_id: str,
+        manifest: dict[str, Any],
+        quorum: int,
+        seed: int = 2026,
+    ) -> None:
+        self.client = client
+        self.tokens = tokens
+        self.election_id = election_id
+        self.manifest = manifest
+        self.quorum = quorum
+        self.n = len(tokens.guardians)
+        self.rng = random.Random(seed)
+        self.base = f"/v1/elections/{election_id}"
+        self.em = EgManifest.from_json(json.dumps(manifest))
+        self.guardians = [EgGuardian(f"guardian-{i}", i, self.n, quorum) for i in range(1, self.n + 1)]
+        self.records: dict[str, str] = {}
+        self.context: EgContext | None = None
+        self.device: EgEncryptionDevice | None = None
+        self.code: Any = None
+        self.next_ballot = 0
+        #: votes of the ballots the service acknowledged as cast, per selection id
+        self.expected = {s["object_id"]: 0 for c in manifest["contests"] for s in c["ballot_selections"]}
+        self.spoiled = 0
+
+    def _token(self, g: EgGuardian) -> str:
+        return self.tokens.guardians[g.guardian_id]
+
+    def ceremony(self, progress: Progress = _quiet) -> EgContext:
+        """Creates the election, runs the key ceremony through the service, opens the election and
+        registers the device. Returns the context."""
+        c, base, n = self.client, self.base, self.n
+        c.post(
+            "/v1/elections",
+            {
+                "election_id": self.election_id,
+                "manifest": self.manifest,
+                "number_of_guardians": n,
+                "quorum": self.quorum,
+            },
+            token=self.tokens.admin,
+        )
+        for g in self.guardians:
+            c.post(
+                f"{base}/guardians/{g.guardian_id}",
+                {"record": json.loads(g.public_record())},
+                token=self._token(g),
+                name="POST guardian record",
+            )
+        self.records = c.get(f"{base}/guardians")["records"]
+        for done, g in enumerate(self.guardians, start=1):
+            backups = {
+                r: json.loads(g.backup_for(self.records[r])) for r in self.records if r != g.guardian_id
+            }
+            if backups:
+                c.post(
+                    f"{base}/guardians/{g.guardian_id}/backups",
+                    {"backups": backups},
+                    token=self._token(g),
+                    name="POST backups",
+                )
+            progress("key ceremony: backups", done, n)
+        for done, g in enumerate(self.guardians, start=1):
+            received = c.get(f"{base}/guardians/{g.guardian_id}/backups")["backups"]
+            for sender, backup in received.items():
+                g.receive_backup(self.records[sender], backup)
+                c.post(
+                    f"{base}/guardians/{g.guardian_id}/verifications",
+                    {"sender_id": sender, "verified": True},
+                    token=self._token(g),
+                    name="POST verification",
+                )
+            progress("key ceremony: backups checked", done, n)
+        c.post(f"{base}/open", {}, token=self.tokens.admin)
+        self.context = EgContext.from_json(c.get(f"{base}/board/by-name/context.json")["payload"])
+        device_doc = {
+            "device_id": 1,
+            "session_id": 1,
+            "launch_code": 1,
+            "location": f"votum-{self.election_id}",
+        }
+        code_seed = c.post(f"{base}/devices", device_doc, token=self.tokens.device)["code_seed"]
+        self.device = EgEncryptionDevice(
+            self.em, self.context.elgamal_public_key, self.context.extended_base_hash
+        )
+        self.code = _scalar(code_seed)
+        return self.context
+
+    def plan(self, count: int, spoil_rate: float = 0.0) -> list[Plan]:
+        """The next `count` ballots, chosen and encrypted (continuing the device's code chain)."""
+        assert self.device is not None, "run ceremony() first"
+        items, chosen_states = [], []
+        for i in range(self.next_ballot, self.next_ballot + count):
+            chosen = _choose(self.manifest, self.rng)
+            state = "spoiled" if self.rng.random() < spoil_rate else "cast"
+            items.append(
+                (plaintext_ballot(self.manifest, f"ballot-{i:07d}", chosen), 1_795_000_000 + i, state)
+            )
+            chosen_states.append((f"ballot-{i:07d}", chosen, state))
+        self.next_ballot += count
+        encrypted, self.code = self.device.encrypt_many(items, self.code)
+        plans = []
+        for ballot, (ballot_id, chosen, state) in zip(encrypted, chosen_states, strict=True):
+            if isinstance(ballot, Exception):
+                raise ballot
+            plans.append(Plan(ballot_id, chosen, state, json.loads(ballot)))
+        return plans
+
+    def count(self, plans: list[Plan]) -> None:
+        """Adds acknowledged ballots to the expected counts."""
+        for p in plans:
+            if p.state == "cast":
+                for s in p.chosen:
+                    self.expected[s] += 1
+            else:
+                self.spoiled += 1
+
+    def submit(self, plans: list[Plan]) -> list[dict[str, Any]]:
+        """One batch; on success the ballots count towards the expected result."""
+        body = {"ballots": [{"ballot": p.ballot, "state": p.state} for p in plans]}
+        receipts: list[dict[str, Any]] = self.client.post(
+            f"{self.base}/ballots/batch", body, token=self.tokens.device, name="POST ballots/batch"
+        )["receipts"]
+        self.count(plans)
+        return receipts
+
+    def decrypt_and_publish(self, missing: int = 0, progress: Progress = _quiet) -> dict[str, int]:
+        """Closes the election; the first n − `missing` guardians post their shares of the tally and of
+        every spoiled ballot (and compensations for the missing); publishes; returns the counts."""
+        c, base = self.client, self.base
+        if not 0 <= missing <= self.n - self.quorum:
+            raise ValueError(f"at most {self.n - self.quorum} guardians may be missing")
+        assert self.context is not None, "run ceremony() first"
+        c.post(f"{base}/close", {}, token=self.tokens.admin)
+        q_ext = self.context.extended_base_hash
+        targets = [
+            EgDecryptionTarget.from_tally_json(
+                c.get(f"{base}/board/by-name/encrypted_tally.json")["payload"], self.em
+            )
+        ]
+        after = -1
+        while True:
+            page = c.get(f"{base}/ballots?state=spoiled&after={after}&limit=1000")["ballots"]
+            for b in page:
+                entry = c.get(f"{base}/board/{b['seq']}", name="GET board entry")
+                targets.append(EgDecryptionTarget.from_ballot_json(entry["payload"]))
+            if len(page) < 1000:
+                break
+            after = page[-1]["seq"]
+        present = self.guardians[: self.n - missing]
+        absent_records = [self.records[g.guardian_id] for g in self.guardians[self.n - missing :]]
+        for done, g in enumerate(present, start=1):
+            for begin in range(0, len(targets), 50):
+                messages = [
+                    json.loads(s.to_json())
+                    for t in targets[begin : begin + 50]
+                    for s in g.all_shares(t, q_ext, absent_records)
+                ]
+                c.post(
+                    f"{base}/guardians/{g.guardian_id}/shares",
+                    {"shares": messages},
+                    token=self._token(g),
+                    name="POST shares",
+                )
+            progress("decryption shares", done, len(present))
+        c.post(f"{base}/publish", {}, token=self.tokens.admin)
+        return {k: int(v) for k, v in c.get(f"{base}/results")["counts"].items()}
+
+
 def run_stateful_election(
     client: Client,
     tokens: Tokens,
@@ -116,139 +303,36 @@ def run_stateful_election(
     progress: Progress = _quiet,
 ) -> StatefulRun:
     """Runs the election end to end against the service behind `client`; raises VerificationFailed
-    when the published counts differ from the votes chosen here."""
-    n = len(tokens.guardians)
-    if not 0 <= missing <= n - quorum:
-        raise ValueError(f"at most {n - quorum} guardians may be missing")
-    rng = random.Random(seed)
-    base = f"/v1/elections/{election_id}"
-    stages: dict[str, float] = {}
+    when the published counts differ from the votes chosen here or the board does not re-link."""
     t_start = time.perf_counter()
-
-    client.post(
-        "/v1/elections",
-        {"election_id": election_id, "manifest": manifest, "number_of_guardians": n, "quorum": quorum},
-        token=tokens.admin,
-    )
-    em = EgManifest.from_json(json.dumps(manifest))
-
-    # --- key ceremony: each guardian posts public material only ---------------------------------
+    driver = ElectionDriver(client, tokens, election_id, manifest, quorum, seed)
+    stages: dict[str, float] = {}
     t0 = time.perf_counter()
-    guardians = [EgGuardian(f"guardian-{i}", i, n, quorum) for i in range(1, n + 1)]
-    gtoken = {g.guardian_id: tokens.guardians[g.guardian_id] for g in guardians}
-    for g in guardians:
-        client.post(
-            f"{base}/guardians/{g.guardian_id}",
-            {"record": json.loads(g.public_record())},
-            token=gtoken[g.guardian_id],
-            name="POST guardian record",
-        )
-    records: dict[str, str] = client.get(f"{base}/guardians")["records"]
-    for done, g in enumerate(guardians, start=1):
-        backups = {r: json.loads(g.backup_for(records[r])) for r in records if r != g.guardian_id}
-        if backups:
-            client.post(
-                f"{base}/guardians/{g.guardian_id}/backups",
-                {"backups": backups},
-                token=gtoken[g.guardian_id],
-                name="POST backups",
-            )
-        progress("key ceremony: backups", done, n)
-    for done, g in enumerate(guardians, start=1):
-        received = client.get(f"{base}/guardians/{g.guardian_id}/backups")["backups"]
-        for sender, backup in received.items():
-            g.receive_backup(records[sender], backup)
-            client.post(
-                f"{base}/guardians/{g.guardian_id}/verifications",
-                {"sender_id": sender, "verified": True},
-                token=gtoken[g.guardian_id],
-                name="POST verification",
-            )
-        progress("key ceremony: backups checked", done, n)
-    client.post(f"{base}/open", {}, token=tokens.admin)
-    context = EgContext.from_json(client.get(f"{base}/board/by-name/context.json")["payload"])
+    driver.ceremony(progress)
     stages["key ceremony"] = time.perf_counter() - t0
-
-    # --- ballots: encrypted on the device, submitted in batches ----------------------------------
     t0 = time.perf_counter()
-    device_doc = {"device_id": 1, "session_id": 1, "launch_code": 1, "location": f"votum-load-{election_id}"}
-    code_seed = client.post(f"{base}/devices", device_doc, token=tokens.device)["code_seed"]
-    device = EgEncryptionDevice(em, context.elgamal_public_key, context.extended_base_hash)
-    code = _scalar(code_seed)
-    expected = {s["object_id"]: 0 for c in manifest["contests"] for s in c["ballot_selections"]}
-    spoiled = 0
+    encrypting = 0.0
     for start in range(0, ballots, batch):
-        items = []
-        plans = []
-        for i in range(start, min(start + batch, ballots)):
-            chosen = _choose(manifest, rng)
-            state = "spoiled" if rng.random() < spoil_rate else "cast"
-            items.append((plaintext_ballot(manifest, f"ballot-{i:07d}", chosen), 1_795_000_000 + i, state))
-            plans.append((chosen, state))
-        encrypted, code = device.encrypt_many(items, code)
-        body = []
-        for ballot, (chosen, state) in zip(encrypted, plans, strict=True):
-            if isinstance(ballot, Exception):
-                raise ballot
-            body.append({"ballot": json.loads(ballot), "state": state})
-            if state == "cast":
-                for s in chosen:
-                    expected[s] += 1
-            else:
-                spoiled += 1
-        client.post(
-            f"{base}/ballots/batch", {"ballots": body}, token=tokens.device, name="POST ballots/batch"
-        )
-        progress("ballots", start + len(body), ballots)
-    stages["ballots"] = time.perf_counter() - t0
-
-    # --- decryption: present guardians post their shares and compensations ----------------------
+        e0 = time.perf_counter()
+        plans = driver.plan(min(batch, ballots - start), spoil_rate)
+        encrypting += time.perf_counter() - e0
+        driver.submit(plans)
+        progress("ballots", start + len(plans), ballots)
+    stages["ballots"] = time.perf_counter() - t0 - encrypting
+    stages["encryption (client)"] = encrypting
     t0 = time.perf_counter()
-    client.post(f"{base}/close", {}, token=tokens.admin)
-    q_ext = context.extended_base_hash
-    tally = EgDecryptionTarget.from_tally_json(
-        client.get(f"{base}/board/by-name/encrypted_tally.json")["payload"], em
-    )
-    targets = [tally]
-    after = -1
-    while True:
-        page = client.get(f"{base}/ballots?state=spoiled&after={after}&limit=1000")["ballots"]
-        for b in page:
-            entry = client.get(f"{base}/board/{b['seq']}", name="GET board entry")
-            targets.append(EgDecryptionTarget.from_ballot_json(entry["payload"]))
-        if len(page) < 1000:
-            break
-        after = page[-1]["seq"]
-    present, absent = guardians[: n - missing], guardians[n - missing :]
-    absent_records = [records[g.guardian_id] for g in absent]
-    for done, g in enumerate(present, start=1):
-        for begin in range(0, len(targets), 50):
-            messages = [
-                json.loads(s.to_json())
-                for t in targets[begin : begin + 50]
-                for s in g.all_shares(t, q_ext, absent_records)
-            ]
-            client.post(
-                f"{base}/guardians/{g.guardian_id}/shares",
-                {"shares": messages},
-                token=gtoken[g.guardian_id],
-                name="POST shares",
-            )
-        progress("decryption shares", done, len(present))
-    client.post(f"{base}/publish", {}, token=tokens.admin)
-    results = client.get(f"{base}/results")
+    counts = driver.decrypt_and_publish(missing, progress)
     stages["decryption"] = time.perf_counter() - t0
-    counts = {k: int(v) for k, v in results["counts"].items()}
-    if counts != expected:
-        raise VerificationFailed(f"published counts {counts} differ from the votes cast {expected}")
+    if counts != driver.expected:
+        raise VerificationFailed(f"published counts {counts} differ from the votes cast {driver.expected}")
     head = check_board(client, election_id)
     return StatefulRun(
         election_id=election_id,
         ballots=ballots,
-        spoiled=spoiled,
+        spoiled=driver.spoiled,
         seconds=time.perf_counter() - t_start,
         stages=stages,
-        expected=expected,
+        expected=driver.expected,
         counts=counts,
         head=head,
         latencies=dict(client.latencies),

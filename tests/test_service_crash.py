@@ -1,0 +1,121 @@
+"""Crash safety (spec/80.3): kill -9 a real `votum serve` in the middle of a ballot load, restart it on
+the same database: every acknowledged ballot is there, the batch in flight is there entirely or not at
+all, the board re-links from genesis, and the published tally equals the acknowledged votes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from votum.client import Client, ServiceError
+from votum.client.election import ElectionDriver, Plan, Tokens, check_board
+from votum.eg import manifest_from_names
+
+MANIFEST = manifest_from_names(["Party A"], ["Alice", "Bob", "Carol"])
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _serve(url: str, tokens: Tokens, data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = _free_port()
+    env = {
+        **os.environ,
+        "VOTUM_TOKENS": ",".join(f"{role}={token}" for token, role in tokens.settings_map().items()),
+    }
+    cmd = [sys.executable, "-m", "votum", "serve", "--port", str(port), "--data-dir", str(data_dir)]
+    cmd += ["--database-url", url, "--log-level", "warning", "--no-seed-endpoints"]
+    server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(150):  # bounded: at most ~30 s to start
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                return server, base
+        except httpx.TransportError:
+            time.sleep(0.2)
+    server.kill()
+    pytest.fail("the server did not start")
+
+
+def test_kill_9_during_load_loses_no_acknowledged_ballot(store_url: str, tmp_path: Path) -> None:
+    tokens = Tokens.generate(3)
+    server, base = _serve(store_url, tokens, tmp_path)
+    first = Client(base, timeout=60)
+    try:
+        driver = ElectionDriver(first, tokens, "crash", MANIFEST, quorum=2, seed=11)
+        driver.ceremony()
+        batches = [driver.plan(8, spoil_rate=0.1) for _ in range(30)]
+        acked: list[list[Plan]] = []
+        in_flight: list[list[Plan]] = []
+
+        def load() -> None:
+            for b in batches:
+                in_flight[:] = [b]
+                try:
+                    driver.submit(b)
+                except (ServiceError, httpx.TransportError):
+                    return
+                acked.append(b)
+                in_flight.clear()
+
+        loader = threading.Thread(target=load)
+        loader.start()
+        for _ in range(600):  # bounded: at most ~60 s
+            if len(acked) >= 3:
+                break
+            time.sleep(0.1)
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait(timeout=30)
+        loader.join(timeout=120)
+        assert not loader.is_alive()
+        assert 3 <= len(acked) < len(batches), "the kill did not land in the middle of the load"
+    finally:
+        first.close()
+        if server.poll() is None:
+            server.kill()
+
+    server, base = _serve(store_url, tokens, tmp_path)
+    client = Client(base, timeout=60)
+    try:
+        driver.client = client
+        for batch in acked:
+            for p in batch:
+                receipt = client.get(f"/v1/elections/crash/ballots/{p.ballot_id}")
+                assert receipt["state"] == p.state
+        # the batch in flight is stored entirely or not at all
+        if in_flight:
+            present = []
+            for p in in_flight[0]:
+                try:
+                    client.get(f"/v1/elections/crash/ballots/{p.ballot_id}")
+                    present.append(True)
+                except ServiceError as e:
+                    assert e.type == "not_found"
+                    present.append(False)
+            assert all(present) or not any(present)
+            driver.submit(in_flight[0])  # idempotent if it was stored; stored now if it was not
+        status = client.get("/v1/elections/crash")
+        assert status["cast"] + status["spoiled"] == 8 * (len(acked) + len(in_flight))
+        check_board(client, "crash")
+        # the election goes on after the restart (the device's chain continues where the ballots
+        # that reached the board left it), and its tally is the acknowledged votes
+        for batch in batches[len(acked) + len(in_flight) :]:
+            driver.submit(batch)
+        driver.submit(driver.plan(4))
+        assert driver.decrypt_and_publish(missing=1) == driver.expected
+        check_board(client, "crash")
+    finally:
+        client.close()
+        server.terminate()
+        server.wait(timeout=30)

@@ -1,0 +1,460 @@
+"""The stateful election API (`/v1`, spec/80) through the ASGI app, on SQLite and on PostgreSQL.
+
+Every refusal is checked three ways: the status, the problem document's `type`, and that nothing was
+stored (the board's head and the database's rows are unchanged)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+import pytest
+import votum
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+from votum.client import Client, ServiceError
+from votum.client.election import ElectionDriver, Tokens, check_board, run_stateful_election
+from votum.eg import manifest_from_names, plaintext_ballot
+from votum.election import verify_record
+from votum.errors import VerificationFailed
+from votum.service.app import create_app
+from votum.service.settings import Settings
+from votum.store import Store
+from votum.store.schema import ballots, board, codes, elections
+
+MANIFEST = manifest_from_names(["Party A", "Party B"], ["Alice", "Bob", "Carol", "Dave"])
+
+
+class Service:
+    def __init__(self, store: Store, tokens: Tokens, client: Client, http: TestClient) -> None:
+        self.store = store
+        self.tokens = tokens
+        self.client = client
+        self.http = http
+
+    def rows(self) -> dict[str, int]:
+        """Rows per table: a refused request must leave every count as it was."""
+        with self.store.engine.connect() as conn:
+            return {
+                t.name: int(conn.execute(select(func.count()).select_from(t)).scalar_one())
+                for t in (elections, board, ballots, codes)
+            }
+
+    def snapshot(self, election_id: str) -> tuple[dict[str, int], Any]:
+        row = self.store.election(election_id)
+        return self.rows(), (
+            row.head_seq,
+            row.head_hash,
+            row.tally,
+            row.cast_count,
+            row.spoiled_count,
+            row.phase,
+        )
+
+    def refused(self, election_id: str, call: Any, status: int, type_: str) -> ServiceError:
+        before = self.snapshot(election_id)
+        with pytest.raises(ServiceError) as info:
+            call()
+        assert (info.value.status, info.value.type) == (status, type_), info.value
+        assert self.snapshot(election_id) == before, "a refused request changed what is stored"
+        return info.value
+
+
+@pytest.fixture
+def service(store_url: str, tmp_path: Path) -> Iterator[Service]:
+    tokens = Tokens.generate(3)
+    store = Store(store_url)
+    app = create_app(Settings(data_dir=tmp_path, tokens=tokens.settings_map()), store=store)
+    with TestClient(app) as http:
+        yield Service(store, tokens, Client(http=http), http)
+    store.close()
+
+
+def test_full_election_record_verifies(service: Service, tmp_path: Path) -> None:
+    run = run_stateful_election(
+        service.client,
+        service.tokens,
+        "full",
+        MANIFEST,
+        ballots=40,
+        quorum=2,
+        batch=16,
+        spoil_rate=0.15,
+        missing=1,
+    )
+    assert run.counts == run.expected and sum(run.counts.values()) > 0
+    assert run.spoiled > 0
+    status = service.client.get("/v1/elections/full")
+    assert status["phase"] == "published"
+    assert status["cast"] + status["spoiled"] == 40
+    assert status["head"] == run.head
+    # the record exported from the board passes the independent verifier
+    archive = tmp_path / "full.votum"
+    archive.write_bytes(service.client.get("/v1/elections/full/record"))
+    assert verify_record(archive) == run.counts
+    results = service.client.get("/v1/elections/full/results")
+    assert results["missing"] == ["guardian-3"] and results["present"] == ["guardian-1", "guardian-2"]
+
+
+@pytest.fixture
+def opened(service: Service) -> tuple[Service, ElectionDriver]:
+    driver = ElectionDriver(service.client, service.tokens, "e1", MANIFEST, quorum=2, seed=7)
+    driver.ceremony()
+    return service, driver
+
+
+def test_ballots_refused_with_nothing_stored(opened: tuple[Service, ElectionDriver]) -> None:
+    s, d = opened
+    c, tokens = s.client, s.tokens
+    plans = d.plan(4)
+    first = d.submit(plans[:2])
+    assert [r["ballot_id"] for r in first] == [p.ballot_id for p in plans[:2]]
+
+    # resubmitting the same ballots is answered with the same receipts, and stores nothing
+    before = s.snapshot("e1")
+    assert d.submit(plans[:2]) == first
+    assert s.snapshot("e1") == before
+    assert c.get(f"/v1/elections/e1/ballots/{plans[0].ballot_id}") == first[0]
+
+    def batch(*items: dict[str, Any], token: str | None = tokens.device) -> Any:
+        body = {"ballots": [{"ballot": i, "state": "cast"} for i in items]}
+        return lambda: c.post("/v1/elections/e1/ballots/batch", body, token=token)
+
+    # a tampered proof refuses the whole batch (the good ballot with it)
+    bad = copy.deepcopy(plans[3].ballot)
+    proof = bad["contests"][0]["ballot_selections"][0]["proof"]
+    proof["proof_zero_response"] = votum.eg_to_hex(votum.eg_from_hex(proof["proof_zero_response"]) ^ 1)
+    s.refused("e1", batch(plans[2].ballot, bad), 422, "invalid_proof")
+    # a different ballot under a recorded id
+    selection = MANIFEST["contests"][0]["ballot_selections"][0]["object_id"]
+    assert d.device is not None
+    text, _code = d.device.encrypt(plaintext_ballot(MANIFEST, plans[0].ballot_id, {selection}), d.code, 1)
+    other = json.loads(text)
+    err = s.refused("e1", batch(other), 409, "duplicate_ballot")
+    assert plans[0].ballot_id in err.detail
+    # a ballot chained from a code already chained from: a fork of the device's chain
+    fork = d.plan(1)[0]
+    fork.ballot["code_seed"] = plans[0].ballot["code_seed"]
+    s.refused("e1", batch(fork.ballot), 422, "verification_failed")  # its own code no longer matches
+    # tokens and roles
+    s.refused("e1", batch(plans[2].ballot, token=None), 401, "unauthorized")
+    s.refused("e1", batch(plans[2].ballot, token="x" * 20), 401, "unauthorized")
+    s.refused("e1", batch(plans[2].ballot, token=tokens.guardians["guardian-1"]), 403, "forbidden")
+    # malformed bodies and wrong types
+    for content, media in [(b"\xc1\x00", "application/msgpack"), (b"{not json", "application/json")]:
+        before = s.snapshot("e1")
+        r = s.http.post(
+            "/v1/elections/e1/ballots/batch",
+            content=content,
+            headers={"Content-Type": media, "Authorization": f"Bearer {tokens.device}"},
+        )
+        assert r.status_code == 400 and _problem(r)["type"] == "malformed_body"
+        assert s.snapshot("e1") == before
+    s.refused(
+        "e1",
+        lambda: c.post("/v1/elections/e1/ballots", {"ballot": [1]}, token=tokens.device),
+        422,
+        "validation_error",
+    )
+    s.refused(
+        "e1",
+        lambda: c.post("/v1/elections/e1/ballots", {"ballot": {"object_id": "../x"}}, token=tokens.device),
+        422,
+        "invalid_input",
+    )
+    # unknown election
+    with pytest.raises(ServiceError) as info:
+        c.post(
+            "/v1/elections/nope/ballots/batch",
+            {"ballots": [{"ballot": plans[2].ballot}]},
+            token=tokens.device,
+        )
+    assert (info.value.status, info.value.type) == (404, "not_found")
+    # the good ballots still go in afterwards, and the chain continues
+    d.submit(plans[2:3])
+    assert check_board(c, "e1")["seq"] == s.store.election("e1").head_seq
+
+
+def test_fork_of_a_device_chain_is_refused(opened: tuple[Service, ElectionDriver]) -> None:
+    s, d = opened
+    plans = d.plan(2)
+    d.submit(plans[:1])
+    # a second device session replays the same starting code: its ballot is honest but chains
+    # from the code the first ballot already chained from
+    d.code = votum.Group("eg-4096").scalar(votum.eg_from_hex(plans[0].ballot["code_seed"]))
+    replay = d.plan(1)[0]
+    body = {"ballots": [{"ballot": replay.ballot, "state": "cast"}]}
+    err = s.refused(
+        "e1",
+        lambda: s.client.post("/v1/elections/e1/ballots/batch", body, token=s.tokens.device),
+        409,
+        "conflict",
+    )
+    assert "fork" in err.detail
+
+
+def test_phases_and_roles(service: Service) -> None:
+    c, tokens = service.client, service.tokens
+    body = {"election_id": "p1", "manifest": MANIFEST, "number_of_guardians": 3, "quorum": 2}
+    with pytest.raises(ServiceError) as info:
+        c.post("/v1/elections", body, token=tokens.device)
+    assert (info.value.status, info.value.type) == (403, "forbidden")
+    assert service.rows()["elections"] == 0
+    bad_quorum = {**body, "quorum": 4}
+    with pytest.raises(ServiceError) as info:
+        c.post("/v1/elections", bad_quorum, token=tokens.admin)
+    assert info.value.status == 422 and service.rows()["elections"] == 0
+    c.post("/v1/elections", body, token=tokens.admin)
+    s = service
+    s.refused("p1", lambda: c.post("/v1/elections", body, token=tokens.admin), 409, "conflict")
+    # nothing but the ceremony before opening
+    s.refused("p1", lambda: c.post("/v1/elections/p1/close", {}, token=tokens.admin), 409, "wrong_phase")
+    s.refused("p1", lambda: c.post("/v1/elections/p1/open", {}, token=tokens.admin), 409, "conflict")
+    s.refused(
+        "p1",
+        lambda: c.post(
+            "/v1/elections/p1/devices",
+            {"device_id": 1, "session_id": 1, "launch_code": 1, "location": "x"},
+            token=tokens.device,
+        ),
+        409,
+        "wrong_phase",
+    )
+    g1 = votum.EgGuardian("guardian-1", 1, 3, 2)
+    record = json.loads(g1.public_record())
+    # a guardian posts only as itself
+    s.refused(
+        "p1",
+        lambda: c.post(
+            "/v1/elections/p1/guardians/guardian-1", {"record": record}, token=tokens.guardians["guardian-2"]
+        ),
+        403,
+        "forbidden",
+    )
+    # a forged commitment proof
+    forged = copy.deepcopy(record)
+    forged["election_proofs"][0]["response"] = votum.eg_to_hex(
+        votum.eg_from_hex(forged["election_proofs"][0]["response"]) ^ 1
+    )
+    s.refused(
+        "p1",
+        lambda: c.post(
+            "/v1/elections/p1/guardians/guardian-1", {"record": forged}, token=tokens.guardians["guardian-1"]
+        ),
+        422,
+        "invalid_proof",
+    )
+    c.post("/v1/elections/p1/guardians/guardian-1", {"record": record}, token=tokens.guardians["guardian-1"])
+    # the same record again is fine; another record for the same guardian is not
+    c.post("/v1/elections/p1/guardians/guardian-1", {"record": record}, token=tokens.guardians["guardian-1"])
+    other = json.loads(votum.EgGuardian("guardian-1", 1, 3, 2).public_record())
+    s.refused(
+        "p1",
+        lambda: c.post(
+            "/v1/elections/p1/guardians/guardian-1", {"record": other}, token=tokens.guardians["guardian-1"]
+        ),
+        409,
+        "conflict",
+    )
+    # a second guardian may not take sequence order 1
+    g2 = json.loads(votum.EgGuardian("guardian-2", 1, 3, 2).public_record())
+    s.refused(
+        "p1",
+        lambda: c.post(
+            "/v1/elections/p1/guardians/guardian-2", {"record": g2}, token=tokens.guardians["guardian-2"]
+        ),
+        409,
+        "conflict",
+    )
+    # reads are open
+    assert Client(http=service.http).get("/v1/elections/p1")["phase"] == "ceremony"
+
+
+def test_disputed_backup_answered_in_public(service: Service) -> None:
+    c, tokens = service.client, service.tokens
+    c.post(
+        "/v1/elections",
+        {"election_id": "d1", "manifest": MANIFEST, "number_of_guardians": 2, "quorum": 2},
+        token=tokens.admin,
+    )
+    g1, g2 = votum.EgGuardian("guardian-1", 1, 2, 2), votum.EgGuardian("guardian-2", 2, 2, 2)
+    for g in (g1, g2):
+        c.post(
+            f"/v1/elections/d1/guardians/{g.guardian_id}",
+            {"record": json.loads(g.public_record())},
+            token=tokens.guardians[g.guardian_id],
+        )
+    r1, r2 = g1.public_record(), g2.public_record()
+    c.post(
+        "/v1/elections/d1/guardians/guardian-1/backups",
+        {"backups": {"guardian-2": json.loads(g1.backup_for(r2))}},
+        token=tokens.guardians["guardian-1"],
+    )
+    c.post(
+        "/v1/elections/d1/guardians/guardian-2/backups",
+        {"backups": {"guardian-1": json.loads(g2.backup_for(r1))}},
+        token=tokens.guardians["guardian-2"],
+    )
+    c.post(
+        "/v1/elections/d1/guardians/guardian-1/verifications",
+        {"sender_id": "guardian-2", "verified": True},
+        token=tokens.guardians["guardian-1"],
+    )
+    # guardian-2 disputes guardian-1's backup; the ceremony cannot open until it is answered
+    c.post(
+        "/v1/elections/d1/guardians/guardian-2/verifications",
+        {"sender_id": "guardian-1", "verified": False},
+        token=tokens.guardians["guardian-2"],
+    )
+    s = service
+    err = s.refused("d1", lambda: c.post("/v1/elections/d1/open", {}, token=tokens.admin), 409, "conflict")
+    assert "guardian-1→guardian-2" in err.detail
+    answer = json.loads(g1.answer_challenge(r2))
+    wrong = {**answer, "coordinate": votum.eg_to_hex(votum.eg_from_hex(answer["coordinate"]) + 1)}
+    s.refused(
+        "d1",
+        lambda: c.post(
+            "/v1/elections/d1/guardians/guardian-1/answers",
+            {"receiver_id": "guardian-2", "answer": wrong},
+            token=tokens.guardians["guardian-1"],
+        ),
+        422,
+        "verification_failed",
+    )
+    c.post(
+        "/v1/elections/d1/guardians/guardian-1/answers",
+        {"receiver_id": "guardian-2", "answer": answer},
+        token=tokens.guardians["guardian-1"],
+    )
+    assert c.post("/v1/elections/d1/open", {}, token=tokens.admin)["phase"] == "open"
+
+
+def test_bad_shares_refused(opened: tuple[Service, ElectionDriver]) -> None:
+    s, d = opened
+    c, tokens = s.client, s.tokens
+    d.submit(d.plan(3))
+    c.post("/v1/elections/e1/close", {}, token=tokens.admin)
+    q_ext = d.context.extended_base_hash  # type: ignore[union-attr]
+    target = votum.EgDecryptionTarget.from_tally_json(
+        c.get("/v1/elections/e1/board/by-name/encrypted_tally.json")["payload"], d.em
+    )
+    g1, g2 = d.guardians[0], d.guardians[1]
+    good = json.loads(g1.decryption_shares(target, q_ext).to_json())
+    tampered = copy.deepcopy(good)
+    tampered["shares"][0]["share"] = tampered["shares"][1]["share"]
+
+    def post(body: list[Any], who: str = "guardian-1") -> Any:
+        url = f"/v1/elections/e1/guardians/{who}/shares"
+        return lambda: c.post(url, {"shares": body}, token=tokens.guardians[who])
+
+    s.refused("e1", post([good, tampered]), 422, "invalid_proof")
+    s.refused(
+        "e1", post([good], "guardian-2"), 422, "invalid_input"
+    )  # guardian-1's shares posted by guardian-2
+    s.refused(
+        "e1", lambda: c.post("/v1/elections/e1/publish", {}, token=tokens.admin), 409, "conflict"
+    )  # no shares yet
+    c.post(
+        "/v1/elections/e1/guardians/guardian-1/shares",
+        {"shares": [good]},
+        token=tokens.guardians["guardian-1"],
+    )
+    c.post(
+        "/v1/elections/e1/guardians/guardian-2/shares",
+        {"shares": [json.loads(g2.decryption_shares(target, q_ext).to_json())]},
+        token=tokens.guardians["guardian-2"],
+    )
+    # guardian-3 is missing: nobody compensated for it yet, so publishing needs guardian-3 compensations
+    s.refused("e1", lambda: c.post("/v1/elections/e1/publish", {}, token=tokens.admin), 422, "invalid_input")
+    r3 = d.records["guardian-3"]
+    for g in (g1, g2):
+        c.post(
+            f"/v1/elections/e1/guardians/{g.guardian_id}/shares",
+            {"shares": [json.loads(g.compensated_shares(r3, target, q_ext).to_json())]},
+            token=tokens.guardians[g.guardian_id],
+        )
+    c.post("/v1/elections/e1/publish", {}, token=tokens.admin)
+    assert c.get("/v1/elections/e1/results")["counts"] == d.expected
+
+
+def test_board_pages_and_tampered_copy(opened: tuple[Service, ElectionDriver]) -> None:
+    s, d = opened
+    c = s.client
+    d.submit(d.plan(5))
+    head = check_board(c, "e1", page=3)  # several pages
+    assert head == c.get("/v1/elections/e1/board/head")
+    entry = c.get("/v1/elections/e1/board/2")
+    assert c.get(f"/v1/elections/e1/board/by-name/{entry['name']}") == entry
+    with pytest.raises(ServiceError) as info:
+        c.get(f"/v1/elections/e1/board/{head['seq'] + 1}")
+    assert info.value.type == "not_found"
+    # a copy with one changed payload does not re-link
+    page = c.get("/v1/elections/e1/board?limit=1000")
+    checker = votum.BoardChecker("e1")
+    entries = page["entries"]
+    entries[3]["payload"] = entries[3]["payload"].replace("1", "2", 1)
+    with pytest.raises(VerificationFailed):
+        for e in entries:
+            checker.push(e["seq"], e["kind"], e["name"], e["payload"].encode(), bytes.fromhex(e["hash"]))
+    # and a copy of another election's board does not check as this one's
+    with pytest.raises(VerificationFailed):
+        votum.BoardChecker("e2").push(
+            0,
+            entries[0]["kind"],
+            entries[0]["name"],
+            entries[0]["payload"].encode(),
+            bytes.fromhex(entries[0]["hash"]),
+        )
+    # listing is available as MessagePack too
+    r = s.http.get("/v1/elections/e1/board?limit=2&payloads=false", headers={"Accept": "application/msgpack"})
+    listed = msgpack.unpackb(r.content)
+    assert [e["seq"] for e in listed["entries"]] == [0, 1] and listed["entries"][0]["payload"] is None
+
+
+def test_store_writes_are_atomic(store_url: str) -> None:
+    store = Store(store_url)
+    with store.create("a1", 1, 1) as tx:
+        tx.append("election", "election.json", b"{}")
+    before = store.election("a1")
+    with pytest.raises(RuntimeError), store.write("a1") as tx:
+        tx.append("x", "one.json", b"{}")
+        tx.set(cast_count=5)
+        raise RuntimeError("fails after appending")
+    assert store.election("a1") == before
+    assert [e.seq for e in store.entries("a1")] == [0]
+    # concurrent writers never leave a gap or a fork in the chain
+    import threading
+
+    def writer(k: int) -> None:
+        for i in range(10):
+            with store.write("a1") as tx:
+                tx.append("x", f"w{k}/{i}.json", json.dumps({"k": k, "i": i}).encode())
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    checker = votum.BoardChecker("a1")
+    for e in store.iter_entries("a1", page=7):
+        checker.push(e.seq, e.kind, e.name, e.payload or b"", e.hash)
+    assert len(checker) == 41 and checker.head == store.election("a1").head_hash
+    # reopening runs no migration twice
+    again = Store(store_url)
+    assert again.migrations_applied == []
+    again.close()
+    store.close()
+
+
+def _problem(response: Any) -> dict[str, Any]:
+    body = (
+        response.json()
+        if "json" in response.headers.get("content-type", "")
+        else msgpack.unpackb(response.content)
+    )
+    assert isinstance(body, dict)
+    return body
