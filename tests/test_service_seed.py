@@ -29,8 +29,16 @@ NAMES = ["alice", "bob", "carol", "dave"]
 
 
 @pytest.fixture(scope="module")
-def http() -> Iterator[TestClient]:
-    with TestClient(create_app(Settings(tokens={TOKEN: "admin"}, max_body_bytes=8 * 1024 * 1024))) as c:
+def http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    with TestClient(
+        create_app(
+            Settings(
+                data_dir=tmp_path_factory.mktemp("svc"),
+                tokens={TOKEN: "admin"},
+                max_body_bytes=8 * 1024 * 1024,
+            )
+        )
+    ) as c:
         yield c
 
 
@@ -145,8 +153,10 @@ def test_malformed_bodies_and_wrong_types(http: TestClient, election: dict[str, 
     problem(http.get("/no/such/thing"), 404, "not_found")
 
 
-def test_oversize_bodies_are_refused_before_reading() -> None:
-    with TestClient(create_app(Settings(tokens={TOKEN: "admin"}, max_body_bytes=2048))) as small:
+def test_oversize_bodies_are_refused_before_reading(tmp_path: Path) -> None:
+    with TestClient(
+        create_app(Settings(data_dir=tmp_path, tokens={TOKEN: "admin"}, max_body_bytes=2048))
+    ) as small:
         body = json.dumps(
             {"party_names": ["x" * 4000], "candidate_names": ["a"], "number_of_guardians": 1, "quorum": 1}
         )
@@ -295,8 +305,10 @@ def test_bad_keys_and_shares_are_refused_with_their_error(http: TestClient, elec
     )
 
 
-def test_the_seed_endpoints_can_be_turned_off() -> None:
-    with TestClient(create_app(Settings(tokens={TOKEN: "admin"}, seed_endpoints=False))) as off:
+def test_the_seed_endpoints_can_be_turned_off(tmp_path: Path) -> None:
+    with TestClient(
+        create_app(Settings(data_dir=tmp_path, tokens={TOKEN: "admin"}, seed_endpoints=False))
+    ) as off:
         problem(
             off.post(
                 "/setup_guardians",

@@ -14,7 +14,7 @@ from votum.errors import DuplicateBallot, InvalidInput, NotFound, WrongPhase
 from votum.service.auth import require
 from votum.service.codec import NegotiatedRoute
 from votum.service.v1.ceremony import Posted, append_once
-from votum.service.v1.common import Receipt, entry_out, objects_of, payload_of, store_of
+from votum.service.v1.common import MAX_SEQ, Receipt, entry_out, objects_of, payload_of, store_of
 from votum.store import add_ballots, add_codes, chain_from, check_id, existing_ballots
 
 router = APIRouter(prefix="/v1/elections/{election_id}", tags=["ballots"], route_class=NegotiatedRoute)
@@ -193,7 +193,7 @@ def list_ballots(
     request: Request,
     election_id: str,
     state: Literal["cast", "spoiled"] | None = None,
-    after: int = Query(default=-1, ge=-1),
+    after: int = Query(default=-1, ge=-1, le=MAX_SEQ),
     limit: int = Query(default=1000, ge=1, le=1000),
 ) -> dict[str, Any]:
     store = store_of(request)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel
 
 from votum.errors import NotFound
 from votum.service.codec import NegotiatedRoute
-from votum.service.v1.common import EntryOut, Head, entry_out, store_of
+from votum.service.v1.common import MAX_SEQ, EntryOut, Head, entry_out, store_of
 
 router = APIRouter(
     prefix="/v1/elections/{election_id}/board", tags=["bulletin board"], route_class=NegotiatedRoute
@@ -27,7 +27,7 @@ class BoardPage(BaseModel):
 def board_page(
     request: Request,
     election_id: str,
-    after: int = Query(default=-1, ge=-1),
+    after: int = Query(default=-1, ge=-1, le=MAX_SEQ),
     limit: int = Query(default=100, ge=1, le=1000),
     payloads: bool = True,
 ) -> dict[str, Any]:
@@ -60,5 +60,5 @@ def entry_by_name(request: Request, election_id: str, name: str) -> dict[str, An
 
 
 @router.get("/{seq}", response_model=EntryOut)
-def entry_by_seq(request: Request, election_id: str, seq: int) -> dict[str, Any]:
+def entry_by_seq(request: Request, election_id: str, seq: int = Path(ge=0, le=MAX_SEQ)) -> dict[str, Any]:
     return entry_out(store_of(request).entry(election_id, seq))

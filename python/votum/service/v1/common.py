@@ -14,6 +14,8 @@ from votum.errors import InvalidInput, NotFound
 from votum.store import Entry, Store
 
 EG = votum.Group("eg-4096")
+#: the largest board sequence number a request may name (the databases' 64-bit integers)
+MAX_SEQ = 2**62
 
 
 def store_of(request: Request) -> Store:
