@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 clean
 
 setup:
 	@scripts/setup.sh
@@ -83,3 +83,7 @@ bench-verify: setup peer
 ## The seed endpoints over real HTTP (votum serve + the load client): per-endpoint p50/p95, memory.
 bench-service: setup
 	$(PY) benches/bench_service_seed.py
+
+## Sustained ballot submissions through the stateful API, on SQLite and on PostgreSQL.
+bench-service-v1: setup
+	$(PY) benches/bench_service_v1.py

@@ -4,6 +4,7 @@ all, the board re-links from genesis, and the published tally equals the acknowl
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -117,5 +118,31 @@ def test_kill_9_during_load_loses_no_acknowledged_ballot(store_url: str, tmp_pat
         check_board(client, "crash")
     finally:
         client.close()
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_votum_load_runs_the_stateful_api(tmp_path: Path) -> None:
+    tokens = Tokens.generate(3)
+    server, base = _serve(f"sqlite:///{tmp_path / 'votum.db'}", tokens, tmp_path)
+    try:
+        roles = tmp_path / "tokens.json"
+        roles.write_text(json.dumps(tokens.settings_map()))
+        report = tmp_path / "report.json"
+        cmd = [sys.executable, "-m", "votum", "load", "--api", "stateful", "--url", base, "--start", "8"]
+        cmd += ["--stop", "16", "--batch", "5", "--guardians", "3", "--quorum", "2", "--missing", "1"]
+        cmd += ["--spoil-rate", "0.2", "--tokens-file", str(roles), "--report", str(report)]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs = json.loads(report.read_text())["runs"]
+        assert [r["ballots"] for r in runs] == [8, 16]
+        assert all(sum(r["counts"].values()) >= 0 and r["head"]["seq"] > 0 for r in runs)
+        assert "POST ballots/batch" in done.stdout
+        assert not any(t in done.stdout + done.stderr for t in tokens.settings_map())
+        # a missing guardian token is a clear error, not a traceback
+        roles.write_text(json.dumps({tokens.admin: "admin"}))
+        bad = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+        assert bad.returncode == 2 and "guardian-1" in bad.stderr
+    finally:
         server.terminate()
         server.wait(timeout=30)

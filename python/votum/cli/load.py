@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import resource
-from typing import Annotated
+import time
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -28,11 +31,42 @@ def load(
     spoil_rate: Annotated[float, typer.Option(help="Share of ballots spoiled.")] = 0.0,
     use_json: Annotated[bool, typer.Option("--json-transport", help="JSON instead of MessagePack.")] = False,
     report: Annotated[str | None, typer.Option(help="Write the figures as JSON to this file.")] = None,
+    api: Annotated[
+        str, typer.Option(help="seed: the six stateless endpoints; stateful: the /v1 election API.")
+    ] = "seed",
+    batch: Annotated[int, typer.Option(help="Ballots per submission (stateful API).")] = 100,
+    tokens_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="Tokens of the stateful run as JSON {token: role} (admin, device, guardian:guardian-<i>); "
+            "default: VOTUM_TOKENS (role=token,…) as `votum serve` reads it."
+        ),
+    ] = None,
 ) -> None:
     """The seed's scalability run: for each N in start, 2·start, …, stop a whole election through the six
-    seed endpoints (chunks of --chunk ballots), checking the decrypted counts against the generated votes;
-    then a per-endpoint latency table (p50, p95, max) and the totals."""
+    seed endpoints (chunks of --chunk ballots), or through the stateful API (--api stateful: key ceremony,
+    ballots in batches, shares, results, the board re-linked), checking the decrypted counts against the
+    generated votes; then a per-endpoint latency table (p50, p95, max) and the totals."""
     console = Console(stderr=True)
+    if api not in ("seed", "stateful"):
+        console.print("[red]votum load: --api is seed or stateful[/red]")
+        raise typer.Exit(2)
+    if api == "stateful":
+        _stateful(
+            url,
+            start,
+            stop,
+            batch,
+            guardians,
+            quorum,
+            missing,
+            candidates,
+            spoil_rate,
+            use_json,
+            report,
+            tokens_file,
+        )
+        return
     summary = Table(title=f"votum load · {url} · {guardians} guardians, quorum {quorum}, {missing} missing")
     for col in ("ballots", "chunks", "seconds", "ballots/s", "client peak MiB", "counts match"):
         summary.add_column(col, justify="right")
@@ -73,10 +107,96 @@ def load(
     except VotumError as e:
         console.print(f"[red]votum load: {e}[/red]")
         raise typer.Exit(1) from e
+    _print(summary, all_latencies, figures, report)
+
+
+def _stateful(
+    url: str,
+    start: int,
+    stop: int,
+    batch: int,
+    guardians: int,
+    quorum: int,
+    missing: int,
+    candidates: int,
+    spoil_rate: float,
+    use_json: bool,
+    report: str | None,
+    tokens_file: Path | None,
+) -> None:
+    from votum.client.election import Tokens, run_stateful_election
+    from votum.eg import manifest_from_names
+    from votum.service.settings import _tokens_from_env
+
+    console = Console(stderr=True)
+    try:
+        if tokens_file is not None:
+            roles = json.loads(tokens_file.read_text())
+        else:
+            roles = _tokens_from_env(os.environ.get("VOTUM_TOKENS", ""))
+        tokens = Tokens.from_roles(roles, guardians)
+    except (OSError, ValueError, VotumError) as e:
+        console.print(f"[red]votum load: {e}[/red]")
+        raise typer.Exit(2) from e
+    manifest = manifest_from_names(["Party"], [f"candidate-{i}" for i in range(1, candidates + 1)])
+    summary = Table(title=f"votum load --api stateful · {url} · {guardians} guardians, quorum {quorum}")
+    for col in ("ballots", "seconds", "ballots/s stored", "client peak MiB", "board head", "counts match"):
+        summary.add_column(col, justify="right")
+    figures = []
+    all_latencies: dict[str, list[float]] = {}
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    try:
+        for n in doubling(start, stop):
+            with Client(url, use_msgpack=not use_json) as client, progress_hook(console) as hook:
+
+                def tell(stage: str, done: int, total: int, n: int = n) -> None:
+                    hook(f"N={n:,} {stage}", done, total)
+
+                run = run_stateful_election(
+                    client,
+                    tokens,
+                    f"load-{stamp}-{n}",
+                    manifest,
+                    n,
+                    quorum,
+                    batch=batch,
+                    spoil_rate=spoil_rate,
+                    missing=missing,
+                    progress=tell,
+                )
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            summary.add_row(
+                f"{n:,}",
+                f"{run.seconds:,.1f}",
+                f"{run.ballots_per_second:,.1f}",
+                f"{peak:,.0f}",
+                f"{run.head['seq']:,}",
+                "yes",
+            )
+            for k, v in run.latencies.items():
+                all_latencies.setdefault(k, []).extend(v)
+            figures.append(
+                {
+                    "ballots": n,
+                    "seconds": run.seconds,
+                    "stages": run.stages,
+                    "ballots_per_second": run.ballots_per_second,
+                    "client_peak_mib": peak,
+                    "counts": run.counts,
+                    "head": run.head,
+                }
+            )
+    except VotumError as e:
+        console.print(f"[red]votum load: {e}[/red]")
+        raise typer.Exit(1) from e
+    _print(summary, all_latencies, figures, report)
+
+
+def _print(summary: Table, latencies: dict[str, list[float]], figures: list[Any], report: str | None) -> None:
     latency = Table(title="per endpoint (client side)")
     for col in ("endpoint", "calls", "p50 ms", "p95 ms", "max ms", "total s"):
         latency.add_column(col, justify="right" if col != "endpoint" else "left")
-    rows = latency_rows(all_latencies)
+    rows = latency_rows(latencies)
     for name, calls, p50, p95, mx, total in rows:
         latency.add_row(name, f"{calls:,}", f"{p50:,.1f}", f"{p95:,.1f}", f"{mx:,.1f}", f"{total:,.1f}")
     out = Console()

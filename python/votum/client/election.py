@@ -28,7 +28,7 @@ from votum._native import (
 )
 from votum.client import Client
 from votum.eg import plaintext_ballot
-from votum.errors import VerificationFailed
+from votum.errors import InvalidInput, VerificationFailed
 
 Progress = Callable[[str, int, int], None]
 
@@ -55,6 +55,23 @@ class Tokens:
             secrets.token_urlsafe(24),
             secrets.token_urlsafe(24),
             {f"guardian-{i}": secrets.token_urlsafe(24) for i in range(1, number_of_guardians + 1)},
+        )
+
+    @staticmethod
+    def from_roles(roles: dict[str, str], number_of_guardians: int) -> Tokens:
+        """From a token -> role map (`votum serve`'s tokens: VOTUM_TOKENS or data_dir/tokens.json): the
+        admin's, a device's (the admin's when there is none) and guardian-1 … guardian-n's."""
+        by_role = {role: token for token, role in roles.items()}
+        if "admin" not in by_role:
+            raise InvalidInput("the tokens have no admin token")
+        wanted = [f"guardian-{i}" for i in range(1, number_of_guardians + 1)]
+        lacking = [g for g in wanted if f"guardian:{g}" not in by_role]
+        if lacking:
+            raise InvalidInput(f"the tokens have none for {', '.join(lacking)} (role guardian:<id>)")
+        return Tokens(
+            by_role["admin"],
+            by_role.get("device", by_role["admin"]),
+            {g: by_role[f"guardian:{g}"] for g in wanted},
         )
 
     def settings_map(self) -> dict[str, str]:

@@ -1,0 +1,108 @@
+"""Sustained ballot submissions through the stateful API (`/v1`), on SQLite and on PostgreSQL.
+
+`votum serve` runs on 127.0.0.1 in its own process over each store (SQLite WAL in a temporary
+directory; PostgreSQL from `votum.store.tempdb`); the driver runs a whole election (3 guardians,
+quorum 2, one contest of 4 candidates): ballots are encrypted by the client, then submitted, every
+proof verified by the server and every batch committed durably with its board entries and the
+running tally. The rate counts only the time spent in submission requests (the client's encryption
+is timed apart). Then the election is closed, decrypted, published and its board re-linked.
+
+    BENCH_N=2000 BENCH_SINGLE=300 .venv/bin/python benches/bench_service_v1.py   (make bench-service-v1)
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from votum.client import Client
+from votum.client.election import Tokens, run_stateful_election
+from votum.eg import manifest_from_names
+from votum.store.tempdb import TemporaryPostgres
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def serve(url: str, tokens: Tokens, data: str) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    env = {**os.environ, "VOTUM_TOKENS": ",".join(f"{r}={t}" for t, r in tokens.settings_map().items())}
+    cmd = [
+        sys.executable,
+        "-m",
+        "votum",
+        "serve",
+        "--port",
+        str(port),
+        "--data-dir",
+        data,
+        "--database-url",
+        url,
+    ]
+    server = subprocess.Popen([*cmd, "--log-level", "warning", "--no-seed-endpoints"], env=env)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                return server, base
+        except httpx.TransportError:
+            time.sleep(0.1)
+    server.kill()
+    raise SystemExit("the server did not start")
+
+
+def run(store: str, url: str, data: str, n: int, batch: int) -> None:
+    tokens = Tokens.generate(3)
+    manifest = manifest_from_names(["Party"], ["a", "b", "c", "d"])
+    server, base = serve(url, tokens, data)
+    try:
+        with Client(base, timeout=600) as client:
+            r = run_stateful_election(
+                client, tokens, f"bench-{batch}", manifest, n, 2, batch=batch, missing=1
+            )
+        peak = peak_rss_mib(server.pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    calls = sorted(r.latencies["POST ballots/batch"])
+    p95 = calls[min(len(calls) - 1, round(0.95 * (len(calls) - 1)))]
+    print(
+        f"{store:10} batch={batch:4d} N={n:6d}: {r.ballots_per_second:7.1f} ballots/s stored "
+        f"(request p50 {statistics.median(calls) * 1e3:7.1f} ms, p95 {p95 * 1e3:7.1f} ms); "
+        f"client encryption {r.stages['encryption (client)']:.1f} s; ceremony {r.stages['key ceremony']:.2f} s; "
+        f"close+shares+publish {r.stages['decryption']:.2f} s; board head {r.head['seq']}; server peak {peak:.0f} MiB",
+        flush=True,
+    )
+
+
+def main() -> None:
+    n = int(os.environ.get("BENCH_N", "2000"))
+    single = int(os.environ.get("BENCH_SINGLE", "300"))
+    with tempfile.TemporaryDirectory() as data:
+        run("sqlite", f"sqlite:///{data}/votum.db", data, n, 100)
+        run("sqlite", f"sqlite:///{data}/votum.db", data, single, 1)
+        with TemporaryPostgres() as pg:
+            url = pg.new_database()
+            run("postgresql", url, data, n, 100)
+            run("postgresql", url, data, single, 1)
+
+
+if __name__ == "__main__":
+    main()
