@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, func, select, update
+from sqlalchemy import Connection, Engine, bindparam, create_engine, event, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from votum._native import board_genesis, board_link
@@ -422,25 +422,35 @@ def add_codes(tx: Tx, new_codes: list[str]) -> None:
 
 def chain_from(tx: Tx, links: list[tuple[str, str]]) -> None:
     """Marks each (code_seed, ballot id) link's seed used; a seed that is not an available code (unknown,
-    or already chained from) fails `Conflict` naming the ballot."""
-    for seed, ballot_id in links:
-        done = tx.conn.execute(
-            update(codes)
-            .where(codes.c.election_id == tx.election.id, codes.c.code == seed, codes.c.chained_by.is_(None))
-            .values(chained_by=ballot_id)
-        )
-        if done.rowcount != 1:
-            taken = tx.conn.execute(
-                select(codes.c.chained_by).where(codes.c.election_id == tx.election.id, codes.c.code == seed)
-            ).first()
-            if taken is None:
-                raise Conflict(
-                    f"ballot {ballot_id!r}: its code_seed is neither a registered device's hash "
-                    "nor the code of an accepted ballot"
-                )
-            raise Conflict(
-                f"ballot {ballot_id!r}: its code_seed was already chained from by {taken[0]!r} (a fork)"
+    already chained from, or used twice here) fails `Conflict` naming the ballot. One query and one
+    batched update, under the election's lock."""
+    seeds = [seed for seed, _b in links]
+    found: dict[str, str | None] = {}
+    for start in range(0, len(seeds), 500):
+        chunk = seeds[start : start + 500]
+        for code, chained_by in tx.conn.execute(
+            select(codes.c.code, codes.c.chained_by).where(
+                codes.c.election_id == tx.election.id, codes.c.code.in_(chunk)
             )
+        ):
+            found[code] = chained_by
+    for seed, ballot_id in links:
+        if seed not in found:
+            raise Conflict(
+                f"ballot {ballot_id!r}: its code_seed is neither a registered device's hash "
+                "nor the code of an accepted ballot"
+            )
+        if found[seed] is not None:
+            raise Conflict(
+                f"ballot {ballot_id!r}: its code_seed was already chained from by {found[seed]!r} (a fork)"
+            )
+        found[seed] = ballot_id
+    tx.conn.execute(
+        update(codes)
+        .where(codes.c.election_id == tx.election.id, codes.c.code == bindparam("seed"))
+        .values(chained_by=bindparam("ballot")),
+        [{"seed": seed, "ballot": ballot_id} for seed, ballot_id in links],
+    )
 
 
 def add_ballots(tx: Tx, rows: list[dict[str, Any]]) -> None:
