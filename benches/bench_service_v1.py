@@ -18,12 +18,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import httpx
 from votum.client import Client
-from votum.client.election import Tokens, run_stateful_election
+from votum.client.election import ElectionDriver, Plan, Tokens, check_board, run_stateful_election
 from votum.eg import manifest_from_names
 from votum.store.tempdb import TemporaryPostgres
 
@@ -86,8 +87,64 @@ def run(store: str, url: str, data: str, n: int, batch: int) -> None:
     print(
         f"{store:10} batch={batch:4d} N={n:6d}: {r.ballots_per_second:7.1f} ballots/s stored "
         f"(request p50 {statistics.median(calls) * 1e3:7.1f} ms, p95 {p95 * 1e3:7.1f} ms); "
-        f"client encryption {r.stages['encryption (client)']:.1f} s; ceremony {r.stages['key ceremony']:.2f} s; "
-        f"close+shares+publish {r.stages['decryption']:.2f} s; board head {r.head['seq']}; server peak {peak:.0f} MiB",
+        f"client encryption {r.stages['encryption (client)']:.1f} s; "
+        f"ceremony {r.stages['key ceremony']:.2f} s; close+shares+publish {r.stages['decryption']:.2f} s; "
+        f"board head {r.head['seq']}; server peak {peak:.0f} MiB",
+        flush=True,
+    )
+
+
+def concurrent(store: str, url: str, data: str, per_device: int, devices: int) -> None:
+    """`devices` devices, each on its own connection and its own chain of ballot codes, submitting one
+    ballot per request at the same time (ballots encrypted before the clock starts)."""
+    tokens = Tokens.generate(3)
+    manifest = manifest_from_names(["Party"], ["a", "b", "c", "d"])
+    server, base = serve(url, tokens, data)
+    try:
+        with Client(base, timeout=600) as admin:
+            driver = ElectionDriver(admin, tokens, f"bench-concurrent-{devices}", manifest, 2)
+            driver.ceremony()
+            chains = []
+            for d in range(devices):
+                plans, _ = driver.plan_chain(per_device, driver.register_device(100 + d))
+                chains.append(plans)
+            latencies: list[float] = []
+            lock = threading.Lock()
+
+            def device(plans: list[Plan]) -> None:
+                with Client(base, timeout=600) as c:
+                    for p in plans:
+                        t0 = time.perf_counter()
+                        c.post(
+                            f"/v1/elections/{driver.election_id}/ballots",
+                            {"ballot": p.ballot, "state": p.state},
+                            token=tokens.device,
+                        )
+                        with lock:
+                            latencies.append(time.perf_counter() - t0)
+                        driver.count([p])
+
+            t0 = time.perf_counter()
+            threads = [threading.Thread(target=device, args=(plans,)) for plans in chains]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            seconds = time.perf_counter() - t0
+            counts = driver.decrypt_and_publish(missing=1)
+            assert counts == driver.expected, "published counts differ from the votes cast"
+            head = check_board(admin, driver.election_id)
+        peak = peak_rss_mib(server.pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    latencies.sort()
+    n = devices * per_device
+    p95 = latencies[min(len(latencies) - 1, round(0.95 * (len(latencies) - 1)))]
+    print(
+        f"{store:10} {devices} devices x 1 ballot/request, N={n:5d}: {n / seconds:7.1f} ballots/s stored "
+        f"(request p50 {statistics.median(latencies) * 1e3:6.1f} ms, p95 {p95 * 1e3:6.1f} ms); "
+        f"board head {head['seq']}; server peak {peak:.0f} MiB",
         flush=True,
     )
 
@@ -98,10 +155,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as data:
         run("sqlite", f"sqlite:///{data}/votum.db", data, n, 100)
         run("sqlite", f"sqlite:///{data}/votum.db", data, single, 1)
+        concurrent("sqlite", f"sqlite:///{data}/votum.db", data, single // 4, 4)
         with TemporaryPostgres() as pg:
             url = pg.new_database()
             run("postgresql", url, data, n, 100)
             run("postgresql", url, data, single, 1)
+            concurrent("postgresql", url, data, single // 4, 4)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -161,6 +162,7 @@ class ElectionDriver:
         #: votes of the ballots the service acknowledged as cast, per selection id
         self.expected = {s["object_id"]: 0 for c in manifest["contests"] for s in c["ballot_selections"]}
         self.spoiled = 0
+        self._lock = threading.Lock()
 
     def _token(self, g: EgGuardian) -> str:
         return self.tokens.guardians[g.guardian_id]
@@ -212,41 +214,56 @@ class ElectionDriver:
             progress("key ceremony: backups checked", done, n)
         c.post(f"{base}/open", {}, token=self.tokens.admin)
         self.context = EgContext.from_json(c.get(f"{base}/board/by-name/context.json")["payload"])
-        device_doc = {
-            "device_id": 1,
+        self.device = EgEncryptionDevice(
+            self.em, self.context.elgamal_public_key, self.context.extended_base_hash
+        )
+        self.code = self.register_device(1)
+        return self.context
+
+    def register_device(self, device_id: int) -> Any:
+        """Registers encryption device `device_id`; returns its hash, the first code_seed of its chain."""
+        doc = {
+            "device_id": device_id,
             "session_id": 1,
             "launch_code": 1,
             "location": f"votum-{self.election_id}",
         }
-        code_seed = c.post(f"{base}/devices", device_doc, token=self.tokens.device)["code_seed"]
-        self.device = EgEncryptionDevice(
-            self.em, self.context.elgamal_public_key, self.context.extended_base_hash
-        )
-        self.code = _scalar(code_seed)
-        return self.context
+        code_seed = self.client.post(f"{self.base}/devices", doc, token=self.tokens.device)["code_seed"]
+        return _scalar(code_seed)
 
     def plan(self, count: int, spoil_rate: float = 0.0) -> list[Plan]:
         """The next `count` ballots, chosen and encrypted (continuing the device's code chain)."""
+        plans, self.code = self.plan_chain(count, self.code, spoil_rate)
+        return plans
+
+    def plan_chain(self, count: int, code: Any, spoil_rate: float = 0.0) -> tuple[list[Plan], Any]:
+        """`count` ballots chained from `code` (another device's chain); returns them and the next code."""
         assert self.device is not None, "run ceremony() first"
         items, chosen_states = [], []
-        for i in range(self.next_ballot, self.next_ballot + count):
-            chosen = _choose(self.manifest, self.rng)
-            state = "spoiled" if self.rng.random() < spoil_rate else "cast"
-            items.append(
-                (plaintext_ballot(self.manifest, f"ballot-{i:07d}", chosen), 1_795_000_000 + i, state)
-            )
-            chosen_states.append((f"ballot-{i:07d}", chosen, state))
-        self.next_ballot += count
-        encrypted, self.code = self.device.encrypt_many(items, self.code)
+        with self._lock:
+            first = self.next_ballot
+            self.next_ballot += count
+            for i in range(first, first + count):
+                chosen = _choose(self.manifest, self.rng)
+                state = "spoiled" if self.rng.random() < spoil_rate else "cast"
+                items.append(
+                    (plaintext_ballot(self.manifest, f"ballot-{i:07d}", chosen), 1_795_000_000 + i, state)
+                )
+                chosen_states.append((f"ballot-{i:07d}", chosen, state))
+        encrypted, code = self.device.encrypt_many(items, code)
         plans = []
         for ballot, (ballot_id, chosen, state) in zip(encrypted, chosen_states, strict=True):
             if isinstance(ballot, Exception):
                 raise ballot
             plans.append(Plan(ballot_id, chosen, state, json.loads(ballot)))
-        return plans
+        return plans, code
 
     def count(self, plans: list[Plan]) -> None:
         """Adds acknowledged ballots to the expected counts."""
+        with self._lock:
+            self._count(plans)
+
+    def _count(self, plans: list[Plan]) -> None:
         for p in plans:
             if p.state == "cast":
                 for s in p.chosen:
