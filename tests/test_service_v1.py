@@ -458,3 +458,52 @@ def _problem(response: Any) -> dict[str, Any]:
     )
     assert isinstance(body, dict)
     return body
+
+
+def test_group_commit_answers_each_request_on_its_own(opened: tuple[Service, ElectionDriver]) -> None:
+    """Requests checked and stored as one group (what the intake does with concurrent submissions): a bad
+    request fails alone, the others are stored together, and the tally counts exactly them."""
+    from votum.service.v1.intake import _prepare
+
+    s, d = opened
+    intake = s.http.app.state.intake  # type: ignore[attr-defined]
+    plans = d.plan(4)  # one device's chain: 0 → 1 → 2 → 3
+    second, _ = d.plan_chain(2, d.register_device(2))  # another device's chain
+    bad = copy.deepcopy(plans[3].ballot)
+    proof = bad["contests"][0]["ballot_selections"][1]["proof"]
+    proof["challenge"] = votum.eg_to_hex(votum.eg_from_hex(proof["challenge"]) ^ 1)
+    replay, _ = d.plan_chain(
+        1, votum.Group("eg-4096").scalar(votum.eg_from_hex(plans[0].ballot["code_seed"]))
+    )
+
+    def job(*ps: Any) -> Any:
+        return _prepare([(p.ballot, p.state) if hasattr(p, "ballot") else (p, "cast") for p in ps])
+
+    jobs = [
+        job(plans[0], plans[1]),
+        job(bad),  # a tampered proof
+        job(plans[2]),  # chained from a ballot of the same group
+        job(*second),
+        job(plans[0]),  # the same ballot again: the same receipt
+        job(replay[0]),  # chained from the device hash plans[0] already used: a fork
+    ]
+    before = s.store.election("e1").head_seq
+    intake.process("e1", jobs)
+    outcomes = [j.future.exception() for j in jobs]
+    assert [type(e).__name__ if e else None for e in outcomes] == [
+        None,
+        "InvalidProof",
+        None,
+        None,
+        None,
+        "Conflict",
+    ]
+    assert "fork" in str(outcomes[5])
+    first = jobs[0].future.result()
+    assert jobs[4].future.result() == first[:1]
+    assert s.store.election("e1").head_seq == before + 5  # plans 0-2 and the second device's two
+    d.count([plans[0], plans[1], plans[2], *second])
+    assert check_board(s.client, "e1")["seq"] == before + 5
+    # the rest of the first chain still goes in after the group, and the tally is exactly the stored votes
+    d.submit(plans[3:])
+    assert d.decrypt_and_publish(missing=1) == d.expected

@@ -420,11 +420,9 @@ def add_codes(tx: Tx, new_codes: list[str]) -> None:
         )
 
 
-def chain_from(tx: Tx, links: list[tuple[str, str]]) -> None:
-    """Marks each (code_seed, ballot id) link's seed used; a seed that is not an available code (unknown,
-    already chained from, or used twice here) fails `Conflict` naming the ballot. One query and one
-    batched update, under the election's lock."""
-    seeds = [seed for seed, _b in links]
+def code_links(tx: Tx, seeds: list[str]) -> dict[str, str | None]:
+    """For each of `seeds` that is a code ballots may chain from (a device's hash or an accepted ballot's
+    code): the ballot already chained from it, or None while it is free. Unknown seeds are absent."""
     found: dict[str, str | None] = {}
     for start in range(0, len(seeds), 500):
         chunk = seeds[start : start + 500]
@@ -434,23 +432,18 @@ def chain_from(tx: Tx, links: list[tuple[str, str]]) -> None:
             )
         ):
             found[code] = chained_by
-    for seed, ballot_id in links:
-        if seed not in found:
-            raise Conflict(
-                f"ballot {ballot_id!r}: its code_seed is neither a registered device's hash "
-                "nor the code of an accepted ballot"
-            )
-        if found[seed] is not None:
-            raise Conflict(
-                f"ballot {ballot_id!r}: its code_seed was already chained from by {found[seed]!r} (a fork)"
-            )
-        found[seed] = ballot_id
-    tx.conn.execute(
-        update(codes)
-        .where(codes.c.election_id == tx.election.id, codes.c.code == bindparam("seed"))
-        .values(chained_by=bindparam("ballot")),
-        [{"seed": seed, "ballot": ballot_id} for seed, ballot_id in links],
-    )
+    return found
+
+
+def mark_chained(tx: Tx, links: list[tuple[str, str]]) -> None:
+    """Records each (code_seed, ballot id): the code is used (checked free by the caller, under the lock)."""
+    if links:
+        tx.conn.execute(
+            update(codes)
+            .where(codes.c.election_id == tx.election.id, codes.c.code == bindparam("seed"))
+            .values(chained_by=bindparam("ballot")),
+            [{"seed": seed, "ballot": ballot_id} for seed, ballot_id in links],
+        )
 
 
 def add_ballots(tx: Tx, rows: list[dict[str, Any]]) -> None:

@@ -6,11 +6,13 @@ from fastapi import FastAPI
 
 from votum.service.v1 import ballots, board, ceremony, decryption, elections
 from votum.service.v1.common import Objects
+from votum.service.v1.intake import Intake
 from votum.store import Store
 
 
 def install(app: FastAPI, store: Store) -> None:
     app.state.store = store
     app.state.objects = Objects(store)
+    app.state.intake = Intake(store, app.state.objects)
     for module in (elections, ceremony, ballots, decryption, board):
         app.include_router(module.router)

@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 
 import votum
-from votum.errors import DuplicateBallot, InvalidInput, NotFound, WrongPhase
+from votum.errors import NotFound
 from votum.service.auth import require
 from votum.service.codec import NegotiatedRoute
 from votum.service.v1.ceremony import Posted, append_once
-from votum.service.v1.common import MAX_SEQ, Receipt, entry_out, objects_of, payload_of, store_of
-from votum.store import add_ballots, add_codes, chain_from, check_id, existing_ballots
+from votum.service.v1.common import MAX_SEQ, Receipt, entry_out, payload_of, store_of
+from votum.service.v1.intake import Intake
+from votum.store import add_codes
 
 router = APIRouter(prefix="/v1/elections/{election_id}", tags=["ballots"], route_class=NegotiatedRoute)
 device_role = Depends(require("device", "admin"))
-
-#: the encrypted tally's object id; no ballot may take it (spoiled ballots and the tally share one
-#: namespace of decryption targets)
-TALLY_ID = "election-results"
 
 
 class Device(BaseModel):
@@ -70,93 +65,10 @@ class Receipts(BaseModel):
 
 
 def submit(request: Request, election_id: str, items: list[Submission]) -> list[dict[str, Any]]:
-    """Checks every ballot (outside the lock), then stores the batch in one transaction: all or nothing."""
-    store = store_of(request)
-    row = store.election(election_id)
-    if row.phase != "open":
-        raise WrongPhase(f"election {election_id!r} is in phase {row.phase!r}; ballots need open")
-    objects = objects_of(request, election_id)
-    texts: list[tuple[str, str]] = []
-    seen: dict[str, str] = {}
-    for item in items:
-        ballot_id = item.ballot.get("object_id")
-        check_id(ballot_id, "ballot id")  # type: ignore[arg-type]
-        if ballot_id == TALLY_ID:
-            raise InvalidInput(f"ballot id {TALLY_ID!r} is the tally's")
-        text = json.dumps(item.ballot, separators=(",", ":"))
-        if seen.get(ballot_id, text) != text:  # type: ignore[arg-type]
-            raise DuplicateBallot(f"ballot {ballot_id!r} appears twice in this batch with different content")
-        if ballot_id in seen:
-            continue
-        seen[ballot_id] = text  # type: ignore[index]
-        texts.append((text, item.state))
-    checked = []
-    for outcome in objects.verifier().verify_many(texts):
-        if isinstance(outcome, Exception):
-            raise outcome
-        ballot_id, _code, canonical = outcome
-        doc = json.loads(canonical)
-        payload = canonical.encode()
-        checked.append((ballot_id, doc["state"], doc["code"], doc["code_seed"], payload, canonical))
-    receipts: dict[str, dict[str, Any]] = {}
-    with store.write(election_id) as tx:
-        tx.require_phase("open")
-        ids = [c[0] for c in checked]
-        have = existing_ballots(tx, ids)
-        fresh = []
-        for ballot_id, state_code, code, seed, payload, canonical in checked:
-            old = have.get(ballot_id)
-            if old is not None:
-                if old.digest != hashlib.sha256(payload).digest():
-                    raise DuplicateBallot(f"ballot {ballot_id!r} is already recorded with different content")
-                continue
-            fresh.append((ballot_id, _state_name(state_code), code, seed, payload, canonical))
-        if have:
-            names = {f"submitted_ballots/submitted_ballot_{b}.json": b for b in have}
-            for name, e in tx.named(list(names)).items():
-                b = have[names[name]]
-                receipts[b.ballot_id] = {
-                    "ballot_id": b.ballot_id,
-                    "state": b.state,
-                    "code": b.code,
-                    "seq": e.seq,
-                    "hash": e.hash.hex(),
-                }
-        if fresh:
-            add_codes(tx, [f[2] for f in fresh])
-            chain_from(tx, [(f[3], f[0]) for f in fresh])
-            rows = []
-            for ballot_id, state, code, _seed, payload, _c in fresh:
-                e = tx.append(
-                    "submitted_ballot", f"submitted_ballots/submitted_ballot_{ballot_id}.json", payload
-                )
-                rows.append(
-                    {"ballot_id": ballot_id, "state": state, "code": code, "seq": e.seq, "digest": e.digest}
-                )
-                receipts[ballot_id] = {
-                    "ballot_id": ballot_id,
-                    "state": state,
-                    "code": code,
-                    "seq": e.seq,
-                    "hash": e.hash.hex(),
-                }
-            add_ballots(tx, rows)
-            cast = [c for _b, state, _code, _s, _p, c in fresh if state == "cast"]
-            assert tx.election.tally is not None
-            if cast:
-                tally = votum.EgTally.from_bytes(objects.manifest, tx.election.tally)
-                tally.add_verified(cast)
-                tx.set(tally=tally.to_bytes())
-            tx.set(
-                cast_count=tx.election.cast_count + len(cast),
-                spoiled_count=tx.election.spoiled_count + len(fresh) - len(cast),
-            )
-    return [receipts[c[0]] for c in checked]
-
-
-def _state_name(code: Any) -> str:
-    # electionguard 1.4 writes BallotBoxState as 1 (cast) or 2 (spoiled)
-    return {1: "cast", 2: "spoiled", "CAST": "cast", "SPOILED": "spoiled"}[code]
+    """Through the election's intake (`intake.py`): checked in a batch with whatever else is waiting,
+    stored in one transaction with it, answered on its own; all or nothing for this request."""
+    intake: Intake = request.app.state.intake
+    return intake.submit(election_id, [(item.ballot, item.state) for item in items])
 
 
 @router.post("/ballots", response_model=Receipt, status_code=201, dependencies=[device_role])
