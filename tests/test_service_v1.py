@@ -461,8 +461,8 @@ def _problem(response: Any) -> dict[str, Any]:
 
 
 def test_group_commit_answers_each_request_on_its_own(opened: tuple[Service, ElectionDriver]) -> None:
-    """Requests checked and stored as one group (what the intake does with concurrent submissions): a bad
-    request fails alone, the others are stored together, and the tally counts exactly them."""
+    """Requests stored as one group (what the intake does with concurrent submissions): a bad request
+    fails alone, the others are stored together, and the tally counts exactly them."""
     from votum.service.v1.intake import _prepare
 
     s, d = opened
@@ -488,6 +488,8 @@ def test_group_commit_answers_each_request_on_its_own(opened: tuple[Service, Ele
         job(replay[0]),  # chained from the device hash plans[0] already used: a fork
     ]
     before = s.store.election("e1").head_seq
+    for j in jobs:
+        intake.verify("e1", j)  # each request's own check, as in its request thread
     intake.process("e1", jobs)
     outcomes = [j.future.exception() for j in jobs]
     assert [type(e).__name__ if e else None for e in outcomes] == [

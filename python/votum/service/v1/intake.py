@@ -1,11 +1,11 @@
 """Ballot intake with group commit (spec/80.5).
 
-Submissions to one election queue up; one worker thread per election takes everything waiting (up to
-`GROUP_BALLOTS` ballots), checks all of it in one batch verification (a lone ballot costs about 2.5
-times as much to check as one in a batch of 64), and stores every request that passes in one
-transaction (one commit, one fsync). Each request is still all or nothing and is answered on its own:
-a bad ballot fails its own request, never a neighbour's. Concurrent devices sending one ballot each
-therefore get batch throughput without batching themselves.
+Each request's ballots are checked in the request's own thread (one batch verification per request;
+requests check in parallel, the native code releasing the GIL). Checked requests then queue up for
+their election's one writer thread, which takes everything waiting (up to `GROUP_BALLOTS` ballots) and
+stores it in one transaction: one lock of the election's row, one commit, one fsync for the group.
+Each request is still all or nothing and is answered on its own: a duplicate or a fork fails its own
+request, never a neighbour's.
 """
 
 from __future__ import annotations
@@ -155,6 +155,11 @@ class Intake:
         if row.phase != "open":
             raise WrongPhase(f"election {election_id!r} is in phase {row.phase!r}; ballots need open")
         job = _prepare(items)
+        # the proofs are checked here, in the request's own thread: requests check in parallel
+        # (the native code releases the GIL), and only storing is grouped
+        self.verify(election_id, job)
+        if job.error is not None:
+            raise job.error
         with self._lock:
             election = self._elections.get(election_id)
             if election is None:
@@ -162,23 +167,24 @@ class Intake:
         election.put(job)
         return job.future.result()
 
-    def process(self, election_id: str, jobs: list[_Job]) -> None:
+    def verify(self, election_id: str, job: _Job) -> None:
+        """Checks every ballot of `job` in one batch; the first failure becomes the job's error."""
         objects = self.objects.get(election_id)
-        # 1. every proof of every request, in one batch check
-        flat = [(job, b) for job in jobs for b in job.ballots]
-        outcomes = objects.verifier().verify_many([(b.text, b.state) for _job, b in flat])
-        for (job, b), outcome in zip(flat, outcomes, strict=True):
-            if job.error is not None:
-                continue
+        outcomes = objects.verifier().verify_many([(b.text, b.state) for b in job.ballots])
+        for b, outcome in zip(job.ballots, outcomes, strict=True):
             if isinstance(outcome, Exception):
                 job.error = outcome
-                continue
+                return
             _id, _code, canonical = outcome
             doc = json.loads(canonical)
             b.state = _state_name(doc["state"])
             b.code, b.seed = doc["code"], doc["code_seed"]
             b.payload = canonical.encode()
             b.digest = hashlib.sha256(b.payload).digest()
+
+    def process(self, election_id: str, jobs: list[_Job]) -> None:
+        """Stores a group of checked requests in one transaction and answers each."""
+        objects = self.objects.get(election_id)
         live = [job for job in jobs if job.error is None]
         receipts: dict[str, dict[str, Any]] = {}
         if live:
