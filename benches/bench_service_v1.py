@@ -8,11 +8,13 @@ running tally. The rate counts only the time spent in submission requests (the c
 is timed apart). Then the election is closed, decrypted, published and its board re-linked.
 
     BENCH_N=2000 BENCH_SINGLE=300 .venv/bin/python benches/bench_service_v1.py   (make bench-service-v1)
+    BENCH_LARGE=131072 .venv/bin/python benches/bench_service_v1.py             (one long run on SQLite)
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -150,6 +152,18 @@ def concurrent(store: str, url: str, data: str, per_device: int, devices: int) -
 
 
 def main() -> None:
+    large = int(os.environ.get("BENCH_LARGE", "0"))
+    if large:
+        # one long run on SQLite (BENCH_LARGE=131072: the seed's largest N through /v1), batches of 500;
+        # the client's peak memory is this process's
+        with tempfile.TemporaryDirectory() as data:
+            run("sqlite", f"sqlite:///{data}/votum.db", data, large, 500)
+            size = Path(data, "votum.db").stat().st_size + sum(
+                p.stat().st_size for p in Path(data).glob("votum.db-*")
+            )
+        client = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"database {size / 2**30:.2f} GiB; client peak {client:.0f} MiB", flush=True)
+        return
     n = int(os.environ.get("BENCH_N", "2000"))
     single = int(os.environ.get("BENCH_SINGLE", "300"))
     with tempfile.TemporaryDirectory() as data:
