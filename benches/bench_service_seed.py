@@ -10,47 +10,20 @@ from __future__ import annotations
 
 import os
 import resource
-import socket
-import subprocess
-import sys
 import tempfile
-import time
-from pathlib import Path
 
-import httpx
 from votum.client import Client
 from votum.client.load import latency_rows, seed_election
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def peak_rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+from votum.service.local import peak_rss_mib, start_server
 
 
 def main() -> None:
     n = int(os.environ.get("BENCH_N", "2000"))
     chunk = int(os.environ.get("BENCH_CHUNK", "1000"))
-    port = free_port()
     with tempfile.TemporaryDirectory() as data:
         env = {**os.environ, "VOTUM_TOKENS": "admin=bench-admin-token-0123456789"}
-        cmd = [sys.executable, "-m", "votum", "serve", "--port", str(port), "--data-dir", data]
-        server = subprocess.Popen([*cmd, "--log-level", "warning"], env=env)
+        server, url = start_server(["--data-dir", data, "--log-level", "warning"], env)
         try:
-            url = f"http://127.0.0.1:{port}"
-            for _ in range(300):
-                try:
-                    if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    time.sleep(0.1)
             with Client(url) as client:
                 run = seed_election(client, n, chunk=chunk, guardians=5, quorum=3, missing=2, candidates=4)
             server_peak = peak_rss_mib(server.pid)

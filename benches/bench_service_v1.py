@@ -15,60 +15,23 @@ from __future__ import annotations
 
 import os
 import resource
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-import httpx
 from votum.client import Client
 from votum.client.election import ElectionDriver, Plan, Tokens, check_board, run_stateful_election
 from votum.eg import manifest_from_names
+from votum.service.local import peak_rss_mib, start_server
 from votum.store.tempdb import TemporaryPostgres
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def peak_rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def serve(url: str, tokens: Tokens, data: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = {**os.environ, "VOTUM_TOKENS": ",".join(f"{r}={t}" for t, r in tokens.settings_map().items())}
-    cmd = [
-        sys.executable,
-        "-m",
-        "votum",
-        "serve",
-        "--port",
-        str(port),
-        "--data-dir",
-        data,
-        "--database-url",
-        url,
-    ]
-    server = subprocess.Popen([*cmd, "--log-level", "warning", "--no-seed-endpoints"], env=env)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                return server, base
-        except httpx.TransportError:
-            time.sleep(0.1)
-    server.kill()
-    raise SystemExit("the server did not start")
+    options = ["--data-dir", data, "--database-url", url, "--log-level", "warning", "--no-seed-endpoints"]
+    return start_server(options, {**os.environ, "VOTUM_TOKENS": tokens.env()})
 
 
 def run(store: str, url: str, data: str, n: int, batch: int) -> None:

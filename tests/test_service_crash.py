@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -15,38 +14,26 @@ import time
 from pathlib import Path
 
 import httpx
-import pytest
 from votum.client import Client, ServiceError
 from votum.client.election import ElectionDriver, Plan, Tokens, check_board
 from votum.eg import manifest_from_names
+from votum.service.local import start_server
 
 MANIFEST = manifest_from_names(["Party A"], ["Alice", "Bob", "Carol"])
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _serve(url: str, tokens: Tokens, data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
-    env = {
-        **os.environ,
-        "VOTUM_TOKENS": ",".join(f"{role}={token}" for token, role in tokens.settings_map().items()),
-    }
-    cmd = [sys.executable, "-m", "votum", "serve", "--port", str(port), "--data-dir", str(data_dir)]
-    cmd += ["--database-url", url, "--log-level", "warning", "--no-seed-endpoints"]
-    server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(150):  # bounded: at most ~30 s to start
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                return server, base
-        except httpx.TransportError:
-            time.sleep(0.2)
-    server.kill()
-    pytest.fail("the server did not start")
+    options = [
+        "--data-dir",
+        str(data_dir),
+        "--database-url",
+        url,
+        "--log-level",
+        "warning",
+        "--no-seed-endpoints",
+    ]
+    env = {**os.environ, "VOTUM_TOKENS": tokens.env()}
+    return start_server(options, env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def test_kill_9_during_load_loses_no_acknowledged_ballot(store_url: str, tmp_path: Path) -> None:

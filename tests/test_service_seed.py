@@ -7,10 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import os
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +19,7 @@ from fastapi.testclient import TestClient
 from votum.client import Client, ServiceError, election_key
 from votum.client.load import latency_rows, seed_election
 from votum.service import Settings, create_app
+from votum.service.local import start_server
 
 TOKEN = "test-admin-token-0123456789"
 PARTIES = ["party-1", "party-2"]
@@ -320,38 +318,11 @@ def test_the_seed_endpoints_can_be_turned_off(tmp_path: Path) -> None:
         assert off.get("/health").json()["status"] == "ok"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_a_real_uvicorn_serves_an_election(tmp_path: Path) -> None:
-    port = _free_port()
     env = {**os.environ, "VOTUM_TOKENS": f"admin={TOKEN}"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "votum",
-        "serve",
-        "--port",
-        str(port),
-        "--data-dir",
-        str(tmp_path),
-        "--log-level",
-        "warning",
-    ]
-    server = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    options = ["--data-dir", str(tmp_path), "--log-level", "warning"]
+    server, url = start_server(options, env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(150):  # bounded: at most ~30 s to start
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.2)
-        else:
-            pytest.fail("the server did not start")
         with Client(url, timeout=60) as client:
             run = seed_election(client, ballots=3, chunk=2, guardians=2, quorum=1, missing=1, seed=7)
         assert run.counts == run.expected and run.chunks == 2

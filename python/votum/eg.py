@@ -136,11 +136,15 @@ def plaintext_ballot(manifest: dict[str, Any], ballot_id: str, chosen: set[str])
     return json.dumps({"object_id": ballot_id, "style_id": style, "contests": contests})
 
 
+#: the object id of an election's encrypted tally (and of its decryption)
+TALLY_OBJECT_ID = "election-results"
+
+
 def encrypted_tally_json(
     manifest: dict[str, Any],
     em: EgManifest,
     tally: dict[str, dict[str, Ciphertext]],
-    object_id: str = "election-results",
+    object_id: str = TALLY_OBJECT_ID,
 ) -> dict[str, Any]:
     """electionguard 1.4.0's `CiphertextTally` JSON from {contest: {selection: Ciphertext}} (a
     ballot box's or an `EgTally`'s); selections absent from `tally` are the encryption of 0."""

@@ -6,6 +6,7 @@ import json
 import os
 import resource
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -51,157 +52,116 @@ def load(
     if api not in ("seed", "stateful"):
         console.print("[red]votum load: --api is seed or stateful[/red]")
         raise typer.Exit(2)
-    if api == "stateful":
-        _stateful(
-            url,
-            start,
-            stop,
-            batch,
-            guardians,
-            quorum,
-            missing,
-            candidates,
-            spoil_rate,
-            use_json,
-            report,
-            tokens_file,
+    if api == "seed":
+        summary = Table(
+            title=f"votum load · {url} · {guardians} guardians, quorum {quorum}, {missing} missing"
         )
-        return
-    summary = Table(title=f"votum load · {url} · {guardians} guardians, quorum {quorum}, {missing} missing")
-    for col in ("ballots", "chunks", "seconds", "ballots/s", "client peak MiB", "counts match"):
+        columns = ("ballots", "chunks", "seconds", "ballots/s", "client peak MiB", "counts match")
+
+        def one(client: Client, n: int, tell: Progress) -> tuple[list[str], dict[str, Any], Latencies]:
+            run = seed_election(
+                client,
+                n,
+                chunk=chunk,
+                guardians=guardians,
+                quorum=quorum,
+                missing=missing,
+                candidates=candidates,
+                spoil_rate=spoil_rate,
+                progress=tell,
+            )
+            cells = [f"{run.chunks}", f"{run.seconds:,.1f}", f"{n / run.seconds:,.1f}"]
+            return cells, {"seconds": run.seconds, "counts": run.counts}, run.latencies
+
+    else:
+        from votum.client.election import Tokens, run_stateful_election
+        from votum.eg import manifest_from_names
+        from votum.service.settings import _tokens_from_env
+
+        try:
+            if tokens_file is not None:
+                roles = json.loads(tokens_file.read_text())
+            else:
+                roles = _tokens_from_env(os.environ.get("VOTUM_TOKENS", ""))
+            tokens = Tokens.from_roles(roles, guardians)
+        except (OSError, ValueError, VotumError) as e:
+            console.print(f"[red]votum load: {e}[/red]")
+            raise typer.Exit(2) from e
+        manifest = manifest_from_names(["Party"], [f"candidate-{i}" for i in range(1, candidates + 1)])
+        summary = Table(title=f"votum load --api stateful · {url} · {guardians} guardians, quorum {quorum}")
+        columns = ("ballots", "seconds", "ballots/s stored", "board head", "client peak MiB", "counts match")
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+
+        def one(client: Client, n: int, tell: Progress) -> tuple[list[str], dict[str, Any], Latencies]:
+            run = run_stateful_election(
+                client,
+                tokens,
+                f"load-{stamp}-{n}",
+                manifest,
+                n,
+                quorum,
+                batch=batch,
+                spoil_rate=spoil_rate,
+                missing=missing,
+                progress=tell,
+            )
+            cells = [f"{run.seconds:,.1f}", f"{run.ballots_per_second:,.1f}", f"{run.head['seq']:,}"]
+            figure = {
+                "seconds": run.seconds,
+                "stages": run.stages,
+                "ballots_per_second": run.ballots_per_second,
+                "counts": run.counts,
+                "head": run.head,
+            }
+            return cells, figure, run.latencies
+
+    for col in columns:
         summary.add_column(col, justify="right")
-    figures = []
-    all_latencies: dict[str, list[float]] = {}
-    try:
-        for n in doubling(start, stop):
-            with Client(url, use_msgpack=not use_json) as client, progress_hook(console) as hook:
-
-                def tell(stage: str, done: int, total: int, n: int = n) -> None:
-                    hook(f"N={n:,} {stage}", done, total)
-
-                run = seed_election(
-                    client,
-                    n,
-                    chunk=chunk,
-                    guardians=guardians,
-                    quorum=quorum,
-                    missing=missing,
-                    candidates=candidates,
-                    spoil_rate=spoil_rate,
-                    progress=tell,
-                )
-            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            summary.add_row(
-                f"{n:,}",
-                f"{run.chunks}",
-                f"{run.seconds:,.1f}",
-                f"{n / run.seconds:,.1f}",
-                f"{peak:,.0f}",
-                "yes",
-            )
-            for k, v in run.latencies.items():
-                all_latencies.setdefault(k, []).extend(v)
-            figures.append(
-                {"ballots": n, "seconds": run.seconds, "client_peak_mib": peak, "counts": run.counts}
-            )
-    except VotumError as e:
-        console.print(f"[red]votum load: {e}[/red]")
-        raise typer.Exit(1) from e
-    _print(summary, all_latencies, figures, report)
+    _runs(console, url, use_json, doubling(start, stop), summary, one, report)
 
 
-def _stateful(
+Progress = Callable[[str, int, int], None]
+Latencies = dict[str, list[float]]
+
+
+def _runs(
+    console: Console,
     url: str,
-    start: int,
-    stop: int,
-    batch: int,
-    guardians: int,
-    quorum: int,
-    missing: int,
-    candidates: int,
-    spoil_rate: float,
     use_json: bool,
+    sizes: list[int],
+    summary: Table,
+    one: Callable[[Client, int, Progress], tuple[list[str], dict[str, Any], Latencies]],
     report: str | None,
-    tokens_file: Path | None,
 ) -> None:
-    from votum.client.election import Tokens, run_stateful_election
-    from votum.eg import manifest_from_names
-    from votum.service.settings import _tokens_from_env
-
-    console = Console(stderr=True)
-    try:
-        if tokens_file is not None:
-            roles = json.loads(tokens_file.read_text())
-        else:
-            roles = _tokens_from_env(os.environ.get("VOTUM_TOKENS", ""))
-        tokens = Tokens.from_roles(roles, guardians)
-    except (OSError, ValueError, VotumError) as e:
-        console.print(f"[red]votum load: {e}[/red]")
-        raise typer.Exit(2) from e
-    manifest = manifest_from_names(["Party"], [f"candidate-{i}" for i in range(1, candidates + 1)])
-    summary = Table(title=f"votum load --api stateful · {url} · {guardians} guardians, quorum {quorum}")
-    for col in ("ballots", "seconds", "ballots/s stored", "client peak MiB", "board head", "counts match"):
-        summary.add_column(col, justify="right")
+    """One election per size through `one`, a summary row each (ballots, `one`'s cells, client peak,
+    counts match), then the per-endpoint latencies; a failed run ends the command with status 1."""
     figures = []
-    all_latencies: dict[str, list[float]] = {}
-    stamp = time.strftime("%Y%m%d-%H%M%S")
+    latencies: Latencies = {}
     try:
-        for n in doubling(start, stop):
+        for n in sizes:
             with Client(url, use_msgpack=not use_json) as client, progress_hook(console) as hook:
 
                 def tell(stage: str, done: int, total: int, n: int = n) -> None:
                     hook(f"N={n:,} {stage}", done, total)
 
-                run = run_stateful_election(
-                    client,
-                    tokens,
-                    f"load-{stamp}-{n}",
-                    manifest,
-                    n,
-                    quorum,
-                    batch=batch,
-                    spoil_rate=spoil_rate,
-                    missing=missing,
-                    progress=tell,
-                )
+                cells, figure, run_latencies = one(client, n, tell)
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            summary.add_row(
-                f"{n:,}",
-                f"{run.seconds:,.1f}",
-                f"{run.ballots_per_second:,.1f}",
-                f"{peak:,.0f}",
-                f"{run.head['seq']:,}",
-                "yes",
-            )
-            for k, v in run.latencies.items():
-                all_latencies.setdefault(k, []).extend(v)
-            figures.append(
-                {
-                    "ballots": n,
-                    "seconds": run.seconds,
-                    "stages": run.stages,
-                    "ballots_per_second": run.ballots_per_second,
-                    "client_peak_mib": peak,
-                    "counts": run.counts,
-                    "head": run.head,
-                }
-            )
+            summary.add_row(f"{n:,}", *cells, f"{peak:,.0f}", "yes")
+            for k, v in run_latencies.items():
+                latencies.setdefault(k, []).extend(v)
+            figures.append({"ballots": n, **figure, "client_peak_mib": peak})
     except VotumError as e:
         console.print(f"[red]votum load: {e}[/red]")
         raise typer.Exit(1) from e
-    _print(summary, all_latencies, figures, report)
-
-
-def _print(summary: Table, latencies: dict[str, list[float]], figures: list[Any], report: str | None) -> None:
-    latency = Table(title="per endpoint (client side)")
+    table = Table(title="per endpoint (client side)")
     for col in ("endpoint", "calls", "p50 ms", "p95 ms", "max ms", "total s"):
-        latency.add_column(col, justify="right" if col != "endpoint" else "left")
+        table.add_column(col, justify="right" if col != "endpoint" else "left")
     rows = latency_rows(latencies)
     for name, calls, p50, p95, mx, total in rows:
-        latency.add_row(name, f"{calls:,}", f"{p50:,.1f}", f"{p95:,.1f}", f"{mx:,.1f}", f"{total:,.1f}")
+        table.add_row(name, f"{calls:,}", f"{p50:,.1f}", f"{p95:,.1f}", f"{mx:,.1f}", f"{total:,.1f}")
     out = Console()
     out.print(summary)
-    out.print(latency)
+    out.print(table)
     if report:
         with open(report, "w") as f:
             json.dump({"runs": figures, "latency": rows}, f, indent=1)

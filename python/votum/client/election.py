@@ -75,6 +75,10 @@ class Tokens:
             {g: by_role[f"guardian:{g}"] for g in wanted},
         )
 
+    def env(self) -> str:
+        """The tokens as `VOTUM_TOKENS` spells them (role=token,…)."""
+        return ",".join(f"{role}={token}" for token, role in self.settings_map().items())
+
     def settings_map(self) -> dict[str, str]:
         """token -> role, as `votum serve`'s settings take them."""
         out = {self.admin: "admin", self.device: "device"}
@@ -261,15 +265,12 @@ class ElectionDriver:
     def count(self, plans: list[Plan]) -> None:
         """Adds acknowledged ballots to the expected counts."""
         with self._lock:
-            self._count(plans)
-
-    def _count(self, plans: list[Plan]) -> None:
-        for p in plans:
-            if p.state == "cast":
-                for s in p.chosen:
-                    self.expected[s] += 1
-            else:
-                self.spoiled += 1
+            for p in plans:
+                if p.state == "cast":
+                    for s in p.chosen:
+                        self.expected[s] += 1
+                else:
+                    self.spoiled += 1
 
     def submit(self, plans: list[Plan]) -> list[dict[str, Any]]:
         """One batch; on success the ballots count towards the expected result."""

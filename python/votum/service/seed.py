@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 from fastapi import APIRouter, Depends, Request
@@ -23,6 +21,7 @@ from pydantic import BaseModel, Field
 
 import votum
 from votum.eg import encrypted_tally_json, manifest_from_names, plaintext_ballot, run_ceremony, selection_id
+from votum.service.cache import LruCache
 from votum.service.codec import NegotiatedRoute
 from votum.service.problems import ApiError
 
@@ -30,30 +29,9 @@ EG = votum.Group("eg-4096")
 T = TypeVar("T")
 
 
-class _Cache:
-    """A small thread-safe LRU of per-election objects."""
-
-    def __init__(self, size: int = 32) -> None:
-        self._size = size
-        self._items: OrderedDict[Any, Any] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Any, make: Callable[[], T]) -> T:
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]  # type: ignore[no-any-return]
-        value = make()
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-        return value
-
-
-_manifests = _Cache()
-_elections = _Cache()
-_decryptors = _Cache(8)
+_manifests = LruCache()
+_elections = LruCache()
+_decryptors = LruCache(8)
 
 
 def _enabled(request: Request) -> None:

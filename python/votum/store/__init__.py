@@ -9,15 +9,16 @@ is durable.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, bindparam, create_engine, event, func, select, update
+from sqlalchemy import Connection, Engine, bindparam, create_engine, event, select, update
 from sqlalchemy.exc import IntegrityError
 
 from votum._native import board_genesis, board_link
@@ -28,6 +29,7 @@ from votum.store.schema import ballots, board, codes, elections
 __all__ = ["BallotRow", "ElectionRow", "Entry", "Store", "Tx", "check_id"]
 
 PHASES = ("ceremony", "open", "closed", "published")
+T = TypeVar("T")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
@@ -129,7 +131,7 @@ class Tx:
     def append(self, kind: str, name: str, payload: bytes) -> Entry:
         seq = self._seq + 1
         new = board_link(self._hash, seq, kind, name, payload)
-        digest = _sha256(payload)
+        digest = payload_digest(payload)
         self._rows.append(
             {
                 "election_id": self.election.id,
@@ -149,8 +151,7 @@ class Tx:
     def named(self, names: list[str]) -> dict[str, Entry]:
         """Entries already on the board (committed) under any of `names`, without payloads."""
         out: dict[str, Entry] = {}
-        for start in range(0, len(names), 500):
-            chunk = names[start : start + 500]
+        for chunk in _chunks(names):
             rows = self.conn.execute(
                 select(board.c.seq, board.c.kind, board.c.name, board.c.hash, board.c.digest).where(
                     board.c.election_id == self.election.id, board.c.name.in_(chunk)
@@ -159,6 +160,15 @@ class Tx:
             for row in rows:
                 out[row.name] = _entry(self.election.id, row, False)
         return out
+
+    def of_kind(self, kind: str) -> list[Entry]:
+        """Every committed entry of `kind`, with payloads, in board order (for the small kinds)."""
+        rows = self.conn.execute(
+            select(board)
+            .where(board.c.election_id == self.election.id, board.c.kind == kind)
+            .order_by(board.c.seq)
+        )
+        return [_entry(self.election.id, row, True) for row in rows]
 
     def set(self, **changes: Any) -> None:
         """Changes to the election's row: `phase`, `tally`, `cast_count`, `spoiled_count`."""
@@ -176,10 +186,15 @@ class Tx:
             self.conn.execute(update(elections).where(elections.c.id == self.election.id).values(**values))
 
 
-def _sha256(data: bytes) -> bytes:
-    import hashlib
+def payload_digest(payload: bytes) -> bytes:
+    """SHA-256 of a payload: what the chain absorbs (spec/80.2) and what resubmissions are compared by."""
+    return hashlib.sha256(payload).digest()
 
-    return hashlib.sha256(data).digest()
+
+def _chunks(values: list[T], size: int = 500) -> Iterator[list[T]]:
+    """`values` in slices small enough for one `IN (…)` list."""
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
 
 
 def _now() -> str:
@@ -267,20 +282,7 @@ class Store:
                     spoiled_count=0,
                     created_at=_now(),
                 )
-                conn.execute(
-                    elections.insert().values(
-                        id=row.id,
-                        phase=row.phase,
-                        number_of_guardians=row.number_of_guardians,
-                        quorum=row.quorum,
-                        head_seq=row.head_seq,
-                        head_hash=row.head_hash,
-                        tally=None,
-                        cast_count=0,
-                        spoiled_count=0,
-                        created_at=row.created_at,
-                    )
-                )
+                conn.execute(elections.insert().values(**asdict(row)))
                 tx = Tx(conn, row)
                 yield tx
                 tx._flush()
@@ -335,6 +337,15 @@ class Store:
             ).first()
         return None if row is None else _entry(election_id, row, True)
 
+    def require_named(self, election_id: str, name: str, missing: str) -> Entry:
+        """The entry under `name`; NotFound saying `missing` when there is none (or saying there is no
+        such election)."""
+        entry = self.entry_named(election_id, name)
+        if entry is None:
+            self.election(election_id)
+            raise NotFound(missing)
+        return entry
+
     def entries(
         self,
         election_id: str,
@@ -369,14 +380,6 @@ class Store:
                 return
             after = got[-1].seq
 
-    def count(self, election_id: str, kind: str) -> int:
-        with self.engine.connect() as conn:
-            return int(
-                conn.execute(
-                    select(func.count()).where(board.c.election_id == election_id, board.c.kind == kind)
-                ).scalar_one()
-            )
-
     def ballot(self, election_id: str, ballot_id: str) -> BallotRow | None:
         with self.engine.connect() as conn:
             row = conn.execute(
@@ -393,6 +396,18 @@ class Store:
         with self.engine.connect() as conn:
             return [_ballot(r) for r in conn.execute(query.order_by(ballots.c.seq).limit(limit))]
 
+    def iter_ballots(
+        self, election_id: str, state: str | None = None, page: int = 1000
+    ) -> Iterator[BallotRow]:
+        """Every ballot (in `state`), in board order, a page at a time."""
+        after = -1
+        while True:
+            got = self.ballots(election_id, state, after, page)
+            yield from got
+            if len(got) < page:
+                return
+            after = got[-1].seq
+
 
 def _ballot(row: Any) -> BallotRow:
     return BallotRow(row.ballot_id, row.state, row.code, row.seq, bytes(row.digest))
@@ -403,8 +418,7 @@ def _ballot(row: Any) -> BallotRow:
 
 def existing_ballots(tx: Tx, ballot_ids: list[str]) -> dict[str, BallotRow]:
     out: dict[str, BallotRow] = {}
-    for start in range(0, len(ballot_ids), 500):
-        chunk = ballot_ids[start : start + 500]
+    for chunk in _chunks(ballot_ids):
         for row in tx.conn.execute(
             select(ballots).where(ballots.c.election_id == tx.election.id, ballots.c.ballot_id.in_(chunk))
         ):
@@ -424,8 +438,7 @@ def code_links(tx: Tx, seeds: list[str]) -> dict[str, str | None]:
     """For each of `seeds` that is a code ballots may chain from (a device's hash or an accepted ballot's
     code): the ballot already chained from it, or None while it is free. Unknown seeds are absent."""
     found: dict[str, str | None] = {}
-    for start in range(0, len(seeds), 500):
-        chunk = seeds[start : start + 500]
+    for chunk in _chunks(seeds):
         for code, chained_by in tx.conn.execute(
             select(codes.c.code, codes.c.chained_by).where(
                 codes.c.election_id == tx.election.id, codes.c.code.in_(chunk)

@@ -12,7 +12,7 @@ from votum.errors import NotFound
 from votum.service.auth import require
 from votum.service.codec import NegotiatedRoute
 from votum.service.v1.ceremony import Posted, append_once
-from votum.service.v1.common import MAX_SEQ, Receipt, entry_out, payload_of, store_of
+from votum.service.v1.common import MAX_SEQ, Receipt, entry_out, payload_of, receipt, store_of
 from votum.service.v1.intake import Intake
 from votum.store import add_codes
 
@@ -91,8 +91,7 @@ def ballot_receipt(request: Request, election_id: str, ballot_id: str) -> dict[s
     if b is None:
         store.election(election_id)
         raise NotFound(f"no ballot {ballot_id!r} in election {election_id!r}")
-    e = store.entry(election_id, b.seq)
-    return {"ballot_id": b.ballot_id, "state": b.state, "code": b.code, "seq": b.seq, "hash": e.hash.hex()}
+    return receipt(b.ballot_id, b.state, b.code, store.entry(election_id, b.seq))
 
 
 class BallotList(BaseModel):

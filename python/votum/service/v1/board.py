@@ -7,7 +7,6 @@ from typing import Any
 from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel
 
-from votum.errors import NotFound
 from votum.service.codec import NegotiatedRoute
 from votum.service.v1.common import MAX_SEQ, EntryOut, Head, entry_out, store_of
 
@@ -51,11 +50,7 @@ def board_head(request: Request, election_id: str) -> dict[str, Any]:
 @router.get("/by-name/{name:path}", response_model=EntryOut)
 def entry_by_name(request: Request, election_id: str, name: str) -> dict[str, Any]:
     """The entry under `name` (for the record's documents, their path in electionguard's layout)."""
-    store = store_of(request)
-    entry = store.entry_named(election_id, name)
-    if entry is None:
-        store.election(election_id)
-        raise NotFound(f"no board entry named {name!r}")
+    entry = store_of(request).require_named(election_id, name, f"no board entry named {name!r}")
     return entry_out(entry)
 
 

@@ -15,12 +15,12 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
 import votum
-from votum.errors import Conflict, InvalidInput, NotFound
+from votum.errors import Conflict, InvalidInput
 from votum.service.auth import guardian_of, require
 from votum.service.codec import NegotiatedRoute
 from votum.service.problems import ApiError
-from votum.service.v1.common import EntryOut, entry_out, store_of, text_of
-from votum.store import Entry, Store, Tx, check_id
+from votum.service.v1.common import EntryOut, entry_out, payload_of, store_of, text_of
+from votum.store import Entry, Store, Tx, check_id, payload_digest
 
 router = APIRouter(
     prefix="/v1/elections/{election_id}/guardians", tags=["key ceremony"], route_class=NegotiatedRoute
@@ -36,11 +36,11 @@ guardian_role = Depends(require("guardian:*"))
 
 
 def record_of(store: Store, election_id: str, guardian_id: str) -> str:
-    entry = store.entry_named(election_id, f"guardians/guardian_{guardian_id}.json")
-    if entry is None:
-        store.election(election_id)
-        raise NotFound(f"guardian {guardian_id!r} has not posted a record in election {election_id!r}")
-    return entry.text()
+    return store.require_named(
+        election_id,
+        f"guardians/guardian_{guardian_id}.json",
+        f"guardian {guardian_id!r} has not posted a record in election {election_id!r}",
+    ).text()
 
 
 def append_once(tx: Tx, kind: str, name: str, payload: bytes, what: str) -> Entry:
@@ -48,16 +48,10 @@ def append_once(tx: Tx, kind: str, name: str, payload: bytes, what: str) -> Entr
     request); a different payload under the same name fails `Conflict`."""
     found = tx.named([name]).get(name)
     if found is not None:
-        if found.digest != _digest(payload):
+        if found.digest != payload_digest(payload):
             raise Conflict(f"{what} is already posted with different content")
         return found
     return tx.append(kind, name, payload)
-
-
-def _digest(payload: bytes) -> bytes:
-    import hashlib
-
-    return hashlib.sha256(payload).digest()
 
 
 class PostRecord(BaseModel):
@@ -106,25 +100,11 @@ def post_record(
         tx.require_phase("ceremony")
         name = f"guardians/guardian_{guardian_id}.json"
         if name not in tx.named([name]):
-            for e in _entries(tx, "guardian"):
+            for e in tx.of_kind("guardian"):
                 if json.loads(e.text())["sequence_order"] == order:
                     raise Conflict(f"sequence order {order} is already guardian {e.name}'s")
         entry = append_once(tx, "guardian", name, text.encode(), f"guardian {guardian_id!r}'s record")
     return {"entries": [entry_out(entry)]}
-
-
-def _entries(tx: Tx, kind: str) -> list[Entry]:
-    from sqlalchemy import select
-
-    from votum.store.schema import board
-
-    rows = tx.conn.execute(
-        select(board).where(board.c.election_id == tx.election.id, board.c.kind == kind).order_by(board.c.seq)
-    )
-    return [
-        Entry(tx.election.id, r.seq, r.kind, r.name, bytes(r.hash), bytes(r.digest), bytes(r.payload))
-        for r in rows
-    ]
 
 
 class PostBackups(BaseModel):
@@ -202,11 +182,12 @@ def post_verification(
     _as(guardian_id, role)
     store = store_of(request)
     sender = body.sender_id
-    if store.entry_named(election_id, f"ceremony/backups/{sender}/{guardian_id}.json") is None:
-        store.election(election_id)
-        raise NotFound(f"no backup from {sender!r} to {guardian_id!r}")
-    doc = {"receiver_id": guardian_id, "sender_id": sender}
-    payload = json.dumps(doc, separators=(",", ":")).encode()
+    store.require_named(
+        election_id,
+        f"ceremony/backups/{sender}/{guardian_id}.json",
+        f"no backup from {sender!r} to {guardian_id!r}",
+    )
+    payload = payload_of({"receiver_id": guardian_id, "sender_id": sender})
     with store.write(election_id) as tx:
         tx.require_phase("ceremony")
         verified = f"ceremony/verified/{guardian_id}/{sender}.json"
@@ -237,9 +218,11 @@ def post_answer(
     _as(guardian_id, role)
     store = store_of(request)
     receiver = body.receiver_id
-    if store.entry_named(election_id, f"ceremony/challenges/{receiver}/{guardian_id}.json") is None:
-        store.election(election_id)
-        raise NotFound(f"{receiver!r} has not disputed {guardian_id!r}'s backup")
+    store.require_named(
+        election_id,
+        f"ceremony/challenges/{receiver}/{guardian_id}.json",
+        f"{receiver!r} has not disputed {guardian_id!r}'s backup",
+    )
     text = text_of(body.answer)
     if body.answer.get("owner_id") != guardian_id or body.answer.get("designated_id") != receiver:
         raise InvalidInput("the answer names another sender or receiver")

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 import votum
 from votum.errors import InvalidInput, NotFound
+from votum.service.cache import LruCache
 from votum.store import Entry, Store
 
 EG = votum.Group("eg-4096")
@@ -75,6 +76,11 @@ class Receipt(BaseModel):
     #: the ballot's board entry and its chain hash
     seq: int
     hash: str
+
+
+def receipt(ballot_id: str, state: str, code: str, entry: Entry) -> dict[str, Any]:
+    """A ballot's receipt (`Receipt`): its board entry and that entry's chain hash."""
+    return {"ballot_id": ballot_id, "state": state, "code": code, "seq": entry.seq, "hash": entry.hash.hex()}
 
 
 class ElectionObjects:
@@ -144,20 +150,10 @@ class Objects:
 
     def __init__(self, store: Store, size: int = 64) -> None:
         self._store = store
-        self._items: dict[str, ElectionObjects] = {}
-        self._lock = threading.Lock()
-        self._size = size
+        self._cache = LruCache(size)
 
     def get(self, election_id: str) -> ElectionObjects:
-        with self._lock:
-            found = self._items.get(election_id)
-        if found is not None:
-            return found
-        made = ElectionObjects(self._store, election_id)
-        with self._lock:
-            if len(self._items) >= self._size:
-                self._items.pop(next(iter(self._items)))
-            return self._items.setdefault(election_id, made)
+        return self._cache.get(election_id, lambda: ElectionObjects(self._store, election_id))
 
 
 def objects_of(request: Request, election_id: str) -> ElectionObjects:

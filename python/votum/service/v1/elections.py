@@ -15,7 +15,7 @@ from starlette.background import BackgroundTask
 
 import votum
 from votum.eg import encrypted_tally_json
-from votum.errors import Conflict, InvalidInput, NotFound, WrongPhase
+from votum.errors import Conflict, InvalidInput, WrongPhase
 from votum.record import LAYOUT, ArchiveSink
 from votum.service.auth import require
 from votum.service.codec import NegotiatedRoute
@@ -168,17 +168,20 @@ def publish_results(request: Request, election_id: str) -> dict[str, Any]:
     targets: dict[str, votum.EgDecryptionTarget] = {}
     tally = objects.tally_target()
     targets[tally.object_id] = tally
-    spoiled = [b.ballot_id for b in _all_ballots(store, election_id, "spoiled")]
-    for ballot_id in spoiled:
-        entry = store.entry_named(election_id, f"submitted_ballots/submitted_ballot_{ballot_id}.json")
-        assert entry is not None
-        targets[ballot_id] = votum.EgDecryptionTarget.from_ballot_json(entry.text())
+    spoiled = []
+    for b in store.iter_ballots(election_id, "spoiled"):
+        spoiled.append(b.ballot_id)
+        targets[b.ballot_id] = votum.EgDecryptionTarget.from_ballot_json(
+            store.entry(election_id, b.seq).text()
+        )
 
     messages: dict[str, list[votum.EgShares]] = {t: [] for t in targets}
     for e in store.iter_entries(election_id, ["shares"]):
         s = votum.EgShares.from_json(e.text())
         messages[s.object_id].append(s)
-    ids = [json.loads(r)["guardian_id"] for r in objects.records]
+    # guardian id -> sequence order, in sequence order
+    orders = {d["guardian_id"]: d["sequence_order"] for d in map(json.loads, objects.records)}
+    ids = list(orders)
     present = [
         g
         for g in ids
@@ -200,7 +203,6 @@ def publish_results(request: Request, election_id: str) -> dict[str, Any]:
 
     plaintexts = {t: decryptor.decrypt(target, usable(t)) for t, target in targets.items()}
     counts = plaintexts[tally.object_id].counts
-    orders = {json.loads(r)["guardian_id"]: json.loads(r)["sequence_order"] for r in objects.records}
     present_orders = [orders[g] for g in present]
     coefficients = {
         g: votum.eg_to_hex(votum.lagrange_coefficient(EG, orders[g], present_orders).to_int())
@@ -218,17 +220,6 @@ def publish_results(request: Request, election_id: str) -> dict[str, Any]:
         tx.append("coefficients", "coefficients.json", payload_of({"coefficients": coefficients}))
         _phase_entry(tx, "published", {"present": present, "missing": sorted(absent), "counts": counts})
     return status_of(store.election(election_id))
-
-
-def _all_ballots(store: Any, election_id: str, state: str) -> list[Any]:
-    out: list[Any] = []
-    after = -1
-    while True:
-        page = store.ballots(election_id, state, after, 1000)
-        out += page
-        if len(page) < 1000:
-            return out
-        after = page[-1].seq
 
 
 class Results(BaseModel):
@@ -305,9 +296,3 @@ def record(request: Request, election_id: str) -> FileResponse:
         filename=f"{election_id}.votum",
         background=BackgroundTask(path.unlink, missing_ok=True),
     )
-
-
-def not_found_unless(entry: Any, what: str) -> Any:
-    if entry is None:
-        raise NotFound(what)
-    return entry

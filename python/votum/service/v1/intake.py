@@ -10,7 +10,6 @@ request, never a neighbour's.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from collections import deque
@@ -19,7 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import votum
+from votum.eg import TALLY_OBJECT_ID
 from votum.errors import Conflict, DuplicateBallot, InvalidInput, VotumError, WrongPhase
+from votum.service.v1.common import receipt
 from votum.store import (
     Store,
     add_ballots,
@@ -28,16 +29,13 @@ from votum.store import (
     code_links,
     existing_ballots,
     mark_chained,
+    payload_digest,
 )
 
 #: the most ballots one group checks and commits (a larger request is a group of its own)
 GROUP_BALLOTS = 1000
 #: a worker with nothing to do for this long exits (the next submission starts another)
 IDLE_SECONDS = 5.0
-
-#: the encrypted tally's object id; no ballot may take it (spoiled ballots and the tally share one
-#: namespace of decryption targets)
-TALLY_ID = "election-results"
 
 
 @dataclass
@@ -71,8 +69,9 @@ def _prepare(items: list[tuple[dict[str, Any], str]]) -> _Job:
         if not isinstance(ballot_id, str):
             raise InvalidInput("a ballot needs an object_id")
         check_id(ballot_id, "ballot id")
-        if ballot_id == TALLY_ID:
-            raise InvalidInput(f"ballot id {TALLY_ID!r} is the tally's")
+        # spoiled ballots and the tally share one namespace of decryption targets
+        if ballot_id == TALLY_OBJECT_ID:
+            raise InvalidInput(f"ballot id {TALLY_OBJECT_ID!r} is the tally's")
         text = json.dumps(ballot, separators=(",", ":"))
         order.append(ballot_id)
         if ballot_id in seen:
@@ -180,7 +179,7 @@ class Intake:
             b.state = _state_name(doc["state"])
             b.code, b.seed = doc["code"], doc["code_seed"]
             b.payload = canonical.encode()
-            b.digest = hashlib.sha256(b.payload).digest()
+            b.digest = payload_digest(b.payload)
 
     def process(self, election_id: str, jobs: list[_Job]) -> None:
         """Stores a group of checked requests in one transaction and answers each."""
@@ -271,13 +270,7 @@ class Intake:
                             "digest": entry.digest,
                         }
                     )
-                    receipts[b.ballot_id] = {
-                        "ballot_id": b.ballot_id,
-                        "state": b.state,
-                        "code": b.code,
-                        "seq": entry.seq,
-                        "hash": entry.hash.hex(),
-                    }
+                    receipts[b.ballot_id] = receipt(b.ballot_id, b.state, b.code, entry)
                 add_ballots(tx, rows)
                 cast = [b.payload.decode() for b in accepted if b.state == "cast"]
                 if cast:
@@ -293,10 +286,4 @@ class Intake:
                 names = {f"submitted_ballots/submitted_ballot_{i}.json": i for i in have}
                 for name, found in tx.named(list(names)).items():
                     r = have[names[name]]
-                    receipts[r.ballot_id] = {
-                        "ballot_id": r.ballot_id,
-                        "state": r.state,
-                        "code": r.code,
-                        "seq": found.seq,
-                        "hash": found.hash.hex(),
-                    }
+                    receipts[r.ballot_id] = receipt(r.ballot_id, r.state, r.code, found)
