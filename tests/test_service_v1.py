@@ -181,6 +181,10 @@ def test_ballots_refused_with_nothing_stored(opened: tuple[Service, ElectionDriv
 
 def test_fork_of_a_device_chain_is_refused(opened: tuple[Service, ElectionDriver]) -> None:
     s, d = opened
+    # registering the same device again answers with its hash and stores nothing
+    before = s.snapshot("e1")
+    assert d.register_device(1).to_int() == d.code.to_int()
+    assert s.snapshot("e1") == before
     plans = d.plan(2)
     d.submit(plans[:1])
     # a second device session replays the same starting code: its ballot is honest but chains

@@ -43,9 +43,8 @@ def register_device(request: Request, election_id: str, body: Device) -> dict[st
     with store.write(election_id) as tx:
         tx.require_phase("open")
         name = f"encryption_devices/device_{body.device_id}.json"
-        fresh = name not in tx.named([name])
         entry = append_once(tx, "device", name, payload_of(doc), f"device {body.device_id}")
-        if fresh:
+        if tx.appended:  # a new device (a repeated registration appends nothing)
             add_codes(tx, [code])
     return {"entries": [entry_out(entry)], "code_seed": code}
 

@@ -45,6 +45,8 @@ def post_shares(
     objects = objects_of(request, election_id)
     decryptor = objects.decryptor(max(row.cast_count, 1))
     tally = objects.tally_target()
+    # a spoiled ballot's own shares and compensations share one parsed target
+    targets = {tally.object_id: tally}
     checked = []
     for message in body.shares:
         text = text_of(message)
@@ -52,14 +54,14 @@ def post_shares(
         if shares.guardian_id != guardian_id:
             raise InvalidInput(f"shares of guardian {shares.guardian_id!r} posted by {guardian_id!r}")
         target_id = shares.object_id
-        if target_id == tally.object_id:
-            target = tally
-        else:
+        if target_id not in targets:
             b = store.ballot(election_id, target_id)
             if b is None or b.state != "spoiled":
                 raise NotFound(f"{target_id!r} is neither the tally nor a spoiled ballot")
-            entry = store.entry(election_id, b.seq)
-            target = votum.EgDecryptionTarget.from_ballot_json(entry.text())
+            targets[target_id] = votum.EgDecryptionTarget.from_ballot_json(
+                store.entry(election_id, b.seq).text()
+            )
+        target = targets[target_id]
         decryptor.check_shares(target, shares)
         missing = shares.missing_guardian_id
         name = f"decryption/{guardian_id}/{target_id}" + (f"/{missing}" if missing else "") + ".json"
