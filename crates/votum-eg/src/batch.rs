@@ -232,23 +232,11 @@ pub fn shares_hold<R: RngCore + CryptoRng>(
     m.mul(gv.value(), &lhs) == rhs
 }
 
-/// Whether every element is in the order-q subgroup: each Jacobi symbol, then one combination
-/// `(Π x_i^{t_i})^q = 1` with secret 128-bit weights (spec/62.4: a non-member survives with
-/// probability at most 2^−128). The elements must be in `[1, p)`. For a few elements this costs
-/// about one exponentiation instead of one each.
+/// Whether every element is in the order-q subgroup ([`ModpGroup::members_hold`], spec/62.4).
 pub fn members_hold<R: RngCore + CryptoRng>(
     g: &ModpGroup,
     elements: &[&ModElement],
     rng: &mut R,
 ) -> bool {
-    if elements.iter().any(|x| x.value().jacobi(g.p()) != 1) {
-        return false;
-    }
-    let m = g.modulus();
-    let bases: Vec<Integer> = elements.iter().map(|x| x.value().clone()).collect();
-    let exps: Vec<Integer> = elements.iter().map(|_| weight(rng)).collect();
-    multi_pow_parallel(m, &bases, &exps)
-        .and_then(|x| m.pow(&x, g.order()))
-        .map(|x| x == 1)
-        .unwrap_or(false)
+    g.members_hold(elements, rng)
 }

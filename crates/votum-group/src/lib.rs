@@ -17,9 +17,10 @@ mod ristretto;
 
 pub use modp::{ModElement, ModScalar, ModpGroup};
 pub use ristretto::Ristretto255;
-pub use votum_arith::Integer;
+pub use votum_arith::{Integer, Order};
 
 use rand_core::{CryptoRng, RngCore};
+use rayon::prelude::*;
 use std::fmt;
 
 /// Which group, by its stable name (used in encodings, records and the Python API).
@@ -118,11 +119,48 @@ pub trait Group: Clone + Send + Sync + fmt::Debug + 'static {
         scalars: &[Self::Scalar],
     ) -> Result<Self::Element, GroupError>;
 
+    /// [`Group::multi_pow`] split into one piece per rayon thread (worth it from a few hundred bases).
+    fn multi_pow_par(
+        &self,
+        bases: &[Self::Element],
+        scalars: &[Self::Scalar],
+    ) -> Result<Self::Element, GroupError> {
+        if bases.len() != scalars.len() {
+            return Err(GroupError::LengthMismatch {
+                bases: bases.len(),
+                scalars: scalars.len(),
+            });
+        }
+        let threads = rayon::current_num_threads();
+        if threads <= 1 || bases.len() < 256 {
+            return self.multi_pow(bases, scalars);
+        }
+        let chunk = bases.len().div_ceil(threads);
+        bases
+            .par_chunks(chunk)
+            .zip(scalars.par_chunks(chunk))
+            .map(|(b, s)| self.multi_pow(b, s))
+            .try_reduce(|| self.identity(), |a, b| Ok(self.op(&a, &b)))
+    }
+
     /// Length of the canonical fixed-width encoding of an element.
     fn element_len(&self) -> usize;
     fn encode_element(&self, a: &Self::Element) -> Vec<u8>;
     /// Decodes a canonical encoding of an element of the prime-order group.
     fn decode_element(&self, bytes: &[u8]) -> Result<Self::Element, GroupError>;
+    /// Decodes consecutive canonical encodings (`bytes.len()` a multiple of [`Group::element_len`]),
+    /// in parallel; the result is what decoding each would give. Groups whose membership test is
+    /// costly batch it (spec/90.7), drawing secret weights from `rng`. The error names the first
+    /// bad element by index (the count of elements for a length that is not a multiple).
+    fn decode_many<R: RngCore + CryptoRng>(
+        &self,
+        bytes: &[u8],
+        rng: &mut R,
+    ) -> Result<Vec<Self::Element>, (usize, GroupError)> {
+        let _ = rng;
+        decode_each(self, bytes)
+    }
+
     /// Number of uniformly random bytes [`Group::element_from_uniform`] takes.
     fn uniform_len(&self) -> usize;
     /// Maps uniform bytes to a group element whose discrete log nobody knows; `None` for the
@@ -151,4 +189,31 @@ pub trait Group: Clone + Send + Sync + fmt::Debug + 'static {
     fn scalar_neg(&self, a: &Self::Scalar) -> Self::Scalar;
     fn scalar_inverse(&self, a: &Self::Scalar) -> Result<Self::Scalar, GroupError>;
     fn random_scalar<R: RngCore + CryptoRng>(&self, rng: &mut R) -> Self::Scalar;
+}
+
+/// Decodes consecutive canonical encodings one by one (in parallel), naming the first bad one by
+/// index: the default of [`Group::decode_many`].
+pub fn decode_each<G: Group>(
+    group: &G,
+    bytes: &[u8],
+) -> Result<Vec<G::Element>, (usize, GroupError)> {
+    let len = group.element_len();
+    if !bytes.len().is_multiple_of(len) {
+        return Err((
+            bytes.len() / len,
+            GroupError::WrongLength {
+                expected: len,
+                got: bytes.len() % len,
+            },
+        ));
+    }
+    let decoded: Vec<Result<G::Element, GroupError>> = bytes
+        .par_chunks(len)
+        .map(|b| group.decode_element(b))
+        .collect();
+    let mut out = Vec::with_capacity(decoded.len());
+    for (i, d) in decoded.into_iter().enumerate() {
+        out.push(d.map_err(|e| (i, e))?);
+    }
+    Ok(out)
 }

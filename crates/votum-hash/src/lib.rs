@@ -24,6 +24,8 @@ pub mod tags {
     pub const HASHED_ELGAMAL: &str = "votum/v1/hashed-elgamal";
     pub const BOARD: &str = "votum/v1/board";
     pub const BOARD_GENESIS: &str = "votum/v1/board-genesis";
+    pub const SHUFFLE: &str = "votum/v1/shuffle";
+    pub const LIST: &str = "votum/v1/list";
     /// All tags, for the spec table and uniqueness tests.
     pub const ALL: &[&str] = &[
         SCHNORR,
@@ -33,6 +35,8 @@ pub mod tags {
         HASHED_ELGAMAL,
         BOARD,
         BOARD_GENESIS,
+        SHUFFLE,
+        LIST,
     ];
 }
 

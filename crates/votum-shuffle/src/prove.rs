@@ -1,0 +1,419 @@
+//! The mixer's side: shuffle and prove (spec/90.2, 90.4).
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::{CryptoRng, RngCore, SeedableRng};
+use rayon::prelude::*;
+use votum_elgamal::{Ciphertext, PublicKey};
+use votum_group::Group;
+use zeroize::Zeroize;
+
+use crate::proof::ShuffleProof;
+use crate::rows::Rows;
+use crate::transcript::{batching, challenge, Commitments, Statement};
+use crate::{Generators, ShuffleError};
+
+/// Order bits from which the chain runs by its recurrence within segments (one fixed-base power
+/// and one 128-bit power per element) instead of its closed form (two fixed-base powers): a short
+/// variable-base power is cheaper than a fixed-base one only when q is long (the 2048-bit group).
+const RECURRENCE_FROM_BITS: u32 = 1024;
+
+/// A shuffle whose secrets are drawn and whose ciphertext-independent work is done (spec/90.4
+/// "offline"): the permutation, its commitment, the re-encryption factors Enc(1, r'), and t1, t2,
+/// t3. [`PreparedShuffle::apply`] then shuffles and proves a list of exactly `rows × width`.
+/// Secrets are zeroized when it is applied or dropped.
+pub struct PreparedShuffle<G: Group> {
+    group: G,
+    pk: PublicKey<G>,
+    generators: Generators<G>,
+    rows: usize,
+    width: usize,
+    /// Output row i holds input row perm[i].
+    perm: Vec<usize>,
+    /// Enc(1, r'_ik), row-major by output row.
+    factors: Vec<Ciphertext<G>>,
+    nonces: Vec<G::Scalar>,
+    /// r_j, by input row.
+    r: Vec<G::Scalar>,
+    commitments: Vec<G::Element>,
+    r_hat: Vec<G::Scalar>,
+    omega_hat: Vec<G::Scalar>,
+    omega_prime: Vec<G::Scalar>,
+    omega: [G::Scalar; 3],
+    omega4: Vec<G::Scalar>,
+    t: [G::Element; 3],
+}
+
+impl<G: Group> std::fmt::Debug for PreparedShuffle<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedShuffle")
+            .field("rows", &self.rows)
+            .field("width", &self.width)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<G: Group> Drop for PreparedShuffle<G> {
+    fn drop(&mut self) {
+        self.perm.zeroize();
+        self.nonces.zeroize();
+        self.r.zeroize();
+        self.r_hat.zeroize();
+        self.omega_hat.zeroize();
+        self.omega_prime.zeroize();
+        self.omega.iter_mut().for_each(Zeroize::zeroize);
+        self.omega4.zeroize();
+    }
+}
+
+/// A uniform index in `0..bound` (rejection sampling, no modulo bias).
+fn uniform_below<R: RngCore>(rng: &mut R, bound: usize) -> usize {
+    let bound = bound as u64;
+    let zone = u64::MAX - (u64::MAX % bound);
+    loop {
+        let x = rng.next_u64();
+        if x < zone {
+            return (x % bound) as usize;
+        }
+    }
+}
+
+/// Per-row secrets, from the row's own ChaCha20 stream (90.4: the same for any thread count).
+struct RowSecrets<G: Group> {
+    nonces: Vec<G::Scalar>,
+    r: G::Scalar,
+    r_hat: G::Scalar,
+    omega_hat: G::Scalar,
+    omega_prime: G::Scalar,
+}
+
+fn row_secrets<G: Group>(group: &G, seed: &[u8; 32], row: usize, width: usize) -> RowSecrets<G> {
+    let mut rng = ChaCha20Rng::from_seed(*seed);
+    rng.set_stream(row as u64);
+    RowSecrets {
+        nonces: (0..width).map(|_| group.random_scalar(&mut rng)).collect(),
+        r: group.random_scalar(&mut rng),
+        r_hat: group.random_scalar(&mut rng),
+        omega_hat: group.random_scalar(&mut rng),
+        omega_prime: group.random_scalar(&mut rng),
+    }
+}
+
+impl<G: Group> PreparedShuffle<G> {
+    /// Draws the secrets for a shuffle of `rows` rows of `width` ciphertexts and does the work
+    /// that needs no ciphertexts. `pk` should carry a fixed-base table (one is built otherwise).
+    pub fn prepare<R: RngCore + CryptoRng>(
+        group: &G,
+        pk: &PublicKey<G>,
+        generators: &Generators<G>,
+        rows: usize,
+        width: usize,
+        rng: &mut R,
+    ) -> Result<Self, ShuffleError> {
+        if rows == 0 {
+            return Err(ShuffleError::Length {
+                what: "rows",
+                expected: 1,
+                got: 0,
+            });
+        }
+        if width == 0 {
+            return Err(ShuffleError::Length {
+                what: "width",
+                expected: 1,
+                got: 0,
+            });
+        }
+        generators.check_capacity(rows)?;
+        let pk = if pk.has_table() {
+            pk.clone()
+        } else {
+            PublicKey::with_table(group, pk.element().clone())
+                .map_err(|_| ShuffleError::Encoding("public key (the identity)"))?
+        };
+        // Fisher–Yates
+        let mut perm: Vec<usize> = (0..rows).collect();
+        for i in (1..rows).rev() {
+            let j = uniform_below(rng, i + 1);
+            perm.swap(i, j);
+        }
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        let omega = [
+            group.random_scalar(rng),
+            group.random_scalar(rng),
+            group.random_scalar(rng),
+        ];
+        let omega4: Vec<G::Scalar> = (0..width).map(|_| group.random_scalar(rng)).collect();
+        let secrets: Vec<RowSecrets<G>> = (0..rows)
+            .into_par_iter()
+            .map(|i| row_secrets(group, &seed, i, width))
+            .collect();
+        seed.zeroize();
+        let mut nonces = Vec::with_capacity(rows * width);
+        let (mut r, mut r_hat, mut omega_hat, mut omega_prime) = (
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+        );
+        for s in secrets {
+            nonces.extend(s.nonces);
+            r.push(s.r);
+            r_hat.push(s.r_hat);
+            omega_hat.push(s.omega_hat);
+            omega_prime.push(s.omega_prime);
+        }
+        let factors: Vec<Ciphertext<G>> = nonces
+            .par_iter()
+            .map(|x| Ciphertext {
+                pad: group.pow_generator(x),
+                data: pk.pow(group, x),
+            })
+            .collect();
+        let mut inverse = vec![0usize; rows];
+        for (i, &j) in perm.iter().enumerate() {
+            inverse[j] = i;
+        }
+        let hs = generators.hs();
+        let commitments: Vec<G::Element> = (0..rows)
+            .into_par_iter()
+            .map(|j| group.op(&group.pow_generator(&r[j]), &hs[inverse[j]]))
+            .collect();
+        inverse.zeroize();
+        let t3 = group.op(
+            &group.pow_generator(&omega[2]),
+            &group
+                .multi_pow_par(&hs[..rows], &omega_prime)
+                .map_err(|_| ShuffleError::Encoding("generators"))?,
+        );
+        let t = [
+            group.pow_generator(&omega[0]),
+            group.pow_generator(&omega[1]),
+            t3,
+        ];
+        // the h table is built here, offline, for the chain and t-hat
+        let _ = generators.h_table(group);
+        Ok(Self {
+            group: group.clone(),
+            pk,
+            generators: generators.clone(),
+            rows,
+            width,
+            perm,
+            factors,
+            nonces,
+            r,
+            commitments,
+            r_hat,
+            omega_hat,
+            omega_prime,
+            omega,
+            omega4,
+            t,
+        })
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Shuffles `inputs` (exactly `rows × width`) and proves it; `context` is bound into every
+    /// challenge (in a cascade, the board's running hash, spec/90.3).
+    pub fn apply(
+        self,
+        inputs: &Rows<G>,
+        context: &[u8],
+    ) -> Result<(Rows<G>, ShuffleProof<G>), ShuffleError> {
+        let g = &self.group;
+        let (n, w) = (self.rows, self.width);
+        if inputs.len() != n {
+            return Err(ShuffleError::Length {
+                what: "input rows",
+                expected: n,
+                got: inputs.len(),
+            });
+        }
+        if inputs.width() != w {
+            return Err(ShuffleError::Length {
+                what: "input width",
+                expected: w,
+                got: inputs.width(),
+            });
+        }
+        let outputs: Vec<Ciphertext<G>> = (0..n * w)
+            .into_par_iter()
+            .map(|x| {
+                let (i, k) = (x / w, x % w);
+                let e = &inputs.row(self.perm[i])[k];
+                let f = &self.factors[x];
+                Ciphertext {
+                    pad: g.op(&e.pad, &f.pad),
+                    data: g.op(&e.data, &f.data),
+                }
+            })
+            .collect();
+        let outputs = Rows::new(w, outputs)?;
+        let statement = Statement::<G> {
+            context,
+            generators_seed: self.generators.seed(),
+            pk: self.pk.element(),
+            width: w,
+            rows: n,
+            input_digest: inputs.digest(g),
+            output_digest: outputs.digest(g),
+        };
+        let mut transcript = statement.transcript(g);
+        let u = batching(&mut transcript, g, &self.commitments);
+        let u_perm: Vec<G::Scalar> = self.perm.iter().map(|&j| u[j].clone()).collect();
+
+        // U_i = Π_{k≤i} u'_k, R_i = R_{i-1}·u'_i + r̂_i, for i = 0 … n
+        let mut big_u = Vec::with_capacity(n + 1);
+        let mut big_r = Vec::with_capacity(n + 1);
+        big_u.push(g.scalar_from_u64(1));
+        big_r.push(g.scalar_from_u64(0));
+        for i in 0..n {
+            let next_u = g.scalar_mul(&big_u[i], &u_perm[i]);
+            let next_r = g.scalar_add(&g.scalar_mul(&big_r[i], &u_perm[i]), &self.r_hat[i]);
+            big_u.push(next_u);
+            big_r.push(next_r);
+        }
+        let h_table = self.generators.h_table(g);
+        let closed = |i: usize| {
+            g.op(
+                &g.pow_generator(&big_r[i]),
+                &g.pow_table(h_table, &big_u[i]),
+            )
+        };
+        // chain ĉ_1 … ĉ_n (index i-1 holds ĉ_i)
+        let chain: Vec<G::Element> = if g.order().significant_bits() >= RECURRENCE_FROM_BITS {
+            let segment = n.div_ceil(4 * rayon::current_num_threads()).max(16);
+            (0..n.div_ceil(segment))
+                .into_par_iter()
+                .flat_map_iter(|s| {
+                    let lo = s * segment + 1;
+                    let hi = ((s + 1) * segment).min(n);
+                    let mut out = Vec::with_capacity(hi + 1 - lo);
+                    out.push(closed(lo));
+                    for i in lo + 1..=hi {
+                        let prev = out.last().unwrap_or_else(|| g.generator());
+                        let next = g.op(
+                            &g.pow_generator(&self.r_hat[i - 1]),
+                            &g.pow(prev, &u_perm[i - 1]),
+                        );
+                        out.push(next);
+                    }
+                    out
+                })
+                .collect()
+        } else {
+            (1..=n).into_par_iter().map(closed).collect()
+        };
+
+        let mut t4 = Vec::with_capacity(w);
+        for k in 0..w {
+            let pads: Vec<G::Element> = (0..n).map(|i| outputs.row(i)[k].pad.clone()).collect();
+            let datas: Vec<G::Element> = (0..n).map(|i| outputs.row(i)[k].data.clone()).collect();
+            let minus = g.scalar_neg(&self.omega4[k]);
+            let multi = |bases: &[G::Element]| {
+                g.multi_pow_par(bases, &self.omega_prime)
+                    .map_err(|_| ShuffleError::Encoding("outputs"))
+            };
+            t4.push(Ciphertext {
+                pad: g.op(&g.pow_generator(&minus), &multi(&pads)?),
+                data: g.op(&self.pk.pow(g, &minus), &multi(&datas)?),
+            });
+        }
+        // t̂_i = g^{ω̂_i + R_{i-1}ω'_i} · h^{U_{i-1}ω'_i}
+        let t_hat: Vec<G::Element> = (0..n)
+            .into_par_iter()
+            .map(|i| {
+                let mut a = g.scalar_mul(&big_r[i], &self.omega_prime[i]);
+                a = g.scalar_add(&a, &self.omega_hat[i]);
+                let mut b = g.scalar_mul(&big_u[i], &self.omega_prime[i]);
+                let out = g.op(&g.pow_generator(&a), &g.pow_table(h_table, &b));
+                a.zeroize();
+                b.zeroize();
+                out
+            })
+            .collect();
+        let c = challenge(
+            &mut transcript,
+            g,
+            &Commitments {
+                chain: &chain,
+                t1: &self.t[0],
+                t2: &self.t[1],
+                t3: &self.t[2],
+                t4: &t4,
+                t_hat: &t_hat,
+            },
+        );
+
+        // responses
+        let sum = |xs: &mut dyn Iterator<Item = G::Scalar>| {
+            xs.fold(g.scalar_from_u64(0), |acc, x| g.scalar_add(&acc, &x))
+        };
+        let respond =
+            |omega: &G::Scalar, secret: &G::Scalar| g.scalar_sub(omega, &g.scalar_mul(&c, secret));
+        let mut r_bar = sum(&mut self.r.iter().cloned());
+        let mut r_tilde = sum(&mut self.r.iter().zip(&u).map(|(r, u)| g.scalar_mul(r, u)));
+        let s1 = respond(&self.omega[0], &r_bar);
+        let s2 = respond(&self.omega[1], &big_r[n]);
+        let s3 = respond(&self.omega[2], &r_tilde);
+        r_bar.zeroize();
+        r_tilde.zeroize();
+        let s4: Vec<G::Scalar> = (0..w)
+            .map(|k| {
+                let mut r_k =
+                    sum(&mut (0..n).map(|i| g.scalar_mul(&self.nonces[i * w + k], &u_perm[i])));
+                let s = respond(&self.omega4[k], &r_k);
+                r_k.zeroize();
+                s
+            })
+            .collect();
+        let s_hat: Vec<G::Scalar> = (0..n)
+            .into_par_iter()
+            .map(|i| respond(&self.omega_hat[i], &self.r_hat[i]))
+            .collect();
+        let s_prime: Vec<G::Scalar> = (0..n)
+            .into_par_iter()
+            .map(|i| respond(&self.omega_prime[i], &u_perm[i]))
+            .collect();
+        big_r.zeroize();
+        big_u.zeroize();
+        let [t1, t2, t3] = self.t.clone();
+        let proof = ShuffleProof {
+            commitments: self.commitments.clone(),
+            chain,
+            t1,
+            t2,
+            t3,
+            t4,
+            t_hat,
+            s1,
+            s2,
+            s3,
+            s4,
+            s_hat,
+            s_prime,
+        };
+        Ok((outputs, proof))
+    }
+}
+
+/// Shuffles `inputs` with fresh secrets from `rng` and proves it (prepare, then apply).
+pub fn shuffle_and_prove<G: Group, R: RngCore + CryptoRng>(
+    group: &G,
+    pk: &PublicKey<G>,
+    generators: &Generators<G>,
+    context: &[u8],
+    inputs: &Rows<G>,
+    rng: &mut R,
+) -> Result<(Rows<G>, ShuffleProof<G>), ShuffleError> {
+    PreparedShuffle::prepare(group, pk, generators, inputs.len(), inputs.width(), rng)?
+        .apply(inputs, context)
+}
