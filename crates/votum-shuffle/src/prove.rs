@@ -94,8 +94,27 @@ fn row_secrets<G: Group>(group: &G, seed: &[u8; 32], row: usize, width: usize) -
         r: group.random_scalar(&mut rng),
         r_hat: group.random_scalar(&mut rng),
         omega_hat: group.random_scalar(&mut rng),
-        omega_prime: group.random_scalar(&mut rng),
+        omega_prime: omega_prime(group, &mut rng),
     }
+}
+
+/// ω'_i: it only has to hide c·u'_i < 2^256 in s'_i = ω'_i − c·u'_i, so where q is long (the
+/// 2048-bit group) it is drawn from [2^256, 2^256 + 2^384) (statistical distance ≤ 2^−128, and
+/// s'_i stays a 385-bit positive integer), which makes every power of ω'_i or s'_i short, for
+/// the prover (t3, t4) and the verifier alike (spec/90.4). Elsewhere it is uniform mod q.
+fn omega_prime<G: Group, R: RngCore + CryptoRng>(group: &G, rng: &mut R) -> G::Scalar {
+    if group.order().significant_bits() < crate::SHORT_RESPONSES_FROM_BITS {
+        return group.random_scalar(rng);
+    }
+    let mut bytes = [0u8; 1 + crate::MASK_BITS as usize / 8];
+    rng.fill_bytes(&mut bytes[1..]);
+    bytes[0] = 0;
+    let mut x = votum_group::Integer::from_digits(&bytes, votum_group::Order::Msf);
+    x += votum_group::Integer::from(1u32) << 256u32;
+    bytes.zeroize();
+    let s = group.scalar_from_integer(&x);
+    votum_arith::wipe_integer(&mut x);
+    s
 }
 
 impl<G: Group> PreparedShuffle<G> {

@@ -123,20 +123,24 @@ impl<G: Group> ShuffleProof<G> {
         let hs = generators.hs();
         let threads = rayon::current_num_threads().max(1);
         let piece = n.div_ceil(2 * threads).clamp(256, MAX_PIECE_ROWS);
-        let pieces: Vec<(G::Element, G::Element, G::Scalar)> = (0..n.div_ceil(piece))
+        let pieces: Vec<(G::Element, G::Element, G::Element, G::Scalar)> = (0..n.div_ceil(piece))
             .into_par_iter()
             .map(|p| {
                 let (lo, hi) = (p * piece, ((p + 1) * piece).min(n));
                 let mut bases = Vec::with_capacity((hi - lo) * (3 + 4 * w));
                 let mut exps = Vec::with_capacity(bases.capacity());
                 let mut g_exp = g.scalar_from_u64(0);
+                let mut h_prod = g.identity();
                 for j in lo..hi {
                     let cu = g.scalar_mul(c, &u[j]);
                     let sp = &self.s_prime[j];
                     bases.push(self.commitments[j].clone());
                     exps.push(g.scalar_add(&g.scalar_mul(c, &wt.b1), &g.scalar_mul(&cu, &wt.b3)));
+                    // h_j's other term, −β1·c, goes to the right side as (Π h_j)^{β1·c}: the
+                    // exponent left here stays short where s'_j is (spec/90.4)
                     bases.push(hs[j].clone());
-                    exps.push(g.scalar_sub(&g.scalar_mul(&wt.b3, sp), &g.scalar_mul(&wt.b1, c)));
+                    exps.push(g.scalar_mul(&wt.b3, sp));
+                    h_prod = g.op(&h_prod, &hs[j]);
                     bases.push(self.chain[j].clone());
                     exps.push(if j + 1 < n {
                         g.scalar_add(
@@ -163,7 +167,7 @@ impl<G: Group> ShuffleProof<G> {
                 let lhs = g.multi_pow(&bases, &exps);
                 let rhs = g.multi_pow(&self.t_hat[lo..hi], &wt.gamma[lo..hi]);
                 match (lhs, rhs) {
-                    (Ok(l), Ok(r)) => Ok((l, r, g_exp)),
+                    (Ok(l), Ok(r)) => Ok((l, r, h_prod, g_exp)),
                     _ => Err(ShuffleError::Encoding("shuffle proof")),
                 }
             })
@@ -177,9 +181,11 @@ impl<G: Group> ShuffleProof<G> {
             ),
             &g.scalar_mul(&wt.b3, &self.s3),
         );
-        for (l, r, e) in pieces {
+        let mut h_prod = g.identity();
+        for (l, r, h, e) in pieces {
             lhs = g.op(&lhs, &l);
             rhs = g.op(&rhs, &r);
+            h_prod = g.op(&h_prod, &h);
             g_exp = g.scalar_add(&g_exp, &e);
         }
         let mut k_exp = g.scalar_from_u64(0);
@@ -201,8 +207,13 @@ impl<G: Group> ShuffleProof<G> {
             )
             .map_err(|_| ShuffleError::Encoding("shuffle proof"))?;
         lhs = g.op(&lhs, &fixed);
-        let mut t_bases = vec![self.t1.clone(), self.t2.clone(), self.t3.clone()];
-        let mut t_exps = vec![wt.b1.clone(), wt.b2.clone(), wt.b3.clone()];
+        let mut t_bases = vec![self.t1.clone(), self.t2.clone(), self.t3.clone(), h_prod];
+        let mut t_exps = vec![
+            wt.b1.clone(),
+            wt.b2.clone(),
+            wt.b3.clone(),
+            g.scalar_mul(&wt.b1, c),
+        ];
         for k in 0..w {
             t_bases.push(self.t4[k].pad.clone());
             t_exps.push(wt.b4_pad[k].clone());
