@@ -13,6 +13,15 @@ use crate::{short_scalar, Generators, ShuffleError};
 /// Rows per piece of the batched multi-exponentiation (bounds the verifier's extra memory).
 const MAX_PIECE_ROWS: usize = 4096;
 
+/// One piece's share of the batch: left side, right side (t̂ powers), Π h_j, and its part of g's
+/// exponent.
+type Piece<G> = (
+    <G as Group>::Element,
+    <G as Group>::Element,
+    <G as Group>::Element,
+    <G as Group>::Scalar,
+);
+
 struct Weights<G: Group> {
     b1: G::Scalar,
     b2: G::Scalar,
@@ -123,7 +132,7 @@ impl<G: Group> ShuffleProof<G> {
         let hs = generators.hs();
         let threads = rayon::current_num_threads().max(1);
         let piece = n.div_ceil(2 * threads).clamp(256, MAX_PIECE_ROWS);
-        let pieces: Vec<(G::Element, G::Element, G::Element, G::Scalar)> = (0..n.div_ceil(piece))
+        let pieces: Vec<Piece<G>> = (0..n.div_ceil(piece))
             .into_par_iter()
             .map(|p| {
                 let (lo, hi) = (p * piece, ((p + 1) * piece).min(n));
