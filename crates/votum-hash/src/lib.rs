@@ -26,6 +26,7 @@ pub mod tags {
     pub const BOARD_GENESIS: &str = "votum/v1/board-genesis";
     pub const SHUFFLE: &str = "votum/v1/shuffle";
     pub const LIST: &str = "votum/v1/list";
+    pub const MIX_DECRYPTION: &str = "votum/v1/mix-decryption";
     /// All tags, for the spec table and uniqueness tests.
     pub const ALL: &[&str] = &[
         SCHNORR,
@@ -37,6 +38,7 @@ pub mod tags {
         BOARD_GENESIS,
         SHUFFLE,
         LIST,
+        MIX_DECRYPTION,
     ];
 }
 

@@ -29,9 +29,11 @@ use std::sync::{Arc, OnceLock};
 use votum_group::{Group, GroupError};
 
 /// Order bits from which ω'_i (and so s'_i) are short (spec/90.4).
+#[cfg(feature = "prove")]
 pub(crate) const SHORT_RESPONSES_FROM_BITS: u32 = 768;
 /// Bits of ω'_i's random part where it is short: challenge (128) + batching (128) + statistical
 /// hiding (128).
+#[cfg(feature = "prove")]
 pub(crate) const MASK_BITS: u32 = 384;
 
 /// Why a shuffle, its proof or its encoding was refused (spec/90.8).

@@ -1,0 +1,189 @@
+//! Threshold decryption of a mixed list with one batched Chaum–Pedersen proof per trustee
+//! (spec/91.3).
+//!
+//! Trustee i (share x_i, public share X_i = g^{x_i}) posts d_j = a_j^{x_i} for every pad a_j
+//! and one proof that log_g X_i = log_A D for A = Π a_j^{e_j}, D = Π d_j^{e_j}, with 128-bit
+//! e_j hashed from everything posted (so fixed after the d_j). A wrong d_j makes D ≠ A^{x_i}
+//! except with probability 2^−128, and the proof fails.
+
+use rayon::prelude::*;
+use votum_group::Group;
+use votum_hash::{expand, tags, Transcript};
+use votum_shuffle::list_digest;
+
+use crate::MixError;
+
+/// A trustee's partial decryptions of a list and the proof for all of them.
+pub struct DecryptionShare<G: Group> {
+    pub trustee: u64,
+    pub partials: Vec<G::Element>,
+    pub commit_g: G::Element,
+    pub commit_a: G::Element,
+    pub response: G::Scalar,
+}
+
+impl<G: Group> Clone for DecryptionShare<G> {
+    fn clone(&self) -> Self {
+        Self {
+            trustee: self.trustee,
+            partials: self.partials.clone(),
+            commit_g: self.commit_g.clone(),
+            commit_a: self.commit_a.clone(),
+            response: self.response.clone(),
+        }
+    }
+}
+
+fn digest<G: Group>(group: &G, label: &str, es: &[G::Element]) -> [u8; 32] {
+    list_digest(group, label, es.len(), group.element_len(), |i, buf| {
+        buf.extend_from_slice(&group.encode_element(&es[i]))
+    })
+}
+
+/// The transcript up to the batching vector, and the vector's combination (A, D).
+fn batch<G: Group>(
+    group: &G,
+    context: &[u8],
+    trustee: u64,
+    public_share: &G::Element,
+    pads: &[G::Element],
+    partials: &[G::Element],
+) -> Result<(Transcript, G::Element, G::Element), MixError> {
+    let mut t = Transcript::new(tags::MIX_DECRYPTION);
+    t.append_bytes("group", group.id().name().as_bytes());
+    t.append_bytes("context", context);
+    t.append_u64("trustee", trustee);
+    t.append_element(group, "public-share", public_share);
+    t.append_bytes("pads", &digest(group, "pads", pads));
+    t.append_bytes("partials", &digest(group, "partials", partials));
+    let bytes = expand(&t.digest(), b"batching", 16 * pads.len());
+    let e: Vec<G::Scalar> = bytes
+        .par_chunks(16)
+        .map(|b| {
+            group.scalar_from_integer(&votum_group::Integer::from_digits(
+                b,
+                votum_group::Order::Msf,
+            ))
+        })
+        .collect();
+    let a = group
+        .multi_pow_par(pads, &e)
+        .map_err(|_| MixError::Decryption {
+            trustee,
+            reason: "lengths".into(),
+        })?;
+    let d = group
+        .multi_pow_par(partials, &e)
+        .map_err(|_| MixError::Decryption {
+            trustee,
+            reason: "lengths".into(),
+        })?;
+    Ok((t, a, d))
+}
+
+fn challenge<G: Group>(
+    group: &G,
+    mut t: Transcript,
+    commit_g: &G::Element,
+    commit_a: &G::Element,
+) -> G::Scalar {
+    t.append_element(group, "commit-g", commit_g);
+    t.append_element(group, "commit-a", commit_a);
+    t.challenge_scalar(group, "challenge")
+}
+
+#[cfg(feature = "prove")]
+/// Trustee `trustee`'s partial decryptions of `pads` (constant-time powers of its share) and
+/// their batched proof.
+pub fn decrypt_share<G: Group, R: rand_core::RngCore + rand_core::CryptoRng>(
+    group: &G,
+    trustee: u64,
+    share: &votum_elgamal::SecretKey<G>,
+    context: &[u8],
+    pads: &[G::Element],
+    rng: &mut R,
+) -> Result<DecryptionShare<G>, MixError> {
+    use zeroize::Zeroize;
+    let x = share.expose();
+    let public_share = group.pow_generator(x);
+    let partials: Vec<G::Element> = pads.par_iter().map(|a| group.pow_secret(a, x)).collect();
+    let (t, a, _) = batch(group, context, trustee, &public_share, pads, &partials)?;
+    let mut w = group.random_scalar(rng);
+    let commit_g = group.pow_generator(&w);
+    let commit_a = group.pow_secret(&a, &w);
+    let c = challenge(group, t, &commit_g, &commit_a);
+    let response = group.scalar_add(&w, &group.scalar_mul(&c, x));
+    w.zeroize();
+    Ok(DecryptionShare {
+        trustee,
+        partials,
+        commit_g,
+        commit_a,
+        response,
+    })
+}
+
+/// Checks a trustee's share of the decryption of `pads` against its public share X_i:
+/// g^v = t_g·X_i^c and A^v = t_a·D^c.
+pub fn verify_share<G: Group>(
+    group: &G,
+    public_share: &G::Element,
+    context: &[u8],
+    pads: &[G::Element],
+    share: &DecryptionShare<G>,
+) -> Result<(), MixError> {
+    let fail = |reason: &str| MixError::Decryption {
+        trustee: share.trustee,
+        reason: reason.into(),
+    };
+    if share.partials.len() != pads.len() {
+        return Err(fail("one partial decryption per ciphertext"));
+    }
+    let (t, a, d) = batch(
+        group,
+        context,
+        share.trustee,
+        public_share,
+        pads,
+        &share.partials,
+    )?;
+    let c = challenge(group, t, &share.commit_g, &share.commit_a);
+    let v = &share.response;
+    let lhs = group.pow(group.generator(), v);
+    if lhs != group.op(&share.commit_g, &group.pow(public_share, &c)) {
+        return Err(fail("proof equation g^v = t_g·X^c fails"));
+    }
+    if group.pow(&a, v) != group.op(&share.commit_a, &group.pow(&d, &c)) {
+        return Err(fail(
+            "proof equation A^v = t_a·D^c fails (a wrong partial decryption)",
+        ));
+    }
+    Ok(())
+}
+
+/// Plaintext elements b_j / Π_i d_{ij}^{λ_i} from the shares of a quorum of trustees.
+pub fn combine<G: Group>(
+    group: &G,
+    datas: &[G::Element],
+    shares: &[&DecryptionShare<G>],
+) -> Result<Vec<G::Element>, MixError> {
+    let present: Vec<u64> = shares.iter().map(|s| s.trustee).collect();
+    let weights = present
+        .iter()
+        .map(|&i| votum_elgamal::threshold::lagrange_coefficient(group, i, &present))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| MixError::Input(format!("trustee indices: {e}")))?;
+    if shares.iter().any(|s| s.partials.len() != datas.len()) {
+        return Err(MixError::Input("a share of another list".into()));
+    }
+    Ok((0..datas.len())
+        .into_par_iter()
+        .map(|j| {
+            let bases: Vec<G::Element> = shares.iter().map(|s| s.partials[j].clone()).collect();
+            let m = group
+                .multi_pow(&bases, &weights)
+                .unwrap_or_else(|_| group.identity());
+            group.div(&datas[j], &m)
+        })
+        .collect())
+}

@@ -1,0 +1,38 @@
+//! Mixnet elections (spec/91): ballots encrypted row by row with proofs of knowledge, a cascade
+//! of mix servers each proving its shuffle ([`votum_shuffle`]), threshold decryption by the
+//! trustees with one batched proof each, decoding, and counting by any rule.
+//!
+//! * [`codec`]: small values as group elements.
+//! * [`ballot`]: voters' encrypted rows and their verification.
+//! * [`decrypt`]: partial decryptions, their batched proofs, combination.
+//! * [`count`]: plurality, k-of-n, approval, instant-runoff, STV.
+//! * [`election`]: a whole election in one process, step by step, with its record and the
+//!   record's verification.
+
+pub mod ballot;
+pub mod codec;
+pub mod count;
+pub mod decrypt;
+pub mod election;
+
+/// Why a mixnet step or check failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MixError {
+    #[error("invalid input: {0}")]
+    Input(String),
+    #[error("ballot #{index}: {reason}")]
+    Ballot { index: usize, reason: String },
+    #[error("mixer {mixer}: {source}")]
+    Shuffle {
+        mixer: usize,
+        source: votum_shuffle::ShuffleError,
+    },
+    #[error("decryption share of trustee {trustee}: {reason}")]
+    Decryption { trustee: u64, reason: String },
+    #[error("trustee {trustee}'s key: {reason}")]
+    Key { trustee: u64, reason: String },
+    #[error("decoding: row {row} holds no value up to {max}")]
+    Decoding { row: usize, max: u64 },
+    #[error("count: {0}")]
+    Count(String),
+}
