@@ -460,3 +460,22 @@ def verify_record_report(
 ) -> tuple[str, str]: ...
 def record_pack(directory: str | os.PathLike[str], archive: str | os.PathLike[str]) -> dict[str, Any]: ...
 def record_unpack(archive: str | os.PathLike[str], directory: str | os.PathLike[str]) -> dict[str, Any]: ...
+def mix_count(
+    rule: str, candidates: int, rows: list[list[int]], *, seats: int = 1, k: int | None = None
+) -> dict[str, Any]: ...
+def mix_election(
+    group: str,
+    votes: list[list[int]],
+    *,
+    candidates: int,
+    width: int,
+    rule: str,
+    seats: int = 1,
+    k: int | None = None,
+    mixers: int = 3,
+    trustees: int = 3,
+    quorum: int = 2,
+    election_id: str = "mix-election",
+    seed: bytes | None = None,
+    progress: Callable[[str], object] | None = None,
+) -> dict[str, Any]: ...

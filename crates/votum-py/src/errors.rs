@@ -41,6 +41,7 @@ pub enum NativeError {
     Value(&'static str),
     Record(votum_record::RecordError),
     Board(votum_hash::board::ChainError),
+    Mix(votum_mixnet::MixError),
 }
 
 impl From<ArithError> for NativeError {
@@ -198,6 +199,20 @@ fn classify(e: &NativeError) -> (Kind, String) {
         ),
         NativeError::Value(msg) => (InvalidInput, (*msg).to_owned()),
         NativeError::Board(x) => (VerificationFailed, x.to_string()),
+        NativeError::Mix(x) => {
+            use votum_mixnet::MixError as M;
+            let kind = match x {
+                M::Input(_) => InvalidInput,
+                M::Ballot { .. } | M::Key { .. } | M::Decryption { .. } => InvalidProof,
+                M::Shuffle { source, .. } => match source {
+                    votum_shuffle::ShuffleError::Equation { .. } => InvalidProof,
+                    _ => RecordFormatError,
+                },
+                M::Decoding { .. } => DecryptionFailed,
+                M::Count(_) => VerificationFailed,
+            };
+            (kind, x.to_string())
+        }
         NativeError::Record(x) => {
             let kind = match x {
                 votum_record::RecordError::UnsupportedVersion { .. } => UnsupportedVersion,

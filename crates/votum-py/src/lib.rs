@@ -16,6 +16,7 @@ mod eg_manifest;
 mod elgamal;
 mod errors;
 mod group;
+mod mix;
 mod proofs;
 mod record;
 mod verify;
@@ -58,6 +59,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<board::PyBoardChecker>()?;
     m.add_function(wrap_pyfunction!(board::board_genesis, m)?)?;
     m.add_function(wrap_pyfunction!(board::board_link, m)?)?;
+    m.add_function(wrap_pyfunction!(mix::mix_election, m)?)?;
+    m.add_function(wrap_pyfunction!(mix::mix_count, m)?)?;
     m.add_class::<record::PyRecordWriter>()?;
     m.add_class::<record::PyRecordReader>()?;
     m.add_function(wrap_pyfunction!(record::record_pack, m)?)?;

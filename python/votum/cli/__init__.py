@@ -7,6 +7,7 @@ import typer
 from votum.cli.demo import demo
 from votum.cli.election import election, record_app, verify
 from votum.cli.load import load
+from votum.cli.mix import mix
 from votum.cli.serve import serve
 
 app = typer.Typer(
@@ -17,6 +18,7 @@ app.command(name="verify")(verify)
 app.command(name="demo")(demo)
 app.command(name="serve")(serve)
 app.command(name="load")(load)
+app.command(name="mix")(mix)
 app.add_typer(record_app, name="record")
 
 

@@ -1,0 +1,81 @@
+//! `make bench-mix` (second part): whole mixnet elections, step by step (CHVote's step names),
+//! with votes per hour for mixing and for the full cycle (nVotes' measure).
+//!
+//! Usage: bench-mix GROUP VOTERS MIXERS TRUSTEES [RULE]   e.g. `bench-mix modp-2048 1000 4 4`
+//! RULE is plurality (a 1-of-3 election, the default) or irv (4 candidates, ranked).
+
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use votum_group::{Group, ModpGroup, Ristretto255};
+use votum_mixnet::count::Rule;
+use votum_mixnet::election::{random_rows, run, Parameters};
+
+fn go<G: Group>(group: G, voters: usize, mixers: usize, trustees: usize, rule: &str) {
+    let (rule, candidates, width) = match rule {
+        "irv" => (Rule::InstantRunoff, 4, 4),
+        _ => (Rule::Plurality, 3, 1),
+    };
+    let p = Parameters {
+        election_id: format!("bench-{voters}"),
+        width,
+        candidates,
+        rule,
+        mixers,
+        trustees,
+        quorum: trustees,
+    };
+    let mut rng = ChaCha20Rng::seed_from_u64(2026);
+    let votes = random_rows(&p, voters, &mut rng);
+    let (_, report) = match run(&group, &p, &votes, &mut rng, |step| eprintln!("… {step}")) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("election failed: {e}");
+            std::process::exit(1);
+        }
+    };
+    println!(
+        "group={} voters={voters} mixers={mixers} trustees={trustees} rule={} width={width} threads={} cpu={}",
+        group.id().name(),
+        p.rule.name(),
+        rayon::current_num_threads(),
+        votum_bench::cpu_model()
+    );
+    for (step, secs) in &report.steps {
+        println!("  {step:<28} {:>10.0} ms", secs * 1e3);
+    }
+    let get = |name: &str| {
+        report
+            .steps
+            .iter()
+            .find(|(s, _)| *s == name)
+            .map(|(_, t)| *t)
+            .unwrap_or(f64::NAN)
+    };
+    let mixing = get("mixing");
+    let cycle = get("total simulation time");
+    println!(
+        "  shuffle checks before decryption: {}; multiset of plaintexts equals the cast: {}",
+        report.shuffle_checks, report.multiset_ok
+    );
+    println!(
+        "  votes/hour: mixing {:.0}, full cycle {:.0}",
+        voters as f64 * 3600.0 / mixing,
+        voters as f64 * 3600.0 / cycle
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.len() < 4 {
+        eprintln!("usage: bench-mix GROUP VOTERS MIXERS TRUSTEES [plurality|irv]");
+        std::process::exit(2);
+    }
+    let num = |i: usize| args[i].parse::<usize>().unwrap_or(0);
+    let rule = args.get(4).map(String::as_str).unwrap_or("plurality");
+    match args[0].as_str() {
+        "ristretto255" => go(Ristretto255, num(1), num(2), num(3), rule),
+        "modp-2048" => go(ModpGroup::rfc3526_2048(), num(1), num(2), num(3), rule),
+        "eg-4096" => go(ModpGroup::eg_4096(), num(1), num(2), num(3), rule),
+        other => eprintln!("unknown group {other}"),
+    }
+}

@@ -1,0 +1,136 @@
+//! Mixnet elections (spec/91) for `votum.mix` and `votum mix`.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use votum_group::{Group, GroupId, ModpGroup, Ristretto255};
+use votum_mixnet::count::{count, Outcome, Rule};
+use votum_mixnet::election::{run, Parameters};
+
+use crate::convert::{release, rng_from};
+use crate::errors::NativeError;
+
+fn parse_rule(rule: &str, seats: usize, k: Option<usize>, width: usize) -> PyResult<Rule> {
+    Ok(match rule {
+        "plurality" => Rule::Plurality,
+        "k-of-n" => Rule::KOfN {
+            k: k.unwrap_or(width),
+            seats,
+        },
+        "approval" => Rule::Approval { seats },
+        "irv" => Rule::InstantRunoff,
+        "stv" => Rule::Stv { seats },
+        _ => {
+            return Err(
+                NativeError::Value("rule must be plurality, k-of-n, approval, irv or stv").into(),
+            )
+        }
+    })
+}
+
+fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("rule", o.rule)?;
+    d.set_item("candidates", o.candidates)?;
+    d.set_item("valid", o.valid)?;
+    d.set_item("invalid", o.invalid)?;
+    d.set_item("tallies", o.tallies.clone())?;
+    d.set_item("rounds", o.rounds.clone())?;
+    d.set_item("winners", o.winners.clone())?;
+    Ok(d)
+}
+
+/// Counts plaintext rows under a rule (the same code a mixnet election's tally runs).
+#[pyfunction]
+#[pyo3(signature = (rule, candidates, rows, *, seats = 1, k = None))]
+pub fn mix_count<'py>(
+    py: Python<'py>,
+    rule: &str,
+    candidates: usize,
+    rows: Vec<Vec<u64>>,
+    seats: usize,
+    k: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let width = rows.first().map_or(1, Vec::len);
+    let rule = parse_rule(rule, seats, k, width)?;
+    outcome_dict(py, &count(rule, candidates, &rows))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_in<G: Group>(
+    py: Python<'_>,
+    group: G,
+    params: Parameters,
+    votes: Vec<Vec<u64>>,
+    seed: Option<&[u8]>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Py<PyDict>> {
+    let mut rng = rng_from(seed)?;
+    let result = release(py, || {
+        run(&group, &params, &votes, &mut rng, |step| {
+            if let Some(cb) = &progress {
+                Python::with_gil(|py| {
+                    // a failing progress callback must not stop the election
+                    let _ = cb.call1(py, (step,));
+                });
+            }
+        })
+    });
+    let (record, report) = result.map_err(NativeError::Mix)?;
+    let d = PyDict::new(py);
+    let steps: Vec<(&str, f64)> = report.steps.clone();
+    d.set_item("steps", steps)?;
+    d.set_item("shuffle_checks", report.shuffle_checks)?;
+    d.set_item("multiset_ok", report.multiset_ok)?;
+    d.set_item("board_head", PyBytes::new(py, &report.board_head))?;
+    d.set_item("board_entries", record.board.len())?;
+    d.set_item("outcome", outcome_dict(py, &report.outcome)?)?;
+    d.set_item("plaintexts", record.plaintexts.clone())?;
+    let bytes: usize = record.input.len()
+        + record
+            .mixes
+            .iter()
+            .map(|(a, b)| a.len() + b.len())
+            .sum::<usize>();
+    d.set_item("list_and_proof_bytes", bytes)?;
+    Ok(d.unbind())
+}
+
+/// Runs a whole mixnet election on `votes` (one row of candidate numbers per voter) and
+/// verifies its record; returns the timed steps, the outcome and the decrypted rows.
+#[pyfunction]
+#[pyo3(signature = (group, votes, *, candidates, width, rule, seats = 1, k = None, mixers = 3,
+    trustees = 3, quorum = 2, election_id = "mix-election", seed = None, progress = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn mix_election(
+    py: Python<'_>,
+    group: &str,
+    votes: Vec<Vec<u64>>,
+    candidates: usize,
+    width: usize,
+    rule: &str,
+    seats: usize,
+    k: Option<usize>,
+    mixers: usize,
+    trustees: usize,
+    quorum: usize,
+    election_id: &str,
+    seed: Option<&[u8]>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Py<PyDict>> {
+    let params = Parameters {
+        election_id: election_id.to_owned(),
+        width,
+        candidates,
+        rule: parse_rule(rule, seats, k, width)?,
+        mixers,
+        trustees,
+        quorum,
+    };
+    let id = GroupId::from_name(group).map_err(NativeError::Group)?;
+    match id {
+        GroupId::Ristretto255 => run_in(py, Ristretto255, params, votes, seed, progress),
+        GroupId::Modp2048 => run_in(py, ModpGroup::rfc3526_2048(), params, votes, seed, progress),
+        GroupId::Modp3072 => run_in(py, ModpGroup::rfc3526_3072(), params, votes, seed, progress),
+        GroupId::Eg4096 => run_in(py, ModpGroup::eg_4096(), params, votes, seed, progress),
+    }
+}

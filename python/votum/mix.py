@@ -1,0 +1,143 @@
+"""Mixnet elections (spec/91): the job behind `votum mix`.
+
+Voters encrypt rows of candidate numbers with proofs of knowledge; a cascade of mix servers
+re-encrypts, permutes and proves (Terelius–Wikström, spec/90); the trustees check the other
+authorities' shuffles, decrypt with proofs, and any counting rule runs on the plaintexts. The
+whole record is verified at the end. All cryptography runs in the Rust core
+(`votum._native.mix_election`); this module chooses the votes, names the steps and reports.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from votum import _native
+from votum.errors import InvalidInput
+from votum.steps import Step
+
+#: Counting rules, by the names the CLI and the core use.
+RULES = ("plurality", "k-of-n", "approval", "irv", "stv")
+#: Groups a mixnet election can run in.
+GROUPS = ("ristretto255", "modp-2048", "modp-3072", "eg-4096")
+
+
+@dataclass(frozen=True)
+class MixConfig:
+    """What to run. `width` 0 picks the rule's natural width (1 for plurality, `k` for k-of-n,
+    the number of candidates otherwise)."""
+
+    voters: int = 1000
+    group: str = "ristretto255"
+    candidates: int = 3
+    rule: str = "plurality"
+    width: int = 0
+    seats: int = 1
+    k: int = 2
+    mixers: int = 3
+    trustees: int = 3
+    quorum: int = 2
+    seed: int = 2026
+
+    def ballot_width(self) -> int:
+        if self.width:
+            return self.width
+        if self.rule == "plurality":
+            return 1
+        if self.rule == "k-of-n":
+            return self.k
+        return self.candidates
+
+    def check(self) -> None:
+        if self.rule not in RULES:
+            raise InvalidInput(f"unknown counting rule {self.rule!r} (one of {', '.join(RULES)})")
+        if self.group not in GROUPS:
+            raise InvalidInput(f"unknown group {self.group!r} (one of {', '.join(GROUPS)})")
+        if self.voters < 1:
+            raise InvalidInput("at least one voter")
+
+
+@dataclass
+class MixResult:
+    config: MixConfig
+    steps: list[Step]
+    outcome: dict[str, Any]
+    votes: list[list[int]]
+    plaintexts: list[list[int]]
+    multiset_ok: bool
+    shuffle_checks: int
+    board_head: bytes
+    board_entries: int
+    list_and_proof_bytes: int
+    extra: dict[str, float] = field(default_factory=dict)
+
+    def seconds(self, step: str) -> float:
+        return next(s.seconds for s in self.steps if s.name == step)
+
+    def votes_per_hour(self, step: str) -> float:
+        return self.config.voters * 3600 / max(self.seconds(step), 1e-9)
+
+
+def random_votes(config: MixConfig) -> list[list[int]]:
+    """Rows a voter may cast under the rule, chosen from the seed: a candidate for plurality,
+    otherwise a random prefix (at least one) of a random ranking, padded with zeros."""
+    rng = random.Random(config.seed)
+    width = config.ballot_width()
+    rows: list[list[int]] = []
+    for _ in range(config.voters):
+        if config.rule == "plurality":
+            rows.append([rng.randint(1, config.candidates)] + [0] * (width - 1))
+            continue
+        order = list(range(1, config.candidates + 1))
+        rng.shuffle(order)
+        length = rng.randint(1, min(width, config.candidates))
+        rows.append(order[:length] + [0] * (width - length))
+    return rows
+
+
+def count(
+    rule: str, candidates: int, rows: list[list[int]], *, seats: int = 1, k: int | None = None
+) -> dict[str, Any]:
+    """Counts plaintext rows (the tally step's own code): tallies, later rounds, winners."""
+    return _native.mix_count(rule, candidates, rows, seats=seats, k=k)
+
+
+def run_mix_election(
+    config: MixConfig,
+    progress: Callable[[str], object] | None = None,
+    votes: list[list[int]] | None = None,
+) -> MixResult:
+    """Runs and verifies a whole mixnet election; `votes` defaults to `random_votes(config)`."""
+    config.check()
+    if votes is None:
+        votes = random_votes(config)
+    raw = _native.mix_election(
+        config.group,
+        votes,
+        candidates=config.candidates,
+        width=config.ballot_width(),
+        rule=config.rule,
+        seats=config.seats,
+        k=config.k,
+        mixers=config.mixers,
+        trustees=config.trustees,
+        quorum=config.quorum,
+        election_id=f"mix-{config.seed}",
+        seed=None,  # keys, nonces and permutations: fresh from the operating system
+        progress=progress,
+    )
+    steps = [Step(name, seconds, config.voters) for name, seconds in raw["steps"]]
+    return MixResult(
+        config=config,
+        steps=steps,
+        outcome=raw["outcome"],
+        votes=votes,
+        plaintexts=raw["plaintexts"],
+        multiset_ok=raw["multiset_ok"],
+        shuffle_checks=raw["shuffle_checks"],
+        board_head=raw["board_head"],
+        board_entries=raw["board_entries"],
+        list_and_proof_bytes=raw["list_and_proof_bytes"],
+    )
