@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-mix clean
 
 setup:
 	@scripts/setup.sh
@@ -45,7 +45,7 @@ fmt:
 	$(VENV)/bin/ruff check --fix python tests benches
 
 ## Benchmarks (never part of the tests). Results go to BENCHMARKS.md by hand, with the machine facts.
-bench: bench-arith bench-eg bench-verify
+bench: bench-arith bench-eg bench-verify bench-mix
 
 ## Every homomorphic-election benchmark against electionguard 1.4.0.
 bench-eg: bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline
@@ -79,6 +79,19 @@ bench-eg-pipeline: setup peer
 bench-verify: setup peer
 	cargo build --release --locked -p votum-verify
 	$(PY) benches/bench_verify_record.py
+
+## Mixnets (issue 7): per-ciphertext shuffle costs per group on one and two threads, then whole
+## elections: CHVote's (4 authorities, 2048-bit, 1-of-3, N = 1,000 and 20,000) and nVotes' (2
+## trustees, 2048-bit and ristretto255). BENCH_MIX_LARGE=0 skips the N = 20,000 run.
+BENCH_MIX_LARGE ?= 1
+bench-mix:
+	cargo build --release --locked -p votum-bench --bin bench-shuffle --bin bench-mix
+	RAYON_NUM_THREADS=1 target/release/bench-shuffle ristretto255=10000 modp-2048=1000 eg-4096=300
+	RAYON_NUM_THREADS=2 target/release/bench-shuffle ristretto255=10000 modp-2048=1000 eg-4096=300
+	target/release/bench-mix modp-2048 1000 4 4
+	target/release/bench-mix modp-2048 2000 2 2
+	target/release/bench-mix ristretto255 20000 2 2
+	if [ "$(BENCH_MIX_LARGE)" != 0 ]; then target/release/bench-mix modp-2048 20000 4 4; fi
 
 ## The seed endpoints over real HTTP (votum serve + the load client): per-endpoint p50/p95, memory.
 bench-service: setup
