@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from votum import _native
@@ -71,7 +71,6 @@ class MixResult:
     board_head: bytes
     board_entries: int
     list_and_proof_bytes: int
-    extra: dict[str, float] = field(default_factory=dict)
 
     def seconds(self, step: str) -> float:
         return next(s.seconds for s in self.steps if s.name == step)

@@ -231,12 +231,3 @@ pub fn shares_hold<R: RngCore + CryptoRng>(
     let gv = g.pow(g.generator(), &g.scalar_from_integer(&g_exp));
     m.mul(gv.value(), &lhs) == rhs
 }
-
-/// Whether every element is in the order-q subgroup ([`ModpGroup::members_hold`], spec/62.4).
-pub fn members_hold<R: RngCore + CryptoRng>(
-    g: &ModpGroup,
-    elements: &[&ModElement],
-    rng: &mut R,
-) -> bool {
-    g.members_hold(elements, rng)
-}

@@ -224,7 +224,7 @@ impl GuardianPublicKey {
             });
         }
         let all: Vec<&ModElement> = commitments.iter().collect();
-        if !crate::batch::members_hold(group, &all, &mut crate::batch::batch_rng()) {
+        if !group.members_hold(&all, &mut crate::batch::batch_rng()) {
             // one by one, to name the culprit
             for c in &commitments {
                 group

@@ -8,8 +8,8 @@
 
 use rayon::prelude::*;
 use votum_group::Group;
-use votum_hash::{expand, tags, Transcript};
-use votum_shuffle::list_digest;
+use votum_hash::{tags, Transcript};
+use votum_shuffle::{elements_digest, short_scalars};
 
 use crate::MixError;
 
@@ -34,13 +34,7 @@ impl<G: Group> Clone for DecryptionShare<G> {
     }
 }
 
-fn digest<G: Group>(group: &G, label: &str, es: &[G::Element]) -> [u8; 32] {
-    list_digest(group, label, es.len(), group.element_len(), |i, buf| {
-        buf.extend_from_slice(&group.encode_element(&es[i]))
-    })
-}
-
-/// The transcript up to the batching vector, and the vector's combination (A, D).
+/// The transcript up to the batching vector, and the vector e (91.3).
 fn batch<G: Group>(
     group: &G,
     context: &[u8],
@@ -48,37 +42,31 @@ fn batch<G: Group>(
     public_share: &G::Element,
     pads: &[G::Element],
     partials: &[G::Element],
-) -> Result<(Transcript, G::Element, G::Element), MixError> {
+) -> (Transcript, Vec<G::Scalar>) {
     let mut t = Transcript::new(tags::MIX_DECRYPTION);
     t.append_bytes("group", group.id().name().as_bytes());
     t.append_bytes("context", context);
     t.append_u64("trustee", trustee);
     t.append_element(group, "public-share", public_share);
-    t.append_bytes("pads", &digest(group, "pads", pads));
-    t.append_bytes("partials", &digest(group, "partials", partials));
-    let bytes = expand(&t.digest(), b"batching", 16 * pads.len());
-    let e: Vec<G::Scalar> = bytes
-        .par_chunks(16)
-        .map(|b| {
-            group.scalar_from_integer(&votum_group::Integer::from_digits(
-                b,
-                votum_group::Order::Msf,
-            ))
+    t.append_bytes("pads", &elements_digest(group, "pads", pads));
+    t.append_bytes("partials", &elements_digest(group, "partials", partials));
+    let e = short_scalars(group, &t.digest(), b"batching", pads.len());
+    (t, e)
+}
+
+/// Π xs_j^{e_j}.
+fn combination<G: Group>(
+    group: &G,
+    trustee: u64,
+    xs: &[G::Element],
+    e: &[G::Scalar],
+) -> Result<G::Element, MixError> {
+    group
+        .multi_pow_par(xs, e)
+        .map_err(|_| MixError::Decryption {
+            trustee,
+            reason: "lengths".into(),
         })
-        .collect();
-    let a = group
-        .multi_pow_par(pads, &e)
-        .map_err(|_| MixError::Decryption {
-            trustee,
-            reason: "lengths".into(),
-        })?;
-    let d = group
-        .multi_pow_par(partials, &e)
-        .map_err(|_| MixError::Decryption {
-            trustee,
-            reason: "lengths".into(),
-        })?;
-    Ok((t, a, d))
 }
 
 fn challenge<G: Group>(
@@ -107,7 +95,8 @@ pub fn decrypt_share<G: Group, R: rand_core::RngCore + rand_core::CryptoRng>(
     let x = share.expose();
     let public_share = group.pow_generator(x);
     let partials: Vec<G::Element> = pads.par_iter().map(|a| group.pow_secret(a, x)).collect();
-    let (t, a, _) = batch(group, context, trustee, &public_share, pads, &partials)?;
+    let (t, e) = batch(group, context, trustee, &public_share, pads, &partials);
+    let a = combination(group, trustee, pads, &e)?;
     let mut w = group.random_scalar(rng);
     let commit_g = group.pow_generator(&w);
     let commit_a = group.pow_secret(&a, &w);
@@ -139,14 +128,16 @@ pub fn verify_share<G: Group>(
     if share.partials.len() != pads.len() {
         return Err(fail("one partial decryption per ciphertext"));
     }
-    let (t, a, d) = batch(
+    let (t, e) = batch(
         group,
         context,
         share.trustee,
         public_share,
         pads,
         &share.partials,
-    )?;
+    );
+    let a = combination(group, share.trustee, pads, &e)?;
+    let d = combination(group, share.trustee, &share.partials, &e)?;
     let c = challenge(group, t, &share.commit_g, &share.commit_a);
     let v = &share.response;
     let lhs = group.pow(group.generator(), v);

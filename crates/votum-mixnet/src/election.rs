@@ -441,7 +441,7 @@ pub fn run<G: Group, R: RngCore + CryptoRng>(
     let mut checks = 0;
     let mut inputs_of: Vec<Rows<G>> = Vec::with_capacity(params.mixers);
     {
-        let mut r = rand_chacha::ChaCha20Rng::from_entropy_or(rng);
+        let mut r = weights_rng(rng);
         let mut prev =
             Rows::decode(group, &input, &mut r).map_err(|e| MixError::Input(e.to_string()))?;
         for (m, (out_bytes, _)) in mixes.iter().enumerate() {
@@ -459,7 +459,7 @@ pub fn run<G: Group, R: RngCore + CryptoRng>(
             if m + 1 == trustee {
                 continue;
             }
-            let mut r = rand_chacha::ChaCha20Rng::from_entropy_or(rng);
+            let mut r = weights_rng(rng);
             let proof =
                 ShuffleProof::decode(group, proof_bytes, n, w, &mut r).map_err(|source| {
                     MixError::Shuffle {
@@ -588,25 +588,19 @@ fn result_bytes(plaintexts: &[Vec<u64>], outcome: &Outcome) -> Vec<u8> {
     out
 }
 
-trait FromEntropyOr {
-    fn from_entropy_or<R: RngCore>(rng: &mut R) -> Self;
-}
-
-impl FromEntropyOr for rand_chacha::ChaCha20Rng {
-    /// Verifier weights: fresh from the operating system, mixed with the caller's generator
-    /// (a seeded run stays reproducible only in what it proves, never in what it checks).
-    fn from_entropy_or<R: RngCore>(rng: &mut R) -> Self {
-        use rand_core::SeedableRng;
-        let mut seed = [0u8; 32];
-        rng.fill_bytes(&mut seed);
-        let mut os = [0u8; 32];
-        if rand_core::OsRng.try_fill_bytes(&mut os).is_ok() {
-            for (s, o) in seed.iter_mut().zip(os) {
-                *s ^= o;
-            }
+/// A generator for verifier weights: the caller's bytes mixed with fresh ones from the operating
+/// system (a seeded run stays reproducible in what it proves, never in what it checks).
+fn weights_rng<R: RngCore>(rng: &mut R) -> rand_chacha::ChaCha20Rng {
+    use rand_core::SeedableRng;
+    let mut seed = [0u8; 32];
+    rng.fill_bytes(&mut seed);
+    let mut os = [0u8; 32];
+    if rand_core::OsRng.try_fill_bytes(&mut os).is_ok() {
+        for (s, o) in seed.iter_mut().zip(os) {
+            *s ^= o;
         }
-        Self::from_seed(seed)
     }
+    rand_chacha::ChaCha20Rng::from_seed(seed)
 }
 
 /// Checks a record from its public content alone: the board chain, the trustees' proofs and the
@@ -617,11 +611,10 @@ pub fn verify_record<G: Group, R: RngCore>(
     rec: &MixRecord<G>,
     rng: &mut R,
 ) -> Result<(), MixError> {
-    use rand_chacha::ChaCha20Rng;
     let p = &rec.parameters;
     p.check()?;
     let w = p.width;
-    let mut r = ChaCha20Rng::from_entropy_or(rng);
+    let mut r = weights_rng(rng);
     // the board, rebuilt from the payloads
     let mut b = Board::new(&p.election_id);
     let params_bytes = p.encode(group);

@@ -55,7 +55,6 @@ pub fn mix_count<'py>(
     outcome_dict(py, &count(rule, candidates, &rows))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn run_in<G: Group>(
     py: Python<'_>,
     group: G,

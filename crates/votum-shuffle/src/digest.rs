@@ -74,7 +74,7 @@ where
 }
 
 /// Digest of a list of elements.
-pub(crate) fn elements_digest<G: Group>(group: &G, label: &str, es: &[G::Element]) -> [u8; 32] {
+pub fn elements_digest<G: Group>(group: &G, label: &str, es: &[G::Element]) -> [u8; 32] {
     list_digest(group, label, es.len(), group.element_len(), |i, buf| {
         buf.extend_from_slice(&group.encode_element(&es[i]))
     })

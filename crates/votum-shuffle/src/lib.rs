@@ -18,11 +18,12 @@ mod rows;
 mod transcript;
 mod verify;
 
-pub use digest::{list_digest, list_digest_of_bytes, CHUNK_ITEMS};
+pub use digest::{elements_digest, list_digest, list_digest_of_bytes, CHUNK_ITEMS};
 pub use proof::ShuffleProof;
 #[cfg(feature = "prove")]
 pub use prove::{shuffle_and_prove, PreparedShuffle};
 pub use rows::Rows;
+pub use transcript::short_scalars;
 
 use std::sync::{Arc, OnceLock};
 
@@ -89,9 +90,9 @@ impl<G: Group> std::fmt::Debug for Generators<G> {
 impl<G: Group> Generators<G> {
     /// The generators for lists of up to `n` rows (h and h_1 … h_n), in parallel.
     pub fn derive(group: &G, seed: &[u8], n: usize) -> Self {
-        let mut all = votum_hash::independent_generators(group, seed, n + 1);
-        let hs = all.split_off(1);
-        let h = all.pop().unwrap_or_else(|| group.generator().clone());
+        // independent_generators returns exactly n + 1 elements
+        let mut hs = votum_hash::independent_generators(group, seed, n + 1);
+        let h = hs.remove(0);
         Self {
             seed: seed.to_vec(),
             h,

@@ -201,15 +201,18 @@ impl<G: Group> ShuffleProof<G> {
                 source,
             })?;
         let sl = group.scalar_len();
-        let scalars: Vec<G::Scalar> = body[n_el * el..]
+        let parsed: Vec<Result<G::Scalar, _>> = body[n_el * el..]
             .par_chunks(sl)
             .map(|b| group.decode_scalar(b))
-            .collect::<Result<_, _>>()
-            .map_err(|source| ShuffleError::Element {
+            .collect();
+        let mut scalars = Vec::with_capacity(parsed.len());
+        for (index, p) in parsed.into_iter().enumerate() {
+            scalars.push(p.map_err(|source| ShuffleError::Element {
                 what: "shuffle proof scalar",
-                index: 0,
+                index,
                 source,
-            })?;
+            })?);
+        }
         let t_hat = es.split_off(2 * rows + 3 + 2 * width);
         let datas = es.split_off(2 * rows + 3 + width);
         let pads = es.split_off(2 * rows + 3);

@@ -318,10 +318,10 @@ impl<G: Group> PreparedShuffle<G> {
                     let mut out = Vec::with_capacity(hi + 1 - lo);
                     out.push(closed(lo));
                     for i in lo + 1..=hi {
-                        let prev = out.last().unwrap_or_else(|| g.generator());
+                        // ĉ_{i−1} is the last element pushed
                         let next = g.op(
                             &g.pow_generator(&self.r_hat[i - 1]),
-                            &g.pow(prev, &u_perm[i - 1]),
+                            &g.pow(&out[i - 1 - lo], &u_perm[i - 1]),
                         );
                         out.push(next);
                     }

@@ -47,8 +47,18 @@ pub(crate) fn batching<G: Group>(
         "commitment",
         &elements_digest(group, "commitment", commitments),
     );
-    let bytes = expand(&t.digest(), b"batching", SHORT * commitments.len());
-    bytes
+    short_scalars(group, &t.digest(), b"batching", commitments.len())
+}
+
+/// `count` scalars below 2^128: the 16-byte big-endian integers of `expand(seed, info, 16·count)`
+/// (a batching vector, 90.3 and 91.3).
+pub fn short_scalars<G: Group>(
+    group: &G,
+    seed: &[u8],
+    info: &[u8],
+    count: usize,
+) -> Vec<G::Scalar> {
+    expand(seed, info, SHORT * count)
         .par_chunks(SHORT)
         .map(|b| short_scalar(group, b))
         .collect()

@@ -31,10 +31,41 @@ struct Weights<G: Group> {
     gamma: Vec<G::Scalar>,
 }
 
-fn weight<G: Group, R: RngCore>(group: &G, rng: &mut R) -> G::Scalar {
-    let mut b = [0u8; SHORT];
-    rng.fill_bytes(&mut b);
-    short_scalar(group, &b)
+impl<G: Group> Weights<G> {
+    /// Secret 128-bit weights for w columns and n rows, from a ChaCha20 generator seeded from `rng`.
+    fn draw<R: RngCore>(g: &G, rng: &mut R, w: usize, n: usize) -> Self {
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        let mut wr = ChaCha20Rng::from_seed(seed);
+        let mut weight = || {
+            let mut b = [0u8; SHORT];
+            wr.fill_bytes(&mut b);
+            short_scalar(g, &b)
+        };
+        Self {
+            b1: weight(),
+            b2: weight(),
+            b3: weight(),
+            b4_pad: (0..w).map(|_| weight()).collect(),
+            b4_data: (0..w).map(|_| weight()).collect(),
+            gamma: (0..n).map(|_| weight()).collect(),
+        }
+    }
+}
+
+/// What a proof is checked against.
+struct Claim<'a, G: Group> {
+    pk: &'a G::Element,
+    generators: &'a Generators<G>,
+    inputs: &'a Rows<G>,
+    outputs: &'a Rows<G>,
+}
+
+/// The challenges recomputed from the transcript, and the product of the batching vector.
+struct Challenges<G: Group> {
+    u: Vec<G::Scalar>,
+    c: G::Scalar,
+    u_product: G::Scalar,
 }
 
 impl<G: Group> ShuffleProof<G> {
@@ -76,14 +107,30 @@ impl<G: Group> ShuffleProof<G> {
             }
         }
         generators.check_capacity(n)?;
+        let claim = Claim {
+            pk,
+            generators,
+            inputs,
+            outputs,
+        };
+        let ch = self.challenges(g, &claim, context);
+        let wt = Weights::draw(g, rng, w, n);
+        if self.batch_holds(g, &claim, &ch, &wt)? {
+            return Ok(());
+        }
+        self.one_by_one(g, &claim, &ch)
+    }
+
+    /// u and c recomputed from the transcript (90.3), and Π u_j.
+    fn challenges(&self, g: &G, claim: &Claim<'_, G>, context: &[u8]) -> Challenges<G> {
         let statement = Statement::<G> {
             context,
-            generators_seed: generators.seed(),
-            pk,
-            width: w,
-            rows: n,
-            input_digest: inputs.digest(g),
-            output_digest: outputs.digest(g),
+            generators_seed: claim.generators.seed(),
+            pk: claim.pk,
+            width: claim.inputs.width(),
+            rows: claim.inputs.len(),
+            input_digest: claim.inputs.digest(g),
+            output_digest: claim.outputs.digest(g),
         };
         let mut transcript = statement.transcript(g);
         let u = batching(&mut transcript, g, &self.commitments);
@@ -99,35 +146,22 @@ impl<G: Group> ShuffleProof<G> {
                 t_hat: &self.t_hat,
             },
         );
-        let mut seed = [0u8; 32];
-        rng.fill_bytes(&mut seed);
-        let mut wr = ChaCha20Rng::from_seed(seed);
-        let wt = Weights::<G> {
-            b1: weight(g, &mut wr),
-            b2: weight(g, &mut wr),
-            b3: weight(g, &mut wr),
-            b4_pad: (0..w).map(|_| weight(g, &mut wr)).collect(),
-            b4_data: (0..w).map(|_| weight(g, &mut wr)).collect(),
-            gamma: (0..n).map(|_| weight(g, &mut wr)).collect(),
-        };
-        if self.batch_holds(g, pk, generators, inputs, outputs, &u, &c, &wt)? {
-            return Ok(());
-        }
-        self.one_by_one(g, pk, generators, inputs, outputs, &u, &c)
+        let u_product = u
+            .iter()
+            .fold(g.scalar_from_u64(1), |acc, x| g.scalar_mul(&acc, x));
+        Challenges { u, c, u_product }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn batch_holds(
         &self,
         g: &G,
-        pk: &G::Element,
-        generators: &Generators<G>,
-        inputs: &Rows<G>,
-        outputs: &Rows<G>,
-        u: &[G::Scalar],
-        c: &G::Scalar,
+        claim: &Claim<'_, G>,
+        ch: &Challenges<G>,
         wt: &Weights<G>,
     ) -> Result<bool, ShuffleError> {
+        let (pk, generators, inputs, outputs) =
+            (claim.pk, claim.generators, claim.inputs, claim.outputs);
+        let (u, c) = (&ch.u, &ch.c);
         let (n, w) = (inputs.len(), inputs.width());
         let hs = generators.hs();
         let threads = rayon::current_num_threads().max(1);
@@ -202,12 +236,9 @@ impl<G: Group> ShuffleProof<G> {
             g_exp = g.scalar_sub(&g_exp, &g.scalar_mul(&wt.b4_pad[k], &self.s4[k]));
             k_exp = g.scalar_sub(&k_exp, &g.scalar_mul(&wt.b4_data[k], &self.s4[k]));
         }
-        let big_u = u
-            .iter()
-            .fold(g.scalar_from_u64(1), |acc, x| g.scalar_mul(&acc, x));
         let h_exp = g.scalar_sub(
             &g.scalar_mul(&wt.gamma[0], &self.s_prime[0]),
-            &g.scalar_mul(&g.scalar_mul(&wt.b2, c), &big_u),
+            &g.scalar_mul(&g.scalar_mul(&wt.b2, c), &ch.u_product),
         );
         let fixed = g
             .multi_pow(
@@ -236,17 +267,15 @@ impl<G: Group> ShuffleProof<G> {
     }
 
     /// Each equation alone, in the order of 90.5; the first failure is the error.
-    #[allow(clippy::too_many_arguments)]
     fn one_by_one(
         &self,
         g: &G,
-        pk: &G::Element,
-        generators: &Generators<G>,
-        inputs: &Rows<G>,
-        outputs: &Rows<G>,
-        u: &[G::Scalar],
-        c: &G::Scalar,
+        claim: &Claim<'_, G>,
+        ch: &Challenges<G>,
     ) -> Result<(), ShuffleError> {
+        let (pk, generators, inputs, outputs) =
+            (claim.pk, claim.generators, claim.inputs, claim.outputs);
+        let (u, c) = (&ch.u, &ch.c);
         let (n, w) = (inputs.len(), inputs.width());
         let hs = &generators.hs()[..n];
         let fail = |name: &'static str, index: usize| ShuffleError::Equation { name, index };
@@ -261,10 +290,7 @@ impl<G: Group> ShuffleProof<G> {
             return Err(fail("t1", 0));
         }
         // t2 = ĉ^c·g^{s2}, ĉ = ĉ_N / h^U
-        let big_u = u
-            .iter()
-            .fold(g.scalar_from_u64(1), |acc, x| g.scalar_mul(&acc, x));
-        let c_hat = g.div(&self.chain[n - 1], &g.pow(generators.h(), &big_u));
+        let c_hat = g.div(&self.chain[n - 1], &g.pow(generators.h(), &ch.u_product));
         if self.t2 != g.op(&g.pow(&c_hat, c), &g.pow_generator(&self.s2)) {
             return Err(fail("t2", 0));
         }
@@ -341,45 +367,18 @@ mod tests {
         let inputs = Rows::new(w, cts).unwrap();
         let (out, proof) =
             crate::shuffle_and_prove(&g, &pk, &gens, b"ctx", &inputs, &mut rng).unwrap();
-        let mut t = Statement::<G> {
-            context: b"ctx",
-            generators_seed: gens.seed(),
+        let claim = Claim {
             pk: pk.element(),
-            width: w,
-            rows: n,
-            input_digest: inputs.digest(&g),
-            output_digest: out.digest(&g),
-        }
-        .transcript(&g);
-        let u = batching(&mut t, &g, &proof.commitments);
-        let c = challenge(
-            &mut t,
-            &g,
-            &Commitments {
-                chain: &proof.chain,
-                t1: &proof.t1,
-                t2: &proof.t2,
-                t3: &proof.t3,
-                t4: &proof.t4,
-                t_hat: &proof.t_hat,
-            },
-        );
-        let wt = Weights::<G> {
-            b1: weight(&g, &mut rng),
-            b2: weight(&g, &mut rng),
-            b3: weight(&g, &mut rng),
-            b4_pad: (0..w).map(|_| weight(&g, &mut rng)).collect(),
-            b4_data: (0..w).map(|_| weight(&g, &mut rng)).collect(),
-            gamma: (0..n).map(|_| weight(&g, &mut rng)).collect(),
+            generators: &gens,
+            inputs: &inputs,
+            outputs: &out,
         };
-        assert!(proof
-            .batch_holds(&g, pk.element(), &gens, &inputs, &out, &u, &c, &wt)
-            .unwrap());
+        let ch = proof.challenges(&g, &claim, b"ctx");
+        let wt = Weights::draw(&g, &mut rng, w, n);
+        assert!(proof.batch_holds(&g, &claim, &ch, &wt).unwrap());
         let mut bad = proof.clone();
         bad.s_hat[n / 2] = g.scalar_add(&bad.s_hat[n / 2], &g.scalar_from_u64(1));
-        assert!(!bad
-            .batch_holds(&g, pk.element(), &gens, &inputs, &out, &u, &c, &wt)
-            .unwrap());
+        assert!(!bad.batch_holds(&g, &claim, &ch, &wt).unwrap());
     }
 
     #[test]

@@ -354,7 +354,15 @@ fn decoding_rejects_bad_bytes() {
     let mut bad = bytes.clone();
     let end = bad.len();
     bad[end - 256..].fill(0xff);
-    assert!(matches!(dec(&bad, 3, 1), Err(ShuffleError::Element { .. })));
+    // the last of 3 + w + 2N = 10 scalars
+    assert!(matches!(
+        dec(&bad, 3, 1),
+        Err(ShuffleError::Element {
+            what: "shuffle proof scalar",
+            index: 9,
+            ..
+        })
+    ));
     // ciphertext lists
     let ob = out.encode(&g);
     assert!(Rows::decode(&g, &ob, &mut rng).is_ok());
