@@ -4,14 +4,16 @@ the counting rules against plain-Python reference counts written from spec/91.4.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 from votum.cli import app
-from votum.errors import InvalidInput
+from votum.errors import InvalidInput, VerificationFailed
 from votum.mix import MixConfig, count, random_votes, run_mix_election
+from votum.verifier import verify
 
 SCALE = 1_000_000_000
 
@@ -156,6 +158,8 @@ def test_whole_elections_count_what_was_cast(rule: str, candidates: int, seats: 
     config = MixConfig(voters=80, candidates=candidates, rule=rule, seats=seats, seed=7)
     result = run_mix_election(config)
     assert result.multiset_ok
+    assert result.verified and result.not_passed == []
+    assert result.record is None  # a temporary record, removed
     assert sorted(result.plaintexts) == sorted(result.votes)
     assert result.plaintexts != result.votes  # mixed
     agrees(result.outcome, reference(rule, candidates, result.votes, seats, config.k))
@@ -201,15 +205,54 @@ def test_random_votes_follow_the_rule() -> None:
     assert {r[0] for r in random_votes(MixConfig(voters=300, candidates=3, seed=1))} == {1, 2, 3}
 
 
-def test_cli_runs_and_reports() -> None:
-    out = CliRunner().invoke(
-        app, ["mix", "--voters", "40", "--rule", "stv", "--candidates", "5", "--seats", "2", "--json"]
-    )
+def test_cli_runs_and_reports(tmp_path: Path) -> None:
+    record = tmp_path / "mix.vmix"
+    args = ["mix", "--voters", "40", "--rule", "stv", "--candidates", "5", "--seats", "2", "--json"]
+    out = CliRunner().invoke(app, [*args, "--out", str(record)])
     assert out.exit_code == 0, out.output
     report = json.loads(out.stdout)
-    assert report["multiset_ok"] is True
+    assert report["multiset_ok"] is True and report["verified"] is True
     assert len(report["outcome"]["winners"]) == 2
     assert report["votes_per_hour"]["mixing"] > 0
+    assert record.stat().st_size == report["record_bytes"] > 0
     bad = CliRunner().invoke(app, ["mix", "--rule", "borda"])
     assert bad.exit_code == 2
     assert "InvalidInput" in bad.output
+
+
+def test_the_record_is_verified_again_from_disk_and_tampering_is_caught(tmp_path: Path) -> None:
+    record = tmp_path / "plurality.vmix"
+    result = run_mix_election(MixConfig(voters=30, seed=4), record=record)
+    assert result.verified and result.record == record
+    report = verify(record)
+    assert report.passed and report.form == "votum mix record" and report.ballots == 30
+    assert [c.id for c in report.checks] == [f"V-MIX-0{i}" for i in range(1, 8)]
+    assert report.intermediates["winners"] == result.outcome["winners"]
+    checked = CliRunner().invoke(app, ["verify", str(record)])
+    assert checked.exit_code == 0, checked.output
+    assert "every check passed" in checked.output
+
+    # the last byte is the last winner's number: the posted outcome is no longer the count
+    data = bytearray(record.read_bytes())
+    data[-1] ^= 0x01
+    bad = tmp_path / "bad-count.vmix"
+    bad.write_bytes(bytes(data))
+    report = verify(bad)
+    assert report.not_passed() == ["V-MIX-07"]
+    with pytest.raises(VerificationFailed, match="V-MIX-07"):
+        report.require()
+    checked = CliRunner().invoke(app, ["verify", str(bad)])
+    assert checked.exit_code == 1
+    assert "V-MIX-07" in checked.output
+
+    # a truncated record is unreadable, never a shorter one
+    cut = tmp_path / "cut.vmix"
+    cut.write_bytes(record.read_bytes()[:-5])
+    report = verify(cut)
+    assert report.check("V-MIX-01").status == "error"
+    assert "truncated" in report.check("V-MIX-01").findings[0][1]
+
+
+def test_an_unwritable_record_path_is_an_os_error(tmp_path: Path) -> None:
+    with pytest.raises(OSError, match="missing"):
+        run_mix_election(MixConfig(voters=3), record=tmp_path / "missing" / "r.vmix")

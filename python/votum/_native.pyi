@@ -470,6 +470,7 @@ def mix_election(
     candidates: int,
     width: int,
     rule: str,
+    record: str,
     seats: int = 1,
     k: int | None = None,
     mixers: int = 3,

@@ -2,16 +2,21 @@
 
 Voters encrypt rows of candidate numbers with proofs of knowledge; a cascade of mix servers
 re-encrypts, permutes and proves (Terelius–Wikström, spec/90); the trustees check the other
-authorities' shuffles, decrypt with proofs, and any counting rule runs on the plaintexts. The
-whole record is verified at the end. All cryptography runs in the Rust core
-(`votum._native.mix_election`); this module chooses the votes, names the steps and reports.
+authorities' shuffles, decrypt with proofs, and any counting rule runs on the plaintexts.
+Everything is posted through the board into a mix record file (spec/91.7), which the
+independent verifier checks at the end (`votum verify RECORD` checks it again later). All
+cryptography runs in the Rust core (`votum._native.mix_election`); this module chooses the
+votes, names the steps and reports.
 """
 
 from __future__ import annotations
 
+import os
 import random
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from votum import _native
@@ -70,7 +75,12 @@ class MixResult:
     shuffle_checks: int
     board_head: bytes
     board_entries: int
-    list_and_proof_bytes: int
+    #: the record file (None when it was not kept) and its size
+    record: Path | None
+    record_bytes: int
+    #: whether the independent verifier passed every V-MIX check, and those it did not
+    verified: bool
+    not_passed: list[str]
 
     def seconds(self, step: str) -> float:
         return next(s.seconds for s in self.steps if s.name == step)
@@ -107,17 +117,35 @@ def run_mix_election(
     config: MixConfig,
     progress: Callable[[str], object] | None = None,
     votes: list[list[int]] | None = None,
+    record: str | os.PathLike[str] | None = None,
 ) -> MixResult:
-    """Runs and verifies a whole mixnet election; `votes` defaults to `random_votes(config)`."""
+    """Runs a whole mixnet election, writes its record to `record` (a file; an earlier one there
+    is replaced; None: a temporary file, removed afterwards) and verifies it; `votes` defaults to
+    `random_votes(config)`."""
     config.check()
     if votes is None:
         votes = random_votes(config)
+    if record is None:
+        with tempfile.TemporaryDirectory(prefix="votum-mix-") as tmp:
+            result = _run(config, progress, votes, Path(tmp) / "record.vmix")
+        result.record = None
+        return result
+    return _run(config, progress, votes, Path(record))
+
+
+def _run(
+    config: MixConfig,
+    progress: Callable[[str], object] | None,
+    votes: list[list[int]],
+    record: Path,
+) -> MixResult:
     raw = _native.mix_election(
         config.group,
         votes,
         candidates=config.candidates,
         width=config.ballot_width(),
         rule=config.rule,
+        record=str(record),
         seats=config.seats,
         k=config.k,
         mixers=config.mixers,
@@ -138,5 +166,8 @@ def run_mix_election(
         shuffle_checks=raw["shuffle_checks"],
         board_head=raw["board_head"],
         board_entries=raw["board_entries"],
-        list_and_proof_bytes=raw["list_and_proof_bytes"],
+        record=record,
+        record_bytes=raw["record_bytes"],
+        verified=raw["verified"],
+        not_passed=list(raw["not_passed"]),
     )

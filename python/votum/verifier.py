@@ -1,8 +1,8 @@
 """The independent verifier (spec/50): every check of an election record, by id, from the record alone.
 
-`verify(record)` runs the Rust verifier (`votum-verify`) over an ElectionGuard 1.4 record directory or a
-votum archive, streaming, ballots in parallel batches, with the GIL released, and returns its report. The
-same verifier runs without Python as `cargo run -p votum-verify -- RECORD`.
+`verify(record)` runs the Rust verifier (`votum-verify`) over an ElectionGuard 1.4 record directory, a
+votum archive or a mixnet election's record (its V-MIX checks), streaming, with the GIL released, and
+returns its report. The same verifier runs without Python as `cargo run -p votum-verify -- RECORD`.
 """
 
 from __future__ import annotations
@@ -73,7 +73,8 @@ class VerificationReport:
             first = f": {c.findings[0][0]}: {c.findings[0][1]}" if c.findings else ""
             lines.append(f"{c.id} {c.status}{first}")
         message = f"{self.record}: " + "; ".join(lines)
-        record = self.check("V-RECORD-01")
+        # the readability check of this kind of record: V-RECORD-01 (ElectionGuard), V-MIX-01 (mix)
+        record = next(c for c in self.checks if c.id in ("V-RECORD-01", "V-MIX-01"))
         if record.status == ERROR:
             # the Rust reader's message for a version it does not read (votum-record, spec/70.1)
             unknown_version = any("this build reads version" in reason for _, reason in record.findings)
@@ -84,8 +85,9 @@ class VerificationReport:
 def verify(
     record: str | os.PathLike[str], progress: Callable[[str, int], None] | None = None
 ) -> VerificationReport:
-    """Checks the record at `record` (directory or archive), every check of spec/50; never raises on a
-    bad record: what is wrong is in the report. `progress(stage, n)` is told of documents and ballots."""
+    """Checks the record at `record` (an ElectionGuard 1.4 directory, a votum archive or a mix record
+    file, spec/91.7), every check of spec/50 for its kind; never raises on a bad record: what is wrong
+    is in the report. `progress(stage, n)` is told of documents, ballots and mix record entries."""
     text, intermediates = verify_record_report(record, progress)
     raw = json.loads(text)
     checks = [

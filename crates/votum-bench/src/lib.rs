@@ -26,3 +26,15 @@ pub fn cpu_model() -> String {
         })
         .unwrap_or_else(|| "unknown".to_owned())
 }
+
+/// The process's peak resident memory (VmHWM from /proc/self/status), e.g. "1234 MB".
+pub fn peak_rss() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or_else(|| "unknown".into(), |kb| format!("{} MB", kb / 1024))
+}

@@ -6,14 +6,19 @@
 //! * [`ballot`]: voters' encrypted rows and their verification.
 //! * [`decrypt`]: partial decryptions, their batched proofs, combination.
 //! * [`count`]: plurality, k-of-n, approval, instant-runoff, STV.
-//! * [`election`]: a whole election in one process, step by step, with its record and the
-//!   record's verification.
+//! * [`board`]: the bulletin board every posting goes through, with its checks.
+//! * [`record`]: the mix record file the board writes (spec/91.7).
+//! * [`wire`]: the entries' payloads and their decoders.
+//! * [`election`]: a whole election in one process, step by step.
 
 pub mod ballot;
+pub mod board;
 pub mod codec;
 pub mod count;
 pub mod decrypt;
 pub mod election;
+pub mod record;
+pub mod wire;
 
 /// Why a mixnet step or check failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -35,4 +40,10 @@ pub enum MixError {
     Decoding { row: usize, max: u64 },
     #[error("count: {0}")]
     Count(String),
+    #[error("out of turn: {0}")]
+    OutOfTurn(String),
+    #[error("mix record, byte {offset}: {reason}")]
+    Record { offset: u64, reason: String },
+    #[error("i/o: {0}")]
+    Io(String),
 }

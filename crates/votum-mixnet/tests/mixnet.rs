@@ -2,11 +2,21 @@
 
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
+use votum_elgamal::Ciphertext;
 use votum_group::{Group, ModpGroup, Ristretto255};
+use votum_hash::board::payload_digest;
+use votum_mixnet::ballot::EncryptedBallot;
+use votum_mixnet::board::{MixBoard, Phase};
 use votum_mixnet::count::{count, Rule};
-use votum_mixnet::election::{random_rows, run, verify_record, MixRecord, Parameters};
-use votum_mixnet::MixError;
-use votum_shuffle::{Rows, ShuffleError};
+use votum_mixnet::decrypt::decrypt_share;
+use votum_mixnet::election::{
+    cast_ballots, decrypt_rows, key_share, random_rows, run, Dealing, Parameters,
+};
+use votum_mixnet::record::{read_all, write_all, RecordWriter};
+use votum_mixnet::{wire, MixError};
+use votum_shuffle::{shuffle_and_prove, Generators, Rows, ShuffleError};
+use votum_verify::mix::verify_mix_stream;
+use votum_verify::{Options, Report, Status};
 
 fn params(rule: Rule, candidates: usize, width: usize) -> Parameters {
     Parameters {
@@ -20,19 +30,28 @@ fn params(rule: Rule, candidates: usize, width: usize) -> Parameters {
     }
 }
 
+fn verify(record: &[u8]) -> Report {
+    verify_mix_stream(record, "record", Options::default()).0
+}
+
+/// The ids of the checks that did not pass.
+fn not_passed(record: &[u8]) -> Vec<&'static str> {
+    verify(record).not_passed()
+}
+
 fn election<G: Group>(
     group: &G,
     p: &Parameters,
     voters: usize,
-) -> (MixRecord<G>, votum_mixnet::election::Report, Vec<Vec<u64>>) {
+) -> (Vec<u8>, votum_mixnet::election::Report, Vec<Vec<u64>>) {
     let mut rng = ChaCha20Rng::seed_from_u64(voters as u64);
     let votes = random_rows(p, voters, &mut rng);
-    let (rec, report) = run(group, p, &votes, &mut rng, |_| {}).unwrap();
-    (rec, report, votes)
+    let (report, record) = run(group, p, &votes, &mut rng, Vec::new(), |_| {}).unwrap();
+    (record, report, votes)
 }
 
 #[test]
-fn whole_elections_count_what_was_cast() {
+fn whole_elections_count_what_was_cast_and_verify() {
     let g = Ristretto255;
     for (rule, n, w) in [
         (Rule::Plurality, 3, 1),
@@ -42,19 +61,25 @@ fn whole_elections_count_what_was_cast() {
         (Rule::Stv { seats: 2 }, 5, 3),
     ] {
         let p = params(rule, n, w);
-        let (rec, report, votes) = election(&g, &p, 60);
+        let (record, report, votes) = election(&g, &p, 60);
         assert!(report.multiset_ok, "{rule:?}");
         assert_eq!(report.outcome, count(rule, n, &votes), "{rule:?}");
         assert_eq!(
             report.shuffle_checks, 6,
             "3 trustees each check the 2 other mixers"
         );
-        assert_eq!(rec.board.len(), 1 + 3 + 1 + 2 + 3 + 2 + 1);
-        assert_eq!(report.board_head, rec.board.last().unwrap().head);
-        let mut rng = ChaCha20Rng::seed_from_u64(1);
-        verify_record(&g, &rec, &mut rng).unwrap();
+        // parameters, 3 trustees, key, ballots, input, 3 mixes, 3 shares, result
+        let (id, entries) = read_all(&record).unwrap();
+        assert_eq!(id, "test-election");
+        assert_eq!(entries.len(), 1 + 3 + 1 + 2 + 3 + 3 + 1);
+        assert_eq!(report.board_entries, entries.len() as u64);
+        assert_eq!(report.board_head, entries.last().unwrap().hash);
+        let v = verify(&record);
+        assert!(v.passed(), "{rule:?}: {:?}", v.not_passed());
+        assert_eq!(v.ballots, 60);
+        assert_eq!(v.checks.len(), 7);
         // the mixed list is not the cast list in order
-        assert_ne!(rec.plaintexts, votes);
+        assert_ne!(report.plaintexts, votes);
     }
 }
 
@@ -67,145 +92,446 @@ fn modp_2048_election() {
         quorum: 2,
         ..params(Rule::Plurality, 3, 1)
     };
-    let (rec, report, votes) = election(&g, &p, 12);
+    let (record, report, votes) = election(&g, &p, 12);
     assert!(report.multiset_ok);
     assert_eq!(report.outcome, count(Rule::Plurality, 3, &votes));
-    verify_record(&g, &rec, &mut ChaCha20Rng::seed_from_u64(2)).unwrap();
+    assert!(verify(&record).passed());
 }
 
-fn reencode<G: Group>(
+/// An election driven party by party with the public step functions, writing straight to a
+/// record (no board checks): what a dishonest board operator could publish. The hooks change the
+/// ballots before they are posted and a mixer's output before it is posted; every later step is
+/// computed honestly on what was posted (trustees that decrypt without checking the shuffles).
+fn raw_election<G: Group>(
     g: &G,
-    bytes: &[u8],
-    f: impl Fn(&mut Vec<votum_elgamal::Ciphertext<G>>),
+    p: &Parameters,
+    votes: &[Vec<u64>],
+    on_ballots: &dyn Fn(&mut Vec<EncryptedBallot<G>>),
+    on_mix: &dyn Fn(usize, &mut Vec<Ciphertext<G>>),
 ) -> Vec<u8> {
-    let rows = Rows::decode(g, bytes, &mut ChaCha20Rng::seed_from_u64(0)).unwrap();
-    let w = rows.width();
-    let mut cts = rows.into_ciphertexts();
-    f(&mut cts);
-    Rows::new(w, cts).unwrap().encode(g)
+    let mut rng = ChaCha20Rng::seed_from_u64(99);
+    let mut w = RecordWriter::new(Vec::new(), &p.election_id).unwrap();
+    let pbytes = p.encode_for(g.id());
+    w.append("parameters", "parameters", &pbytes).unwrap();
+    let digest = payload_digest(&pbytes);
+    let dealings: Vec<Dealing<G>> = (1..=p.trustees as u64)
+        .map(|i| Dealing::new(g, p, &digest, i, &mut rng).unwrap())
+        .collect();
+    for (i, d) in dealings.iter().enumerate() {
+        let payload = wire::trustee_bytes(g, &d.commitments, &d.proof);
+        w.append("trustee", &format!("trustee-{}", i + 1), &payload)
+            .unwrap();
+    }
+    let joint = dealings
+        .iter()
+        .fold(g.identity(), |a, d| g.op(&a, &d.commitments[0]));
+    let ctx = w
+        .append("public-key", "public-key", &g.encode_element(&joint))
+        .unwrap();
+    let shares: Vec<_> = (1..=p.trustees as u64)
+        .map(|j| key_share(g, &dealings, j).unwrap())
+        .collect();
+    let mut ballots = cast_ballots(g, p, &joint, &ctx, votes, &mut rng).unwrap();
+    on_ballots(&mut ballots);
+    w.append("ballots", "ballots", &wire::ballots_bytes(g, &ballots))
+        .unwrap();
+    let cts = ballots.iter().flat_map(|b| b.cts.clone()).collect();
+    let mut current = Rows::new(p.width, cts).unwrap();
+    w.append("input", "input", &current.encode(g)).unwrap();
+    let pk = votum_elgamal::PublicKey::new(g, joint).unwrap();
+    let generators = Generators::derive(g, &p.generators_seed(), votes.len());
+    for m in 1..=p.mixers {
+        let ctx = w.head();
+        let (out, proof) =
+            shuffle_and_prove(g, &pk, &generators, &ctx, &current, &mut rng).unwrap();
+        let mut cts = out.into_ciphertexts();
+        on_mix(m, &mut cts);
+        let out = Rows::new(p.width, cts).unwrap();
+        let mut payload = out.encode(g);
+        payload.extend_from_slice(&proof.encode(g));
+        w.append("mix", &format!("mix-{m}"), &payload).unwrap();
+        current = out;
+    }
+    let dctx = w.head();
+    let pads: Vec<_> = current
+        .ciphertexts()
+        .iter()
+        .map(|c| c.pad.clone())
+        .collect();
+    let datas: Vec<_> = current
+        .ciphertexts()
+        .iter()
+        .map(|c| c.data.clone())
+        .collect();
+    let mut dshares = Vec::new();
+    for (i, x) in shares.iter().enumerate() {
+        let s = decrypt_share(g, i as u64 + 1, x, &dctx, &pads, &mut rng).unwrap();
+        w.append(
+            "decryption",
+            &format!("decryption-{}", i + 1),
+            &wire::share_bytes(g, &s),
+        )
+        .unwrap();
+        dshares.push(s);
+    }
+    let rows = decrypt_rows(g, p, &datas, &dshares).unwrap();
+    let outcome = count(p.rule, p.candidates, &rows);
+    w.append(
+        "result",
+        "result",
+        &wire::result_bytes(&rows, p.width, &outcome),
+    )
+    .unwrap();
+    w.into_inner().unwrap()
 }
 
-fn expect_shuffle_error<G: Group>(g: &G, rec: &MixRecord<G>, mixer: usize) {
-    match verify_record(g, rec, &mut ChaCha20Rng::seed_from_u64(3)) {
-        Err(MixError::Shuffle {
-            mixer: m,
-            source: ShuffleError::Equation { .. },
-        }) => assert_eq!(m, mixer),
-        other => panic!("expected a failed shuffle of mixer {mixer}, got {other:?}"),
-    }
+/// Rewrites one entry's payload of a record (the chain is recomputed by every reader).
+fn rewrite(record: &[u8], name: &str, f: impl Fn(&mut Vec<u8>)) -> Vec<u8> {
+    let (id, entries) = read_all(record).unwrap();
+    let mut found = false;
+    let entries: Vec<(String, String, Vec<u8>)> = entries
+        .into_iter()
+        .map(|mut e| {
+            if e.name == name {
+                f(&mut e.payload);
+                found = true;
+            }
+            (e.kind, e.name, e.payload)
+        })
+        .collect();
+    assert!(found, "no entry {name}");
+    write_all(&id, &entries).unwrap()
+}
+
+fn finding(record: &[u8], id: &str) -> String {
+    let r = verify(record);
+    let c = r.checks.iter().find(|c| c.id == id).unwrap();
+    c.findings
+        .iter()
+        .map(|f| format!("{}: {}", f.object, f.reason))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 #[test]
-fn tampered_records_are_rejected() {
+fn each_tampering_fails_exactly_its_check() {
     let g = Ristretto255;
     let p = params(Rule::Plurality, 3, 1);
-    let (rec, _, _) = election(&g, &p, 20);
-    let pk = votum_elgamal::PublicKey::new(&g, rec.public_key).unwrap();
+    let votes = random_rows(&p, 20, &mut ChaCha20Rng::seed_from_u64(5));
+    let none_b = |_: &mut Vec<EncryptedBallot<Ristretto255>>| {};
+    let none_m = |_: usize, _: &mut Vec<Ciphertext<Ristretto255>>| {};
+    let honest = raw_election(&g, &p, &votes, &none_b, &none_m);
+    assert!(verify(&honest).passed(), "{:?}", not_passed(&honest));
 
-    // two output ciphertexts of mixer 2 swapped
-    let mut bad = clone_record(&rec);
-    bad.mixes[1].0 = reencode(&g, &rec.mixes[1].0, |c| c.swap(0, 1));
-    expect_shuffle_error(&g, &bad, 2);
-    // one re-encrypted with another nonce
-    let mut bad = clone_record(&rec);
-    bad.mixes[0].0 = reencode(&g, &rec.mixes[0].0, |c| {
-        c[5] = c[5].reencrypt(&g, &pk, &g.scalar_from_u64(77))
+    // V-MIX-04: mixer 2 swaps two of its outputs; mixer 1 re-encrypts one with another nonce;
+    // mixer 3 replaces one by an encryption of another vote
+    let (_, entries) = read_all(&honest).unwrap();
+    let joint = g.decode_element(&entries[4].payload).unwrap();
+    let pk = votum_elgamal::PublicKey::new(&g, joint).unwrap();
+    let pk3 = votum_elgamal::PublicKey::new(&g, joint).unwrap();
+    let two = votum_mixnet::codec::ValueCodec::new(&g, 3)
+        .unwrap()
+        .encode(2)
+        .unwrap();
+    type Tamper<'a> = Box<dyn Fn(&mut Vec<Ciphertext<Ristretto255>>) + 'a>;
+    let cases: Vec<(usize, Tamper)> = vec![
+        (2, Box::new(|c| c.swap(0, 1))),
+        (
+            1,
+            Box::new(move |c| c[5] = c[5].reencrypt(&g, &pk, &g.scalar_from_u64(77))),
+        ),
+        (
+            3,
+            Box::new(move |c| {
+                c[0] = Ciphertext::encrypt_element(&g, &pk3, &two, &g.scalar_from_u64(5));
+            }),
+        ),
+    ];
+    for (mixer, f) in &cases {
+        let bad = raw_election(&g, &p, &votes, &none_b, &|m, c| {
+            if m == *mixer {
+                f(c)
+            }
+        });
+        assert_eq!(not_passed(&bad), vec!["V-MIX-04"], "mixer {mixer}");
+        let why = finding(&bad, "V-MIX-04");
+        assert!(
+            why.starts_with(&format!("mix-{mixer}: shuffle proof")),
+            "{why}"
+        );
+    }
+
+    // V-MIX-03: a ballot copied under another voter (its proofs are bound to the voter)
+    let bad = raw_election(
+        &g,
+        &p,
+        &votes,
+        &|b| {
+            b[4].cts = b[5].cts.clone();
+            b[4].proofs = b[5].proofs.clone();
+        },
+        &none_m,
+    );
+    assert_eq!(not_passed(&bad), vec!["V-MIX-03"]);
+    assert!(finding(&bad, "V-MIX-03").contains("ballot #4"));
+
+    // V-MIX-05: one partial decryption of trustee 2 changed (a quorum of good shares remains)
+    let bad = rewrite(&honest, "decryption-2", |pl| {
+        let mut s = wire::decode_share(&g, pl).unwrap();
+        s.partials[4] = g.op(&s.partials[4], g.generator());
+        *pl = wire::share_bytes(&g, &s);
     });
-    expect_shuffle_error(&g, &bad, 1);
-    // one replaced by an encryption of another vote
-    let mut bad = clone_record(&rec);
-    let other =
-        votum_elgamal::Ciphertext::encrypt_element(&g, &pk, g.generator(), &g.scalar_from_u64(5));
-    bad.mixes[2].0 = reencode(&g, &rec.mixes[2].0, |c| c[0] = other.clone());
-    expect_shuffle_error(&g, &bad, 3);
-    // a proof of the wrong length
-    let mut bad = clone_record(&rec);
-    bad.mixes[0].1.pop();
+    assert_eq!(not_passed(&bad), vec!["V-MIX-05"]);
+    assert!(finding(&bad, "V-MIX-05").contains("trustee 2"));
+
+    // V-MIX-06: two posted rows swapped (the outcome, a count, does not change)
+    let result = |rec: &[u8]| {
+        let (_, e) = read_all(rec).unwrap();
+        wire::decode_result(&e.last().unwrap().payload, p.rule, p.candidates).unwrap()
+    };
+    let (rows, outcome) = result(&honest);
+    let j = rows.iter().position(|r| *r != rows[0]).unwrap();
+    let bad = rewrite(&honest, "result", |pl| {
+        let mut r = rows.clone();
+        r.swap(0, j);
+        *pl = wire::result_bytes(&r, 1, &outcome);
+    });
+    assert_eq!(not_passed(&bad), vec!["V-MIX-06"]);
+
+    // V-MIX-07: a wrong count
+    let bad = rewrite(&honest, "result", |pl| {
+        let mut o = outcome.clone();
+        o.tallies[0] += 1;
+        *pl = wire::result_bytes(&rows, 1, &o);
+    });
+    assert_eq!(not_passed(&bad), vec!["V-MIX-07"]);
+
+    // V-MIX-02: a trustee's proof of knowledge
+    let bad = rewrite(&honest, "trustee-2", |pl| {
+        let (c, mut proof) = wire::decode_trustee(&g, pl).unwrap();
+        proof.response = g.scalar_add(&proof.response, &g.scalar_from_u64(1));
+        *pl = wire::trustee_bytes(&g, &c, &proof);
+    });
+    assert!(not_passed(&bad).contains(&"V-MIX-02"));
+
+    // V-MIX-01: mixers posting out of turn; a truncated record; an entry after the result
+    let (id, entries) = read_all(&honest).unwrap();
+    let mut swapped: Vec<_> = entries
+        .iter()
+        .map(|e| (e.kind.clone(), e.name.clone(), e.payload.clone()))
+        .collect();
+    swapped.swap(7, 8);
+    let bad = write_all(&id, &swapped).unwrap();
+    assert_eq!(not_passed(&bad)[0], "V-MIX-01");
+    assert!(
+        finding(&bad, "V-MIX-01").contains("out of turn"),
+        "{}",
+        finding(&bad, "V-MIX-01")
+    );
+    let r = verify(&honest[..honest.len() - 3]);
+    let c = r.result(votum_verify::Check::Mix01).unwrap();
+    assert_eq!(c.status, Status::Error);
+    assert!(c.findings[0].reason.contains("truncated"));
+    let mut extra = swapped.clone();
+    extra.swap(7, 8);
+    extra.push(("mix".into(), "mix-4".into(), vec![]));
+    assert_eq!(
+        not_passed(&write_all(&id, &extra).unwrap()),
+        vec!["V-MIX-01"]
+    );
+    // an output element that is not a group element: V-MIX-04 cannot read mixer 2's list
+    let bad = rewrite(&honest, "mix-2", |pl| pl[16 + 32..16 + 64].fill(0xff));
+    let r = verify(&bad);
+    assert_eq!(
+        r.result(votum_verify::Check::Mix04).unwrap().status,
+        Status::Error
+    );
+    // a wrong magic or version
+    let mut bad = honest.clone();
+    bad[8..10].copy_from_slice(&7u16.to_be_bytes());
+    assert_eq!(
+        verify(&bad)
+            .result(votum_verify::Check::Mix01)
+            .unwrap()
+            .status,
+        Status::Error
+    );
+}
+
+/// A board being written: every refused posting leaves the record as it was.
+#[test]
+fn the_board_refuses_bad_postings_and_appends_nothing() {
+    let g = Ristretto255;
+    let p = Parameters {
+        mixers: 2,
+        ..params(Rule::Plurality, 3, 1)
+    };
+    let mut rng = ChaCha20Rng::seed_from_u64(8);
+    let votes = random_rows(&p, 10, &mut rng);
+    let mut board = MixBoard::create(&g, &p, Vec::new()).unwrap();
+    let unchanged = |b: &MixBoard<'_, Ristretto255, Vec<u8>>, e: u64, h: [u8; 32]| {
+        assert_eq!((b.entries(), b.head()), (e, h));
+    };
+    let digest = board.parameters_digest();
+    let dealings: Vec<Dealing<Ristretto255>> = (1..=3)
+        .map(|i| Dealing::new(&g, &p, &digest, i, &mut rng).unwrap())
+        .collect();
+    // trustee 2 before trustee 1; a proof for another trustee's key
+    let (e, h) = (board.entries(), board.head());
     assert!(matches!(
-        verify_record(&g, &bad, &mut ChaCha20Rng::seed_from_u64(3)),
+        board.post_trustee(2, &dealings[1].commitments, &dealings[1].proof),
+        Err(MixError::OutOfTurn(_))
+    ));
+    assert!(matches!(
+        board.post_trustee(1, &dealings[0].commitments, &dealings[1].proof),
+        Err(MixError::Key { trustee: 1, .. })
+    ));
+    unchanged(&board, e, h);
+    for (i, d) in dealings.iter().enumerate() {
+        board
+            .post_trustee(i as u64 + 1, &d.commitments, &d.proof)
+            .unwrap();
+    }
+    assert_eq!(board.phase(), Phase::Ballots);
+    let shares: Vec<_> = (1..=3)
+        .map(|j| key_share(&g, &dealings, j).unwrap())
+        .collect();
+    let joint = *board.public_key().unwrap();
+    let mut ballots =
+        cast_ballots(&g, &p, &joint, &board.ballot_context(), &votes, &mut rng).unwrap();
+    // a mix before the ballots
+    let (e, h) = (board.entries(), board.head());
+    assert!(matches!(
+        board.post_mix(1, &[], &[]),
+        Err(MixError::OutOfTurn(_))
+    ));
+    // a ballot with a broken proof
+    let good = ballots[3].proofs[0].response;
+    ballots[3].proofs[0].response = g.scalar_add(&good, &g.scalar_from_u64(1));
+    assert!(matches!(
+        board.post_ballots(&ballots),
+        Err(MixError::Ballot { index: 3, .. })
+    ));
+    unchanged(&board, e, h);
+    ballots[3].proofs[0].response = good;
+    board.post_ballots(&ballots).unwrap();
+
+    let pk = votum_elgamal::PublicKey::new(&g, joint).unwrap();
+    let gens = Generators::derive(&g, &p.generators_seed(), votes.len());
+    let input = board.current().unwrap().clone();
+    let (out, proof) = shuffle_and_prove(&g, &pk, &gens, &board.head(), &input, &mut rng).unwrap();
+    let (out_bytes, proof_bytes) = (out.encode(&g), proof.encode(&g));
+    let (e, h) = (board.entries(), board.head());
+    // mixer 2 out of turn
+    assert!(matches!(
+        board.post_mix(2, &out_bytes, &proof_bytes),
+        Err(MixError::OutOfTurn(_))
+    ));
+    // a ciphertext outside the group
+    let mut outside = out_bytes.clone();
+    outside[16..48].fill(0xff);
+    assert!(matches!(
+        board.post_mix(1, &outside, &proof_bytes),
+        Err(MixError::Shuffle {
+            mixer: 1,
+            source: ShuffleError::Element { .. }
+        })
+    ));
+    // a proof of the wrong length, a list of the wrong size
+    assert!(matches!(
+        board.post_mix(1, &out_bytes, &proof_bytes[..proof_bytes.len() - 1]),
         Err(MixError::Shuffle {
             mixer: 1,
             source: ShuffleError::Length { .. }
         })
     ));
-    // a ciphertext outside the group (not a canonical ristretto encoding)
-    let mut bad = clone_record(&rec);
-    let at = 16 + 32 * 3;
-    bad.mixes[1].0[at..at + 32].fill(0xff);
+    let shorter = Rows::new(1, out.ciphertexts()[1..].to_vec())
+        .unwrap()
+        .encode(&g);
     assert!(matches!(
-        verify_record(&g, &bad, &mut ChaCha20Rng::seed_from_u64(3)),
-        Err(MixError::Shuffle {
-            mixer: 2,
-            source: ShuffleError::Element { .. }
-        })
-    ));
-    // mixers posting out of turn: their proofs are bound to the board before them
-    let mut bad = clone_record(&rec);
-    bad.mixes.swap(0, 1);
-    assert!(matches!(
-        verify_record(&g, &bad, &mut ChaCha20Rng::seed_from_u64(3)),
+        board.post_mix(1, &shorter, &proof_bytes),
         Err(MixError::Shuffle { mixer: 1, .. })
     ));
-    // a wrong decryption share
-    let mut bad = clone_record(&rec);
-    bad.shares[1].partials[4] = g.op(&bad.shares[1].partials[4], g.generator());
-    match verify_record(&g, &bad, &mut ChaCha20Rng::seed_from_u64(3)) {
-        Err(MixError::Decryption { trustee, .. }) => assert_eq!(trustee, bad.shares[1].trustee),
-        other => panic!("expected a failed decryption share, got {other:?}"),
-    }
-    // a wrong count, and wrong plaintexts
-    let mut bad = clone_record(&rec);
-    bad.outcome.tallies[0] += 1;
+    // a decryption share before the mixing is done
+    let early = decrypt_share(&g, 1, &shares[0], &h, &[*g.generator()], &mut rng).unwrap();
     assert!(matches!(
-        verify_record(&g, &bad, &mut ChaCha20Rng::seed_from_u64(3)),
-        Err(MixError::Count(_))
+        board.post_decryption(&early),
+        Err(MixError::OutOfTurn(_))
     ));
-    let mut bad = clone_record(&rec);
-    bad.plaintexts.swap(0, 1);
-    if bad.plaintexts != rec.plaintexts {
-        assert!(matches!(
-            verify_record(&g, &bad, &mut ChaCha20Rng::seed_from_u64(3)),
-            Err(MixError::Count(_))
-        ));
-    }
-    // a ballot's proof of knowledge broken, or a ballot copied under another voter
-    let mut bad = clone_record(&rec);
-    bad.ballots[3].proofs[0].response =
-        g.scalar_add(&bad.ballots[3].proofs[0].response, &g.scalar_from_u64(1));
+    unchanged(&board, e, h);
+    board.post_mix(1, &out_bytes, &proof_bytes).unwrap();
+    let ctx = board.head();
+    let (out2, proof2) = shuffle_and_prove(&g, &pk, &gens, &ctx, &out, &mut rng).unwrap();
+    board
+        .post_mix(2, &out2.encode(&g), &proof2.encode(&g))
+        .unwrap();
+    // mixer 2 again
+    let (e, h) = (board.entries(), board.head());
     assert!(matches!(
-        verify_record(&g, &bad, &mut ChaCha20Rng::seed_from_u64(3)),
-        Err(MixError::Ballot { index: 3, .. })
+        board.post_mix(2, &out2.encode(&g), &proof2.encode(&g)),
+        Err(MixError::OutOfTurn(_))
     ));
-    let mut bad = clone_record(&rec);
-    bad.ballots[4].cts = bad.ballots[5].cts.clone();
-    bad.ballots[4].proofs = bad.ballots[5].proofs.clone();
+
+    let dctx = board.decryption_context();
+    let pads: Vec<_> = out2.ciphertexts().iter().map(|c| c.pad).collect();
+    let datas: Vec<_> = out2.ciphertexts().iter().map(|c| c.data).collect();
+    let s1 = decrypt_share(&g, 1, &shares[0], &dctx, &pads, &mut rng).unwrap();
+    // trustee 1's share claimed by trustee 2, by trustee 9; a wrong partial
+    let mut as2 = s1.clone();
+    as2.trustee = 2;
     assert!(matches!(
-        verify_record(&g, &bad, &mut ChaCha20Rng::seed_from_u64(3)),
-        Err(MixError::Ballot { index: 4, .. })
+        board.post_decryption(&as2),
+        Err(MixError::Decryption { trustee: 2, .. })
     ));
-    // a board entry that does not match its payload
-    let mut bad = clone_record(&rec);
-    bad.board[2].digest[0] ^= 1;
+    as2.trustee = 9;
     assert!(matches!(
-        verify_record(&g, &bad, &mut ChaCha20Rng::seed_from_u64(3)),
+        board.post_decryption(&as2),
+        Err(MixError::Decryption { trustee: 9, .. })
+    ));
+    let mut wrong = s1.clone();
+    wrong.partials[0] = g.op(&wrong.partials[0], g.generator());
+    assert!(matches!(
+        board.post_decryption(&wrong),
+        Err(MixError::Decryption { trustee: 1, .. })
+    ));
+    // the result before a quorum
+    assert!(matches!(
+        board.post_result(&[], &count(p.rule, 3, &[])),
+        Err(MixError::OutOfTurn(_))
+    ));
+    unchanged(&board, e, h);
+    board.post_decryption(&s1).unwrap();
+    assert!(matches!(
+        board.post_decryption(&s1),
+        Err(MixError::OutOfTurn(_))
+    ));
+    let s3 = decrypt_share(&g, 3, &shares[2], &dctx, &pads, &mut rng).unwrap();
+    board.post_decryption(&s3).unwrap();
+    let rows = decrypt_rows(&g, &p, &datas, &[s1, s3]).unwrap();
+    let outcome = count(p.rule, p.candidates, &rows);
+    let (e, h) = (board.entries(), board.head());
+    assert!(matches!(
+        board.post_result(&rows[1..], &outcome),
         Err(MixError::Input(_))
     ));
-}
-
-fn clone_record<G: Group>(r: &MixRecord<G>) -> MixRecord<G> {
-    MixRecord {
-        parameters: r.parameters.clone(),
-        trustee_commitments: r.trustee_commitments.clone(),
-        trustee_proofs: r.trustee_proofs.clone(),
-        public_key: r.public_key.clone(),
-        ballots: r.ballots.clone(),
-        input: r.input.clone(),
-        mixes: r.mixes.clone(),
-        shares: r.shares.clone(),
-        plaintexts: r.plaintexts.clone(),
-        outcome: r.outcome.clone(),
-        board: r.board.clone(),
-    }
+    unchanged(&board, e, h);
+    board.post_result(&rows, &outcome).unwrap();
+    assert!(matches!(
+        board.post_result(&rows, &outcome),
+        Err(MixError::OutOfTurn(_))
+    ));
+    let (head, entries, record) = board.finish().unwrap();
+    let (_, read) = read_all(&record).unwrap();
+    assert_eq!(
+        (read.len() as u64, read.last().unwrap().hash),
+        (entries, head)
+    );
+    assert!(verify(&record).passed(), "{:?}", not_passed(&record));
+    let mut cast = votes.clone();
+    let mut got = rows;
+    cast.sort_unstable();
+    got.sort_unstable();
+    assert_eq!(cast, got);
 }
 
 #[test]
@@ -230,10 +556,14 @@ fn bad_parameters_are_refused() {
             ..params(Rule::Plurality, 3, 1)
         },
         params(Rule::Stv { seats: 6 }, 5, 3),
+        Parameters {
+            election_id: "has space".into(),
+            ..params(Rule::Plurality, 3, 1)
+        },
     ] {
         assert!(
             matches!(
-                run(&g, &p, &[vec![1]], &mut rng, |_| {}),
+                run(&g, &p, &[vec![1]], &mut rng, Vec::new(), |_| {}),
                 Err(MixError::Input(_))
             ),
             "{p:?}"
@@ -241,15 +571,15 @@ fn bad_parameters_are_refused() {
     }
     let p = params(Rule::Plurality, 3, 1);
     assert!(matches!(
-        run(&g, &p, &[], &mut rng, |_| {}),
+        run(&g, &p, &[], &mut rng, Vec::new(), |_| {}),
         Err(MixError::Input(_))
     ));
     assert!(matches!(
-        run(&g, &p, &[vec![9]], &mut rng, |_| {}),
+        run(&g, &p, &[vec![9]], &mut rng, Vec::new(), |_| {}),
         Err(MixError::Input(_))
     ));
     assert!(matches!(
-        run(&g, &p, &[vec![1, 2]], &mut rng, |_| {}),
+        run(&g, &p, &[vec![1, 2]], &mut rng, Vec::new(), |_| {}),
         Err(MixError::Input(_))
     ));
 }

@@ -79,6 +79,9 @@ enum Kind {
     RecordFormatError,
     UnsupportedVersion,
     DuplicateBallot,
+    WrongPhase,
+    /// Not an election error: the operating system refused a file (Python's OSError).
+    Os,
 }
 
 fn classify_field(x: &FieldError) -> Kind {
@@ -210,6 +213,9 @@ fn classify(e: &NativeError) -> (Kind, String) {
                 },
                 M::Decoding { .. } => DecryptionFailed,
                 M::Count(_) => VerificationFailed,
+                M::OutOfTurn(_) => WrongPhase,
+                M::Record { .. } => RecordFormatError,
+                M::Io(_) => Os,
             };
             (kind, x.to_string())
         }
@@ -234,6 +240,8 @@ impl From<NativeError> for PyErr {
             Kind::RecordFormatError => "RecordFormatError",
             Kind::UnsupportedVersion => "UnsupportedVersion",
             Kind::DuplicateBallot => "DuplicateBallot",
+            Kind::WrongPhase => "WrongPhase",
+            Kind::Os => return pyo3::exceptions::PyOSError::new_err(message),
         };
         Python::with_gil(
             |py| match py.import("votum.errors").and_then(|m| m.getattr(name)) {

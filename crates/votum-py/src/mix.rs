@@ -1,10 +1,14 @@
 //! Mixnet elections (spec/91) for `votum.mix` and `votum mix`.
 
+use std::path::PathBuf;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use votum_group::{Group, GroupId, ModpGroup, Ristretto255};
 use votum_mixnet::count::{count, Outcome, Rule};
 use votum_mixnet::election::{run, Parameters};
+use votum_mixnet::MixError;
+use votum_verify::{verify_mix_record, Options};
 
 use crate::convert::{release, rng_from};
 use crate::errors::NativeError;
@@ -60,45 +64,61 @@ fn run_in<G: Group>(
     group: G,
     params: Parameters,
     votes: Vec<Vec<u64>>,
+    record: PathBuf,
     seed: Option<&[u8]>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Py<PyDict>> {
     let mut rng = rng_from(seed)?;
-    let result = release(py, || {
-        run(&group, &params, &votes, &mut rng, |step| {
-            if let Some(cb) = &progress {
-                Python::with_gil(|py| {
-                    // a failing progress callback must not stop the election
-                    let _ = cb.call1(py, (step,));
-                });
-            }
-        })
+    let tell = |step: &str| {
+        if let Some(cb) = &progress {
+            Python::with_gil(|py| {
+                // a failing progress callback must not stop the election
+                let _ = cb.call1(py, (step,));
+            });
+        }
+    };
+    let result = release(py, || -> Result<_, NativeError> {
+        let file = std::fs::File::create(&record)
+            .map_err(|e| NativeError::Mix(MixError::Io(format!("{}: {e}", record.display()))))?;
+        let out = std::io::BufWriter::with_capacity(1 << 20, file);
+        let (report, out) =
+            run(&group, &params, &votes, &mut rng, out, tell).map_err(NativeError::Mix)?;
+        out.into_inner()
+            .map_err(|e| NativeError::Mix(MixError::Io(e.to_string())))?
+            .sync_all()
+            .map_err(|e| NativeError::Mix(MixError::Io(e.to_string())))?;
+        tell("verification");
+        let t = std::time::Instant::now();
+        let (check, _) = verify_mix_record(&record, Options::default());
+        Ok((report, check, t.elapsed().as_secs_f64()))
     });
-    let (record, report) = result.map_err(NativeError::Mix)?;
+    let (report, check, verification) = result?;
     let d = PyDict::new(py);
-    let steps: Vec<(&str, f64)> = report.steps.clone();
+    let mut steps: Vec<(&str, f64)> = report.steps.clone();
+    steps.push(("verification", verification));
     d.set_item("steps", steps)?;
     d.set_item("shuffle_checks", report.shuffle_checks)?;
     d.set_item("multiset_ok", report.multiset_ok)?;
     d.set_item("board_head", PyBytes::new(py, &report.board_head))?;
-    d.set_item("board_entries", record.board.len())?;
+    d.set_item("board_entries", report.board_entries)?;
     d.set_item("outcome", outcome_dict(py, &report.outcome)?)?;
-    d.set_item("plaintexts", record.plaintexts.clone())?;
-    let bytes: usize = record.input.len()
-        + record
-            .mixes
-            .iter()
-            .map(|(a, b)| a.len() + b.len())
-            .sum::<usize>();
-    d.set_item("list_and_proof_bytes", bytes)?;
+    d.set_item("plaintexts", report.plaintexts.clone())?;
+    d.set_item(
+        "record_bytes",
+        std::fs::metadata(&record).map(|m| m.len()).unwrap_or(0),
+    )?;
+    d.set_item("verified", check.passed())?;
+    d.set_item("not_passed", check.not_passed())?;
     Ok(d.unbind())
 }
 
-/// Runs a whole mixnet election on `votes` (one row of candidate numbers per voter) and
-/// verifies its record; returns the timed steps, the outcome and the decrypted rows.
+/// Runs a whole mixnet election on `votes` (one row of candidate numbers per voter), writes its
+/// record to `record` (spec/91.7) and checks it with the independent verifier; returns the timed
+/// steps, the outcome, the decrypted rows and the verifier's verdict.
 #[pyfunction]
-#[pyo3(signature = (group, votes, *, candidates, width, rule, seats = 1, k = None, mixers = 3,
-    trustees = 3, quorum = 2, election_id = "mix-election", seed = None, progress = None))]
+#[pyo3(signature = (group, votes, *, candidates, width, rule, record, seats = 1, k = None,
+    mixers = 3, trustees = 3, quorum = 2, election_id = "mix-election", seed = None,
+    progress = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mix_election(
     py: Python<'_>,
@@ -107,6 +127,7 @@ pub fn mix_election(
     candidates: usize,
     width: usize,
     rule: &str,
+    record: PathBuf,
     seats: usize,
     k: Option<usize>,
     mixers: usize,
@@ -127,9 +148,33 @@ pub fn mix_election(
     };
     let id = GroupId::from_name(group).map_err(NativeError::Group)?;
     match id {
-        GroupId::Ristretto255 => run_in(py, Ristretto255, params, votes, seed, progress),
-        GroupId::Modp2048 => run_in(py, ModpGroup::rfc3526_2048(), params, votes, seed, progress),
-        GroupId::Modp3072 => run_in(py, ModpGroup::rfc3526_3072(), params, votes, seed, progress),
-        GroupId::Eg4096 => run_in(py, ModpGroup::eg_4096(), params, votes, seed, progress),
+        GroupId::Ristretto255 => run_in(py, Ristretto255, params, votes, record, seed, progress),
+        GroupId::Modp2048 => run_in(
+            py,
+            ModpGroup::rfc3526_2048(),
+            params,
+            votes,
+            record,
+            seed,
+            progress,
+        ),
+        GroupId::Modp3072 => run_in(
+            py,
+            ModpGroup::rfc3526_3072(),
+            params,
+            votes,
+            record,
+            seed,
+            progress,
+        ),
+        GroupId::Eg4096 => run_in(
+            py,
+            ModpGroup::eg_4096(),
+            params,
+            votes,
+            record,
+            seed,
+            progress,
+        ),
     }
 }

@@ -23,6 +23,7 @@ pub fn verify_record_report(
                 let (stage, n) = match p {
                     Progress::Document(kind) => (kind.name().to_string(), 1u64),
                     Progress::Ballots(n) => ("ballots".to_string(), n),
+                    Progress::Entry(name) => (name, 1u64),
                 };
                 // a failing progress hook must not stop a verification
                 Python::with_gil(|py| {

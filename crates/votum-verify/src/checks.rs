@@ -23,11 +23,18 @@ pub enum Check {
     Decrypt04,
     Spoiled01,
     Spoiled02,
+    Mix01,
+    Mix02,
+    Mix03,
+    Mix04,
+    Mix05,
+    Mix06,
+    Mix07,
 }
 
 impl Check {
-    /// Every check, in report order.
-    pub const ALL: [Check; 20] = [
+    /// The checks of an ElectionGuard 1.4 record, in report order.
+    pub const EG: [Check; 20] = [
         Check::Record01,
         Check::Param01,
         Check::Param02,
@@ -48,6 +55,48 @@ impl Check {
         Check::Decrypt04,
         Check::Spoiled01,
         Check::Spoiled02,
+    ];
+
+    /// The checks of a mix record (spec/91.7), in report order.
+    pub const MIX: [Check; 7] = [
+        Check::Mix01,
+        Check::Mix02,
+        Check::Mix03,
+        Check::Mix04,
+        Check::Mix05,
+        Check::Mix06,
+        Check::Mix07,
+    ];
+
+    /// Every check of the registry.
+    pub const ALL: [Check; 27] = [
+        Check::Record01,
+        Check::Param01,
+        Check::Param02,
+        Check::Param03,
+        Check::Guard01,
+        Check::Guard02,
+        Check::Guard03,
+        Check::Ballot01,
+        Check::Ballot02,
+        Check::Ballot03,
+        Check::Ballot04,
+        Check::Ballot05,
+        Check::Ballot06,
+        Check::Tally01,
+        Check::Decrypt01,
+        Check::Decrypt02,
+        Check::Decrypt03,
+        Check::Decrypt04,
+        Check::Spoiled01,
+        Check::Spoiled02,
+        Check::Mix01,
+        Check::Mix02,
+        Check::Mix03,
+        Check::Mix04,
+        Check::Mix05,
+        Check::Mix06,
+        Check::Mix07,
     ];
 
     /// The checks every submitted ballot goes through (one batch examines each of them).
@@ -82,6 +131,7 @@ impl Check {
         Check::ALL.into_iter().find(|c| c.id() == id)
     }
 
+    #[cfg(test)]
     pub(crate) fn index(self) -> usize {
         self as usize
     }
@@ -140,6 +190,28 @@ impl Check {
             Check::Spoiled02 => (
                 "V-SPOILED-02",
                 "spoiled ballots decrypt to their plaintexts",
+            ),
+            Check::Mix01 => (
+                "V-MIX-01",
+                "the mix record reads; its entries are the election's, in order",
+            ),
+            Check::Mix02 => (
+                "V-MIX-02",
+                "parameters, trustees' key proofs and the joint key",
+            ),
+            Check::Mix03 => (
+                "V-MIX-03",
+                "ballots' proofs of knowledge, one per voter; the input list",
+            ),
+            Check::Mix04 => ("V-MIX-04", "every mixer's shuffle proof"),
+            Check::Mix05 => ("V-MIX-05", "trustees' decryption shares and their proofs"),
+            Check::Mix06 => (
+                "V-MIX-06",
+                "the posted plaintexts decrypt and decode from the last list",
+            ),
+            Check::Mix07 => (
+                "V-MIX-07",
+                "the posted outcome is the count of the plaintexts",
             ),
         }
     }

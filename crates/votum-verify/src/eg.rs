@@ -34,6 +34,8 @@ pub enum Progress {
     Document(Kind),
     /// This many ballots have been checked so far.
     Ballots(u64),
+    /// A mix record's entry (by name) is being checked.
+    Entry(String),
 }
 
 /// Values the verifier recomputed, for comparison with another verifier (`--dump-intermediates`).
@@ -48,8 +50,8 @@ pub struct Options<'a> {
     pub progress: Option<&'a mut dyn FnMut(Progress)>,
 }
 
-/// Verifies the record at `path` (an ElectionGuard 1.4 directory or a votum archive).
-pub fn verify_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
+/// Verifies the ElectionGuard 1.4 record at `path` (a directory or a votum archive).
+pub fn verify_eg_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
     let mut v = Verifier::new(options);
     let form = match Documents::open(path) {
         Ok(docs) => {
@@ -154,7 +156,7 @@ fn hex(x: &Integer) -> Value {
 impl<'a> Verifier<'a> {
     fn new(options: Options<'a>) -> Self {
         Self {
-            ledger: Ledger::new(),
+            ledger: Ledger::new(&Check::EG),
             group: ModpGroup::eg_4096(),
             progress: options.progress,
             manifest: None,

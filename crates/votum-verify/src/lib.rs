@@ -5,14 +5,30 @@
 //! - [`report`]: per check a status (pass, fail, error, not run), the objects examined and the first
 //!   failures;
 //! - [`eg`]: the ElectionGuard 1.4 record, either form (directory or votum archive), streamed one
-//!   document at a time with ballots in parallel batches.
+//!   document at a time with ballots in parallel batches;
+//! - [`mix`]: a mixnet election's record (spec/91.7), streamed one board entry at a time.
 //!
 //! This crate reads and checks; it produces no proof and holds no secret.
 
 pub mod checks;
 pub mod eg;
+pub mod mix;
 pub mod report;
 
+use std::path::Path;
+
 pub use checks::Check;
-pub use eg::{verify_record, Intermediates, Options, Progress};
+pub use eg::{verify_eg_record, Intermediates, Options, Progress};
+pub use mix::verify_mix_record;
 pub use report::{CheckResult, Finding, Report, Status};
+
+/// Verifies the record at `path`, whatever its kind: a mix record (spec/91.7, recognised by its
+/// first bytes) gets the V-MIX checks; anything else is read as an ElectionGuard 1.4 record
+/// (directory or votum archive).
+pub fn verify_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
+    if votum_mixnet::record::is_mix_record(path) {
+        verify_mix_record(path, options)
+    } else {
+        verify_eg_record(path, options)
+    }
+}

@@ -9,11 +9,12 @@ use std::process::ExitCode;
 use clap::Parser;
 use votum_verify::{verify_record, Options, Progress, Report, Status};
 
-/// Verify an election record (an ElectionGuard 1.4 directory or a votum archive), every check.
+/// Verify an election record (an ElectionGuard 1.4 directory, a votum archive or a mix record),
+/// every check.
 #[derive(Parser)]
 #[command(name = "votum-verify", version)]
 struct Args {
-    /// The record: an ElectionGuard 1.4 record directory or a votum archive file.
+    /// The record: an ElectionGuard 1.4 record directory, a votum archive or a mix record file.
     record: PathBuf,
     /// Print the report as JSON on standard output.
     #[arg(long)]
@@ -76,6 +77,7 @@ fn main() -> ExitCode {
                 eprintln!("  {n} ballots checked");
             }
             Progress::Document(kind) => eprintln!("  reading {}", kind.name()),
+            Progress::Entry(name) => eprintln!("  checking {name}"),
             Progress::Ballots(_) => {}
         }
     };

@@ -216,7 +216,7 @@ fn every_check_has_a_case_that_fails_it_alone() {
             (bad.len() == 1).then(|| bad[0].clone())
         })
         .collect();
-    let missing: Vec<&str> = Check::ALL
+    let missing: Vec<&str> = Check::EG
         .iter()
         .map(|c| c.id())
         .filter(|id| !alone.contains(*id))

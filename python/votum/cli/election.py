@@ -100,7 +100,9 @@ def election(
 def verify(
     record: Annotated[
         Path,
-        typer.Argument(help="An election record: an ElectionGuard 1.4 directory or a votum archive file."),
+        typer.Argument(
+            help="An election record: an ElectionGuard 1.4 directory, a votum archive or a mix record file."
+        ),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     dump_intermediates: Annotated[

@@ -4,6 +4,7 @@ nVotes-style votes per hour."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -59,6 +60,13 @@ def mix(
     seats: Annotated[int, typer.Option(help="Seats (k-of-n, approval, stv).")] = 1,
     k: Annotated[int, typer.Option(help="Choices per ballot for k-of-n.")] = 2,
     seed: Annotated[int, typer.Option(help="Seed choosing the votes (keys and nonces are random).")] = 2026,
+    out: Annotated[
+        Path,
+        typer.Option(
+            help="Where the mix record goes (one file, spec/91.7; an earlier one there is replaced). "
+            "Check it again any time with `votum verify FILE`."
+        ),
+    ] = Path("mix-record.vmix"),
     json_out: Annotated[
         bool, typer.Option("--json", help="Print a machine-readable report instead.")
     ] = False,
@@ -89,12 +97,17 @@ def mix(
                 current.append(name)
                 hook(name, 0, 1)
 
-            result = run_mix_election(config, step)
+            result = run_mix_election(config, step, record=out)
     except VotumError as err:
         console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
         raise typer.Exit(code=2) from err
     if not result.multiset_ok:
         console.print("[red]error:[/red] the decrypted ballots are not the ballots cast")
+        raise typer.Exit(code=1)
+    if not result.verified:
+        console.print(
+            f"[red]error:[/red] the verifier did not pass the record: {', '.join(result.not_passed)}"
+        )
         raise typer.Exit(code=1)
     if json_out:
         report = {
@@ -104,6 +117,9 @@ def mix(
             "shuffle_checks": result.shuffle_checks,
             "multiset_ok": result.multiset_ok,
             "board_head": result.board_head.hex(),
+            "record": str(out),
+            "record_bytes": result.record_bytes,
+            "verified": result.verified,
             "votes_per_hour": {
                 "mixing": result.votes_per_hour("mixing"),
                 "full_cycle": result.votes_per_hour("total simulation time"),
@@ -116,6 +132,7 @@ def mix(
     console.print(
         f"votes per hour: mixing {result.votes_per_hour('mixing'):,.0f}, full cycle "
         f"{result.votes_per_hour('total simulation time'):,.0f}; {result.shuffle_checks} shuffle checks by "
-        f"the trustees before decrypting; decrypted ballots equal the ballots cast; record verified "
-        f"(board of {result.board_entries} entries, head {result.board_head.hex()[:16]}…)."
+        f"the trustees before decrypting; decrypted ballots equal the ballots cast; record {out} "
+        f"({result.record_bytes / 1024:,.0f} KiB, {result.board_entries} board entries, head "
+        f"{result.board_head.hex()[:16]}…) verified from disk by the independent verifier."
     )

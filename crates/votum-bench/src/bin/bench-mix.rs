@@ -3,6 +3,10 @@
 //!
 //! Usage: bench-mix GROUP VOTERS MIXERS TRUSTEES [RULE]   e.g. `bench-mix modp-2048 1000 4 4`
 //! RULE is plurality (a 1-of-3 election, the default) or irv (4 candidates, ranked).
+//!
+//! The record is written to `$BENCH_MIX_RECORD` (default: a file in the temporary directory,
+//! removed afterwards), then checked by the independent verifier (`votum_verify::mix`), timed as
+//! "verification". The peak resident memory of the whole process is printed last.
 
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -26,13 +30,40 @@ fn go<G: Group>(group: G, voters: usize, mixers: usize, trustees: usize, rule: &
     };
     let mut rng = ChaCha20Rng::seed_from_u64(2026);
     let votes = random_rows(&p, voters, &mut rng);
-    let (_, report) = match run(&group, &p, &votes, &mut rng, |step| eprintln!("… {step}")) {
-        Ok(x) => x,
+    let keep = std::env::var_os("BENCH_MIX_RECORD");
+    let path = keep.clone().map_or_else(
+        || std::env::temp_dir().join(format!("votum-bench-mix-{}.vmix", std::process::id())),
+        std::path::PathBuf::from,
+    );
+    let file = match std::fs::File::create(&path) {
+        Ok(f) => std::io::BufWriter::with_capacity(1 << 20, f),
+        Err(e) => {
+            eprintln!("cannot create {}: {e}", path.display());
+            std::process::exit(1);
+        }
+    };
+    let report = match run(&group, &p, &votes, &mut rng, file, |step| {
+        eprintln!("… {step}")
+    }) {
+        Ok((report, _)) => report,
         Err(e) => {
             eprintln!("election failed: {e}");
             std::process::exit(1);
         }
     };
+    drop(votes);
+    eprintln!("… verification");
+    let t = std::time::Instant::now();
+    let (check, _) = votum_verify::verify_mix_record(&path, votum_verify::Options::default());
+    let verification = t.elapsed().as_secs_f64();
+    let record_bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    if keep.is_none() {
+        let _ = std::fs::remove_file(&path);
+    }
+    if !check.passed() {
+        eprintln!("the verifier refused the record: {:?}", check.not_passed());
+        std::process::exit(1);
+    }
     println!(
         "group={} voters={voters} mixers={mixers} trustees={trustees} rule={} width={width} threads={} cpu={}",
         group.id().name(),
@@ -43,6 +74,12 @@ fn go<G: Group>(group: G, voters: usize, mixers: usize, trustees: usize, rule: &
     for (step, secs) in &report.steps {
         println!("  {step:<28} {:>10.0} ms", secs * 1e3);
     }
+    println!(
+        "  {:<28} {:>10.0} ms  (independent verifier, from the {:.1} MB record file)",
+        "verification",
+        verification * 1e3,
+        record_bytes as f64 / 1e6
+    );
     let get = |name: &str| {
         report
             .steps
@@ -62,6 +99,7 @@ fn go<G: Group>(group: G, voters: usize, mixers: usize, trustees: usize, rule: &
         voters as f64 * 3600.0 / mixing,
         voters as f64 * 3600.0 / cycle
     );
+    println!("  peak resident memory: {}", votum_bench::peak_rss());
 }
 
 fn main() {

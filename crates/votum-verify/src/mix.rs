@@ -1,0 +1,544 @@
+//! Verifying a mixnet election's record (spec/91.7, checks V-MIX-01..07 of spec/50.4), one board
+//! entry at a time: memory holds the list being checked and the one before it, the ballots until
+//! the input list is compared with them, and a quorum of decryption shares.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use serde_json::json;
+use votum_elgamal::Ciphertext;
+use votum_group::{Group, GroupId, ModpGroup, Ristretto255};
+use votum_mixnet::ballot::verify_ballots;
+use votum_mixnet::board::{public_share, trustee_oracle};
+use votum_mixnet::codec::ValueCodec;
+use votum_mixnet::count::count;
+use votum_mixnet::decrypt::{combine, verify_share, DecryptionShare};
+use votum_mixnet::election::{decode_rows, Parameters};
+use votum_mixnet::record::{Entry, RecordReader};
+use votum_mixnet::wire;
+use votum_shuffle::{Generators, Rows, ShuffleProof};
+
+use crate::checks::Check;
+use crate::eg::{Intermediates, Options, Progress};
+use crate::report::{Ledger, Report};
+
+/// The form name reports give a mix record.
+pub const FORM: &str = "votum mix record";
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Verifies the mix record at `path`, every V-MIX check.
+pub fn verify_mix_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
+    let name = path.display().to_string();
+    match File::open(path) {
+        Ok(f) => verify_mix_stream(BufReader::with_capacity(1 << 20, f), &name, options),
+        Err(e) => {
+            let mut ledger = Ledger::new(&Check::MIX);
+            ledger.error(Check::Mix01, &name, e.to_string());
+            (
+                ledger.finish(name, "unreadable", 0),
+                Intermediates::default(),
+            )
+        }
+    }
+}
+
+/// Verifies a mix record read from `input` (`name` is how the report names it).
+pub fn verify_mix_stream<R: Read>(
+    input: R,
+    name: &str,
+    options: Options<'_>,
+) -> (Report, Intermediates) {
+    let mut ledger = Ledger::new(&Check::MIX);
+    let mut out = Intermediates::default();
+    let mut reader = match RecordReader::new(input) {
+        Ok(r) => r,
+        Err(e) => {
+            ledger.error(Check::Mix01, name, e.to_string());
+            return (ledger.finish(name.into(), "unreadable", 0), out);
+        }
+    };
+    let genesis = reader.head();
+    let first = match reader.next_entry() {
+        Ok(Some(e)) if e.kind == "parameters" && e.name == "parameters" => e,
+        Ok(Some(e)) => {
+            ledger.fail(
+                Check::Mix01,
+                "entry 0",
+                format!("{} {} where the parameters are due", e.kind, e.name),
+            );
+            return (ledger.finish(name.into(), FORM, 0), out);
+        }
+        Ok(None) => {
+            ledger.error(Check::Mix01, name, "no entries");
+            return (ledger.finish(name.into(), FORM, 0), out);
+        }
+        Err(e) => {
+            ledger.error(Check::Mix01, name, e.to_string());
+            return (ledger.finish(name.into(), FORM, 0), out);
+        }
+    };
+    ledger.examined(Check::Mix01, 1);
+    let (gid, params) = match Parameters::decode(&first.payload) {
+        Ok(p) => p,
+        Err(e) => {
+            ledger.error(Check::Mix02, "parameters", e.to_string());
+            return (ledger.finish(name.into(), FORM, 0), out);
+        }
+    };
+    ledger.examined(Check::Mix02, 1);
+    if params.election_id != reader.election_id() {
+        ledger.fail(
+            Check::Mix01,
+            "header",
+            format!(
+                "the header's election {:?} is not the parameters' {:?}",
+                reader.election_id(),
+                params.election_id
+            ),
+        );
+    }
+    out.values.insert("genesis".into(), json!(hex(&genesis)));
+    out.values.insert("group".into(), json!(gid.name()));
+    let mut v = Walk {
+        ledger,
+        out,
+        params,
+        reader,
+        progress: options.progress,
+        prev_hash: first.hash,
+        ballots: 0,
+    };
+    match gid {
+        GroupId::Ristretto255 => v.run(&Ristretto255),
+        GroupId::Modp2048 => v.run(&ModpGroup::rfc3526_2048()),
+        GroupId::Modp3072 => v.run(&ModpGroup::rfc3526_3072()),
+        GroupId::Eg4096 => v.run(&ModpGroup::eg_4096()),
+    }
+    let ballots = v.ballots;
+    (v.ledger.finish(name.into(), FORM, ballots), v.out)
+}
+
+/// What comes next on the board (spec/91.7's order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Due {
+    Trustee(u64),
+    PublicKey,
+    Ballots,
+    Input,
+    Mix(usize),
+    /// Decryption shares (at least one), then the result.
+    Decryption,
+    End,
+}
+
+struct Walk<'o, R: Read> {
+    ledger: Ledger,
+    out: Intermediates,
+    params: Parameters,
+    reader: RecordReader<R>,
+    progress: Option<&'o mut dyn FnMut(Progress)>,
+    prev_hash: [u8; 32],
+    ballots: u64,
+}
+
+impl<R: Read> Walk<'_, R> {
+    fn tell(&mut self, what: &str) {
+        if let Some(p) = self.progress.as_mut() {
+            p(Progress::Entry(what.to_owned()));
+        }
+    }
+
+    fn run<G: Group>(&mut self, group: &G) {
+        let p = self.params.clone();
+        let w = p.width;
+        let digest = votum_hash::board::payload_digest(&p.encode_for(group.id()));
+        let mut rng = weights();
+        let mut due = Due::Trustee(1);
+        let mut commitments: Vec<Vec<G::Element>> = Vec::new();
+        let mut ballot_cts: Option<Vec<Ciphertext<G>>> = None;
+        let mut ballot_context = [0u8; 32];
+        // the last list read (None when one could not be read: nothing after it can be checked)
+        let mut current: Option<Rows<G>> = None;
+        let mut generators: Option<Generators<G>> = None;
+        let mut decryption_context = [0u8; 32];
+        let mut shares: Vec<DecryptionShare<G>> = Vec::new();
+        let mut seen_shares: Vec<u64> = Vec::new();
+        let mut last_ok = true;
+        let joint_of = |cs: &[Vec<G::Element>]| {
+            cs.iter()
+                .fold(group.identity(), |acc, c| group.op(&acc, &c[0]))
+        };
+        loop {
+            let entry = match self.reader.next_entry() {
+                Ok(Some(e)) => e,
+                Ok(None) => {
+                    if due != Due::End {
+                        self.ledger.error(
+                            Check::Mix01,
+                            "record",
+                            format!(
+                                "the record ends where {} is due (incomplete)",
+                                describe(due)
+                            ),
+                        );
+                    }
+                    break;
+                }
+                Err(e) => {
+                    self.ledger.error(Check::Mix01, "record", e.to_string());
+                    break;
+                }
+            };
+            self.ledger.examined(Check::Mix01, 1);
+            let context = std::mem::replace(&mut self.prev_hash, entry.hash);
+            let object = format!("entry {} ({})", entry.seq, entry.name);
+            // the entry must be the one due; a decryption share may also be followed by the result
+            let fits = match due {
+                Due::Trustee(i) => is(&entry, "trustee", &format!("trustee-{i}")),
+                Due::PublicKey => is(&entry, "public-key", "public-key"),
+                Due::Ballots => is(&entry, "ballots", "ballots"),
+                Due::Input => is(&entry, "input", "input"),
+                Due::Mix(m) => is(&entry, "mix", &format!("mix-{m}")),
+                Due::Decryption => {
+                    entry.kind == "decryption" && entry.name.strip_prefix("decryption-").is_some()
+                        || (is(&entry, "result", "result") && !seen_shares.is_empty())
+                }
+                Due::End => false,
+            };
+            if !fits {
+                self.ledger.fail(
+                    Check::Mix01,
+                    &object,
+                    format!(
+                        "{} {} posted where {} is due (out of turn)",
+                        entry.kind,
+                        entry.name,
+                        describe(due)
+                    ),
+                );
+                break;
+            }
+            self.tell(&entry.name);
+            match due {
+                Due::Trustee(i) => {
+                    self.ledger.examined(Check::Mix02, 1);
+                    match wire::decode_trustee(group, &entry.payload) {
+                        Ok((c, proof)) => {
+                            if c.len() != p.quorum {
+                                self.ledger.fail(
+                                    Check::Mix02,
+                                    &entry.name,
+                                    format!("{} commitments (quorum {})", c.len(), p.quorum),
+                                );
+                            } else if let Err(e) =
+                                proof.verify(group, &trustee_oracle(&digest, i), &c[0])
+                            {
+                                self.ledger.fail(
+                                    Check::Mix02,
+                                    &entry.name,
+                                    format!("proof of knowledge of the key: {e}"),
+                                );
+                            }
+                            if c.is_empty() {
+                                // keep going with a placeholder so the shares can be named
+                                commitments.push(vec![group.identity()]);
+                            } else {
+                                commitments.push(c);
+                            }
+                        }
+                        Err(e) => {
+                            self.ledger.error(Check::Mix02, &entry.name, e.to_string());
+                            return;
+                        }
+                    }
+                    due = if i < p.trustees as u64 {
+                        Due::Trustee(i + 1)
+                    } else {
+                        Due::PublicKey
+                    };
+                }
+                Due::PublicKey => {
+                    self.ledger.examined(Check::Mix02, 1);
+                    let joint = joint_of(&commitments);
+                    if entry.payload != group.encode_element(&joint) {
+                        self.ledger.fail(
+                            Check::Mix02,
+                            "public-key",
+                            "not the product of the trustees' constant commitments",
+                        );
+                    }
+                    self.out.values.insert(
+                        "public_key".into(),
+                        json!(hex(&group.encode_element(&joint))),
+                    );
+                    ballot_context = entry.hash;
+                    due = Due::Ballots;
+                }
+                Due::Ballots => {
+                    let ballots = match wire::decode_ballots(group, &entry.payload, w) {
+                        Ok(b) => b,
+                        Err(e) => {
+                            self.ledger.error(Check::Mix03, "ballots", e.to_string());
+                            return;
+                        }
+                    };
+                    self.ballots = ballots.len() as u64;
+                    self.ledger.examined(Check::Mix03, ballots.len() as u64);
+                    if let Err(e) = verify_ballots(group, &ballot_context, w, &ballots) {
+                        self.ledger.fail(Check::Mix03, "ballots", e.to_string());
+                    }
+                    ballot_cts = Some(ballots.into_iter().flat_map(|b| b.cts).collect());
+                    due = Due::Input;
+                }
+                Due::Input => {
+                    let input = match Rows::decode(group, &entry.payload, &mut rng) {
+                        Ok(r) => r,
+                        Err(e) => {
+                            self.ledger
+                                .error(Check::Mix03, "input", format!("input list: {e}"));
+                            return;
+                        }
+                    };
+                    self.ledger.examined(Check::Mix03, 1);
+                    let cast = ballot_cts.take().unwrap_or_default();
+                    if input.width() != w || input.ciphertexts() != cast.as_slice() {
+                        self.ledger.fail(
+                            Check::Mix03,
+                            "input",
+                            "the input list is not the ballots' ciphertexts in ballot order",
+                        );
+                    }
+                    drop(cast);
+                    generators = Some(Generators::derive(group, &p.generators_seed(), input.len()));
+                    current = Some(input);
+                    due = Due::Mix(1);
+                }
+                Due::Mix(m) => {
+                    let joint = joint_of(&commitments);
+                    let result = check_mix(
+                        group,
+                        &joint,
+                        generators.as_ref(),
+                        &context,
+                        current.as_ref(),
+                        &entry.payload,
+                        w,
+                    );
+                    self.ledger.examined(Check::Mix04, 1);
+                    match result {
+                        Ok((out, None)) => current = Some(out),
+                        Ok((out, Some(e))) => {
+                            self.ledger.fail(Check::Mix04, &entry.name, e);
+                            current = Some(out);
+                        }
+                        Err(e) => {
+                            self.ledger.error(Check::Mix04, &entry.name, e);
+                            current = None;
+                        }
+                    }
+                    if m < p.mixers {
+                        due = Due::Mix(m + 1);
+                    } else {
+                        due = Due::Decryption;
+                        decryption_context = entry.hash;
+                    }
+                }
+                Due::Decryption if entry.kind == "decryption" => {
+                    self.ledger.examined(Check::Mix05, 1);
+                    let share = match wire::decode_share(group, &entry.payload) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            self.ledger.error(Check::Mix05, &entry.name, e.to_string());
+                            last_ok = false;
+                            continue;
+                        }
+                    };
+                    let t = share.trustee;
+                    if entry.name != format!("decryption-{t}")
+                        || t == 0
+                        || t > p.trustees as u64
+                        || seen_shares.contains(&t)
+                    {
+                        self.ledger.fail(
+                            Check::Mix05,
+                            &entry.name,
+                            format!(
+                                "a share of trustee {t}: not a trustee, posted twice or misnamed"
+                            ),
+                        );
+                        continue;
+                    }
+                    seen_shares.push(t);
+                    let Some(last) = current.as_ref() else {
+                        continue;
+                    };
+                    let pads: Vec<G::Element> =
+                        last.ciphertexts().iter().map(|c| c.pad.clone()).collect();
+                    let checked = public_share(group, &commitments, t)
+                        .and_then(|x| verify_share(group, &x, &decryption_context, &pads, &share));
+                    match checked {
+                        Ok(()) if shares.len() < p.quorum => shares.push(share),
+                        Ok(()) => {}
+                        Err(e) => self.ledger.fail(Check::Mix05, &entry.name, e.to_string()),
+                    }
+                }
+                Due::Decryption => {
+                    // the result
+                    if shares.len() < p.quorum && current.is_some() && last_ok {
+                        self.ledger.fail(
+                            Check::Mix05,
+                            "decryption",
+                            format!(
+                                "{} valid decryption shares; the quorum is {}",
+                                shares.len(),
+                                p.quorum
+                            ),
+                        );
+                    }
+                    self.result(group, &entry, current.as_ref(), &shares);
+                    due = Due::End;
+                }
+                Due::End => unreachable!("nothing is due after the result"),
+            }
+        }
+        self.out
+            .values
+            .insert("head".into(), json!(hex(&self.prev_hash)));
+    }
+
+    /// V-MIX-06 and V-MIX-07 on the `result` entry.
+    fn result<G: Group>(
+        &mut self,
+        group: &G,
+        entry: &Entry,
+        last: Option<&Rows<G>>,
+        shares: &[DecryptionShare<G>],
+    ) {
+        let p = &self.params;
+        let (rows, posted) = match wire::decode_result(&entry.payload, p.rule, p.candidates) {
+            Ok(r) => r,
+            Err(e) => {
+                self.ledger.error(Check::Mix06, "result", e.to_string());
+                return;
+            }
+        };
+        if let (Some(last), true) = (last, shares.len() >= p.quorum) {
+            self.ledger.examined(Check::Mix06, rows.len() as u64);
+            let datas: Vec<G::Element> =
+                last.ciphertexts().iter().map(|c| c.data.clone()).collect();
+            let refs: Vec<&DecryptionShare<G>> = shares.iter().collect();
+            let decoded = combine(group, &datas, &refs).and_then(|els| {
+                let codec = ValueCodec::new(group, p.candidates as u64)?;
+                decode_rows(&codec, &els, p.width)
+            });
+            match decoded {
+                Ok(d) if d == rows => {}
+                Ok(d) => {
+                    let at = d
+                        .iter()
+                        .zip(&rows)
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(d.len().min(rows.len()));
+                    self.ledger.fail(
+                        Check::Mix06,
+                        "result",
+                        format!(
+                            "posted row {at} is not the decryption of the last list's row {at} ({} rows posted, {} decrypted)",
+                            rows.len(),
+                            d.len()
+                        ),
+                    );
+                }
+                Err(e) => self.ledger.fail(Check::Mix06, "result", e.to_string()),
+            }
+        }
+        self.ledger.examined(Check::Mix07, 1);
+        if rows.iter().any(|r| r.len() != p.width) {
+            self.ledger
+                .fail(Check::Mix07, "result", "rows of another width");
+            return;
+        }
+        let recount = count(p.rule, p.candidates, &rows);
+        if recount != posted {
+            self.ledger.fail(
+                Check::Mix07,
+                "result",
+                format!(
+                    "the posted outcome (winners {:?}, tallies {:?}) is not the count of the posted rows (winners {:?}, tallies {:?})",
+                    posted.winners, posted.tallies, recount.winners, recount.tallies
+                ),
+            );
+        }
+        self.out
+            .values
+            .insert("winners".into(), json!(recount.winners));
+        self.out
+            .values
+            .insert("tallies".into(), json!(recount.tallies));
+    }
+}
+
+/// Batch weights for the checks: fresh from the operating system (a verifier's weights must be
+/// unpredictable to whoever wrote the record).
+fn weights() -> rand_chacha::ChaCha20Rng {
+    use rand_core::{RngCore, SeedableRng};
+    let mut seed = [0u8; 32];
+    rand_core::OsRng.fill_bytes(&mut seed);
+    rand_chacha::ChaCha20Rng::from_seed(seed)
+}
+
+fn is(e: &Entry, kind: &str, name: &str) -> bool {
+    e.kind == kind && e.name == name
+}
+
+fn describe(due: Due) -> String {
+    match due {
+        Due::Trustee(i) => format!("trustee-{i}"),
+        Due::PublicKey => "the public key".into(),
+        Due::Ballots => "the ballots".into(),
+        Due::Input => "the input list".into(),
+        Due::Mix(m) => format!("mix-{m}"),
+        Due::Decryption => "a decryption share or the result".into(),
+        Due::End => "nothing (the result closes the record)".into(),
+    }
+}
+
+/// One mixer's entry: Ok((output, None)) when its proof verifies, Ok((output, Some(reason)))
+/// when it does not, Err(reason) when the list or the proof cannot be read (or there is no input
+/// list to check it against).
+fn check_mix<G: Group>(
+    group: &G,
+    joint: &G::Element,
+    generators: Option<&Generators<G>>,
+    context: &[u8; 32],
+    input: Option<&Rows<G>>,
+    payload: &[u8],
+    w: usize,
+) -> Result<(Rows<G>, Option<String>), String> {
+    let mut rng = weights();
+    let (list, proof) = wire::split_mix(payload, group.element_len()).map_err(|e| e.to_string())?;
+    let out = Rows::decode(group, list, &mut rng).map_err(|e| format!("output list: {e}"))?;
+    let (Some(input), Some(generators)) = (input, generators) else {
+        return Err("no readable input list to check the shuffle against".into());
+    };
+    if out.len() != input.len() || out.width() != w {
+        let reason = format!(
+            "{} rows of width {} (the input has {} of width {w})",
+            out.len(),
+            out.width(),
+            input.len()
+        );
+        return Ok((out, Some(reason)));
+    }
+    let proof = ShuffleProof::decode(group, proof, input.len(), w, &mut rng)
+        .map_err(|e| format!("proof: {e}"))?;
+    let verdict = proof
+        .verify(group, joint, generators, context, input, &out, &mut rng)
+        .err()
+        .map(|e| format!("shuffle proof: {e}"));
+    Ok((out, verdict))
+}
