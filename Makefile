@@ -92,6 +92,7 @@ bench-mix:
 	target/release/bench-mix modp-2048 2000 2 2
 	target/release/bench-mix ristretto255 20000 2 2
 	if [ "$(BENCH_MIX_LARGE)" != 0 ]; then target/release/bench-mix modp-2048 20000 4 4; fi
+	if [ "$(BENCH_MIX_LARGE)" != 0 ]; then target/release/bench-mix ristretto255 1000000 3 3; fi
 
 ## The seed endpoints over real HTTP (votum serve + the load client): per-endpoint p50/p95, memory.
 bench-service: setup

@@ -68,36 +68,10 @@ impl Check {
         Check::Mix07,
     ];
 
-    /// Every check of the registry.
-    pub const ALL: [Check; 27] = [
-        Check::Record01,
-        Check::Param01,
-        Check::Param02,
-        Check::Param03,
-        Check::Guard01,
-        Check::Guard02,
-        Check::Guard03,
-        Check::Ballot01,
-        Check::Ballot02,
-        Check::Ballot03,
-        Check::Ballot04,
-        Check::Ballot05,
-        Check::Ballot06,
-        Check::Tally01,
-        Check::Decrypt01,
-        Check::Decrypt02,
-        Check::Decrypt03,
-        Check::Decrypt04,
-        Check::Spoiled01,
-        Check::Spoiled02,
-        Check::Mix01,
-        Check::Mix02,
-        Check::Mix03,
-        Check::Mix04,
-        Check::Mix05,
-        Check::Mix06,
-        Check::Mix07,
-    ];
+    /// Every check of the registry: the ElectionGuard record's, then the mix record's.
+    pub fn all() -> impl Iterator<Item = Check> {
+        Check::EG.into_iter().chain(Check::MIX)
+    }
 
     /// The checks every submitted ballot goes through (one batch examines each of them).
     pub const BALLOT: [Check; 6] = [
@@ -128,7 +102,7 @@ impl Check {
     }
 
     pub fn from_id(id: &str) -> Option<Check> {
-        Check::ALL.into_iter().find(|c| c.id() == id)
+        Check::all().find(|c| c.id() == id)
     }
 
     #[cfg(test)]
@@ -223,20 +197,20 @@ mod tests {
 
     #[test]
     fn ids_are_unique_and_round_trip() {
-        let mut ids: Vec<&str> = Check::ALL.iter().map(|c| c.id()).collect();
-        for (i, c) in Check::ALL.iter().enumerate() {
+        let mut ids: Vec<&str> = Check::all().map(|c| c.id()).collect();
+        for (i, c) in Check::all().enumerate() {
             assert_eq!(c.index(), i);
-            assert_eq!(Check::from_id(c.id()), Some(*c));
+            assert_eq!(Check::from_id(c.id()), Some(c));
         }
         ids.sort_unstable();
         ids.dedup();
-        assert_eq!(ids.len(), Check::ALL.len());
+        assert_eq!(ids.len(), Check::EG.len() + Check::MIX.len());
     }
 
     #[test]
     fn every_id_is_in_the_spec() {
         let spec = include_str!("../../../spec/50-checks.md");
-        for c in Check::ALL {
+        for c in Check::all() {
             assert!(
                 spec.contains(&format!("| {} |", c.id())),
                 "{} is not in spec/50",

@@ -167,6 +167,7 @@ impl<R: Read> Walk<'_, R> {
         let mut decryption_context = [0u8; 32];
         let mut shares: Vec<DecryptionShare<G>> = Vec::new();
         let mut seen_shares: Vec<u64> = Vec::new();
+        let mut decryption_entries = 0usize;
         let mut last_ok = true;
         let joint_of = |cs: &[Vec<G::Element>]| {
             cs.iter()
@@ -205,7 +206,7 @@ impl<R: Read> Walk<'_, R> {
                 Due::Mix(m) => is(&entry, "mix", &format!("mix-{m}")),
                 Due::Decryption => {
                     entry.kind == "decryption" && entry.name.strip_prefix("decryption-").is_some()
-                        || (is(&entry, "result", "result") && !seen_shares.is_empty())
+                        || (is(&entry, "result", "result") && decryption_entries > 0)
                 }
                 Due::End => false,
             };
@@ -348,6 +349,7 @@ impl<R: Read> Walk<'_, R> {
                     }
                 }
                 Due::Decryption if entry.kind == "decryption" => {
+                    decryption_entries += 1;
                     self.ledger.examined(Check::Mix05, 1);
                     let share = match wire::decode_share(group, &entry.payload) {
                         Ok(s) => s,

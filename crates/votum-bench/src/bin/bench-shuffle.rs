@@ -1,5 +1,6 @@
 //! `make bench-mix` (first part): per-ciphertext cost of one shuffle — re-encrypt and permute,
-//! prove, verify — for each group, at the thread count of `RAYON_NUM_THREADS`.
+//! prove, verify — and of one trustee's decryption share with its batched proof (and that
+//! proof's check), for each group, at the thread count of `RAYON_NUM_THREADS`.
 //!
 //! Usage: bench-shuffle [GROUP=N ...]   (default: ristretto255=10000 modp-2048=1000 eg-4096=500)
 
@@ -47,7 +48,30 @@ fn run<G: Group>(group: G, n: usize, runs: usize) {
     let mut online = Vec::new();
     let mut verify = Vec::new();
     let mut codec = Vec::new();
+    let mut decrypt = Vec::new();
+    let mut check_share = Vec::new();
+    let mut plain = Vec::new();
+    let pads: Vec<G::Element> = inputs.ciphertexts().iter().map(|c| c.pad.clone()).collect();
+    let public_share = kp.public.element().clone();
     for _ in 0..runs {
+        // what a mixer costs without proving: fresh nonces, re-encryption and a permutation
+        let t = Instant::now();
+        let nonces: Vec<G::Scalar> = (0..n).map(|_| group.random_scalar(&mut rng)).collect();
+        let mut mixed: Vec<Ciphertext<G>> = {
+            use rayon::prelude::*;
+            inputs
+                .ciphertexts()
+                .par_iter()
+                .zip(nonces.par_iter())
+                .map(|(c, r)| c.reencrypt(&group, &pk, r))
+                .collect()
+        };
+        for i in (1..n).rev() {
+            let j = (rand_chacha::rand_core::RngCore::next_u64(&mut rng) % (i as u64 + 1)) as usize;
+            mixed.swap(i, j);
+        }
+        plain.push(ms(t));
+        drop(mixed);
         let t = Instant::now();
         let prepared = match PreparedShuffle::prepare(&group, &pk, &gens, n, 1, &mut rng) {
             Ok(p) => p,
@@ -91,6 +115,19 @@ fn run<G: Group>(group: G, n: usize, runs: usize) {
             eprintln!("verification failed: {e}");
             return;
         }
+        let t = Instant::now();
+        let share =
+            votum_mixnet::decrypt::decrypt_share(&group, 1, &kp.secret, b"bench", &pads, &mut rng);
+        decrypt.push(ms(t));
+        let t = Instant::now();
+        let ok = share.and_then(|s| {
+            votum_mixnet::decrypt::verify_share(&group, &public_share, b"bench", &pads, &s)
+        });
+        check_share.push(ms(t));
+        if let Err(e) = ok {
+            eprintln!("decryption share failed: {e}");
+            return;
+        }
     }
     let stat = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
@@ -107,10 +144,13 @@ fn run<G: Group>(group: G, n: usize, runs: usize) {
         per(gens_ms)
     );
     for (name, v) in [
+        ("re-encrypt + permute alone (no proof)", &mut plain),
         ("offline (commitment, re-encryption factors)", &mut offline),
         ("online (shuffle + proof)", &mut online),
         ("encode + decode proof and output", &mut codec),
         ("verify", &mut verify),
+        ("decrypt with proof (one trustee's share)", &mut decrypt),
+        ("check that share's proof", &mut check_share),
     ] {
         let (min, med) = stat(v);
         println!(
