@@ -192,19 +192,17 @@ pub fn key_share<G: Group>(
 #[cfg(feature = "prove")]
 /// Voters encrypt their rows under `pk`, each ciphertext with its proof of knowledge bound to
 /// `context` (the board head after the key), in parallel with one generator per voter seeded
-/// from `rng`.
+/// from `rng`. (`pk` with its fixed-base table: the mixers use the same one.)
 pub fn cast_ballots<G: Group, R: RngCore + CryptoRng>(
     group: &G,
     params: &Parameters,
-    public_key: &G::Element,
+    pk: &votum_elgamal::PublicKey<G>,
     context: &[u8; 32],
     votes: &[Vec<u64>],
     rng: &mut R,
 ) -> Result<Vec<EncryptedBallot<G>>, MixError> {
     let w = params.width;
     let codec = ValueCodec::new(group, params.candidates as u64)?;
-    let pk = votum_elgamal::PublicKey::with_table(group, public_key.clone())
-        .map_err(|e| MixError::Input(e.to_string()))?;
     let messages: Vec<Vec<G::Element>> = votes
         .iter()
         .map(|row| {
@@ -227,7 +225,7 @@ pub fn cast_ballots<G: Group, R: RngCore + CryptoRng>(
         .enumerate()
         .map(|(v, (m, seed))| {
             let mut r = <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::from_seed(*seed);
-            crate::ballot::encrypt_ballot(group, &pk, context, v as u64 + 1, m, &mut r)
+            crate::ballot::encrypt_ballot(group, pk, context, v as u64 + 1, m, &mut r)
         })
         .collect())
 }
@@ -301,11 +299,14 @@ pub fn run<G: Group, R: RngCore + CryptoRng, W: Write>(
         .public_key()
         .cloned()
         .ok_or(MixError::Input("no public key".into()))?;
+    // one fixed-base table of the key, for the voters and the mixers
+    let pk = votum_elgamal::PublicKey::with_table(group, joint.clone())
+        .map_err(|e| MixError::Input(e.to_string()))?;
     steps.push(("public key building", t.elapsed().as_secs_f64()));
 
     progress("voting phase");
     let t = Instant::now();
-    let ballots = cast_ballots(group, params, &joint, &board.ballot_context(), votes, rng)?;
+    let ballots = cast_ballots(group, params, &pk, &board.ballot_context(), votes, rng)?;
     board.post_ballots(&ballots)?;
     drop(ballots);
     steps.push(("voting phase", t.elapsed().as_secs_f64()));
@@ -314,8 +315,6 @@ pub fn run<G: Group, R: RngCore + CryptoRng, W: Write>(
     let mut mixing = 0.0;
     let mut checking = 0.0;
     let mut checks = 0;
-    let pk = votum_elgamal::PublicKey::with_table(group, joint.clone())
-        .map_err(|e| MixError::Input(e.to_string()))?;
     for m in 1..=params.mixers {
         let t = Instant::now();
         let ctx = board.head();
@@ -421,7 +420,7 @@ pub fn decode_rows<G: Group>(
 
 /// A generator for verifier weights: the caller's bytes mixed with fresh ones from the operating
 /// system (a seeded run stays reproducible in what it proves, never in what it checks).
-pub(crate) fn weights_rng<R: RngCore>(rng: &mut R) -> rand_chacha::ChaCha20Rng {
+pub fn weights_rng<R: RngCore>(rng: &mut R) -> rand_chacha::ChaCha20Rng {
     use rand_core::SeedableRng;
     let mut seed = [0u8; 32];
     rng.fill_bytes(&mut seed);

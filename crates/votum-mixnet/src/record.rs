@@ -5,7 +5,7 @@
 
 use std::io::{Read, Write};
 
-use votum_hash::board;
+use votum_hash::board::ChainChecker;
 
 use crate::MixError;
 
@@ -38,8 +38,7 @@ fn io_err(e: std::io::Error) -> MixError {
 /// Appends entries to a record and keeps the running hash.
 pub struct RecordWriter<W: Write> {
     out: W,
-    head: [u8; 32],
-    next: u64,
+    chain: ChainChecker,
 }
 
 impl<W: Write> RecordWriter<W> {
@@ -54,8 +53,7 @@ impl<W: Write> RecordWriter<W> {
         out.write_all(&header).map_err(io_err)?;
         Ok(Self {
             out,
-            head: board::genesis(election_id),
-            next: 0,
+            chain: ChainChecker::new(election_id),
         })
     }
 
@@ -66,7 +64,6 @@ impl<W: Write> RecordWriter<W> {
                 "entry kind {kind:?} / name {name:?}: 1 to 255 printable ASCII characters"
             )));
         }
-        let digest = board::payload_digest(payload);
         let mut frame = Vec::with_capacity(2 + kind.len() + name.len() + 8);
         frame.push(kind.len() as u8);
         frame.extend_from_slice(kind.as_bytes());
@@ -76,23 +73,21 @@ impl<W: Write> RecordWriter<W> {
         self.out.write_all(&frame).map_err(io_err)?;
         self.out.write_all(payload).map_err(io_err)?;
         self.out.flush().map_err(io_err)?;
-        self.head = board::link(&self.head, self.next, kind, name, &digest);
-        self.next += 1;
-        Ok(self.head)
+        Ok(self.chain.append(kind, name, payload))
     }
 
     /// The hash after the last entry (genesis before the first).
     pub fn head(&self) -> [u8; 32] {
-        self.head
+        self.chain.head()
     }
 
     /// Entries written.
     pub fn len(&self) -> u64 {
-        self.next
+        self.chain.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.next == 0
+        self.chain.is_empty()
     }
 
     pub fn into_inner(mut self) -> Result<W, MixError> {
@@ -105,8 +100,7 @@ impl<W: Write> RecordWriter<W> {
 pub struct RecordReader<R: Read> {
     input: R,
     election_id: String,
-    head: [u8; 32],
-    next: u64,
+    chain: ChainChecker,
     offset: u64,
 }
 
@@ -139,9 +133,8 @@ impl<R: Read> RecordReader<R> {
         let offset = 13 + election_id.len() as u64;
         Ok(Self {
             input,
-            head: board::genesis(&election_id),
+            chain: ChainChecker::new(&election_id),
             election_id,
-            next: 0,
             offset,
         })
     }
@@ -152,7 +145,7 @@ impl<R: Read> RecordReader<R> {
 
     /// The hash after the entries read so far.
     pub fn head(&self) -> [u8; 32] {
-        self.head
+        self.chain.head()
     }
 
     /// The next entry, or `None` at the end of the file (a file ending inside an entry is an
@@ -191,26 +184,19 @@ impl<R: Read> RecordReader<R> {
                 offset: start,
                 reason: format!(
                     "entry {} ({kind} {name}) ends after {got} of its {plen} payload bytes (a truncated record)",
-                    self.next
+                    self.chain.len()
                 ),
             });
         }
         self.offset += plen;
-        self.head = board::link(
-            &self.head,
-            self.next,
-            &kind,
-            &name,
-            &board::payload_digest(&payload),
-        );
-        let seq = self.next;
-        self.next += 1;
+        let seq = self.chain.len();
+        let hash = self.chain.append(&kind, &name, &payload);
         Ok(Some(Entry {
             seq,
             kind,
             name,
             payload,
-            hash: self.head,
+            hash,
         }))
     }
 
@@ -220,7 +206,7 @@ impl<R: Read> RecordReader<R> {
         let s = String::from_utf8(b).ok().filter(|s| label_ok(s));
         let s = s.ok_or_else(|| MixError::Record {
             offset: self.offset,
-            reason: format!("entry {}: {what} is not printable ASCII", self.next),
+            reason: format!("entry {}: {what} is not printable ASCII", self.chain.len()),
         })?;
         self.offset += u64::from(len);
         Ok(s)

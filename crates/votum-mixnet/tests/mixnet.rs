@@ -131,14 +131,14 @@ fn raw_election<G: Group>(
     let shares: Vec<_> = (1..=p.trustees as u64)
         .map(|j| key_share(g, &dealings, j).unwrap())
         .collect();
-    let mut ballots = cast_ballots(g, p, &joint, &ctx, votes, &mut rng).unwrap();
+    let pk = votum_elgamal::PublicKey::new(g, joint).unwrap();
+    let mut ballots = cast_ballots(g, p, &pk, &ctx, votes, &mut rng).unwrap();
     on_ballots(&mut ballots);
     w.append("ballots", "ballots", &wire::ballots_bytes(g, &ballots))
         .unwrap();
     let cts = ballots.iter().flat_map(|b| b.cts.clone()).collect();
     let mut current = Rows::new(p.width, cts).unwrap();
     w.append("input", "input", &current.encode(g)).unwrap();
-    let pk = votum_elgamal::PublicKey::new(g, joint).unwrap();
     let generators = Generators::derive(g, &p.generators_seed(), votes.len());
     for m in 1..=p.mixers {
         let ctx = w.head();
@@ -397,8 +397,8 @@ fn the_board_refuses_bad_postings_and_appends_nothing() {
         .map(|j| key_share(&g, &dealings, j).unwrap())
         .collect();
     let joint = *board.public_key().unwrap();
-    let mut ballots =
-        cast_ballots(&g, &p, &joint, &board.ballot_context(), &votes, &mut rng).unwrap();
+    let pk = votum_elgamal::PublicKey::new(&g, joint).unwrap();
+    let mut ballots = cast_ballots(&g, &p, &pk, &board.ballot_context(), &votes, &mut rng).unwrap();
     // a mix before the ballots
     let (e, h) = (board.entries(), board.head());
     assert!(matches!(
@@ -416,7 +416,6 @@ fn the_board_refuses_bad_postings_and_appends_nothing() {
     ballots[3].proofs[0].response = good;
     board.post_ballots(&ballots).unwrap();
 
-    let pk = votum_elgamal::PublicKey::new(&g, joint).unwrap();
     let gens = Generators::derive(&g, &p.generators_seed(), votes.len());
     let input = board.current().unwrap().clone();
     let (out, proof) = shuffle_and_prove(&g, &pk, &gens, &board.head(), &input, &mut rng).unwrap();

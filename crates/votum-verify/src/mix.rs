@@ -14,7 +14,7 @@ use votum_mixnet::board::{public_share, trustee_oracle};
 use votum_mixnet::codec::ValueCodec;
 use votum_mixnet::count::count;
 use votum_mixnet::decrypt::{combine, verify_share, DecryptionShare};
-use votum_mixnet::election::{decode_rows, Parameters};
+use votum_mixnet::election::{decode_rows, weights_rng, Parameters};
 use votum_mixnet::record::{Entry, RecordReader};
 use votum_mixnet::wire;
 use votum_shuffle::{Generators, Rows, ShuffleProof};
@@ -156,7 +156,8 @@ impl<R: Read> Walk<'_, R> {
         let p = self.params.clone();
         let w = p.width;
         let digest = votum_hash::board::payload_digest(&p.encode_for(group.id()));
-        let mut rng = weights();
+        // batch weights unpredictable to whoever wrote the record
+        let mut rng = weights_rng(&mut rand_core::OsRng);
         let mut due = Due::Trustee(1);
         let mut commitments: Vec<Vec<G::Element>> = Vec::new();
         let mut ballot_cts: Option<Vec<Ciphertext<G>>> = None;
@@ -169,10 +170,8 @@ impl<R: Read> Walk<'_, R> {
         let mut seen_shares: Vec<u64> = Vec::new();
         let mut decryption_entries = 0usize;
         let mut last_ok = true;
-        let joint_of = |cs: &[Vec<G::Element>]| {
-            cs.iter()
-                .fold(group.identity(), |acc, c| group.op(&acc, &c[0]))
-        };
+        // Π C_{i,0}, recomputed from the trustees' entries (the posted key is only compared with it)
+        let mut joint = group.identity();
         loop {
             let entry = match self.reader.next_entry() {
                 Ok(Some(e)) => e,
@@ -248,6 +247,7 @@ impl<R: Read> Walk<'_, R> {
                                 // keep going with a placeholder so the shares can be named
                                 commitments.push(vec![group.identity()]);
                             } else {
+                                joint = group.op(&joint, &c[0]);
                                 commitments.push(c);
                             }
                         }
@@ -264,7 +264,6 @@ impl<R: Read> Walk<'_, R> {
                 }
                 Due::PublicKey => {
                     self.ledger.examined(Check::Mix02, 1);
-                    let joint = joint_of(&commitments);
                     if entry.payload != group.encode_element(&joint) {
                         self.ledger.fail(
                             Check::Mix02,
@@ -319,7 +318,6 @@ impl<R: Read> Walk<'_, R> {
                     due = Due::Mix(1);
                 }
                 Due::Mix(m) => {
-                    let joint = joint_of(&commitments);
                     let result = check_mix(
                         group,
                         &joint,
@@ -484,15 +482,6 @@ impl<R: Read> Walk<'_, R> {
     }
 }
 
-/// Batch weights for the checks: fresh from the operating system (a verifier's weights must be
-/// unpredictable to whoever wrote the record).
-fn weights() -> rand_chacha::ChaCha20Rng {
-    use rand_core::{RngCore, SeedableRng};
-    let mut seed = [0u8; 32];
-    rand_core::OsRng.fill_bytes(&mut seed);
-    rand_chacha::ChaCha20Rng::from_seed(seed)
-}
-
 fn is(e: &Entry, kind: &str, name: &str) -> bool {
     e.kind == kind && e.name == name
 }
@@ -521,9 +510,9 @@ fn check_mix<G: Group>(
     payload: &[u8],
     w: usize,
 ) -> Result<(Rows<G>, Option<String>), String> {
-    let mut rng = weights();
+    let rng = &mut weights_rng(&mut rand_core::OsRng);
     let (list, proof) = wire::split_mix(payload, group.element_len()).map_err(|e| e.to_string())?;
-    let out = Rows::decode(group, list, &mut rng).map_err(|e| format!("output list: {e}"))?;
+    let out = Rows::decode(group, list, rng).map_err(|e| format!("output list: {e}"))?;
     let (Some(input), Some(generators)) = (input, generators) else {
         return Err("no readable input list to check the shuffle against".into());
     };
@@ -536,10 +525,10 @@ fn check_mix<G: Group>(
         );
         return Ok((out, Some(reason)));
     }
-    let proof = ShuffleProof::decode(group, proof, input.len(), w, &mut rng)
+    let proof = ShuffleProof::decode(group, proof, input.len(), w, rng)
         .map_err(|e| format!("proof: {e}"))?;
     let verdict = proof
-        .verify(group, joint, generators, context, input, &out, &mut rng)
+        .verify(group, joint, generators, context, input, &out, rng)
         .err()
         .map(|e| format!("shuffle proof: {e}"));
     Ok((out, verdict))
