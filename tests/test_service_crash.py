@@ -14,10 +14,13 @@ import time
 from pathlib import Path
 
 import httpx
+from sqlalchemy import select, update
 from votum.client import Client, ServiceError
 from votum.client.election import ElectionDriver, Plan, Tokens, check_board
 from votum.eg import manifest_from_names
 from votum.service.local import start_server
+from votum.store import Store
+from votum.store.schema import board
 
 MANIFEST = manifest_from_names(["Party A"], ["Alice", "Bob", "Carol"])
 
@@ -109,6 +112,61 @@ def test_kill_9_during_load_loses_no_acknowledged_ballot(store_url: str, tmp_pat
         server.wait(timeout=30)
 
 
+def test_two_servers_on_one_database(store_url: str, tmp_path: Path) -> None:
+    """Two `votum serve` processes on one database, each taking ballots from its own device at the same
+    time: every ballot is stored once, the board has no gap or fork, and the tally counts them all."""
+    tokens = Tokens.generate(3)
+    one, base_one = _serve(store_url, tokens, tmp_path)
+    two, base_two = _serve(store_url, tokens, tmp_path)
+    c_one, c_two = Client(base_one, timeout=60), Client(base_two, timeout=60)
+    try:
+        driver = ElectionDriver(c_one, tokens, "shared", MANIFEST, quorum=2, seed=5)
+        driver.ceremony()
+        first = [driver.plan(6, spoil_rate=0.2) for _ in range(8)]
+        chain, _ = driver.plan_chain(6 * 8, driver.register_device(2), spoil_rate=0.2)
+        second = [chain[i : i + 6] for i in range(0, len(chain), 6)]
+        failures: list[BaseException] = []
+
+        def device(client: Client, batches: list[list[Plan]]) -> None:
+            try:
+                for b in batches:
+                    client.post(
+                        "/v1/elections/shared/ballots/batch",
+                        {"ballots": [{"ballot": p.ballot, "state": p.state} for p in b]},
+                        token=tokens.device,
+                    )
+                    driver.count(b)
+            except BaseException as e:  # collected and asserted on below
+                failures.append(e)
+
+        threads = [
+            threading.Thread(target=device, args=(c_one, first)),
+            threading.Thread(target=device, args=(c_two, second)),
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=300)
+        assert not failures, failures
+        # both servers see the same board, whole
+        assert check_board(c_one, "shared") == check_board(c_two, "shared")
+        status = c_two.get("/v1/elections/shared")
+        assert status["cast"] + status["spoiled"] == 2 * 6 * 8
+        for p in first[0] + second[-1]:
+            assert c_one.get(f"/v1/elections/shared/ballots/{p.ballot_id}")["state"] == p.state
+        # decryption through the second server counts the ballots the first one took, and vice versa
+        driver.client = c_two
+        assert driver.decrypt_and_publish(missing=1) == driver.expected
+        assert c_one.get("/v1/elections/shared/results")["counts"] == driver.expected
+        check_board(c_one, "shared")
+    finally:
+        c_one.close()
+        c_two.close()
+        for s in (one, two):
+            s.terminate()
+            s.wait(timeout=30)
+
+
 def test_votum_load_runs_the_stateful_api(tmp_path: Path) -> None:
     tokens = Tokens.generate(3)
     server, base = _serve(f"sqlite:///{tmp_path / 'votum.db'}", tokens, tmp_path)
@@ -130,6 +188,47 @@ def test_votum_load_runs_the_stateful_api(tmp_path: Path) -> None:
         roles.write_text(json.dumps({tokens.admin: "admin"}))
         bad = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
         assert bad.returncode == 2 and "guardian-1" in bad.stderr
+        # an auditor checks a board with `votum board check`, from the service alone …
+        store = Store(f"sqlite:///{tmp_path / 'votum.db'}")
+        election = store.election_ids()[0]
+        head = store.election(election).head_seq
+        board_check = [
+            sys.executable,
+            "-m",
+            "votum",
+            "board",
+            "check",
+            election,
+            "--url",
+            base,
+            "--page",
+            "7",
+        ]
+        ok = subprocess.run(board_check, capture_output=True, text=True, timeout=300, check=False)
+        assert ok.returncode == 0, ok.stderr[-2000:]
+        assert f"{head + 1} entries chain to head {store.election(election).head_hash.hex()}" in ok.stdout
+        # … and finds an entry changed behind the service's back, by its number
+        with store.engine.begin() as conn:
+            row = conn.execute(
+                select(board.c.payload).where(board.c.election_id == election, board.c.seq == 9)
+            )
+            payload = bytearray(row.scalar_one())
+            payload[len(payload) // 2] ^= 1
+            conn.execute(
+                update(board)
+                .where(board.c.election_id == election, board.c.seq == 9)
+                .values(payload=bytes(payload))
+            )
+        store.close()
+        broken = subprocess.run(board_check, capture_output=True, text=True, timeout=300, check=False)
+        assert broken.returncode == 1 and "entry 9:" in broken.stderr, broken.stderr[-2000:]
+        unknown = subprocess.run(
+            [*board_check[:5], "no-such-election", *board_check[6:]],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert unknown.returncode == 2 and "not_found" in unknown.stderr
     finally:
         server.terminate()
         server.wait(timeout=30)

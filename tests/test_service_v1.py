@@ -454,6 +454,41 @@ def test_store_writes_are_atomic(store_url: str) -> None:
     store.close()
 
 
+def test_servers_starting_at_once_migrate_once(store_url: str) -> None:
+    """Several servers opening one fresh database at the same moment: exactly one applies the migrations,
+    the others wait for it and find nothing to do (spec/80.3)."""
+    import threading
+
+    from votum.store.schema import LATEST, schema_version
+
+    start = threading.Barrier(4)
+    applied: list[list[int]] = []
+    failures: list[BaseException] = []
+
+    def open_store() -> None:
+        start.wait(timeout=30)
+        try:
+            store = Store(store_url)
+        except BaseException as e:  # collected and asserted on below
+            failures.append(e)
+            return
+        applied.append(store.migrations_applied)
+        store.close()
+
+    threads = [threading.Thread(target=open_store) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not failures, failures
+    assert sorted(applied) == [[], [], [], list(range(1, LATEST + 1))]
+    store = Store(store_url)
+    with store.engine.connect() as conn:
+        versions = conn.execute(select(schema_version.c.version)).scalars().all()
+    assert sorted(versions) == list(range(1, LATEST + 1))
+    store.close()
+
+
 def _problem(response: Any) -> dict[str, Any]:
     body = (
         response.json()

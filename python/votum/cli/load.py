@@ -76,13 +76,13 @@ def load(
     else:
         from votum.client.election import Tokens, run_stateful_election
         from votum.eg import manifest_from_names
-        from votum.service.settings import _tokens_from_env
+        from votum.service.settings import tokens_from_env
 
         try:
             if tokens_file is not None:
                 roles = json.loads(tokens_file.read_text())
             else:
-                roles = _tokens_from_env(os.environ.get("VOTUM_TOKENS", ""))
+                roles = tokens_from_env(os.environ.get("VOTUM_TOKENS", ""))
             tokens = Tokens.from_roles(roles, guardians)
         except (OSError, ValueError, VotumError) as e:
             console.print(f"[red]votum load: {e}[/red]")

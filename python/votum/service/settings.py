@@ -78,7 +78,7 @@ _ENV = {
 }
 
 
-def _tokens_from_env(text: str) -> dict[str, str]:
+def tokens_from_env(text: str) -> dict[str, str]:
     """`VOTUM_TOKENS="admin=TOKEN,device=TOKEN,guardian:g1=TOKEN"`."""
     out = {}
     for item in filter(None, (x.strip() for x in text.split(","))):
@@ -104,7 +104,7 @@ def load_settings(file: Path | None = None, env: dict[str, str] | None = None, *
         if var in env:
             values[name] = env[var]
     if "VOTUM_TOKENS" in env:
-        values["tokens"] = _tokens_from_env(env["VOTUM_TOKENS"])
+        values["tokens"] = tokens_from_env(env["VOTUM_TOKENS"])
     values.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return Settings(**values)

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, bindparam, create_engine, event, select, update
+from sqlalchemy import Connection, Engine, bindparam, create_engine, event, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from votum._native import board_genesis, board_link
@@ -218,7 +218,12 @@ class Store:
         # SQLite allows one writer; this lock keeps this process's writers from spinning on its
         # busy timeout (other processes still wait on the database's own lock)
         self._write_lock = threading.Lock() if self.dialect == "sqlite" else None
-        with self.engine.begin() as conn:
+        # several servers may start at once on one database: the migration runs under the database's
+        # write lock (SQLite: BEGIN IMMEDIATE; PostgreSQL: an advisory lock held to the commit), so one
+        # migrates and the others wait, then find nothing left to apply
+        with self._writing() as conn:
+            if self.dialect == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": schema.MIGRATION_LOCK})
             self.migrations_applied = schema.migrate(conn)
 
     def _engine(self, url: str) -> Engine:

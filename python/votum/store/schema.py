@@ -7,6 +7,7 @@ order, in one transaction. Version 1 creates the tables below; a later change ad
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 
@@ -99,6 +100,10 @@ V1_TABLES = [elections, board, ballots, codes]
 def _v1(conn: Connection) -> None:
     metadata.create_all(conn, tables=V1_TABLES)
 
+
+#: PostgreSQL advisory lock key under which migrations run (the first 8 bytes of SHA-256("votum
+#: schema migrations"), as a signed 64-bit integer)
+MIGRATION_LOCK = int.from_bytes(hashlib.sha256(b"votum schema migrations").digest()[:8], "big", signed=True)
 
 #: migration number -> function; applied in order, each once, each in one transaction
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1}
