@@ -9,6 +9,7 @@ is timed apart). Then the election is closed, decrypted, published and its board
 
     BENCH_N=2000 BENCH_SINGLE=300 .venv/bin/python benches/bench_service_v1.py   (make bench-service-v1)
     BENCH_LARGE=131072 .venv/bin/python benches/bench_service_v1.py             (one long run on SQLite)
+    BENCH_LARGE=131072 BENCH_STORE=postgresql .venv/bin/python benches/bench_service_v1.py   (on PostgreSQL)
 """
 
 from __future__ import annotations
@@ -117,13 +118,19 @@ def concurrent(store: str, url: str, data: str, per_device: int, devices: int) -
 def main() -> None:
     large = int(os.environ.get("BENCH_LARGE", "0"))
     if large:
-        # one long run on SQLite (BENCH_LARGE=131072: the seed's largest N through /v1), batches of 500;
-        # the client's peak memory is this process's
+        # one long run (BENCH_LARGE=131072: the seed's largest N through /v1), batches of 500, on SQLite
+        # or, with BENCH_STORE=postgresql, on PostgreSQL; the client's peak memory is this process's
+        store = os.environ.get("BENCH_STORE", "sqlite")
         with tempfile.TemporaryDirectory() as data:
-            run("sqlite", f"sqlite:///{data}/votum.db", data, large, 500)
-            size = Path(data, "votum.db").stat().st_size + sum(
-                p.stat().st_size for p in Path(data).glob("votum.db-*")
-            )
+            if store == "postgresql":
+                with TemporaryPostgres() as pg:
+                    run(store, pg.new_database(), data, large, 500)
+                    size = sum(f.stat().st_size for f in pg.data.rglob("*") if f.is_file())
+            else:
+                run(store, f"sqlite:///{data}/votum.db", data, large, 500)
+                size = Path(data, "votum.db").stat().st_size + sum(
+                    p.stat().st_size for p in Path(data).glob("votum.db-*")
+                )
         client = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"database {size / 2**30:.2f} GiB; client peak {client:.0f} MiB", flush=True)
         return

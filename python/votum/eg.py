@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from votum._native import Ciphertext, EgContext, EgGuardian, EgManifest, eg_to_hex
+from votum._native import Ciphertext, EgContext, EgGuardian, EgManifest, eg_key_ceremony, eg_to_hex
 from votum.errors import InvalidInput
 
 #: The one contest of a manifest built from candidate names.
@@ -191,8 +191,8 @@ def run_ceremony(
 ) -> Ceremony:
     """Runs the whole key ceremony in one process: n guardians, each backup sealed to its receiver
     and checked by it against the sender's commitments, then the context. `seeds` (32 bytes per
-    guardian) make it reproducible, for tests only; `progress(done, n)` is told after each
-    guardian's backups are delivered."""
+    guardian) make it reproducible, for tests only; `progress(n, n)` is told when every backup
+    has been delivered and checked (the guardians work in parallel in one native call)."""
     n = number_of_guardians
     if n < 1:
         raise InvalidInput("an election needs at least one guardian")
@@ -200,19 +200,10 @@ def run_ceremony(
         raise InvalidInput(f"quorum must be in 1..{n} (the number of guardians)")
     if seeds is not None and len(seeds) != n:
         raise InvalidInput(f"{n} seeds expected, got {len(seeds)}")
-    guardians = [
-        EgGuardian(f"guardian-{i}", i, n, quorum, seeds[i - 1] if seeds is not None else None)
-        for i in range(1, n + 1)
-    ]
+    # one native call: guardians work in parallel, each record parsed once (eg_key_ceremony draws
+    # exactly as EgGuardian(…, seed) followed by backup_for in sequence order would)
+    guardians, backups = eg_key_ceremony(n, quorum, seeds)
     records = [g.public_record() for g in guardians]
-    backups: dict[str, dict[str, str]] = {}
-    for done, (sender, sender_record) in enumerate(zip(guardians, records, strict=True), start=1):
-        sent = backups.setdefault(sender.guardian_id, {})
-        for receiver, receiver_record in zip(guardians, records, strict=True):
-            if receiver is not sender:
-                backup = sender.backup_for(receiver_record)
-                receiver.receive_backup(sender_record, backup)
-                sent[receiver.guardian_id] = backup
-        if progress is not None:
-            progress(done, n)
+    if progress is not None:
+        progress(n, n)
     return Ceremony(guardians, records, backups, EgContext(records, quorum, manifest))

@@ -995,6 +995,50 @@ impl Guardian {
     }
 }
 
+#[cfg(feature = "prove")]
+/// A whole key ceremony run in one place (a test, a demo, the stateless seed endpoints): one guardian
+/// per generator, guardian `i` is `guardian-i` and draws from `rngs[i - 1]`; every backup is sealed to its receiver and checked
+/// by it against the sender's commitments. Returns the guardians, holding their verified backups,
+/// and the backups each sent (`sent[s]`: sender `s`'s, receivers in sequence order).
+///
+/// Guardians work in parallel; each one's draws happen in the same order as when the steps are
+/// called one by one (its polynomial, then its backups to the others in sequence order), so seeded
+/// runs give the same bytes either way.
+pub fn run_ceremony<R: RngCore + CryptoRng + Send>(
+    quorum: usize,
+    rngs: &mut [R],
+) -> Result<(Vec<Guardian>, Vec<Vec<PartialKeyBackup>>), CeremonyError> {
+    let n = rngs.len();
+    let mut guardians = rngs
+        .par_iter_mut()
+        .enumerate()
+        .map(|(i, r)| Guardian::new(&format!("guardian-{}", i + 1), i as u64 + 1, n, quorum, r))
+        .collect::<Result<Vec<_>, _>>()?;
+    let publics: Vec<GuardianPublicKey> = guardians.iter().map(|g| g.public.clone()).collect();
+    let sent = guardians
+        .par_iter()
+        .zip(rngs.par_iter_mut())
+        .map(|(g, r)| {
+            publics
+                .iter()
+                .filter(|p| p.id != g.public.id)
+                .map(|p| g.backup_for(p, r))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    guardians
+        .par_iter_mut()
+        .try_for_each(|receiver| -> Result<(), CeremonyError> {
+            for (sender, backups) in publics.iter().zip(&sent) {
+                if let Some(b) = backups.iter().find(|b| b.receiver == receiver.public.id) {
+                    receiver.receive_backup(sender, b)?;
+                }
+            }
+            Ok(())
+        })?;
+    Ok((guardians, sent))
+}
+
 /// Checks one share's proof: `g^v = a·K^c`, `α^v = b·M^c`, `c = H(Q', α, β, a, b, M)`.
 pub fn verify_share(
     group: &ModpGroup,

@@ -13,7 +13,9 @@ use votum_eg::decrypt::{
     CompensatedShares, DecryptionError, DecryptionTarget, Decryptor, GuardianShares,
 };
 use votum_eg::encrypt::{encrypt_ballot, BallotForm, EncryptionContext, PlaintextBallot};
-use votum_eg::guardian::{CeremonyError, Guardian, GuardianPublicKey, PartialKeyBackup};
+use votum_eg::guardian::{
+    run_ceremony, CeremonyError, Guardian, GuardianPublicKey, PartialKeyBackup,
+};
 use votum_eg::{BallotBox, BallotState, BallotVerifier, Manifest};
 use votum_elgamal::PublicKey;
 use votum_group::{Group, ModpGroup};
@@ -618,4 +620,45 @@ fn a_guardian_secret_state_round_trips_and_is_checked() {
     bad["coefficients"].as_array_mut().unwrap().pop();
     assert!(Guardian::import_secret_state(&bad.to_string(), &publics).is_err());
     assert!(Guardian::import_secret_state("{", &publics).is_err());
+}
+
+#[test]
+fn the_parallel_ceremony_equals_the_steps_one_by_one() {
+    let seeded = || -> Vec<ChaCha20Rng> {
+        (0..N as u64)
+            .map(|i| ChaCha20Rng::seed_from_u64(900 + i))
+            .collect()
+    };
+    let mut rngs = seeded();
+    let (guardians, sent) = run_ceremony(K, &mut rngs).unwrap();
+    // the same draws, one step at a time
+    let mut rngs_again = seeded();
+    let stepwise: Vec<Guardian> = rngs_again
+        .iter_mut()
+        .enumerate()
+        .map(|(i, r)| Guardian::new(&format!("guardian-{}", i + 1), i as u64 + 1, N, K, r).unwrap())
+        .collect();
+    let publics: Vec<GuardianPublicKey> = stepwise.iter().map(|g| g.public_key().clone()).collect();
+    for ((g, s), (mine, r)) in guardians
+        .iter()
+        .zip(&sent)
+        .zip(stepwise.iter().zip(rngs_again.iter_mut()))
+    {
+        assert_eq!(
+            g.public_key().to_eg14_json(),
+            mine.public_key().to_eg14_json()
+        );
+        assert_eq!(g.backups_held().len(), N - 1);
+        let expected: Vec<PartialKeyBackup> = publics
+            .iter()
+            .filter(|p| p.id != mine.id())
+            .map(|p| mine.backup_for(p, r).unwrap())
+            .collect();
+        assert_eq!(s, &expected);
+    }
+    // a quorum it cannot have is refused
+    assert!(matches!(
+        run_ceremony(N + 1, &mut seeded()),
+        Err(CeremonyError::BadQuorum { .. })
+    ));
 }

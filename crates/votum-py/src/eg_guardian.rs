@@ -305,6 +305,67 @@ pub fn eg_verify_guardian_record(record_json: &str, quorum: usize) -> PyResult<(
     ceremony(record(record_json)?.verify(&ModpGroup::eg_4096(), quorum))
 }
 
+/// A whole key ceremony in this process, guardians working in parallel (votum_eg::guardian::
+/// run_ceremony): `number_of_guardians` guardians `guardian-1` … with polynomials of `quorum`
+/// coefficients, every backup sealed to its receiver and checked by it. `seeds` (32 bytes per
+/// guardian) make it reproducible, for tests only; a guardian seeded with `s` draws exactly as
+/// `EgGuardian(id, i, n, quorum, s)` followed by its `backup_for` calls in sequence order would.
+/// Returns the guardians and, per sender id, its backups as JSON by receiver id.
+#[pyfunction]
+#[pyo3(signature = (number_of_guardians, quorum, seeds=None))]
+#[allow(clippy::type_complexity)]
+pub fn eg_key_ceremony(
+    py: Python<'_>,
+    number_of_guardians: usize,
+    quorum: usize,
+    seeds: Option<Vec<Vec<u8>>>,
+) -> PyResult<(
+    Vec<PyEgGuardian>,
+    std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
+)> {
+    let mut rngs = match &seeds {
+        Some(list) if list.len() != number_of_guardians => {
+            return Err(NativeError::Ceremony(CeremonyError::Field(
+                votum_eg::json::FieldError::Format {
+                    object: "key ceremony".into(),
+                    message: format!("{number_of_guardians} seeds expected, got {}", list.len()),
+                },
+            ))
+            .into())
+        }
+        Some(list) => list
+            .iter()
+            .map(|s| rng_from(Some(s)))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => (0..number_of_guardians)
+            .map(|_| rng_from(None))
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    let (guardians, sent) = ceremony(release(py, || {
+        votum_eg::guardian::run_ceremony(quorum, &mut rngs)
+    }))?;
+    let backups = guardians
+        .iter()
+        .zip(&sent)
+        .map(|(g, list)| {
+            let by_receiver = list
+                .iter()
+                .map(|b| (b.receiver.clone(), b.to_json().to_string()))
+                .collect();
+            (g.id().to_string(), by_receiver)
+        })
+        .collect();
+    let objects = guardians
+        .into_iter()
+        .zip(rngs)
+        .map(|(g, r)| PyEgGuardian {
+            inner: Mutex::new(g),
+            seed: Mutex::new(r),
+        })
+        .collect();
+    Ok((objects, backups))
+}
+
 /// electionguard 1.4.0's `constants.json` content.
 #[pyfunction]
 pub fn eg_constants_json() -> String {

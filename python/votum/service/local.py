@@ -3,7 +3,6 @@ a bounded wait for `/health`, the child's peak memory."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -13,13 +12,7 @@ from typing import IO, Any
 import httpx
 
 from votum.errors import VotumError
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on at the moment, on 127.0.0.1."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from votum.localnet import free_port
 
 
 def start_server(

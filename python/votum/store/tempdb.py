@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
@@ -18,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 
 from votum.errors import VotumError
+from votum.localnet import free_port
 
 
 class PostgresUnavailable(VotumError):
@@ -36,12 +36,6 @@ def find_bindir() -> Path:
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class TemporaryPostgres:
     """`with TemporaryPostgres() as pg: url = pg.new_database()`."""
 
@@ -49,7 +43,7 @@ class TemporaryPostgres:
         self.bindir = find_bindir()
         self.root = Path(tempfile.mkdtemp(prefix="votum-pg-"))
         self.data = self.root / "data"
-        self.port = _free_port()
+        self.port = free_port()
         self.user = "votum"
         self._as_root = os.geteuid() == 0
         self._started = False
