@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-mix clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-mix clean
 
 setup:
 	@scripts/setup.sh
@@ -48,7 +48,7 @@ fmt:
 bench: bench-arith bench-eg bench-verify bench-mix
 
 ## Every homomorphic-election benchmark against electionguard 1.4.0.
-bench-eg: bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline
+bench-eg: bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline
 
 bench-arith: setup
 	cargo run --release --locked -p votum-bench --bin bench-arith
@@ -56,6 +56,11 @@ bench-arith: setup
 
 clean:
 	rm -rf target $(VENV)
+
+## The key ceremony (5 guardians, quorum 3) in one native call against the same steps called from Python.
+bench-eg-ceremony: setup
+	RAYON_NUM_THREADS=1 $(PY) benches/bench_eg_ceremony.py
+	RAYON_NUM_THREADS=2 $(PY) benches/bench_eg_ceremony.py
 
 ## One ballot, single thread, votum against electionguard 1.4.0 in the same run.
 bench-eg-encrypt: setup peer

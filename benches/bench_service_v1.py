@@ -58,6 +58,11 @@ def run(store: str, url: str, data: str, n: int, batch: int) -> None:
         f"board head {r.head['seq']}; server peak {peak:.0f} MiB",
         flush=True,
     )
+    print(
+        f"{'':10} board check {r.stages['board check']:.1f} s; client peak MiB after each stage: "
+        + ", ".join(f"{k} {v:.0f}" for k, v in r.peak_mib.items()),
+        flush=True,
+    )
 
 
 def concurrent(store: str, url: str, data: str, per_device: int, devices: int) -> None:

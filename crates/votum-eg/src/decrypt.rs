@@ -171,16 +171,37 @@ impl DecryptionTarget {
                         "ciphertext",
                         &object,
                     )?;
+                    // range only here: subgroup membership for all of them at once below
                     Ok((
                         s.object_id.clone(),
                         Ciphertext {
-                            pad: json::member(&g, ct, "pad", &object)?,
-                            data: json::member(&g, ct, "data", &object)?,
+                            pad: json::committed(&g, ct, "pad", &object)?,
+                            data: json::committed(&g, ct, "data", &object)?,
                         },
                     ))
                 })
                 .collect::<Result<_, FieldError>>()?;
             out.push((c.object_id.clone(), read));
+        }
+        let all: Vec<&ModElement> = out
+            .iter()
+            .flat_map(|(_, sels)| sels.iter().flat_map(|(_, ct)| [&ct.pad, &ct.data]))
+            .collect();
+        if !g.members_hold(&all, &mut crate::batch::batch_rng()) {
+            // one by one, to name the culprit
+            for (contest, sels) in &out {
+                for (selection, ct) in sels {
+                    let object = format!("{object_id}/{contest}/{selection}");
+                    for (what, x) in [("pad", &ct.pad), ("data", &ct.data)] {
+                        g.element(x.value())
+                            .map_err(|reason| FieldError::BadElement {
+                                object: object.clone(),
+                                what,
+                                reason,
+                            })?;
+                    }
+                }
+            }
         }
         Ok(Self {
             object_id,

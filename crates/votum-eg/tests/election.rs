@@ -662,3 +662,56 @@ fn the_parallel_ceremony_equals_the_steps_one_by_one() {
         Err(CeremonyError::BadQuorum { .. })
     ));
 }
+
+#[test]
+fn an_encrypted_tally_is_read_with_every_element_checked() {
+    let e = run(12, 3);
+    let g = ModpGroup::eg_4096();
+    let cts = e.tally.ciphertexts();
+    let mut contests = serde_json::Map::new();
+    let mut k = 0;
+    for c in &e.manifest.contests {
+        let mut sels = serde_json::Map::new();
+        for s in &c.ballot_selections {
+            sels.insert(
+                s.object_id.clone(),
+                serde_json::json!({"ciphertext": {
+                    "pad": votum_hash::eg::to_hex(cts[k].pad.value()),
+                    "data": votum_hash::eg::to_hex(cts[k].data.value()),
+                }}),
+            );
+            k += 1;
+        }
+        contests.insert(
+            c.object_id.clone(),
+            serde_json::json!({ "selections": sels }),
+        );
+    }
+    let tally = serde_json::json!({"object_id": "election-results", "contests": contests});
+    let read = DecryptionTarget::from_tally_json(&e.manifest, &tally).unwrap();
+    assert_eq!(read.ciphertexts(), cts);
+    // -1 (Jacobi symbol -1) and 4 (a square outside the order-q subgroup, which only the batched
+    // exponentiation sees) are refused, naming the selection and the part
+    let last_contest = e.manifest.contests.last().unwrap();
+    let last = last_contest.ballot_selections.last().unwrap();
+    for bad in [
+        votum_arith::Integer::from(g.p() - 1u32),
+        votum_arith::Integer::from(4u32),
+    ] {
+        let mut t = tally.clone();
+        t["contests"][&last_contest.object_id]["selections"][&last.object_id]["ciphertext"]
+            ["data"] = serde_json::json!(votum_hash::eg::to_hex(&bad));
+        let err = DecryptionTarget::from_tally_json(&e.manifest, &t).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                DecryptionError::Field(votum_eg::json::FieldError::BadElement {
+                    what: "data",
+                    ref object,
+                    ..
+                }) if object.ends_with(&format!("{}/{}", last_contest.object_id, last.object_id))
+            ),
+            "{err:?}"
+        );
+    }
+}

@@ -112,6 +112,7 @@ def load(
                 "ballots_per_second": run.ballots_per_second,
                 "counts": run.counts,
                 "head": run.head,
+                "client_peak_mib_by_stage": run.peak_mib,
             }
             return cells, figure, run.latencies
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import random
+import resource
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from votum._native import (
+from votum import (
     BoardChecker,
     EgContext,
     EgDecryptionTarget,
@@ -98,6 +99,9 @@ class StatefulRun:
     counts: dict[str, int]
     head: dict[str, Any]
     latencies: dict[str, list[float]] = field(default_factory=dict)
+    #: this process's peak resident memory (MiB) at the end of each stage (it never goes down, so
+    #: the first stage whose figure jumps is the one that needed the memory)
+    peak_mib: dict[str, float] = field(default_factory=dict)
 
     @property
     def ballots_per_second(self) -> float:
@@ -356,9 +360,11 @@ def run_stateful_election(
     t_start = time.perf_counter()
     driver = ElectionDriver(client, tokens, election_id, manifest, quorum, seed)
     stages: dict[str, float] = {}
+    peaks: dict[str, float] = {}
     t0 = time.perf_counter()
     driver.ceremony(progress)
     stages["key ceremony"] = time.perf_counter() - t0
+    peaks["key ceremony"] = _peak_mib()
     t0 = time.perf_counter()
     encrypting = 0.0
     for start in range(0, ballots, batch):
@@ -369,12 +375,17 @@ def run_stateful_election(
         progress("ballots", start + len(plans), ballots)
     stages["ballots"] = time.perf_counter() - t0 - encrypting
     stages["encryption (client)"] = encrypting
+    peaks["ballots"] = _peak_mib()
     t0 = time.perf_counter()
     counts = driver.decrypt_and_publish(missing, progress)
     stages["decryption"] = time.perf_counter() - t0
+    peaks["decryption"] = _peak_mib()
     if counts != driver.expected:
         raise VerificationFailed(f"published counts {counts} differ from the votes cast {driver.expected}")
-    head = check_board(client, election_id)
+    t0 = time.perf_counter()
+    head = check_board(client, election_id, progress=progress)
+    stages["board check"] = time.perf_counter() - t0
+    peaks["board check"] = _peak_mib()
     return StatefulRun(
         election_id=election_id,
         ballots=ballots,
@@ -385,7 +396,12 @@ def run_stateful_election(
         counts=counts,
         head=head,
         latencies=dict(client.latencies),
+        peak_mib=peaks,
     )
+
+
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _scalar(hex_text: str) -> Any:

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, Engine, bindparam, create_engine, event, select, text, update
 from sqlalchemy.exc import IntegrityError
 
-from votum._native import board_genesis, board_link
+from votum import board_genesis, board_link
 from votum.errors import Conflict, InvalidInput, NotFound, WrongPhase
 from votum.store import schema
 from votum.store.schema import ballots, board, codes, elections
