@@ -59,6 +59,11 @@ def test_batch_entry_points_match_single_calls(group: Group) -> None:
     assert group.multi_pow(bases, scalars[::-1]) == product
     with pytest.raises(InvalidInput):
         group.pow_many(bases, scalars[:3])
+    # the generator's tables, built ahead by warm(), give what a multi-exponentiation (no table) gives
+    group.warm()
+    group.warm()
+    for s in scalars[:3]:
+        assert group.generator**s == group.multi_pow([group.generator], [s])
 
 
 def test_independent_generators(group: Group) -> None:

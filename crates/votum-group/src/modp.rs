@@ -242,6 +242,16 @@ impl ModpGroup {
         Ok(ModScalar(x.clone()))
     }
 
+    /// Builds the generator's tables now (they are otherwise built by the first exponentiation
+    /// that needs them: about 0.4 s at 4096 bits), so a server's first request is not the slow one.
+    pub fn warm(&self) {
+        self.g_table();
+        #[cfg(feature = "secret")]
+        self.0
+            .g_secret_table
+            .get_or_init(|| self.secret_table(&self.0.g));
+    }
+
     fn g_table(&self) -> &FixedBaseTable {
         self.0
             .g_table

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from fastapi import FastAPI
@@ -43,6 +44,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.include_router(health)
     app.include_router(seed.router)
     v1.install(app, store)
+    # the generator's tables (~0.4 s) are built in the background, not by the first request
+    threading.Thread(target=votum.Group("eg-4096").warm, name="votum-warm-tables", daemon=True).start()
     if settings.seed_endpoints:
         log.warning(
             "the stateless seed endpoints are on: they carry guardian secrets over the wire "
