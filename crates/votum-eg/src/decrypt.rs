@@ -183,25 +183,26 @@ impl DecryptionTarget {
                 .collect::<Result<_, FieldError>>()?;
             out.push((c.object_id.clone(), read));
         }
+        // pad, data, pad, data, … in manifest order
         let all: Vec<&ModElement> = out
             .iter()
             .flat_map(|(_, sels)| sels.iter().flat_map(|(_, ct)| [&ct.pad, &ct.data]))
             .collect();
-        if !g.members_hold(&all, &mut crate::batch::batch_rng()) {
-            // one by one, to name the culprit
-            for (contest, sels) in &out {
-                for (selection, ct) in sels {
-                    let object = format!("{object_id}/{contest}/{selection}");
-                    for (what, x) in [("pad", &ct.pad), ("data", &ct.data)] {
-                        g.element(x.value())
-                            .map_err(|reason| FieldError::BadElement {
-                                object: object.clone(),
-                                what,
-                                reason,
-                            })?;
-                    }
-                }
+        if let Some(bad) = g.first_non_member(&all, &mut crate::batch::batch_rng()) {
+            let place = out
+                .iter()
+                .flat_map(|(c, sels)| sels.iter().map(move |(s, _)| (c, s)))
+                .nth(bad / 2)
+                .map_or_else(
+                    || object_id.clone(),
+                    |(c, s)| format!("{object_id}/{c}/{s}"),
+                );
+            return Err(FieldError::BadElement {
+                object: place,
+                what: if bad % 2 == 0 { "pad" } else { "data" },
+                reason: votum_group::GroupError::NotInSubgroup,
             }
+            .into());
         }
         Ok(Self {
             object_id,

@@ -224,17 +224,16 @@ impl GuardianPublicKey {
             });
         }
         let all: Vec<&ModElement> = commitments.iter().collect();
-        if !group.members_hold(&all, &mut crate::batch::batch_rng()) {
-            // one by one, to name the culprit
-            for c in &commitments {
-                group
-                    .element(c.value())
-                    .map_err(|reason| FieldError::BadElement {
-                        object: object.clone(),
-                        what: "election_commitments",
-                        reason,
-                    })?;
+        if group
+            .first_non_member(&all, &mut crate::batch::batch_rng())
+            .is_some()
+        {
+            return Err(FieldError::BadElement {
+                object,
+                what: "election_commitments",
+                reason: votum_group::GroupError::NotInSubgroup,
             }
+            .into());
         }
         Ok(Self {
             id,

@@ -203,6 +203,22 @@ impl ModpGroup {
         Ok(ModElement(x.clone()))
     }
 
+    /// The index of the first element outside the order-q subgroup, or `None` when all are members:
+    /// one batched test ([`ModpGroup::members_hold`]), then one by one only when it fails, to name
+    /// the culprit. The elements must be in `[1, p)`.
+    pub fn first_non_member<R: RngCore + CryptoRng>(
+        &self,
+        elements: &[&ModElement],
+        rng: &mut R,
+    ) -> Option<usize> {
+        if self.members_hold(elements, rng) {
+            return None;
+        }
+        elements
+            .par_iter()
+            .position_first(|x| !self.is_member(&x.0))
+    }
+
     /// Whether every element is in the order-q subgroup: each Jacobi symbol, then (for a group other
     /// than the quadratic residues) one combination `(Π x_i^{t_i})^q = 1` with secret 128-bit
     /// weights from `rng` (spec/62.4: a non-member survives with probability at most 2^−128). The
@@ -490,15 +506,10 @@ impl Group for ModpGroup {
             out.push(p.map_err(|e| (i, e))?);
         }
         let refs: Vec<&ModElement> = out.iter().collect();
-        if self.members_hold(&refs, rng) {
-            return Ok(out);
+        match self.first_non_member(&refs, rng) {
+            None => Ok(out),
+            Some(bad) => Err((bad, GroupError::NotInSubgroup)),
         }
-        // name the culprit
-        let bad = out
-            .par_iter()
-            .position_first(|x| !self.is_member(&x.0))
-            .unwrap_or(0);
-        Err((bad, GroupError::NotInSubgroup))
     }
 
     fn uniform_len(&self) -> usize {
