@@ -148,7 +148,7 @@ impl FixedBaseTable {
         }
         Ok(match acc {
             None => Integer::from(1),
-            Some(a) => self.mont.from_mont(&a, &mut s),
+            Some(a) => self.mont.out_of_mont(&a, &mut s),
         })
     }
 

@@ -8,7 +8,9 @@
 //! * [`FixedBaseTable`]: windowed precomputation for a base that is raised to many exponents
 //!   (the generator, an election public key).
 //! * [`multi_pow`]: products of powers (Straus for few bases, Pippenger buckets for many).
-//! * [`MontContext`]: Montgomery products on GMP's `mpn` layer for long product chains.
+//! * `MontContext` (crate-private): Montgomery products on GMP's `mpn` layer for long product
+//!   chains. Its products write through raw pointers with lengths it trusts its callers for, so no
+//!   code outside this crate can call them (the example at the end must not compile).
 //! * [`SecretBaseTable`]: constant-time powers of one base to several secret exponents.
 //! * [`wipe_integer`]: zeroizing integers that held secrets.
 //!
@@ -17,6 +19,10 @@
 //!
 //! This is the only crate with `unsafe` code (`mont`, `secret` and `secret_base`).
 //! * Batch entry points spread over cores with rayon.
+//!
+//! ```compile_fail
+//! use votum_arith::MontContext;
+//! ```
 
 mod fixed_base;
 mod modulus;
@@ -28,7 +34,7 @@ mod secret_base;
 
 pub use fixed_base::FixedBaseTable;
 pub use modulus::Modulus;
-pub use mont::{MontContext, Scratch};
+pub(crate) use mont::MontContext;
 pub use multiexp::{multi_pow, multi_pow_parallel};
 pub use rug::integer::Order;
 pub use rug::Integer;

@@ -44,7 +44,7 @@ const REDC_N_THRESHOLD: usize = 40;
 
 /// Montgomery arithmetic modulo one odd modulus.
 #[derive(Clone, Debug)]
-pub struct MontContext {
+pub(crate) struct MontContext {
     n: usize,
     m: Vec<u64>,
     invm: u64,
@@ -54,10 +54,10 @@ pub struct MontContext {
 }
 
 /// A product buffer, reused across multiplications.
-pub struct Scratch(Vec<u64>);
+pub(crate) struct Scratch(Vec<u64>);
 
 impl MontContext {
-    pub fn new(modulus: &Modulus) -> Result<Self, ArithError> {
+    pub(crate) fn new(modulus: &Modulus) -> Result<Self, ArithError> {
         let m_int = modulus.value();
         let m = m_int.to_digits::<u64>(Order::Lsf);
         let n = m.len();
@@ -84,11 +84,11 @@ impl MontContext {
         Ok(ctx)
     }
 
-    pub fn limbs_len(&self) -> usize {
+    pub(crate) fn limbs_len(&self) -> usize {
         self.n
     }
 
-    pub fn scratch(&self) -> Scratch {
+    pub(crate) fn scratch(&self) -> Scratch {
         Scratch(vec![0; 2 * self.n])
     }
 
@@ -115,8 +115,9 @@ impl MontContext {
     }
 
     /// `out = a·b / R mod m`, fully reduced. `a`, `b`, `out`: n limbs each, `a`, `b` < m.
-    pub fn mul(&self, out: &mut [u64], a: &[u64], b: &[u64], s: &mut Scratch) {
+    pub(crate) fn mul(&self, out: &mut [u64], a: &[u64], b: &[u64], s: &mut Scratch) {
         debug_assert!(a.len() == self.n && b.len() == self.n && out.len() == self.n);
+        debug_assert!(s.0.len() == 2 * self.n);
         let n = self.n as gmp::size_t;
         // SAFETY: all slices have n limbs, the scratch 2n; out does not alias the scratch; GMP's
         // mpn_mul_n/mpn_sqr need rp disjoint from the inputs, which the scratch is.
@@ -131,7 +132,8 @@ impl MontContext {
     }
 
     /// `a <- a·b / R mod m`.
-    pub fn mul_assign(&self, a: &mut [u64], b: &[u64], s: &mut Scratch) {
+    pub(crate) fn mul_assign(&self, a: &mut [u64], b: &[u64], s: &mut Scratch) {
+        debug_assert!(a.len() == self.n && b.len() == self.n && s.0.len() == 2 * self.n);
         let n = self.n as gmp::size_t;
         // SAFETY: as in `mul`; the product goes to the scratch first, so writing `a` is safe.
         unsafe {
@@ -141,7 +143,8 @@ impl MontContext {
     }
 
     /// `a <- a² / R mod m`.
-    pub fn square_assign(&self, a: &mut [u64], s: &mut Scratch) {
+    pub(crate) fn square_assign(&self, a: &mut [u64], s: &mut Scratch) {
+        debug_assert!(a.len() == self.n && s.0.len() == 2 * self.n);
         let n = self.n as gmp::size_t;
         // SAFETY: as in `mul_assign`.
         unsafe {
@@ -154,7 +157,14 @@ impl MontContext {
     /// depends on the values: schoolbook-free `mpn_mul_n`/`mpn_sqr` (their paths depend on the
     /// length only), GMP's quadratic `mpn_redc_1`, and the final subtraction done always and kept
     /// or dropped with `mpn_cnd_swap`. `tmp` has n limbs. For secret exponents ([`crate::SecretBaseTable`]).
-    pub fn mul_ct(&self, out: &mut [u64], a: &[u64], b: &[u64], s: &mut Scratch, tmp: &mut [u64]) {
+    pub(crate) fn mul_ct(
+        &self,
+        out: &mut [u64],
+        a: &[u64],
+        b: &[u64],
+        s: &mut Scratch,
+        tmp: &mut [u64],
+    ) {
         debug_assert!(a.len() == self.n && b.len() == self.n && out.len() == self.n);
         debug_assert!(tmp.len() == self.n);
         let n = self.n as gmp::size_t;
@@ -180,7 +190,7 @@ impl MontContext {
     }
 
     /// `x·R mod m` for `0 <= x < m`.
-    pub fn to_mont(&self, x: &Integer, s: &mut Scratch) -> Vec<u64> {
+    pub(crate) fn to_mont(&self, x: &Integer, s: &mut Scratch) -> Vec<u64> {
         let xl = self.limbs(x);
         let mut out = vec![0; self.n];
         self.mul(&mut out, &xl, &self.r2, s);
@@ -188,7 +198,7 @@ impl MontContext {
     }
 
     /// The integer `a / R mod m`.
-    pub fn from_mont(&self, a: &[u64], s: &mut Scratch) -> Integer {
+    pub(crate) fn out_of_mont(&self, a: &[u64], s: &mut Scratch) -> Integer {
         let mut one = vec![0u64; self.n];
         one[0] = 1;
         let mut out = vec![0; self.n];
@@ -197,7 +207,7 @@ impl MontContext {
     }
 
     /// The Montgomery form of 1.
-    pub fn one(&self, s: &mut Scratch) -> Vec<u64> {
+    pub(crate) fn one(&self, s: &mut Scratch) -> Vec<u64> {
         self.to_mont(&Integer::from(1), s)
     }
 }
@@ -223,11 +233,11 @@ mod tests {
             let (xm, ym) = (ctx.to_mont(&x, &mut s), ctx.to_mont(&y, &mut s));
             let mut p = vec![0; ctx.limbs_len()];
             ctx.mul(&mut p, &xm, &ym, &mut s);
-            prop_assert_eq!(ctx.from_mont(&p, &mut s), m.mul(&x, &y));
+            prop_assert_eq!(ctx.out_of_mont(&p, &mut s), m.mul(&x, &y));
             let mut sq = xm.clone();
             ctx.square_assign(&mut sq, &mut s);
-            prop_assert_eq!(ctx.from_mont(&sq, &mut s), m.mul(&x, &x));
-            prop_assert_eq!(ctx.from_mont(&xm, &mut s), x);
+            prop_assert_eq!(ctx.out_of_mont(&sq, &mut s), m.mul(&x, &x));
+            prop_assert_eq!(ctx.out_of_mont(&xm, &mut s), x);
         }
     }
 
@@ -247,11 +257,11 @@ mod tests {
             let (xm, ym) = (ctx.to_mont(&x, &mut s), ctx.to_mont(&y, &mut s));
             let mut p = vec![0; ctx.limbs_len()];
             ctx.mul(&mut p, &xm, &ym, &mut s);
-            assert_eq!(ctx.from_mont(&p, &mut s), m.mul(&x, &y));
+            assert_eq!(ctx.out_of_mont(&p, &mut s), m.mul(&x, &y));
             let top = Integer::from(m.value() - 1u32);
             let tm = ctx.to_mont(&top, &mut s);
             ctx.mul(&mut p, &tm, &tm, &mut s);
-            assert_eq!(ctx.from_mont(&p, &mut s), 1);
+            assert_eq!(ctx.out_of_mont(&p, &mut s), 1);
             x = m.mul(&x, &y) + 1u32;
         }
     }
@@ -265,10 +275,10 @@ mod tests {
         let tm = ctx.to_mont(&top, &mut s);
         let mut p = vec![0; ctx.limbs_len()];
         ctx.mul(&mut p, &tm, &tm, &mut s);
-        assert_eq!(ctx.from_mont(&p, &mut s), 1); // (-1)^2
+        assert_eq!(ctx.out_of_mont(&p, &mut s), 1); // (-1)^2
         let zero = ctx.to_mont(&Integer::new(), &mut s);
         ctx.mul(&mut p, &tm, &zero, &mut s);
-        assert_eq!(ctx.from_mont(&p, &mut s), 0);
-        assert_eq!(ctx.from_mont(&ctx.one(&mut s), &mut s), 1);
+        assert_eq!(ctx.out_of_mont(&p, &mut s), 0);
+        assert_eq!(ctx.out_of_mont(&ctx.one(&mut s), &mut s), 1);
     }
 }

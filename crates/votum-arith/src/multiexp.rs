@@ -209,7 +209,7 @@ fn pippenger(m: &Modulus, bases: &[Integer], exps: &[Integer]) -> Result<Integer
         }
     }
     Ok(match acc {
-        Some(a) => ctx.from_mont(&a, &mut s),
+        Some(a) => ctx.out_of_mont(&a, &mut s),
         None => Integer::from(1),
     })
 }

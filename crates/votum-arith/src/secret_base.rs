@@ -134,7 +134,7 @@ impl SecretBaseTable {
             self.mont
                 .mul_ct(&mut acc, &square, &chosen, &mut s, &mut tmp);
         }
-        let out = self.mont.from_mont(&acc, &mut s);
+        let out = self.mont.out_of_mont(&acc, &mut s);
         for buf in [&mut e, &mut acc, &mut square, &mut chosen, &mut tmp] {
             wipe(buf);
         }

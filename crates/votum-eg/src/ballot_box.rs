@@ -40,11 +40,36 @@ pub enum BallotError {
     #[error("contest {contest:?}: selections do not match the manifest and placeholders")]
     SelectionMismatch { contest: String },
     #[error("{object}: {which} does not match")]
-    HashMismatch { object: String, which: &'static str },
+    HashMismatch { object: String, which: BallotHash },
     #[error("{object}: {error}")]
     Proof { object: String, error: ProofError },
     #[error("ballot state must be 1 (cast) or 2 (spoiled), got {0}")]
     BadState(i64),
+}
+
+/// Which of a ballot's hashes or derived values did not match what the ballot states. A verifier
+/// files each under its own check by matching these, never by the message text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BallotHash {
+    ContestDescription,
+    SelectionCrypto,
+    CiphertextAccumulation,
+    ContestCrypto,
+    BallotCrypto,
+    BallotCode,
+}
+
+impl std::fmt::Display for BallotHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::ContestDescription => "contest description hash",
+            Self::SelectionCrypto => "selection crypto hash",
+            Self::CiphertextAccumulation => "ciphertext accumulation",
+            Self::ContestCrypto => "contest crypto hash",
+            Self::BallotCrypto => "ballot crypto hash",
+            Self::BallotCode => "ballot code",
+        })
+    }
 }
 
 /// How proofs are checked: each equation on its own, or deferred to a batch (spec/62.4).
@@ -468,7 +493,7 @@ impl BallotVerifier {
             if c.description_hash != *desc_hash || c.sequence_order != desc.sequence_order {
                 return Err(BallotError::HashMismatch {
                     object: c.object_id.clone(),
-                    which: "contest description hash",
+                    which: BallotHash::ContestDescription,
                 });
             }
             let mut ours: Vec<(&str, i64, &Integer)> = c
@@ -508,7 +533,7 @@ impl BallotVerifier {
                 if expect != s.crypto_hash {
                     return Err(BallotError::HashMismatch {
                         object: s.object_id.clone(),
-                        which: "selection crypto hash",
+                        which: BallotHash::SelectionCrypto,
                     });
                 }
                 let proof_error = |error| BallotError::Proof {
@@ -548,7 +573,7 @@ impl BallotVerifier {
             if acc != c.accumulation {
                 return Err(BallotError::HashMismatch {
                     object: c.object_id.clone(),
-                    which: "ciphertext accumulation",
+                    which: BallotHash::CiphertextAccumulation,
                 });
             }
             let limit = self
@@ -596,7 +621,7 @@ impl BallotVerifier {
             if h(&items) != c.crypto_hash {
                 return Err(BallotError::HashMismatch {
                     object: c.object_id.clone(),
-                    which: "contest crypto hash",
+                    which: BallotHash::ContestCrypto,
                 });
             }
             Ok(())
@@ -615,7 +640,7 @@ impl BallotVerifier {
         if h(&items) != b.crypto_hash {
             return Err(BallotError::HashMismatch {
                 object: b.object_id.clone(),
-                which: "ballot crypto hash",
+                which: BallotHash::BallotCrypto,
             });
         }
         let code = h(&[
@@ -626,7 +651,7 @@ impl BallotVerifier {
         if code != b.code {
             return Err(BallotError::HashMismatch {
                 object: b.object_id.clone(),
-                which: "ballot code",
+                which: BallotHash::BallotCode,
             });
         }
         Ok(())

@@ -61,15 +61,68 @@ pub enum DecryptionError {
         error: ProofError,
     },
     #[error("{object}: {what} does not match")]
-    Mismatch { object: String, what: String },
+    Mismatch { object: String, what: Mismatched },
     #[error("{object}: the decrypted value is not g^t for any count t ≤ {max}")]
     CountOutOfRange { object: String, max: u64 },
 }
 
-fn mismatch(object: &str, what: impl Into<String>) -> DecryptionError {
+/// What did not match in a decryption. A verifier files each under its own check by matching
+/// these, never by the message text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mismatched {
+    /// A part of a published document that must repeat what votum computed (ids, the sets of
+    /// contests and selections, the ciphertext decrypted), or has the wrong shape.
+    Document(String),
+    /// A guardian compensating for itself.
+    SelfCompensation(String),
+    /// A compensation for a guardian who took part.
+    CompensationForPresent(String),
+    /// A guardian's share outside the subgroup.
+    ShareNotInSubgroup(String),
+    /// A guardian's proof commitments outside the subgroup.
+    CommitmentsNotInSubgroup(String),
+    /// The compensated shares could not be combined.
+    CompensatedShares,
+    /// A recovered part names other guardians than where it sits.
+    RecoveredPartIds,
+    /// A published recovery key differs from the one recomputed from the public commitments.
+    RecoveryKey { helper: String, missing: String },
+    /// A rebuilt share of a missing guardian differs from the one recomputed.
+    RebuiltShare(String),
+    /// The decrypted value.
+    Value,
+    /// The count.
+    Tally,
+}
+
+impl std::fmt::Display for Mismatched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Document(what) => f.write_str(what),
+            Self::SelfCompensation(g) => write!(f, "compensation by guardian {g:?} for itself"),
+            Self::CompensationForPresent(g) => {
+                write!(f, "compensation for guardian {g:?}, who is present")
+            }
+            Self::ShareNotInSubgroup(g) => write!(f, "share of {g:?} (not in the subgroup)"),
+            Self::CommitmentsNotInSubgroup(g) => {
+                write!(f, "proof commitments of {g:?} (not in the subgroup)")
+            }
+            Self::CompensatedShares => f.write_str("compensated shares"),
+            Self::RecoveredPartIds => f.write_str("a recovered part's guardian ids"),
+            Self::RecoveryKey { helper, missing } => {
+                write!(f, "recovery key of {helper:?} for {missing:?}")
+            }
+            Self::RebuiltShare(g) => write!(f, "rebuilt share of {g:?}"),
+            Self::Value => f.write_str("value"),
+            Self::Tally => f.write_str("tally"),
+        }
+    }
+}
+
+fn mismatch(object: &str, what: Mismatched) -> DecryptionError {
     DecryptionError::Mismatch {
         object: object.to_string(),
-        what: what.into(),
+        what,
     }
 }
 
@@ -510,7 +563,7 @@ impl Decryptor {
                 if lost.id == helper.id {
                     return Err(mismatch(
                         &target.object_id,
-                        format!("compensation by guardian {m:?} for itself"),
+                        Mismatched::SelfCompensation(m.to_string()),
                     ));
                 }
                 lost.recovery_key(g, helper.sequence_order)
@@ -533,7 +586,7 @@ impl Decryptor {
                 if share.share.value().jacobi(g.p()) != 1 {
                     return Err(mismatch(
                         name,
-                        format!("share of {guardian_id:?} (not in the subgroup)"),
+                        Mismatched::ShareNotInSubgroup(guardian_id.to_string()),
                     ));
                 }
                 verify_share(g, &self.oracle, &key, ct, share).map_err(|error| {
@@ -604,7 +657,7 @@ impl Decryptor {
             if seen.contains(lost.id.as_str()) {
                 return Err(mismatch(
                     &target.object_id,
-                    format!("compensation for guardian {:?}, who is present", lost.id),
+                    Mismatched::CompensationForPresent(lost.id.clone()),
                 ));
             }
             if !pairs.insert((helper.id.as_str(), lost.id.as_str())) {
@@ -687,7 +740,7 @@ impl Decryptor {
             if s.share.value().jacobi(g.p()) != 1 {
                 return Err(mismatch(
                     &names[*i],
-                    format!("share of {who:?} (not in the subgroup)"),
+                    Mismatched::ShareNotInSubgroup(who.to_string()),
                 ));
             }
             let challenge_ok = s
@@ -701,7 +754,7 @@ impl Decryptor {
                 verify_one(chk)?;
                 return Err(mismatch(
                     &names[*i],
-                    format!("proof commitments of {who:?} (not in the subgroup)"),
+                    Mismatched::CommitmentsNotInSubgroup(who.to_string()),
                 ));
             }
             Ok(())
@@ -739,7 +792,7 @@ impl Decryptor {
                         .map(|(_, _, c)| c.shares[i].share.clone())
                         .collect();
                     let rebuilt = signed_multi_pow(g, &bases, &weights[m.id.as_str()])
-                        .ok_or_else(|| mismatch(&names[i], "compensated shares"))?;
+                        .ok_or_else(|| mismatch(&names[i], Mismatched::CompensatedShares))?;
                     product = g.op(&product, &rebuilt);
                     shares.push(SelectionShare::Reconstructed {
                         guardian_id: m.id.clone(),
@@ -794,47 +847,61 @@ impl Decryptor {
         let g = &self.group;
         let obj = &target.object_id;
         if json::text(published, "object_id", obj)? != obj {
-            return Err(mismatch(obj, "object_id"));
+            return Err(mismatch(obj, Mismatched::Document("object_id".into())));
         }
         let contests = json::field(published, "contests", obj)?
             .as_object()
-            .ok_or_else(|| mismatch(obj, "contests (not a map)"))?;
+            .ok_or_else(|| mismatch(obj, Mismatched::Document("contests (not a map)".into())))?;
         let expected: usize = target.contests.len();
         if contests.len() != expected {
-            return Err(mismatch(obj, "the set of contests"));
+            return Err(mismatch(
+                obj,
+                Mismatched::Document("the set of contests".into()),
+            ));
         }
         let mut direct: BTreeMap<String, Vec<ProvenShare>> = BTreeMap::new();
         let mut comp: BTreeMap<(String, String), Vec<ProvenShare>> = BTreeMap::new();
         let mut stated: Vec<Stated> = Vec::new();
         let mut recovery: HashMap<(String, String), ModElement> = HashMap::new();
         for (cid, sels) in &target.contests {
-            let c = contests
-                .get(cid)
-                .ok_or_else(|| mismatch(obj, format!("contest {cid:?} (absent)")))?;
+            let c = contests.get(cid).ok_or_else(|| {
+                mismatch(
+                    obj,
+                    Mismatched::Document(format!("contest {cid:?} (absent)")),
+                )
+            })?;
             let selections = json::field(c, "selections", cid)?
                 .as_object()
-                .ok_or_else(|| mismatch(cid, "selections (not a map)"))?;
+                .ok_or_else(|| {
+                    mismatch(cid, Mismatched::Document("selections (not a map)".into()))
+                })?;
             if selections.len() != sels.len() {
-                return Err(mismatch(cid, "the set of selections"));
+                return Err(mismatch(
+                    cid,
+                    Mismatched::Document("the set of selections".into()),
+                ));
             }
             for (sid, ct) in sels {
                 let name = format!("{cid}/{sid}");
-                let s = selections
-                    .get(sid)
-                    .ok_or_else(|| mismatch(&name, "selection (absent)"))?;
+                let s = selections.get(sid).ok_or_else(|| {
+                    mismatch(&name, Mismatched::Document("selection (absent)".into()))
+                })?;
                 let message =
                     json::ciphertext_in_range(g, json::field(s, "message", &name)?, &name)?;
                 if &message != ct {
-                    return Err(mismatch(&name, "message (the ciphertext decrypted)"));
+                    return Err(mismatch(
+                        &name,
+                        Mismatched::Document("message (the ciphertext decrypted)".into()),
+                    ));
                 }
                 let count = json::uint(s, "tally", &name)?;
                 // range only: each is compared with what votum computes (the message, the value, the
                 // rebuilt shares, the recovery keys) or its proof forces it into the subgroup
                 // once its Jacobi symbol is checked (the shares; spec/64.4)
                 let value = json::committed(g, s, "value", &name)?;
-                let shares = json::field(s, "shares", &name)?
-                    .as_array()
-                    .ok_or_else(|| mismatch(&name, "shares (not a list)"))?;
+                let shares = json::field(s, "shares", &name)?.as_array().ok_or_else(|| {
+                    mismatch(&name, Mismatched::Document("shares (not a list)".into()))
+                })?;
                 let mut rebuilt = Vec::new();
                 for sh in shares {
                     let gid = json::text(sh, "guardian_id", &name)?.to_string();
@@ -852,7 +919,7 @@ impl Decryptor {
                                 if json::text(part, "missing_guardian_id", &name)? != gid
                                     || json::text(part, "guardian_id", &name)? != helper
                                 {
-                                    return Err(mismatch(&name, "a recovered part's guardian ids"));
+                                    return Err(mismatch(&name, Mismatched::RecoveredPartIds));
                                 }
                                 let part_share = json::committed(g, part, "share", &name)?;
                                 let proof =
@@ -869,7 +936,10 @@ impl Decryptor {
                                 if *key != recovery_key {
                                     return Err(mismatch(
                                         &name,
-                                        format!("recovery key of {helper:?} for {gid:?}"),
+                                        Mismatched::RecoveryKey {
+                                            helper: helper.clone(),
+                                            missing: gid.clone(),
+                                        },
                                     ));
                                 }
                                 comp.entry((helper.clone(), gid.clone())).or_default().push(
@@ -881,7 +951,12 @@ impl Decryptor {
                             }
                             rebuilt.push((gid, share));
                         }
-                        _ => return Err(mismatch(&name, "recovered_parts (not a map or null)")),
+                        _ => {
+                            return Err(mismatch(
+                                &name,
+                                Mismatched::Document("recovered_parts (not a map or null)".into()),
+                            ))
+                        }
                     }
                 }
                 stated.push((count, value, rebuilt));
@@ -909,10 +984,10 @@ impl Decryptor {
         for (mine, (count, value, rebuilt)) in ours.zip(&stated) {
             let name = &mine.object_id;
             if mine.value != *value {
-                return Err(mismatch(name, "value"));
+                return Err(mismatch(name, Mismatched::Value));
             }
             if mine.count != *count {
-                return Err(mismatch(name, "tally"));
+                return Err(mismatch(name, Mismatched::Tally));
             }
             for (gid, share) in rebuilt {
                 let ok = mine.shares.iter().any(|s| {
@@ -920,7 +995,7 @@ impl Decryptor {
                         if guardian_id == gid && m == share)
                 });
                 if !ok {
-                    return Err(mismatch(name, format!("rebuilt share of {gid:?}")));
+                    return Err(mismatch(name, Mismatched::RebuiltShare(gid.clone())));
                 }
             }
         }

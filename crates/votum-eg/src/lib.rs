@@ -15,7 +15,7 @@ pub mod manifest;
 #[cfg(feature = "prove")]
 pub mod nonces;
 
-pub use ballot_box::{BallotBox, BallotError, BallotState, BallotVerifier, Receipt};
+pub use ballot_box::{BallotBox, BallotError, BallotHash, BallotState, BallotVerifier, Receipt};
 #[cfg(feature = "prove")]
 pub use encrypt::{encrypt_ballot, encrypt_many, BallotRequest, EncryptionContext};
 pub use encrypt::{EncryptError, PlaintextBallot};

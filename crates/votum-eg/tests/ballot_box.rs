@@ -113,7 +113,7 @@ fn refuses_tampered_ballots_with_the_specific_error() {
     assert!(matches!(
         err,
         BallotError::HashMismatch {
-            which: "ballot crypto hash",
+            which: votum_eg::BallotHash::BallotCrypto,
             ..
         }
     ));
@@ -123,7 +123,7 @@ fn refuses_tampered_ballots_with_the_specific_error() {
     assert!(matches!(
         err,
         BallotError::HashMismatch {
-            which: "ballot code",
+            which: votum_eg::BallotHash::BallotCode,
             ..
         }
     ));
@@ -168,7 +168,7 @@ fn refuses_tampered_ballots_with_the_specific_error() {
     assert!(matches!(
         err,
         BallotError::HashMismatch {
-            which: "selection crypto hash",
+            which: votum_eg::BallotHash::SelectionCrypto,
             ..
         }
     ));

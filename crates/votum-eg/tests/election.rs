@@ -10,7 +10,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use votum_eg::context::ElectionContext;
 use votum_eg::decrypt::{
-    CompensatedShares, DecryptionError, DecryptionTarget, Decryptor, GuardianShares,
+    CompensatedShares, DecryptionError, DecryptionTarget, Decryptor, GuardianShares, Mismatched,
 };
 use votum_eg::encrypt::{encrypt_ballot, BallotForm, EncryptionContext, PlaintextBallot};
 use votum_eg::guardian::{
@@ -293,7 +293,10 @@ fn decryption_refuses_bad_shares_with_the_specific_error() {
     bad[1].shares[0].share = g.element_in_range(&flipped).unwrap();
     assert!(matches!(
         d.decrypt(&e.tally, &bad, &comp).unwrap_err(),
-        DecryptionError::Mismatch { ref what, .. } if what.contains("not in the subgroup")
+        DecryptionError::Mismatch {
+            what: Mismatched::ShareNotInSubgroup(_),
+            ..
+        }
     ));
     // a wrong compensated share
     let mut badc = comp.clone();
@@ -317,7 +320,10 @@ fn decryption_refuses_bad_shares_with_the_specific_error() {
     sel["tally"] = serde_json::json!(sel["tally"].as_u64().unwrap() + 1);
     assert!(matches!(
         d.verify_eg14(&e.tally, &t).unwrap_err(),
-        DecryptionError::Mismatch { ref what, .. } if what == "tally"
+        DecryptionError::Mismatch {
+            what: Mismatched::Tally,
+            ..
+        }
     ));
     let mut t = record.clone();
     let parts =
@@ -325,7 +331,10 @@ fn decryption_refuses_bad_shares_with_the_specific_error() {
     parts["guardian-1"]["recovery_key"] = parts["guardian-2"]["recovery_key"].clone();
     assert!(matches!(
         d.verify_eg14(&e.tally, &t).unwrap_err(),
-        DecryptionError::Mismatch { ref what, .. } if what.starts_with("recovery key")
+        DecryptionError::Mismatch {
+            what: Mismatched::RecoveryKey { .. },
+            ..
+        }
     ));
     // a spoiled ballot whose ciphertext is outside the subgroup cannot be a decryption target
     let mut v: serde_json::Value = serde_json::from_str(&e.submitted[0].0).unwrap();
@@ -340,7 +349,7 @@ fn decryption_refuses_bad_shares_with_the_specific_error() {
     let other = run(9, 1);
     assert!(matches!(
         d.verify_eg14(&other.tally, &record).unwrap_err(),
-        DecryptionError::Mismatch { ref what, .. } if what.starts_with("message")
+        DecryptionError::Mismatch { what: Mismatched::Document(ref d), .. } if d.starts_with("message")
     ));
 }
 

@@ -84,9 +84,37 @@ impl PartialEq for ModpGroup {
     }
 }
 
+/// Whether `parts` joined are a non-empty string of hex digits. Evaluated at compile time for every
+/// group constant (below), so a typo in one fails the build instead of becoming a wrong number.
+const fn is_hex(parts: &[&str]) -> bool {
+    let mut digits = 0;
+    let mut i = 0;
+    while i < parts.len() {
+        let bytes = parts[i].as_bytes();
+        let mut j = 0;
+        while j < bytes.len() {
+            if !bytes[j].is_ascii_hexdigit() {
+                return false;
+            }
+            j += 1;
+        }
+        digits += bytes.len();
+        i += 1;
+    }
+    digits > 0
+}
+
+const _: () = assert!(is_hex(params::EG_P));
+const _: () = assert!(is_hex(&[params::EG_Q]));
+const _: () = assert!(is_hex(params::EG_R));
+const _: () = assert!(is_hex(params::EG_G));
+const _: () = assert!(is_hex(params::RFC3526_2048_P));
+const _: () = assert!(is_hex(params::RFC3526_3072_P));
+
+/// A group constant. `is_hex` holds for each at compile time, and a string of hex digits always
+/// parses, so the fallback to 0 cannot be taken.
 fn hex(parts: &[&str]) -> Integer {
     let joined: String = parts.concat();
-    // The constants are compile-time hex literals checked by tests.
     Integer::from_str_radix(&joined, 16).unwrap_or_default()
 }
 
@@ -100,7 +128,7 @@ impl ModpGroup {
         EG_4096
             .get_or_init(|| {
                 let p = hex(params::EG_P);
-                let q = Integer::from_str_radix(params::EG_Q, 16).unwrap_or_default();
+                let q = hex(&[params::EG_Q]);
                 Self::build(
                     GroupId::Eg4096,
                     p,
@@ -597,5 +625,22 @@ impl Group for ModpGroup {
                 return ModScalar(x);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_are_checked_as_hex() {
+        assert!(is_hex(&["0123456789abcdef", "ABCDEF"]));
+        assert!(!is_hex(&["FFFF", "FFgF"]), "a typo is refused");
+        assert!(!is_hex(&["FF FF"]));
+        assert!(
+            !is_hex(&[]) && !is_hex(&["", ""]),
+            "nothing is not a number"
+        );
+        assert_eq!(hex(&["ff", "01"]), 0xff01);
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use pyo3::prelude::*;
 use votum_eg::context::ElectionContext;
 use votum_eg::decrypt::{
-    CompensatedShares, DecryptionError, DecryptionTarget, Decryptor, GuardianShares,
+    CompensatedShares, DecryptionError, DecryptionTarget, Decryptor, GuardianShares, Mismatched,
     PlaintextRecord,
 };
 use votum_eg::guardian::{
@@ -669,7 +669,10 @@ impl PyEgDecryptor {
         if shares.object_id != target.inner.object_id {
             return decryption(Err(DecryptionError::Mismatch {
                 object: target.inner.object_id.clone(),
-                what: format!("the object id of shares for {:?}", shares.object_id),
+                what: Mismatched::Document(format!(
+                    "the object id of shares for {:?}",
+                    shares.object_id
+                )),
             }));
         }
         let out = release(py, || {

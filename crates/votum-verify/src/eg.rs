@@ -7,11 +7,11 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use votum_arith::Integer;
 use votum_eg::ballot_box::{
-    accumulate, add_ballot, parse_ballot, BallotBox, BallotError, BallotState, BallotVerifier,
-    TallyMap,
+    accumulate, add_ballot, parse_ballot, BallotBox, BallotError, BallotHash, BallotState,
+    BallotVerifier, TallyMap,
 };
 use votum_eg::context::{base_hash, ElectionContext};
-use votum_eg::decrypt::{DecryptionError, DecryptionTarget, Decryptor, SelectionShare};
+use votum_eg::decrypt::{DecryptionError, DecryptionTarget, Decryptor, Mismatched, SelectionShare};
 use votum_eg::guardian::{joint_key, CeremonyError, GuardianPublicKey};
 use votum_eg::json::{ciphertext_in_range, FieldError};
 use votum_eg::Manifest;
@@ -593,11 +593,13 @@ impl<'a> Verifier<'a> {
             | BallotError::SelectionMismatch { .. } => Check::Ballot01,
             BallotError::BadElement { .. } => Check::Ballot03,
             BallotError::Duplicate(_) => Check::Ballot05,
-            BallotError::HashMismatch { which, .. } => match *which {
-                "contest description hash" => Check::Ballot01,
-                "ciphertext accumulation" => Check::Ballot04,
-                "ballot code" => Check::Ballot06,
-                _ => Check::Ballot02,
+            BallotError::HashMismatch { which, .. } => match which {
+                BallotHash::ContestDescription => Check::Ballot01,
+                BallotHash::CiphertextAccumulation => Check::Ballot04,
+                BallotHash::BallotCode => Check::Ballot06,
+                BallotHash::SelectionCrypto
+                | BallotHash::ContestCrypto
+                | BallotHash::BallotCrypto => Check::Ballot02,
             },
             BallotError::Proof { object, .. } => {
                 let is_contest = self
@@ -649,16 +651,19 @@ impl<'a> Verifier<'a> {
                 false,
             ),
             DecryptionError::Mismatch { what, .. } => {
-                let check =
-                    if what.starts_with("recovery key") || what.starts_with("a recovered part") {
+                let check = match what {
+                    Mismatched::RecoveryKey { .. } | Mismatched::RecoveredPartIds => {
                         Check::Decrypt02
-                    } else if what.starts_with("rebuilt share") {
-                        Check::Decrypt03
-                    } else if what == "value" || what == "tally" {
-                        Check::Decrypt04
-                    } else {
-                        Check::Decrypt01
-                    };
+                    }
+                    Mismatched::RebuiltShare(_) => Check::Decrypt03,
+                    Mismatched::Value | Mismatched::Tally => Check::Decrypt04,
+                    Mismatched::Document(_)
+                    | Mismatched::SelfCompensation(_)
+                    | Mismatched::CompensationForPresent(_)
+                    | Mismatched::ShareNotInSubgroup(_)
+                    | Mismatched::CommitmentsNotInSubgroup(_)
+                    | Mismatched::CompensatedShares => Check::Decrypt01,
+                };
                 (check, false)
             }
             DecryptionError::CountOutOfRange { .. } => (Check::Decrypt04, false),

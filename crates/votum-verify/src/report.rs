@@ -87,7 +87,7 @@ impl Report {
 
 /// Collects outcomes while the record is read.
 pub(crate) struct Ledger {
-    set: &'static [Check],
+    set: Vec<Check>,
     results: Vec<CheckResult>,
     ran: Vec<bool>,
 }
@@ -96,7 +96,7 @@ impl Ledger {
     /// A ledger for the checks `set` (one record kind's, in report order).
     pub(crate) fn new(set: &'static [Check]) -> Self {
         Self {
-            set,
+            set: set.to_vec(),
             results: set
                 .iter()
                 .map(|c| CheckResult {
@@ -112,23 +112,34 @@ impl Ledger {
         }
     }
 
-    /// Where `check` is in this ledger; a check of another record kind is a bug in the caller,
-    /// caught by tests (debug builds), and counted nowhere in a release build.
-    fn index(&self, check: Check) -> Option<usize> {
-        let i = self.set.iter().position(|c| *c == check);
-        debug_assert!(i.is_some(), "{} is not in this ledger", check.id());
-        i
+    /// Where `check` is in this ledger. A check of another record kind is a bug in the caller, but
+    /// what it found must still reach the report: it gets a row of its own after the set's.
+    fn index(&mut self, check: Check) -> usize {
+        if let Some(i) = self.set.iter().position(|c| *c == check) {
+            return i;
+        }
+        self.set.push(check);
+        self.results.push(CheckResult {
+            id: check.id(),
+            title: check.title(),
+            status: Status::NotRun,
+            checked: 0,
+            findings: Vec::new(),
+            more: 0,
+        });
+        self.ran.push(false);
+        self.set.len() - 1
     }
 
     /// `n` more objects examined by `check`.
     pub(crate) fn examined(&mut self, check: Check, n: u64) {
-        let Some(i) = self.index(check) else { return };
+        let i = self.index(check);
         self.ran[i] = true;
         self.results[i].checked += n;
     }
 
     fn note(&mut self, check: Check, status: Status, object: &str, reason: String) {
-        let Some(i) = self.index(check) else { return };
+        let i = self.index(check);
         self.ran[i] = true;
         let r = &mut self.results[i];
         // an Error outranks a Fail: the check could not be completed at all
@@ -167,5 +178,25 @@ impl Ledger {
             ballots,
             checks: self.results,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finding_under_a_check_outside_the_set_is_reported() {
+        let mut ledger = Ledger::new(&Check::MIX);
+        for c in Check::MIX {
+            ledger.examined(c, 1);
+        }
+        ledger.fail(Check::Ballot02, "ballot-1", "crypto hash");
+        let report = ledger.finish("r".into(), "test", 0);
+        assert!(!report.passed());
+        let row = report.result(Check::Ballot02).expect("a row of its own");
+        assert_eq!(row.status, Status::Fail);
+        assert_eq!(row.findings[0].object, "ballot-1");
+        assert_eq!(report.checks.len(), Check::MIX.len() + 1);
     }
 }

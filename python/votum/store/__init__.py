@@ -9,8 +9,11 @@ is durable.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import os
 import re
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -18,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, bindparam, create_engine, event, select, text, update
+from sqlalchemy import Connection, Engine, bindparam, create_engine, event, make_url, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from votum import board_genesis, board_link
@@ -197,6 +200,28 @@ def _chunks(values: list[T], size: int = 500) -> Iterator[list[T]]:
         yield values[start : start + size]
 
 
+def _ensure_wal(path: str | None) -> None:
+    """Put the SQLite file at `path` in WAL mode, once, under an exclusive lock on `path.lock`.
+
+    Switching a file to WAL takes a read transaction and then upgrades it to a write; when several
+    connections do that at once (servers starting together on a fresh file), the losers get
+    SQLITE_BUSY at once, without the busy handler, since they already hold a read lock. So the
+    switch is made by one connection at a time, before any other connection of this store exists;
+    WAL is stored in the file, and later connections open in it without asking.
+    """
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return
+    with open(path + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        conn = sqlite3.connect(path, timeout=60, isolation_level=None)
+        try:
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        finally:
+            conn.close()
+    if mode != "wal":
+        raise InvalidInput(f"{os.path.basename(path)}: SQLite could not use WAL mode (got {mode!r})")
+
+
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
@@ -229,13 +254,14 @@ class Store:
     def _engine(self, url: str) -> Engine:
         if self.dialect == "postgresql":
             return create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+        _ensure_wal(make_url(url).database)
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60})
 
         @event.listens_for(engine, "connect")
         def _connect(dbapi_conn: Any, _record: Any) -> None:
             dbapi_conn.isolation_level = None  # transactions are begun below, not by the driver
             cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")
+            # no journal_mode here: WAL is a property of the file, set once by _ensure_wal
             cur.execute("PRAGMA synchronous=FULL")
             cur.execute("PRAGMA busy_timeout=60000")
             cur.close()
