@@ -13,7 +13,7 @@ from votum.service import problems, seed, v1
 from votum.service.auth import TokenBook
 from votum.service.codec import OPENAPI_MSGPACK_NOTE, NegotiatedResponse, NegotiatedRoute
 from votum.service.limits import BodyLimit
-from votum.service.settings import Settings
+from votum.service.settings import Settings, is_loopback
 from votum.store import Store
 
 log = logging.getLogger("votum.service")
@@ -38,23 +38,29 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.state.settings = settings
     app.state.tokens = TokenBook(settings.tokens)
     problems.install(app)
-    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    seed_on = settings.seed_endpoints_on
+    app.add_middleware(
+        BodyLimit,
+        limit=settings.max_body_bytes,
+        tokens=app.state.tokens,
+        open_paths=frozenset(seed.PATHS) if seed_on else frozenset(),
+    )
 
-    health = _health_router()
-    app.include_router(health)
-    app.include_router(seed.router)
+    app.include_router(_health_router(seed_on))
+    app.include_router(seed.router if seed_on else seed.disabled_router())
     v1.install(app, store)
     # the generator's tables (~0.4 s) are built in the background, not by the first request
     threading.Thread(target=votum.Group("eg-4096").warm, name="votum-warm-tables", daemon=True).start()
-    if settings.seed_endpoints:
+    if seed_on and not is_loopback(settings.host):
         log.warning(
-            "the stateless seed endpoints are on: they carry guardian secrets over the wire "
-            "(turn them off with VOTUM_SEED_ENDPOINTS=0)"
+            "the stateless seed endpoints are on at %s, beyond this machine: they carry guardian "
+            "secrets over the wire and need no token (turn them off with VOTUM_SEED_ENDPOINTS=0)",
+            settings.host,
         )
     return app
 
 
-def _health_router() -> Any:
+def _health_router(seed_on: bool) -> Any:
     from fastapi import APIRouter
 
     router = APIRouter(tags=["service"], route_class=NegotiatedRoute)
@@ -62,6 +68,6 @@ def _health_router() -> Any:
     @router.get("/health")
     def health() -> dict[str, Any]:
         """Liveness: the version, and whether the seed endpoints are on."""
-        return {"status": "ok", "version": votum.__version__}
+        return {"status": "ok", "version": votum.__version__, "seed_endpoints": seed_on}
 
     return router

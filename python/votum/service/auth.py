@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from fastapi import Request
 
+from votum.service.codec import AUTH_MARK
 from votum.service.problems import ApiError
 from votum.service.settings import ROLE_PREFIX_GUARDIAN
 
@@ -56,6 +57,8 @@ def require(*roles: str) -> Callable[[Request], str]:
                 return role
         raise ApiError(403, "forbidden", f"this needs the role {' or '.join(roles)}")
 
+    # it reads headers only, so NegotiatedRoute runs it before the body is read
+    setattr(check, AUTH_MARK, True)
     return check
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi import HTTPException
 
+from votum.service.auth import TokenBook
 from votum.service.codec import JSON, encode
 
 
@@ -17,25 +18,52 @@ class BodyTooLarge(HTTPException):
         super().__init__(413, f"the request body is larger than {limit} bytes")
 
 
-class BodyLimit:
-    """Pure ASGI middleware (added with `app.add_middleware(BodyLimit, limit=...)`)."""
+#: The body limit of a request without a known token, outside the open paths.
+ANONYMOUS_LIMIT = 64 * 1024
 
-    def __init__(self, app: Any, limit: int) -> None:
+
+class BodyLimit:
+    """Pure ASGI middleware (added with `app.add_middleware(BodyLimit, limit=..., tokens=...)`).
+
+    A request with a known bearer token, or to one of `open_paths` (the seed endpoints when they are
+    on), may send `limit` bytes; any other request `ANONYMOUS_LIMIT`: an outsider cannot make the
+    server hold a large body, whatever route it names."""
+
+    def __init__(
+        self,
+        app: Any,
+        limit: int,
+        tokens: TokenBook | None = None,
+        open_paths: frozenset[str] = frozenset(),
+    ) -> None:
         self.app = app
         self.limit = limit
+        self.tokens = tokens
+        self.open_paths = open_paths
+
+    def _limit(self, scope: dict[str, Any]) -> int:
+        if self.tokens is None or scope.get("path") in self.open_paths:
+            return self.limit
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                scheme, _, token = value.decode("latin-1").partition(" ")
+                if scheme.lower() == "bearer" and self.tokens.role_of(token.strip()) is not None:
+                    return self.limit
+        return min(self.limit, ANONYMOUS_LIMIT)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self._limit(scope)
         for name, value in scope.get("headers", []):
-            if name == b"content-length" and value.isdigit() and int(value) > self.limit:
+            if name == b"content-length" and value.isdigit() and int(value) > limit:
                 body = encode(
                     {
                         "type": "body_too_large",
                         "status": 413,
                         "title": "The request body is larger than this server accepts",
-                        "detail": f"the request body is larger than {self.limit} bytes",
+                        "detail": f"the request body is larger than {limit} bytes",
                     },
                     JSON,
                 )
@@ -58,8 +86,8 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.limit:
-                    raise BodyTooLarge(self.limit)
+                if received > limit:
+                    raise BodyTooLarge(limit)
             return message
 
         await self.app(scope, counting, send)

@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Any, TypeVar
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 import votum
@@ -34,16 +34,35 @@ _elections = LruCache()
 _decryptors = LruCache(8)
 
 
-def _enabled(request: Request) -> None:
-    if not request.app.state.settings.seed_endpoints:
+router = APIRouter(tags=["seed endpoints (stateless)"], route_class=NegotiatedRoute)
+
+#: The six endpoints' paths.
+PATHS = (
+    "/setup_guardians",
+    "/create_encrypted_ballot",
+    "/create_encrypted_tally",
+    "/create_partial_decryption",
+    "/create_compensated_decryption",
+    "/combine_decryption_shares",
+)
+
+
+def disabled_router() -> APIRouter:
+    """What answers on the six paths when the endpoints are off: 403 at once, the body unread."""
+    off = APIRouter(include_in_schema=False, route_class=NegotiatedRoute)
+
+    def refuse() -> None:
         raise ApiError(
-            403, "disabled", "the stateless seed endpoints are turned off (VOTUM_SEED_ENDPOINTS=0)"
+            403,
+            "disabled",
+            "the stateless seed endpoints are off: they carry guardian secrets, so they are on by "
+            "default only for a server bound to a loopback address (turn them on with "
+            "--seed-endpoints or VOTUM_SEED_ENDPOINTS=1)",
         )
 
-
-router = APIRouter(
-    tags=["seed endpoints (stateless)"], dependencies=[Depends(_enabled)], route_class=NegotiatedRoute
-)
+    for path in PATHS:
+        off.add_api_route(path, refuse, methods=["POST"])
+    return off
 
 
 # --- request and response documents -----------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import secrets
@@ -9,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -34,9 +35,10 @@ class Settings(BaseModel):
     database_url: str | None = None
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
-    #: the six stateless seed endpoints carry guardian secrets over the wire; turn them off for
-    #: any real election (`VOTUM_SEED_ENDPOINTS=0`)
-    seed_endpoints: bool = True
+    #: the six stateless seed endpoints carry guardian secrets over the wire and need no token.
+    #: `None` (the default): on only when `host` is a loopback address, so only local programs
+    #: reach them; `True`/`False` (`VOTUM_SEED_ENDPOINTS=1/0`, `--[no-]seed-endpoints`) decide
+    seed_endpoints: bool | None = None
     #: largest accepted request body, in bytes (a 1,000-ballot tally chunk in JSON is about 40 MB)
     max_body_bytes: int = Field(default=128 * 1024 * 1024, ge=1024)
     #: token -> role; see `ROLE_PREFIX_GUARDIAN`. Empty: a random admin token is generated at start
@@ -57,6 +59,13 @@ class Settings(BaseModel):
                 raise ValueError(f"unknown role {role!r} (admin, device, guardian:<id>)")
         return tokens
 
+    @property
+    def seed_endpoints_on(self) -> bool:
+        """Whether the seed endpoints answer (see `seed_endpoints`)."""
+        if self.seed_endpoints is not None:
+            return self.seed_endpoints
+        return is_loopback(self.host)
+
     def url(self) -> str:
         return self.database_url or f"sqlite:///{self.data_dir / 'votum.db'}"
 
@@ -65,6 +74,16 @@ class Settings(BaseModel):
         return f"Settings({shown}, tokens=<{len(self.tokens)} configured>)"
 
     __str__ = __repr__
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (an address or `localhost`) is only reachable from this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 _ENV = {
@@ -80,12 +99,16 @@ _ENV = {
 
 def tokens_from_env(text: str) -> dict[str, str]:
     """`VOTUM_TOKENS="admin=TOKEN,device=TOKEN,guardian:g1=TOKEN"`."""
-    out = {}
-    for item in filter(None, (x.strip() for x in text.split(","))):
+    out: dict[str, str] = {}
+    for n, item in enumerate(filter(None, (x.strip() for x in text.split(","))), 1):
         role, sep, token = item.partition("=")
         if not sep:
-            raise InvalidInput("VOTUM_TOKENS items are role=token")
-        out[token.strip()] = role.strip()
+            raise InvalidInput(f"VOTUM_TOKENS item {n} is not role=token")
+        token, role = token.strip(), role.strip()
+        if token in out and out[token] != role:
+            # never print the token itself
+            raise InvalidInput(f"VOTUM_TOKENS item {n}: one token given for two roles ({out[token]}, {role})")
+        out[token] = role
     return out
 
 
@@ -108,8 +131,13 @@ def load_settings(file: Path | None = None, env: dict[str, str] | None = None, *
     values.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return Settings(**values)
-    except Exception as e:
-        raise InvalidInput(f"settings: {e}") from e
+    except ValidationError as e:
+        # the errors without their input: a token must never reach a log or a terminal
+        detail = "; ".join(
+            f"{'.'.join(str(x) for x in err['loc']) or 'settings'}: {err['msg']}"
+            for err in e.errors(include_input=False, include_url=False)
+        )
+        raise InvalidInput(f"settings: {detail}") from None
 
 
 def ensure_tokens(settings: Settings) -> tuple[Settings, Path | None]:

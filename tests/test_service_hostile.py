@@ -1,0 +1,172 @@
+"""The service against an outsider and against a party misusing its token (issue 19, part D): bodies
+refused before they are read, decoders with bounded memory, values JSON cannot carry refused as 4xx,
+the seed endpoints' default, tokens that never leak."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+import pytest
+from fastapi.testclient import TestClient
+from votum.client.election import Tokens
+from votum.eg import manifest_from_names
+from votum.errors import InvalidInput
+from votum.service.app import create_app
+from votum.service.codec import MAX_BODY_OBJECTS
+from votum.service.limits import ANONYMOUS_LIMIT
+from votum.service.settings import Settings, load_settings
+
+MANIFEST = manifest_from_names(["Party A"], ["Alice", "Bob"])
+MANIFEST_TEXT = json.dumps(MANIFEST)
+MSGPACK = {"content-type": "application/msgpack"}
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[tuple[TestClient, Tokens]]:
+    tokens = Tokens.generate(1)
+    with TestClient(create_app(Settings(data_dir=tmp_path, tokens=tokens.settings_map()))) as http:
+        yield http, tokens
+
+
+def _type(response: Any) -> tuple[int, str]:
+    body = (
+        response.json() if "json" in response.headers["content-type"] else msgpack.unpackb(response.content)
+    )
+    return response.status_code, body["type"]
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+def test_the_token_is_checked_before_the_body_is_read(app: tuple[TestClient, Tokens]) -> None:
+    http, tokens = app
+    garbage = b"\xc1" * 100  # not MessagePack at all: reading it would answer 400
+    assert _type(http.post("/v1/elections", content=garbage, headers=MSGPACK)) == (401, "unauthorized")
+    assert _type(http.post("/v1/elections", content=b"{", headers=_bearer("x" * 20))) == (401, "unauthorized")
+    # the wrong role is refused before the body too
+    device = {**MSGPACK, **_bearer(tokens.device)}
+    assert _type(http.post("/v1/elections", content=garbage, headers=device)) == (403, "forbidden")
+    admin = {**MSGPACK, **_bearer(tokens.admin)}
+    assert _type(http.post("/v1/elections", content=garbage, headers=admin)) == (400, "malformed_body")
+
+
+def test_anonymous_bodies_are_small(app: tuple[TestClient, Tokens]) -> None:
+    http, _ = app
+    big = msgpack.packb([{}] * (ANONYMOUS_LIMIT + 1))
+    for path in ("/v1/elections", "/v1/elections/e/ballots", "/nowhere"):
+        assert _type(http.post(path, content=big, headers=MSGPACK)) == (413, "body_too_large"), path
+
+    # a streamed body without a length: the token is checked first, nothing of it is read
+    def chunks() -> Iterator[bytes]:
+        yield big[: len(big) // 2]
+        yield big[len(big) // 2 :]
+
+    assert _type(http.post("/v1/elections", content=chunks(), headers=MSGPACK)) == (401, "unauthorized")
+
+
+def test_a_body_of_millions_of_tiny_objects_is_refused_unread(app: tuple[TestClient, Tokens]) -> None:
+    """The attack: ~2.1 MB of empty maps would decode into ~150 MB of Python dicts (an anonymous
+    30 MB body reached 2.4 GB). Even with a valid token it is refused before decoding."""
+    http, tokens = app
+    admin = _bearer(tokens.admin)
+    n = MAX_BODY_OBJECTS + 1
+    flat = b"\xdd" + n.to_bytes(4, "big") + b"\x80" * n  # array32 of empty maps
+    assert _type(http.post("/v1/elections", content=flat, headers={**MSGPACK, **admin})) == (
+        400,
+        "malformed_body",
+    )
+    nested = msgpack.packb([[{}] * 60_000] * 40)
+    assert _type(http.post("/v1/elections", content=nested, headers={**MSGPACK, **admin})) == (
+        400,
+        "malformed_body",
+    )
+    as_json = b"[" + b",".join([b"{}"] * n) + b"]"
+    response = http.post(
+        "/v1/elections", content=as_json, headers={**admin, "content-type": "application/json"}
+    )
+    assert _type(response) == (400, "malformed_body")
+    # one array longer than any document has
+    long_array = b"\xdd" + (70_000).to_bytes(4, "big") + b"\x01" * 70_000
+    assert _type(http.post("/v1/elections", content=long_array, headers={**MSGPACK, **admin})) == (
+        400,
+        "malformed_body",
+    )
+
+
+@pytest.mark.parametrize(
+    "value",
+    [b"\x00\x01", msgpack.ExtType(5, b"x"), msgpack.Timestamp(1, 0), b""],
+    ids=["bin", "ext", "timestamp", "empty-bin"],
+)
+def test_values_json_cannot_carry_are_4xx(app: tuple[TestClient, Tokens], value: Any) -> None:
+    http, tokens = app
+    admin = {**MSGPACK, **_bearer(tokens.admin)}
+    body = {
+        "election_id": "e1",
+        "number_of_guardians": 1,
+        "quorum": 1,
+        "manifest": {**MANIFEST, "election_scope_id": value},
+    }
+    response = http.post("/v1/elections", content=msgpack.packb(body, use_bin_type=True), headers=admin)
+    assert _type(response) == (400, "malformed_body")
+    # the same inside a seed-endpoint body (on: this server is on loopback)
+    seed = {"party_names": [], "candidate_names": [value], "number_of_guardians": 1, "quorum": 1}
+    response = http.post("/setup_guardians", content=msgpack.packb(seed, use_bin_type=True), headers=MSGPACK)
+    assert _type(response) == (400, "malformed_body")
+
+
+def test_lone_surrogates_are_4xx(app: tuple[TestClient, Tokens]) -> None:
+    http, tokens = app
+    text = MANIFEST_TEXT.replace('"election_scope_id": "', '"election_scope_id": "\\ud800', 1)
+    assert "\\ud800" in text
+    body = '{"election_id": "e1", "number_of_guardians": 1, "quorum": 1, "manifest": ' + text + "}"
+    response = http.post(
+        "/v1/elections", content=body, headers={**_bearer(tokens.admin), "content-type": "application/json"}
+    )
+    assert _type(response) == (400, "malformed_body")
+    # a valid pair (an emoji written as two escapes) is fine and reaches the route
+    ok = MANIFEST_TEXT.replace('"election_scope_id": "', '"election_scope_id": "\\ud83d\\ude00', 1)
+    body = '{"election_id": "e2", "number_of_guardians": 1, "quorum": 1, "manifest": ' + ok + "}"
+    response = http.post(
+        "/v1/elections", content=body, headers={**_bearer(tokens.admin), "content-type": "application/json"}
+    )
+    assert response.status_code == 201, response.text
+
+
+def test_seed_endpoints_default_to_loopback_only(tmp_path: Path) -> None:
+    assert Settings(host="127.0.0.1").seed_endpoints_on
+    assert Settings(host="::1").seed_endpoints_on
+    assert Settings(host="localhost").seed_endpoints_on
+    assert not Settings(host="0.0.0.0").seed_endpoints_on
+    assert not Settings(host="192.0.2.7").seed_endpoints_on
+    assert Settings(host="0.0.0.0", seed_endpoints=True).seed_endpoints_on
+    assert not Settings(host="127.0.0.1", seed_endpoints=False).seed_endpoints_on
+    tokens = Tokens.generate(1).settings_map()
+    with TestClient(create_app(Settings(data_dir=tmp_path, host="0.0.0.0", tokens=tokens))) as http:
+        assert http.get("/health").json()["seed_endpoints"] is False
+        # refused before the body is read: a huge anonymous body is not even accepted
+        assert _type(http.post("/setup_guardians", content=b"\xc1")) == (403, "disabled")
+        assert _type(http.post("/setup_guardians", content=b"x" * (ANONYMOUS_LIMIT + 1))) == (
+            413,
+            "body_too_large",
+        )
+    with TestClient(create_app(Settings(data_dir=tmp_path, tokens=tokens))) as http:
+        assert http.get("/health").json()["seed_endpoints"] is True
+
+
+def test_token_errors_never_show_a_token() -> None:
+    good = "G" * 40
+    with pytest.raises(InvalidInput) as info:
+        load_settings(env={"VOTUM_TOKENS": f"admin={good},device=short"})
+    assert good[:8] not in str(info.value) and "short" not in str(info.value)
+    assert "16 characters" in str(info.value)
+    with pytest.raises(InvalidInput) as info:
+        load_settings(env={"VOTUM_TOKENS": f"admin={good},device={good}"})
+    assert "two roles" in str(info.value) and good[:8] not in str(info.value)
+    # the same token twice for one role is harmless
+    assert load_settings(env={"VOTUM_TOKENS": f"admin={good},admin={good}"}).tokens == {good: "admin"}
