@@ -170,3 +170,72 @@ def test_token_errors_never_show_a_token() -> None:
     assert "two roles" in str(info.value) and good[:8] not in str(info.value)
     # the same token twice for one role is harmless
     assert load_settings(env={"VOTUM_TOKENS": f"admin={good},admin={good}"}).tokens == {good: "admin"}
+
+
+def test_audit_tools_give_up_on_a_server_that_never_answers() -> None:
+    """A listener that accepts connections and never answers: `votum board check` and `head` stop
+    after their timeout with exit status 2 instead of hanging."""
+    import socket
+    import subprocess
+    import sys
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    try:
+        for verb in ("check", "head"):
+            done = subprocess.run(
+                [sys.executable, "-m", "votum", "board", verb, "e1", "--url", url, "--timeout", "0.5"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 2, (verb, done.stdout, done.stderr)
+            assert "Timeout" in done.stderr or "timed out" in done.stderr, done.stderr
+    finally:
+        listener.close()
+
+
+def test_other_methods_get_405_with_allow(app: tuple[TestClient, Tokens]) -> None:
+    http, _ = app
+    for method in ("OPTIONS", "TRACE", "HEAD", "PUT", "DELETE"):
+        response = http.request(method, "/v1/elections")
+        assert response.status_code == 405, method
+        assert set(response.headers["allow"].split(", ")) >= {"POST"}, method
+        if method != "HEAD":
+            assert response.json()["type"] == "method_not_allowed"
+    response = http.head("/health")
+    assert (response.status_code, response.headers["allow"]) == (405, "GET")
+
+
+def test_a_request_head_sent_slowly_is_cut_off(tmp_path: Path) -> None:
+    """slowloris: a half-sent request head is closed after the header timeout, and a connection that
+    sends nothing at all too; a whole request on a fresh connection is still answered."""
+    import os
+    import socket
+    import time
+
+    from votum.service.local import start_server
+
+    env = {**os.environ, "VOTUM_TOKENS": f"admin={'A' * 32}", "VOTUM_HEADER_TIMEOUT": "1"}
+    server, url = start_server(["--data-dir", str(tmp_path), "--log-level", "warning"], env)
+    port = int(url.rsplit(":", 1)[1])
+    try:
+        slow = socket.create_connection(("127.0.0.1", port))
+        slow.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")  # no blank line: the head never ends
+        idle = socket.create_connection(("127.0.0.1", port))
+        for sock in (slow, idle):
+            sock.settimeout(30)
+            started = time.monotonic()
+            assert sock.recv(1024) == b"", "the server closes the connection without answering"
+            assert time.monotonic() - started < 25
+            sock.close()
+        whole = socket.create_connection(("127.0.0.1", port))
+        whole.settimeout(30)
+        whole.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert whole.recv(1024).startswith(b"HTTP/1.1 200")
+        whole.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

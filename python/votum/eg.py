@@ -119,9 +119,23 @@ def manifest_from_names(party_names: list[str], candidate_names: list[str]) -> d
     return manifest_document([contest], candidates, parties)
 
 
-def plaintext_ballot(manifest: dict[str, Any], ballot_id: str, chosen: set[str]) -> str:
-    """A plaintext ballot (EG 1.4 JSON) of the manifest's first style voting for the selection ids
-    in `chosen` (every other selection 0). Whether it respects the limits is the device's check."""
+def contests_on_style(manifest: dict[str, Any], style_id: str) -> list[dict[str, Any]]:
+    """The contests a ballot of style `style_id` carries: those whose electoral district is one of
+    the style's geopolitical units (as electionguard 1.4.0's `get_contests_for`)."""
+    for style in manifest["ballot_styles"]:
+        if style["object_id"] == style_id:
+            units = set(style.get("geopolitical_unit_ids") or [])
+            return [c for c in manifest["contests"] if c["electoral_district_id"] in units]
+    raise InvalidInput(f"unknown ballot style {style_id!r}")
+
+
+def plaintext_ballot(
+    manifest: dict[str, Any], ballot_id: str, chosen: set[str], style_id: str | None = None
+) -> str:
+    """A plaintext ballot (EG 1.4 JSON) of style `style_id` (the manifest's first when None) voting
+    for the selection ids in `chosen` (every other selection of the style's contests 0). Whether it
+    respects the limits is the device's check."""
+    style = style_id if style_id is not None else manifest["ballot_styles"][0]["object_id"]
     contests = [
         {
             "object_id": c["object_id"],
@@ -130,9 +144,8 @@ def plaintext_ballot(manifest: dict[str, Any], ballot_id: str, chosen: set[str])
                 for s in c["ballot_selections"]
             ],
         }
-        for c in manifest["contests"]
+        for c in contests_on_style(manifest, style)
     ]
-    style = manifest["ballot_styles"][0]["object_id"]
     return json.dumps({"object_id": ballot_id, "style_id": style, "contests": contests})
 
 

@@ -30,6 +30,8 @@ class CheckResult:
     findings: list[tuple[str, str]]
     #: failures beyond those listed
     more: int
+    #: what is odd but not wrong, as (object, reason); never changes the status
+    warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,7 @@ def verify(
             checked=c["checked"],
             findings=[(f["object"], f["reason"]) for f in c["findings"]],
             more=c["more"],
+            warnings=[(f["object"], f["reason"]) for f in c.get("warnings", [])],
         )
         for c in raw["checks"]
     ]

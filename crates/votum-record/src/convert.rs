@@ -24,7 +24,7 @@ fn pack_inner(dir: &Path, file: &Path) -> Result<Summary, RecordError> {
     let mut writer = ArchiveWriter::new(BufWriter::new(out), &file.display().to_string())?;
     for (kind, rel) in plan {
         let full = dir.join(&rel);
-        let text = fs::read_to_string(&full).map_err(|e| RecordError::io(full.display(), e))?;
+        let text = crate::source::read_document(&full, &rel)?;
         writer.append_json(kind, &rel, &text)?;
     }
     Ok(writer.finish()?.0)

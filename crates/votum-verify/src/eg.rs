@@ -223,7 +223,12 @@ impl<'a> Verifier<'a> {
 
     fn manifest(&mut self, d: &Document) {
         match Manifest::from_json(&d.json) {
-            Ok(m) => self.manifest = Some(m),
+            Ok(m) => {
+                for (object, why) in m.warnings() {
+                    self.ledger.warn(Check::Param02, &object, why);
+                }
+                self.manifest = Some(m);
+            }
             Err(votum_eg::ManifestError::Json { .. }) => {
                 self.ledger
                     .error(Check::Param02, &d.path, "not a manifest (malformed JSON)")

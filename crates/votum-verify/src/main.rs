@@ -46,6 +46,9 @@ fn human(report: &Report) -> String {
         if c.more > 0 {
             out += &format!("{:>13}   … and {} more\n", "", c.more);
         }
+        for w in &c.warnings {
+            out += &format!("{:>13}   warning: {}: {}\n", "", w.object, w.reason);
+        }
     }
     let bad = report
         .checks

@@ -51,6 +51,8 @@ pub struct CheckResult {
     pub findings: Vec<Finding>,
     /// Failures and errors beyond those listed.
     pub more: u64,
+    /// What is odd but not wrong (the first `MAX_FINDINGS`); never changes the status.
+    pub warnings: Vec<Finding>,
 }
 
 /// The whole verification.
@@ -106,6 +108,7 @@ impl Ledger {
                     checked: 0,
                     findings: Vec::new(),
                     more: 0,
+                    warnings: Vec::new(),
                 })
                 .collect(),
             ran: vec![false; set.len()],
@@ -126,6 +129,7 @@ impl Ledger {
             checked: 0,
             findings: Vec::new(),
             more: 0,
+            warnings: Vec::new(),
         });
         self.ran.push(false);
         self.set.len() - 1
@@ -153,6 +157,18 @@ impl Ledger {
             });
         } else {
             r.more += 1;
+        }
+    }
+
+    /// Something about `object` is odd but not wrong: reported, the status unchanged.
+    pub(crate) fn warn(&mut self, check: Check, object: &str, reason: impl Into<String>) {
+        let i = self.index(check);
+        let w = &mut self.results[i].warnings;
+        if w.len() < MAX_FINDINGS {
+            w.push(Finding {
+                object: object.to_string(),
+                reason: reason.into(),
+            });
         }
     }
 

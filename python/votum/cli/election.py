@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from votum import record_pack, record_unpack
@@ -145,6 +146,8 @@ def verify(
                 table.add_row("", "", "", f"[red]{obj}[/red]: {reason}")
             if c.more:
                 table.add_row("", "", "", f"… and {c.more:,} more")
+            for obj, reason in c.warnings:
+                table.add_row("", "", "", f"[yellow]warning[/yellow] {escape(obj)}: {escape(reason)}")
         console.print(table)
         if report.passed:
             console.print("[green]every check passed[/green]")

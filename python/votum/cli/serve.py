@@ -34,6 +34,7 @@ def serve(
     import uvicorn
 
     from votum.service import create_app, load_settings
+    from votum.service.http import with_header_timeout
     from votum.service.settings import ensure_tokens
 
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
@@ -53,4 +54,11 @@ def serve(
         raise typer.Exit(2) from e
     if token_file is not None:
         typer.echo(f"no tokens configured: the admin token is in {token_file}", err=True)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level=log_level, access_log=False)
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=log_level,
+        access_log=False,
+        http=with_header_timeout(settings.header_timeout),
+    )

@@ -48,6 +48,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "forbidden": (403, "This token's role may not do this"),
     "disabled": (403, "This endpoint is turned off on this server"),
     "not_found": (404, "No such resource"),
+    "method_not_allowed": (405, "This resource does not take this method (see the Allow header)"),
     "duplicate_ballot": (409, "A different ballot with this id is already recorded"),
     "conflict": (409, "This contradicts what is already recorded"),
     "wrong_phase": (409, "The election is not in the phase this needs"),
@@ -138,11 +139,16 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, e: StarletteHTTPException) -> Response:
-        by_status = {404: "not_found", 405: "not_found", 413: "body_too_large", 415: "unsupported_media_type"}
+        by_status = {
+            404: "not_found",
+            405: "method_not_allowed",
+            413: "body_too_large",
+            415: "unsupported_media_type",
+        }
         kind = by_status.get(e.status_code)
         if kind is None:
             kind = "malformed_body" if e.status_code == 400 else "invalid_input"
-        return problem(request, kind, str(e.detail))
+        return problem(request, kind, str(e.detail), headers=getattr(e, "headers", None))
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, e: Exception) -> Response:

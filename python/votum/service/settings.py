@@ -44,6 +44,9 @@ class Settings(BaseModel):
     #: token -> role; see `ROLE_PREFIX_GUARDIAN`. Empty: a random admin token is generated at start
     #: and written to `data_dir/tokens.json` (mode 0600)
     tokens: dict[str, str] = Field(default_factory=dict, repr=False)
+    #: seconds a client has to send a whole request head, from connecting or from the previous
+    #: response; then the connection is closed (`votum.service.http`)
+    header_timeout: float = Field(default=10.0, gt=0)
     #: largest count a decryption looks for (discrete log table bound)
     max_count: int = Field(default=1_000_000, ge=1)
 
@@ -94,6 +97,7 @@ _ENV = {
     "VOTUM_SEED_ENDPOINTS": "seed_endpoints",
     "VOTUM_MAX_BODY_BYTES": "max_body_bytes",
     "VOTUM_MAX_COUNT": "max_count",
+    "VOTUM_HEADER_TIMEOUT": "header_timeout",
 }
 
 

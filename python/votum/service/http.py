@@ -1,0 +1,49 @@
+"""uvicorn's HTTP/1.1 protocol with a deadline for request heads: a connection that has not sent a
+whole request head within `seconds` of opening (or of its previous response) is closed. uvicorn has
+a keep-alive timeout but none for a request that is still arriving, so without this a client can
+hold any number of connections open by sending a request slowly (slowloris)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+
+def with_header_timeout(seconds: float) -> type[asyncio.Protocol]:
+    """The protocol class to give `uvicorn.run(http=...)`."""
+
+    class HeaderDeadlineProtocol(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+        _cycle_when_armed: Any = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()  # the next request's head has the same deadline
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._cycle_when_armed = self.cycle
+            self._deadline = self.loop.call_later(seconds, self._expire)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _expire(self) -> None:
+            self._deadline = None
+            # a new request head makes a new cycle; none since arming means none arrived in time
+            if self.cycle is self._cycle_when_armed and not self.transport.is_closing():
+                self.transport.close()
+
+    return HeaderDeadlineProtocol
