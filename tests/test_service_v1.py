@@ -74,7 +74,20 @@ def service(store_url: str, tmp_path: Path) -> Iterator[Service]:
     store.close()
 
 
-def test_full_election_record_verifies(service: Service, tmp_path: Path) -> None:
+def test_full_election_record_verifies(
+    service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from votum.service.v1 import elections as elections_router
+
+    exported: list[tuple[Path, int]] = []
+    real_export = elections_router.export_record
+
+    def export(store: Store, election_id: str, path: Path) -> None:
+        # the temporary file is made inside a directory of the server's own, never in the shared /tmp
+        exported.append((path, path.parent.stat().st_mode & 0o7777))
+        real_export(store, election_id, path)
+
+    monkeypatch.setattr(elections_router, "export_record", export)
     run = run_stateful_election(
         service.client,
         service.tokens,
@@ -96,6 +109,8 @@ def test_full_election_record_verifies(service: Service, tmp_path: Path) -> None
     archive = tmp_path / "full.votum"
     archive.write_bytes(service.client.get("/v1/elections/full/record"))
     assert verify_record(archive) == run.counts
+    [(path, mode)] = exported
+    assert mode == 0o700 and not path.exists() and not path.parent.exists(), "private and cleaned up"
     results = service.client.get("/v1/elections/full/results")
     assert results["missing"] == ["guardian-3"] and results["present"] == ["guardian-1", "guardian-2"]
 
@@ -274,6 +289,21 @@ def test_phases_and_roles(service: Service) -> None:
         409,
         "conflict",
     )
+    # guardian-2 posting an exact copy of guardian-1's commitments and proofs (which verify: they do
+    # not name the guardian) under its own id and order: refused, or the ceremony could never finish
+    copied = {**copy.deepcopy(record), "guardian_id": "guardian-2", "sequence_order": 2}
+    problem = s.refused(
+        "p1",
+        lambda: c.post(
+            "/v1/elections/p1/guardians/guardian-2", {"record": copied}, token=tokens.guardians["guardian-2"]
+        ),
+        409,
+        "conflict",
+    )
+    assert "repeat guardian 'guardian-1'" in str(problem)
+    # its own record is taken
+    own = json.loads(votum.EgGuardian("guardian-2", 2, 3, 2).public_record())
+    c.post("/v1/elections/p1/guardians/guardian-2", {"record": own}, token=tokens.guardians["guardian-2"])
     # reads are open
     assert Client(http=service.http).get("/v1/elections/p1")["phase"] == "ceremony"
 
@@ -548,3 +578,44 @@ def test_group_commit_answers_each_request_on_its_own(opened: tuple[Service, Ele
     # the rest of the first chain still goes in after the group, and the tally is exactly the stored votes
     d.submit(plans[3:])
     assert d.decrypt_and_publish(missing=1) == d.expected
+
+
+def test_a_device_token_keeps_to_its_own_chain(store_url: str, tmp_path: Path) -> None:
+    """Two device tokens: the second may neither register the first's device again nor chain onto the
+    first's newest (public) code, which would make the first device's next ballot a fork."""
+    import secrets
+
+    tokens = Tokens.generate(3)
+    intruder = secrets.token_urlsafe(24)
+    store = Store(store_url)
+    app = create_app(
+        Settings(data_dir=tmp_path, tokens={**tokens.settings_map(), intruder: "device"}), store=store
+    )
+    with TestClient(app) as http:
+        s = Service(store, tokens, Client(http=http), http)
+        d = ElectionDriver(s.client, tokens, "e1", MANIFEST, quorum=2, seed=7)
+        d.ceremony()
+        first = d.plan(1)
+        d.submit(first)
+        device = {"device_id": 1, "session_id": 1, "launch_code": 1, "location": "votum-e1"}
+        err = s.refused(
+            "e1", lambda: s.client.post("/v1/elections/e1/devices", device, token=intruder), 409, "conflict"
+        )
+        assert "another device token" in err.detail
+        # the intruder encrypts an honest ballot chained from the device's newest code
+        stolen = d.plan(1)[0]
+        body = {"ballots": [{"ballot": stolen.ballot, "state": "cast"}]}
+        err = s.refused(
+            "e1",
+            lambda: s.client.post("/v1/elections/e1/ballots/batch", body, token=intruder),
+            409,
+            "conflict",
+        )
+        assert "another device token" in err.detail
+        # the device itself goes on with that very ballot, and its own device of its own token works
+        d.submit([stolen])
+        other = {**device, "device_id": 2}
+        s.client.post("/v1/elections/e1/devices", other, token=intruder)
+        d.submit(d.plan(2))
+        assert check_board(s.client, "e1")["seq"] == store.election("e1").head_seq
+    store.close()

@@ -67,3 +67,20 @@ def test_a_store_waits_for_a_writer_on_a_fresh_file(tmp_path: Path) -> None:
     other.close()
     t.join(timeout=60)
     assert opened.is_set()
+
+
+def test_a_version_1_database_gains_code_owners(tmp_path: Path) -> None:
+    """Migration 2 adds the owner of each ballot code to a database made before it (spec/80.5)."""
+    from sqlalchemy import inspect, text
+
+    path = tmp_path / "votum.db"
+    Store(f"sqlite:///{path}").close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("ALTER TABLE codes DROP COLUMN owner")
+        conn.execute("DELETE FROM schema_version WHERE version >= 2")
+    store = Store(f"sqlite:///{path}")
+    assert store.migrations_applied == list(range(2, LATEST + 1))
+    with store.engine.connect() as conn:
+        assert "owner" in {c["name"] for c in inspect(conn).get_columns("codes")}
+        assert conn.execute(text("SELECT max(version) FROM schema_version")).scalar_one() == LATEST
+    store.close()

@@ -448,12 +448,19 @@ impl Manifest {
     /// them as warnings.
     pub fn warnings(&self) -> Vec<(String, String)> {
         let parties: HashSet<&str> = self.parties.iter().map(|p| p.object_id.as_str()).collect();
-        let candidates: HashSet<&str> = self.candidates.iter().map(|c| c.object_id.as_str()).collect();
+        let candidates: HashSet<&str> = self
+            .candidates
+            .iter()
+            .map(|c| c.object_id.as_str())
+            .collect();
         let mut out = Vec::new();
         for s in &self.ballot_styles {
             for p in s.party_ids.iter().flatten() {
                 if !parties.contains(p.as_str()) {
-                    out.push((s.object_id.clone(), format!("refers to unknown party {p:?}")));
+                    out.push((
+                        s.object_id.clone(),
+                        format!("refers to unknown party {p:?}"),
+                    ));
                 }
             }
         }
@@ -507,7 +514,7 @@ impl Manifest {
             }
         }
         let parties = unique("party", self.parties.iter().map(|p| p.object_id.as_str()))?;
-        let candidates = unique(
+        unique(
             "candidate",
             self.candidates.iter().map(|c| c.object_id.as_str()),
         )?;

@@ -102,7 +102,12 @@ pub(crate) fn read_document(full: &Path, path: &str) -> Result<String, RecordErr
     let meta = file
         .metadata()
         .map_err(|e| RecordError::io(full.display(), e))?;
-    let too_large = || RecordError::doc(path, format!("larger than {MAX_DOCUMENT} bytes (left unread)"));
+    let too_large = || {
+        RecordError::doc(
+            path,
+            format!("larger than {MAX_DOCUMENT} bytes (left unread)"),
+        )
+    };
     if !meta.is_file() {
         return Err(RecordError::doc(path, "not a regular file (left unread)"));
     }
@@ -153,7 +158,10 @@ mod tests {
     fn only_regular_files_of_bounded_size_are_read() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo.json");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(made.success());
         // a FIFO with no writer: reading it would block forever
         let err = read_document(&fifo, "fifo.json").unwrap_err().to_string();

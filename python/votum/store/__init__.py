@@ -29,7 +29,7 @@ from votum.errors import Conflict, InvalidInput, NotFound, WrongPhase
 from votum.store import schema
 from votum.store.schema import ballots, board, codes, elections
 
-__all__ = ["BallotRow", "ElectionRow", "Entry", "Store", "Tx", "check_id"]
+__all__ = ["BallotRow", "CodeLink", "ElectionRow", "Entry", "Store", "Tx", "check_id"]
 
 PHASES = ("ceremony", "open", "closed", "published")
 T = TypeVar("T")
@@ -457,25 +457,37 @@ def existing_ballots(tx: Tx, ballot_ids: list[str]) -> dict[str, BallotRow]:
     return out
 
 
-def add_codes(tx: Tx, new_codes: list[str]) -> None:
+def add_codes(tx: Tx, new_codes: list[str], owner: str | None) -> None:
+    """Codes ballots may chain from, on the chain of the device token `owner` (spec/80.5)."""
     if new_codes:
         tx.conn.execute(
             codes.insert(),
-            [{"election_id": tx.election.id, "code": c, "chained_by": None} for c in new_codes],
+            [
+                {"election_id": tx.election.id, "code": c, "chained_by": None, "owner": owner}
+                for c in new_codes
+            ],
         )
 
 
-def code_links(tx: Tx, seeds: list[str]) -> dict[str, str | None]:
+@dataclass(frozen=True)
+class CodeLink:
+    #: the ballot already chained from the code, None while it is free
+    chained_by: str | None
+    #: the device token whose chain it is on (None: any, for codes older than the binding)
+    owner: str | None
+
+
+def code_links(tx: Tx, seeds: list[str]) -> dict[str, CodeLink]:
     """For each of `seeds` that is a code ballots may chain from (a device's hash or an accepted ballot's
-    code): the ballot already chained from it, or None while it is free. Unknown seeds are absent."""
-    found: dict[str, str | None] = {}
+    code): who chained from it and whose chain it is on. Unknown seeds are absent."""
+    found: dict[str, CodeLink] = {}
     for chunk in _chunks(seeds):
-        for code, chained_by in tx.conn.execute(
-            select(codes.c.code, codes.c.chained_by).where(
+        for code, chained_by, owner in tx.conn.execute(
+            select(codes.c.code, codes.c.chained_by, codes.c.owner).where(
                 codes.c.election_id == tx.election.id, codes.c.code.in_(chunk)
             )
         ):
-            found[code] = chained_by
+            found[code] = CodeLink(chained_by, owner)
     return found
 
 

@@ -24,7 +24,9 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    inspect,
     select,
+    text,
 )
 
 metadata = MetaData()
@@ -91,6 +93,9 @@ codes = Table(
     Column("election_id", String(128), nullable=False),
     Column("code", String(80), nullable=False),
     Column("chained_by", String(128), nullable=True),
+    #: the device token whose chain the code is on (`auth.token_owner`); NULL for codes stored before
+    #: migration 2, which any device token may extend
+    Column("owner", String(64), nullable=True),
     PrimaryKeyConstraint("election_id", "code"),
 )
 
@@ -101,12 +106,18 @@ def _v1(conn: Connection) -> None:
     metadata.create_all(conn, tables=V1_TABLES)
 
 
+def _v2(conn: Connection) -> None:
+    # codes bound to the token that registered the device (a fresh database has the column from _v1)
+    if "owner" not in {c["name"] for c in inspect(conn).get_columns("codes")}:
+        conn.execute(text("ALTER TABLE codes ADD COLUMN owner VARCHAR(64)"))
+
+
 #: PostgreSQL advisory lock key under which migrations run (the first 8 bytes of SHA-256("votum
 #: schema migrations"), as a signed 64-bit integer)
 MIGRATION_LOCK = int.from_bytes(hashlib.sha256(b"votum schema migrations").digest()[:8], "big", signed=True)
 
 #: migration number -> function; applied in order, each once, each in one transaction
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2}
 LATEST = max(MIGRATIONS)
 
 

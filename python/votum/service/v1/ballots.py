@@ -8,13 +8,13 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 
 import votum
-from votum.errors import NotFound
-from votum.service.auth import require
+from votum.errors import Conflict, NotFound
+from votum.service.auth import require, token_owner
 from votum.service.codec import NegotiatedRoute
 from votum.service.v1.ceremony import Posted, append_once
 from votum.service.v1.common import MAX_SEQ, Receipt, entry_out, payload_of, receipt, store_of
 from votum.service.v1.intake import Intake
-from votum.store import add_codes
+from votum.store import add_codes, code_links
 
 router = APIRouter(prefix="/v1/elections/{election_id}", tags=["ballots"], route_class=NegotiatedRoute)
 device_role = Depends(require("device", "admin"))
@@ -40,12 +40,17 @@ def register_device(request: Request, election_id: str, body: Device) -> dict[st
     code = votum.eg_to_hex(
         votum.eg_hash_elems(body.device_id, body.session_id, body.launch_code, body.location).to_int()
     )
+    owner = token_owner(request)
     with store.write(election_id) as tx:
         tx.require_phase("open")
         name = f"encryption_devices/device_{body.device_id}.json"
         entry = append_once(tx, "device", name, payload_of(doc), f"device {body.device_id}")
         if tx.appended:  # a new device (a repeated registration appends nothing)
-            add_codes(tx, [code])
+            add_codes(tx, [code], owner)
+        else:
+            link = code_links(tx, [code]).get(code)
+            if link is not None and link.owner not in (None, owner):
+                raise Conflict(f"device {body.device_id} is registered with another device token")
     return {"entries": [entry_out(entry)], "code_seed": code}
 
 
@@ -67,7 +72,7 @@ def submit(request: Request, election_id: str, items: list[Submission]) -> list[
     """Through the election's intake (`intake.py`): checked in a batch with whatever else is waiting,
     stored in one transaction with it, answered on its own; all or nothing for this request."""
     intake: Intake = request.app.state.intake
-    return intake.submit(election_id, [(item.ballot, item.state) for item in items])
+    return intake.submit(election_id, [(item.ballot, item.state) for item in items], token_owner(request))
 
 
 @router.post("/ballots", response_model=Receipt, status_code=201, dependencies=[device_role])

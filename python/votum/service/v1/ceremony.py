@@ -54,6 +54,11 @@ def append_once(tx: Tx, kind: str, name: str, payload: bytes, what: str) -> Entr
     return tx.append(kind, name, payload)
 
 
+def _commitments(record: dict[str, Any]) -> set[int]:
+    """A guardian record's coefficient commitments as numbers (hex spellings may differ in case)."""
+    return {int(c, 16) for c in record.get("election_commitments", [])}
+
+
 class PostRecord(BaseModel):
     #: the guardian's public record (electionguard's GuardianRecord)
     record: dict[str, Any]
@@ -100,9 +105,18 @@ def post_record(
         tx.require_phase("ceremony")
         name = f"guardians/guardian_{guardian_id}.json"
         if name not in tx.named([name]):
+            mine = _commitments(body.record)
             for e in tx.of_kind("guardian"):
-                if json.loads(e.text())["sequence_order"] == order:
+                other = json.loads(e.text())
+                if other["sequence_order"] == order:
                     raise Conflict(f"sequence order {order} is already guardian {e.name}'s")
+                # the Schnorr proofs do not name the guardian, so a copy of another guardian's
+                # record would verify; a repeated commitment is refused (honest guardians' secret
+                # coefficients collide with probability about n²/q)
+                if mine & _commitments(other):
+                    raise Conflict(
+                        f"guardian {guardian_id!r}'s commitments repeat guardian {other['guardian_id']!r}'s"
+                    )
         entry = append_once(tx, "guardian", name, text.encode(), f"guardian {guardian_id!r}'s record")
     return {"entries": [entry_out(entry)]}
 

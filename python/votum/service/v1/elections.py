@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -281,18 +281,18 @@ def record(request: Request, election_id: str) -> FileResponse:
     row = store.election(election_id)
     if row.phase == "ceremony":
         raise WrongPhase(f"election {election_id!r} has no record before it is opened")
-    fd, name = tempfile.mkstemp(prefix="votum-record-", suffix=".votum")
-    os.close(fd)
-    path = Path(name)
-    path.unlink()
+    # a directory of this process's own (mode 0700, made atomically): no other local user can take
+    # or swap the file's name between its choice and its creation
+    private = Path(tempfile.mkdtemp(prefix="votum-record-"))
+    path = private / "record.votum"
     try:
         export_record(store, election_id, path)
     except BaseException:
-        path.unlink(missing_ok=True)
+        shutil.rmtree(private, ignore_errors=True)
         raise
     return FileResponse(
         path,
         media_type="application/octet-stream",
         filename=f"{election_id}.votum",
-        background=BackgroundTask(path.unlink, missing_ok=True),
+        background=BackgroundTask(shutil.rmtree, private, ignore_errors=True),
     )

@@ -22,6 +22,7 @@ from votum.eg import TALLY_OBJECT_ID
 from votum.errors import Conflict, DuplicateBallot, InvalidInput, VotumError, WrongPhase
 from votum.service.v1.common import receipt
 from votum.store import (
+    CodeLink,
     Store,
     add_ballots,
     add_codes,
@@ -57,6 +58,8 @@ class _Job:
     order: list[str]
     future: Future[list[dict[str, Any]]] = field(default_factory=Future)
     error: BaseException | None = None
+    #: the submitting device token (`auth.token_owner`): the codes it chains from must be on its chain
+    owner: str | None = None
 
 
 def _prepare(items: list[tuple[dict[str, Any], str]]) -> _Job:
@@ -147,13 +150,16 @@ class Intake:
         self._elections: dict[str, _Election] = {}
         self._lock = threading.Lock()
 
-    def submit(self, election_id: str, items: list[tuple[dict[str, Any], str]]) -> list[dict[str, Any]]:
-        """Receipts for `items` ((CiphertextBallot, "cast" | "spoiled") pairs), once they are durable; or
-        the request's error, with nothing of it stored."""
+    def submit(
+        self, election_id: str, items: list[tuple[dict[str, Any], str]], owner: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Receipts for `items` ((CiphertextBallot, "cast" | "spoiled") pairs) sent by the device token
+        `owner`, once they are durable; or the request's error, with nothing of it stored."""
         row = self.store.election(election_id)
         if row.phase != "open":
             raise WrongPhase(f"election {election_id!r} is in phase {row.phase!r}; ballots need open")
         job = _prepare(items)
+        job.owner = owner
         # the proofs are checked here, in the request's own thread: requests check in parallel
         # (the native code releases the GIL), and only storing is grouped
         self.verify(election_id, job)
@@ -201,10 +207,11 @@ class Intake:
 
     @staticmethod
     def _check(
-        job: _Job, taken: dict[str, bytes], links: dict[str, str | None]
-    ) -> tuple[list[_Ballot], dict[str, str | None]]:
+        job: _Job, taken: dict[str, bytes], links: dict[str, CodeLink]
+    ) -> tuple[list[_Ballot], dict[str, CodeLink]]:
         """The request's new ballots, and its changes to the code links (code -> the ballot chained
-        from it, None while free), given what the database and the group's earlier requests hold."""
+        from it and whose chain it is on), given what the database and the group's earlier requests
+        hold."""
         fresh: list[_Ballot] = []
         for b in job.ballots:
             if b.ballot_id in taken:
@@ -214,22 +221,25 @@ class Intake:
                     )
                 continue
             fresh.append(b)
-        overlay: dict[str, str | None] = {b.code: None for b in fresh}
+        overlay: dict[str, CodeLink] = {b.code: CodeLink(None, job.owner) for b in fresh}
         for b in fresh:
             if b.seed in overlay:
-                state = overlay[b.seed]
+                link = overlay[b.seed]
             elif b.seed in links:
-                state = links[b.seed]
+                link = links[b.seed]
             else:
                 raise Conflict(
                     f"ballot {b.ballot_id!r}: its code_seed is neither a registered device's hash "
                     "nor the code of an accepted ballot"
                 )
-            if state is not None:
+            if link.owner is not None and link.owner != job.owner:
+                raise Conflict(f"ballot {b.ballot_id!r}: its code_seed is on a chain of another device token")
+            if link.chained_by is not None:
                 raise Conflict(
-                    f"ballot {b.ballot_id!r}: its code_seed was already chained from by {state!r} (a fork)"
+                    f"ballot {b.ballot_id!r}: its code_seed was already chained from by "
+                    f"{link.chained_by!r} (a fork)"
                 )
-            overlay[b.seed] = b.ballot_id
+            overlay[b.seed] = CodeLink(b.ballot_id, link.owner)
         return fresh, overlay
 
     def _store(
@@ -251,8 +261,8 @@ class Intake:
                 taken.update((b.ballot_id, b.digest) for b in fresh)
                 links.update(overlay)
                 accepted += fresh
+                add_codes(tx, [b.code for b in fresh], job.owner)
             if accepted:
-                add_codes(tx, [b.code for b in accepted])
                 mark_chained(tx, [(b.seed, b.ballot_id) for b in accepted])
                 rows = []
                 for b in accepted:
