@@ -559,3 +559,37 @@ def test_the_independent_verifier_passes_the_reference_record_and_catches_tamper
     tampered("device-swap", swap_device, ["V-BALLOT-06"])
     tampered("tally-share", tally_share, ["V-DECRYPT-01"])
     tampered("count", count, ["V-DECRYPT-04"])
+
+
+def test_votum_verifies_a_reference_record_of_a_multi_style_manifest_with_write_ins(
+    tmp_path: Path,
+) -> None:
+    """electionguard 1.4.0 runs an election on its own sample manifest (11 ballot styles, write-in
+    selections of no listed candidate); votum's verifier passes every check, with warnings for the
+    write-ins, and finds the reference's counts."""
+    manifest = ROOT / "vectors" / "eg-manifests" / "manifest-hamilton-general.json"
+    subprocess.run(
+        [
+            str(_peer_python()),
+            str(ROOT / "tests" / "peer" / "eg14_election.py"),
+            "--out",
+            str(tmp_path),
+            "--ballots",
+            "3",
+            "--spoil-rate",
+            "0.3",
+            "--manifest",
+            str(manifest),
+            "--no-private-data",
+        ],
+        check=True,
+        timeout=900,
+    )
+    report = verify(tmp_path / "election_record")
+    assert report.passed, report.not_passed()
+    assert report.ballots == 3
+    assert any("write-in" in reason for _, reason in report.check("V-PARAM-02").warnings)
+    summary = load(tmp_path / "summary.json")
+    from votum.election import verify_record
+
+    assert verify_record(tmp_path / "election_record") == summary["counts"]

@@ -8,6 +8,7 @@ ceremony, plaintext ballots, and the encrypted tally in electionguard 1.4.0's JS
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -127,6 +128,17 @@ def contests_on_style(manifest: dict[str, Any], style_id: str) -> list[dict[str,
             units = set(style.get("geopolitical_unit_ids") or [])
             return [c for c in manifest["contests"] if c["electoral_district_id"] in units]
     raise InvalidInput(f"unknown ballot style {style_id!r}")
+
+
+def random_choices(manifest: dict[str, Any], rng: random.Random) -> tuple[str, list[str]]:
+    """A random voter's choices: a ballot style, and in each of its contests from 0 (an undervote)
+    up to the votes allowed of its selections. Returns (style id, chosen selection ids)."""
+    style = rng.choice(manifest["ballot_styles"])["object_id"]
+    chosen: list[str] = []
+    for c in contests_on_style(manifest, style):
+        ids = [s["object_id"] for s in c["ballot_selections"]]
+        chosen.extend(rng.sample(ids, rng.randint(0, min(c.get("votes_allowed", 1), len(ids)))))
+    return style, chosen
 
 
 def plaintext_ballot(

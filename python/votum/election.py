@@ -36,10 +36,10 @@ from votum._native import (
 from votum.eg import (
     candidate_document,
     contest_document,
-    contests_on_style,
     encrypted_tally_json,
     manifest_document,
     plaintext_ballot,
+    random_choices,
     run_ceremony,
 )
 from votum.errors import InvalidInput, VerificationFailed
@@ -130,13 +130,7 @@ def _text(obj: Any) -> str:
 
 
 def _plaintext(manifest: dict[str, Any], ballot_id: str, rng: random.Random) -> tuple[str, list[str]]:
-    """A random ballot of a random style: in each of the style's contests from 0 (an undervote) up
-    to the votes allowed."""
-    style = rng.choice(manifest["ballot_styles"])["object_id"]
-    chosen: list[str] = []
-    for c in contests_on_style(manifest, style):
-        ids = [s["object_id"] for s in c["ballot_selections"]]
-        chosen.extend(rng.sample(ids, rng.randint(0, min(c["votes_allowed"], len(ids)))))
+    style, chosen = random_choices(manifest, rng)
     return plaintext_ballot(manifest, ballot_id, set(chosen), style), chosen
 
 

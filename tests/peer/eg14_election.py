@@ -52,13 +52,17 @@ HERE = Path(__file__).resolve().parent
 
 
 def plaintext_ballots(manifest: Manifest, count: int, rng: random.Random) -> list[PlaintextBallot]:
+    """`count` ballots, their styles in turn, each voting in the contests of its style."""
     ballots = []
     for i in range(count):
+        style = manifest.ballot_styles[i % len(manifest.ballot_styles)]
+        units = set(style.geopolitical_unit_ids or [])
         contests = []
-        for contest in manifest.contests:
+        for contest in (c for c in manifest.contests if c.electoral_district_id in units):
             ids = [s.object_id for s in contest.ballot_selections]
             # vote for up to votes_allowed selections; sometimes undervote
-            k = rng.randint(0, contest.votes_allowed) if rng.random() < 0.2 else contest.votes_allowed
+            most = min(contest.votes_allowed or 1, len(ids))
+            k = rng.randint(0, most) if rng.random() < 0.2 else most
             chosen = set(rng.sample(ids, k))
             contests.append(
                 PlaintextBallotContest(
@@ -66,7 +70,7 @@ def plaintext_ballots(manifest: Manifest, count: int, rng: random.Random) -> lis
                     [PlaintextBallotSelection(sid, 1 if sid in chosen else 0, False) for sid in ids],
                 )
             )
-        ballots.append(PlaintextBallot(f"ballot-{i:05d}", manifest.ballot_styles[0].object_id, contests))
+        ballots.append(PlaintextBallot(f"ballot-{i:05d}", style.object_id, contests))
     return ballots
 
 

@@ -4,8 +4,9 @@
 //! (spec/91.7) that the independent verifier (`votum-verify`) checks afterwards. The steps are
 //! public functions too, so a test or a distributed deployment can drive the parties itself.
 
-#[cfg(feature = "prove")]
 use std::io::Write;
+#[cfg(feature = "prove")]
+use std::ops::ControlFlow;
 #[cfg(feature = "prove")]
 use std::time::Instant;
 
@@ -258,7 +259,7 @@ pub fn run<G: Group, R: RngCore + CryptoRng, W: Write>(
     votes: &[Vec<u64>],
     rng: &mut R,
     out: W,
-    mut progress: impl FnMut(&str),
+    mut progress: impl FnMut(&str) -> ControlFlow<()>,
 ) -> Result<(Report, W), MixError> {
     use votum_shuffle::{Generators, ShuffleProof};
 
@@ -270,13 +271,17 @@ pub fn run<G: Group, R: RngCore + CryptoRng, W: Write>(
     let mut steps: Vec<(&'static str, f64)> = Vec::new();
     let total = Instant::now();
 
-    progress("creating public parameters");
+    if progress("creating public parameters").is_break() {
+        return Err(MixError::Stopped);
+    }
     let t = Instant::now();
     let mut board = MixBoard::create(group, params, out)?;
     let generators = Generators::derive(group, &params.generators_seed(), n);
     steps.push(("creating public parameters", t.elapsed().as_secs_f64()));
 
-    progress("key generation");
+    if progress("key generation").is_break() {
+        return Err(MixError::Stopped);
+    }
     let t = Instant::now();
     let digest = board.parameters_digest();
     let mut dealings = Vec::with_capacity(params.trustees);
@@ -286,7 +291,9 @@ pub fn run<G: Group, R: RngCore + CryptoRng, W: Write>(
     steps.push(("key generation", t.elapsed().as_secs_f64()));
 
     // public key building: the board checks each proof; each trustee checks its shares
-    progress("public key building");
+    if progress("public key building").is_break() {
+        return Err(MixError::Stopped);
+    }
     let t = Instant::now();
     for (i, d) in dealings.iter().enumerate() {
         board.post_trustee(i as u64 + 1, &d.commitments, &d.proof)?;
@@ -304,14 +311,18 @@ pub fn run<G: Group, R: RngCore + CryptoRng, W: Write>(
         .map_err(|e| MixError::Input(e.to_string()))?;
     steps.push(("public key building", t.elapsed().as_secs_f64()));
 
-    progress("voting phase");
+    if progress("voting phase").is_break() {
+        return Err(MixError::Stopped);
+    }
     let t = Instant::now();
     let ballots = cast_ballots(group, params, &pk, &board.ballot_context(), votes, rng)?;
     board.post_ballots(&ballots)?;
     drop(ballots);
     steps.push(("voting phase", t.elapsed().as_secs_f64()));
 
-    progress("mixing");
+    if progress("mixing").is_break() {
+        return Err(MixError::Stopped);
+    }
     let mut mixing = 0.0;
     let mut checking = 0.0;
     let mut checks = 0;
@@ -349,7 +360,9 @@ pub fn run<G: Group, R: RngCore + CryptoRng, W: Write>(
     }
     steps.push(("mixing", mixing));
 
-    progress("decryption");
+    if progress("decryption").is_break() {
+        return Err(MixError::Stopped);
+    }
     let t = Instant::now();
     let last = board
         .current()
@@ -368,7 +381,9 @@ pub fn run<G: Group, R: RngCore + CryptoRng, W: Write>(
     drop(pads);
     steps.push(("decryption", checking + t.elapsed().as_secs_f64()));
 
-    progress("tallying");
+    if progress("tallying").is_break() {
+        return Err(MixError::Stopped);
+    }
     let t = Instant::now();
     let plaintexts = decrypt_rows(group, params, &datas, &dshares)?;
     drop(datas);

@@ -46,4 +46,7 @@ pub enum MixError {
     Record { offset: u64, reason: String },
     #[error("i/o: {0}")]
     Io(String),
+    /// The progress hook asked to stop (a Python caller's Ctrl-C).
+    #[error("stopped before the election finished")]
+    Stopped,
 }

@@ -46,7 +46,10 @@ fn election<G: Group>(
 ) -> (Vec<u8>, votum_mixnet::election::Report, Vec<Vec<u64>>) {
     let mut rng = ChaCha20Rng::seed_from_u64(voters as u64);
     let votes = random_rows(p, voters, &mut rng);
-    let (report, record) = run(group, p, &votes, &mut rng, Vec::new(), |_| {}).unwrap();
+    let (report, record) = run(group, p, &votes, &mut rng, Vec::new(), |_| {
+        std::ops::ControlFlow::Continue(())
+    })
+    .unwrap();
     (record, report, votes)
 }
 
@@ -562,7 +565,9 @@ fn bad_parameters_are_refused() {
     ] {
         assert!(
             matches!(
-                run(&g, &p, &[vec![1]], &mut rng, Vec::new(), |_| {}),
+                run(&g, &p, &[vec![1]], &mut rng, Vec::new(), |_| {
+                    std::ops::ControlFlow::Continue(())
+                }),
                 Err(MixError::Input(_))
             ),
             "{p:?}"
@@ -570,15 +575,21 @@ fn bad_parameters_are_refused() {
     }
     let p = params(Rule::Plurality, 3, 1);
     assert!(matches!(
-        run(&g, &p, &[], &mut rng, Vec::new(), |_| {}),
+        run(&g, &p, &[], &mut rng, Vec::new(), |_| {
+            std::ops::ControlFlow::Continue(())
+        }),
         Err(MixError::Input(_))
     ));
     assert!(matches!(
-        run(&g, &p, &[vec![9]], &mut rng, Vec::new(), |_| {}),
+        run(&g, &p, &[vec![9]], &mut rng, Vec::new(), |_| {
+            std::ops::ControlFlow::Continue(())
+        }),
         Err(MixError::Input(_))
     ));
     assert!(matches!(
-        run(&g, &p, &[vec![1, 2]], &mut rng, Vec::new(), |_| {}),
+        run(&g, &p, &[vec![1, 2]], &mut rng, Vec::new(), |_| {
+            std::ops::ControlFlow::Continue(())
+        }),
         Err(MixError::Input(_))
     ));
 }

@@ -57,7 +57,19 @@ pub struct PyEgGuardian {
 }
 
 impl PyEgGuardian {
-    fn with<T>(&self, f: impl FnOnce(&mut Guardian, &mut rand_chacha::ChaCha20Rng) -> T) -> T {
+    /// Runs `f` on the guardian with the GIL released while the lock is waited for and held: a
+    /// long decryption holds the lock, and another thread reading `guardian_id` meanwhile must not
+    /// stop every Python thread (as waiting for the lock with the GIL held would).
+    fn with<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut Guardian, &mut rand_chacha::ChaCha20Rng) -> T + Send,
+    ) -> T {
+        release(py, || self.lock(f))
+    }
+
+    /// Runs `f` on the guardian; the caller has released the GIL.
+    fn lock<T>(&self, f: impl FnOnce(&mut Guardian, &mut rand_chacha::ChaCha20Rng) -> T) -> T {
         let mut g = self
             .inner
             .lock()
@@ -98,8 +110,8 @@ impl PyEgGuardian {
     }
 
     #[getter]
-    fn guardian_id(&self) -> String {
-        self.with(|g, _| g.id().to_string())
+    fn guardian_id(&self, py: Python<'_>) -> String {
+        self.with(py, |g, _| g.id().to_string())
     }
 
     /// A guardian restored from its secret state (`expose_secret_state`): the coefficients must
@@ -132,51 +144,62 @@ impl PyEgGuardian {
     /// bytes, for its owner's own storage. Whoever holds these bytes is this guardian: the
     /// protocol never sends them anywhere (votum's stateless seed endpoints do, by design).
     fn expose_secret_state<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
-        let state = self.with(|g, _| g.export_secret_state());
+        let state = self.with(py, |g, _| g.export_secret_state());
         pyo3::types::PyBytes::new(py, state.as_bytes())
     }
 
     #[getter]
-    fn sequence_order(&self) -> u64 {
-        self.with(|g, _| g.public_key().sequence_order)
+    fn sequence_order(&self, py: Python<'_>) -> u64 {
+        self.with(py, |g, _| g.public_key().sequence_order)
     }
 
     /// Ids of the guardians whose verified backups this guardian holds.
     #[getter]
-    fn backups_held(&self) -> Vec<String> {
-        self.with(|g, _| g.backups_held())
+    fn backups_held(&self, py: Python<'_>) -> Vec<String> {
+        self.with(py, |g, _| g.backups_held())
     }
 
     /// The public record (electionguard's `GuardianRecord` JSON).
-    fn public_record(&self) -> String {
-        self.with(|g, _| g.public_key().to_eg14_json().to_string())
+    fn public_record(&self, py: Python<'_>) -> String {
+        self.with(py, |g, _| g.public_key().to_eg14_json().to_string())
     }
 
     /// This guardian's share of its polynomial for `receiver`, sealed to the receiver (JSON).
-    fn backup_for(&self, receiver_record: &str) -> PyResult<String> {
+    fn backup_for(&self, py: Python<'_>, receiver_record: &str) -> PyResult<String> {
         let receiver = record(receiver_record)?;
-        self.with(|g, r| ceremony(g.backup_for(&receiver, r)).map(|b| b.to_json().to_string()))
+        self.with(py, |g, r| {
+            ceremony(g.backup_for(&receiver, r)).map(|b| b.to_json().to_string())
+        })
     }
 
     /// Opens and checks a backup sent to this guardian; raises VerificationFailed when it is
     /// not on the sender's committed polynomial (then challenge the sender).
-    fn receive_backup(&self, sender_record: &str, backup: &str) -> PyResult<()> {
+    fn receive_backup(&self, py: Python<'_>, sender_record: &str, backup: &str) -> PyResult<()> {
         let sender = record(sender_record)?;
         let backup = ceremony(PartialKeyBackup::from_json(&parse(backup, "backup")?))?;
-        self.with(|g, _| ceremony(g.receive_backup(&sender, &backup)))
+        self.with(py, |g, _| ceremony(g.receive_backup(&sender, &backup)))
     }
 
     /// The public answer to a challenge from `receiver`: the disputed share in the clear.
-    fn answer_challenge(&self, receiver_record: &str) -> PyResult<String> {
+    fn answer_challenge(&self, py: Python<'_>, receiver_record: &str) -> PyResult<String> {
         let receiver = record(receiver_record)?;
-        Ok(self.with(|g, _| g.answer_challenge(&receiver).to_json().to_string()))
+        Ok(self.with(py, |g, _| {
+            g.answer_challenge(&receiver).to_json().to_string()
+        }))
     }
 
     /// Takes a share settled by a public challenge answer (checked against the commitments).
-    fn accept_challenge_response(&self, sender_record: &str, response: &str) -> PyResult<()> {
+    fn accept_challenge_response(
+        &self,
+        py: Python<'_>,
+        sender_record: &str,
+        response: &str,
+    ) -> PyResult<()> {
         let sender = record(sender_record)?;
         let answer = parse_answer(response)?;
-        self.with(|g, _| ceremony(g.accept_challenge_response(&sender, &answer)))
+        self.with(py, |g, _| {
+            ceremony(g.accept_challenge_response(&sender, &answer))
+        })
     }
 
     /// Decryption shares of every ciphertext of `target`, with proofs.
@@ -190,7 +213,7 @@ impl PyEgGuardian {
         let q = g.scalar_to_integer(extended_base_hash.get(&g)?);
         let cts = target.inner.ciphertexts();
         let (id, shares) = release(py, || {
-            self.with(|guardian, r| {
+            self.lock(|guardian, r| {
                 (
                     guardian.id().to_string(),
                     guardian.decryption_shares(&cts, &q, r),
@@ -220,7 +243,7 @@ impl PyEgGuardian {
         let missing = records(&missing_records)?;
         let cts = target.inner.ciphertexts();
         let (id, own, compensated) = release(py, || {
-            self.with(|guardian, r| {
+            self.lock(|guardian, r| {
                 let refs: Vec<&GuardianPublicKey> = missing.iter().collect();
                 guardian
                     .all_shares(true, &refs, &cts, &q, r)
@@ -258,7 +281,7 @@ impl PyEgGuardian {
         let missing = record(missing_record)?;
         let cts = target.inner.ciphertexts();
         let (id, shares) = release(py, || {
-            self.with(|guardian, r| {
+            self.lock(|guardian, r| {
                 guardian
                     .compensated_shares(&missing, &cts, &q, r)
                     .map(|s| (guardian.id().to_string(), s))
@@ -273,8 +296,8 @@ impl PyEgGuardian {
         })
     }
 
-    fn __repr__(&self) -> String {
-        self.with(|g, _| {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        self.with(py, |g, _| {
             format!(
                 "EgGuardian(id={:?}, sequence_order={}, backups_held={})",
                 g.id(),

@@ -1,6 +1,5 @@
 //! Every core error becomes one Python exception from `votum.errors`, in one exhaustive match.
 
-use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use votum_arith::ArithError;
 use votum_eg::decrypt::DecryptionError;
@@ -209,50 +208,125 @@ fn classify(e: &NativeError) -> (Kind, String) {
                 M::Ballot { .. } | M::Key { .. } | M::Decryption { .. } => InvalidProof,
                 M::Shuffle { source, .. } => match source {
                     votum_shuffle::ShuffleError::Equation { .. } => InvalidProof,
-                    _ => RecordFormatError,
+                    votum_shuffle::ShuffleError::Length { .. }
+                    | votum_shuffle::ShuffleError::Encoding(_)
+                    | votum_shuffle::ShuffleError::Element { .. } => RecordFormatError,
                 },
                 M::Decoding { .. } => DecryptionFailed,
                 M::Count(_) => VerificationFailed,
                 M::OutOfTurn(_) => WrongPhase,
+                // only seen when the hook's own exception was lost; say what happened
+                M::Stopped => InvalidInput,
                 M::Record { .. } => RecordFormatError,
                 M::Io(_) => Os,
             };
             (kind, x.to_string())
         }
         NativeError::Record(x) => {
+            use votum_record::RecordError as R;
             let kind = match x {
-                votum_record::RecordError::UnsupportedVersion { .. } => UnsupportedVersion,
-                _ => RecordFormatError,
+                R::UnsupportedVersion { .. } => UnsupportedVersion,
+                R::Io { .. }
+                | R::BadMagic
+                | R::Malformed { .. }
+                | R::Document { .. }
+                | R::Truncated { .. }
+                | R::Trailer { .. } => RecordFormatError,
             };
             (kind, x.to_string())
         }
     }
 }
 
+// The classes of `votum.errors`, imported once each on first use and kept (pyca/cryptography's
+// pattern); a name that does not exist there fails the table test in tests/test_errors.py.
+pyo3::import_exception!(votum.errors, InvalidInput);
+pyo3::import_exception!(votum.errors, InvalidProof);
+pyo3::import_exception!(votum.errors, VerificationFailed);
+pyo3::import_exception!(votum.errors, DecryptionFailed);
+pyo3::import_exception!(votum.errors, RecordFormatError);
+pyo3::import_exception!(votum.errors, UnsupportedVersion);
+pyo3::import_exception!(votum.errors, DuplicateBallot);
+pyo3::import_exception!(votum.errors, WrongPhase);
+
+fn to_pyerr(kind: Kind, message: String) -> PyErr {
+    match kind {
+        Kind::InvalidInput => InvalidInput::new_err(message),
+        Kind::InvalidProof => InvalidProof::new_err(message),
+        Kind::VerificationFailed => VerificationFailed::new_err(message),
+        Kind::DecryptionFailed => DecryptionFailed::new_err(message),
+        Kind::RecordFormatError => RecordFormatError::new_err(message),
+        Kind::UnsupportedVersion => UnsupportedVersion::new_err(message),
+        Kind::DuplicateBallot => DuplicateBallot::new_err(message),
+        Kind::WrongPhase => WrongPhase::new_err(message),
+        Kind::Os => pyo3::exceptions::PyOSError::new_err(message),
+    }
+}
+
 impl From<NativeError> for PyErr {
     fn from(e: NativeError) -> PyErr {
         let (kind, message) = classify(&e);
-        let name = match kind {
-            Kind::InvalidInput => "InvalidInput",
-            Kind::InvalidProof => "InvalidProof",
-            Kind::VerificationFailed => "VerificationFailed",
-            Kind::DecryptionFailed => "DecryptionFailed",
-            Kind::RecordFormatError => "RecordFormatError",
-            Kind::UnsupportedVersion => "UnsupportedVersion",
-            Kind::DuplicateBallot => "DuplicateBallot",
-            Kind::WrongPhase => "WrongPhase",
-            Kind::Os => return pyo3::exceptions::PyOSError::new_err(message),
-        };
-        Python::with_gil(
-            |py| match py.import("votum.errors").and_then(|m| m.getattr(name)) {
-                Ok(cls) => match cls.call1((message.clone(),)) {
-                    Ok(obj) => PyErr::from_value(obj),
-                    Err(err) => err,
-                },
-                Err(_) => PyRuntimeError::new_err(format!("{name}: {message}")),
-            },
-        )
+        to_pyerr(kind, message)
     }
+}
+
+/// One error of each kind the binding raises, with the Python class it must become, for the table
+/// test in tests/test_errors.py. A sample goes through the same `classify` as every real error.
+#[pyfunction]
+pub fn _error_table(py: Python<'_>) -> Vec<(String, PyObject)> {
+    use votum_mixnet::MixError;
+    use votum_record::RecordError;
+    let samples: Vec<(&str, NativeError)> = vec![
+        ("InvalidInput", NativeError::SeedLength(3)),
+        (
+            "InvalidProof",
+            NativeError::ProofAt(0, ProofError::ChallengeMismatch { proof: "schnorr" }),
+        ),
+        (
+            "VerificationFailed",
+            NativeError::Ballot(BallotError::HashMismatch {
+                object: "ballot-1".into(),
+                which: votum_eg::BallotHash::BallotCode,
+            }),
+        ),
+        (
+            "DecryptionFailed",
+            NativeError::Decryption(DecryptionError::CountOutOfRange {
+                object: "contest/selection".into(),
+                max: 1,
+            }),
+        ),
+        (
+            "RecordFormatError",
+            NativeError::Record(RecordError::BadMagic),
+        ),
+        (
+            "UnsupportedVersion",
+            NativeError::Record(RecordError::UnsupportedVersion {
+                version: 9,
+                flags: 0,
+            }),
+        ),
+        (
+            "DuplicateBallot",
+            NativeError::Ballot(BallotError::Duplicate("ballot-1".into())),
+        ),
+        (
+            "WrongPhase",
+            NativeError::Mix(MixError::OutOfTurn("mixer 2".into())),
+        ),
+        (
+            "OSError",
+            NativeError::Mix(MixError::Io("disk full".into())),
+        ),
+    ];
+    samples
+        .into_iter()
+        .map(|(name, e)| {
+            let err = PyErr::from(e);
+            (name.to_owned(), err.into_value(py).into_any())
+        })
+        .collect()
 }
 
 pub type NativeResult<T> = Result<T, NativeError>;

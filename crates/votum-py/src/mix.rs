@@ -69,12 +69,25 @@ fn run_in<G: Group>(
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Py<PyDict>> {
     let mut rng = rng_from(seed)?;
+    // Ctrl-C (a pending signal) or an exception from the callback stops the election at the next
+    // step and is raised from here
+    let raised: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
     let tell = |step: &str| {
-        if let Some(cb) = &progress {
-            Python::with_gil(|py| {
-                // a failing progress callback must not stop the election
-                let _ = cb.call1(py, (step,));
-            });
+        let outcome = Python::with_gil(|py| {
+            py.check_signals()?;
+            if let Some(cb) = &progress {
+                cb.call1(py, (step,))?;
+            }
+            Ok::<(), PyErr>(())
+        });
+        match outcome {
+            Ok(()) => std::ops::ControlFlow::Continue(()),
+            Err(e) => {
+                if let Ok(mut slot) = raised.lock() {
+                    *slot = Some(e);
+                }
+                std::ops::ControlFlow::Break(())
+            }
         }
     };
     let result = release(py, || -> Result<_, NativeError> {
@@ -87,11 +100,16 @@ fn run_in<G: Group>(
             .map_err(|e| NativeError::Mix(MixError::Io(e.to_string())))?
             .sync_all()
             .map_err(|e| NativeError::Mix(MixError::Io(e.to_string())))?;
-        tell("verification");
+        if tell("verification").is_break() {
+            return Err(NativeError::Mix(MixError::Stopped));
+        }
         let t = std::time::Instant::now();
         let (check, _) = verify_mix_record(&record, Options::default());
         Ok((report, check, t.elapsed().as_secs_f64()))
     });
+    if let Some(e) = raised.lock().ok().and_then(|mut slot| slot.take()) {
+        return Err(e);
+    }
     let (report, check, verification) = result?;
     let d = PyDict::new(py);
     let mut steps: Vec<(&str, f64)> = report.steps.clone();

@@ -1,6 +1,7 @@
 //! Verifying an ElectionGuard 1.4 election record (either form), one document at a time (spec/50).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -47,7 +48,9 @@ pub struct Intermediates {
 /// Options of one verification.
 #[derive(Default)]
 pub struct Options<'a> {
-    pub progress: Option<&'a mut dyn FnMut(Progress)>,
+    /// Told of progress; answering `ControlFlow::Break` stops the verification at once (the report
+    /// is then incomplete: checks not reached stay not run). A Python caller stops on Ctrl-C.
+    pub progress: Option<&'a mut dyn FnMut(Progress) -> ControlFlow<()>>,
 }
 
 /// Verifies the ElectionGuard 1.4 record at `path` (a directory or a votum archive).
@@ -58,6 +61,9 @@ pub fn verify_eg_record(path: &Path, options: Options<'_>) -> (Report, Intermedi
             let form = docs.form().name();
             v.ledger.examined(Check::Record01, 0);
             for doc in docs {
+                if v.stopped {
+                    break;
+                }
                 match doc {
                     Ok(d) => {
                         v.ledger.examined(Check::Record01, 1);
@@ -98,7 +104,9 @@ type ChainLink = (Integer, Integer, String);
 struct Verifier<'a> {
     ledger: Ledger,
     group: ModpGroup,
-    progress: Option<&'a mut dyn FnMut(Progress)>,
+    progress: Option<&'a mut dyn FnMut(Progress) -> ControlFlow<()>>,
+    /// The progress hook asked to stop.
+    stopped: bool,
     manifest: Option<Manifest>,
     context: Option<ElectionContext>,
     constants: bool,
@@ -159,6 +167,7 @@ impl<'a> Verifier<'a> {
             ledger: Ledger::new(&Check::EG),
             group: ModpGroup::eg_4096(),
             progress: options.progress,
+            stopped: false,
             manifest: None,
             context: None,
             constants: false,
@@ -185,7 +194,9 @@ impl<'a> Verifier<'a> {
 
     fn tell(&mut self, p: Progress) {
         if let Some(f) = self.progress.as_mut() {
-            f(p);
+            if f(p).is_break() {
+                self.stopped = true;
+            }
         }
     }
 

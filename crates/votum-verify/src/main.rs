@@ -3,6 +3,7 @@
 //! Exit status: 0 when every check passes, 1 when any fails or cannot be evaluated, 2 on bad usage.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -72,7 +73,7 @@ fn main() -> ExitCode {
     let mut last = 0u64;
     let mut progress = |p: Progress| {
         if quiet {
-            return;
+            return ControlFlow::Continue(());
         }
         match p {
             Progress::Ballots(n) if n >= last + 4096 => {
@@ -83,6 +84,7 @@ fn main() -> ExitCode {
             Progress::Entry(name) => eprintln!("  checking {name}"),
             Progress::Ballots(_) => {}
         }
+        ControlFlow::Continue(())
     };
     let (report, intermediates) = verify_record(
         &args.record,

@@ -4,6 +4,7 @@
 
 use std::fs::File;
 use std::io::{BufReader, Read};
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use serde_json::json;
@@ -140,15 +141,17 @@ struct Walk<'o, R: Read> {
     out: Intermediates,
     params: Parameters,
     reader: RecordReader<R>,
-    progress: Option<&'o mut dyn FnMut(Progress)>,
+    progress: Option<&'o mut dyn FnMut(Progress) -> ControlFlow<()>>,
     prev_hash: [u8; 32],
     ballots: u64,
 }
 
 impl<R: Read> Walk<'_, R> {
-    fn tell(&mut self, what: &str) {
-        if let Some(p) = self.progress.as_mut() {
-            p(Progress::Entry(what.to_owned()));
+    /// Tells the progress hook; whether it asked to stop.
+    fn tell(&mut self, what: &str) -> bool {
+        match self.progress.as_mut() {
+            Some(p) => p(Progress::Entry(what.to_owned())).is_break(),
+            None => false,
         }
     }
 
@@ -222,7 +225,9 @@ impl<R: Read> Walk<'_, R> {
                 );
                 break;
             }
-            self.tell(&entry.name);
+            if self.tell(&entry.name) {
+                break;
+            }
             match due {
                 Due::Trustee(i) => {
                     self.ledger.examined(Check::Mix02, 1);

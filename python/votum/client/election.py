@@ -29,7 +29,7 @@ from votum import (
     eg_from_hex,
 )
 from votum.client import Client
-from votum.eg import plaintext_ballot
+from votum.eg import plaintext_ballot, random_choices
 from votum.errors import InvalidInput, VerificationFailed
 
 Progress = Callable[[str, int, int], None]
@@ -266,11 +266,11 @@ class ElectionDriver:
             first = self.next_ballot
             self.next_ballot += count
             for i in range(first, first + count):
-                chosen = _choose(self.manifest, self.rng)
+                style, choices = random_choices(self.manifest, self.rng)
+                chosen = set(choices)
                 state = "spoiled" if self.rng.random() < spoil_rate else "cast"
-                items.append(
-                    (plaintext_ballot(self.manifest, f"ballot-{i:07d}", chosen), 1_795_000_000 + i, state)
-                )
+                plaintext = plaintext_ballot(self.manifest, f"ballot-{i:07d}", chosen, style)
+                items.append((plaintext, 1_795_000_000 + i, state))
                 chosen_states.append((f"ballot-{i:07d}", chosen, state))
         encrypted, code = self.device.encrypt_many(items, code)
         plans = []
@@ -408,12 +408,3 @@ def _scalar(hex_text: str) -> Any:
     from votum import Group
 
     return Group("eg-4096").scalar(eg_from_hex(hex_text))
-
-
-def _choose(manifest: dict[str, Any], rng: random.Random) -> set[str]:
-    chosen: set[str] = set()
-    for c in manifest["contests"]:
-        ids = [s["object_id"] for s in c["ballot_selections"]]
-        k = rng.randint(0, c.get("votes_allowed", 1))
-        chosen.update(rng.sample(ids, k))
-    return chosen

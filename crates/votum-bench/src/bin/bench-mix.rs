@@ -43,7 +43,8 @@ fn go<G: Group>(group: G, voters: usize, mixers: usize, trustees: usize, rule: &
         }
     };
     let report = match run(&group, &p, &votes, &mut rng, file, |step| {
-        eprintln!("… {step}")
+        eprintln!("… {step}");
+        std::ops::ControlFlow::Continue(())
     }) {
         Ok((report, _)) => report,
         Err(e) => {
