@@ -188,6 +188,13 @@ def test_bad_ballots_refuse_the_whole_chunk(http: TestClient, election: dict[str
         409,
         "duplicate_ballot",
     )
+    # a repeated id is refused before any proof is checked: copies of a ballot with a bad proof are
+    # a duplicate, not an invalid proof
+    problem(
+        http.post("/create_encrypted_tally", json={**key, "encrypted_ballots": [tampered] * 50}),
+        409,
+        "duplicate_ballot",
+    )
     other = {**key, "candidate_names": ["alice", "bob", "carol", "erin"]}  # another election
     problem(
         http.post("/create_encrypted_tally", json={**other, "encrypted_ballots": [ballots[1]]}),

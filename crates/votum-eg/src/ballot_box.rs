@@ -8,14 +8,14 @@ use rayon::prelude::*;
 use serde_json::Value;
 use votum_arith::Integer;
 use votum_elgamal::{Ciphertext, PublicKey};
-use votum_group::{Group, ModScalar, ModpGroup};
+use votum_group::{Group, ModElement, ModScalar, ModpGroup};
 use votum_hash::eg::{hash_elems, EgHashItem};
 use votum_proofs::{ConstantProof, DisjunctiveProof, Eg1Oracle, ProofError};
 
 use crate::encrypt::{
     contests_for_style, placeholders, EncryptedBallot, EncryptedContest, EncryptedSelection,
 };
-use crate::json::{committed, field, hexnum, int, scalar, text, FieldError};
+use crate::json::{commitment, field, hexnum, in_range, int, scalar, text, FieldError};
 use crate::manifest::Manifest;
 
 /// Why a submitted ballot was refused. Nothing is recorded for a refused ballot.
@@ -195,13 +195,23 @@ pub fn tally_from_bytes(manifest: &Manifest, bytes: &[u8]) -> Result<TallyMap, B
         g.element_in_range(&Integer::from_digits(chunk, votum_arith::Order::Msf))
             .map_err(|e| BallotError::Format(format!("stored tally: {e}")))
     };
+    let mut values = Vec::with_capacity(2 * keys.len());
+    for chunk in bytes.chunks(2 * len) {
+        values.push(element(&chunk[..len])?);
+        values.push(element(&chunk[len..])?);
+    }
+    // stored bytes come from outside this process (a database): one batched membership test
+    let mut members = g
+        .check_all(values, &mut crate::batch::batch_rng())
+        .map_err(|i| {
+            BallotError::Format(format!("stored tally: value {i} is not in the subgroup"))
+        })?
+        .into_iter();
     let mut out = TallyMap::new();
-    for (key, chunk) in keys.into_iter().zip(bytes.chunks(2 * len)) {
-        let ct = Ciphertext {
-            pad: element(&chunk[..len])?,
-            data: element(&chunk[len..])?,
-        };
-        out.insert(key, ct);
+    for key in keys {
+        if let (Some(pad), Some(data)) = (members.next(), members.next()) {
+            out.insert(key, Ciphertext { pad, data });
+        }
     }
     Ok(out)
 }
@@ -245,10 +255,11 @@ fn parse_selection(g: &ModpGroup, v: &Value) -> Result<EncryptedSelection, Ballo
     Ok(EncryptedSelection {
         sequence_order: int(v, "sequence_order", &id)?,
         description_hash: hexnum(v, "description_hash", &id)?,
-        // range only here: membership is checked by the verifier (one batched test, spec/62.4)
+        // range only here: the ballot is an UncheckedBallot until the verifier has tested
+        // membership (one batched test, spec/62.4)
         ciphertext: Ciphertext {
-            pad: committed(g, ct, "pad", &id)?,
-            data: committed(g, ct, "data", &id)?,
+            pad: in_range(g, ct, "pad", &id)?.into_unchecked_part(),
+            data: in_range(g, ct, "data", &id)?.into_unchecked_part(),
         },
         crypto_hash: hexnum(v, "crypto_hash", &id)?,
         is_placeholder: field(v, "is_placeholder_selection", &id)?
@@ -258,10 +269,10 @@ fn parse_selection(g: &ModpGroup, v: &Value) -> Result<EncryptedSelection, Ballo
             })?,
         nonce: optional_nonce(g, v, &id)?,
         proof: DisjunctiveProof {
-            zero_pad: committed(g, p, "proof_zero_pad", &id)?,
-            zero_data: committed(g, p, "proof_zero_data", &id)?,
-            one_pad: committed(g, p, "proof_one_pad", &id)?,
-            one_data: committed(g, p, "proof_one_data", &id)?,
+            zero_pad: commitment(g, p, "proof_zero_pad", &id)?,
+            zero_data: commitment(g, p, "proof_zero_data", &id)?,
+            one_pad: commitment(g, p, "proof_one_pad", &id)?,
+            one_data: commitment(g, p, "proof_one_data", &id)?,
             zero_challenge: scalar(g, p, "proof_zero_challenge", &id)?,
             one_challenge: scalar(g, p, "proof_one_challenge", &id)?,
             challenge: scalar(g, p, "challenge", &id)?,
@@ -290,15 +301,16 @@ fn parse_contest(g: &ModpGroup, v: &Value) -> Result<EncryptedContest, BallotErr
     Ok(EncryptedContest {
         sequence_order: int(v, "sequence_order", &id)?,
         description_hash: hexnum(v, "description_hash", &id)?,
+        // compared with the product of the selections' ciphertexts (V-BALLOT-04)
         accumulation: Ciphertext {
-            pad: committed(g, acc, "pad", &id)?,
-            data: committed(g, acc, "data", &id)?,
+            pad: in_range(g, acc, "pad", &id)?.into_unchecked_part(),
+            data: in_range(g, acc, "data", &id)?.into_unchecked_part(),
         },
         crypto_hash: hexnum(v, "crypto_hash", &id)?,
         nonce: optional_nonce(g, v, &id)?,
         proof: ConstantProof {
-            pad: committed(g, p, "pad", &id)?,
-            data: committed(g, p, "data", &id)?,
+            pad: commitment(g, p, "pad", &id)?,
+            data: commitment(g, p, "data", &id)?,
             challenge: scalar(g, p, "challenge", &id)?,
             response: scalar(g, p, "response", &id)?,
             constant,
@@ -308,8 +320,79 @@ fn parse_contest(g: &ModpGroup, v: &Value) -> Result<EncryptedContest, BallotErr
     })
 }
 
+/// A ballot read from outside whose ciphertexts are only known to be in range. Nothing can be
+/// done with its elements until it has become an [`EncryptedBallot`]: through the verifier
+/// ([`BallotVerifier::verify`], [`BallotVerifier::verify_many`]: proofs, hashes and subgroup
+/// membership), or through [`UncheckedBallot::check_members`] (membership only, for a ballot a
+/// verifier has refused or that passed a ballot box before).
+#[derive(Clone, Debug)]
+pub struct UncheckedBallot(EncryptedBallot);
+
+impl UncheckedBallot {
+    pub fn object_id(&self) -> &str {
+        &self.0.object_id
+    }
+
+    /// The ballot, after the full subgroup test of every ciphertext (selections and contest
+    /// accumulations; one batch). Proofs and hashes are not checked.
+    pub fn check_members(self) -> Result<EncryptedBallot, BallotError> {
+        Self::check_members_of(vec![self])
+            .pop()
+            .unwrap_or_else(|| Err(BallotError::Format("not processed".into())))
+    }
+
+    /// [`UncheckedBallot::check_members`] for many ballots, with one batched test; each ballot
+    /// gets its own result.
+    pub fn check_members_of(
+        ballots: Vec<UncheckedBallot>,
+    ) -> Vec<Result<EncryptedBallot, BallotError>> {
+        let g = ModpGroup::eg_4096();
+        let elements = |b: &EncryptedBallot| -> Vec<(String, &'static str, ModElement)> {
+            let mut out = Vec::new();
+            for c in &b.contests {
+                out.push((c.object_id.clone(), "pad", c.accumulation.pad.clone()));
+                out.push((c.object_id.clone(), "data", c.accumulation.data.clone()));
+                for s in &c.selections {
+                    out.push((s.object_id.clone(), "pad", s.ciphertext.pad.clone()));
+                    out.push((s.object_id.clone(), "data", s.ciphertext.data.clone()));
+                }
+            }
+            out
+        };
+        let all: Vec<(String, &'static str, ModElement)> =
+            ballots.iter().flat_map(|b| elements(&b.0)).collect();
+        let refs: Vec<&ModElement> = all.iter().map(|(_, _, x)| x).collect();
+        if g.members_hold(&refs, &mut crate::batch::batch_rng()) {
+            return ballots.into_iter().map(|b| Ok(b.0)).collect();
+        }
+        ballots
+            .into_iter()
+            .map(|b| {
+                match elements(&b.0)
+                    .into_iter()
+                    .find(|(_, _, x)| !g.is_member(x.value()))
+                {
+                    None => Ok(b.0),
+                    Some((object, what, _)) => Err(BallotError::BadElement {
+                        object,
+                        what,
+                        reason: votum_group::GroupError::NotInSubgroup,
+                    }),
+                }
+            })
+            .collect()
+    }
+}
+
+impl From<EncryptedBallot> for UncheckedBallot {
+    /// Any ballot may be checked again.
+    fn from(ballot: EncryptedBallot) -> Self {
+        Self(ballot)
+    }
+}
+
 /// Parses a ballot in electionguard 1.4.0's JSON (private `CiphertextBallot` or `SubmittedBallot`).
-pub fn parse_ballot(json: &str) -> Result<EncryptedBallot, BallotError> {
+pub fn parse_ballot(json: &str) -> Result<UncheckedBallot, BallotError> {
     let g = ModpGroup::eg_4096();
     let v: Value = serde_json::from_str(json).map_err(|e| BallotError::Format(e.to_string()))?;
     let id = text(&v, "object_id", "ballot")?.to_owned();
@@ -319,7 +402,7 @@ pub fn parse_ballot(json: &str) -> Result<EncryptedBallot, BallotError> {
         .iter()
         .map(|c| parse_contest(&g, c))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(EncryptedBallot {
+    Ok(UncheckedBallot(EncryptedBallot {
         style_id: text(&v, "style_id", &id)?.to_owned(),
         manifest_hash: hexnum(&v, "manifest_hash", &id)?,
         code_seed: hexnum(&v, "code_seed", &id)?,
@@ -329,7 +412,7 @@ pub fn parse_ballot(json: &str) -> Result<EncryptedBallot, BallotError> {
         crypto_hash: hexnum(&v, "crypto_hash", &id)?,
         nonce: optional_nonce(&g, &v, &id)?,
         object_id: id,
-    })
+    }))
 }
 
 /// A selection's expected identity on a ballot: id, sequence order, description hash.
@@ -397,12 +480,13 @@ impl BallotVerifier {
         self
     }
 
-    /// Every check a ballot must pass before it is recorded (one ballot: a batch of one).
-    pub fn verify(&self, b: &EncryptedBallot) -> Result<(), BallotError> {
+    /// Every check a ballot must pass before it is recorded (one ballot: a batch of one); the
+    /// ballot, checked, when it passes.
+    pub fn verify(&self, b: UncheckedBallot) -> Result<EncryptedBallot, BallotError> {
         let mut rng = crate::batch::batch_rng();
-        self.verify_many(std::slice::from_ref(b), &mut rng)
+        self.verify_many(vec![b], &mut rng)
             .pop()
-            .unwrap_or(Ok(()))
+            .unwrap_or_else(|| Err(BallotError::Format("not processed".into())))
     }
 
     /// Checks many ballots: the cheap checks (structure, hashes, challenges, Jacobi symbols) one by
@@ -411,9 +495,10 @@ impl BallotVerifier {
     /// so every refused ballot gets its specific error.
     pub fn verify_many<R: rand_core::RngCore + rand_core::CryptoRng>(
         &self,
-        ballots: &[EncryptedBallot],
+        ballots: Vec<UncheckedBallot>,
         rng: &mut R,
-    ) -> Vec<Result<(), BallotError>> {
+    ) -> Vec<Result<EncryptedBallot, BallotError>> {
+        let ballots: Vec<EncryptedBallot> = ballots.into_iter().map(|b| b.0).collect();
         let mut out: Vec<Result<(), BallotError>> = ballots
             .par_iter()
             .map(|b| self.check(b, Mode::Deferred))
@@ -431,7 +516,11 @@ impl BallotVerifier {
                 }
             }
         }
-        out
+        ballots
+            .into_iter()
+            .zip(out)
+            .map(|(b, r)| r.map(|()| b))
+            .collect()
     }
 
     /// [`BallotVerifier::verify_many`] over parse results, in order: the ballots that parsed are
@@ -439,7 +528,7 @@ impl BallotVerifier {
     /// through unchanged.
     pub fn verify_parsed<R: rand_core::RngCore + rand_core::CryptoRng>(
         &self,
-        items: Vec<Result<EncryptedBallot, BallotError>>,
+        items: Vec<Result<UncheckedBallot, BallotError>>,
         rng: &mut R,
     ) -> Vec<Result<EncryptedBallot, BallotError>> {
         let mut out: Vec<Option<Result<EncryptedBallot, BallotError>>> =
@@ -456,9 +545,9 @@ impl BallotVerifier {
                 Err(e) => out.push(Some(Err(e))),
             }
         }
-        let verdicts = self.verify_many(&good, rng);
-        for ((b, verdict), i) in good.into_iter().zip(verdicts).zip(index) {
-            out[i] = Some(verdict.map(|()| b));
+        let verdicts = self.verify_many(good, rng);
+        for (verdict, i) in verdicts.into_iter().zip(index) {
+            out[i] = Some(verdict);
         }
         out.into_iter()
             .map(|r| r.unwrap_or_else(|| Err(BallotError::Format("not processed".into()))))
@@ -466,8 +555,8 @@ impl BallotVerifier {
     }
 
     /// Checks one ballot on its own, every equation separately (the reference's way).
-    pub fn verify_individually(&self, b: &EncryptedBallot) -> Result<(), BallotError> {
-        self.check(b, Mode::Individual)
+    pub fn verify_individually(&self, b: UncheckedBallot) -> Result<EncryptedBallot, BallotError> {
+        self.check(&b.0, Mode::Individual).map(|()| b.0)
     }
 
     fn check(&self, b: &EncryptedBallot, mode: Mode) -> Result<(), BallotError> {
@@ -688,18 +777,16 @@ impl BallotBox {
 
     /// Parses and checks a ballot without recording it (a duplicate id is not an error here).
     pub fn check(&self, json: &str) -> Result<EncryptedBallot, BallotError> {
-        let ballot = parse_ballot(json)?;
-        self.verifier.verify(&ballot)?;
-        Ok(ballot)
+        self.verifier.verify(parse_ballot(json)?)
     }
 
     /// Parses, checks and records one ballot; a refused ballot changes nothing.
     pub fn submit(&mut self, json: &str, state: BallotState) -> Result<Receipt, BallotError> {
         let ballot = parse_ballot(json)?;
-        if self.seen.contains(&ballot.object_id) {
-            return Err(BallotError::Duplicate(ballot.object_id));
+        if self.seen.contains(ballot.object_id()) {
+            return Err(BallotError::Duplicate(ballot.object_id().to_owned()));
         }
-        self.verifier.verify(&ballot)?;
+        let ballot = self.verifier.verify(ballot)?;
         Ok(self.record(ballot, state))
     }
 
@@ -710,7 +797,7 @@ impl BallotBox {
         &mut self,
         items: &[(&str, BallotState)],
     ) -> Vec<Result<Receipt, BallotError>> {
-        let parsed: Vec<Result<EncryptedBallot, BallotError>> = items
+        let parsed: Vec<Result<UncheckedBallot, BallotError>> = items
             .par_iter()
             .map(|(json, _)| parse_ballot(json))
             .collect();
@@ -719,8 +806,9 @@ impl BallotBox {
             .into_iter()
             .map(|p| {
                 p.and_then(|b| {
-                    if self.seen.contains(&b.object_id) || !batch_seen.insert(b.object_id.clone()) {
-                        Err(BallotError::Duplicate(b.object_id))
+                    let id = b.object_id().to_owned();
+                    if self.seen.contains(&id) || !batch_seen.insert(id.clone()) {
+                        Err(BallotError::Duplicate(id))
                     } else {
                         Ok(b)
                     }

@@ -14,10 +14,10 @@ use serde_json::{json, Map, Value};
 use votum_arith::Integer;
 use votum_elgamal::threshold::lagrange_coefficient;
 use votum_elgamal::{Ciphertext, DlogTable};
-use votum_group::{Group, ModElement, ModScalar, ModpGroup};
+use votum_group::{Group, InRange, ModElement, ModScalar, ModpGroup};
 use votum_proofs::{Eg1Oracle, ProofError};
 
-use crate::ballot_box::{ciphertext_in_subgroup, parse_ballot};
+use crate::ballot_box::parse_ballot;
 use crate::guardian::{
     verify_guardians, verify_share, CeremonyError, GuardianPublicKey, ProvenShare,
 };
@@ -130,7 +130,7 @@ fn mismatch(object: &str, what: Mismatched) -> DecryptionError {
 pub type ContestCiphertexts = (String, Vec<(String, Ciphertext<ModpGroup>)>);
 
 /// What a published selection states: count, value, rebuilt shares by missing guardian.
-type Stated = (u64, ModElement, Vec<(String, ModElement)>);
+type Stated = (u64, InRange, Vec<(String, InRange)>);
 
 /// What is decrypted together: the encrypted tally or one spoiled ballot, as (contest,
 /// selection, ciphertext) in manifest or ballot order.
@@ -176,14 +176,8 @@ impl DecryptionTarget {
     /// A submitted ballot's real (non-placeholder) selections, as electionguard decrypts a
     /// spoiled ballot. The ballot must already have passed the ballot box.
     pub fn from_ballot_json(json: &str) -> Result<Self, DecryptionError> {
-        let ballot = parse_ballot(json)?;
-        let g = ModpGroup::eg_4096();
         // the parser checks ranges only; decryption needs subgroup members
-        ballot
-            .contests
-            .par_iter()
-            .flat_map(|c| c.selections.par_iter())
-            .try_for_each(|s| ciphertext_in_subgroup(&g, s, true))?;
+        let ballot = parse_ballot(json)?.check_members()?;
         let contests = ballot
             .contests
             .into_iter()
@@ -210,11 +204,12 @@ impl DecryptionTarget {
         let object_id = json::text(v, "object_id", "encrypted tally")?.to_string();
         let contests = json::field(v, "contests", &object_id)?;
         let mut out = Vec::with_capacity(manifest.contests.len());
+        let mut read_all = Vec::with_capacity(manifest.contests.len());
         for c in &manifest.contests {
             let object = format!("{object_id}/{}", c.object_id);
             let sels = json::field(contests, &c.object_id, &object_id)?;
             let sels = json::field(sels, "selections", &object)?;
-            let read: Vec<(String, Ciphertext<ModpGroup>)> = c
+            let read: Vec<(String, InRange, InRange)> = c
                 .ballot_selections
                 .par_iter()
                 .map(|s| {
@@ -224,38 +219,44 @@ impl DecryptionTarget {
                         "ciphertext",
                         &object,
                     )?;
-                    // range only here: subgroup membership for all of them at once below
                     Ok((
                         s.object_id.clone(),
-                        Ciphertext {
-                            pad: json::committed(&g, ct, "pad", &object)?,
-                            data: json::committed(&g, ct, "data", &object)?,
-                        },
+                        json::in_range(&g, ct, "pad", &object)?,
+                        json::in_range(&g, ct, "data", &object)?,
                     ))
                 })
                 .collect::<Result<_, FieldError>>()?;
-            out.push((c.object_id.clone(), read));
+            read_all.push((c.object_id.clone(), read));
         }
-        // pad, data, pad, data, … in manifest order
-        let all: Vec<&ModElement> = out
-            .iter()
-            .flat_map(|(_, sels)| sels.iter().flat_map(|(_, ct)| [&ct.pad, &ct.data]))
-            .collect();
-        if let Some(bad) = g.first_non_member(&all, &mut crate::batch::batch_rng()) {
-            let place = out
-                .iter()
-                .flat_map(|(c, sels)| sels.iter().map(move |(s, _)| (c, s)))
-                .nth(bad / 2)
-                .map_or_else(
-                    || object_id.clone(),
-                    |(c, s)| format!("{object_id}/{c}/{s}"),
-                );
-            return Err(FieldError::BadElement {
-                object: place,
+        // subgroup membership of all of them at once: pad, data, pad, data, … in manifest order
+        let mut names = Vec::new();
+        let mut values = Vec::new();
+        for (c, sels) in &read_all {
+            for (s, pad, data) in sels {
+                names.push(format!("{object_id}/{c}/{s}"));
+                values.push(pad.clone());
+                values.push(data.clone());
+            }
+        }
+        let mut members = g
+            .check_all(values, &mut crate::batch::batch_rng())
+            .map_err(|bad| FieldError::BadElement {
+                object: names
+                    .get(bad / 2)
+                    .cloned()
+                    .unwrap_or_else(|| object_id.clone()),
                 what: if bad % 2 == 0 { "pad" } else { "data" },
                 reason: votum_group::GroupError::NotInSubgroup,
+            })?
+            .into_iter();
+        for (c, sels) in read_all {
+            let mut cts = Vec::with_capacity(sels.len());
+            for (s, _, _) in sels {
+                if let (Some(pad), Some(data)) = (members.next(), members.next()) {
+                    cts.push((s, Ciphertext { pad, data }));
+                }
             }
-            .into());
+            out.push((c, cts));
         }
         Ok(Self {
             object_id,
@@ -357,7 +358,8 @@ pub fn shares_from_json(
         .par_iter()
         .map(|s| {
             Ok(ProvenShare {
-                share: json::committed(&g, s, "share", &object)?,
+                // a member once its Jacobi symbol and proof are checked (check_shares, spec/64.4)
+                share: json::in_range(&g, s, "share", &object)?.bound_by_proof(),
                 proof: json::parse_cp(&g, json::field(s, "proof", &object)?, &object)?,
             })
         })
@@ -791,7 +793,8 @@ impl Decryptor {
                         .iter()
                         .map(|(_, _, c)| c.shares[i].share.clone())
                         .collect();
-                    let rebuilt = signed_multi_pow(g, &bases, &weights[m.id.as_str()])
+                    let rebuilt = g
+                        .signed_multi_pow(&bases, &weights[m.id.as_str()])
                         .ok_or_else(|| mismatch(&names[i], Mismatched::CompensatedShares))?;
                     product = g.op(&product, &rebuilt);
                     shares.push(SelectionShare::Reconstructed {
@@ -888,7 +891,7 @@ impl Decryptor {
                 })?;
                 let message =
                     json::ciphertext_in_range(g, json::field(s, "message", &name)?, &name)?;
-                if &message != ct {
+                if !message.matches(ct) {
                     return Err(mismatch(
                         &name,
                         Mismatched::Document("message (the ciphertext decrypted)".into()),
@@ -898,21 +901,21 @@ impl Decryptor {
                 // range only: each is compared with what votum computes (the message, the value, the
                 // rebuilt shares, the recovery keys) or its proof forces it into the subgroup
                 // once its Jacobi symbol is checked (the shares; spec/64.4)
-                let value = json::committed(g, s, "value", &name)?;
+                let value = json::in_range(g, s, "value", &name)?;
                 let shares = json::field(s, "shares", &name)?.as_array().ok_or_else(|| {
                     mismatch(&name, Mismatched::Document("shares (not a list)".into()))
                 })?;
                 let mut rebuilt = Vec::new();
                 for sh in shares {
                     let gid = json::text(sh, "guardian_id", &name)?.to_string();
-                    let share = json::committed(g, sh, "share", &name)?;
+                    let share = json::in_range(g, sh, "share", &name)?;
                     match json::field(sh, "recovered_parts", &name)? {
                         Value::Null => {
                             let proof = json::parse_cp(g, json::field(sh, "proof", &name)?, &name)?;
-                            direct
-                                .entry(gid)
-                                .or_default()
-                                .push(ProvenShare { share, proof });
+                            direct.entry(gid).or_default().push(ProvenShare {
+                                share: share.bound_by_proof(),
+                                proof,
+                            });
                         }
                         Value::Object(parts) => {
                             for (helper, part) in parts {
@@ -921,10 +924,11 @@ impl Decryptor {
                                 {
                                     return Err(mismatch(&name, Mismatched::RecoveredPartIds));
                                 }
-                                let part_share = json::committed(g, part, "share", &name)?;
+                                let part_share =
+                                    json::in_range(g, part, "share", &name)?.bound_by_proof();
                                 let proof =
                                     json::parse_cp(g, json::field(part, "proof", &name)?, &name)?;
-                                let recovery_key = json::committed(g, part, "recovery_key", &name)?;
+                                let recovery_key = json::in_range(g, part, "recovery_key", &name)?;
                                 let key = match recovery.entry((helper.clone(), gid.clone())) {
                                     Entry::Occupied(e) => e.into_mut(),
                                     Entry::Vacant(e) => {
@@ -933,7 +937,7 @@ impl Decryptor {
                                         e.insert(lost.recovery_key(g, h.sequence_order))
                                     }
                                 };
-                                if *key != recovery_key {
+                                if !recovery_key.matches(key) {
                                     return Err(mismatch(
                                         &name,
                                         Mismatched::RecoveryKey {
@@ -983,7 +987,7 @@ impl Decryptor {
         let ours = record.contests.iter().flat_map(|(_, s)| s.iter());
         for (mine, (count, value, rebuilt)) in ours.zip(&stated) {
             let name = &mine.object_id;
-            if mine.value != *value {
+            if !value.matches(&mine.value) {
                 return Err(mismatch(name, Mismatched::Value));
             }
             if mine.count != *count {
@@ -992,7 +996,7 @@ impl Decryptor {
             for (gid, share) in rebuilt {
                 let ok = mine.shares.iter().any(|s| {
                     matches!(s, SelectionShare::Reconstructed { guardian_id, share: m, .. }
-                        if guardian_id == gid && m == share)
+                        if guardian_id == gid && share.matches(m))
                 });
                 if !ok {
                     return Err(mismatch(name, Mismatched::RebuiltShare(gid.clone())));
@@ -1001,34 +1005,4 @@ impl Decryptor {
         }
         Ok(record)
     }
-}
-
-/// `Π b_i^{w_i}` for members `b_i` of the order-q subgroup, with each weight taken as the signed
-/// integer of least magnitude (w or w − q). Lagrange coefficients at small sequence orders are
-/// small fractions, often small integers (3, −3, 1 for guardians 1, 2, 3), so this is a few
-/// products and one inversion instead of 256-bit powers. The bases here are compensated shares
-/// whose proofs were checked (spec/64.4), hence members.
-fn signed_multi_pow(
-    g: &ModpGroup,
-    bases: &[ModElement],
-    weights: &[ModScalar],
-) -> Option<ModElement> {
-    let q = g.order();
-    let half = Integer::from(q >> 1u32);
-    let (mut pos_b, mut pos_e, mut neg_b, mut neg_e) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (b, w) in bases.iter().zip(weights) {
-        if *w.value() > half {
-            neg_b.push(b.value().clone());
-            neg_e.push(Integer::from(q - w.value()));
-        } else {
-            pos_b.push(b.value().clone());
-            pos_e.push(w.value().clone());
-        }
-    }
-    let m = g.modulus();
-    let pos = votum_arith::multi_pow(m, &pos_b, &pos_e).ok()?;
-    let neg = votum_arith::multi_pow(m, &neg_b, &neg_e).ok()?;
-    let inverse = Integer::from(neg.invert_ref(g.p())?);
-    g.element_in_range(&m.mul(&pos, &inverse)).ok()
 }

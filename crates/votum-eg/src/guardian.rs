@@ -191,9 +191,9 @@ impl GuardianPublicKey {
         let id = json::text(v, "guardian_id", object)?.to_string();
         let object = format!("guardian {id:?}");
         let sequence_order = json::uint(v, "sequence_order", &object)?;
-        // range only while reading: the key and the proofs' public keys must equal commitments,
-        // and the commitments are checked for membership together below
-        let key = json::committed(group, v, "election_public_key", &object)?;
+        // the key and the proofs' public keys must equal commitments, and the commitments are
+        // checked for membership together below
+        let key = json::in_range(group, v, "election_public_key", &object)?;
         let list = |name: &str| -> Result<&Vec<Value>, FieldError> {
             json::field(v, name, &object)?
                 .as_array()
@@ -204,7 +204,7 @@ impl GuardianPublicKey {
         };
         let commitments = list("election_commitments")?
             .iter()
-            .map(|c| json::committed_value(group, c, "election_commitments", &object))
+            .map(|c| json::in_range_value(group, c, "election_commitments", &object))
             .collect::<Result<Vec<_>, _>>()?;
         let mut proofs = Vec::new();
         for (j, p) in list("election_proofs")?.iter().enumerate() {
@@ -223,18 +223,13 @@ impl GuardianPublicKey {
                 what: "election_public_key is not the first commitment",
             });
         }
-        let all: Vec<&ModElement> = commitments.iter().collect();
-        if group
-            .first_non_member(&all, &mut crate::batch::batch_rng())
-            .is_some()
-        {
-            return Err(FieldError::BadElement {
+        let commitments = group
+            .check_all(commitments, &mut crate::batch::batch_rng())
+            .map_err(|_| FieldError::BadElement {
                 object,
                 what: "election_commitments",
                 reason: votum_group::GroupError::NotInSubgroup,
-            }
-            .into());
-        }
+            })?;
         Ok(Self {
             id,
             sequence_order,

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 use votum_arith::Integer;
 use votum_elgamal::Ciphertext;
-use votum_group::{GroupError, ModElement, ModScalar, ModpGroup};
+use votum_group::{GroupError, InRange, ModElement, ModScalar, ModpGroup};
 use votum_hash::eg::{from_hex, to_hex};
 use votum_proofs::{ChaumPedersenProof, SchnorrProof};
 
@@ -91,15 +91,14 @@ pub fn member_value(
     })
 }
 
-/// An integer in [1, p): a proof commitment (its equation forces it into the subgroup), a
-/// ciphertext whose membership the verifier checks later, or a value the caller compares with
-/// one it computed. Saves the full membership test (one 4096-bit exponentiation).
-pub fn committed(
+/// An integer in [1, p), not yet known to be a subgroup member ([`InRange`]: the caller checks it,
+/// compares it with a value it computed, or names why membership follows).
+pub fn in_range(
     g: &ModpGroup,
     v: &Value,
     name: &'static str,
     object: &str,
-) -> Result<ModElement, FieldError> {
+) -> Result<InRange, FieldError> {
     g.element_in_range(&hexnum(v, name, object)?)
         .map_err(|reason| FieldError::BadElement {
             object: object.to_string(),
@@ -108,13 +107,13 @@ pub fn committed(
         })
 }
 
-/// [`committed`] for a bare hex string (a list item).
-pub fn committed_value(
+/// [`in_range`] for a bare hex string (a list item).
+pub fn in_range_value(
     g: &ModpGroup,
     v: &Value,
     what: &'static str,
     object: &str,
-) -> Result<ModElement, FieldError> {
+) -> Result<InRange, FieldError> {
     let hex = v
         .as_str()
         .ok_or_else(|| format_error(object, format!("{what} must be a string")))?;
@@ -126,6 +125,16 @@ pub fn committed_value(
             what,
             reason,
         })
+}
+
+/// A proof commitment: in range here, a member once its proof verifies ([`InRange::bound_by_proof`]).
+pub fn commitment(
+    g: &ModpGroup,
+    v: &Value,
+    name: &'static str,
+    object: &str,
+) -> Result<ModElement, FieldError> {
+    in_range(g, v, name, object).map(InRange::bound_by_proof)
 }
 
 pub fn hx(x: &Integer) -> Value {
@@ -144,16 +153,28 @@ pub fn ciphertext_json(c: &Ciphertext<ModpGroup>) -> Value {
     json!({"pad": el(&c.pad), "data": el(&c.data)})
 }
 
-/// A ciphertext whose components are only range-checked: for one the caller compares with a
-/// ciphertext it computed itself, or checks for membership later.
+/// A ciphertext read from outside, its components only in range: for one the caller compares with
+/// a ciphertext it computed itself ([`CiphertextInRange::matches`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CiphertextInRange {
+    pub pad: InRange,
+    pub data: InRange,
+}
+
+impl CiphertextInRange {
+    pub fn matches(&self, ct: &Ciphertext<ModpGroup>) -> bool {
+        self.pad.matches(&ct.pad) && self.data.matches(&ct.data)
+    }
+}
+
 pub fn ciphertext_in_range(
     g: &ModpGroup,
     v: &Value,
     object: &str,
-) -> Result<Ciphertext<ModpGroup>, FieldError> {
-    Ok(Ciphertext {
-        pad: committed(g, v, "pad", object)?,
-        data: committed(g, v, "data", object)?,
+) -> Result<CiphertextInRange, FieldError> {
+    Ok(CiphertextInRange {
+        pad: in_range(g, v, "pad", object)?,
+        data: in_range(g, v, "data", object)?,
     })
 }
 
@@ -176,8 +197,8 @@ pub fn parse_cp(
     object: &str,
 ) -> Result<ChaumPedersenProof<ModpGroup>, FieldError> {
     Ok(ChaumPedersenProof {
-        pad: committed(g, v, "pad", object)?,
-        data: committed(g, v, "data", object)?,
+        pad: commitment(g, v, "pad", object)?,
+        data: commitment(g, v, "data", object)?,
         challenge: scalar(g, v, "challenge", object)?,
         response: scalar(g, v, "response", object)?,
     })
@@ -193,16 +214,17 @@ pub fn schnorr_json(public: &ModElement, p: &SchnorrProof<ModpGroup>) -> Value {
     })
 }
 
-/// A Schnorr proof with its public key, only range-checked (the caller checks membership).
+/// A Schnorr proof with its public key, which is only in range (the caller compares it with the
+/// commitment it proves, and checks that).
 pub fn parse_schnorr_in_range(
     g: &ModpGroup,
     v: &Value,
     object: &str,
-) -> Result<(ModElement, SchnorrProof<ModpGroup>), FieldError> {
+) -> Result<(InRange, SchnorrProof<ModpGroup>), FieldError> {
     Ok((
-        committed(g, v, "public_key", object)?,
+        in_range(g, v, "public_key", object)?,
         SchnorrProof {
-            commitment: committed(g, v, "commitment", object)?,
+            commitment: commitment(g, v, "commitment", object)?,
             challenge: scalar(g, v, "challenge", object)?,
             response: scalar(g, v, "response", object)?,
         },

@@ -15,7 +15,9 @@ pub mod manifest;
 #[cfg(feature = "prove")]
 pub mod nonces;
 
-pub use ballot_box::{BallotBox, BallotError, BallotHash, BallotState, BallotVerifier, Receipt};
+pub use ballot_box::{
+    BallotBox, BallotError, BallotHash, BallotState, BallotVerifier, Receipt, UncheckedBallot,
+};
 #[cfg(feature = "prove")]
 pub use encrypt::{encrypt_ballot, encrypt_many, BallotRequest, EncryptionContext};
 pub use encrypt::{EncryptError, PlaintextBallot};

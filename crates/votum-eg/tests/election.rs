@@ -290,7 +290,7 @@ fn decryption_refuses_bad_shares_with_the_specific_error() {
     // a share multiplied by −1 (order 2): refused before any equation, which it could pass
     let mut bad = direct.clone();
     let flipped = votum_arith::Integer::from(g.p() - bad[1].shares[0].share.value());
-    bad[1].shares[0].share = g.element_in_range(&flipped).unwrap();
+    bad[1].shares[0].share = g.element_in_range(&flipped).unwrap().bound_by_proof();
     assert!(matches!(
         d.decrypt(&e.tally, &bad, &comp).unwrap_err(),
         DecryptionError::Mismatch {
@@ -498,6 +498,7 @@ fn context_matches_the_reference_sample() {
 #[test]
 fn batch_verification_agrees_with_individual_checks() {
     use votum_eg::ballot_box::parse_ballot;
+    use votum_eg::UncheckedBallot;
     let e = run(12, 8);
     let g = ModpGroup::eg_4096();
     let key = PublicKey::new(&g, e.context.elgamal_public_key.clone()).unwrap();
@@ -508,19 +509,24 @@ fn batch_verification_agrees_with_individual_checks() {
     )
     .unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(3);
-    let mut ballots: Vec<_> = e
+    let ballots: Vec<_> = e
         .submitted
         .iter()
         .map(|(json, _)| parse_ballot(json).unwrap())
         .collect();
-    assert!(v.verify_many(&ballots, &mut rng).iter().all(Result::is_ok));
-    for b in &ballots {
-        v.verify_individually(b).unwrap();
-    }
+    assert!(v
+        .verify_many(ballots.clone(), &mut rng)
+        .iter()
+        .all(Result::is_ok));
+    let mut checked: Vec<_> = ballots
+        .iter()
+        .map(|b| v.verify_individually(b.clone()).unwrap())
+        .collect();
     // one ballot with a wrong response: only it is refused, with the equation that fails
-    let sel = &mut ballots[5].contests[1].selections[2].proof;
+    let sel = &mut checked[5].contests[1].selections[2].proof;
     sel.one_response = g.scalar_add(&sel.one_response, &g.scalar_from_u64(1));
-    let results = v.verify_many(&ballots, &mut rng);
+    let ballots: Vec<UncheckedBallot> = checked.into_iter().map(UncheckedBallot::from).collect();
+    let results = v.verify_many(ballots.clone(), &mut rng);
     for (i, r) in results.iter().enumerate() {
         if i == 5 {
             assert!(
@@ -537,11 +543,17 @@ fn batch_verification_agrees_with_individual_checks() {
             assert!(r.is_ok());
         }
     }
-    assert_eq!(&v.verify_individually(&ballots[5]), &results[5]);
+    assert_eq!(
+        v.verify_individually(ballots[5].clone()).err(),
+        results[5].as_ref().err().cloned()
+    );
 
     // a ciphertext moved out of the subgroup by an element of order r' (Jacobi symbol 1, so
     // only the batched membership test and the equations can see it)
-    let mut bad = parse_ballot(&e.submitted[0].0).unwrap();
+    let mut bad = parse_ballot(&e.submitted[0].0)
+        .unwrap()
+        .check_members()
+        .unwrap();
     let q = g.order().clone();
     let h = votum_arith::Integer::from(3u32)
         .pow_mod(&(votum_arith::Integer::from(2u32) * &q), g.p())
@@ -550,11 +562,12 @@ fn batch_verification_agrees_with_individual_checks() {
     assert!(!g.is_member(&h));
     let alpha = &mut bad.contests[0].selections[0].ciphertext.pad;
     let moved = votum_arith::Integer::from(alpha.value() * &h) % g.p();
-    *alpha = g.element_in_range(&moved).unwrap();
+    *alpha = g.element_in_range(&moved).unwrap().into_unchecked_part();
     let mut rng = ChaCha20Rng::seed_from_u64(4);
     assert!(!votum_eg::batch::equations_hold(&v, &[&bad], &mut rng));
     assert!(matches!(
-        v.verify_individually(&bad).unwrap_err(),
+        v.verify_individually(UncheckedBallot::from(bad))
+            .unwrap_err(),
         votum_eg::BallotError::BadElement { what: "pad", .. }
     ));
 }

@@ -15,7 +15,7 @@ mod modp;
 mod params;
 mod ristretto;
 
-pub use modp::{ModElement, ModScalar, ModpGroup};
+pub use modp::{InRange, ModElement, ModScalar, ModpGroup};
 pub use ristretto::Ristretto255;
 pub use votum_arith::{Integer, Order};
 

@@ -23,6 +23,52 @@ impl ModElement {
     }
 }
 
+/// An integer in `[1, p)` read from outside, not yet known to be in the order-q subgroup. It has no
+/// group operations. It becomes a [`ModElement`] through the subgroup test
+/// ([`ModpGroup::check`], [`ModpGroup::check_all`]), or through one of the conversions below, each
+/// named for the reason membership holds without the test; a caller cannot forget the question:
+///
+/// ```compile_fail
+/// use votum_group::{Group, Integer, ModpGroup};
+/// let g = ModpGroup::eg_4096();
+/// let x = g.element_in_range(&Integer::from(2)).unwrap();
+/// let _ = g.op(&x, &x); // an InRange is not an element
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct InRange(Integer);
+
+impl InRange {
+    pub fn value(&self) -> &Integer {
+        &self.0
+    }
+
+    /// Whether this is `element` (a value the caller computed itself and only compares with).
+    pub fn matches(&self, element: &ModElement) -> bool {
+        self.0 == element.0
+    }
+
+    /// For a value a zero-knowledge proof binds: a proof's commitment `a` (the verified equation
+    /// `g^v = a·α^c`, with `g` and `α` members, makes `a = g^v·α^-c` a member), or a decryption
+    /// share whose Chaum–Pedersen proof (with its Jacobi symbol checked) implies membership
+    /// (spec/62, spec/64.4). The proof must be verified before the element is used otherwise.
+    pub fn bound_by_proof(self) -> ModElement {
+        ModElement(self.0)
+    }
+
+    /// For a value inside a structure whose own type says it is unchecked (votum-eg's
+    /// `UncheckedBallot`): the obligation to test membership moves to that type.
+    pub fn into_unchecked_part(self) -> ModElement {
+        ModElement(self.0)
+    }
+}
+
+impl fmt::Debug for InRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let hex = self.0.to_string_radix(16);
+        write!(f, "InRange({}…)", &hex[..hex.len().min(16)])
+    }
+}
+
 impl fmt::Debug for ModElement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let hex = self.0.to_string_radix(16);
@@ -221,19 +267,45 @@ impl ModpGroup {
         Ok(ModElement(x.clone()))
     }
 
-    /// Wraps an integer in `[1, p)` *without* the subgroup test. Only for values whose membership a
-    /// later verified equation implies (a proof commitment `a` in `g^v = a·α^c`, with `g`, `α` members,
-    /// is `g^v·α^-c`, a member): see spec/62-eg-ballot-box.md.
-    pub fn element_in_range(&self, x: &Integer) -> Result<ModElement, GroupError> {
+    /// An integer in `[1, p)`, not yet known to be in the subgroup: an [`InRange`], which becomes a
+    /// [`ModElement`] only through [`ModpGroup::check`], [`ModpGroup::check_all`] or one of the
+    /// conversions [`InRange`] names for the cases where membership follows otherwise.
+    pub fn element_in_range(&self, x: &Integer) -> Result<InRange, GroupError> {
         if *x < 1 || x >= self.p() {
             return Err(GroupError::OutOfRange);
         }
-        Ok(ModElement(x.clone()))
+        Ok(InRange(x.clone()))
+    }
+
+    /// `x` as an element, after the full subgroup test (one exponentiation).
+    pub fn check(&self, x: InRange) -> Result<ModElement, GroupError> {
+        if self.is_member(&x.0) {
+            Ok(ModElement(x.0))
+        } else {
+            Err(GroupError::NotInSubgroup)
+        }
+    }
+
+    /// All of `xs` as elements, after one batched subgroup test ([`ModpGroup::members_hold`]);
+    /// when it fails, the index of the first non-member (found one by one).
+    pub fn check_all<R: RngCore + CryptoRng>(
+        &self,
+        xs: Vec<InRange>,
+        rng: &mut R,
+    ) -> Result<Vec<ModElement>, usize> {
+        let values: Vec<&Integer> = xs.iter().map(|x| &x.0).collect();
+        if self.all_members(&values, rng) {
+            return Ok(xs.into_iter().map(|x| ModElement(x.0)).collect());
+        }
+        Err(values
+            .par_iter()
+            .position_first(|x| !self.is_member(x))
+            .unwrap_or(0))
     }
 
     /// The index of the first element outside the order-q subgroup, or `None` when all are members:
     /// one batched test ([`ModpGroup::members_hold`]), then one by one only when it fails, to name
-    /// the culprit. The elements must be in `[1, p)`.
+    /// the culprit.
     pub fn first_non_member<R: RngCore + CryptoRng>(
         &self,
         elements: &[&ModElement],
@@ -256,14 +328,19 @@ impl ModpGroup {
         elements: &[&ModElement],
         rng: &mut R,
     ) -> bool {
-        if !elements.par_iter().all(|x| x.0.jacobi(self.p()) == 1) {
+        let values: Vec<&Integer> = elements.iter().map(|x| &x.0).collect();
+        self.all_members(&values, rng)
+    }
+
+    fn all_members<R: RngCore + CryptoRng>(&self, elements: &[&Integer], rng: &mut R) -> bool {
+        if !elements.par_iter().all(|x| x.jacobi(self.p()) == 1) {
             return false;
         }
         if self.0.quadratic_residues || elements.is_empty() {
             return true;
         }
         let m = &self.0.modulus;
-        let bases: Vec<Integer> = elements.iter().map(|x| x.0.clone()).collect();
+        let bases: Vec<Integer> = elements.iter().map(|x| (*x).clone()).collect();
         let exps: Vec<Integer> = elements
             .iter()
             .map(|_| {
@@ -276,6 +353,40 @@ impl ModpGroup {
             .and_then(|x| m.pow(&x, &self.0.q))
             .map(|x| x == 1)
             .unwrap_or(false)
+    }
+
+    /// `Π b_i^{w_i}` for members `b_i`, with each weight taken as the signed integer of least
+    /// magnitude (w or w − q): the same for members, since `b^q = 1`. Lagrange coefficients at
+    /// small sequence orders are small fractions, often small integers (3, −3, 1 for guardians 1,
+    /// 2, 3), so this is a few products and one inversion instead of 256-bit powers. `None` when
+    /// the lengths differ.
+    pub fn signed_multi_pow(
+        &self,
+        bases: &[ModElement],
+        weights: &[ModScalar],
+    ) -> Option<ModElement> {
+        if bases.len() != weights.len() {
+            return None;
+        }
+        let q = &self.0.q;
+        let half = Integer::from(q >> 1u32);
+        let (mut pos_b, mut pos_e, mut neg_b, mut neg_e) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (b, w) in bases.iter().zip(weights) {
+            if w.0 > half {
+                neg_b.push(b.0.clone());
+                neg_e.push(Integer::from(q - &w.0));
+            } else {
+                pos_b.push(b.0.clone());
+                pos_e.push(w.0.clone());
+            }
+        }
+        let m = &self.0.modulus;
+        let pos = votum_arith::multi_pow(m, &pos_b, &pos_e).ok()?;
+        let neg = votum_arith::multi_pow(m, &neg_b, &neg_e).ok()?;
+        let inverse = Integer::from(neg.invert_ref(self.p())?);
+        // a product of powers of members and an inverse of one: a member
+        Some(ModElement(m.mul(&pos, &inverse)))
     }
 
     /// Wraps an integer in `[0, q)` as a scalar.
@@ -631,6 +742,43 @@ impl Group for ModpGroup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_element_in_range_becomes_one_only_through_the_subgroup_test() {
+        use rand_chacha::rand_core::SeedableRng;
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(1);
+        let g = ModpGroup::eg_4096();
+        let minus_one = Integer::from(g.p() - 1u32); // order 2: in range, not a member
+        let member = g.generator().clone();
+        assert!(g.element_in_range(&Integer::new()).is_err());
+        assert!(g.element_in_range(g.p()).is_err());
+        let x = g.element_in_range(&minus_one).unwrap();
+        assert_eq!(g.check(x.clone()), Err(GroupError::NotInSubgroup));
+        let y = g.element_in_range(member.value()).unwrap();
+        assert!(y.matches(&member) && !x.matches(&member));
+        assert_eq!(g.check(y.clone()).unwrap(), member);
+        // in a batch, the first non-member is named
+        assert_eq!(
+            g.check_all(vec![y.clone(), y.clone(), x.clone(), y.clone()], &mut rng),
+            Err(2)
+        );
+        assert_eq!(g.check_all(vec![y.clone(), y], &mut rng).unwrap().len(), 2);
+        assert_eq!(g.check_all(Vec::new(), &mut rng), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn signed_powers_agree_with_plain_ones() {
+        let g = ModpGroup::eg_4096();
+        let b = [
+            g.generator().clone(),
+            g.pow(g.generator(), &g.scalar_from_u64(5)),
+        ];
+        let minus_three = g.scalar_sub(&g.scalar_from_u64(0), &g.scalar_from_u64(3));
+        let w = [minus_three.clone(), g.scalar_from_u64(7)];
+        let expected = g.op(&g.pow(&b[0], &w[0]), &g.pow(&b[1], &w[1]));
+        assert_eq!(g.signed_multi_pow(&b, &w), Some(expected));
+        assert_eq!(g.signed_multi_pow(&b, &w[..1]), None);
+    }
 
     #[test]
     fn constants_are_checked_as_hex() {

@@ -525,13 +525,17 @@ impl PyEgTally {
     }
 
     /// Adds ballots that have ALREADY been verified (EG 1.4 JSON, placeholders excluded): no
-    /// proof is checked here. For the service's own stored ballots only.
+    /// proof is checked here, only (in one batch) that the ciphertexts are subgroup members, since
+    /// the text comes back from a database. For the service's own stored ballots only.
     fn add_verified(&self, py: Python<'_>, ballots: Vec<String>) -> PyResult<()> {
         let g = ModpGroup::eg_4096();
         let parsed = crate::convert::release(py, || {
-            ballots
+            let unchecked = ballots
                 .par_iter()
                 .map(|b| votum_eg::ballot_box::parse_ballot(b))
+                .collect::<Result<Vec<_>, _>>()?;
+            votum_eg::UncheckedBallot::check_members_of(unchecked)
+                .into_iter()
                 .collect::<Result<Vec<_>, _>>()
         })
         .map_err(NativeError::Ballot)?;

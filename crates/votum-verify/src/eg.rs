@@ -14,11 +14,11 @@ use votum_eg::ballot_box::{
 use votum_eg::context::{base_hash, ElectionContext};
 use votum_eg::decrypt::{DecryptionError, DecryptionTarget, Decryptor, Mismatched, SelectionShare};
 use votum_eg::guardian::{joint_key, CeremonyError, GuardianPublicKey};
-use votum_eg::json::{ciphertext_in_range, FieldError};
+use votum_eg::json::{ciphertext_in_range, CiphertextInRange, FieldError};
 use votum_eg::Manifest;
 use votum_elgamal::threshold::lagrange_coefficient;
 use votum_elgamal::{Ciphertext, PublicKey};
-use votum_group::{Group, GroupError, ModpGroup};
+use votum_group::{Group, GroupError, InRange, ModpGroup};
 use votum_hash::eg::{from_hex, hash_elems, EgHashItem};
 use votum_record::{Document, Documents, Kind};
 
@@ -594,7 +594,11 @@ impl<'a> Verifier<'a> {
 
     fn add_refused_cast(&mut self, json: &str) {
         match parse_ballot(json) {
-            Ok(ballot) => add_ballot(&self.group, &mut self.refused_cast, &ballot),
+            // its ciphertexts enter a product only once they are known to be subgroup members
+            Ok(ballot) => match ballot.check_members() {
+                Ok(ballot) => add_ballot(&self.group, &mut self.refused_cast, &ballot),
+                Err(_) => self.unreadable += 1,
+            },
             Err(_) => self.unreadable += 1,
         }
     }
@@ -753,7 +757,7 @@ impl<'a> Verifier<'a> {
         };
         // kept for the tally's decryption in case the cast ballots' product cannot be recomputed
         let published = v.get("contests").and_then(Value::as_object);
-        let mut theirs: BTreeMap<(String, String), Option<Ciphertext<ModpGroup>>> = BTreeMap::new();
+        let mut theirs: BTreeMap<(String, String), Option<CiphertextInRange>> = BTreeMap::new();
         for c in &m.contests {
             for s in &c.ballot_selections {
                 let ct = published
@@ -775,12 +779,32 @@ impl<'a> Verifier<'a> {
         }
         let contests_match = published.map_or(0, serde_json::Map::len) == m.contests.len();
         if theirs.values().all(Option::is_some) && contests_match {
-            self.published_tally = Some(
-                theirs
-                    .iter()
-                    .filter_map(|(k, ct)| ct.clone().map(|ct| (k.clone(), ct)))
-                    .collect(),
-            );
+            // what may be decrypted in place of the product of the ballots: members only
+            let keys: Vec<&(String, String)> = theirs.keys().collect();
+            let values: Vec<InRange> = theirs
+                .values()
+                .flatten()
+                .flat_map(|ct| [ct.pad.clone(), ct.data.clone()])
+                .collect();
+            match self.group.check_all(values, &mut rand_core::OsRng) {
+                Ok(members) => {
+                    let mut members = members.into_iter();
+                    let mut map = TallyMap::new();
+                    for k in keys {
+                        if let (Some(pad), Some(data)) = (members.next(), members.next()) {
+                            map.insert(k.clone(), Ciphertext { pad, data });
+                        }
+                    }
+                    self.published_tally = Some(map);
+                }
+                Err(bad) => self.ledger.fail(
+                    Check::Tally01,
+                    &keys
+                        .get(bad / 2)
+                        .map_or_else(|| d.path.clone(), |(c, s)| format!("{c}/{s}")),
+                    "a ciphertext of the encrypted tally is not in the subgroup",
+                ),
+            }
         }
         let Some(ours) = self.cast_product() else {
             return; // the ballots could not be checked: V-TALLY-01 is not run
@@ -796,7 +820,7 @@ impl<'a> Verifier<'a> {
                 json!({"pad": hex(ct.pad.value()), "data": hex(ct.data.value())}),
             );
             match published_ct {
-                Some(p) if p == ct => {}
+                Some(p) if p.matches(ct) => {}
                 Some(_) => mismatches.push((
                     name,
                     "is not the product of the cast ballots' ciphertexts".to_string(),

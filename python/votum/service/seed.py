@@ -346,21 +346,27 @@ def create_encrypted_ballot(body: EncryptBallotRequest) -> dict[str, Any]:
 def create_encrypted_tally(body: TallyRequest) -> dict[str, Any]:
     """Checks every ballot of the chunk (in one batch) and sums the cast ones. One bad or
     repeated ballot refuses the whole chunk, naming it."""
+    # the cheap refusal first: a repeated id is found before any proof is checked (1,000 copies of
+    # one ballot cost seconds of CPU when the ids were compared after the proofs)
+    seen: set[Any] = set()
+    for b in body.encrypted_ballots:
+        ballot_id = b.get("object_id")
+        if not isinstance(ballot_id, str):
+            raise votum.InvalidInput("every ballot needs an object_id")
+        if ballot_id in seen:
+            raise votum.DuplicateBallot(f"ballot {ballot_id!r} appears twice in this chunk")
+        seen.add(ballot_id)
     election = _election(body)
     items = []
     for b in body.encrypted_ballots:
         state = "spoiled" if b.get("state") in (2, "SPOILED", "spoiled") else "cast"
         items.append((json.dumps(b), state))
     results = election.verifier.verify_many(items)
-    seen: set[str] = set()
     accepted: list[tuple[str, str]] = []
     for r, (_, state) in zip(results, items, strict=True):
         if isinstance(r, Exception):
             raise r
-        ballot_id, _code, submitted = r
-        if ballot_id in seen:
-            raise votum.DuplicateBallot(f"ballot {ballot_id!r} appears twice in this chunk")
-        seen.add(ballot_id)
+        _ballot_id, _code, submitted = r
         accepted.append((submitted, state))
     tally = votum.EgTally(election.names.manifest)
     tally.add_verified([s for s, state in accepted if state == "cast"])
