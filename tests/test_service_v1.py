@@ -619,3 +619,29 @@ def test_a_device_token_keeps_to_its_own_chain(store_url: str, tmp_path: Path) -
         d.submit(d.plan(2))
         assert check_board(s.client, "e1")["seq"] == store.election("e1").head_seq
     store.close()
+
+
+def test_guardian_records_are_not_reused_across_elections(service: Service) -> None:
+    """Same manifest, same guardian records: the extended base hash would be the same, and a ballot cast
+    in one election would be valid in the other. The second election refuses a record already used."""
+    c, tokens = service.client, service.tokens
+    for election_id in ("first", "second"):
+        c.post(
+            "/v1/elections",
+            {"election_id": election_id, "manifest": MANIFEST, "number_of_guardians": 3, "quorum": 2},
+            token=tokens.admin,
+        )
+    record = json.loads(votum.EgGuardian("guardian-1", 1, 3, 2).public_record())
+    token = tokens.guardians["guardian-1"]
+    c.post("/v1/elections/first/guardians/guardian-1", {"record": record}, token=token)
+    err = service.refused(
+        "second",
+        lambda: c.post("/v1/elections/second/guardians/guardian-1", {"record": record}, token=token),
+        409,
+        "conflict",
+    )
+    assert "already used in election 'first'" in err.detail
+    # a fresh record is taken, and the first election's retry of its own record still answers
+    fresh = json.loads(votum.EgGuardian("guardian-1", 1, 3, 2).public_record())
+    c.post("/v1/elections/second/guardians/guardian-1", {"record": fresh}, token=token)
+    c.post("/v1/elections/first/guardians/guardian-1", {"record": record}, token=token)

@@ -82,5 +82,6 @@ def test_a_version_1_database_gains_code_owners(tmp_path: Path) -> None:
     assert store.migrations_applied == list(range(2, LATEST + 1))
     with store.engine.connect() as conn:
         assert "owner" in {c["name"] for c in inspect(conn).get_columns("codes")}
+        assert "guardian_keys" in inspect(conn).get_table_names()
         assert conn.execute(text("SELECT max(version) FROM schema_version")).scalar_one() == LATEST
     store.close()

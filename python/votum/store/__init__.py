@@ -27,7 +27,7 @@ from sqlalchemy.exc import IntegrityError
 from votum import board_genesis, board_link
 from votum.errors import Conflict, InvalidInput, NotFound, WrongPhase
 from votum.store import schema
-from votum.store.schema import ballots, board, codes, elections
+from votum.store.schema import ballots, board, codes, elections, guardian_keys
 
 __all__ = ["BallotRow", "CodeLink", "ElectionRow", "Entry", "Store", "Tx", "check_id"]
 
@@ -500,6 +500,29 @@ def mark_chained(tx: Tx, links: list[tuple[str, str]]) -> None:
             .values(chained_by=bindparam("ballot")),
             [{"seed": seed, "ballot": ballot_id} for seed, ballot_id in links],
         )
+
+
+def claim_guardian_key(tx: Tx, record: dict[str, Any], guardian_id: str) -> None:
+    """Records that this election uses the guardian's election public key; refuses a key already used
+    in another election on this database (spec/80.4: ElectionGuard ballots commit to the extended
+    base hash, which the same manifest and the same guardian records would repeat, so a ballot of
+    one election would be valid in the other)."""
+    digest = schema.guardian_key_digest(str(record.get("election_public_key", "")))
+    found = tx.conn.execute(
+        select(guardian_keys.c.election_id, guardian_keys.c.guardian_id).where(
+            guardian_keys.c.key_digest == digest
+        )
+    ).first()
+    if found is not None:
+        if found.election_id != tx.election.id:
+            raise Conflict(
+                f"guardian {guardian_id!r}'s election public key is already used in election "
+                f"{found.election_id!r}: a guardian makes new keys for every election"
+            )
+        return
+    tx.conn.execute(
+        guardian_keys.insert().values(key_digest=digest, election_id=tx.election.id, guardian_id=guardian_id)
+    )
 
 
 def add_ballots(tx: Tx, rows: list[dict[str, Any]]) -> None:

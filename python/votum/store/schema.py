@@ -8,6 +8,7 @@ order, in one transaction. Version 1 creates the tables below; a later change ad
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Callable
 
@@ -99,6 +100,18 @@ codes = Table(
     PrimaryKeyConstraint("election_id", "code"),
 )
 
+#: every guardian election public key posted on this database, with where (migration 2): a guardian
+#: record is refused in a second election (spec/80.4), since ballots cast under reused keys and the
+#: same manifest would be valid in both elections
+guardian_keys = Table(
+    "guardian_keys",
+    metadata,
+    Column("key_digest", String(64), nullable=False),
+    Column("election_id", String(128), nullable=False),
+    Column("guardian_id", String(128), nullable=False),
+    PrimaryKeyConstraint("key_digest"),
+)
+
 V1_TABLES = [elections, board, ballots, codes]
 
 
@@ -110,6 +123,25 @@ def _v2(conn: Connection) -> None:
     # codes bound to the token that registered the device (a fresh database has the column from _v1)
     if "owner" not in {c["name"] for c in inspect(conn).get_columns("codes")}:
         conn.execute(text("ALTER TABLE codes ADD COLUMN owner VARCHAR(64)"))
+    # guardian keys across elections, filled from the boards of the elections already stored
+    metadata.create_all(conn, tables=[guardian_keys])
+    rows = conn.execute(select(board.c.election_id, board.c.payload).where(board.c.kind == "guardian"))
+    seen: set[str] = set(conn.execute(select(guardian_keys.c.key_digest)).scalars())
+    for election_id, payload in rows:
+        record = json.loads(payload)
+        digest = guardian_key_digest(record.get("election_public_key", ""))
+        if digest not in seen:
+            seen.add(digest)
+            conn.execute(
+                guardian_keys.insert().values(
+                    key_digest=digest, election_id=election_id, guardian_id=record.get("guardian_id", "")
+                )
+            )
+
+
+def guardian_key_digest(election_public_key: str) -> str:
+    """How `guardian_keys` names a guardian's election public key (hex; any spelling of one number)."""
+    return hashlib.sha256(int(election_public_key or "0", 16).to_bytes(512, "big")).hexdigest()
 
 
 #: PostgreSQL advisory lock key under which migrations run (the first 8 bytes of SHA-256("votum

@@ -20,7 +20,7 @@ from votum.service.auth import guardian_of, require
 from votum.service.codec import NegotiatedRoute
 from votum.service.problems import ApiError
 from votum.service.v1.common import EntryOut, entry_out, payload_of, store_of, text_of
-from votum.store import Entry, Store, Tx, check_id, payload_digest
+from votum.store import Entry, Store, Tx, check_id, claim_guardian_key, payload_digest
 
 router = APIRouter(
     prefix="/v1/elections/{election_id}/guardians", tags=["key ceremony"], route_class=NegotiatedRoute
@@ -117,6 +117,8 @@ def post_record(
                     raise Conflict(
                         f"guardian {guardian_id!r}'s commitments repeat guardian {other['guardian_id']!r}'s"
                     )
+        if name not in tx.named([name]):
+            claim_guardian_key(tx, body.record, guardian_id)
         entry = append_once(tx, "guardian", name, text.encode(), f"guardian {guardian_id!r}'s record")
     return {"entries": [entry_out(entry)]}
 
