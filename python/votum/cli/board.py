@@ -1,4 +1,4 @@
-"""`votum board`: an auditor's view of a running service's bulletin board (spec/80.6)."""
+"""`votum board`: an auditor's view of a running service's bulletin board (spec/80.7)."""
 
 from __future__ import annotations
 

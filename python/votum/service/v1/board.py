@@ -1,4 +1,4 @@
-"""`/v1/elections/{id}/board`: the bulletin board, public (spec/80.6)."""
+"""`/v1/elections/{id}/board`: the bulletin board, public (spec/80.7)."""
 
 from __future__ import annotations
 
