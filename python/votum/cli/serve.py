@@ -61,4 +61,5 @@ def serve(
         log_level=log_level,
         access_log=False,
         http=with_header_timeout(settings.header_timeout),
+        limit_concurrency=settings.max_connections,
     )

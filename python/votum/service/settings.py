@@ -47,6 +47,9 @@ class Settings(BaseModel):
     #: seconds a client has to send a whole request head, from connecting or from the previous
     #: response; then the connection is closed (`votum.service.http`)
     header_timeout: float = Field(default=10.0, gt=0)
+    #: connections and requests served at once; more are answered 503 at once (uvicorn's
+    #: `limit_concurrency`), so slow clients cannot pile up without bound
+    max_connections: int = Field(default=1024, ge=1)
     #: largest count a decryption looks for (discrete log table bound)
     max_count: int = Field(default=1_000_000, ge=1)
 
@@ -98,6 +101,7 @@ _ENV = {
     "VOTUM_MAX_BODY_BYTES": "max_body_bytes",
     "VOTUM_MAX_COUNT": "max_count",
     "VOTUM_HEADER_TIMEOUT": "header_timeout",
+    "VOTUM_MAX_CONNECTIONS": "max_connections",
 }
 
 
