@@ -157,6 +157,7 @@ impl MontContext {
     /// depends on the values: schoolbook-free `mpn_mul_n`/`mpn_sqr` (their paths depend on the
     /// length only), GMP's quadratic `mpn_redc_1`, and the final subtraction done always and kept
     /// or dropped with `mpn_cnd_swap`. `tmp` has n limbs. For secret exponents ([`crate::SecretBaseTable`]).
+    #[cfg(feature = "secret")]
     pub(crate) fn mul_ct(
         &self,
         out: &mut [u64],
@@ -207,6 +208,7 @@ impl MontContext {
     }
 
     /// The Montgomery form of 1.
+    #[cfg(any(feature = "secret", test))]
     pub(crate) fn one(&self, s: &mut Scratch) -> Vec<u64> {
         self.to_mont(&Integer::from(1), s)
     }

@@ -4,6 +4,7 @@
 //! (spec/91.7) that the independent verifier (`votum-verify`) checks afterwards. The steps are
 //! public functions too, so a test or a distributed deployment can drive the parties itself.
 
+#[cfg(feature = "prove")]
 use std::io::Write;
 #[cfg(feature = "prove")]
 use std::ops::ControlFlow;
