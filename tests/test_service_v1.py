@@ -532,6 +532,7 @@ def _problem(response: Any) -> dict[str, Any]:
 def test_group_commit_answers_each_request_on_its_own(opened: tuple[Service, ElectionDriver]) -> None:
     """Requests stored as one group (what the intake does with concurrent submissions): a bad request
     fails alone, the others are stored together, and the tally counts exactly them."""
+    from votum.service.auth import owner_of
     from votum.service.v1.intake import _prepare
 
     s, d = opened
@@ -546,7 +547,9 @@ def test_group_commit_answers_each_request_on_its_own(opened: tuple[Service, Ele
     )
 
     def job(*ps: Any) -> Any:
-        return _prepare([(p.ballot, p.state) if hasattr(p, "ballot") else (p, "cast") for p in ps])
+        j = _prepare([(p.ballot, p.state) if hasattr(p, "ballot") else (p, "cast") for p in ps])
+        j.owner = owner_of(s.tokens.device)  # as the route sets it from the bearer token
+        return j
 
     jobs = [
         job(plans[0], plans[1]),

@@ -433,9 +433,9 @@ impl PyEgBallotVerifier {
     }
 
     /// Checks ballots (EG 1.4 JSON, any form) in one batch (spec/62.4): `items` are (ballot JSON,
-    /// "cast" or "spoiled"). Returns, in order, for each accepted ballot (ballot id, ballot code,
-    /// the ballot as electionguard's `SubmittedBallot` JSON with that state and no nonces), for
-    /// each refused one the exception. Duplicate ids are the caller's business.
+    /// "cast" or "spoiled"). Returns, in order, for each accepted ballot an `EgVerifiedBallot` (its
+    /// id, code, and the ballot as electionguard's `SubmittedBallot` JSON with that state and no
+    /// nonces), for each refused one the exception. Duplicate ids are the caller's business.
     fn verify_many(&self, py: Python<'_>, items: Vec<(String, String)>) -> PyResult<Vec<PyObject>> {
         let states = items
             .iter()
@@ -461,7 +461,7 @@ impl PyEgBallotVerifier {
                             },
                         };
                         let json = b.to_eg14_json(form).to_string();
-                        (b.object_id, b.code, json)
+                        PyEgVerifiedBallot { ballot: b, json }
                     })
                 })
                 .collect::<Vec<_>>()
@@ -469,15 +469,44 @@ impl PyEgBallotVerifier {
         results
             .into_iter()
             .map(|r| match r {
-                Ok((id, code, json)) => Ok((id, eg_scalar(&code), json)
-                    .into_pyobject(py)?
-                    .into_any()
-                    .unbind()),
+                Ok(verified) => Ok(Py::new(py, verified)?.into_any()),
                 Err(e) => Ok(PyErr::from(NativeError::Ballot(e))
                     .into_value(py)
                     .into_any()),
             })
             .collect()
+    }
+}
+
+/// A ballot the verifier has accepted (`EgBallotVerifier.verify_many`): the only thing an
+/// `EgTally` adds, so an unchecked ballot cannot reach a tally.
+#[pyclass(frozen, name = "EgVerifiedBallot", module = "votum._native")]
+pub struct PyEgVerifiedBallot {
+    ballot: votum_eg::encrypt::EncryptedBallot,
+    json: String,
+}
+
+#[pymethods]
+impl PyEgVerifiedBallot {
+    #[getter]
+    fn object_id(&self) -> &str {
+        &self.ballot.object_id
+    }
+
+    /// The ballot code.
+    #[getter]
+    fn code(&self) -> PyScalar {
+        eg_scalar(&self.ballot.code)
+    }
+
+    /// electionguard's `SubmittedBallot` JSON, with the state it was checked for and no nonces.
+    #[getter]
+    fn json(&self) -> &str {
+        &self.json
+    }
+
+    fn __repr__(&self) -> String {
+        format!("EgVerifiedBallot({:?})", self.ballot.object_id)
     }
 }
 
@@ -524,26 +553,13 @@ impl PyEgTally {
         pyo3::types::PyBytes::new(py, &bytes)
     }
 
-    /// Adds ballots that have ALREADY been verified (EG 1.4 JSON, placeholders excluded): no
-    /// proof is checked here, only (in one batch) that the ciphertexts are subgroup members, since
-    /// the text comes back from a database. For the service's own stored ballots only.
-    fn add_verified(&self, py: Python<'_>, ballots: Vec<String>) -> PyResult<()> {
+    /// Adds ballots the verifier accepted (placeholders excluded; the caller adds only the cast ones).
+    fn add_verified(&self, ballots: Vec<PyRef<'_, PyEgVerifiedBallot>>) {
         let g = ModpGroup::eg_4096();
-        let parsed = crate::convert::release(py, || {
-            let unchecked = ballots
-                .par_iter()
-                .map(|b| votum_eg::ballot_box::parse_ballot(b))
-                .collect::<Result<Vec<_>, _>>()?;
-            votum_eg::UncheckedBallot::check_members_of(unchecked)
-                .into_iter()
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .map_err(NativeError::Ballot)?;
         let mut map = self.map();
-        for b in &parsed {
-            votum_eg::ballot_box::add_ballot(&g, &mut map, b);
+        for b in &ballots {
+            votum_eg::ballot_box::add_ballot(&g, &mut map, &b.ballot);
         }
-        Ok(())
     }
 
     /// {contest id: {selection id: Ciphertext}} for every selection of the manifest.

@@ -44,6 +44,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<eg_manifest::PyEgBallotBox>()?;
     m.add_class::<eg_manifest::PyEgBallotVerifier>()?;
     m.add_class::<eg_manifest::PyEgTally>()?;
+    m.add_class::<eg_manifest::PyEgVerifiedBallot>()?;
     m.add_class::<eg_guardian::PyEgGuardian>()?;
     m.add_class::<eg_guardian::PyEgContext>()?;
     m.add_class::<eg_guardian::PyEgDecryptionTarget>()?;

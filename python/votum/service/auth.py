@@ -47,11 +47,16 @@ def bearer_role(request: Request) -> str:
     return role
 
 
+def owner_of(token: str) -> str:
+    """Who a bearer token is, as stored beside what it owns (a device's chain of ballot codes): a
+    domain-separated SHA-256 of the token, so the database never holds a token (spec/80.5)."""
+    return hashlib.sha256(b"votum/v1/token-owner\x00" + token.encode()).hexdigest()[:32]
+
+
 def token_owner(request: Request) -> str:
-    """Who a request's bearer token is, as stored beside what it owns (a device's chain of ballot
-    codes): a domain-separated SHA-256 of the token, so the database never holds a token."""
+    """`owner_of` the request's bearer token."""
     _, _, token = request.headers.get("authorization", "").partition(" ")
-    return hashlib.sha256(b"votum/v1/token-owner\x00" + token.strip().encode()).hexdigest()[:32]
+    return owner_of(token.strip())
 
 
 def require(*roles: str) -> Callable[[Request], str]:

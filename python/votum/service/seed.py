@@ -362,14 +362,13 @@ def create_encrypted_tally(body: TallyRequest) -> dict[str, Any]:
         state = "spoiled" if b.get("state") in (2, "SPOILED", "spoiled") else "cast"
         items.append((json.dumps(b), state))
     results = election.verifier.verify_many(items)
-    accepted: list[tuple[str, str]] = []
+    accepted: list[tuple[votum.EgVerifiedBallot, str]] = []
     for r, (_, state) in zip(results, items, strict=True):
         if isinstance(r, Exception):
             raise r
-        _ballot_id, _code, submitted = r
-        accepted.append((submitted, state))
+        accepted.append((r, state))
     tally = votum.EgTally(election.names.manifest)
-    tally.add_verified([s for s, state in accepted if state == "cast"])
+    tally.add_verified([b for b, state in accepted if state == "cast"])
     cast = sum(1 for _, state in accepted if state == "cast")
     return {
         "ciphertext_tally": encrypted_tally_json(
@@ -377,7 +376,7 @@ def create_encrypted_tally(body: TallyRequest) -> dict[str, Any]:
         ),
         "cast": cast,
         "spoiled": len(accepted) - cast,
-        "spoiled_ballots": [json.loads(s) for s, state in accepted if state == "spoiled"],
+        "spoiled_ballots": [json.loads(b.json) for b, state in accepted if state == "spoiled"],
     }
 
 

@@ -49,6 +49,8 @@ class _Ballot:
     seed: str = ""
     payload: bytes = b""
     digest: bytes = b""
+    #: what the verifier accepted, for the running tally
+    verified: votum.EgVerifiedBallot | None = None
 
 
 @dataclass
@@ -180,7 +182,8 @@ class Intake:
             if isinstance(outcome, Exception):
                 job.error = outcome
                 return
-            _id, _code, canonical = outcome
+            b.verified = outcome
+            canonical = outcome.json
             doc = json.loads(canonical)
             b.state = _state_name(doc["state"])
             b.code, b.seed = doc["code"], doc["code_seed"]
@@ -282,7 +285,7 @@ class Intake:
                     )
                     receipts[b.ballot_id] = receipt(b.ballot_id, b.state, b.code, entry)
                 add_ballots(tx, rows)
-                cast = [b.payload.decode() for b in accepted if b.state == "cast"]
+                cast = [b.verified for b in accepted if b.state == "cast" and b.verified is not None]
                 if cast:
                     assert tx.election.tally is not None
                     tally = votum.EgTally.from_bytes(objects.manifest, tx.election.tally)
