@@ -124,6 +124,12 @@ def test_manifest_hash_and_bad_manifests() -> None:
     with pytest.raises(votum.RecordFormatError):
         votum.EgManifest.from_json("{not json")
     data = json.loads(text)
+    assert manifest.warnings() == []
+    # what the reference accepts is accepted, with a warning (its own samples' write-ins)
     data["contests"][0]["ballot_selections"][0]["candidate_id"] = "nobody"
-    with pytest.raises(votum.InvalidInput, match="unknown candidate"):
+    odd = votum.EgManifest.from_json(json.dumps(data))
+    [(obj, why)] = odd.warnings()
+    assert obj == data["contests"][0]["ballot_selections"][0]["object_id"] and '"nobody"' in why
+    data["contests"][0]["electoral_district_id"] = "atlantis"
+    with pytest.raises(votum.InvalidInput, match="unknown geopolitical unit"):
         votum.EgManifest.from_json(json.dumps(data))

@@ -163,7 +163,8 @@ def main() -> None:
         export_private_data(plain, encrypted, [], str(out / "election_private_data"))
 
     cast = [b for b in plain if b.object_id not in spoiled_ids]
-    counts: dict[str, int] = {}
+    # every selection of the manifest, as the reference publishes them (a style may leave some out)
+    counts = {s.object_id: 0 for c in manifest.contests for s in c.ballot_selections}
     for ballot in cast:
         for contest in ballot.contests:
             for sel in contest.ballot_selections:

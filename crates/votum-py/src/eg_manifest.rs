@@ -38,6 +38,11 @@ impl PyEgManifest {
         &self.inner.election_scope_id
     }
 
+    /// What is odd but accepted, as electionguard 1.4.0 accepts it (spec/60.1): (object id, why).
+    fn warnings(&self) -> Vec<(String, String)> {
+        self.inner.warnings()
+    }
+
     #[getter]
     fn contest_ids(&self) -> Vec<String> {
         self.inner
