@@ -15,7 +15,10 @@ use votum_proofs::{ConstantProof, DisjunctiveProof, Eg1Oracle, ProofError};
 use crate::encrypt::{
     contests_for_style, placeholders, EncryptedBallot, EncryptedContest, EncryptedSelection,
 };
-use crate::json::{commitment, field, hexnum, in_range, int, scalar, text, FieldError};
+use crate::json::{
+    check_ciphertexts, commitment, field, hexnum, in_range, int, scalar, text, CiphertextInRange,
+    FieldError,
+};
 use crate::manifest::Manifest;
 
 /// Why a submitted ballot was refused. Nothing is recorded for a refused ballot.
@@ -195,24 +198,20 @@ pub fn tally_from_bytes(manifest: &Manifest, bytes: &[u8]) -> Result<TallyMap, B
         g.element_in_range(&Integer::from_digits(chunk, votum_arith::Order::Msf))
             .map_err(|e| BallotError::Format(format!("stored tally: {e}")))
     };
-    let mut values = Vec::with_capacity(2 * keys.len());
+    let mut read = Vec::with_capacity(keys.len());
     for chunk in bytes.chunks(2 * len) {
-        values.push(element(&chunk[..len])?);
-        values.push(element(&chunk[len..])?);
+        read.push(CiphertextInRange {
+            pad: element(&chunk[..len])?,
+            data: element(&chunk[len..])?,
+        });
     }
     // stored bytes come from outside this process (a database): one batched membership test
-    let mut members = g
-        .check_all(values, &mut crate::batch::batch_rng())
-        .map_err(|i| {
-            BallotError::Format(format!("stored tally: value {i} is not in the subgroup"))
-        })?
-        .into_iter();
-    let mut out = TallyMap::new();
-    for key in keys {
-        if let (Some(pad), Some(data)) = (members.next(), members.next()) {
-            out.insert(key, Ciphertext { pad, data });
-        }
-    }
+    let cts = check_ciphertexts(&g, read).map_err(|(i, what)| {
+        BallotError::Format(format!(
+            "stored tally: {what} of ciphertext {i} is not in the subgroup"
+        ))
+    })?;
+    let out: TallyMap = keys.into_iter().zip(cts).collect();
     Ok(out)
 }
 
@@ -347,33 +346,22 @@ impl UncheckedBallot {
         ballots: Vec<UncheckedBallot>,
     ) -> Vec<Result<EncryptedBallot, BallotError>> {
         let g = ModpGroup::eg_4096();
-        let elements = |b: &EncryptedBallot| -> Vec<(String, &'static str, ModElement)> {
-            let mut out = Vec::new();
-            for c in &b.contests {
-                out.push((c.object_id.clone(), "pad", c.accumulation.pad.clone()));
-                out.push((c.object_id.clone(), "data", c.accumulation.data.clone()));
-                for s in &c.selections {
-                    out.push((s.object_id.clone(), "pad", s.ciphertext.pad.clone()));
-                    out.push((s.object_id.clone(), "data", s.ciphertext.data.clone()));
-                }
-            }
-            out
-        };
-        let all: Vec<(String, &'static str, ModElement)> =
-            ballots.iter().flat_map(|b| elements(&b.0)).collect();
-        let refs: Vec<&ModElement> = all.iter().map(|(_, _, x)| x).collect();
+        let refs: Vec<&ModElement> = ballots
+            .iter()
+            .flat_map(|b| ciphertext_parts(&b.0).map(|(_, _, x)| x))
+            .collect();
         if g.members_hold(&refs, &mut crate::batch::batch_rng()) {
             return ballots.into_iter().map(|b| Ok(b.0)).collect();
         }
         ballots
             .into_iter()
             .map(|b| {
-                match elements(&b.0)
-                    .into_iter()
+                let bad = ciphertext_parts(&b.0)
                     .find(|(_, _, x)| !g.is_member(x.value()))
-                {
+                    .map(|(object, what, _)| (object.to_owned(), what));
+                match bad {
                     None => Ok(b.0),
-                    Some((object, what, _)) => Err(BallotError::BadElement {
+                    Some((object, what)) => Err(BallotError::BadElement {
                         object,
                         what,
                         reason: votum_group::GroupError::NotInSubgroup,
@@ -382,6 +370,27 @@ impl UncheckedBallot {
             })
             .collect()
     }
+}
+
+/// Every ciphertext component of a ballot (contest accumulations and selections), with the object
+/// it belongs to and which part it is.
+fn ciphertext_parts(
+    b: &EncryptedBallot,
+) -> impl Iterator<Item = (&str, &'static str, &ModElement)> {
+    b.contests.iter().flat_map(|c| {
+        let accumulation = [
+            (c.object_id.as_str(), "pad", &c.accumulation.pad),
+            (c.object_id.as_str(), "data", &c.accumulation.data),
+        ];
+        accumulation
+            .into_iter()
+            .chain(c.selections.iter().flat_map(|s| {
+                [
+                    (s.object_id.as_str(), "pad", &s.ciphertext.pad),
+                    (s.object_id.as_str(), "data", &s.ciphertext.data),
+                ]
+            }))
+    })
 }
 
 impl From<EncryptedBallot> for UncheckedBallot {

@@ -209,7 +209,7 @@ impl DecryptionTarget {
             let object = format!("{object_id}/{}", c.object_id);
             let sels = json::field(contests, &c.object_id, &object_id)?;
             let sels = json::field(sels, "selections", &object)?;
-            let read: Vec<(String, InRange, InRange)> = c
+            let read: Vec<(String, json::CiphertextInRange)> = c
                 .ballot_selections
                 .par_iter()
                 .map(|s| {
@@ -221,42 +221,37 @@ impl DecryptionTarget {
                     )?;
                     Ok((
                         s.object_id.clone(),
-                        json::in_range(&g, ct, "pad", &object)?,
-                        json::in_range(&g, ct, "data", &object)?,
+                        json::ciphertext_in_range(&g, ct, &object)?,
                     ))
                 })
                 .collect::<Result<_, FieldError>>()?;
             read_all.push((c.object_id.clone(), read));
         }
-        // subgroup membership of all of them at once: pad, data, pad, data, … in manifest order
-        let mut names = Vec::new();
-        let mut values = Vec::new();
-        for (c, sels) in &read_all {
-            for (s, pad, data) in sels {
-                names.push(format!("{object_id}/{c}/{s}"));
-                values.push(pad.clone());
-                values.push(data.clone());
-            }
-        }
-        let mut members = g
-            .check_all(values, &mut crate::batch::batch_rng())
-            .map_err(|bad| FieldError::BadElement {
-                object: names
-                    .get(bad / 2)
-                    .cloned()
-                    .unwrap_or_else(|| object_id.clone()),
-                what: if bad % 2 == 0 { "pad" } else { "data" },
-                reason: votum_group::GroupError::NotInSubgroup,
+        // subgroup membership of all of them at once, in manifest order
+        let cts = read_all
+            .iter()
+            .flat_map(|(_, sels)| sels.iter().map(|(_, ct)| ct.clone()))
+            .collect();
+        let mut cts = json::check_ciphertexts(&g, cts)
+            .map_err(|(bad, what)| {
+                let place = read_all
+                    .iter()
+                    .flat_map(|(c, sels)| sels.iter().map(move |(s, _)| (c, s)))
+                    .nth(bad)
+                    .map_or_else(
+                        || object_id.clone(),
+                        |(c, s)| format!("{object_id}/{c}/{s}"),
+                    );
+                FieldError::BadElement {
+                    object: place,
+                    what,
+                    reason: votum_group::GroupError::NotInSubgroup,
+                }
             })?
             .into_iter();
         for (c, sels) in read_all {
-            let mut cts = Vec::with_capacity(sels.len());
-            for (s, _, _) in sels {
-                if let (Some(pad), Some(data)) = (members.next(), members.next()) {
-                    cts.push((s, Ciphertext { pad, data }));
-                }
-            }
-            out.push((c, cts));
+            let checked = sels.into_iter().map(|(s, _)| s).zip(cts.by_ref()).collect();
+            out.push((c, checked));
         }
         Ok(Self {
             object_id,

@@ -167,6 +167,25 @@ impl CiphertextInRange {
     }
 }
 
+/// Ciphertexts read in range, as ciphertexts, after one batched subgroup test of all their
+/// components; when it fails, the index of the first ciphertext with a non-member and which part
+/// ("pad" or "data").
+pub fn check_ciphertexts(
+    g: &ModpGroup,
+    cts: Vec<CiphertextInRange>,
+) -> Result<Vec<Ciphertext<ModpGroup>>, (usize, &'static str)> {
+    let values = cts.into_iter().flat_map(|ct| [ct.pad, ct.data]).collect();
+    let members = g
+        .check_all(values, &mut crate::batch::batch_rng())
+        .map_err(|bad| (bad / 2, if bad % 2 == 0 { "pad" } else { "data" }))?;
+    let mut members = members.into_iter();
+    let mut out = Vec::with_capacity(members.len() / 2);
+    while let (Some(pad), Some(data)) = (members.next(), members.next()) {
+        out.push(Ciphertext { pad, data });
+    }
+    Ok(out)
+}
+
 pub fn ciphertext_in_range(
     g: &ModpGroup,
     v: &Value,

@@ -303,22 +303,6 @@ impl ModpGroup {
             .unwrap_or(0))
     }
 
-    /// The index of the first element outside the order-q subgroup, or `None` when all are members:
-    /// one batched test ([`ModpGroup::members_hold`]), then one by one only when it fails, to name
-    /// the culprit.
-    pub fn first_non_member<R: RngCore + CryptoRng>(
-        &self,
-        elements: &[&ModElement],
-        rng: &mut R,
-    ) -> Option<usize> {
-        if self.members_hold(elements, rng) {
-            return None;
-        }
-        elements
-            .par_iter()
-            .position_first(|x| !self.is_member(&x.0))
-    }
-
     /// Whether every element is in the order-q subgroup: each Jacobi symbol, then (for a group other
     /// than the quadratic residues) one combination `(Π x_i^{t_i})^q = 1` with secret 128-bit
     /// weights from `rng` (spec/62.4: a non-member survives with probability at most 2^−128). The
@@ -627,7 +611,7 @@ impl Group for ModpGroup {
             // Jacobi symbols are the full test here; the default decodes each.
             return crate::decode_each(self, bytes);
         }
-        let parsed: Vec<Result<ModElement, GroupError>> = bytes
+        let parsed: Vec<Result<InRange, GroupError>> = bytes
             .par_chunks(len)
             .map(|b| {
                 let x = Integer::from_digits(b, Order::Msf);
@@ -636,19 +620,16 @@ impl Group for ModpGroup {
                 } else if x.jacobi(self.p()) != 1 {
                     Err(GroupError::NotInSubgroup)
                 } else {
-                    Ok(ModElement(x))
+                    Ok(InRange(x))
                 }
             })
             .collect();
-        let mut out = Vec::with_capacity(parsed.len());
+        let mut in_range = Vec::with_capacity(parsed.len());
         for (i, p) in parsed.into_iter().enumerate() {
-            out.push(p.map_err(|e| (i, e))?);
+            in_range.push(p.map_err(|e| (i, e))?);
         }
-        let refs: Vec<&ModElement> = out.iter().collect();
-        match self.first_non_member(&refs, rng) {
-            None => Ok(out),
-            Some(bad) => Err((bad, GroupError::NotInSubgroup)),
-        }
+        self.check_all(in_range, rng)
+            .map_err(|bad| (bad, GroupError::NotInSubgroup))
     }
 
     fn uniform_len(&self) -> usize {

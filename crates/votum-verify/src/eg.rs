@@ -14,11 +14,11 @@ use votum_eg::ballot_box::{
 use votum_eg::context::{base_hash, ElectionContext};
 use votum_eg::decrypt::{DecryptionError, DecryptionTarget, Decryptor, Mismatched, SelectionShare};
 use votum_eg::guardian::{joint_key, CeremonyError, GuardianPublicKey};
-use votum_eg::json::{ciphertext_in_range, CiphertextInRange, FieldError};
+use votum_eg::json::{check_ciphertexts, ciphertext_in_range, CiphertextInRange, FieldError};
 use votum_eg::Manifest;
 use votum_elgamal::threshold::lagrange_coefficient;
 use votum_elgamal::{Ciphertext, PublicKey};
-use votum_group::{Group, GroupError, InRange, ModpGroup};
+use votum_group::{Group, GroupError, ModpGroup};
 use votum_hash::eg::{from_hex, hash_elems, EgHashItem};
 use votum_record::{Document, Documents, Kind};
 
@@ -781,28 +781,20 @@ impl<'a> Verifier<'a> {
         if theirs.values().all(Option::is_some) && contests_match {
             // what may be decrypted in place of the product of the ballots: members only
             let keys: Vec<&(String, String)> = theirs.keys().collect();
-            let values: Vec<InRange> = theirs
-                .values()
-                .flatten()
-                .flat_map(|ct| [ct.pad.clone(), ct.data.clone()])
-                .collect();
-            match self.group.check_all(values, &mut rand_core::OsRng) {
-                Ok(members) => {
-                    let mut members = members.into_iter();
-                    let mut map = TallyMap::new();
-                    for k in keys {
-                        if let (Some(pad), Some(data)) = (members.next(), members.next()) {
-                            map.insert(k.clone(), Ciphertext { pad, data });
-                        }
-                    }
-                    self.published_tally = Some(map);
+            let read = theirs.values().flatten().cloned().collect();
+            match check_ciphertexts(&self.group, read) {
+                Ok(cts) => {
+                    self.published_tally =
+                        Some(keys.iter().map(|k| (*k).clone()).zip(cts).collect());
                 }
-                Err(bad) => self.ledger.fail(
+                Err((bad, what)) => self.ledger.fail(
                     Check::Tally01,
                     &keys
-                        .get(bad / 2)
+                        .get(bad)
                         .map_or_else(|| d.path.clone(), |(c, s)| format!("{c}/{s}")),
-                    "a ciphertext of the encrypted tally is not in the subgroup",
+                    format!(
+                        "the {what} of a ciphertext of the encrypted tally is not in the subgroup"
+                    ),
                 ),
             }
         }
