@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi import HTTPException
 
-from votum.service.auth import TokenBook
+from votum.service.auth import TokenBook, bearer_token
 from votum.service.codec import JSON, encode
 
 
@@ -46,8 +46,8 @@ class BodyLimit:
             return self.limit
         for name, value in scope.get("headers", []):
             if name == b"authorization":
-                scheme, _, token = value.decode("latin-1").partition(" ")
-                if scheme.lower() == "bearer" and self.tokens.role_of(token.strip()) is not None:
+                token = bearer_token(value.decode("latin-1"))
+                if token is not None and self.tokens.role_of(token) is not None:
                     return self.limit
         return min(self.limit, ANONYMOUS_LIMIT)
 

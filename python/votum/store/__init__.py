@@ -476,6 +476,10 @@ class CodeLink:
     #: the device token whose chain it is on (None: any, for codes older than the binding)
     owner: str | None
 
+    def extendable_by(self, owner: str | None) -> bool:
+        """Whether the device token `owner` may chain from this code, or register its device again."""
+        return self.owner is None or self.owner == owner
+
 
 def code_links(tx: Tx, seeds: list[str]) -> dict[str, CodeLink]:
     """For each of `seeds` that is a code ballots may chain from (a device's hash or an accepted ballot's

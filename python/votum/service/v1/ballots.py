@@ -49,7 +49,7 @@ def register_device(request: Request, election_id: str, body: Device) -> dict[st
             add_codes(tx, [code], owner)
         else:
             link = code_links(tx, [code]).get(code)
-            if link is not None and link.owner not in (None, owner):
+            if link is not None and not link.extendable_by(owner):
                 raise Conflict(f"device {body.device_id} is registered with another device token")
     return {"entries": [entry_out(entry)], "code_seed": code}
 

@@ -117,7 +117,6 @@ def post_record(
                     raise Conflict(
                         f"guardian {guardian_id!r}'s commitments repeat guardian {other['guardian_id']!r}'s"
                     )
-        if name not in tx.named([name]):
             claim_guardian_key(tx, body.record, guardian_id)
         entry = append_once(tx, "guardian", name, text.encode(), f"guardian {guardian_id!r}'s record")
     return {"entries": [entry_out(entry)]}

@@ -64,6 +64,12 @@ class _Job:
     owner: str | None = None
 
 
+def _verified(b: _Ballot) -> votum.EgVerifiedBallot:
+    """What the verifier accepted for `b`: set for every ballot of a job that passed `verify`."""
+    assert b.verified is not None, f"ballot {b.ballot_id!r} reached the store unverified"
+    return b.verified
+
+
 def _prepare(items: list[tuple[dict[str, Any], str]]) -> _Job:
     """Ids checked and repeats within the request folded; raises for a malformed request."""
     ballots: list[_Ballot] = []
@@ -235,7 +241,7 @@ class Intake:
                     f"ballot {b.ballot_id!r}: its code_seed is neither a registered device's hash "
                     "nor the code of an accepted ballot"
                 )
-            if link.owner is not None and link.owner != job.owner:
+            if not link.extendable_by(job.owner):
                 raise Conflict(f"ballot {b.ballot_id!r}: its code_seed is on a chain of another device token")
             if link.chained_by is not None:
                 raise Conflict(
@@ -285,11 +291,11 @@ class Intake:
                     )
                     receipts[b.ballot_id] = receipt(b.ballot_id, b.state, b.code, entry)
                 add_ballots(tx, rows)
-                cast = [b.verified for b in accepted if b.state == "cast" and b.verified is not None]
+                cast = [b for b in accepted if b.state == "cast"]
                 if cast:
                     assert tx.election.tally is not None
                     tally = votum.EgTally.from_bytes(objects.manifest, tx.election.tally)
-                    tally.add_verified(cast)
+                    tally.add_verified([_verified(b) for b in cast])
                     tx.set(tally=tally.to_bytes())
                 tx.set(
                     cast_count=tx.election.cast_count + len(cast),
