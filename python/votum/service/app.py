@@ -49,8 +49,11 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.include_router(_health_router(seed_on))
     app.include_router(seed.router if seed_on else seed.disabled_router())
     v1.install(app, store)
-    # the generator's tables (~0.4 s) are built in the background, not by the first request
-    threading.Thread(target=votum.Group("eg-4096").warm, name="votum-warm-tables", daemon=True).start()
+    # the generator's tables (~0.4 s) are built in the background, not by the first request. Not a
+    # daemon: the interpreter joins it at exit. A daemon thread still in native code (GIL released)
+    # when the interpreter finalizes is ended by a forced unwind through Rust frames, which aborts
+    # the process ("FATAL: exception not rethrown", exit 134): short test runs and quick restarts did
+    threading.Thread(target=votum.Group("eg-4096").warm, name="votum-warm-tables").start()
     if seed_on and not is_loopback(settings.host):
         log.warning(
             "the stateless seed endpoints are on at %s, beyond this machine: they carry guardian "
