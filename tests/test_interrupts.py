@@ -45,8 +45,14 @@ def test_ctrl_c_stops_the_verification() -> None:
         if len(calls) == 2:
             signal.raise_signal(signal.SIGINT)  # as if the user pressed Ctrl-C now
 
-    with pytest.raises(KeyboardInterrupt):
-        verify(RECORD, progress)
+    # Python's own Ctrl-C handler, whatever this process inherited: a test run started in the
+    # background by a non-interactive shell begins with SIGINT ignored, and the signal would be lost
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            verify(RECORD, progress)
+    finally:
+        signal.signal(signal.SIGINT, inherited)
     assert len(calls) == 2
 
 
