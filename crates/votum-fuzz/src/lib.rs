@@ -1,0 +1,345 @@
+//! Every decoder of untrusted bytes as a fuzz target: one function per target, taking the raw
+//! input. Each must return (never panic, never allocate without bound) on any input, and each
+//! asserts the properties its decoder promises: canonical encodings re-encode to the same bytes,
+//! a batched membership test agrees with the one-by-one test, a batch ballot check agrees with
+//! the individual one.
+//!
+//! `fuzz/` (cargo-fuzz, nightly) drives these under libFuzzer; `tests/corpus.rs` replays the
+//! kept corpus and every regression input on stable, so CI runs them all on each change.
+//! Multi-decoder targets read their first byte as a selector, so one corpus covers several
+//! decoders of one format.
+
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use serde_json::Value;
+use std::sync::OnceLock;
+use votum_eg::ballot_box::{parse_ballot, tally_from_bytes, tally_to_bytes, BallotVerifier};
+use votum_eg::context::ElectionContext;
+use votum_eg::decrypt::{shares_from_json, shares_to_json, DecryptionTarget};
+use votum_eg::guardian::{BackupChallengeResponse, Guardian, GuardianPublicKey, PartialKeyBackup};
+use votum_eg::Manifest;
+use votum_group::{Group, GroupId, ModpGroup, Ristretto255};
+use votum_mixnet::election::Parameters;
+use votum_mixnet::{record, wire};
+
+/// The names of the targets, as cargo-fuzz and the corpus directories know them.
+pub const TARGETS: [&str; 6] = [
+    "group_codec",
+    "mix_wire",
+    "mix_record",
+    "archive",
+    "eg_json",
+    "manifest",
+];
+
+/// Runs target `name` on `data` (the corpus replay uses this).
+pub fn run(name: &str, data: &[u8]) {
+    match name {
+        "group_codec" => group_codec(data),
+        "mix_wire" => mix_wire(data),
+        "mix_record" => mix_record(data),
+        "archive" => archive(data),
+        "eg_json" => eg_json(data),
+        "manifest" => manifest(data),
+        _ => {}
+    }
+}
+
+fn rng() -> ChaCha20Rng {
+    ChaCha20Rng::seed_from_u64(7)
+}
+
+// ---------------------------------------------------------------------------------------------
+// group element and scalar codecs
+
+/// Byte 0 picks the group (mod 4), byte 1 the decoder; the rest is the encoding.
+pub fn group_codec(data: &[u8]) {
+    let [g, op, rest @ ..] = data else { return };
+    match GroupId::ALL[usize::from(*g) % 4] {
+        GroupId::Eg4096 => codec_of(&ModpGroup::eg_4096(), *op, rest),
+        GroupId::Modp2048 => codec_of(&ModpGroup::rfc3526_2048(), *op, rest),
+        GroupId::Modp3072 => codec_of(&ModpGroup::rfc3526_3072(), *op, rest),
+        GroupId::Ristretto255 => codec_of(&Ristretto255, *op, rest),
+    }
+}
+
+fn codec_of<G: Group>(group: &G, op: u8, bytes: &[u8]) {
+    match op % 4 {
+        0 => {
+            if let Ok(e) = group.decode_element(bytes) {
+                assert_eq!(
+                    group.encode_element(&e),
+                    bytes,
+                    "element encoding not canonical"
+                );
+            }
+        }
+        1 => {
+            if let Ok(s) = group.decode_scalar(bytes) {
+                assert_eq!(
+                    group.encode_scalar(&s),
+                    bytes,
+                    "scalar encoding not canonical"
+                );
+            }
+        }
+        2 => {
+            // the batched membership test must name the same first bad element as the
+            // one-by-one test, and decode the same elements when all are good
+            let batched = group.decode_many(bytes, &mut rng());
+            let each = votum_group::decode_each(group, bytes);
+            match (batched, each) {
+                (Ok(a), Ok(b)) => assert!(a == b, "decode_many decoded other elements"),
+                (Err((i, _)), Err((j, _))) => assert_eq!(i, j, "first bad element differs"),
+                (a, b) => assert_eq!(a.is_ok(), b.is_ok(), "decode_many and one by one disagree"),
+                    b.is_ok()
+                ),
+            }
+        }
+        _ => {
+            // the ElectionGuard JSON form of a number: hex text, range-checked
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                let v = Value::String(text.to_owned());
+                let g = ModpGroup::eg_4096();
+                if let Ok(x) = votum_eg::json::in_range(&g, &v, "x", "fuzz") {
+                    let _ = g.check(x);
+                }
+                let _ = votum_eg::json::scalar(&g, &v, "x", "fuzz");
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// mixnet wire payloads and the mix record
+
+/// Byte 0 picks the group (ristretto255 or modp-2048), byte 1 the payload kind, byte 2 a width.
+pub fn mix_wire(data: &[u8]) {
+    let [g, kind, w, rest @ ..] = data else {
+        return;
+    };
+    if g % 2 == 0 {
+        wire_of(&Ristretto255, *kind, *w, rest);
+    } else {
+        wire_of(&ModpGroup::rfc3526_2048(), *kind, *w, rest);
+    }
+}
+
+fn wire_of<G: Group>(group: &G, kind: u8, byte: u8, bytes: &[u8]) {
+    // ballots: width 1 to 8; result: the rule and 3 to 6 candidates
+    let w = usize::from(byte % 8) + 1;
+    match kind % 7 {
+        0 => {
+            if let Ok((id, p)) = Parameters::decode(bytes) {
+                assert_eq!(p.encode_for(id), bytes);
+            }
+        }
+        1 => {
+            if let Ok((commitments, proof)) = wire::decode_trustee(group, bytes) {
+                assert_eq!(wire::trustee_bytes(group, &commitments, &proof), bytes);
+            }
+        }
+        2 => {
+            if let Ok(ballots) = wire::decode_ballots(group, bytes, w) {
+                assert_eq!(wire::ballots_bytes(group, &ballots), bytes);
+            }
+        }
+        3 => {
+            if let Ok(share) = wire::decode_share(group, bytes) {
+                assert_eq!(wire::share_bytes(group, &share), bytes);
+            }
+        }
+        4 => {
+            let rule = match byte % 5 {
+                0 => votum_mixnet::count::Rule::Plurality,
+                1 => votum_mixnet::count::Rule::KOfN { k: 2, seats: 1 },
+                2 => votum_mixnet::count::Rule::Approval { seats: 2 },
+                3 => votum_mixnet::count::Rule::InstantRunoff,
+                _ => votum_mixnet::count::Rule::Stv { seats: 2 },
+            };
+            let _ = wire::decode_result(bytes, rule, 3 + usize::from(byte / 5 % 4));
+        }
+        5 => {
+            if let Ok((list, proof)) = wire::split_mix(bytes, group.element_len()) {
+                let rng = &mut rng();
+                if let Ok(rows) = votum_shuffle::Rows::decode(group, list, rng) {
+                    let _ = votum_shuffle::ShuffleProof::decode(
+                        group,
+                        proof,
+                        rows.len(),
+                        rows.width(),
+                        rng,
+                    );
+                }
+            }
+        }
+        _ => {
+            let rng = &mut rng();
+            if let Ok(rows) = votum_shuffle::Rows::decode(group, bytes, rng) {
+                assert_eq!(rows.encode(group), bytes, "list encoding not canonical");
+            }
+        }
+    }
+}
+
+/// The mix record reader, then the whole mix verifier on the same bytes.
+pub fn mix_record(data: &[u8]) {
+    if let Ok((id, entries)) = record::read_all(data) {
+        let rewritten: Vec<(String, String, Vec<u8>)> = entries
+            .into_iter()
+            .map(|e| (e.kind, e.name, e.payload))
+            .collect();
+        if let Ok(again) = record::write_all(&id, &rewritten) {
+            assert_eq!(again, data, "a record read back and rewritten differs");
+        }
+    }
+    let (report, _) = votum_verify::mix::verify_mix_stream(data, "fuzz", Default::default());
+    assert!(!report.checks.is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// the record archive
+
+/// Every frame of an archive, each converted to JSON text as the verifier reads it.
+pub fn archive(data: &[u8]) {
+    let Ok(reader) = votum_record::ArchiveReader::new(data) else {
+        return;
+    };
+    for frame in reader {
+        match frame {
+            Ok(f) => {
+                let _ = f.json();
+            }
+            Err(_) => return,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ElectionGuard 1.4 JSON documents
+
+struct Election {
+    manifest: Manifest,
+    verifier: BallotVerifier,
+}
+
+fn election() -> Option<&'static Election> {
+    static E: OnceLock<Option<Election>> = OnceLock::new();
+    E.get_or_init(|| {
+        let manifest =
+            Manifest::from_json(include_str!("../../../vectors/eg-1.4/manifest.json")).ok()?;
+        let context: Value =
+            serde_json::from_str(include_str!("../../../vectors/eg-1.4/context.json")).ok()?;
+        let context = ElectionContext::from_eg14_json(&context).ok()?;
+        let g = ModpGroup::eg_4096();
+        let key = votum_elgamal_key(&g, &context)?;
+        let verifier =
+            BallotVerifier::new(manifest.clone(), &key, context.crypto_extended_base_hash).ok()?;
+        Some(Election { manifest, verifier })
+    })
+    .as_ref()
+}
+
+fn votum_elgamal_key(
+    g: &ModpGroup,
+    context: &ElectionContext,
+) -> Option<votum_elgamal::PublicKey<ModpGroup>> {
+    votum_elgamal::PublicKey::new(g, context.elgamal_public_key.clone()).ok()
+}
+
+/// Byte 0 picks the document: a submitted ballot (parsed, then checked both batched and alone),
+/// a guardian record, decryption shares, a sealed backup, a challenge answer, an encrypted
+/// tally, a spoiled ballot as a decryption target, a stored tally, a guardian's secret state,
+/// an election context.
+pub fn eg_json(data: &[u8]) {
+    let [kind, rest @ ..] = data else { return };
+    if *kind % 10 == 7 {
+        // the stored tally is bytes, not JSON
+        if let Some(e) = election() {
+            if let Ok(t) = tally_from_bytes(&e.manifest, rest) {
+                assert_eq!(tally_to_bytes(&e.manifest, &t), rest);
+            }
+        }
+        return;
+    }
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
+    let g = ModpGroup::eg_4096();
+    match *kind % 10 {
+        0 => {
+            let Some(e) = election() else { return };
+            let Ok(ballot) = parse_ballot(text) else {
+                return;
+            };
+            let again = parse_ballot(text).ok();
+            let batched = e.verifier.verify(ballot);
+            if let Some(again) = again {
+                let alone = e.verifier.verify_individually(again);
+                assert_eq!(
+                    batched.is_ok(),
+                    alone.is_ok(),
+                    "batched and individual ballot checks disagree"
+                );
+            }
+        }
+        1 => {
+            if let Ok(v) = serde_json::from_str::<Value>(text) {
+                if let Ok(k) = GuardianPublicKey::from_eg14_json(&g, &v) {
+                    let _ = k.verify(&g, 3);
+                }
+            }
+        }
+        2 => {
+            if let Ok(v) = serde_json::from_str::<Value>(text) {
+                if let Ok((object, guardian, missing, shares)) = shares_from_json(&v) {
+                    let again = shares_to_json(&guardian, missing.as_deref(), &object, &shares);
+                    assert_eq!(
+                        shares_from_json(&again).ok().map(|s| s.3.len()),
+                        Some(shares.len())
+                    );
+                }
+            }
+        }
+        3 => {
+            if let Ok(v) = serde_json::from_str::<Value>(text) {
+                let _ = PartialKeyBackup::from_json(&v);
+            }
+        }
+        4 => {
+            if let Ok(v) = serde_json::from_str::<Value>(text) {
+                let _ = BackupChallengeResponse::from_json(&v);
+            }
+        }
+        5 => {
+            if let (Some(e), Ok(v)) = (election(), serde_json::from_str::<Value>(text)) {
+                let _ = DecryptionTarget::from_tally_json(&e.manifest, &v);
+            }
+        }
+        6 => {
+            let _ = DecryptionTarget::from_ballot_json(text);
+        }
+        8 => {
+            let _ = Guardian::import_secret_state(text, &[]);
+        }
+        _ => {
+            if let Ok(v) = serde_json::from_str::<Value>(text) {
+                let _ = ElectionContext::from_eg14_json(&v);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the manifest
+
+/// A manifest: parsed and validated, then hashed and its warnings listed.
+pub fn manifest(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(m) = Manifest::from_json(text) {
+        let _ = m.crypto_hash();
+        let _ = m.warnings();
+    }
+}

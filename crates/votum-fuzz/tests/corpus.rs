@@ -1,0 +1,52 @@
+//! Replays every kept fuzz input on stable Rust: the seeds, the corpus libFuzzer grew (merged
+//! by `make fuzz`) and each regression input (`fuzz/regressions/<target>/`, one per finding,
+//! named for it). A target that panics, or breaks one of its properties, fails here.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn inputs(target: &str) -> Vec<PathBuf> {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz");
+    let mut out = Vec::new();
+    for kind in ["seeds", "corpus", "regressions"] {
+        if let Ok(dir) = fs::read_dir(fuzz.join(kind).join(target)) {
+            out.extend(dir.flatten().map(|e| e.path()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_target_has_seeds() {
+    for target in votum_fuzz::TARGETS {
+        let seeds = inputs(target);
+        assert!(
+            !seeds.is_empty(),
+            "{target}: only {} kept inputs",
+            seeds.len()
+        );
+    }
+}
+
+macro_rules! replay {
+    ($($name:ident),*) => {$(
+        #[test]
+        fn $name() {
+            for path in inputs(stringify!($name)) {
+                let data = fs::read(&path).unwrap_or_default();
+                let result = std::panic::catch_unwind(|| votum_fuzz::run(stringify!($name), &data));
+                assert!(result.is_ok(), "{} fails", path.display());
+            }
+        }
+    )*};
+}
+
+replay!(
+    group_codec,
+    mix_wire,
+    mix_record,
+    archive,
+    eg_json,
+    manifest
+);
