@@ -92,8 +92,6 @@ fn codec_of<G: Group>(group: &G, op: u8, bytes: &[u8]) {
                 (Ok(a), Ok(b)) => assert!(a == b, "decode_many decoded other elements"),
                 (Err((i, _)), Err((j, _))) => assert_eq!(i, j, "first bad element differs"),
                 (a, b) => assert_eq!(a.is_ok(), b.is_ok(), "decode_many and one by one disagree"),
-                    b.is_ok()
-                ),
             }
         }
         _ => {
