@@ -22,8 +22,9 @@ use votum_arith::{multi_pow_parallel, Integer};
 use votum_elgamal::Ciphertext;
 use votum_group::{Group, ModElement, ModpGroup};
 
-use crate::ballot_box::BallotVerifier;
-use crate::encrypt::EncryptedBallot;
+use votum_proofs::ChaumPedersenProof;
+
+use crate::encrypted::EncryptedBallot;
 
 /// A generator seeded from the operating system, for batch weights.
 pub fn batch_rng() -> ChaCha20Rng {
@@ -46,8 +47,7 @@ struct Terms {
     member_exps: Vec<Integer>,
 }
 
-fn terms(v: &BallotVerifier, b: &EncryptedBallot, seed: [u8; 32]) -> Terms {
-    let g = &v.group;
+fn terms(g: &ModpGroup, b: &EncryptedBallot, seed: [u8; 32]) -> Terms {
     let q = g.order();
     let mut rng = ChaCha20Rng::from_seed(seed);
     let int = |x: &votum_group::ModScalar| x.value().clone();
@@ -121,11 +121,11 @@ fn terms(v: &BallotVerifier, b: &EncryptedBallot, seed: [u8; 32]) -> Terms {
 /// Whether every proof equation of every ballot holds and every ciphertext is in the subgroup
 /// (up to a 2^−127 error). The ballots must have passed the cheap checks.
 pub fn equations_hold<R: RngCore + CryptoRng>(
-    v: &BallotVerifier,
+    g: &ModpGroup,
+    public_key: &ModElement,
     ballots: &[&EncryptedBallot],
     rng: &mut R,
 ) -> bool {
-    let g = &v.group;
     let m = g.modulus();
     let seeds: Vec<[u8; 32]> = ballots
         .iter()
@@ -138,7 +138,7 @@ pub fn equations_hold<R: RngCore + CryptoRng>(
     let parts: Vec<Terms> = ballots
         .par_iter()
         .zip(seeds)
-        .map(|(b, seed)| terms(v, b, seed))
+        .map(|(b, seed)| terms(g, b, seed))
         .collect();
     let mut g_exp = Integer::new();
     let mut k_exp = Integer::new();
@@ -168,18 +168,17 @@ pub fn equations_hold<R: RngCore + CryptoRng>(
     let k_s = g.scalar_from_integer(&k_exp);
     // once per batch: a two-base multi-exponentiation, no fixed-base table needed (a verifier
     // should not build 48 MiB tables of g and K for one power each)
-    let lhs = g.multi_pow(
-        &[g.generator().clone(), v.public_key.element().clone()],
-        &[g_s, k_s],
-    );
+    let lhs = g.multi_pow(&[g.generator().clone(), public_key.clone()], &[g_s, k_s]);
     lhs.is_ok_and(|lhs| lhs.value() == &rhs)
 }
 
-/// One decryption-share proof to check in a batch: which key, which ciphertext, the share.
+/// One decryption-share proof to check in a batch: which key, which ciphertext, the share `M`
+/// and its proof.
 pub struct ShareCheck<'a> {
     pub key: usize,
     pub ciphertext: usize,
-    pub share: &'a crate::guardian::ProvenShare,
+    pub share: &'a ModElement,
+    pub proof: &'a ChaumPedersenProof<ModpGroup>,
 }
 
 /// Whether every Chaum–Pedersen share proof holds (`g^v = a·K^c`, `α^v = b·M^c`), in one random
@@ -200,7 +199,7 @@ pub fn shares_hold<R: RngCore + CryptoRng>(
     let mut exps = Vec::with_capacity(3 * checks.len() + keys.len());
     for chk in checks {
         let (r, s) = (weight(rng), weight(rng));
-        let p = &chk.share.proof;
+        let p = chk.proof;
         let (c, v) = (p.challenge.value(), p.response.value());
         g_exp += Integer::from(&r * v);
         alpha_exps[chk.ciphertext] += Integer::from(&s * v);
@@ -210,7 +209,7 @@ pub fn shares_hold<R: RngCore + CryptoRng>(
         bases.push(p.data.value().clone());
         exps.push(s.clone());
         // M is only known to be a quadratic residue: its exponent is not reduced
-        bases.push(chk.share.share.value().clone());
+        bases.push(chk.share.value().clone());
         exps.push(s * c);
     }
     for (k, e) in keys.iter().zip(key_exps) {

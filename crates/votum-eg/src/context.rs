@@ -7,7 +7,7 @@ use votum_arith::Integer;
 use votum_group::{Group, ModElement, ModpGroup};
 use votum_hash::eg::{hash_elems, EgHashItem};
 
-use crate::guardian::{joint_key, verify_guardians, CeremonyError, GuardianPublicKey};
+use crate::ceremony::{joint_key, verify_guardians, CeremonyError, GuardianPublicKey};
 use crate::json::{self, FieldError};
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,57 +2,26 @@
 //! given the ballot's master nonce, exactly as electionguard 1.4.0 derives every value
 //! (spec/61-eg-encryption.md). All exponentiations use fixed-base tables of g and K.
 
-#[cfg(feature = "prove")]
 use std::collections::HashMap;
 use std::collections::HashSet;
 
-use serde::Deserialize;
 use votum_arith::Integer;
 use votum_elgamal::Ciphertext;
-#[cfg(feature = "prove")]
 use votum_elgamal::PublicKey;
-#[cfg(feature = "prove")]
 use votum_group::{Group, ModElement};
 use votum_group::{ModScalar, ModpGroup};
-#[cfg(feature = "prove")]
 use votum_hash::eg::{hash_elems, EgHashItem};
-#[cfg(feature = "prove")]
 use votum_proofs::Eg1Oracle;
 use votum_proofs::{ConstantProof, DisjunctiveProof, ProofError};
 
+use crate::encrypted::{EncryptedBallot, EncryptedContest, EncryptedSelection};
 use crate::json::{ciphertext_json, hx};
-use crate::manifest::{ContestDescription, Manifest, SelectionDescription};
-#[cfg(feature = "prove")]
+use crate::manifest::{
+    contests_for_style, placeholders, ContestDescription, Manifest, SelectionDescription,
+};
 use crate::nonces::Nonces;
+pub use crate::plaintext::{EncryptError, PlaintextBallot, PlaintextContest, PlaintextSelection};
 
-/// Why a ballot could not be encrypted.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EncryptError {
-    #[error("plaintext ballot JSON is malformed: {0}")]
-    Json(String),
-    #[error("unknown ballot style {0:?}")]
-    UnknownStyle(String),
-    #[error("contest {0:?} is not on ballot style {1:?}")]
-    ContestNotOnStyle(String, String),
-    #[error("contest {contest:?} has no selection {selection:?}")]
-    UnknownSelection { contest: String, selection: String },
-    #[error("selection {0:?}: a vote must be 0 or 1")]
-    NotABit(String),
-    #[error("contest {contest:?}: {votes} votes, at most {allowed} allowed")]
-    Overvote {
-        contest: String,
-        votes: u64,
-        allowed: u64,
-    },
-    #[error("contest {0:?} appears twice on the ballot")]
-    DuplicateContest(String),
-    #[error("a nonce derived to zero (probability 2^-256); use another master nonce")]
-    ZeroNonce,
-    #[error(transparent)]
-    Proof(#[from] ProofError),
-}
-
-#[cfg(feature = "prove")]
 /// One election's encryption parameters, with the fixed-base tables built once.
 pub struct EncryptionContext {
     pub group: ModpGroup,
@@ -62,7 +31,6 @@ pub struct EncryptionContext {
     oracle: Eg1Oracle,
 }
 
-#[cfg(feature = "prove")]
 impl EncryptionContext {
     pub fn new(
         public_key: ModElement,
@@ -85,139 +53,22 @@ impl EncryptionContext {
     }
 }
 
-#[derive(Clone, Debug)]
-pub struct EncryptedSelection {
-    pub object_id: String,
-    pub sequence_order: i64,
-    pub description_hash: Integer,
-    pub ciphertext: Ciphertext<ModpGroup>,
-    pub crypto_hash: Integer,
-    pub is_placeholder: bool,
-    /// Present on the device (private form), absent once submitted.
-    pub nonce: Option<ModScalar>,
-    pub proof: DisjunctiveProof<ModpGroup>,
-}
-
-#[derive(Clone, Debug)]
-pub struct EncryptedContest {
-    pub object_id: String,
-    pub sequence_order: i64,
-    pub description_hash: Integer,
-    pub selections: Vec<EncryptedSelection>,
-    pub accumulation: Ciphertext<ModpGroup>,
-    pub crypto_hash: Integer,
-    pub nonce: Option<ModScalar>,
-    pub proof: ConstantProof<ModpGroup>,
-}
-
-#[derive(Clone, Debug)]
-pub struct EncryptedBallot {
-    pub object_id: String,
-    pub style_id: String,
-    pub manifest_hash: Integer,
-    pub code_seed: Integer,
-    pub contests: Vec<EncryptedContest>,
-    pub code: Integer,
-    pub timestamp: i64,
-    pub crypto_hash: Integer,
-    pub nonce: Option<ModScalar>,
-}
-
-/// A plaintext ballot in the ElectionGuard 1.4 JSON layout.
-#[derive(Clone, Debug, Deserialize)]
-pub struct PlaintextBallot {
-    pub object_id: String,
-    pub style_id: String,
-    pub contests: Vec<PlaintextContest>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct PlaintextContest {
-    pub object_id: String,
-    pub ballot_selections: Vec<PlaintextSelection>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct PlaintextSelection {
-    pub object_id: String,
-    pub vote: i64,
-    #[serde(default)]
-    pub is_placeholder_selection: bool,
-    #[serde(default)]
-    pub write_in: Option<String>,
-}
-
-impl PlaintextBallot {
-    pub fn from_json(text: &str) -> Result<Self, EncryptError> {
-        serde_json::from_str(text).map_err(|e| EncryptError::Json(e.to_string()))
-    }
-}
-
-#[cfg(feature = "prove")]
 fn q() -> Integer {
     ModpGroup::eg_4096().order().clone()
 }
 
-#[cfg(feature = "prove")]
 fn h(items: &[EgHashItem]) -> Integer {
     hash_elems(items, &q())
 }
 
-#[cfg(feature = "prove")]
 fn num(x: &Integer) -> EgHashItem {
     EgHashItem::Num(x.clone())
 }
 
-#[cfg(feature = "prove")]
 fn scalar(g: &ModpGroup, x: &Integer) -> ModScalar {
     g.scalar_from_integer(x)
 }
 
-/// Placeholder selections of a contest: `number_elected` of them, after the highest sequence order.
-pub fn placeholders(contest: &ContestDescription) -> Vec<SelectionDescription> {
-    let max = contest
-        .ballot_selections
-        .iter()
-        .map(|s| s.sequence_order)
-        .max()
-        .unwrap_or(-1);
-    (0..contest.number_elected)
-        .map(|i| {
-            let order = max + 1 + i;
-            let id = format!("{}-{order}", contest.object_id);
-            SelectionDescription {
-                object_id: format!("{id}-placeholder"),
-                sequence_order: order,
-                candidate_id: format!("{id}-candidate"),
-            }
-        })
-        .collect()
-}
-
-/// Contests of a ballot style: those whose district is one of the style's units, in manifest order.
-pub fn contests_for_style<'a>(
-    manifest: &'a Manifest,
-    style_id: &str,
-) -> Result<Vec<&'a ContestDescription>, EncryptError> {
-    let style = manifest
-        .ballot_styles
-        .iter()
-        .find(|s| s.object_id == style_id)
-        .ok_or_else(|| EncryptError::UnknownStyle(style_id.to_owned()))?;
-    let units: HashSet<&str> = style
-        .geopolitical_unit_ids
-        .iter()
-        .flatten()
-        .map(String::as_str)
-        .collect();
-    Ok(manifest
-        .contests
-        .iter()
-        .filter(|c| units.contains(c.electoral_district_id.as_str()))
-        .collect())
-}
-
-#[cfg(feature = "prove")]
 fn encrypt_selection(
     ctx: &EncryptionContext,
     desc: &SelectionDescription,
@@ -276,7 +127,6 @@ fn encrypt_selection(
     })
 }
 
-#[cfg(feature = "prove")]
 fn encrypt_contest(
     ctx: &EncryptionContext,
     desc: &ContestDescription,
@@ -343,7 +193,6 @@ fn encrypt_contest(
     })
 }
 
-#[cfg(feature = "prove")]
 /// Checks a plaintext contest against its description: known selections, bits, no overvote.
 fn contest_votes<'a>(
     desc: &ContestDescription,
@@ -380,7 +229,6 @@ fn contest_votes<'a>(
     Ok(votes)
 }
 
-#[cfg(feature = "prove")]
 /// Encrypts a ballot. Every contest of the ballot's style is encrypted (missing contests as all
 /// zeros); `master_nonce` determines every nonce; the ballot code chains from `code_seed`.
 pub fn encrypt_ballot(
@@ -396,7 +244,6 @@ pub fn encrypt_ballot(
     Ok(encrypted)
 }
 
-#[cfg(feature = "prove")]
 /// One ballot to encrypt in a batch: the plaintext, its master nonce and its timestamp.
 pub struct BallotRequest<'a> {
     pub ballot: &'a PlaintextBallot,
@@ -404,7 +251,6 @@ pub struct BallotRequest<'a> {
     pub timestamp: i64,
 }
 
-#[cfg(feature = "prove")]
 /// Encrypts a batch of ballots on one device, on all cores. The ballots' contents do not depend
 /// on the code chain (electionguard derives every nonce from the master nonce), so they are
 /// encrypted in parallel and then chained in order: each ballot's code seeds the next. A ballot
@@ -428,7 +274,6 @@ pub fn encrypt_many(
     (outcomes, seed)
 }
 
-#[cfg(feature = "prove")]
 /// Everything of an encrypted ballot except its place in the device's code chain.
 fn encrypt_unchained(
     ctx: &EncryptionContext,
@@ -437,7 +282,8 @@ fn encrypt_unchained(
     master_nonce: &ModScalar,
     timestamp: i64,
 ) -> Result<EncryptedBallot, EncryptError> {
-    let style_contests = contests_for_style(manifest, &ballot.style_id)?;
+    let style_contests = contests_for_style(manifest, &ballot.style_id)
+        .ok_or_else(|| EncryptError::UnknownStyle(ballot.style_id.clone()))?;
     let mut seen = HashSet::new();
     for c in &ballot.contests {
         if !seen.insert(c.object_id.as_str()) {

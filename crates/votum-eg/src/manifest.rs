@@ -624,3 +624,49 @@ fn refers(
         })
     }
 }
+
+/// Placeholder selections of a contest: `number_elected` of them, after the highest sequence order.
+pub fn placeholders(contest: &ContestDescription) -> Vec<SelectionDescription> {
+    let max = contest
+        .ballot_selections
+        .iter()
+        .map(|s| s.sequence_order)
+        .max()
+        .unwrap_or(-1);
+    (0..contest.number_elected)
+        .map(|i| {
+            let order = max + 1 + i;
+            let id = format!("{}-{order}", contest.object_id);
+            SelectionDescription {
+                object_id: format!("{id}-placeholder"),
+                sequence_order: order,
+                candidate_id: format!("{id}-candidate"),
+            }
+        })
+        .collect()
+}
+
+/// Contests of a ballot style: those whose district is one of the style's units, in manifest
+/// order (`None` for a style the manifest does not have).
+pub fn contests_for_style<'a>(
+    manifest: &'a Manifest,
+    style_id: &str,
+) -> Option<Vec<&'a ContestDescription>> {
+    let style = manifest
+        .ballot_styles
+        .iter()
+        .find(|s| s.object_id == style_id)?;
+    let units: HashSet<&str> = style
+        .geopolitical_unit_ids
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    Some(
+        manifest
+            .contests
+            .iter()
+            .filter(|c| units.contains(c.electoral_district_id.as_str()))
+            .collect(),
+    )
+}

@@ -8,14 +8,14 @@ use std::collections::BTreeMap;
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
+use votum_eg::ceremony::{
+    run_ceremony, CeremonyError, Guardian, GuardianPublicKey, PartialKeyBackup,
+};
 use votum_eg::context::ElectionContext;
 use votum_eg::decrypt::{
     CompensatedShares, DecryptionError, DecryptionTarget, Decryptor, GuardianShares, Mismatched,
 };
 use votum_eg::encrypt::{encrypt_ballot, BallotForm, EncryptionContext, PlaintextBallot};
-use votum_eg::guardian::{
-    run_ceremony, CeremonyError, Guardian, GuardianPublicKey, PartialKeyBackup,
-};
 use votum_eg::{BallotBox, BallotState, BallotVerifier, Manifest};
 use votum_elgamal::PublicKey;
 use votum_group::{Group, ModpGroup};
@@ -497,7 +497,7 @@ fn context_matches_the_reference_sample() {
 
 #[test]
 fn batch_verification_agrees_with_individual_checks() {
-    use votum_eg::ballot_box::parse_ballot;
+    use votum_eg::ballot::parse_ballot;
     use votum_eg::UncheckedBallot;
     let e = run(12, 8);
     let g = ModpGroup::eg_4096();
@@ -564,7 +564,12 @@ fn batch_verification_agrees_with_individual_checks() {
     let moved = votum_arith::Integer::from(alpha.value() * &h) % g.p();
     *alpha = g.element_in_range(&moved).unwrap().into_unchecked_part();
     let mut rng = ChaCha20Rng::seed_from_u64(4);
-    assert!(!votum_eg::batch::equations_hold(&v, &[&bad], &mut rng));
+    assert!(!votum_eg::batch::equations_hold(
+        &g,
+        &e.context.elgamal_public_key,
+        &[&bad],
+        &mut rng
+    ));
     assert!(matches!(
         v.verify_individually(UncheckedBallot::from(bad))
             .unwrap_err(),

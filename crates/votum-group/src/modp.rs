@@ -626,7 +626,17 @@ impl Group for ModpGroup {
             .collect();
         let mut in_range = Vec::with_capacity(parsed.len());
         for (i, p) in parsed.into_iter().enumerate() {
-            in_range.push(p.map_err(|e| (i, e))?);
+            match p {
+                Ok(x) => in_range.push(x),
+                // the first bad element may come before i: a non-member the cheap test let
+                // through (found by fuzzing, fuzz/regressions/group_codec)
+                Err(e) => {
+                    return Err(match self.check_all(in_range, rng) {
+                        Err(j) => (j, GroupError::NotInSubgroup),
+                        Ok(_) => (i, e),
+                    })
+                }
+            }
         }
         self.check_all(in_range, rng)
             .map_err(|bad| (bad, GroupError::NotInSubgroup))

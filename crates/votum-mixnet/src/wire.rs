@@ -367,7 +367,11 @@ pub fn decode_result(
         return Err(c.err("width 0"));
     }
     let n = usize::try_from(n).map_err(|_| c.err("count out of range"))?;
-    if n.checked_mul(w * 8).is_none_or(|len| len > bytes.len()) {
+    // both counts come from the payload: a product that overflows is refused, not computed
+    if w.checked_mul(8)
+        .and_then(|row| n.checked_mul(row))
+        .is_none_or(|len| len > bytes.len())
+    {
         return Err(c.err(format!("{n} rows of width {w} do not fit")));
     }
     let mut rows = Vec::with_capacity(n);

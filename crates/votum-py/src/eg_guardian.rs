@@ -1,26 +1,22 @@
-//! Key ceremony, context and threshold decryption of ElectionGuard 1.0 elections (votum_eg::guardian,
-//! votum_eg::context, votum_eg::decrypt). Public records travel as electionguard 1.4.0 JSON
-//! strings; a guardian's secrets stay inside its `EgGuardian` object.
+//! Guardians and the key ceremony of ElectionGuard 1.0 elections (votum_eg::ceremony). Public
+//! records travel as electionguard 1.4.0 JSON strings; a guardian's secrets stay inside its
+//! `EgGuardian` object.
 
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
-use votum_eg::context::ElectionContext;
-use votum_eg::decrypt::{
-    CompensatedShares, DecryptionError, DecryptionTarget, Decryptor, GuardianShares, Mismatched,
-    PlaintextRecord,
-};
-use votum_eg::guardian::{
+use votum_eg::ceremony::{
     BackupChallengeResponse, CeremonyError, Guardian, GuardianPublicKey, PartialKeyBackup,
 };
+use votum_eg::decrypt::DecryptionError;
 use votum_group::{Group, ModpGroup};
 
 use crate::convert::{release, rng_from};
-use crate::eg_manifest::{PyEgBallotBox, PyEgManifest};
+use crate::eg_decrypt::{PyEgDecryptionTarget, PyEgShares};
 use crate::errors::NativeError;
-use crate::group::{PyElement, PyScalar};
+use crate::group::PyScalar;
 
-fn parse(text: &str, what: &str) -> PyResult<serde_json::Value> {
+pub(crate) fn parse(text: &str, what: &str) -> PyResult<serde_json::Value> {
     serde_json::from_str(text).map_err(|e| {
         NativeError::Ceremony(CeremonyError::Field(votum_eg::json::FieldError::Format {
             object: what.to_string(),
@@ -30,21 +26,21 @@ fn parse(text: &str, what: &str) -> PyResult<serde_json::Value> {
     })
 }
 
-fn record(text: &str) -> PyResult<GuardianPublicKey> {
+pub(crate) fn record(text: &str) -> PyResult<GuardianPublicKey> {
     let g = ModpGroup::eg_4096();
     GuardianPublicKey::from_eg14_json(&g, &parse(text, "guardian record")?)
         .map_err(|e| NativeError::Ceremony(e).into())
 }
 
-fn records(texts: &[String]) -> PyResult<Vec<GuardianPublicKey>> {
+pub(crate) fn records(texts: &[String]) -> PyResult<Vec<GuardianPublicKey>> {
     texts.iter().map(|r| record(r)).collect()
 }
 
-fn ceremony<T>(r: Result<T, CeremonyError>) -> PyResult<T> {
+pub(crate) fn ceremony<T>(r: Result<T, CeremonyError>) -> PyResult<T> {
     r.map_err(|e| NativeError::Ceremony(e).into())
 }
 
-fn decryption<T>(r: Result<T, DecryptionError>) -> PyResult<T> {
+pub(crate) fn decryption<T>(r: Result<T, DecryptionError>) -> PyResult<T> {
     r.map_err(|e| NativeError::Decryption(e).into())
 }
 
@@ -52,8 +48,8 @@ fn decryption<T>(r: Result<T, DecryptionError>) -> PyResult<T> {
 /// this object (they are wiped when it is dropped, and its repr shows none of them).
 #[pyclass(frozen, name = "EgGuardian", module = "votum._native")]
 pub struct PyEgGuardian {
-    inner: Mutex<Guardian>,
-    seed: Mutex<rand_chacha::ChaCha20Rng>,
+    pub(crate) inner: Mutex<Guardian>,
+    pub(crate) seed: Mutex<rand_chacha::ChaCha20Rng>,
 }
 
 impl PyEgGuardian {
@@ -308,7 +304,7 @@ impl PyEgGuardian {
     }
 }
 
-fn parse_answer(text: &str) -> PyResult<BackupChallengeResponse> {
+pub(crate) fn parse_answer(text: &str) -> PyResult<BackupChallengeResponse> {
     ceremony(BackupChallengeResponse::from_json(&parse(
         text,
         "challenge answer",
@@ -328,7 +324,7 @@ pub fn eg_verify_guardian_record(record_json: &str, quorum: usize) -> PyResult<(
     ceremony(record(record_json)?.verify(&ModpGroup::eg_4096(), quorum))
 }
 
-/// A whole key ceremony in this process, guardians working in parallel (votum_eg::guardian::
+/// A whole key ceremony in this process, guardians working in parallel (votum_eg::ceremony::
 /// run_ceremony): `number_of_guardians` guardians `guardian-1` … with polynomials of `quorum`
 /// coefficients, every backup sealed to its receiver and checked by it. `seeds` (32 bytes per
 /// guardian) make it reproducible, for tests only; a guardian seeded with `s` draws exactly as
@@ -365,7 +361,7 @@ pub fn eg_key_ceremony(
             .collect::<Result<Vec<_>, _>>()?,
     };
     let (guardians, sent) = ceremony(release(py, || {
-        votum_eg::guardian::run_ceremony(quorum, &mut rngs)
+        votum_eg::ceremony::run_ceremony(quorum, &mut rngs)
     }))?;
     let backups = guardians
         .iter()
@@ -393,358 +389,4 @@ pub fn eg_key_ceremony(
 #[pyfunction]
 pub fn eg_constants_json() -> String {
     votum_eg::context::constants_eg14_json().to_string()
-}
-
-/// The election context: joint key, commitment hash, base and extended base hashes.
-#[pyclass(frozen, name = "EgContext", module = "votum._native")]
-pub struct PyEgContext {
-    inner: ElectionContext,
-}
-
-#[pymethods]
-impl PyEgContext {
-    /// The context of an election with these guardian records (all checked) and manifest.
-    #[new]
-    fn new(
-        guardian_records: Vec<String>,
-        quorum: usize,
-        manifest: &PyEgManifest,
-    ) -> PyResult<Self> {
-        let records = records(&guardian_records)?;
-        let hash = manifest
-            .inner
-            .crypto_hash()
-            .map_err(NativeError::Manifest)?;
-        Ok(Self {
-            inner: ceremony(ElectionContext::new(&records, quorum, hash))?,
-        })
-    }
-
-    /// The context from the ceremony's published joint key and commitment hash (no guardian
-    /// records needed): the base and extended base hashes are computed here.
-    #[staticmethod]
-    fn from_joint_key(
-        manifest: &PyEgManifest,
-        number_of_guardians: u64,
-        quorum: u64,
-        elgamal_public_key: &PyElement,
-        commitment_hash: &PyScalar,
-    ) -> PyResult<Self> {
-        let g = ModpGroup::eg_4096();
-        if quorum == 0 || quorum > number_of_guardians {
-            return Err(NativeError::Ceremony(CeremonyError::BadQuorum {
-                quorum: quorum as usize,
-                guardians: number_of_guardians as usize,
-            })
-            .into());
-        }
-        let hash = manifest
-            .inner
-            .crypto_hash()
-            .map_err(NativeError::Manifest)?;
-        Ok(Self {
-            inner: ElectionContext::from_joint_key(
-                number_of_guardians,
-                quorum,
-                elgamal_public_key.get(&g)?.clone(),
-                g.scalar_to_integer(commitment_hash.get(&g)?),
-                hash,
-            ),
-        })
-    }
-
-    #[staticmethod]
-    fn from_json(text: &str) -> PyResult<Self> {
-        let v = parse(text, "context")?;
-        Ok(Self {
-            inner: ceremony(ElectionContext::from_eg14_json(&v).map_err(CeremonyError::Field))?,
-        })
-    }
-
-    /// Recomputes the context from the guardian records; raises VerificationFailed on a difference.
-    fn check(&self, guardian_records: Vec<String>) -> PyResult<()> {
-        let records = records(&guardian_records)?;
-        ceremony(self.inner.check(&records))
-    }
-
-    fn to_json(&self) -> String {
-        self.inner.to_eg14_json().to_string()
-    }
-
-    #[getter]
-    fn number_of_guardians(&self) -> u64 {
-        self.inner.number_of_guardians
-    }
-
-    #[getter]
-    fn quorum(&self) -> u64 {
-        self.inner.quorum
-    }
-
-    #[getter]
-    fn elgamal_public_key(&self) -> PyElement {
-        PyElement::wrap(&ModpGroup::eg_4096(), self.inner.elgamal_public_key.clone())
-    }
-
-    #[getter]
-    fn commitment_hash(&self) -> PyScalar {
-        scalar(&self.inner.commitment_hash)
-    }
-
-    #[getter]
-    fn manifest_hash(&self) -> PyScalar {
-        scalar(&self.inner.manifest_hash)
-    }
-
-    #[getter]
-    fn extended_base_hash(&self) -> PyScalar {
-        scalar(&self.inner.crypto_extended_base_hash)
-    }
-}
-
-fn scalar(x: &votum_arith::Integer) -> PyScalar {
-    let g = ModpGroup::eg_4096();
-    PyScalar::wrap(&g, g.scalar_from_integer(x))
-}
-
-/// What is decrypted together: the encrypted tally, or one spoiled ballot's real selections.
-#[pyclass(frozen, name = "EgDecryptionTarget", module = "votum._native")]
-pub struct PyEgDecryptionTarget {
-    inner: DecryptionTarget,
-}
-
-#[pymethods]
-impl PyEgDecryptionTarget {
-    /// The ballot box's encrypted tally, in manifest order.
-    #[staticmethod]
-    #[pyo3(signature = (ballot_box, manifest, object_id="election-results"))]
-    fn from_ballot_box(
-        ballot_box: &PyEgBallotBox,
-        manifest: &PyEgManifest,
-        object_id: &str,
-    ) -> Self {
-        let tally = ballot_box.tally();
-        Self {
-            inner: DecryptionTarget::from_tally(object_id, &manifest.inner, &tally),
-        }
-    }
-
-    /// An encrypted tally (electionguard 1.4.0's `CiphertextTally` JSON), in manifest order.
-    #[staticmethod]
-    fn from_tally_json(
-        py: Python<'_>,
-        tally_json: &str,
-        manifest: &PyEgManifest,
-    ) -> PyResult<Self> {
-        let v = parse(tally_json, "encrypted tally")?;
-        let inner = release(py, || {
-            DecryptionTarget::from_tally_json(&manifest.inner, &v)
-        });
-        Ok(Self {
-            inner: decryption(inner)?,
-        })
-    }
-
-    /// A submitted ballot (EG 1.4 JSON), for the decryption of a spoiled ballot.
-    #[staticmethod]
-    fn from_ballot_json(py: Python<'_>, ballot_json: &str) -> PyResult<Self> {
-        let inner = release(py, || DecryptionTarget::from_ballot_json(ballot_json));
-        Ok(Self {
-            inner: decryption(inner)?,
-        })
-    }
-
-    #[getter]
-    fn object_id(&self) -> String {
-        self.inner.object_id.clone()
-    }
-
-    fn __len__(&self) -> usize {
-        self.inner.len()
-    }
-}
-
-/// One guardian's proven shares of a target (direct, or for a missing guardian).
-#[pyclass(frozen, name = "EgShares", module = "votum._native")]
-pub struct PyEgShares {
-    object_id: String,
-    guardian_id: String,
-    missing_guardian_id: Option<String>,
-    shares: Vec<votum_eg::guardian::ProvenShare>,
-}
-
-#[pymethods]
-impl PyEgShares {
-    /// votum's share message (spec/64.7): the proven shares with their guardian and target.
-    fn to_json(&self) -> String {
-        votum_eg::decrypt::shares_to_json(
-            &self.guardian_id,
-            self.missing_guardian_id.as_deref(),
-            &self.object_id,
-            &self.shares,
-        )
-        .to_string()
-    }
-
-    /// Reads `to_json`; values are range-checked here, proofs when the shares are combined.
-    #[staticmethod]
-    fn from_json(py: Python<'_>, text: &str) -> PyResult<Self> {
-        let v = parse(text, "decryption shares")?;
-        let (object_id, guardian_id, missing_guardian_id, shares) =
-            decryption(release(py, || votum_eg::decrypt::shares_from_json(&v)))?;
-        Ok(Self {
-            object_id,
-            guardian_id,
-            missing_guardian_id,
-            shares,
-        })
-    }
-
-    /// The decryption target (tally or ballot id) these shares are for.
-    #[getter]
-    fn object_id(&self) -> String {
-        self.object_id.clone()
-    }
-
-    #[getter]
-    fn guardian_id(&self) -> String {
-        self.guardian_id.clone()
-    }
-
-    #[getter]
-    fn missing_guardian_id(&self) -> Option<String> {
-        self.missing_guardian_id.clone()
-    }
-
-    fn __len__(&self) -> usize {
-        self.shares.len()
-    }
-}
-
-/// Checks shares and combines them into counts, for one election's guardians.
-#[pyclass(frozen, name = "EgDecryptor", module = "votum._native")]
-pub struct PyEgDecryptor {
-    inner: Decryptor,
-}
-
-#[pymethods]
-impl PyEgDecryptor {
-    /// `guardian_records`: all of the election's guardians (checked); counts are looked up in
-    /// [0, max_count].
-    #[new]
-    #[pyo3(signature = (guardian_records, quorum, extended_base_hash, max_count=1_000_000))]
-    fn new(
-        py: Python<'_>,
-        guardian_records: Vec<String>,
-        quorum: usize,
-        extended_base_hash: &PyScalar,
-        max_count: u64,
-    ) -> PyResult<Self> {
-        let g = ModpGroup::eg_4096();
-        let q = g.scalar_to_integer(extended_base_hash.get(&g)?);
-        let records = records(&guardian_records)?;
-        let inner = release(py, || Decryptor::new(records, quorum, q, max_count));
-        Ok(Self {
-            inner: decryption(inner)?,
-        })
-    }
-
-    /// Checks every share's proof and combines: present guardians' shares and, for each missing
-    /// guardian, compensated shares from at least a quorum of present guardians.
-    fn decrypt(
-        &self,
-        py: Python<'_>,
-        target: &PyEgDecryptionTarget,
-        shares: Vec<PyRef<'_, PyEgShares>>,
-    ) -> PyResult<PyEgPlaintext> {
-        let mut direct = Vec::new();
-        let mut compensated = Vec::new();
-        for s in &shares {
-            match &s.missing_guardian_id {
-                None => direct.push(GuardianShares {
-                    guardian_id: s.guardian_id.clone(),
-                    shares: s.shares.clone(),
-                }),
-                Some(m) => compensated.push(CompensatedShares {
-                    guardian_id: s.guardian_id.clone(),
-                    missing_guardian_id: m.clone(),
-                    shares: s.shares.clone(),
-                }),
-            }
-        }
-        let out = release(py, || {
-            self.inner.decrypt(&target.inner, &direct, &compensated)
-        });
-        Ok(PyEgPlaintext {
-            inner: decryption(out)?,
-        })
-    }
-
-    /// Checks one guardian's share message for `target` on its own (spec/64.8): a known guardian,
-    /// one share per ciphertext, every proof against its key (or the missing guardian's recovery
-    /// key). Raises DecryptionFailed, or InvalidProof naming the selection.
-    fn check_shares(
-        &self,
-        py: Python<'_>,
-        target: &PyEgDecryptionTarget,
-        shares: &PyEgShares,
-    ) -> PyResult<()> {
-        if shares.object_id != target.inner.object_id {
-            return decryption(Err(DecryptionError::Mismatch {
-                object: target.inner.object_id.clone(),
-                what: Mismatched::Document(format!(
-                    "the object id of shares for {:?}",
-                    shares.object_id
-                )),
-            }));
-        }
-        let out = release(py, || {
-            self.inner.check_shares(
-                &target.inner,
-                &shares.guardian_id,
-                shares.missing_guardian_id.as_deref(),
-                &shares.shares,
-            )
-        });
-        decryption(out)
-    }
-
-    /// Re-checks a published plaintext tally or spoiled ballot (EG 1.4 JSON) against `target`.
-    fn verify_eg14(
-        &self,
-        py: Python<'_>,
-        target: &PyEgDecryptionTarget,
-        published: &str,
-    ) -> PyResult<PyEgPlaintext> {
-        let v = parse(published, "plaintext tally")?;
-        let out = release(py, || self.inner.verify_eg14(&target.inner, &v));
-        Ok(PyEgPlaintext {
-            inner: decryption(out)?,
-        })
-    }
-}
-
-/// A decrypted tally or spoiled ballot.
-#[pyclass(frozen, name = "EgPlaintext", module = "votum._native")]
-pub struct PyEgPlaintext {
-    inner: PlaintextRecord,
-}
-
-#[pymethods]
-impl PyEgPlaintext {
-    #[getter]
-    fn object_id(&self) -> String {
-        self.inner.object_id.clone()
-    }
-
-    /// {selection id: count}.
-    #[getter]
-    fn counts(&self) -> std::collections::BTreeMap<String, u64> {
-        self.inner.counts()
-    }
-
-    /// electionguard 1.4.0's `PlaintextTally` JSON.
-    fn to_json(&self) -> String {
-        self.inner.to_eg14_json().to_string()
-    }
 }

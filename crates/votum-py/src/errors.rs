@@ -2,8 +2,8 @@
 
 use pyo3::prelude::*;
 use votum_arith::ArithError;
+use votum_eg::ceremony::CeremonyError;
 use votum_eg::decrypt::DecryptionError;
-use votum_eg::guardian::CeremonyError;
 use votum_eg::json::FieldError;
 use votum_eg::{BallotError, EncryptError, ManifestError};
 use votum_elgamal::ElGamalError;

@@ -11,6 +11,10 @@ mod board;
 mod convert;
 mod dual;
 mod eg1;
+mod eg_ballot;
+mod eg_context;
+mod eg_decrypt;
+mod eg_device;
 mod eg_guardian;
 mod eg_manifest;
 mod elgamal;
@@ -40,17 +44,17 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<proofs::PyProvenBit>()?;
     m.add_class::<eg1::PyEg1Verifier>()?;
     m.add_class::<eg_manifest::PyEgManifest>()?;
-    m.add_class::<eg_manifest::PyEgEncryptionDevice>()?;
-    m.add_class::<eg_manifest::PyEgBallotBox>()?;
-    m.add_class::<eg_manifest::PyEgBallotVerifier>()?;
-    m.add_class::<eg_manifest::PyEgTally>()?;
-    m.add_class::<eg_manifest::PyEgVerifiedBallot>()?;
+    m.add_class::<eg_device::PyEgEncryptionDevice>()?;
+    m.add_class::<eg_ballot::PyEgBallotBox>()?;
+    m.add_class::<eg_ballot::PyEgBallotVerifier>()?;
+    m.add_class::<eg_ballot::PyEgTally>()?;
+    m.add_class::<eg_ballot::PyEgVerifiedBallot>()?;
     m.add_class::<eg_guardian::PyEgGuardian>()?;
-    m.add_class::<eg_guardian::PyEgContext>()?;
-    m.add_class::<eg_guardian::PyEgDecryptionTarget>()?;
-    m.add_class::<eg_guardian::PyEgShares>()?;
-    m.add_class::<eg_guardian::PyEgDecryptor>()?;
-    m.add_class::<eg_guardian::PyEgPlaintext>()?;
+    m.add_class::<eg_context::PyEgContext>()?;
+    m.add_class::<eg_decrypt::PyEgDecryptionTarget>()?;
+    m.add_class::<eg_decrypt::PyEgShares>()?;
+    m.add_class::<eg_decrypt::PyEgDecryptor>()?;
+    m.add_class::<eg_decrypt::PyEgPlaintext>()?;
     m.add_function(wrap_pyfunction!(
         eg_guardian::eg_verify_challenge_answer,
         m

@@ -7,13 +7,13 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use votum_arith::Integer;
-use votum_eg::ballot_box::{
+use votum_eg::ballot::{
     accumulate, add_ballot, parse_ballot, BallotBox, BallotError, BallotHash, BallotState,
     BallotVerifier, TallyMap,
 };
+use votum_eg::ceremony::{joint_key, CeremonyError, GuardianPublicKey};
 use votum_eg::context::{base_hash, ElectionContext};
 use votum_eg::decrypt::{DecryptionError, DecryptionTarget, Decryptor, Mismatched, SelectionShare};
-use votum_eg::guardian::{joint_key, CeremonyError, GuardianPublicKey};
 use votum_eg::json::{check_ciphertexts, ciphertext_in_range, CiphertextInRange, FieldError};
 use votum_eg::Manifest;
 use votum_elgamal::threshold::lagrange_coefficient;

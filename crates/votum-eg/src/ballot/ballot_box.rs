@@ -1,0 +1,120 @@
+//! The ballot box: verified ballots in, duplicates refused, cast ballots tallied.
+
+use std::collections::{BTreeMap, HashSet};
+
+use rayon::prelude::*;
+use votum_arith::Integer;
+
+use super::*;
+use crate::encrypted::EncryptedBallot;
+
+/// Cast or spoiled (Benaloh challenge).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BallotState {
+    Cast,
+    Spoiled,
+}
+
+/// Ballots in, one verification each, a running encrypted tally of the cast ones.
+pub struct BallotBox {
+    pub(crate) verifier: BallotVerifier,
+    pub(crate) seen: HashSet<String>,
+    pub(crate) tally: TallyMap,
+    pub(crate) cast: u64,
+    pub(crate) spoiled: u64,
+}
+
+/// What the box says about an accepted ballot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Receipt {
+    pub ballot_id: String,
+    pub code: Integer,
+    pub state: BallotState,
+}
+
+impl BallotBox {
+    pub fn new(verifier: BallotVerifier) -> Self {
+        Self {
+            verifier,
+            seen: HashSet::new(),
+            tally: BTreeMap::new(),
+            cast: 0,
+            spoiled: 0,
+        }
+    }
+
+    /// Parses and checks a ballot without recording it (a duplicate id is not an error here).
+    pub fn check(&self, json: &str) -> Result<EncryptedBallot, BallotError> {
+        self.verifier.verify(parse_ballot(json)?)
+    }
+
+    /// Parses, checks and records one ballot; a refused ballot changes nothing.
+    pub fn submit(&mut self, json: &str, state: BallotState) -> Result<Receipt, BallotError> {
+        let ballot = parse_ballot(json)?;
+        if self.seen.contains(ballot.object_id()) {
+            return Err(BallotError::Duplicate(ballot.object_id().to_owned()));
+        }
+        let ballot = self.verifier.verify(ballot)?;
+        Ok(self.record(ballot, state))
+    }
+
+    /// Parses, checks (in one batch, spec/62.4) and records many ballots, in order; each gets
+    /// its own result and a refused ballot changes nothing. A ballot id repeated within the
+    /// batch is a duplicate from its second occurrence on.
+    pub fn submit_many(
+        &mut self,
+        items: &[(&str, BallotState)],
+    ) -> Vec<Result<Receipt, BallotError>> {
+        let parsed: Vec<Result<UncheckedBallot, BallotError>> = items
+            .par_iter()
+            .map(|(json, _)| parse_ballot(json))
+            .collect();
+        let mut batch_seen = HashSet::new();
+        let candidates = parsed
+            .into_iter()
+            .map(|p| {
+                p.and_then(|b| {
+                    let id = b.object_id().to_owned();
+                    if self.seen.contains(&id) || !batch_seen.insert(id.clone()) {
+                        Err(BallotError::Duplicate(id))
+                    } else {
+                        Ok(b)
+                    }
+                })
+            })
+            .collect();
+        let mut rng = crate::batch::batch_rng();
+        let verified = self.verifier.verify_parsed(candidates, &mut rng);
+        verified
+            .into_iter()
+            .zip(items)
+            .map(|(r, (_, state))| r.map(|b| self.record(b, *state)))
+            .collect()
+    }
+
+    pub(crate) fn record(&mut self, ballot: EncryptedBallot, state: BallotState) -> Receipt {
+        let g = &self.verifier.group;
+        if state == BallotState::Cast {
+            add_ballot(g, &mut self.tally, &ballot);
+            self.cast += 1;
+        } else {
+            self.spoiled += 1;
+        }
+        self.seen.insert(ballot.object_id.clone());
+        Receipt {
+            ballot_id: ballot.object_id,
+            code: ballot.code,
+            state,
+        }
+    }
+
+    /// The encrypted tally of the cast ballots, by (contest, selection), every selection of the
+    /// manifest present ([`complete_tally`]).
+    pub fn tally(&self) -> TallyMap {
+        complete_tally(&self.verifier.manifest, &self.tally)
+    }
+
+    pub fn counts(&self) -> (u64, u64) {
+        (self.cast, self.spoiled)
+    }
+}

@@ -1,0 +1,313 @@
+//! A guardian: its secret polynomial, the verified backups it holds, the ceremony's steps, and a
+//! whole ceremony run in one place.
+
+#[cfg(feature = "prove")]
+use std::collections::BTreeMap;
+#[cfg(feature = "prove")]
+use std::fmt;
+
+#[cfg(feature = "prove")]
+use rand_chacha::ChaCha20Rng;
+#[cfg(feature = "prove")]
+use rand_core::{CryptoRng, RngCore, SeedableRng};
+use rayon::prelude::*;
+use votum_arith::Integer;
+#[cfg(feature = "prove")]
+use votum_elgamal::hashed::HashedCiphertext;
+#[cfg(feature = "prove")]
+use votum_elgamal::threshold::SecretPolynomial;
+#[cfg(feature = "prove")]
+use votum_elgamal::{PublicKey, SecretKey};
+#[cfg(feature = "prove")]
+use votum_group::ModScalar;
+use votum_group::{Group, ModpGroup};
+use votum_proofs::{Eg1Oracle, SchnorrProof};
+
+use super::backup::{backup_plaintext, read_backup_plaintext};
+use super::*;
+
+/// A guardian: its secret polynomial, the verified backups it holds for the others, and its
+/// public record. Secrets are wiped on drop and never printed.
+pub struct Guardian {
+    pub(crate) public: GuardianPublicKey,
+    pub(crate) polynomial: SecretPolynomial<ModpGroup>,
+    /// sender id -> (sender's sequence order, P_sender(my sequence order)), verified
+    pub(crate) backups: BTreeMap<String, ModScalar>,
+    pub(crate) number_of_guardians: usize,
+}
+
+impl fmt::Debug for Guardian {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Guardian")
+            .field("id", &self.public.id)
+            .field("sequence_order", &self.public.sequence_order)
+            .field("backups_held", &self.backups.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Guardian {
+    fn drop(&mut self) {
+        for v in self.backups.values_mut() {
+            zeroize::Zeroize::zeroize(v);
+        }
+    }
+}
+
+/// Independent generators for parallel work, forked from one caller-supplied generator.
+pub(crate) fn fork_rngs<R: RngCore + CryptoRng>(rng: &mut R, n: usize) -> Vec<ChaCha20Rng> {
+    (0..n)
+        .map(|_| {
+            let mut seed = [0u8; 32];
+            rng.fill_bytes(&mut seed);
+            let r = ChaCha20Rng::from_seed(seed);
+            zeroize::Zeroize::zeroize(&mut seed);
+            r
+        })
+        .collect()
+}
+
+impl Guardian {
+    /// A new guardian with a random polynomial of `quorum` coefficients.
+    pub fn new<R: RngCore + CryptoRng>(
+        id: &str,
+        sequence_order: u64,
+        number_of_guardians: usize,
+        quorum: usize,
+        rng: &mut R,
+    ) -> Result<Self, CeremonyError> {
+        let group = ModpGroup::eg_4096();
+        let polynomial = SecretPolynomial::random(&group, quorum, rng).map_err(|_| {
+            CeremonyError::BadQuorum {
+                quorum,
+                guardians: number_of_guardians,
+            }
+        })?;
+        Self::from_polynomial(id, sequence_order, number_of_guardians, polynomial, rng)
+    }
+
+    /// A guardian from given coefficients (tests and deterministic runs).
+    pub fn from_polynomial<R: RngCore + CryptoRng>(
+        id: &str,
+        sequence_order: u64,
+        number_of_guardians: usize,
+        polynomial: SecretPolynomial<ModpGroup>,
+        rng: &mut R,
+    ) -> Result<Self, CeremonyError> {
+        let group = ModpGroup::eg_4096();
+        let quorum = polynomial.quorum();
+        if quorum == 0 || quorum > number_of_guardians {
+            return Err(CeremonyError::BadQuorum {
+                quorum,
+                guardians: number_of_guardians,
+            });
+        }
+        if sequence_order == 0 || sequence_order > number_of_guardians as u64 {
+            return Err(CeremonyError::BadSequenceOrder {
+                guardian: id.to_string(),
+                order: sequence_order,
+                guardians: number_of_guardians,
+            });
+        }
+        let oracle = Eg1Oracle::new(Integer::ZERO);
+        let rngs = fork_rngs(rng, quorum);
+        let (commitments, proofs): (Vec<_>, Vec<_>) = polynomial
+            .coefficients()
+            .par_iter()
+            .zip(rngs)
+            .map(|(a, mut r)| {
+                let k = group.pow_secret(group.generator(), a);
+                let proof = SchnorrProof::prove(&group, &oracle, a, &k, &mut r);
+                (k, proof)
+            })
+            .unzip();
+        Ok(Self {
+            public: GuardianPublicKey {
+                id: id.to_string(),
+                sequence_order,
+                commitments,
+                proofs,
+            },
+            polynomial,
+            backups: BTreeMap::new(),
+            number_of_guardians,
+        })
+    }
+
+    pub fn public_key(&self) -> &GuardianPublicKey {
+        &self.public
+    }
+
+    pub fn id(&self) -> &str {
+        &self.public.id
+    }
+
+    pub fn quorum(&self) -> usize {
+        self.polynomial.quorum()
+    }
+
+    pub fn number_of_guardians(&self) -> usize {
+        self.number_of_guardians
+    }
+
+    /// Ids of the guardians whose verified backups this guardian holds.
+    pub fn backups_held(&self) -> Vec<String> {
+        self.backups.keys().cloned().collect()
+    }
+
+    pub(crate) fn secret(&self) -> SecretKey<ModpGroup> {
+        SecretKey::new(self.polynomial.coefficients()[0].clone())
+    }
+
+    /// Refuses a message (backup or challenge answer) meant for another guardian.
+    pub(crate) fn check_addressed(
+        &self,
+        sender: &str,
+        receiver: &str,
+        order: u64,
+    ) -> Result<(), CeremonyError> {
+        if receiver != self.public.id || order != self.public.sequence_order {
+            return Err(CeremonyError::Misaddressed {
+                sender: sender.to_string(),
+                receiver: self.public.id.clone(),
+                addressed: receiver.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Seals `P_me(receiver)` to the receiver's election key.
+    pub fn backup_for<R: RngCore + CryptoRng>(
+        &self,
+        receiver: &GuardianPublicKey,
+        rng: &mut R,
+    ) -> Result<PartialKeyBackup, CeremonyError> {
+        let group = ModpGroup::eg_4096();
+        let key = PublicKey::new(&group, receiver.key().clone())
+            .map_err(|_| CeremonyError::UnknownGuardian(receiver.id.clone()))?;
+        let mut coordinate = self.polynomial.evaluate(&group, receiver.sequence_order);
+        let mut m = backup_plaintext(&self.public.id, &receiver.id, &coordinate);
+        let r = group.random_scalar(rng);
+        let sealed = HashedCiphertext::encrypt(&group, &key, &m, &r);
+        zeroize::Zeroize::zeroize(&mut m);
+        zeroize::Zeroize::zeroize(&mut coordinate);
+        Ok(PartialKeyBackup {
+            sender: self.public.id.clone(),
+            receiver: receiver.id.clone(),
+            receiver_sequence_order: receiver.sequence_order,
+            sealed,
+        })
+    }
+
+    /// Opens a backup addressed to this guardian and checks it against the sender's commitments;
+    /// keeps it only if it verifies. On `InvalidBackup` or `Unreadable` the receiver challenges
+    /// the sender publicly ([`Guardian::answer_challenge`]).
+    pub fn receive_backup(
+        &mut self,
+        sender: &GuardianPublicKey,
+        backup: &PartialKeyBackup,
+    ) -> Result<(), CeremonyError> {
+        let group = ModpGroup::eg_4096();
+        self.check_addressed(
+            &backup.sender,
+            &backup.receiver,
+            backup.receiver_sequence_order,
+        )?;
+        let unreadable = || CeremonyError::Unreadable {
+            sender: backup.sender.clone(),
+            receiver: self.public.id.clone(),
+        };
+        let mut plain = backup
+            .sealed
+            .decrypt(&group, &self.secret())
+            .map_err(|_| unreadable())?;
+        let opened = read_backup_plaintext(&plain);
+        zeroize::Zeroize::zeroize(&mut plain);
+        let (from, to, coordinate) = opened.ok_or_else(unreadable)?;
+        if from != sender.id || from != backup.sender || to != self.public.id {
+            return Err(unreadable());
+        }
+        if group.pow_generator(&coordinate)
+            != sender.recovery_key(&group, self.public.sequence_order)
+        {
+            return Err(CeremonyError::InvalidBackup {
+                sender: sender.id.clone(),
+                receiver: self.public.id.clone(),
+            });
+        }
+        self.backups.insert(sender.id.clone(), coordinate);
+        Ok(())
+    }
+
+    /// Publishes `P_me(receiver)` in the clear, as the protocol asks of a challenged sender.
+    pub fn answer_challenge(&self, receiver: &GuardianPublicKey) -> BackupChallengeResponse {
+        let group = ModpGroup::eg_4096();
+        BackupChallengeResponse {
+            sender: self.public.id.clone(),
+            receiver: receiver.id.clone(),
+            receiver_sequence_order: receiver.sequence_order,
+            coordinate: self.polynomial.evaluate(&group, receiver.sequence_order),
+        }
+    }
+
+    /// Takes a share that was settled by a public challenge (verified here again).
+    pub fn accept_challenge_response(
+        &mut self,
+        sender: &GuardianPublicKey,
+        response: &BackupChallengeResponse,
+    ) -> Result<(), CeremonyError> {
+        let group = ModpGroup::eg_4096();
+        self.check_addressed(
+            &response.sender,
+            &response.receiver,
+            response.receiver_sequence_order,
+        )?;
+        response.verify(&group, sender)?;
+        self.backups
+            .insert(sender.id.clone(), response.coordinate.clone());
+        Ok(())
+    }
+}
+
+/// A whole key ceremony run in one place (a test, a demo, the stateless seed endpoints): one guardian
+/// per generator, guardian `i` is `guardian-i` and draws from `rngs[i - 1]`; every backup is sealed to its receiver and checked
+/// by it against the sender's commitments. Returns the guardians, holding their verified backups,
+/// and the backups each sent (`sent[s]`: sender `s`'s, receivers in sequence order).
+///
+/// Guardians work in parallel; each one's draws happen in the same order as when the steps are
+/// called one by one (its polynomial, then its backups to the others in sequence order), so seeded
+/// runs give the same bytes either way.
+pub fn run_ceremony<R: RngCore + CryptoRng + Send>(
+    quorum: usize,
+    rngs: &mut [R],
+) -> Result<(Vec<Guardian>, Vec<Vec<PartialKeyBackup>>), CeremonyError> {
+    let n = rngs.len();
+    let mut guardians = rngs
+        .par_iter_mut()
+        .enumerate()
+        .map(|(i, r)| Guardian::new(&format!("guardian-{}", i + 1), i as u64 + 1, n, quorum, r))
+        .collect::<Result<Vec<_>, _>>()?;
+    let publics: Vec<GuardianPublicKey> = guardians.iter().map(|g| g.public.clone()).collect();
+    let sent = guardians
+        .par_iter()
+        .zip(rngs.par_iter_mut())
+        .map(|(g, r)| {
+            publics
+                .iter()
+                .filter(|p| p.id != g.public.id)
+                .map(|p| g.backup_for(p, r))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    guardians
+        .par_iter_mut()
+        .try_for_each(|receiver| -> Result<(), CeremonyError> {
+            for (sender, backups) in publics.iter().zip(&sent) {
+                if let Some(b) = backups.iter().find(|b| b.receiver == receiver.public.id) {
+                    receiver.receive_backup(sender, b)?;
+                }
+            }
+            Ok(())
+        })?;
+    Ok((guardians, sent))
+}
