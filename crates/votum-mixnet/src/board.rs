@@ -18,7 +18,7 @@ use votum_shuffle::{Rows, ShuffleProof};
 use crate::ballot::{verify_ballots, EncryptedBallot};
 use crate::count::Outcome;
 use crate::decrypt::{verify_share, DecryptionShare};
-use crate::election::Parameters;
+use crate::params::Parameters;
 use crate::record::RecordWriter;
 use crate::wire;
 use crate::MixError;
@@ -113,7 +113,7 @@ impl<'g, G: Group, W: Write> MixBoard<'g, G, W> {
             mix_contexts: Vec::new(),
             decryption_context: [0; 32],
             decrypted: Vec::new(),
-            rng: crate::election::weights_rng(&mut rand_core::OsRng),
+            rng: crate::params::weights_rng(&mut rand_core::OsRng),
         })
     }
 

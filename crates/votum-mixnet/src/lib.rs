@@ -17,6 +17,7 @@ pub mod codec;
 pub mod count;
 pub mod decrypt;
 pub mod election;
+pub mod params;
 pub mod record;
 pub mod wire;
 

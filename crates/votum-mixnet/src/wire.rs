@@ -10,7 +10,7 @@ use votum_proofs::SchnorrProof;
 use crate::ballot::EncryptedBallot;
 use crate::count::{Outcome, Rule};
 use crate::decrypt::DecryptionShare;
-use crate::election::Parameters;
+use crate::params::Parameters;
 use crate::MixError;
 
 /// Reads a payload front to back; every error names the payload and the byte offset.

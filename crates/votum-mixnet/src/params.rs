@@ -1,0 +1,78 @@
+//! What an election is (its parameters, posted first and bound into every later hash) and the
+//! generator verifier weights come from: a leaf that the board, the wire codecs and the election
+//! driver all use.
+
+use rand_core::RngCore;
+
+use crate::count::Rule;
+use crate::MixError;
+
+/// What the election is: posted first, bound into every later hash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parameters {
+    pub election_id: String,
+    pub width: usize,
+    pub candidates: usize,
+    pub rule: Rule,
+    pub mixers: usize,
+    pub trustees: usize,
+    pub quorum: usize,
+}
+
+impl Parameters {
+    pub fn check(&self) -> Result<(), MixError> {
+        let bad = |s: String| Err(MixError::Input(s));
+        crate::wire::check_election_id(&self.election_id)?;
+        if self.candidates == 0 || self.candidates > 1 << 16 {
+            return bad(format!("{} candidates (1 to 65,536)", self.candidates));
+        }
+        if self.width == 0 || self.width > self.candidates.max(1) {
+            return bad(format!(
+                "width {} (1 to the number of candidates)",
+                self.width
+            ));
+        }
+        if self.mixers == 0 || self.trustees == 0 {
+            return bad("at least one mixer and one trustee".into());
+        }
+        if self.quorum == 0 || self.quorum > self.trustees {
+            return bad(format!(
+                "quorum {} of {} trustees",
+                self.quorum, self.trustees
+            ));
+        }
+        let seats = self.rule.seats();
+        if seats == 0 || seats > self.candidates {
+            return bad(format!("{seats} seats for {} candidates", self.candidates));
+        }
+        match self.rule {
+            Rule::Plurality if self.width != 1 => bad("plurality ballots have width 1".into()),
+            Rule::KOfN { k, .. } if k != self.width => {
+                bad(format!("{k}-of-n ballots have width {k}"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The seed of the shuffle generators: the election's own.
+    pub fn generators_seed(&self) -> Vec<u8> {
+        let mut s = b"votum-mix generators ".to_vec();
+        s.extend_from_slice(self.election_id.as_bytes());
+        s
+    }
+}
+
+/// A generator for verifier weights: the caller's bytes mixed with fresh ones from the operating
+/// system (a seeded run stays reproducible in what it proves, never in what it checks).
+pub fn weights_rng<R: RngCore>(rng: &mut R) -> rand_chacha::ChaCha20Rng {
+    use rand_core::SeedableRng;
+    let mut seed = [0u8; 32];
+    rng.fill_bytes(&mut seed);
+    let mut os = [0u8; 32];
+    if rand_core::OsRng.try_fill_bytes(&mut os).is_ok() {
+        for (s, o) in seed.iter_mut().zip(os) {
+            *s ^= o;
+        }
+    }
+    rand_chacha::ChaCha20Rng::from_seed(seed)
+}
