@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-mix clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-mix fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -43,6 +43,12 @@ fmt:
 	cargo fmt --all
 	$(VENV)/bin/ruff format python tests benches
 	$(VENV)/bin/ruff check --fix python tests benches
+
+## Coverage-guided fuzzing of every decoder (nightly Rust + cargo-fuzz, installed by the script; never in CI,
+## which replays the kept inputs on stable). FUZZ_SECONDS per target, two targets at a time.
+FUZZ_SECONDS ?= 1800
+fuzz:
+	scripts/fuzz.sh all $(FUZZ_SECONDS)
 
 ## Benchmarks (never part of the tests). Results go to BENCHMARKS.md by hand, with the machine facts.
 bench: bench-arith bench-eg bench-verify bench-mix
