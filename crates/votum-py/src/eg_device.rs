@@ -55,18 +55,8 @@ impl PyEgEncryptionDevice {
         master_nonce: Option<&PyScalar>,
         form: &str,
     ) -> PyResult<(String, PyScalar)> {
-        use votum_eg::encrypt::BallotForm;
         let g = ModpGroup::eg_4096();
-        let form = match form {
-            "private" => BallotForm::Private,
-            "cast" => BallotForm::Submitted { state: 1 },
-            "spoiled" => BallotForm::Submitted { state: 2 },
-            _ => {
-                return Err(
-                    NativeError::Value("form must be 'private', 'cast' or 'spoiled'").into(),
-                )
-            }
-        };
+        let form = ballot_form(form)?;
         let plain =
             votum_eg::PlaintextBallot::from_json(plaintext_json).map_err(NativeError::Encrypt)?;
         let nonce = match master_nonce {
@@ -98,26 +88,16 @@ impl PyEgEncryptionDevice {
         master_nonces: Option<Vec<PyRef<'_, PyScalar>>>,
     ) -> PyResult<(Vec<PyObject>, PyScalar)> {
         use rayon::prelude::*;
-        use votum_eg::encrypt::BallotForm;
         let g = ModpGroup::eg_4096();
         if let Some(n) = &master_nonces {
             if n.len() != items.len() {
                 return Err(NativeError::Value("one master nonce per ballot, or none").into());
             }
         }
-        let mut forms = Vec::with_capacity(items.len());
-        for (_, _, form) in &items {
-            forms.push(match form.as_str() {
-                "private" => BallotForm::Private,
-                "cast" => BallotForm::Submitted { state: 1 },
-                "spoiled" => BallotForm::Submitted { state: 2 },
-                _ => {
-                    return Err(
-                        NativeError::Value("form must be 'private', 'cast' or 'spoiled'").into(),
-                    )
-                }
-            });
-        }
+        let forms = items
+            .iter()
+            .map(|(_, _, form)| ballot_form(form))
+            .collect::<PyResult<Vec<_>>>()?;
         let nonces: Vec<votum_group::ModScalar> = match &master_nonces {
             Some(n) => n
                 .iter()
@@ -178,5 +158,16 @@ impl PyEgEncryptionDevice {
             })
             .collect::<PyResult<Vec<_>>>()?;
         Ok((out, eg_scalar(&last)))
+    }
+}
+
+/// The form a ballot is written in: the device's private copy, or submitted as cast or spoiled.
+fn ballot_form(form: &str) -> PyResult<votum_eg::encrypt::BallotForm> {
+    use votum_eg::encrypt::BallotForm;
+    match form {
+        "private" => Ok(BallotForm::Private),
+        "cast" => Ok(BallotForm::Submitted { state: 1 }),
+        "spoiled" => Ok(BallotForm::Submitted { state: 2 }),
+        _ => Err(NativeError::Value("form must be 'private', 'cast' or 'spoiled'").into()),
     }
 }
