@@ -1,4 +1,5 @@
-"""The service's store on its own (spec/80.3): opening one fresh SQLite file from many places at once."""
+"""The service's store on its own (spec/80.2, 80.3): opening one fresh SQLite file from many places at
+once; the chain the store appends is the chain a checker recomputes."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import sqlite3
 import threading
 from pathlib import Path
 
+import pytest
+import votum
+from votum.errors import InvalidInput, VotumError
 from votum.store import Store
 from votum.store.schema import LATEST
 
@@ -84,4 +88,28 @@ def test_a_version_1_database_gains_code_owners(tmp_path: Path) -> None:
         assert "owner" in {c["name"] for c in inspect(conn).get_columns("codes")}
         assert "guardian_keys" in inspect(conn).get_table_names()
         assert conn.execute(text("SELECT max(version) FROM schema_version")).scalar_one() == LATEST
+    store.close()
+
+
+def test_appended_entries_chain_as_the_checker_recomputes(tmp_path: Path) -> None:
+    """The store hashes each payload once and hands the digest to `board_link`; a checker that hashes
+    the payloads itself must reach the same head, a digest that is not the payload's must not."""
+    store = Store(f"sqlite:///{tmp_path / 'b.db'}")
+    payloads = [b"{}", b'{"a":1}', bytes(range(256))]
+    with store.create("e1", 3, 2) as tx:
+        for i, p in enumerate(payloads):
+            tx.append("k", f"n{i}.json", p)
+    checker = votum.BoardChecker("e1")
+    for entry in store.iter_entries("e1"):
+        assert entry.digest == votum.board_payload_digest(entry.payload or b"")
+        checker.push(entry.seq, entry.kind, entry.name, entry.payload, entry.hash)
+    assert checker.head == store.election("e1").head_hash
+    # a stored digest that is not the payload's breaks the chain for the checker
+    with store.write("e1") as tx:
+        tx.append("k", "lie.json", b"one", votum.board_payload_digest(b"two"))
+    last = store.entry("e1", 3)
+    with pytest.raises(VotumError):
+        checker.push(last.seq, last.kind, last.name, last.payload, last.hash)
+    with pytest.raises((InvalidInput, ValueError)):
+        votum.board_link(b"\0" * 32, 0, "k", "n", b"short")
     store.close()

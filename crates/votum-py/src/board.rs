@@ -18,7 +18,14 @@ pub fn board_genesis<'py>(py: Python<'py>, election_id: &str) -> Bound<'py, PyBy
     PyBytes::new(py, &board::genesis(election_id))
 }
 
-/// The hash of entry `seq` of a board whose previous hash is `prev`.
+/// SHA-256 of an entry's payload: what the chain absorbs, and what the store keeps beside the entry.
+#[pyfunction]
+pub fn board_payload_digest<'py>(py: Python<'py>, payload: &[u8]) -> Bound<'py, PyBytes> {
+    PyBytes::new(py, &board::payload_digest(payload))
+}
+
+/// The hash of entry `seq` of a board whose previous hash is `prev`; `digest` is
+/// `board_payload_digest(payload)`, computed once by the caller, who stores it too.
 #[pyfunction]
 pub fn board_link<'py>(
     py: Python<'py>,
@@ -26,10 +33,10 @@ pub fn board_link<'py>(
     seq: u64,
     kind: &str,
     name: &str,
-    payload: &[u8],
+    digest: &[u8],
 ) -> PyResult<Bound<'py, PyBytes>> {
     let prev = hash32(prev, "a board hash is 32 bytes")?;
-    let digest = board::payload_digest(payload);
+    let digest = hash32(digest, "a payload digest is 32 bytes")?;
     Ok(PyBytes::new(
         py,
         &board::link(&prev, seq, kind, name, &digest),

@@ -65,6 +65,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<board::PyBoardChecker>()?;
     m.add_function(wrap_pyfunction!(board::board_genesis, m)?)?;
     m.add_function(wrap_pyfunction!(board::board_link, m)?)?;
+    m.add_function(wrap_pyfunction!(board::board_payload_digest, m)?)?;
     m.add_function(wrap_pyfunction!(mix::mix_election, m)?)?;
     m.add_function(wrap_pyfunction!(mix::mix_count, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_error_table, m)?)?;

@@ -46,12 +46,13 @@ def record_of(store: Store, election_id: str, guardian_id: str) -> str:
 def append_once(tx: Tx, kind: str, name: str, payload: bytes, what: str) -> Entry:
     """Appends, or answers with the entry already there when its payload is the same (a retried
     request); a different payload under the same name fails `Conflict`."""
+    digest = payload_digest(payload)
     found = tx.named([name]).get(name)
     if found is not None:
-        if found.digest != payload_digest(payload):
+        if found.digest != digest:
             raise Conflict(f"{what} is already posted with different content")
         return found
-    return tx.append(kind, name, payload)
+    return tx.append(kind, name, payload, digest)
 
 
 def _commitments(record: dict[str, Any]) -> set[int]:

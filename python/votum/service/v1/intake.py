@@ -279,6 +279,7 @@ class Intake:
                         "submitted_ballot",
                         f"submitted_ballots/submitted_ballot_{b.ballot_id}.json",
                         b.payload,
+                        b.digest,
                     )
                     rows.append(
                         {
