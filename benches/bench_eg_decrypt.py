@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import votum
+from votum.eg import run_ceremony
 from votum.election import synthetic_manifest
 
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
@@ -30,13 +31,8 @@ EG = votum.Group("eg-4096")
 
 def votum_times(manifest: dict) -> tuple[list[float], list[float], int]:
     em = votum.EgManifest.from_json(json.dumps(manifest))
-    guardians = [votum.EgGuardian(f"guardian-{i}", i, 5, 3) for i in range(1, 6)]
-    records = [g.public_record() for g in guardians]
-    for sender, sr in zip(guardians, records, strict=True):
-        for receiver, rr in zip(guardians, records, strict=True):
-            if receiver is not sender:
-                receiver.receive_backup(sr, sender.backup_for(rr))
-    context = votum.EgContext(records, 3, em)
+    done = run_ceremony(em, 5, 3)
+    guardians, records, context = done.guardians, done.records, done.context
     q = context.extended_base_hash
     device = votum.EgEncryptionDevice(em, context.elgamal_public_key, q)
     contests = [

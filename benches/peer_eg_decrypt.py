@@ -19,20 +19,16 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "peer"))
-from eg14_election import GUARDIANS, QUORUM, plaintext_ballots
+from eg14_election import QUORUM, key_ceremony, plaintext_ballots
 from eg14_quiet import quiet_logs
 from electionguard.ballot_box import BallotBox
 from electionguard.data_store import DataStore
 from electionguard.decryption_mediator import DecryptionMediator
 from electionguard.encrypt import EncryptionDevice, EncryptionMediator
-from electionguard.key_ceremony import CeremonyDetails
-from electionguard.key_ceremony_mediator import KeyCeremonyMediator
 from electionguard.manifest import Manifest
 from electionguard.serialize import from_file
 from electionguard.tally import tally_ballots
 from electionguard.utils import get_optional
-from electionguard_tools.helpers.election_builder import ElectionBuilder
-from electionguard_tools.helpers.key_ceremony_orchestrator import KeyCeremonyOrchestrator
 from electionguard_tools.helpers.tally_ceremony_orchestrator import TallyCeremonyOrchestrator
 
 
@@ -43,15 +39,7 @@ def main() -> None:
     args = parser.parse_args()
     quiet_logs()
     manifest = from_file(Manifest, str(args.manifest))
-    builder = ElectionBuilder(GUARDIANS, QUORUM, manifest)
-    details = CeremonyDetails(GUARDIANS, QUORUM)
-    guardians = KeyCeremonyOrchestrator.create_guardians(details)
-    key_mediator = KeyCeremonyMediator("key-ceremony-mediator", details)
-    KeyCeremonyOrchestrator.perform_full_ceremony(guardians, key_mediator)
-    joint_key = get_optional(key_mediator.publish_joint_key())
-    builder.set_public_key(joint_key.joint_public_key)
-    builder.set_commitment_hash(joint_key.commitment_hash)
-    internal_manifest, context = get_optional(builder.build())
+    guardians, internal_manifest, context = key_ceremony(manifest)
     encrypter = EncryptionMediator(internal_manifest, context, EncryptionDevice(1, 1, 1, "bench"))
     plain = plaintext_ballots(manifest, 2, random.Random(5))
     encrypted = [get_optional(encrypter.encrypt(b)) for b in plain]

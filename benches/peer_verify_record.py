@@ -17,13 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-from electionguard.ballot import SubmittedBallot
-from electionguard.election import CiphertextElectionContext
-from electionguard.guardian import GuardianRecord
-from electionguard.serialize import from_file
 from electionguard.tally import PlaintextTally
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "peer"))
+import eg14_record
 from eg14_quiet import quiet_logs
 
 
@@ -45,27 +42,22 @@ def main() -> None:
     quiet_logs()
     root: Path = args.record
     start = time.perf_counter()
-    context = from_file(CiphertextElectionContext, str(root / "context.json"))
+    context = eg14_record.context(root)
     q_ext = context.crypto_extended_base_hash
     rejected = 0
     ballots = 0
-    for path in sorted((root / "submitted_ballots").iterdir()):
-        ballot = from_file(SubmittedBallot, str(path))
+    for _, ballot in eg14_record.submitted_ballots(root):
         ballots += 1
         if not ballot.is_valid_encryption(context.manifest_hash, context.elgamal_public_key, q_ext):
             rejected += 1
     ballots_done = time.perf_counter()
-    keys = {}
-    for path in sorted((root / "guardians").iterdir()):
-        record = from_file(GuardianRecord, str(path))
-        keys[record.guardian_id] = record.election_public_key
+    keys = {
+        record.guardian_id: record.election_public_key for _, record in eg14_record.guardian_records(root)
+    }
     shares = 0
-    tallies = [root / "tally.json"]
-    spoiled = root / "spoiled_ballots"
-    if spoiled.is_dir():
-        tallies += sorted(spoiled.iterdir())
-    for path in tallies:
-        checked, bad = shares_valid(from_file(PlaintextTally, str(path)), keys, q_ext)
+    tallies = [eg14_record.tally(root), *(t for _, t in eg14_record.spoiled_ballots(root))]
+    for plain in tallies:
+        checked, bad = shares_valid(plain, keys, q_ext)
         shares += checked
         rejected += bad
     end = time.perf_counter()

@@ -8,6 +8,7 @@ import json
 import random
 
 import votum
+from votum.eg import run_ceremony
 from votum.election import synthetic_manifest
 
 EG = votum.Group("eg-4096")
@@ -18,13 +19,8 @@ def test_ten_thousand_ballots_count_exactly() -> None:
     rng = random.Random(10_000)
     manifest = synthetic_manifest(1)
     em = votum.EgManifest.from_json(json.dumps(manifest))
-    guardians = [votum.EgGuardian(f"g{i}", i, 5, 3) for i in range(1, 6)]
-    records = [g.public_record() for g in guardians]
-    for sender, sr in zip(guardians, records, strict=True):
-        for receiver, rr in zip(guardians, records, strict=True):
-            if receiver is not sender:
-                receiver.receive_backup(sr, sender.backup_for(rr))
-    context = votum.EgContext(records, 3, em)
+    done = run_ceremony(em, 5, 3)
+    guardians, records, context = done.guardians, done.records, done.context
     k, q = context.elgamal_public_key, context.extended_base_hash
     device = votum.EgEncryptionDevice(em, k, q)
     box = votum.EgBallotBox(em, k, q)

@@ -15,13 +15,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import eg14_record
 from eg14_quiet import quiet_logs
-from electionguard.ballot import SubmittedBallot
 from electionguard.ballot_validator import ballot_is_valid_for_election
 from electionguard.decrypt_with_shares import decrypt_selection_with_decryption_shares
 from electionguard.decryption import compute_recovery_public_key
 from electionguard.election import CiphertextElectionContext
-from electionguard.guardian import GuardianRecord
 from electionguard.key_ceremony import ElectionPublicKey
 from electionguard.manifest import InternalManifest, Manifest
 from electionguard.serialize import from_file
@@ -76,13 +75,12 @@ def main() -> None:
     problems: list[str] = []
     manifest = from_file(Manifest, str(root / "manifest.json"))
     internal = InternalManifest(manifest)
-    context = from_file(CiphertextElectionContext, str(root / "context.json"))
+    context = eg14_record.context(root)
     if internal.manifest_hash != context.manifest_hash:
         problems.append("context: manifest hash differs from the reference's")
 
     keys: dict[str, ElectionPublicKey] = {}
-    for path in sorted((root / "guardians").glob("*.json")):
-        record = from_file(GuardianRecord, str(path))
+    for path, record in eg14_record.guardian_records(root):
         for j, proof in enumerate(record.election_proofs):
             if not proof.is_valid():
                 problems.append(f"{path.name}: Schnorr proof {j} rejected")
@@ -95,22 +93,18 @@ def main() -> None:
         )
 
     ballots = {}
-    for path in sorted((root / "submitted_ballots").glob("*.json")):
-        ballot = from_file(SubmittedBallot, str(path))
+    for path, ballot in eg14_record.submitted_ballots(root):
         ballots[ballot.object_id] = ballot
         if not ballot_is_valid_for_election(ballot, internal, context, True):
             problems.append(f"{path.name}: not valid for the election")
 
     tally = from_file(PublishedCiphertextTally, str(root / "encrypted_tally.json"))
     messages = {(c_id, s_id): sel for c_id, c in tally.contests.items() for s_id, sel in c.selections.items()}
-    plain = from_file(PlaintextTally, str(root / "tally.json"))
+    plain = eg14_record.tally(root)
     counts = check_plaintext(plain, messages, keys, context, problems, "tally")
 
     spoiled = {}
-    for path in (
-        sorted((root / "spoiled_ballots").glob("*.json")) if (root / "spoiled_ballots").exists() else []
-    ):
-        plain_ballot = from_file(PlaintextTally, str(path))
+    for _, plain_ballot in eg14_record.spoiled_ballots(root):
         ballot = ballots[plain_ballot.object_id]
         ballot_messages = {
             (c.object_id, s.object_id): s for c in ballot.contests for s in c.ballot_selections

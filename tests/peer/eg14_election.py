@@ -34,11 +34,13 @@ from electionguard.ballot_box import BallotBox, get_ballots
 from electionguard.constants import get_constants
 from electionguard.data_store import DataStore
 from electionguard.decryption_mediator import DecryptionMediator
+from electionguard.election import CiphertextElectionContext
 from electionguard.election_polynomial import LagrangeCoefficientsRecord
 from electionguard.encrypt import EncryptionDevice, EncryptionMediator
+from electionguard.guardian import Guardian
 from electionguard.key_ceremony import CeremonyDetails
 from electionguard.key_ceremony_mediator import KeyCeremonyMediator
-from electionguard.manifest import Manifest
+from electionguard.manifest import InternalManifest, Manifest
 from electionguard.serialize import from_file
 from electionguard.tally import tally_ballots
 from electionguard.utils import get_optional
@@ -74,6 +76,21 @@ def plaintext_ballots(manifest: Manifest, count: int, rng: random.Random) -> lis
     return ballots
 
 
+def key_ceremony(manifest: Manifest) -> tuple[list[Guardian], InternalManifest, CiphertextElectionContext]:
+    """The reference's whole key ceremony (GUARDIANS guardians, quorum QUORUM) and the election it
+    builds: the guardians (holding their secrets), the internal manifest and the context."""
+    builder = ElectionBuilder(GUARDIANS, QUORUM, manifest)
+    details = CeremonyDetails(GUARDIANS, QUORUM)
+    guardians = KeyCeremonyOrchestrator.create_guardians(details)
+    key_mediator = KeyCeremonyMediator("key-ceremony-mediator", details)
+    KeyCeremonyOrchestrator.perform_full_ceremony(guardians, key_mediator)
+    joint_key = get_optional(key_mediator.publish_joint_key())
+    builder.set_public_key(joint_key.joint_public_key)
+    builder.set_commitment_hash(joint_key.commitment_hash)
+    internal_manifest, context = get_optional(builder.build())
+    return guardians, internal_manifest, context
+
+
 TIMINGS: dict[str, float] = {}
 
 
@@ -101,15 +118,7 @@ def main() -> None:
     manifest = from_file(Manifest, str(args.manifest))
     plain = plaintext_ballots(manifest, args.ballots, rng)
     with step("key ceremony"):
-        builder = ElectionBuilder(GUARDIANS, QUORUM, manifest)
-        details = CeremonyDetails(GUARDIANS, QUORUM)
-        guardians = KeyCeremonyOrchestrator.create_guardians(details)
-        key_mediator = KeyCeremonyMediator("key-ceremony-mediator", details)
-        KeyCeremonyOrchestrator.perform_full_ceremony(guardians, key_mediator)
-        joint_key = get_optional(key_mediator.publish_joint_key())
-        builder.set_public_key(joint_key.joint_public_key)
-        builder.set_commitment_hash(joint_key.commitment_hash)
-        internal_manifest, context = get_optional(builder.build())
+        guardians, internal_manifest, context = key_ceremony(manifest)
 
     with step("encrypt"):
         devices = [
