@@ -339,7 +339,6 @@ fn encrypt_unchained(
 }
 
 impl EncryptedBallot {
-    #[cfg(feature = "prove")]
     /// Places the ballot in its device's chain: code = H(code_seed, timestamp, crypto hash).
     fn chain(&mut self, code_seed: &Integer) {
         self.code = h(&[

@@ -1,14 +1,10 @@
 //! A guardian's secret state as its owner's file (spec/63.6): written, and read back with every
 //! parsed string wiped.
 
-#[cfg(feature = "prove")]
 use std::collections::BTreeMap;
 
-#[cfg(feature = "prove")]
 use serde_json::Value;
-#[cfg(feature = "prove")]
-use votum_elgamal::threshold::SecretPolynomial;
-#[cfg(feature = "prove")]
+use votum_elgamal::SecretPolynomial;
 use votum_group::ModScalar;
 use votum_group::{Group, ModpGroup};
 

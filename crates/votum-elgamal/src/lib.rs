@@ -6,24 +6,23 @@
 //! * [`threshold`]: Shamir secret polynomials with Feldman commitments, share verification,
 //!   Lagrange coefficients, partial decryption and combination.
 //! * [`dlog`]: baby-step giant-step discrete logarithm of small results.
-//! * [`hashed`]: hashed ElGamal (KEM + HMAC-SHA256 stream and tag) for messages of any length.
-//!
-//! Feature `prove` (on by default) compiles everything that touches a secret: secret keys,
-//! encryption with a nonce, decryption, secret polynomials. The independent verifier builds
-//! without it, so it cannot hold or use a secret.
+//! * [`secret`] (feature `prove`, on by default): everything that touches a secret, in one module:
+//!   secret keys, encryption with a nonce, decryption, secret polynomials, and hashed ElGamal
+//!   ([`secret::hashed`]: KEM + HMAC-SHA256 stream and tag, for messages of any length). The
+//!   independent verifier builds without it, so it cannot hold or use a secret.
 
 pub mod ciphertext;
 pub mod dlog;
-#[cfg(feature = "prove")]
-pub mod hashed;
 pub mod keys;
+#[cfg(feature = "prove")]
+pub mod secret;
 pub mod threshold;
 
 pub use ciphertext::Ciphertext;
 pub use dlog::DlogTable;
 pub use keys::PublicKey;
 #[cfg(feature = "prove")]
-pub use keys::{KeyPair, SecretKey};
+pub use secret::{hashed, KeyPair, SecretKey, SecretPolynomial};
 
 /// Errors of the ElGamal layer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

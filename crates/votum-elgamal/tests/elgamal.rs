@@ -4,6 +4,7 @@ use proptest::prelude::*;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use votum_elgamal::hashed::HashedCiphertext;
+use votum_elgamal::secret::*;
 use votum_elgamal::threshold::*;
 use votum_elgamal::{Ciphertext, DlogTable, ElGamalError, KeyPair, PublicKey};
 use votum_group::{Group, ModpGroup, Ristretto255};

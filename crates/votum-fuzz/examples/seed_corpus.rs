@@ -11,7 +11,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use votum_group::{Group, ModpGroup, Ristretto255};
 use votum_mixnet::count::Rule;
-use votum_mixnet::election::{run, Parameters};
+use votum_mixnet::election::run;
+use votum_mixnet::params::Parameters;
 use votum_mixnet::record;
 
 type Error = Box<dyn std::error::Error>;

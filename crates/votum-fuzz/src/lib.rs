@@ -19,7 +19,7 @@ use votum_eg::context::ElectionContext;
 use votum_eg::decrypt::{shares_from_json, shares_to_json, DecryptionTarget};
 use votum_eg::Manifest;
 use votum_group::{Group, GroupId, ModpGroup, Ristretto255};
-use votum_mixnet::election::Parameters;
+use votum_mixnet::params::Parameters;
 use votum_mixnet::{record, wire};
 
 /// The names of the targets, as cargo-fuzz and the corpus directories know them.

@@ -27,7 +27,7 @@ impl<G: Group> Clone for EncryptedBallot<G> {
 
 /// The oracle of position `k` of `voter`'s ballot: binds the election, the voter, the position
 /// and the ciphertext's data (the pad is the proof's public value).
-fn oracle<G: Group>(
+pub(crate) fn oracle<G: Group>(
     group: &G,
     context: &[u8],
     voter: u64,
@@ -42,31 +42,6 @@ fn oracle<G: Group>(
     c.extend_from_slice(&(k as u64).to_be_bytes());
     c.extend_from_slice(&group.encode_element(data));
     NativeOracle::new(&c)
-}
-
-#[cfg(feature = "prove")]
-/// Encrypts `messages` (already encoded as elements) for `voter`, each with a Schnorr proof of
-/// knowledge of its nonce.
-pub fn encrypt_ballot<G: Group, R: rand_core::RngCore + rand_core::CryptoRng>(
-    group: &G,
-    pk: &votum_elgamal::PublicKey<G>,
-    context: &[u8],
-    voter: u64,
-    messages: &[G::Element],
-    rng: &mut R,
-) -> EncryptedBallot<G> {
-    use zeroize::Zeroize;
-    let mut cts = Vec::with_capacity(messages.len());
-    let mut proofs = Vec::with_capacity(messages.len());
-    for (k, m) in messages.iter().enumerate() {
-        let mut r = group.random_scalar(rng);
-        let ct = Ciphertext::encrypt_element(group, pk, m, &r);
-        let o = oracle(group, context, voter, k, &ct.data);
-        proofs.push(SchnorrProof::prove(group, &o, &r, &ct.pad, rng));
-        r.zeroize();
-        cts.push(ct);
-    }
-    EncryptedBallot { voter, cts, proofs }
 }
 
 /// Checks every ballot's width, proofs and that no voter posts twice (in parallel); the error

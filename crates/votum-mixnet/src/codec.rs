@@ -5,6 +5,8 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use votum_group::Group;
 
+use crate::MixError;
+
 /// Encodes values `0..=max` as `g^m` and decodes them with one table lookup.
 pub struct ValueCodec<G: Group> {
     group: G,
@@ -66,4 +68,26 @@ impl<G: Group> ValueCodec<G> {
     pub fn decode(&self, e: &G::Element) -> Option<u64> {
         self.table.get(&self.group.encode_element(e)).copied()
     }
+}
+
+/// Decodes `elements`, `w` to a row, each into its value (rows in parallel).
+pub fn decode_rows<G: Group>(
+    codec: &ValueCodec<G>,
+    elements: &[G::Element],
+    w: usize,
+) -> Result<Vec<Vec<u64>>, MixError> {
+    elements
+        .par_chunks(w)
+        .enumerate()
+        .map(|(row, es)| {
+            es.iter()
+                .map(|e| {
+                    codec.decode(e).ok_or(MixError::Decoding {
+                        row,
+                        max: codec.max(),
+                    })
+                })
+                .collect()
+        })
+        .collect()
 }

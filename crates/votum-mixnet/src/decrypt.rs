@@ -35,7 +35,7 @@ impl<G: Group> Clone for DecryptionShare<G> {
 }
 
 /// The transcript up to the batching vector, and the vector e (91.3).
-fn batch<G: Group>(
+pub(crate) fn batch<G: Group>(
     group: &G,
     context: &[u8],
     trustee: u64,
@@ -55,7 +55,7 @@ fn batch<G: Group>(
 }
 
 /// Π xs_j^{e_j}.
-fn combination<G: Group>(
+pub(crate) fn combination<G: Group>(
     group: &G,
     trustee: u64,
     xs: &[G::Element],
@@ -69,7 +69,7 @@ fn combination<G: Group>(
         })
 }
 
-fn challenge<G: Group>(
+pub(crate) fn challenge<G: Group>(
     group: &G,
     mut t: Transcript,
     commit_g: &G::Element,
@@ -78,38 +78,6 @@ fn challenge<G: Group>(
     t.append_element(group, "commit-g", commit_g);
     t.append_element(group, "commit-a", commit_a);
     t.challenge_scalar(group, "challenge")
-}
-
-#[cfg(feature = "prove")]
-/// Trustee `trustee`'s partial decryptions of `pads` (constant-time powers of its share) and
-/// their batched proof.
-pub fn decrypt_share<G: Group, R: rand_core::RngCore + rand_core::CryptoRng>(
-    group: &G,
-    trustee: u64,
-    share: &votum_elgamal::SecretKey<G>,
-    context: &[u8],
-    pads: &[G::Element],
-    rng: &mut R,
-) -> Result<DecryptionShare<G>, MixError> {
-    use zeroize::Zeroize;
-    let x = share.expose();
-    let public_share = group.pow_generator(x);
-    let partials: Vec<G::Element> = pads.par_iter().map(|a| group.pow_secret(a, x)).collect();
-    let (t, e) = batch(group, context, trustee, &public_share, pads, &partials);
-    let a = combination(group, trustee, pads, &e)?;
-    let mut w = group.random_scalar(rng);
-    let commit_g = group.pow_generator(&w);
-    let commit_a = group.pow_secret(&a, &w);
-    let c = challenge(group, t, &commit_g, &commit_a);
-    let response = group.scalar_add(&w, &group.scalar_mul(&c, x));
-    w.zeroize();
-    Ok(DecryptionShare {
-        trustee,
-        partials,
-        commit_g,
-        commit_a,
-        response,
-    })
 }
 
 /// Checks a trustee's share of the decryption of `pads` against its public share X_i:

@@ -1,62 +1,32 @@
-//! A whole mixnet election in one process (spec/91.5): parameters, trustees' keys, voting,
-//! the mix cascade, decryption (each trustee first checks the other authorities' shuffles) and
-//! tallying, every step posted through the board ([`crate::board::MixBoard`]) into a mix record
-//! (spec/91.7) that the independent verifier (`votum-verify`) checks afterwards. The steps are
-//! public functions too, so a test or a distributed deployment can drive the parties itself.
+//! The parties that hold secrets, and a whole mixnet election in one process (spec/91.5):
+//! parameters, trustees' keys, voting, the mix cascade, decryption (each trustee first checks the
+//! other authorities' shuffles) and tallying, every step posted through the board
+//! ([`crate::board::MixBoard`]) into a mix record (spec/91.7) that the independent verifier
+//! (`votum-verify`) checks afterwards. The steps are public functions too, so a test or a
+//! distributed deployment can drive the parties itself: trustees deal ([`Dealing`],
+//! [`key_share`]) and decrypt ([`decrypt_share`]), voters encrypt ([`encrypt_ballot`],
+//! [`cast_ballots`]). This is the crate's one module behind feature `prove`: the verifier's build
+//! has no code that holds a secret.
 
-#[cfg(feature = "prove")]
 use std::io::Write;
-#[cfg(feature = "prove")]
 use std::ops::ControlFlow;
-#[cfg(feature = "prove")]
 use std::time::Instant;
 
-#[cfg(feature = "prove")]
-use rand_core::CryptoRng;
-use rand_core::RngCore;
+use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
+use votum_elgamal::Ciphertext;
 use votum_group::Group;
-#[cfg(feature = "prove")]
 use votum_proofs::SchnorrProof;
+use zeroize::Zeroize;
 
-#[cfg(feature = "prove")]
-use crate::ballot::EncryptedBallot;
-#[cfg(feature = "prove")]
+use crate::ballot::{oracle, EncryptedBallot};
 use crate::board::MixBoard;
 use crate::codec::ValueCodec;
-#[cfg(feature = "prove")]
 use crate::count::count;
-use crate::count::{Outcome, Rule};
-#[cfg(feature = "prove")]
-use crate::decrypt::DecryptionShare;
-pub use crate::params::{weights_rng, Parameters};
+use crate::count::Outcome;
+use crate::decrypt::{batch, challenge, combination, DecryptionShare};
+use crate::params::{weights_rng, Parameters};
 use crate::MixError;
-
-/// Random rows a voter of `params` may cast.
-pub fn random_rows<R: RngCore>(params: &Parameters, voters: usize, rng: &mut R) -> Vec<Vec<u64>> {
-    let n = params.candidates as u64;
-    let w = params.width;
-    let below = |rng: &mut R, m: u64| rng.next_u64() % m.max(1);
-    (0..voters)
-        .map(|_| {
-            let mut row = vec![0u64; w];
-            match params.rule {
-                Rule::Plurality => row[0] = 1 + below(rng, n),
-                _ => {
-                    // a random prefix of a random ranking, the rest zeros
-                    let mut order: Vec<u64> = (1..=n).collect();
-                    for i in (1..order.len()).rev() {
-                        let j = below(rng, i as u64 + 1) as usize;
-                        order.swap(i, j);
-                    }
-                    let len = 1 + below(rng, w as u64) as usize;
-                    row[..len].copy_from_slice(&order[..len]);
-                }
-            }
-            row
-        })
-        .collect()
-}
 
 /// Timings and results of a run.
 #[derive(Clone, Debug)]
@@ -73,16 +43,14 @@ pub struct Report {
     pub board_entries: u64,
 }
 
-#[cfg(feature = "prove")]
 /// One trustee's dealing: the public commitments and proof it posts, and its polynomial (secret,
 /// zeroized on drop), whose values at 1..=n are the other trustees' shares.
 pub struct Dealing<G: Group> {
     pub commitments: Vec<G::Element>,
     pub proof: SchnorrProof<G>,
-    polynomial: votum_elgamal::threshold::SecretPolynomial<G>,
+    polynomial: votum_elgamal::SecretPolynomial<G>,
 }
 
-#[cfg(feature = "prove")]
 impl<G: Group> Dealing<G> {
     /// Trustee `trustee`'s random polynomial of degree quorum − 1, its commitments and its proof
     /// of knowledge of the constant term (bound to the parameters' digest).
@@ -93,7 +61,7 @@ impl<G: Group> Dealing<G> {
         trustee: u64,
         rng: &mut R,
     ) -> Result<Self, MixError> {
-        use votum_elgamal::threshold::SecretPolynomial;
+        use votum_elgamal::SecretPolynomial;
         let polynomial =
             SecretPolynomial::random(group, params.quorum, rng).map_err(|e| MixError::Key {
                 trustee,
@@ -115,7 +83,6 @@ impl<G: Group> Dealing<G> {
     }
 }
 
-#[cfg(feature = "prove")]
 /// Trustee j's secret share: the sum of every dealing's value at j, each checked against its
 /// dealer's posted commitments.
 pub fn key_share<G: Group>(
@@ -126,7 +93,7 @@ pub fn key_share<G: Group>(
     let mut x = group.scalar_from_u64(0);
     for (k, d) in dealings.iter().enumerate() {
         let s = d.polynomial.evaluate(group, j);
-        votum_elgamal::threshold::verify_share(group, &d.commitments, j, &s).map_err(|e| {
+        votum_elgamal::secret::verify_share(group, &d.commitments, j, &s).map_err(|e| {
             MixError::Key {
                 trustee: k as u64 + 1,
                 reason: e.to_string(),
@@ -137,7 +104,6 @@ pub fn key_share<G: Group>(
     Ok(votum_elgamal::SecretKey::new(x))
 }
 
-#[cfg(feature = "prove")]
 /// Voters encrypt their rows under `pk`, each ciphertext with its proof of knowledge bound to
 /// `context` (the board head after the key), in parallel with one generator per voter seeded
 /// from `rng`. (`pk` with its fixed-base table: the mixers use the same one.)
@@ -173,12 +139,11 @@ pub fn cast_ballots<G: Group, R: RngCore + CryptoRng>(
         .enumerate()
         .map(|(v, (m, seed))| {
             let mut r = <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::from_seed(*seed);
-            crate::ballot::encrypt_ballot(group, pk, context, v as u64 + 1, m, &mut r)
+            encrypt_ballot(group, pk, context, v as u64 + 1, m, &mut r)
         })
         .collect())
 }
 
-#[cfg(feature = "prove")]
 /// The plaintext rows from a quorum of shares of the last list's decryption (`datas`: its
 /// ciphertexts' second components; the first `quorum` shares given are used).
 pub fn decrypt_rows<G: Group>(
@@ -190,10 +155,9 @@ pub fn decrypt_rows<G: Group>(
     let refs: Vec<&DecryptionShare<G>> = shares.iter().take(params.quorum).collect();
     let elements = crate::decrypt::combine(group, datas, &refs)?;
     let codec = ValueCodec::new(group, params.candidates as u64)?;
-    decode_rows(&codec, &elements, params.width)
+    crate::codec::decode_rows(&codec, &elements, params.width)
 }
 
-#[cfg(feature = "prove")]
 /// Runs a whole election for `votes` (one row per voter) with fresh secrets from `rng`, writing
 /// its record to `out`. Trustee i (1-based) is also mixer i when both exist: each trustee checks
 /// every shuffle but its own as soon as it is posted (CHVote's 12 checks for 4 + 4; the checks
@@ -320,7 +284,7 @@ pub fn run<G: Group, R: RngCore + CryptoRng, W: Write>(
     let dctx = board.decryption_context();
     let mut dshares = Vec::with_capacity(params.trustees);
     for (i, share) in shares.iter().enumerate() {
-        let s = crate::decrypt::decrypt_share(group, i as u64 + 1, share, &dctx, &pads, rng)?;
+        let s = decrypt_share(group, i as u64 + 1, share, &dctx, &pads, rng)?;
         board.post_decryption(&s)?;
         dshares.push(s);
     }
@@ -359,23 +323,55 @@ pub fn run<G: Group, R: RngCore + CryptoRng, W: Write>(
     ))
 }
 
-pub fn decode_rows<G: Group>(
-    codec: &ValueCodec<G>,
-    elements: &[G::Element],
-    w: usize,
-) -> Result<Vec<Vec<u64>>, MixError> {
-    elements
-        .par_chunks(w)
-        .enumerate()
-        .map(|(row, es)| {
-            es.iter()
-                .map(|e| {
-                    codec.decode(e).ok_or(MixError::Decoding {
-                        row,
-                        max: codec.max(),
-                    })
-                })
-                .collect()
-        })
-        .collect()
+/// Encrypts `messages` (already encoded as elements) for `voter`, each with a Schnorr proof of
+/// knowledge of its nonce.
+pub fn encrypt_ballot<G: Group, R: RngCore + CryptoRng>(
+    group: &G,
+    pk: &votum_elgamal::PublicKey<G>,
+    context: &[u8],
+    voter: u64,
+    messages: &[G::Element],
+    rng: &mut R,
+) -> EncryptedBallot<G> {
+    let mut cts = Vec::with_capacity(messages.len());
+    let mut proofs = Vec::with_capacity(messages.len());
+    for (k, m) in messages.iter().enumerate() {
+        let mut r = group.random_scalar(rng);
+        let ct = Ciphertext::encrypt_element(group, pk, m, &r);
+        let o = oracle(group, context, voter, k, &ct.data);
+        proofs.push(SchnorrProof::prove(group, &o, &r, &ct.pad, rng));
+        r.zeroize();
+        cts.push(ct);
+    }
+    EncryptedBallot { voter, cts, proofs }
+}
+
+/// Trustee `trustee`'s partial decryptions of `pads` (constant-time powers of its share) and
+/// their batched proof.
+pub fn decrypt_share<G: Group, R: RngCore + CryptoRng>(
+    group: &G,
+    trustee: u64,
+    share: &votum_elgamal::SecretKey<G>,
+    context: &[u8],
+    pads: &[G::Element],
+    rng: &mut R,
+) -> Result<DecryptionShare<G>, MixError> {
+    let x = share.expose();
+    let public_share = group.pow_generator(x);
+    let partials: Vec<G::Element> = pads.par_iter().map(|a| group.pow_secret(a, x)).collect();
+    let (t, e) = batch(group, context, trustee, &public_share, pads, &partials);
+    let a = combination(group, trustee, pads, &e)?;
+    let mut w = group.random_scalar(rng);
+    let commit_g = group.pow_generator(&w);
+    let commit_a = group.pow_secret(&a, &w);
+    let c = challenge(group, t, &commit_g, &commit_a);
+    let response = group.scalar_add(&w, &group.scalar_mul(&c, x));
+    w.zeroize();
+    Ok(DecryptionShare {
+        trustee,
+        partials,
+        commit_g,
+        commit_a,
+        response,
+    })
 }

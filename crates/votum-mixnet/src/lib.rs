@@ -9,13 +9,16 @@
 //! * [`board`]: the bulletin board every posting goes through, with its checks.
 //! * [`record`]: the mix record file the board writes (spec/91.7).
 //! * [`wire`]: the entries' payloads and their decoders.
-//! * [`election`]: a whole election in one process, step by step.
+//! * [`params`]: an election's parameters, its random weights, random rows for tests.
+//! * [`election`] (feature `prove`, on by default): the parties that hold secrets (trustees,
+//!   voters) and a whole election in one process, step by step; the verifier builds without it.
 
 pub mod ballot;
 pub mod board;
 pub mod codec;
 pub mod count;
 pub mod decrypt;
+#[cfg(feature = "prove")]
 pub mod election;
 pub mod params;
 pub mod record;

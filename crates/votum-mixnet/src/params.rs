@@ -76,3 +76,29 @@ pub fn weights_rng<R: RngCore>(rng: &mut R) -> rand_chacha::ChaCha20Rng {
     }
     rand_chacha::ChaCha20Rng::from_seed(seed)
 }
+
+/// Random rows a voter of `params` may cast.
+pub fn random_rows<R: RngCore>(params: &Parameters, voters: usize, rng: &mut R) -> Vec<Vec<u64>> {
+    let n = params.candidates as u64;
+    let w = params.width;
+    let below = |rng: &mut R, m: u64| rng.next_u64() % m.max(1);
+    (0..voters)
+        .map(|_| {
+            let mut row = vec![0u64; w];
+            match params.rule {
+                Rule::Plurality => row[0] = 1 + below(rng, n),
+                _ => {
+                    // a random prefix of a random ranking, the rest zeros
+                    let mut order: Vec<u64> = (1..=n).collect();
+                    for i in (1..order.len()).rev() {
+                        let j = below(rng, i as u64 + 1) as usize;
+                        order.swap(i, j);
+                    }
+                    let len = 1 + below(rng, w as u64) as usize;
+                    row[..len].copy_from_slice(&order[..len]);
+                }
+            }
+            row
+        })
+        .collect()
+}

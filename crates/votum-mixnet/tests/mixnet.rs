@@ -8,10 +8,8 @@ use votum_hash::board::payload_digest;
 use votum_mixnet::ballot::EncryptedBallot;
 use votum_mixnet::board::{MixBoard, Phase};
 use votum_mixnet::count::{count, Rule};
-use votum_mixnet::decrypt::decrypt_share;
-use votum_mixnet::election::{
-    cast_ballots, decrypt_rows, key_share, random_rows, run, Dealing, Parameters,
-};
+use votum_mixnet::election::{cast_ballots, decrypt_rows, decrypt_share, key_share, run, Dealing};
+use votum_mixnet::params::{random_rows, Parameters};
 use votum_mixnet::record::{read_all, write_all, RecordWriter};
 use votum_mixnet::{wire, MixError};
 use votum_shuffle::{shuffle_and_prove, Generators, Rows, ShuffleError};

@@ -1,5 +1,3 @@
-#[cfg(feature = "prove")]
-use rand_core::{CryptoRng, RngCore};
 use votum_group::Group;
 
 use crate::{pow_any, ChallengeOracle, ProofError, ProofKind};
@@ -48,7 +46,12 @@ pub struct Statement<'a, G: Group> {
     pub b: &'a G::Element,
 }
 
-fn hash_inputs<'a, E>(prefix: &[&'a E], pad: &'a E, data: &'a E, suffix: &[&'a E]) -> Vec<&'a E> {
+pub(crate) fn hash_inputs<'a, E>(
+    prefix: &[&'a E],
+    pad: &'a E,
+    data: &'a E,
+    suffix: &[&'a E],
+) -> Vec<&'a E> {
     let mut v = Vec::with_capacity(prefix.len() + 2 + suffix.len());
     v.extend_from_slice(prefix);
     v.push(pad);
@@ -58,47 +61,6 @@ fn hash_inputs<'a, E>(prefix: &[&'a E], pad: &'a E, data: &'a E, suffix: &[&'a E
 }
 
 impl<G: Group> ChaumPedersenProof<G> {
-    #[cfg(feature = "prove")]
-    #[allow(clippy::too_many_arguments)]
-    pub fn prove_with_nonce<O: ChallengeOracle<G>>(
-        group: &G,
-        oracle: &O,
-        statement: &Statement<'_, G>,
-        secret: &G::Scalar,
-        w: &G::Scalar,
-        prefix: &[&G::Element],
-        suffix: &[&G::Element],
-    ) -> Self {
-        let pad = pow_any(group, statement.g1, w);
-        let data = pow_any(group, statement.g2, w);
-        let challenge = oracle.challenge(
-            group,
-            ProofKind::ChaumPedersen,
-            &hash_inputs(prefix, &pad, &data, suffix),
-        );
-        let response = group.scalar_add(w, &group.scalar_mul(&challenge, secret));
-        Self {
-            pad,
-            data,
-            challenge,
-            response,
-        }
-    }
-
-    #[cfg(feature = "prove")]
-    pub fn prove<O: ChallengeOracle<G>, R: RngCore + CryptoRng>(
-        group: &G,
-        oracle: &O,
-        statement: &Statement<'_, G>,
-        secret: &G::Scalar,
-        prefix: &[&G::Element],
-        suffix: &[&G::Element],
-        rng: &mut R,
-    ) -> Self {
-        let w = group.random_scalar(rng);
-        Self::prove_with_nonce(group, oracle, statement, secret, &w, prefix, suffix)
-    }
-
     /// The non-algebraic part of [`ChaumPedersenProof::verify`]: `c = O(prefix…, a, b, suffix…)`.
     /// Batch verifiers call it, then check the equations together.
     pub fn check_challenge<O: ChallengeOracle<G>>(
@@ -179,36 +141,6 @@ impl<G: Group> std::fmt::Debug for ConstantProof<G> {
 }
 
 impl<G: Group> ConstantProof<G> {
-    #[cfg(feature = "prove")]
-    /// `a = g^u`, `b = K^u`, `c = O(α, β, a, b)`, `v = u + c·R` where `R` is the ciphertext's nonce.
-    /// Only fixed-base exponentiations (of `g` and, through its table, of `K`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn prove_with_nonce<O: ChallengeOracle<G>>(
-        group: &G,
-        oracle: &O,
-        public_key: &votum_elgamal::PublicKey<G>,
-        ct: &votum_elgamal::Ciphertext<G>,
-        constant: u64,
-        nonce: &G::Scalar,
-        u: &G::Scalar,
-    ) -> Self {
-        let pad = group.pow_generator(u);
-        let data = public_key.pow(group, u);
-        let challenge = oracle.challenge(
-            group,
-            ProofKind::Constant,
-            &[&ct.pad, &ct.data, &pad, &data],
-        );
-        let response = group.scalar_add(u, &group.scalar_mul(&challenge, nonce));
-        Self {
-            pad,
-            data,
-            challenge,
-            response,
-            constant,
-        }
-    }
-
     /// Checks the constant, the challenge, `g^v = a·α^c` and `g^{cL}·K^v = b·β^c`.
     pub fn verify<O: ChallengeOracle<G>>(
         &self,

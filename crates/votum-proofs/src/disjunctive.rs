@@ -3,7 +3,7 @@ use votum_group::Group;
 
 use crate::{ChallengeOracle, ProofError, ProofKind};
 
-const NAME: &str = "disjunctive";
+pub(crate) const NAME: &str = "disjunctive";
 
 /// Proof that an exponential ElGamal ciphertext encrypts 0 or 1, in the four-commitment shape
 /// of ElectionGuard 1.0 (Algorithm 30.3): `c = O(α, β, a0, b0, a1, b1)`, `c = c0 + c1`.
@@ -42,73 +42,6 @@ impl<G: Group> std::fmt::Debug for DisjunctiveProof<G> {
 }
 
 impl<G: Group> DisjunctiveProof<G> {
-    #[cfg(feature = "prove")]
-    /// Proves that `ct = (g^r, g^m K^r)` with `m ∈ {0, 1}`.
-    ///
-    /// `nonces = (c_sim, v_sim, u)`: the simulated branch's challenge and response and the real
-    /// branch's commitment exponent, as ElectionGuard derives them (`c1, v1, u0` for m = 0;
-    /// `c0, v0, u1` for m = 1). The prover knows `r`, so every commitment is a fixed-base
-    /// exponentiation of `g` or `K`: `α^{-c} = g^{-rc}` and `β^{-c} = g^{-mc} K^{-rc}`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn prove_with_nonces<O: ChallengeOracle<G>>(
-        group: &G,
-        oracle: &O,
-        public_key: &PublicKey<G>,
-        ct: &Ciphertext<G>,
-        m: u64,
-        r: &G::Scalar,
-        nonces: [&G::Scalar; 3],
-    ) -> Result<Self, ProofError> {
-        let [c_sim, v_sim, u] = nonces;
-        // exponent v_sim - r·c_sim, shared by both simulated commitments
-        let e = group.scalar_sub(v_sim, &group.scalar_mul(r, c_sim));
-        let real_pad = group.pow_generator(u);
-        let real_data = public_key.pow(group, u);
-        let (zero_pad, zero_data, one_pad, one_data) = match m {
-            0 => {
-                // simulate the "1" branch: a1 = g^{v1} α^{-c1}, b1 = K^{v1} g^{c1} β^{-c1}
-                let one_pad = group.pow_generator(&e);
-                let one_data = group.op(&public_key.pow(group, &e), &group.pow_generator(c_sim));
-                (real_pad, real_data, one_pad, one_data)
-            }
-            1 => {
-                // simulate the "0" branch: a0 = g^{v0} α^{-c0}, b0 = K^{v0} β^{-c0}
-                let zero_pad = group.pow_generator(&e);
-                let zero_data = group.op(
-                    &public_key.pow(group, &e),
-                    &group.pow_generator(&group.scalar_neg(c_sim)),
-                );
-                (zero_pad, zero_data, real_pad, real_data)
-            }
-            _ => return Err(ProofError::NotABit { proof: NAME }),
-        };
-        let challenge = oracle.challenge(
-            group,
-            ProofKind::Disjunctive,
-            &[
-                &ct.pad, &ct.data, &zero_pad, &zero_data, &one_pad, &one_data,
-            ],
-        );
-        let c_real = group.scalar_sub(&challenge, c_sim);
-        let v_real = group.scalar_add(u, &group.scalar_mul(&c_real, r));
-        let (zero_challenge, one_challenge, zero_response, one_response) = if m == 0 {
-            (c_real, c_sim.clone(), v_real, v_sim.clone())
-        } else {
-            (c_sim.clone(), c_real, v_sim.clone(), v_real)
-        };
-        Ok(Self {
-            zero_pad,
-            zero_data,
-            one_pad,
-            one_data,
-            zero_challenge,
-            one_challenge,
-            challenge,
-            zero_response,
-            one_response,
-        })
-    }
-
     /// Checks the challenge, its split, and the four equations
     /// `g^v0 = a0·α^c0`, `g^v1 = a1·α^c1`, `K^v0 = b0·β^c0`, `g^c1·K^v1 = b1·β^c1`.
     pub fn verify<O: ChallengeOracle<G>>(

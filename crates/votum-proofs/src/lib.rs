@@ -4,21 +4,23 @@
 //! of the full statement (votum's own protocols); [`Eg1Oracle`] reproduces ElectionGuard 1.0's
 //! `hash_elems` challenges byte for byte (interoperability with electionguard 1.4.0).
 //!
-//! Feature `prove` (on by default) compiles the provers; the independent verifier builds
-//! without it.
+//! Feature `prove` (on by default) compiles the provers, all in one module (each proof's `prove`
+//! and the [`batch`] entry points); the independent verifier builds without it.
 //!
 //! `verify` returns `Result<(), ProofError>` and never panics; the error says which check failed.
 
-#[cfg(feature = "prove")]
-pub mod batch;
 mod chaum_pedersen;
 mod disjunctive;
 mod oracle;
+#[cfg(feature = "prove")]
+mod prove;
 mod schnorr;
 
 pub use chaum_pedersen::{ChaumPedersenProof, ConstantProof, Statement};
 pub use disjunctive::DisjunctiveProof;
 pub use oracle::{ChallengeOracle, Eg1Oracle, NativeOracle, ProofKind};
+#[cfg(feature = "prove")]
+pub use prove::batch;
 pub use schnorr::SchnorrProof;
 
 /// Why a proof was rejected.

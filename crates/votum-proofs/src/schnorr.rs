@@ -1,5 +1,3 @@
-#[cfg(feature = "prove")]
-use rand_core::{CryptoRng, RngCore};
 use votum_group::Group;
 
 use crate::{ChallengeOracle, ProofError, ProofKind};
@@ -32,37 +30,6 @@ impl<G: Group> std::fmt::Debug for SchnorrProof<G> {
 }
 
 impl<G: Group> SchnorrProof<G> {
-    #[cfg(feature = "prove")]
-    /// `h = g^w`, `c = O(y, h)`, `u = w + c·x`. `w` must be fresh, uniform and secret.
-    pub fn prove_with_nonce<O: ChallengeOracle<G>>(
-        group: &G,
-        oracle: &O,
-        secret: &G::Scalar,
-        public: &G::Element,
-        w: &G::Scalar,
-    ) -> Self {
-        let commitment = group.pow_generator(w);
-        let challenge = oracle.challenge(group, ProofKind::Schnorr, &[public, &commitment]);
-        let response = group.scalar_add(w, &group.scalar_mul(&challenge, secret));
-        Self {
-            commitment,
-            challenge,
-            response,
-        }
-    }
-
-    #[cfg(feature = "prove")]
-    pub fn prove<O: ChallengeOracle<G>, R: RngCore + CryptoRng>(
-        group: &G,
-        oracle: &O,
-        secret: &G::Scalar,
-        public: &G::Element,
-        rng: &mut R,
-    ) -> Self {
-        let w = group.random_scalar(rng);
-        Self::prove_with_nonce(group, oracle, secret, public, &w)
-    }
-
     /// Checks `c = O(y, h)` and `g^u = h·y^c`.
     pub fn verify<O: ChallengeOracle<G>>(
         &self,

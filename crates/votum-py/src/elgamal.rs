@@ -1,7 +1,8 @@
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use votum_elgamal::hashed::HashedCiphertext;
-use votum_elgamal::threshold::{self, SecretPolynomial};
+use votum_elgamal::secret::{self, SecretPolynomial};
+use votum_elgamal::threshold;
 use votum_elgamal::{Ciphertext, DlogTable, PublicKey, SecretKey};
 use votum_group::Group;
 
@@ -219,7 +220,7 @@ impl PyPublicKey {
         with_group!(&group_of(self.inner.group), g => {
             let pk = self.get(g)?;
             let nonces: Vec<_> = messages.iter().map(|_| g.random_scalar(&mut rng)).collect();
-            let out = release(py, || votum_elgamal::ciphertext::encrypt_exp_many(g, pk, &messages, &nonces));
+            let out = release(py, || votum_elgamal::secret::encrypt_exp_many(g, pk, &messages, &nonces));
             Ok(out.into_iter().map(|c| PyCiphertext::wrap(g, c)).collect())
         })
     }
@@ -480,7 +481,7 @@ pub fn verify_share(
     with_group!(&group_of_list(&commitments)?, g => {
         let cs = elements(g, &commitments)?;
         let s = share.get(g)?.clone();
-        Ok(release(py, || threshold::verify_share(g, &cs, x, &s)).map_err(NativeError::from)?)
+        Ok(release(py, || secret::verify_share(g, &cs, x, &s)).map_err(NativeError::from)?)
     })
 }
 
@@ -526,7 +527,7 @@ pub fn recover_secret(
 ) -> PyResult<PySecretKey> {
     with_group!(&group.inner, g => {
         let ss = shares.iter().map(|(i, s)| s.get(g).map(|s| (*i, s.clone()))).collect::<NativeResult<Vec<_>>>()?;
-        Ok(PySecretKey { inner: Tagged::new(g, SecretKey::new(threshold::recover_secret(g, &ss, quorum).map_err(NativeError::from)?)) })
+        Ok(PySecretKey { inner: Tagged::new(g, SecretKey::new(secret::recover_secret(g, &ss, quorum).map_err(NativeError::from)?)) })
     })
 }
 

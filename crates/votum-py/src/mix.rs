@@ -6,7 +6,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use votum_group::{Group, GroupId, ModpGroup, Ristretto255};
 use votum_mixnet::count::{count, Outcome, Rule};
-use votum_mixnet::election::{run, Parameters};
+use votum_mixnet::election::run;
+use votum_mixnet::params::Parameters;
 use votum_mixnet::MixError;
 use votum_verify::{verify_mix_record, Options};
 

@@ -7,7 +7,7 @@
 //! * [`Rows`]: a list of ciphertext rows with its canonical encoding and digest (90.6, 90.3).
 //! * [`Generators`]: the independent generators h, h_1 … h_N of a public seed (90.1).
 //! * [`ShuffleProof`]: the proof, its encoding and [`ShuffleProof::verify`] (90.5, batched).
-//! * `PreparedShuffle` (feature `prove`): the mixer's side, split into an offline part that
+//! * `PreparedShuffle` (feature `prove`, the crate's one gated module): the mixer's side, split into an offline part that
 //!   needs no ciphertexts (permutation commitment, re-encryption factors) and an online part (90.4).
 
 mod digest;
@@ -28,14 +28,6 @@ pub use transcript::short_scalars;
 use std::sync::{Arc, OnceLock};
 
 use votum_group::{Group, GroupError};
-
-/// Order bits from which ω'_i (and so s'_i) are short (spec/90.4).
-#[cfg(feature = "prove")]
-pub(crate) const SHORT_RESPONSES_FROM_BITS: u32 = 768;
-/// Bits of ω'_i's random part where it is short: challenge (128) + batching (128) + statistical
-/// hiding (128).
-#[cfg(feature = "prove")]
-pub(crate) const MASK_BITS: u32 = 384;
 
 /// Why a shuffle, its proof or its encoding was refused (spec/90.8).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -117,11 +109,6 @@ impl<G: Group> Generators<G> {
     /// h_1 … h_n (index 0 is h_1).
     pub fn hs(&self) -> &[G::Element] {
         &self.hs
-    }
-
-    #[cfg(feature = "prove")]
-    pub(crate) fn h_table(&self, group: &G) -> &G::Table {
-        self.h_table.get_or_init(|| group.table(&self.h))
     }
 
     pub(crate) fn check_capacity(&self, n: usize) -> Result<(), ShuffleError> {

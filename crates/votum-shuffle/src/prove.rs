@@ -16,6 +16,18 @@ use crate::{Generators, ShuffleError};
 /// and one 128-bit power per element) instead of its closed form (two fixed-base powers): a short
 /// variable-base power is cheaper than a fixed-base one only when q is long (the 2048-bit group).
 const RECURRENCE_FROM_BITS: u32 = 1024;
+/// Order bits from which ω'_i (and so s'_i) are short (spec/90.4).
+const SHORT_RESPONSES_FROM_BITS: u32 = 768;
+/// Bits of ω'_i's random part where it is short: challenge (128) + batching (128) + statistical
+/// hiding (128).
+const MASK_BITS: u32 = 384;
+
+impl<G: Group> Generators<G> {
+    /// A fixed-base table of h, built on first use (the prover's commitments use it).
+    fn h_table(&self, group: &G) -> &G::Table {
+        self.h_table.get_or_init(|| group.table(&self.h))
+    }
+}
 
 /// A shuffle whose secrets are drawn and whose ciphertext-independent work is done (spec/90.4
 /// "offline"): the permutation, its commitment, the re-encryption factors Enc(1, r'), and t1, t2,
@@ -103,10 +115,10 @@ fn row_secrets<G: Group>(group: &G, seed: &[u8; 32], row: usize, width: usize) -
 /// s'_i stays a 385-bit positive integer), which makes every power of ω'_i or s'_i short, for
 /// the prover (t3, t4) and the verifier alike (spec/90.4). Elsewhere it is uniform mod q.
 fn omega_prime<G: Group, R: RngCore + CryptoRng>(group: &G, rng: &mut R) -> G::Scalar {
-    if group.order().significant_bits() < crate::SHORT_RESPONSES_FROM_BITS {
+    if group.order().significant_bits() < SHORT_RESPONSES_FROM_BITS {
         return group.random_scalar(rng);
     }
-    let mut bytes = [0u8; 1 + crate::MASK_BITS as usize / 8];
+    let mut bytes = [0u8; 1 + MASK_BITS as usize / 8];
     rng.fill_bytes(&mut bytes[1..]);
     bytes[0] = 0;
     let mut x = votum_group::Integer::from_digits(&bytes, votum_group::Order::Msf);

@@ -12,7 +12,8 @@ use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use votum_group::{Group, ModpGroup, Ristretto255};
 use votum_mixnet::count::Rule;
-use votum_mixnet::election::{random_rows, run, Parameters};
+use votum_mixnet::election::run;
+use votum_mixnet::params::{random_rows, Parameters};
 
 fn go<G: Group>(group: G, voters: usize, mixers: usize, trustees: usize, rule: &str) {
     let (rule, candidates, width) = match rule {

@@ -117,7 +117,7 @@ fn run<G: Group>(group: G, n: usize, runs: usize) {
         }
         let t = Instant::now();
         let share =
-            votum_mixnet::decrypt::decrypt_share(&group, 1, &kp.secret, b"bench", &pads, &mut rng);
+            votum_mixnet::election::decrypt_share(&group, 1, &kp.secret, b"bench", &pads, &mut rng);
         decrypt.push(ms(t));
         let t = Instant::now();
         let ok = share.and_then(|s| {

@@ -1,9 +1,7 @@
 //! Partial key backups sealed to their receivers, and the public answer to a challenged backup.
 
 use serde_json::{json, Value};
-#[cfg(feature = "prove")]
 use votum_elgamal::hashed::HashedCiphertext;
-#[cfg(feature = "prove")]
 use votum_group::ModScalar;
 use votum_group::{Group, ModpGroup};
 

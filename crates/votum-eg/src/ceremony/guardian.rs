@@ -1,24 +1,16 @@
 //! A guardian: its secret polynomial, the verified backups it holds, the ceremony's steps, and a
 //! whole ceremony run in one place.
 
-#[cfg(feature = "prove")]
 use std::collections::BTreeMap;
-#[cfg(feature = "prove")]
 use std::fmt;
 
-#[cfg(feature = "prove")]
 use rand_chacha::ChaCha20Rng;
-#[cfg(feature = "prove")]
 use rand_core::{CryptoRng, RngCore, SeedableRng};
 use rayon::prelude::*;
 use votum_arith::Integer;
-#[cfg(feature = "prove")]
 use votum_elgamal::hashed::HashedCiphertext;
-#[cfg(feature = "prove")]
-use votum_elgamal::threshold::SecretPolynomial;
-#[cfg(feature = "prove")]
+use votum_elgamal::SecretPolynomial;
 use votum_elgamal::{PublicKey, SecretKey};
-#[cfg(feature = "prove")]
 use votum_group::ModScalar;
 use votum_group::{Group, ModpGroup};
 use votum_proofs::{Eg1Oracle, SchnorrProof};

@@ -1,12 +1,10 @@
 //! Producing decryption shares with proofs: a guardian's own, and compensated ones for a missing
 //! guardian from its backups.
 
-#[cfg(feature = "prove")]
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 use votum_arith::Integer;
 use votum_elgamal::Ciphertext;
-#[cfg(feature = "prove")]
 use votum_group::ModScalar;
 use votum_group::{Group, ModpGroup};
 use votum_proofs::{ChaumPedersenProof, Eg1Oracle};

@@ -8,7 +8,8 @@ use votum_group::Group;
 use votum_hash::{expand, hmac_sha256, hmac_sha256_verify, tags, Transcript};
 use zeroize::Zeroize;
 
-use crate::keys::{PublicKey, SecretKey};
+use crate::keys::PublicKey;
+use crate::secret::SecretKey;
 use crate::ElGamalError;
 
 pub struct HashedCiphertext<G: Group> {
@@ -64,7 +65,6 @@ fn apply_stream(k_enc: &[u8], data: &mut [u8]) {
 }
 
 impl<G: Group> HashedCiphertext<G> {
-    #[cfg(feature = "prove")]
     pub fn encrypt(group: &G, pk: &PublicKey<G>, message: &[u8], r: &G::Scalar) -> Self {
         let pad = group.pow_generator(r);
         let shared = pk.pow(group, r);
@@ -77,7 +77,6 @@ impl<G: Group> HashedCiphertext<G> {
         Self { pad, body, tag }
     }
 
-    #[cfg(feature = "prove")]
     pub fn decrypt(&self, group: &G, sk: &SecretKey<G>) -> Result<Vec<u8>, ElGamalError> {
         let shared = group.pow_secret(&self.pad, sk.expose());
         let (mut k_enc, mut k_mac) = keys(group, &self.pad, &shared);
