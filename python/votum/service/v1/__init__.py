@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from votum.service.v1 import ballots, board, ceremony, decryption, elections
+from votum.service.v1 import ballots, board, ceremony, decryption, elections, links
 from votum.service.v1.common import Objects
 from votum.service.v1.intake import Intake
 from votum.store import Store
@@ -16,3 +16,4 @@ def install(app: FastAPI, store: Store) -> None:
     app.state.intake = Intake(store, app.state.objects)
     for module in (elections, ceremony, ballots, decryption, board):
         app.include_router(module.router)
+    links.install(app)
