@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Annotated
 
@@ -28,16 +27,20 @@ def serve(
             help="The six stateless seed endpoints (they carry guardian secrets; off for real elections).",
         ),
     ] = None,
-    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    log_level: Annotated[str, typer.Option(help="Log level (debug, info, warning, error).")] = "info",
+    log_format: Annotated[
+        str | None, typer.Option(help="Log lines as text or json (one object per line, with request ids).")
+    ] = None,
 ) -> None:
     """Serve the election API (settings: defaults < --config file < VOTUM_* environment < options)."""
     import uvicorn
 
     from votum.service import create_app, load_settings
     from votum.service.http import with_header_timeout
+    from votum.service.observe import configure_logging
     from votum.service.settings import ensure_tokens
 
-    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(log_level, "text")
     try:
         settings = load_settings(
             config,
@@ -46,7 +49,9 @@ def serve(
             data_dir=data_dir,
             database_url=database_url,
             seed_endpoints=seed_endpoints,
+            log_format=log_format,
         )
+        configure_logging(log_level, settings.log_format)
         settings, token_file = ensure_tokens(settings)
         app = create_app(settings)
     except VotumError as e:
@@ -59,7 +64,8 @@ def serve(
         host=settings.host,
         port=settings.port,
         log_level=log_level,
-        access_log=False,
+        access_log=False,  # votum.access writes one line per request, with its id
+        log_config=None,  # uvicorn's loggers go through the handler configured above
         http=with_header_timeout(settings.header_timeout),
         limit_concurrency=settings.max_connections,
     )

@@ -6,13 +6,16 @@ import logging
 import threading
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi.responses import PlainTextResponse
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 import votum
 from votum.service import problems, seed, v1
-from votum.service.auth import TokenBook
+from votum.service.auth import TokenBook, require
 from votum.service.codec import OPENAPI_MSGPACK_NOTE, NegotiatedResponse, NegotiatedRoute
 from votum.service.limits import BodyLimit
+from votum.service.observe import Metrics, RequestLog
 from votum.service.settings import Settings, is_loopback
 from votum.store import Store
 
@@ -46,6 +49,10 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         open_paths=frozenset(seed.PATHS) if seed_on else frozenset(),
     )
 
+    # outermost: the request id and the access line cover every answer, refusals by the limit too
+    app.state.metrics = Metrics(store)
+    app.add_middleware(RequestLog, metrics=app.state.metrics)
+
     app.include_router(_health_router(seed_on))
     app.include_router(seed.router if seed_on else seed.disabled_router())
     v1.install(app, store)
@@ -64,7 +71,6 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
 
 
 def _health_router(seed_on: bool) -> Any:
-    from fastapi import APIRouter
 
     router = APIRouter(tags=["service"], route_class=NegotiatedRoute)
 
@@ -72,5 +78,18 @@ def _health_router(seed_on: bool) -> Any:
     def health() -> dict[str, Any]:
         """Liveness: the version, and whether the seed endpoints are on."""
         return {"status": "ok", "version": votum.__version__, "seed_endpoints": seed_on}
+
+    @router.get(
+        "/metrics",
+        dependencies=[Depends(require("admin", "metrics"))],
+        response_class=PlainTextResponse,
+        responses={200: {"content": {CONTENT_TYPE_LATEST: {}}}},
+    )
+    def metrics(request: Request) -> PlainTextResponse:
+        """Prometheus text format (spec/80.8): request latency by route (this process), ballots and
+        board entries per election and elections per phase (from the database). Token role `admin` or
+        `metrics`."""
+        body = generate_latest(request.app.state.metrics.registry)
+        return PlainTextResponse(body, media_type=CONTENT_TYPE_LATEST)
 
     return router

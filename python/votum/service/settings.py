@@ -8,7 +8,7 @@ import os
 import secrets
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -52,6 +52,8 @@ class Settings(BaseModel):
     max_connections: int = Field(default=1024, ge=1)
     #: largest count a decryption looks for (discrete log table bound)
     max_count: int = Field(default=1_000_000, ge=1)
+    #: log lines as `text` (a terminal) or `json` (one object per line, for a log collector)
+    log_format: Literal["text", "json"] = "text"
 
     @field_validator("tokens")
     @classmethod
@@ -59,10 +61,10 @@ class Settings(BaseModel):
         for token, role in tokens.items():
             if len(token) < 16:
                 raise ValueError("tokens must be at least 16 characters")
-            if role not in ("admin", "device") and not (
+            if role not in ("admin", "device", "metrics") and not (
                 role.startswith(ROLE_PREFIX_GUARDIAN) and len(role) > len(ROLE_PREFIX_GUARDIAN)
             ):
-                raise ValueError(f"unknown role {role!r} (admin, device, guardian:<id>)")
+                raise ValueError(f"unknown role {role!r} (admin, device, metrics, guardian:<id>)")
         return tokens
 
     @property
@@ -102,6 +104,7 @@ _ENV = {
     "VOTUM_MAX_COUNT": "max_count",
     "VOTUM_HEADER_TIMEOUT": "header_timeout",
     "VOTUM_MAX_CONNECTIONS": "max_connections",
+    "VOTUM_LOG_FORMAT": "log_format",
 }
 
 

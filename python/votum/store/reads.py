@@ -23,6 +23,13 @@ class Reads:
             raise NotFound(f"no election {election_id!r}")
         return election_row(row)
 
+    def elections(self) -> list[ElectionRow]:
+        """Every election's row, oldest first, without its tally (one query)."""
+        cols = [c for c in elections.c if c.name != "tally"]
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(*cols).order_by(elections.c.created_at))
+            return [election_row(row, with_tally=False) for row in rows]
+
     def election_ids(self) -> list[str]:
         with self.engine.connect() as conn:
             return list(conn.execute(select(elections.c.id).order_by(elections.c.created_at)).scalars())

@@ -62,7 +62,7 @@ class BallotRow:
     digest: bytes
 
 
-def election_row(row: Any) -> ElectionRow:
+def election_row(row: Any, with_tally: bool = True) -> ElectionRow:
     return ElectionRow(
         id=row.id,
         phase=row.phase,
@@ -73,7 +73,7 @@ def election_row(row: Any) -> ElectionRow:
         cast_count=row.cast_count,
         spoiled_count=row.spoiled_count,
         created_at=row.created_at,
-        tally=bytes(row.tally) if row.tally is not None else None,
+        tally=bytes(row.tally) if with_tally and row.tally is not None else None,
     )
 
 
