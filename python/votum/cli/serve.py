@@ -27,6 +27,10 @@ def serve(
             help="The six stateless seed endpoints (they carry guardian secrets; off for real elections).",
         ),
     ] = None,
+    tls_cert: Annotated[
+        Path | None, typer.Option(help="TLS certificate chain (PEM); with --tls-key.")
+    ] = None,
+    tls_key: Annotated[Path | None, typer.Option(help="TLS private key (PEM); with --tls-cert.")] = None,
     log_level: Annotated[str, typer.Option(help="Log level (debug, info, warning, error).")] = "info",
     log_format: Annotated[
         str | None, typer.Option(help="Log lines as text or json (one object per line, with request ids).")
@@ -50,6 +54,8 @@ def serve(
             database_url=database_url,
             seed_endpoints=seed_endpoints,
             log_format=log_format,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
         )
         configure_logging(log_level, settings.log_format)
         settings, token_file = ensure_tokens(settings)
@@ -68,4 +74,6 @@ def serve(
         log_config=None,  # uvicorn's loggers go through the handler configured above
         http=with_header_timeout(settings.header_timeout),
         limit_concurrency=settings.max_connections,
+        ssl_certfile=settings.tls_cert,
+        ssl_keyfile=settings.tls_key,
     )

@@ -3,6 +3,7 @@ a bounded wait for `/health`, the child's peak memory."""
 
 from __future__ import annotations
 
+import ssl
 import subprocess
 import sys
 import time
@@ -21,18 +22,20 @@ def start_server(
     stdout: int | IO[Any] | None = None,
     stderr: int | IO[Any] | None = None,
     wait_seconds: float = 30.0,
+    tls: ssl.SSLContext | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Starts `python -m votum serve --port <free> OPTIONS` and waits (at most `wait_seconds`) until it
-    answers `/health`; returns the process and its base URL. A server that does not come up is killed
-    and a VotumError raised."""
+    answers `/health`; returns the process and its base URL. With `tls` (a context that trusts the
+    server's certificate; OPTIONS give `--tls-cert`/`--tls-key`) the URL is https. A server that does
+    not come up is killed and a VotumError raised."""
     port = free_port()
     cmd = [sys.executable, "-m", "votum", "serve", "--port", str(port), *options]
     server = subprocess.Popen(cmd, env=env, stdout=stdout, stderr=stderr)
-    base = f"http://127.0.0.1:{port}"
+    base = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     deadline = time.monotonic() + wait_seconds
     while time.monotonic() < deadline and server.poll() is None:
         try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+            if httpx.get(f"{base}/health", timeout=1, verify=tls or True).status_code == 200:
                 return server, base
         except httpx.TransportError:
             time.sleep(0.1)

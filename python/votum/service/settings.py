@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -52,6 +52,9 @@ class Settings(BaseModel):
     max_connections: int = Field(default=1024, ge=1)
     #: largest count a decryption looks for (discrete log table bound)
     max_count: int = Field(default=1_000_000, ge=1)
+    #: TLS: the server's certificate chain and private key (PEM), both or neither
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
     #: log lines as `text` (a terminal) or `json` (one object per line, for a log collector)
     log_format: Literal["text", "json"] = "text"
 
@@ -66,6 +69,15 @@ class Settings(BaseModel):
             ):
                 raise ValueError(f"unknown role {role!r} (admin, device, metrics, guardian:<id>)")
         return tokens
+
+    @model_validator(mode="after")
+    def _tls_pair(self) -> Settings:
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("give both tls_cert and tls_key, or neither")
+        for path in (self.tls_cert, self.tls_key):
+            if path is not None and not path.is_file():
+                raise ValueError(f"{path}: no such file")
+        return self
 
     @property
     def seed_endpoints_on(self) -> bool:
@@ -105,6 +117,8 @@ _ENV = {
     "VOTUM_HEADER_TIMEOUT": "header_timeout",
     "VOTUM_MAX_CONNECTIONS": "max_connections",
     "VOTUM_LOG_FORMAT": "log_format",
+    "VOTUM_TLS_CERT": "tls_cert",
+    "VOTUM_TLS_KEY": "tls_key",
 }
 
 
