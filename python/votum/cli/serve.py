@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -35,14 +39,18 @@ def serve(
     log_format: Annotated[
         str | None, typer.Option(help="Log lines as text or json (one object per line, with request ids).")
     ] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, max=64, help="Server processes on one port and one database.")
+    ] = 1,
 ) -> None:
     """Serve the election API (settings: defaults < --config file < VOTUM_* environment < options)."""
     import uvicorn
 
-    from votum.service import create_app, load_settings
-    from votum.service.http import with_header_timeout
+    from votum.service import create_app, http, load_settings
+    from votum.service.app import SETTINGS_ENV, settings_for_workers
     from votum.service.observe import configure_logging
     from votum.service.settings import ensure_tokens
+    from votum.store import Store
 
     configure_logging(log_level, "text")
     try:
@@ -59,7 +67,21 @@ def serve(
         )
         configure_logging(log_level, settings.log_format)
         settings, token_file = ensure_tokens(settings)
-        app = create_app(settings)
+        if workers == 1:
+            app: Any = create_app(settings)
+        else:
+            # the workers are fresh interpreters that build their own app from these settings; the
+            # database is opened (and migrated) here first, so a bad URL fails now, once
+            if settings.database_url is None:
+                settings.data_dir.mkdir(parents=True, exist_ok=True)
+            Store(settings.url()).close()
+            app = "votum.service.app:app_from_environment"
+            os.environ[SETTINGS_ENV] = settings_for_workers(settings, log_level)
+            # request metrics of every worker, summed at each scrape (prometheus_client's multiprocess
+            # mode: each process writes its values to files in this directory)
+            metrics_dir = tempfile.mkdtemp(prefix="votum-metrics-")
+            atexit.register(shutil.rmtree, metrics_dir, True)
+            os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
     except VotumError as e:
         typer.echo(f"votum serve: {e}", err=True)
         raise typer.Exit(2) from e
@@ -67,12 +89,14 @@ def serve(
         typer.echo(f"no tokens configured: the admin token is in {token_file}", err=True)
     uvicorn.run(
         app,
+        factory=workers > 1,
+        workers=workers if workers > 1 else None,
         host=settings.host,
         port=settings.port,
         log_level=log_level,
         access_log=False,  # votum.access writes one line per request, with its id
         log_config=None,  # uvicorn's loggers go through the handler configured above
-        http=with_header_timeout(settings.header_timeout),
+        http=http.with_header_timeout(settings.header_timeout) if workers == 1 else http.IMPORT_NAME,
         limit_concurrency=settings.max_connections,
         ssl_certfile=settings.tls_cert,
         ssl_keyfile=settings.tls_key,

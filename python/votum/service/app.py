@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import threading
 from typing import Any
 
@@ -14,8 +16,9 @@ import votum
 from votum.service import problems, seed, v1
 from votum.service.auth import TokenBook, require
 from votum.service.codec import OPENAPI_MSGPACK_NOTE, NegotiatedResponse, NegotiatedRoute
+from votum.service.http import HeaderDeadlineProtocol
 from votum.service.limits import BodyLimit
-from votum.service.observe import Metrics, RequestLog
+from votum.service.observe import Metrics, RequestLog, configure_logging
 from votum.service.settings import Settings, is_loopback
 from votum.store import Store
 
@@ -68,6 +71,24 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             settings.host,
         )
     return app
+
+
+#: the environment variable through which `votum serve --workers N` hands its checked settings to
+#: each worker process (tokens included: the environment of one's own processes, as `VOTUM_TOKENS`)
+SETTINGS_ENV = "VOTUM_SERVE_SETTINGS"
+
+
+def settings_for_workers(settings: Settings, log_level: str) -> str:
+    return json.dumps({"settings": settings.model_dump(mode="json"), "log_level": log_level})
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one worker of `votum serve --workers N` (uvicorn calls it in each process)."""
+    given = json.loads(os.environ[SETTINGS_ENV])
+    settings = Settings.model_validate(given["settings"])
+    configure_logging(given["log_level"], settings.log_format)
+    HeaderDeadlineProtocol.seconds = settings.header_timeout  # uvicorn loads it as `http.IMPORT_NAME`
+    return create_app(settings)
 
 
 def _health_router(seed_on: bool) -> Any:

@@ -11,39 +11,47 @@ from typing import Any
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 
-def with_header_timeout(seconds: float) -> type[asyncio.Protocol]:
-    """The protocol class to give `uvicorn.run(http=...)`."""
+class HeaderDeadlineProtocol(H11Protocol):
+    """uvicorn's h11 protocol with a deadline of `seconds` for each request head. Module-level, so
+    the workers of `votum serve --workers N` can import it by name (`IMPORT_NAME`); each worker sets
+    `seconds` from its settings before it accepts a connection."""
 
-    class HeaderDeadlineProtocol(H11Protocol):
-        _deadline: asyncio.TimerHandle | None = None
-        _cycle_when_armed: Any = None
+    seconds: float = 10.0
+    _deadline: asyncio.TimerHandle | None = None
+    _cycle_when_armed: Any = None
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            self._arm()
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
 
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            super().connection_lost(exc)
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
 
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            self._arm()  # the next request's head has the same deadline
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()  # the next request's head has the same deadline
 
-        def _arm(self) -> None:
-            self._disarm()
-            self._cycle_when_armed = self.cycle
-            self._deadline = self.loop.call_later(seconds, self._expire)
+    def _arm(self) -> None:
+        self._disarm()
+        self._cycle_when_armed = self.cycle
+        self._deadline = self.loop.call_later(self.seconds, self._expire)
 
-        def _disarm(self) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
-                self._deadline = None
-
-        def _expire(self) -> None:
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
             self._deadline = None
-            # a new request head makes a new cycle; none since arming means none arrived in time
-            if self.cycle is self._cycle_when_armed and not self.transport.is_closing():
-                self.transport.close()
 
-    return HeaderDeadlineProtocol
+    def _expire(self) -> None:
+        self._deadline = None
+        # a new request head makes a new cycle; none since arming means none arrived in time
+        if self.cycle is self._cycle_when_armed and not self.transport.is_closing():
+            self.transport.close()
+
+
+IMPORT_NAME = "votum.service.http:HeaderDeadlineProtocol"
+
+
+def with_header_timeout(seconds: float) -> type[asyncio.Protocol]:
+    """The protocol class to give `uvicorn.run(http=...)` in one process."""
+    return type("HeaderDeadlineProtocol", (HeaderDeadlineProtocol,), {"seconds": seconds})

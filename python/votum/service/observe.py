@@ -7,8 +7,9 @@ id, and metrics in the Prometheus text format at `/metrics` (spec/80.8).
   from the access line to the error behind it. Logged: method, path, route, status, duration,
   request id; never a header value, a token or a body.
 - `--log-format json` writes each line as one JSON object (`JsonFormatter`).
-- Metrics: request latency histograms by route template and status (this process), and from the
-  database, so every worker on one database reports the same values: ballots recorded per election
+- Metrics: request latency histograms by route template and status (summed over the workers of
+  `votum serve --workers N`), and from the database, so every server on one database reports the
+  same values: ballots recorded per election
   and state (counters: their rate is the intake rate), board entries per election, elections per
   phase.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import os
 import re
 import time
 import uuid
@@ -25,6 +27,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
 from votum.store import PHASES, Store
@@ -103,13 +106,18 @@ class Metrics:
 
     def __init__(self, store: Store) -> None:
         self.registry = CollectorRegistry()
+        # several workers (`votum serve --workers N` sets PROMETHEUS_MULTIPROC_DIR): each process
+        # writes its values to files there, and a scrape of any worker sums them
+        shared = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
         self.latency = Histogram(
             "votum_http_request_duration_seconds",
-            "Time to answer a request, by route template, method and status (this process)",
+            "Time to answer a request, by route template, method and status",
             ["method", "route", "status"],
             buckets=LATENCY_BUCKETS,
-            registry=self.registry,
+            registry=None if shared else self.registry,
         )
+        if shared:
+            MultiProcessCollector(self.registry)  # type: ignore[no-untyped-call]
         self.registry.register(StoreCollector(store))
 
 
