@@ -25,7 +25,7 @@ import time
 import uuid
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Histogram
+from prometheus_client import CollectorRegistry, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
@@ -116,6 +116,12 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=None if shared else self.registry,
         )
+        self.in_flight = Gauge(
+            "votum_http_requests_in_flight",
+            "Requests being served (a draining server counts down to 0)",
+            registry=None if shared else self.registry,
+            multiprocess_mode="livesum",
+        )
         if shared:
             MultiProcessCollector(self.registry)  # type: ignore[no-untyped-call]
         self.registry.register(StoreCollector(store))
@@ -163,6 +169,8 @@ class RequestLog:
                 request_id = value.decode()
         request_id = request_id or uuid.uuid4().hex
         token = REQUEST_ID.set(request_id)
+        if self.metrics is not None:
+            self.metrics.in_flight.inc()
         start = time.perf_counter()
         status = 500  # what the client sees when the app fails before it starts a response
 
@@ -182,6 +190,7 @@ class RequestLog:
             route = getattr(scope.get("route"), "path", None) or "unmatched"
             if self.metrics is not None:
                 self.metrics.latency.labels(scope["method"], route, str(status)).observe(seconds)
+                self.metrics.in_flight.dec()
             access_log.info(
                 "%s %s %d",
                 scope["method"],
