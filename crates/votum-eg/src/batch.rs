@@ -22,7 +22,7 @@ use votum_arith::{multi_pow_parallel, Integer};
 use votum_elgamal::Ciphertext;
 use votum_group::{Group, ModElement, ModpGroup};
 
-use votum_proofs::ChaumPedersenProof;
+use votum_proofs::{ChaumPedersenProof, SchnorrProof};
 
 use crate::encrypted::EncryptedBallot;
 
@@ -229,4 +229,40 @@ pub fn shares_hold<R: RngCore + CryptoRng>(
     // once per batch: a plain power (no fixed-base table of g for one exponentiation)
     let gv = g.pow(g.generator(), &g.scalar_from_integer(&g_exp));
     m.mul(gv.value(), &lhs) == rhs
+}
+
+/// One Schnorr proof of a guardian record: the coefficient commitment `K` it is about (a subgroup
+/// member, checked when the record was read) and the proof.
+pub struct SchnorrCheck<'a> {
+    pub public: &'a ModElement,
+    pub proof: &'a SchnorrProof<ModpGroup>,
+}
+
+/// Whether every Schnorr proof holds (`g^u = h·K^c`), in one random linear combination (spec/63.1):
+/// `g^{Σ r_j u_j} = Π h_j^{r_j} · K_j^{r_j c_j}` with fresh secret 128-bit weights. Each `K` must be
+/// a member, each `h` must have Jacobi symbol 1 and each challenge must have been recomputed.
+pub fn schnorr_hold<R: RngCore + CryptoRng>(
+    g: &ModpGroup,
+    checks: &[SchnorrCheck<'_>],
+    rng: &mut R,
+) -> bool {
+    let q = g.order();
+    let mut g_exp = Integer::new();
+    let mut bases = Vec::with_capacity(2 * checks.len());
+    let mut exps = Vec::with_capacity(2 * checks.len());
+    for chk in checks {
+        let r = weight(rng);
+        let p = chk.proof;
+        g_exp += Integer::from(&r * p.response.value());
+        bases.push(chk.public.value().clone());
+        exps.push(Integer::from(&r * p.challenge.value()) % q);
+        // h is only known to be a quadratic residue: its exponent (128 bits) is not reduced
+        bases.push(p.commitment.value().clone());
+        exps.push(r);
+    }
+    let Ok(rhs) = multi_pow_parallel(g.modulus(), &bases, &exps) else {
+        return false;
+    };
+    let lhs = g.pow(g.generator(), &g.scalar_from_integer(&g_exp));
+    *lhs.value() == rhs
 }

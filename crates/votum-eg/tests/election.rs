@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use votum_eg::ceremony::{
-    run_ceremony, CeremonyError, Guardian, GuardianPublicKey, PartialKeyBackup,
+    run_ceremony, verify_guardians, CeremonyError, Guardian, GuardianPublicKey, PartialKeyBackup,
 };
 use votum_eg::context::ElectionContext;
 use votum_eg::decrypt::{
@@ -739,6 +739,57 @@ fn an_encrypted_tally_is_read_with_every_element_checked() {
                 }) if object.ends_with(&format!("{}/{}", last_contest.object_id, last.object_id))
             ),
             "{err:?}"
+        );
+    }
+}
+
+/// A set of records is checked in one batch (spec/63.1); a bad proof anywhere in the set still fails
+/// it, and the error names the guardian and the commitment, whatever was changed: the response, the
+/// challenge, or the proof's commitment h (p − h has Jacobi symbol −1; 4h is a quadratic residue that
+/// only the batched equation catches).
+#[test]
+fn a_set_of_records_is_checked_in_one_batch_and_a_bad_proof_is_named() {
+    let g = ModpGroup::eg_4096();
+    let mut rng = ChaCha20Rng::seed_from_u64(63);
+    let publics: Vec<GuardianPublicKey> = ceremony(&mut rng)
+        .iter()
+        .map(|x| x.public_key().clone())
+        .collect();
+    let quorum = publics[0].commitments.len();
+    verify_guardians(&g, &publics, quorum).unwrap();
+    let p = votum_arith::Integer::from(g.p());
+    let hex = |x: &votum_arith::Integer| serde_json::Value::from(votum_hash::eg::to_hex(x));
+    let value = |v: &serde_json::Value| votum_hash::eg::from_hex(v.as_str().unwrap()).unwrap();
+    type Tamper<'a> = Box<dyn Fn(&mut serde_json::Value) + 'a>;
+    let tamperings: Vec<(&str, Tamper<'_>)> = vec![
+        (
+            "response",
+            Box::new(|x| x["response"] = hex(&(value(&x["response"]) + 1u32))),
+        ),
+        (
+            "challenge",
+            Box::new(|x| x["challenge"] = hex(&(value(&x["challenge"]) + 1u32))),
+        ),
+        (
+            "p - h",
+            Box::new(|x| {
+                x["commitment"] = hex(&votum_arith::Integer::from(&p - value(&x["commitment"])))
+            }),
+        ),
+        (
+            "4h",
+            Box::new(|x| x["commitment"] = hex(&(value(&x["commitment"]) * 4u32 % &p))),
+        ),
+    ];
+    for (what, tamper) in &tamperings {
+        let mut record = publics[1].to_eg14_json();
+        tamper(&mut record["election_proofs"][1]);
+        let mut forged = publics.clone();
+        forged[1] = GuardianPublicKey::from_eg14_json(&g, &record).unwrap();
+        let err = verify_guardians(&g, &forged, quorum).unwrap_err();
+        assert!(
+            matches!(&err, CeremonyError::Proof { guardian, index: 1, .. } if guardian == &publics[1].id),
+            "{what}: {err:?}"
         );
     }
 }

@@ -19,7 +19,7 @@ use votum_arith::Integer;
 use votum_elgamal::threshold::public_share;
 use votum_group::{Group, ModElement, ModpGroup};
 use votum_hash::eg::{hash_elems, EgHashItem};
-use votum_proofs::{Eg1Oracle, ProofError, SchnorrProof};
+use votum_proofs::{ChallengeOracle, Eg1Oracle, ProofError, ProofKind, SchnorrProof};
 
 use crate::json::{self, FieldError};
 
@@ -249,6 +249,26 @@ pub fn verify_guardians(
         if !ids.insert(g.id.as_str()) || !orders.insert(g.sequence_order) {
             return Err(CeremonyError::DuplicateGuardian(g.id.clone()));
         }
+    }
+    // the cheap checks one by one (lengths, challenges, Jacobi symbols of the proofs' commitments),
+    // the equations in one batch (spec/63.1); any failure: each record on its own names the culprit
+    let oracle = Eg1Oracle::new(Integer::ZERO);
+    let shaped = guardians.iter().all(|g| {
+        g.commitments.len() == quorum
+            && g.proofs.len() == quorum
+            && g.commitments.iter().zip(&g.proofs).all(|(k, p)| {
+                p.commitment.value().jacobi(group.p()) == 1
+                    && oracle.challenge(group, ProofKind::Schnorr, &[k, &p.commitment])
+                        == p.challenge
+            })
+    });
+    let checks: Vec<crate::batch::SchnorrCheck<'_>> = guardians
+        .iter()
+        .flat_map(|g| g.commitments.iter().zip(&g.proofs))
+        .map(|(public, proof)| crate::batch::SchnorrCheck { public, proof })
+        .collect();
+    if shaped && crate::batch::schnorr_hold(group, &checks, &mut crate::batch::batch_rng()) {
+        return Ok(());
     }
     guardians.iter().try_for_each(|g| g.verify(group, quorum))
 }
