@@ -200,6 +200,27 @@ impl Guardian {
         backup: &PartialKeyBackup,
     ) -> Result<(), CeremonyError> {
         let group = ModpGroup::eg_4096();
+        let coordinate = self.open_backup(sender, backup)?;
+        if group.pow_secret(group.generator(), &coordinate)
+            != sender.recovery_key(&group, self.public.sequence_order)
+        {
+            return Err(CeremonyError::InvalidBackup {
+                sender: sender.id.clone(),
+                receiver: self.public.id.clone(),
+            });
+        }
+        self.backups.insert(sender.id.clone(), coordinate);
+        Ok(())
+    }
+
+    /// The coordinate `P_sender(me)` a backup seals, once it is opened (constant-time decryption)
+    /// and its labels match; not yet checked against the sender's commitments.
+    fn open_backup(
+        &self,
+        sender: &GuardianPublicKey,
+        backup: &PartialKeyBackup,
+    ) -> Result<ModScalar, CeremonyError> {
+        let group = ModpGroup::eg_4096();
         self.check_addressed(
             &backup.sender,
             &backup.receiver,
@@ -219,16 +240,7 @@ impl Guardian {
         if from != sender.id || from != backup.sender || to != self.public.id {
             return Err(unreadable());
         }
-        if group.pow_generator(&coordinate)
-            != sender.recovery_key(&group, self.public.sequence_order)
-        {
-            return Err(CeremonyError::InvalidBackup {
-                sender: sender.id.clone(),
-                receiver: self.public.id.clone(),
-            });
-        }
-        self.backups.insert(sender.id.clone(), coordinate);
-        Ok(())
+        Ok(coordinate)
     }
 
     /// Publishes `P_me(receiver)` in the clear, as the protocol asks of a challenged sender.
@@ -269,6 +281,43 @@ impl Guardian {
 /// Guardians work in parallel; each one's draws happen in the same order as when the steps are
 /// called one by one (its polynomial, then its backups to the others in sequence order), so seeded
 /// runs give the same bytes either way.
+/// Whether every opened backup `(sender, receiver's sequence order x, coordinate)` is on its sender's
+/// committed polynomial, `g^{P_s(x)} = Π_j K_{s,j}^{x^j}`, in one random linear combination with fresh
+/// 128-bit weights w: `g^{Σ w·P_s(x)} = Π_{s,j} K_{s,j}^{Σ_x w·x^j}` (the commitments are members; the
+/// argument is 62.4's). The left side's exponent mixes secrets: it is raised in constant time.
+fn backups_hold<'a, R: RngCore + CryptoRng>(
+    group: &ModpGroup,
+    opened: impl Iterator<Item = (&'a GuardianPublicKey, u64, &'a ModScalar)>,
+    rng: &mut R,
+) -> bool {
+    let q = group.order();
+    let mut sum = Integer::new();
+    let mut exps: BTreeMap<(&str, usize), (&ModElement, Integer)> = BTreeMap::new();
+    for (sender, x, coordinate) in opened {
+        let mut bytes = [0u8; 16];
+        rng.fill_bytes(&mut bytes);
+        let w = Integer::from_digits(&bytes, votum_arith::Order::Msf);
+        sum += Integer::from(&w * coordinate.value());
+        let mut power = w;
+        for (j, k) in sender.commitments.iter().enumerate() {
+            let entry = exps
+                .entry((sender.id.as_str(), j))
+                .or_insert_with(|| (k, Integer::new()));
+            entry.1 += &power;
+            power = Integer::from(&power * x) % q;
+        }
+    }
+    let (bases, powers): (Vec<ModElement>, Vec<ModScalar>) = exps
+        .into_values()
+        .map(|(k, e)| (k.clone(), group.scalar_from_integer(&e)))
+        .unzip();
+    let mut total = group.scalar_from_integer(&sum);
+    let lhs = group.pow_secret(group.generator(), &total);
+    zeroize::Zeroize::zeroize(&mut total);
+    votum_arith::wipe_integer(&mut sum);
+    group.multi_pow(&bases, &powers).is_ok_and(|rhs| rhs == lhs)
+}
+
 pub fn run_ceremony<R: RngCore + CryptoRng + Send>(
     quorum: usize,
     rngs: &mut [R],
@@ -291,15 +340,89 @@ pub fn run_ceremony<R: RngCore + CryptoRng + Send>(
                 .collect::<Result<Vec<_>, _>>()
         })
         .collect::<Result<Vec<_>, _>>()?;
-    guardians
-        .par_iter_mut()
-        .try_for_each(|receiver| -> Result<(), CeremonyError> {
-            for (sender, backups) in publics.iter().zip(&sent) {
-                if let Some(b) = backups.iter().find(|b| b.receiver == receiver.public.id) {
-                    receiver.receive_backup(sender, b)?;
+    // every receiver opens the backups addressed to it (constant-time decryption, in parallel), then
+    // every backup is checked against its sender's commitments in one batch (spec/63.2); if the batch
+    // fails, each receiver checks its backups one by one, and the first bad one is named
+    let opened = guardians
+        .par_iter()
+        .map(|receiver| {
+            publics
+                .iter()
+                .zip(&sent)
+                .filter_map(|(sender, backups)| {
+                    let b = backups.iter().find(|b| b.receiver == receiver.public.id)?;
+                    Some(receiver.open_backup(sender, b).map(|c| (sender, c)))
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .collect::<Result<Vec<_>, _>>();
+    let group = ModpGroup::eg_4096();
+    match opened {
+        Ok(opened)
+            if backups_hold(
+                &group,
+                guardians.iter().zip(&opened).flat_map(|(receiver, list)| {
+                    list.iter()
+                        .map(move |(sender, c)| (*sender, receiver.public.sequence_order, c))
+                }),
+                &mut crate::batch::batch_rng(),
+            ) =>
+        {
+            for (receiver, list) in guardians.iter_mut().zip(opened) {
+                for (sender, coordinate) in list {
+                    receiver.backups.insert(sender.id.clone(), coordinate);
                 }
             }
-            Ok(())
-        })?;
+        }
+        _ => guardians
+            .par_iter_mut()
+            .try_for_each(|receiver| -> Result<(), CeremonyError> {
+                for (sender, backups) in publics.iter().zip(&sent) {
+                    if let Some(b) = backups.iter().find(|b| b.receiver == receiver.public.id) {
+                        receiver.receive_backup(sender, b)?;
+                    }
+                }
+                Ok(())
+            })?,
+    }
     Ok((guardians, sent))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// The batched backup check (spec/63.2) accepts the true coordinates and refuses one changed
+    /// coordinate or one coordinate credited to the wrong receiver.
+    #[test]
+    fn backups_hold_only_for_the_committed_coordinates() {
+        let group = ModpGroup::eg_4096();
+        let mut rng = ChaCha20Rng::seed_from_u64(632);
+        let guardians: Vec<Guardian> = (1..=3u64)
+            .map(|i| Guardian::new(&format!("g{i}"), i, 3, 2, &mut rng).unwrap())
+            .collect();
+        let mut opened = Vec::new();
+        for s in &guardians {
+            for x in 1..=3u64 {
+                opened.push((s.public_key(), x, s.polynomial.evaluate(&group, x)));
+            }
+        }
+        let check = |list: &[(&GuardianPublicKey, u64, ModScalar)]| {
+            let mut weights = ChaCha20Rng::seed_from_u64(1);
+            backups_hold(
+                &group,
+                list.iter().map(|(s, x, c)| (*s, *x, c)),
+                &mut weights,
+            )
+        };
+        assert!(check(&opened));
+        let mut changed = opened.clone();
+        changed[4].2 = group.scalar_add(&changed[4].2, &group.scalar_from_u64(1));
+        assert!(!check(&changed));
+        let mut misplaced = opened.clone();
+        misplaced[2].1 = 1;
+        assert!(!check(&misplaced));
+    }
 }
