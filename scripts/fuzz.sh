@@ -2,7 +2,8 @@
 # Fuzzes the decoders of untrusted bytes with libFuzzer (cargo-fuzz, nightly Rust).
 #   scripts/fuzz.sh TARGET [SECONDS]   one target (default 1800 s); new inputs go to fuzz/corpus/TARGET
 #   scripts/fuzz.sh all [SECONDS]      every target, two at a time
-# Crashes do not stop the run (fork mode); each lands in fuzz/artifacts/TARGET/. A finding gets a
+# Crashes do not stop the run (fork mode); each lands in fuzz/artifacts/TARGET/. The corpus is minimized
+# afterwards (cargo fuzz cmin), so what is committed stays small. A finding gets a
 # regression input in fuzz/regressions/TARGET/ (replayed by `cargo test -p votum-fuzz`).
 # Installs nightly and cargo-fuzz when missing (development only: CI replays the corpus on stable).
 set -euo pipefail
@@ -24,7 +25,11 @@ run_one() {
         -max_total_time="$seconds" -max_len="$max" -rss_limit_mb=2048 -malloc_limit_mb=2048 \
         -timeout=20 -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
         -artifact_prefix="artifacts/$t/" -print_final_stats=1) > "fuzz/logs/$t.log" 2>&1 || true
-    echo "$t: $(grep -c 'crash-\|timeout-\|oom-' "fuzz/logs/$t.log" || true) artifact lines, log fuzz/logs/$t.log"
+    # keep the corpus small enough to commit: the fewest inputs that cover what the run reached
+    (cd fuzz && cargo +nightly fuzz cmin -O "$t" "corpus/$t" -- -rss_limit_mb=2048 -timeout=20) \
+        > "fuzz/logs/cmin_$t.log" 2>&1 || true
+    echo "$t: $(grep -c 'crash-\|timeout-\|oom-' "fuzz/logs/$t.log" || true) artifact lines," \
+        "$(find "fuzz/corpus/$t" -type f | wc -l) corpus inputs, log fuzz/logs/$t.log"
 }
 
 if [ "$target" = all ]; then
