@@ -791,3 +791,34 @@ fn a_set_of_records_is_checked_in_one_batch_and_a_bad_proof_is_named() {
         );
     }
 }
+
+/// A set of records is read with one membership batch for all commitments (spec/63.1): the same keys
+/// as reading each alone, and a non-member commitment (4: a quadratic residue outside the subgroup)
+/// in one record is refused with that record named.
+#[test]
+fn a_set_of_records_is_read_with_one_membership_batch() {
+    let g = ModpGroup::eg_4096();
+    let mut rng = ChaCha20Rng::seed_from_u64(631);
+    let values: Vec<serde_json::Value> = ceremony(&mut rng)
+        .iter()
+        .map(|x| x.public_key().to_eg14_json())
+        .collect();
+    let one_by_one: Vec<GuardianPublicKey> = values
+        .iter()
+        .map(|v| GuardianPublicKey::from_eg14_json(&g, v).unwrap())
+        .collect();
+    assert_eq!(
+        GuardianPublicKey::from_eg14_json_many(&g, &values).unwrap(),
+        one_by_one
+    );
+    let mut bad = values.clone();
+    let four = serde_json::Value::from(votum_hash::eg::to_hex(&votum_arith::Integer::from(4u32)));
+    bad[2]["election_commitments"][1] = four.clone();
+    bad[2]["election_proofs"][1]["public_key"] = four;
+    let err = GuardianPublicKey::from_eg14_json_many(&g, &bad).unwrap_err();
+    let named = format!("guardian {:?}", one_by_one[2].id);
+    assert!(
+        matches!(&err, CeremonyError::Field(votum_eg::json::FieldError::BadElement { object, .. }) if *object == named),
+        "{err:?}"
+    );
+}

@@ -32,8 +32,14 @@ pub(crate) fn record(text: &str) -> PyResult<GuardianPublicKey> {
         .map_err(|e| NativeError::Ceremony(e).into())
 }
 
+/// A set of records, their commitments checked for membership in one batch (spec/63.1).
 pub(crate) fn records(texts: &[String]) -> PyResult<Vec<GuardianPublicKey>> {
-    texts.iter().map(|r| record(r)).collect()
+    let g = ModpGroup::eg_4096();
+    let values = texts
+        .iter()
+        .map(|t| parse(t, "guardian record"))
+        .collect::<PyResult<Vec<_>>>()?;
+    GuardianPublicKey::from_eg14_json_many(&g, &values).map_err(|e| NativeError::Ceremony(e).into())
 }
 
 pub(crate) fn ceremony<T>(r: Result<T, CeremonyError>) -> PyResult<T> {

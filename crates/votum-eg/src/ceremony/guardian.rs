@@ -175,11 +175,23 @@ impl Guardian {
         rng: &mut R,
     ) -> Result<PartialKeyBackup, CeremonyError> {
         let group = ModpGroup::eg_4096();
+        let r = group.random_scalar(rng);
+        self.backup_with_nonce(receiver, &r)
+    }
+
+    /// [`Guardian::backup_for`] with its nonce drawn already (a whole ceremony draws each sender's
+    /// nonces in order, then seals every backup in parallel).
+    fn backup_with_nonce(
+        &self,
+        receiver: &GuardianPublicKey,
+        r: &ModScalar,
+    ) -> Result<PartialKeyBackup, CeremonyError> {
+        let group = ModpGroup::eg_4096();
         let key = PublicKey::new(&group, receiver.key().clone())
             .map_err(|_| CeremonyError::UnknownGuardian(receiver.id.clone()))?;
         let mut coordinate = self.polynomial.evaluate(&group, receiver.sequence_order);
         let mut m = backup_plaintext(&self.public.id, &receiver.id, &coordinate);
-        let r = group.random_scalar(rng);
+        let r = r.clone();
         let sealed = HashedCiphertext::encrypt(&group, &key, &m, &r);
         zeroize::Zeroize::zeroize(&mut m);
         zeroize::Zeroize::zeroize(&mut coordinate);
@@ -329,34 +341,70 @@ pub fn run_ceremony<R: RngCore + CryptoRng + Send>(
         .map(|(i, r)| Guardian::new(&format!("guardian-{}", i + 1), i as u64 + 1, n, quorum, r))
         .collect::<Result<Vec<_>, _>>()?;
     let publics: Vec<GuardianPublicKey> = guardians.iter().map(|g| g.public.clone()).collect();
-    let sent = guardians
-        .par_iter()
-        .zip(rngs.par_iter_mut())
+    // each sender's nonces drawn in receiver order (as `backup_for` one after the other would),
+    // then all n(n−1) backups sealed in parallel
+    let group = ModpGroup::eg_4096();
+    let nonces: Vec<Vec<ModScalar>> = guardians
+        .iter()
+        .zip(rngs.iter_mut())
         .map(|(g, r)| {
             publics
                 .iter()
                 .filter(|p| p.id != g.public.id)
-                .map(|p| g.backup_for(p, r))
-                .collect::<Result<Vec<_>, _>>()
+                .map(|_| group.random_scalar(r))
+                .collect()
         })
+        .collect();
+    let pairs: Vec<(usize, &GuardianPublicKey, &ModScalar)> = guardians
+        .iter()
+        .enumerate()
+        .flat_map(|(s, g)| {
+            publics
+                .iter()
+                .filter(move |p| p.id != g.public.id)
+                .zip(&nonces[s])
+                .map(move |(p, r)| (s, p, r))
+        })
+        .collect();
+    let sealed = pairs
+        .par_iter()
+        .map(|(s, p, r)| guardians[*s].backup_with_nonce(p, r))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut sent: Vec<Vec<PartialKeyBackup>> = vec![Vec::new(); n];
+    for ((s, _, _), b) in pairs.iter().zip(sealed) {
+        sent[*s].push(b);
+    }
     // every receiver opens the backups addressed to it (constant-time decryption, in parallel), then
     // every backup is checked against its sender's commitments in one batch (spec/63.2); if the batch
     // fails, each receiver checks its backups one by one, and the first bad one is named
-    let opened = guardians
-        .par_iter()
-        .map(|receiver| {
+    let deliveries: Vec<(usize, &GuardianPublicKey, &PartialKeyBackup)> = guardians
+        .iter()
+        .enumerate()
+        .flat_map(|(r, receiver)| {
             publics
                 .iter()
                 .zip(&sent)
-                .filter_map(|(sender, backups)| {
+                .filter_map(move |(sender, backups)| {
                     let b = backups.iter().find(|b| b.receiver == receiver.public.id)?;
-                    Some(receiver.open_backup(sender, b).map(|c| (sender, c)))
+                    Some((r, sender, b))
                 })
-                .collect::<Result<Vec<_>, _>>()
         })
-        .collect::<Result<Vec<_>, _>>();
-    let group = ModpGroup::eg_4096();
+        .collect();
+    let opened = deliveries
+        .par_iter()
+        .map(|(r, sender, b)| {
+            guardians[*r]
+                .open_backup(sender, b)
+                .map(|c| (*r, *sender, c))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(|flat| {
+            let mut per_receiver: Vec<Vec<(&GuardianPublicKey, ModScalar)>> = vec![Vec::new(); n];
+            for (r, sender, c) in flat {
+                per_receiver[r].push((sender, c));
+            }
+            per_receiver
+        });
     match opened {
         Ok(opened)
             if backups_hold(

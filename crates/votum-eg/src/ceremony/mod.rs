@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 use votum_arith::Integer;
 use votum_elgamal::threshold::public_share;
-use votum_group::{Group, ModElement, ModpGroup};
+use votum_group::{Group, InRange, ModElement, ModpGroup};
 use votum_hash::eg::{hash_elems, EgHashItem};
 use votum_proofs::{ChallengeOracle, Eg1Oracle, ProofError, ProofKind, SchnorrProof};
 
@@ -170,12 +170,78 @@ impl GuardianPublicKey {
     /// Reads a `GuardianRecord` (every element checked for subgroup membership, in one batch;
     /// the proofs are checked by [`GuardianPublicKey::verify`]).
     pub fn from_eg14_json(group: &ModpGroup, v: &Value) -> Result<Self, CeremonyError> {
+        let unchecked = Unchecked::read(group, v)?;
+        let commitments = group
+            .check_all(unchecked.commitments, &mut crate::batch::batch_rng())
+            .map_err(|_| FieldError::BadElement {
+                object: format!("guardian {:?}", unchecked.id),
+                what: "election_commitments",
+                reason: votum_group::GroupError::NotInSubgroup,
+            })?;
+        Ok(Self {
+            id: unchecked.id,
+            sequence_order: unchecked.sequence_order,
+            commitments,
+            proofs: unchecked.proofs,
+        })
+    }
+
+    /// Reads a set of records (spec/63.1): each as [`GuardianPublicKey::from_eg14_json`] does, in
+    /// parallel, with the commitments of all of them checked for membership in one batch. The
+    /// error is the one the first bad record gives on its own.
+    pub fn from_eg14_json_many(
+        group: &ModpGroup,
+        vs: &[Value],
+    ) -> Result<Vec<Self>, CeremonyError> {
+        let read = vs
+            .par_iter()
+            .map(|v| Unchecked::read(group, v))
+            .collect::<Result<Vec<_>, _>>()?;
+        let all: Vec<InRange> = read
+            .iter()
+            .flat_map(|r| r.commitments.iter().cloned())
+            .collect();
+        let Ok(mut members) = group.check_all(all, &mut crate::batch::batch_rng()) else {
+            // name the culprit: the first record that fails on its own
+            for v in vs {
+                Self::from_eg14_json(group, v)?;
+            }
+            return Err(CeremonyError::Field(FieldError::Format {
+                object: "guardian records".into(),
+                message: "a commitment is not in the subgroup".into(),
+            }));
+        };
+        let mut out = Vec::with_capacity(read.len());
+        for r in read.into_iter().rev() {
+            let commitments = members.split_off(members.len() - r.commitments.len());
+            out.push(Self {
+                id: r.id,
+                sequence_order: r.sequence_order,
+                commitments,
+                proofs: r.proofs,
+            });
+        }
+        out.reverse();
+        Ok(out)
+    }
+}
+
+/// A record read and range-checked, its commitments not yet tested for membership.
+struct Unchecked {
+    id: String,
+    sequence_order: u64,
+    commitments: Vec<InRange>,
+    proofs: Vec<SchnorrProof<ModpGroup>>,
+}
+
+impl Unchecked {
+    fn read(group: &ModpGroup, v: &Value) -> Result<Self, CeremonyError> {
         let object = "guardian record";
         let id = json::text(v, "guardian_id", object)?.to_string();
         let object = format!("guardian {id:?}");
         let sequence_order = json::uint(v, "sequence_order", &object)?;
         // the key and the proofs' public keys must equal commitments, and the commitments are
-        // checked for membership together below
+        // checked for membership together by the caller
         let key = json::in_range(group, v, "election_public_key", &object)?;
         let list = |name: &str| -> Result<&Vec<Value>, FieldError> {
             json::field(v, name, &object)?
@@ -206,13 +272,6 @@ impl GuardianPublicKey {
                 what: "election_public_key is not the first commitment",
             });
         }
-        let commitments = group
-            .check_all(commitments, &mut crate::batch::batch_rng())
-            .map_err(|_| FieldError::BadElement {
-                object,
-                what: "election_commitments",
-                reason: votum_group::GroupError::NotInSubgroup,
-            })?;
         Ok(Self {
             id,
             sequence_order,
@@ -267,7 +326,16 @@ pub fn verify_guardians(
         .flat_map(|g| g.commitments.iter().zip(&g.proofs))
         .map(|(public, proof)| crate::batch::SchnorrCheck { public, proof })
         .collect();
-    if shaped && crate::batch::schnorr_hold(group, &checks, &mut crate::batch::batch_rng()) {
+    // one batch per thread (each with its own weights: every one must hold)
+    let per_thread = checks
+        .len()
+        .div_ceil(rayon::current_num_threads().max(1))
+        .max(1);
+    if shaped
+        && checks
+            .par_chunks(per_thread)
+            .all(|part| crate::batch::schnorr_hold(group, part, &mut crate::batch::batch_rng()))
+    {
         return Ok(());
     }
     guardians.iter().try_for_each(|g| g.verify(group, quorum))
