@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from votum._native import Ciphertext, EgContext, EgGuardian, EgManifest, eg_key_ceremony, eg_to_hex
-from votum.errors import InvalidInput
+from votum.errors import InvalidInput, VotumError
 
 #: The one contest of a manifest built from candidate names.
 NAMES_CONTEST = "contest-1"
@@ -227,10 +227,13 @@ def run_ceremony(
         raise InvalidInput(f"quorum must be in 1..{n} (the number of guardians)")
     if seeds is not None and len(seeds) != n:
         raise InvalidInput(f"{n} seeds expected, got {len(seeds)}")
-    # one native call: guardians work in parallel, each record parsed once (eg_key_ceremony draws
-    # exactly as EgGuardian(…, seed) followed by backup_for in sequence order would)
-    guardians, backups = eg_key_ceremony(n, quorum, seeds)
+    # one native call: guardians work in parallel, and the context is built from the records (read
+    # and checked as EgContext(records, quorum, manifest) would) while the backups are exchanged
+    # (eg_key_ceremony draws exactly as EgGuardian(…, seed) followed by backup_for in sequence order)
+    guardians, backups, context = eg_key_ceremony(n, quorum, seeds, manifest)
     records = [g.public_record() for g in guardians]
     if progress is not None:
         progress(n, n)
-    return Ceremony(guardians, records, backups, EgContext(records, quorum, manifest))
+    if context is None:  # not reached: a manifest was given
+        raise VotumError("the key ceremony returned no context")
+    return Ceremony(guardians, records, backups, context)

@@ -8,11 +8,14 @@ use pyo3::prelude::*;
 use votum_eg::ceremony::{
     BackupChallengeResponse, CeremonyError, Guardian, GuardianPublicKey, PartialKeyBackup,
 };
+use votum_eg::context::ElectionContext;
 use votum_eg::decrypt::DecryptionError;
 use votum_group::{Group, ModpGroup};
 
 use crate::convert::{release, rng_from};
+use crate::eg_context::PyEgContext;
 use crate::eg_decrypt::{PyEgDecryptionTarget, PyEgShares};
+use crate::eg_manifest::PyEgManifest;
 use crate::errors::NativeError;
 use crate::group::PyScalar;
 
@@ -335,18 +338,23 @@ pub fn eg_verify_guardian_record(record_json: &str, quorum: usize) -> PyResult<(
 /// coefficients, every backup sealed to its receiver and checked by it. `seeds` (32 bytes per
 /// guardian) make it reproducible, for tests only; a guardian seeded with `s` draws exactly as
 /// `EgGuardian(id, i, n, quorum, s)` followed by its `backup_for` calls in sequence order would.
-/// Returns the guardians and, per sender id, its backups as JSON by receiver id.
+/// With `manifest`, the election context is built too, from the records exactly as
+/// `EgContext(records, quorum, manifest)` reads and checks them, while the backups are exchanged.
+/// Returns the guardians, per sender id its backups as JSON by receiver id, and the context (None
+/// without a manifest).
 #[pyfunction]
-#[pyo3(signature = (number_of_guardians, quorum, seeds=None))]
+#[pyo3(signature = (number_of_guardians, quorum, seeds=None, manifest=None))]
 #[allow(clippy::type_complexity)]
 pub fn eg_key_ceremony(
     py: Python<'_>,
     number_of_guardians: usize,
     quorum: usize,
     seeds: Option<Vec<Vec<u8>>>,
+    manifest: Option<&PyEgManifest>,
 ) -> PyResult<(
     Vec<PyEgGuardian>,
     std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
+    Option<PyEgContext>,
 )> {
     let mut rngs = match &seeds {
         Some(list) if list.len() != number_of_guardians => {
@@ -366,9 +374,25 @@ pub fn eg_key_ceremony(
             .map(|_| rng_from(None))
             .collect::<Result<Vec<_>, _>>()?,
     };
-    let (guardians, sent) = ceremony(release(py, || {
-        votum_eg::ceremony::run_ceremony(quorum, &mut rngs)
+    let manifest_hash = manifest
+        .map(|m| m.inner.crypto_hash().map_err(NativeError::Manifest))
+        .transpose()?;
+    let (guardians, sent, context) = ceremony(release(py, || {
+        votum_eg::ceremony::run_ceremony_with(quorum, &mut rngs, |publics| {
+            let hash = manifest_hash?;
+            // the records as they are published, read back and checked as any reader would
+            let g = ModpGroup::eg_4096();
+            let values: Vec<serde_json::Value> = publics.iter().map(|p| p.to_eg14_json()).collect();
+            Some(
+                GuardianPublicKey::from_eg14_json_many(&g, &values)
+                    .and_then(|read| ElectionContext::new(&read, quorum, hash)),
+            )
+        })
     }))?;
+    let context = context
+        .transpose()
+        .map_err(NativeError::Ceremony)?
+        .map(|inner| PyEgContext { inner });
     let backups = guardians
         .iter()
         .zip(&sent)
@@ -388,7 +412,7 @@ pub fn eg_key_ceremony(
             seed: Mutex::new(r),
         })
         .collect();
-    Ok((objects, backups))
+    Ok((objects, backups, context))
 }
 
 /// electionguard 1.4.0's `constants.json` content.

@@ -33,6 +33,8 @@ class SeedRun:
     spoiled: int = 0
     spoiled_decrypted: int = 0
     latencies: dict[str, list[float]] = field(default_factory=dict)
+    #: the last chunk's decryption requests (endpoint -> body), for timing them again on a warm server
+    last_requests: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
 
 def latency_rows(latencies: dict[str, list[float]]) -> list[tuple[str, int, float, float, float, float]]:
@@ -74,6 +76,7 @@ def seed_election(
     code: str | None = None
     done = 0
     chunks = spoiled_total = spoiled_decrypted = 0
+    last_requests: dict[str, dict[str, Any]] = {}
     while done < ballots:
         size = min(chunk, ballots - done)
         encrypted = []
@@ -113,13 +116,14 @@ def seed_election(
         for a in answers:
             for ballot_id, message in a["ballot_shares"].items():
                 ballot_shares.setdefault(ballot_id, []).append(message)
-        result = client.combine_decryption_shares(
-            key,
-            guardian_data=setup["guardian_data"],
-            tally_shares=shares,
-            ballot_shares=ballot_shares,
+        combine = {
+            "guardian_data": setup["guardian_data"],
+            "tally_shares": shares,
+            "ballot_shares": ballot_shares,
             **common,
-        )
+        }
+        result = client.combine_decryption_shares(key, **combine)
+        last_requests = {"/combine_decryption_shares": {**key, **combine}}
         for name, info in result["results"]["candidates"].items():
             totals[name] += int(info["votes"])
         spoiled_total += len(spoiled)
@@ -138,6 +142,7 @@ def seed_election(
         spoiled=spoiled_total,
         spoiled_decrypted=spoiled_decrypted,
         latencies={k: list(v) for k, v in client.latencies.items()},
+        last_requests=last_requests,
     )
     if counts != want:
         raise VerificationFailed(f"decrypted counts {counts} differ from the generated votes {want}")

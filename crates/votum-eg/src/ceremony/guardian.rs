@@ -334,6 +334,18 @@ pub fn run_ceremony<R: RngCore + CryptoRng + Send>(
     quorum: usize,
     rngs: &mut [R],
 ) -> Result<(Vec<Guardian>, Vec<Vec<PartialKeyBackup>>), CeremonyError> {
+    run_ceremony_with(quorum, rngs, |_| ()).map(|(g, s, ())| (g, s))
+}
+
+/// [`run_ceremony`], with `beside` run on the guardians' public keys while the backups are sealed,
+/// opened and checked, on the cores that work leaves idle (a caller builds and checks the context
+/// there, from the records as it would read them).
+#[allow(clippy::type_complexity)]
+pub fn run_ceremony_with<R: RngCore + CryptoRng + Send, T: Send>(
+    quorum: usize,
+    rngs: &mut [R],
+    beside: impl FnOnce(&[GuardianPublicKey]) -> T + Send,
+) -> Result<(Vec<Guardian>, Vec<Vec<PartialKeyBackup>>, T), CeremonyError> {
     let n = rngs.len();
     let mut guardians = rngs
         .par_iter_mut()
@@ -341,6 +353,20 @@ pub fn run_ceremony<R: RngCore + CryptoRng + Send>(
         .map(|(i, r)| Guardian::new(&format!("guardian-{}", i + 1), i as u64 + 1, n, quorum, r))
         .collect::<Result<Vec<_>, _>>()?;
     let publics: Vec<GuardianPublicKey> = guardians.iter().map(|g| g.public.clone()).collect();
+    let (sent, extra) = rayon::join(
+        || exchange_backups(&mut guardians, &publics, rngs),
+        || beside(&publics),
+    );
+    Ok((guardians, sent?, extra))
+}
+
+/// Every guardian seals a backup to every other, every receiver opens and checks its backups.
+fn exchange_backups<R: RngCore + CryptoRng>(
+    guardians: &mut [Guardian],
+    publics: &[GuardianPublicKey],
+    rngs: &mut [R],
+) -> Result<Vec<Vec<PartialKeyBackup>>, CeremonyError> {
+    let n = guardians.len();
     // each sender's nonces drawn in receiver order (as `backup_for` one after the other would),
     // then all n(n−1) backups sealed in parallel
     let group = ModpGroup::eg_4096();
@@ -433,7 +459,7 @@ pub fn run_ceremony<R: RngCore + CryptoRng + Send>(
                 Ok(())
             })?,
     }
-    Ok((guardians, sent))
+    Ok(sent)
 }
 
 #[cfg(test)]

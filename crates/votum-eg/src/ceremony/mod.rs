@@ -31,7 +31,7 @@ pub mod guardian;
 #[cfg(feature = "prove")]
 pub use backup::{BackupChallengeResponse, PartialKeyBackup};
 #[cfg(feature = "prove")]
-pub use guardian::{run_ceremony, Guardian};
+pub use guardian::{run_ceremony, run_ceremony_with, Guardian};
 
 /// Why a key-ceremony message was refused. A refused message changes nothing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
