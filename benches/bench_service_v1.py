@@ -8,6 +8,7 @@ running tally. The rate counts only the time spent in submission requests (the c
 is timed apart). Then the election is closed, decrypted, published and its board re-linked.
 
     BENCH_N=2000 BENCH_SINGLE=300 .venv/bin/python benches/bench_service_v1.py   (make bench-service-v1)
+    BENCH_WORKERS=2 …                                                            (two server processes)
     BENCH_LARGE=131072 .venv/bin/python benches/bench_service_v1.py             (one long run on SQLite)
     BENCH_LARGE=131072 BENCH_STORE=postgresql .venv/bin/python benches/bench_service_v1.py   (on PostgreSQL)
 """
@@ -32,6 +33,7 @@ from votum.store.tempdb import TemporaryPostgres
 
 def serve(url: str, tokens: Tokens, data: str) -> tuple[subprocess.Popen[bytes], str]:
     options = ["--data-dir", data, "--database-url", url, "--log-level", "warning", "--no-seed-endpoints"]
+    options += ["--workers", os.environ.get("BENCH_WORKERS", "1")]
     return start_server(options, {**os.environ, "VOTUM_TOKENS": tokens.env()})
 
 
