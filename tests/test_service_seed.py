@@ -325,6 +325,34 @@ def test_the_seed_endpoints_can_be_turned_off(tmp_path: Path) -> None:
         assert off.get("/health").json()["status"] == "ok"
 
 
+@pytest.mark.parametrize(
+    "header",
+    [("X-Forwarded-For", "203.0.113.7"), ("Forwarded", "for=203.0.113.7"), ("X-Real-IP", "203.0.113.7")],
+)
+def test_a_request_through_a_proxy_is_refused_unless_turned_on(
+    tmp_path: Path, header: tuple[str, str]
+) -> None:
+    """Behind a reverse proxy on this machine every request arrives from loopback: on by default, the
+    seed endpoints refuse a relayed request before reading its body (docs/adr/0003)."""
+    body = {"party_names": ["p"], "candidate_names": ["a", "b"], "number_of_guardians": 1, "quorum": 1}
+    with TestClient(create_app(Settings(data_dir=tmp_path / "auto", tokens={TOKEN: "admin"}))) as auto:
+        problem(auto.post("/setup_guardians", json=body, headers=dict([header])), 403, "disabled")
+        # a malformed body is not read either: the refusal comes first
+        problem(
+            auto.post(
+                "/setup_guardians",
+                content=b"{",
+                headers={**dict([header]), "Content-Type": "application/json"},
+            ),
+            403,
+            "disabled",
+        )
+        assert auto.post("/setup_guardians", json=body).status_code == 200
+    settings = Settings(data_dir=tmp_path / "on", tokens={TOKEN: "admin"}, seed_endpoints=True)
+    with TestClient(create_app(settings)) as on:
+        assert on.post("/setup_guardians", json=body, headers=dict([header])).status_code == 200
+
+
 def test_a_real_uvicorn_serves_an_election(tmp_path: Path) -> None:
     env = {**os.environ, "VOTUM_TOKENS": f"admin={TOKEN}"}
     options = ["--data-dir", str(tmp_path), "--log-level", "warning"]

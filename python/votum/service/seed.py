@@ -16,13 +16,13 @@ import threading
 import time
 from typing import Any, TypeVar
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
 import votum
 from votum.eg import encrypted_tally_json, manifest_from_names, plaintext_ballot, run_ceremony, selection_id
 from votum.service.cache import LruCache
-from votum.service.codec import NegotiatedRoute
+from votum.service.codec import AUTH_MARK, NegotiatedRoute
 from votum.service.problems import ApiError
 
 EG = votum.Group("eg-4096")
@@ -34,7 +34,32 @@ _elections = LruCache()
 _decryptors = LruCache(8)
 
 
-router = APIRouter(tags=["seed endpoints (stateless)"], route_class=NegotiatedRoute)
+#: Headers a reverse proxy adds: a request that carries one came from beyond this machine, whatever
+#: address it reached the server from.
+PROXY_HEADERS = ("forwarded", "x-forwarded-for", "x-real-ip")
+
+
+def not_through_a_proxy(request: Request) -> None:
+    """On by default (a loopback server), the endpoints serve this machine's programs only: a request
+    relayed by a reverse proxy on this machine is refused (docs/adr/0003), unless the operator turned
+    the endpoints on explicitly. Headers only, so it runs before the body is read."""
+    if request.app.state.settings.seed_endpoints is None and any(h in request.headers for h in PROXY_HEADERS):
+        raise ApiError(
+            403,
+            "disabled",
+            "the stateless seed endpoints carry guardian secrets and are on by default only for "
+            "programs on this machine; this request came through a proxy (turn them on explicitly "
+            "with --seed-endpoints or VOTUM_SEED_ENDPOINTS=1, or off with VOTUM_SEED_ENDPOINTS=0)",
+        )
+
+
+setattr(not_through_a_proxy, AUTH_MARK, True)
+
+router = APIRouter(
+    tags=["seed endpoints (stateless)"],
+    route_class=NegotiatedRoute,
+    dependencies=[Depends(not_through_a_proxy)],
+)
 
 #: The six endpoints' paths.
 PATHS = (
