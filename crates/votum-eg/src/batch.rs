@@ -31,7 +31,8 @@ pub fn batch_rng() -> ChaCha20Rng {
     ChaCha20Rng::from_entropy()
 }
 
-fn weight<R: RngCore>(rng: &mut R) -> Integer {
+/// A fresh secret 128-bit weight for a random linear combination.
+pub(crate) fn weight<R: RngCore>(rng: &mut R) -> Integer {
     let mut bytes = [0u8; 16];
     rng.fill_bytes(&mut bytes);
     Integer::from_digits(&bytes, votum_arith::Order::Msf)

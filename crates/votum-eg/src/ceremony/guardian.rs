@@ -175,8 +175,10 @@ impl Guardian {
         rng: &mut R,
     ) -> Result<PartialKeyBackup, CeremonyError> {
         let group = ModpGroup::eg_4096();
-        let r = group.random_scalar(rng);
-        self.backup_with_nonce(receiver, &r)
+        let mut r = group.random_scalar(rng);
+        let sealed = self.backup_with_nonce(receiver, &r);
+        zeroize::Zeroize::zeroize(&mut r);
+        sealed
     }
 
     /// [`Guardian::backup_for`] with its nonce drawn already (a whole ceremony draws each sender's
@@ -191,8 +193,7 @@ impl Guardian {
             .map_err(|_| CeremonyError::UnknownGuardian(receiver.id.clone()))?;
         let mut coordinate = self.polynomial.evaluate(&group, receiver.sequence_order);
         let mut m = backup_plaintext(&self.public.id, &receiver.id, &coordinate);
-        let r = r.clone();
-        let sealed = HashedCiphertext::encrypt(&group, &key, &m, &r);
+        let sealed = HashedCiphertext::encrypt(&group, &key, &m, r);
         zeroize::Zeroize::zeroize(&mut m);
         zeroize::Zeroize::zeroize(&mut coordinate);
         Ok(PartialKeyBackup {
@@ -306,9 +307,7 @@ fn backups_hold<'a, R: RngCore + CryptoRng>(
     let mut sum = Integer::new();
     let mut exps: BTreeMap<(&str, usize), (&ModElement, Integer)> = BTreeMap::new();
     for (sender, x, coordinate) in opened {
-        let mut bytes = [0u8; 16];
-        rng.fill_bytes(&mut bytes);
-        let w = Integer::from_digits(&bytes, votum_arith::Order::Msf);
+        let w = crate::batch::weight(rng);
         sum += Integer::from(&w * coordinate.value());
         let mut power = w;
         for (j, k) in sender.commitments.iter().enumerate() {
@@ -370,7 +369,7 @@ fn exchange_backups<R: RngCore + CryptoRng>(
     // each sender's nonces drawn in receiver order (as `backup_for` one after the other would),
     // then all n(n−1) backups sealed in parallel
     let group = ModpGroup::eg_4096();
-    let nonces: Vec<Vec<ModScalar>> = guardians
+    let mut nonces: Vec<Vec<ModScalar>> = guardians
         .iter()
         .zip(rngs.iter_mut())
         .map(|(g, r)| {
@@ -395,10 +394,15 @@ fn exchange_backups<R: RngCore + CryptoRng>(
     let sealed = pairs
         .par_iter()
         .map(|(s, p, r)| guardians[*s].backup_with_nonce(p, r))
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, _>>();
+    let senders: Vec<usize> = pairs.iter().map(|(s, _, _)| *s).collect();
+    drop(pairs);
+    for r in nonces.iter_mut().flatten() {
+        zeroize::Zeroize::zeroize(r);
+    }
     let mut sent: Vec<Vec<PartialKeyBackup>> = vec![Vec::new(); n];
-    for ((s, _, _), b) in pairs.iter().zip(sealed) {
-        sent[*s].push(b);
+    for (s, b) in senders.into_iter().zip(sealed?) {
+        sent[s].push(b);
     }
     // every receiver opens the backups addressed to it (constant-time decryption, in parallel), then
     // every backup is checked against its sender's commitments in one batch (spec/63.2); if the batch
