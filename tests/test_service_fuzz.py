@@ -3,6 +3,8 @@ answers without a 5xx, and every error is a typed problem document."""
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -12,11 +14,9 @@ from hypothesis import HealthCheck, settings
 from votum.service import Settings, create_app
 
 TOKEN = "fuzz-admin-token-0123456789"
-APP = create_app(
-    Settings(
-        data_dir=Path(tempfile.mkdtemp(prefix="votum-fuzz-")), tokens={TOKEN: "admin"}, max_body_bytes=1 << 20
-    )
-)
+DIR = Path(tempfile.mkdtemp(prefix="votum-fuzz-"))
+atexit.register(shutil.rmtree, DIR, True)
+APP = create_app(Settings(data_dir=DIR, tokens={TOKEN: "admin"}, max_body_bytes=1 << 20))
 SCHEMA = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
 
