@@ -1,10 +1,11 @@
-"""Same-run A/B of the seed endpoints `/setup_guardians` and `/combine_decryption_shares` on a warm server:
-run it once per code base (another tree via PYTHONPATH, with its own native module), alternating, and compare
-the printed p50 and minimum. A small seed election (5 guardians, quorum 3, 2 missing, 100 ballots) makes the
-combine request; both calls then repeat REPEAT times (30).
+"""Paired A/B of the seed endpoints `/setup_guardians` and `/combine_decryption_shares`: two warm
+servers run side by side, one from this tree and one from another code base (OLD_PYTHONPATH: its
+`python` folder, holding its own native module), and every round sends the same request to both,
+one after the other, in alternating order. Both see the same machine noise, so the ratio of each
+pair is the figure to read (this machine's speed swings by 2× within minutes). A small seed
+election (5 guardians, quorum 3, 2 missing, 100 ballots) makes the combine request.
 
-    REPEAT=30 .venv/bin/python benches/ab_seed_endpoints.py new
-    cd OLD_TREE && PYTHONPATH=OLD_TREE/python VENV/bin/python NEW_TREE/benches/ab_seed_endpoints.py old
+    OLD_PYTHONPATH=/tmp/oldtree/python REPEAT=40 .venv/bin/python benches/ab_seed_endpoints.py
 """
 
 import os
@@ -12,77 +13,100 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 
 from votum.client import Client, election_key
 from votum.service.local import start_server
 
-REPEAT = int(os.environ.get("REPEAT", "20"))
+REPEAT = int(os.environ.get("REPEAT", "40"))
 
 
-def run(label):
-    with tempfile.TemporaryDirectory() as data:
-        env = {**os.environ, "VOTUM_TOKENS": "admin=bench-admin-token-0123456789"}
-        server, url = start_server(["--data-dir", data, "--log-level", "warning"], env)
-        try:
-            with Client(url) as c:
-                parties, names = ["party-1", "party-2"], [f"candidate-{i}" for i in range(1, 5)]
-                setup = c.setup_guardians(parties, names, 5, 3)
-                key = election_key(setup, parties, names)
-                private = {p["guardian_id"]: p["private_key"] for p in setup["private_keys"]}
-                data_ = {g["id"]: g for g in setup["guardian_data"]}
-                ids = [g["id"] for g in sorted(setup["guardian_data"], key=lambda g: g["sequence_order"])]
-                enc = [
-                    c.create_encrypted_ballot(
-                        key, ballot_id=f"b{i}", candidate_name=names[i % 4], code_seed=None, state="cast"
-                    )["encrypted_ballot"]
-                    for i in range(100)
-                ]
-                tally = c.create_encrypted_tally(key, enc)
-                common = {
-                    "ciphertext_tally": tally["ciphertext_tally"],
-                    "spoiled_ballots": tally["spoiled_ballots"],
-                }
-                answers = [
-                    c.create_partial_decryption(key, guardian_id=g, private_key=private[g], **common)
-                    for g in ids[:3]
-                ]
-                for m in ids[3:]:
-                    for g in ids[:3]:
-                        answers.append(
-                            c.create_compensated_decryption(
-                                key,
-                                available_guardian_id=g,
-                                missing_guardian_id=m,
-                                private_key=private[g],
-                                missing_guardian_data=data_[m],
-                                **common,
-                            )
-                        )
-                combine = {
-                    **key,
-                    "guardian_data": setup["guardian_data"],
-                    "tally_shares": [a["tally_share"] for a in answers],
-                    "ballot_shares": {},
+def combine_request(c: Client) -> dict:
+    parties, names = ["party-1", "party-2"], [f"candidate-{i}" for i in range(1, 5)]
+    setup = c.setup_guardians(parties, names, 5, 3)
+    key = election_key(setup, parties, names)
+    private = {p["guardian_id"]: p["private_key"] for p in setup["private_keys"]}
+    data_ = {g["id"]: g for g in setup["guardian_data"]}
+    ids = [g["id"] for g in sorted(setup["guardian_data"], key=lambda g: g["sequence_order"])]
+    enc = [
+        c.create_encrypted_ballot(
+            key, ballot_id=f"b{i}", candidate_name=names[i % 4], code_seed=None, state="cast"
+        )["encrypted_ballot"]
+        for i in range(100)
+    ]
+    tally = c.create_encrypted_tally(key, enc)
+    common = {"ciphertext_tally": tally["ciphertext_tally"], "spoiled_ballots": tally["spoiled_ballots"]}
+    answers = [
+        c.create_partial_decryption(key, guardian_id=g, private_key=private[g], **common) for g in ids[:3]
+    ]
+    for m in ids[3:]:
+        for g in ids[:3]:
+            answers.append(
+                c.create_compensated_decryption(
+                    key,
+                    available_guardian_id=g,
+                    missing_guardian_id=m,
+                    private_key=private[g],
+                    missing_guardian_data=data_[m],
                     **common,
-                }
-                out = c.post("/combine_decryption_shares", combine)
-                assert sum(v["votes"] for v in out["results"]["candidates"].values()) == 100
-                s, k = [], []
-                for _ in range(REPEAT):
-                    t = time.perf_counter()
-                    c.setup_guardians(parties, names, 5, 3)
-                    s.append((time.perf_counter() - t) * 1e3)
-                    t = time.perf_counter()
-                    c.post("/combine_decryption_shares", combine)
-                    k.append((time.perf_counter() - t) * 1e3)
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
-    print(
-        f"{label}: setup p50 {statistics.median(s):.1f} min {min(s):.1f}"
-        f" | combine p50 {statistics.median(k):.1f} min {min(k):.1f}",
-        flush=True,
-    )
+                )
+            )
+    return {
+        **key,
+        "guardian_data": setup["guardian_data"],
+        "tally_shares": [a["tally_share"] for a in answers],
+        "ballot_shares": {},
+        **common,
+    }
 
 
-run(sys.argv[1])
+def timed(f) -> float:
+    t = time.perf_counter()
+    f()
+    return (time.perf_counter() - t) * 1e3
+
+
+def main() -> None:
+    old_path = os.environ.get("OLD_PYTHONPATH")
+    if not old_path:
+        sys.exit("set OLD_PYTHONPATH to the other tree's python folder")
+    parties, names = ["party-1", "party-2"], [f"candidate-{i}" for i in range(1, 5)]
+    base = {**os.environ, "VOTUM_TOKENS": "admin=bench-admin-token-0123456789"}
+    base.pop("PYTHONPATH", None)
+    with ExitStack() as stack:
+        clients = {}
+        for label, env in (("new", base), ("old", {**base, "PYTHONPATH": old_path})):
+            data = stack.enter_context(tempfile.TemporaryDirectory())
+            server, url = start_server(["--data-dir", data, "--log-level", "warning"], env)
+            stack.callback(server.wait, 30)
+            stack.callback(server.terminate)
+            clients[label] = stack.enter_context(Client(url))
+        combine = combine_request(clients["new"])
+        for c in clients.values():
+            out = c.post("/combine_decryption_shares", combine)
+            assert sum(v["votes"] for v in out["results"]["candidates"].values()) == 100
+        times: dict[tuple[str, str], list[float]] = {}
+        calls = {
+            "setup": lambda c: c.setup_guardians(parties, names, 5, 3),
+            "combine": lambda c: c.post("/combine_decryption_shares", combine),
+        }
+        for i in range(REPEAT):
+            order = ["new", "old"] if i % 2 == 0 else ["old", "new"]
+            for name, call in calls.items():
+                for label in order:
+                    client = clients[label]
+                    times.setdefault((name, label), []).append(timed(lambda: call(client)))  # noqa: B023
+    for name in calls:
+        new, old = times[(name, "new")], times[(name, "old")]
+        ratios = sorted(n / o for n, o in zip(new, old, strict=True))
+        low, high = ratios[len(ratios) // 4], ratios[3 * len(ratios) // 4]
+        print(
+            f"{name}: new p50 {statistics.median(new):.1f} min {min(new):.1f} ms | old p50 "
+            f"{statistics.median(old):.1f} min {min(old):.1f} ms | paired new/old: median "
+            f"{statistics.median(ratios):.3f}, quartiles {low:.3f}-{high:.3f}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

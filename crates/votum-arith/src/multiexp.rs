@@ -5,29 +5,42 @@ use crate::fixed_base::window_digit;
 use crate::mont::MontContext;
 use crate::{ArithError, Modulus};
 
-/// Below this many bases, Straus (interleaved sliding windows) beats Pippenger's buckets.
-const STRAUS_MAX_BASES: usize = 32;
-
 /// `prod_i bases[i]^exps[i] mod p` with public exponents.
 ///
-/// Few bases: Straus' interleaved sliding windows (one shared chain of squarings).
-/// Many bases: Pippenger's bucket method, about `bits/c * (n + 2^(c+1))` multiplications.
+/// The cheaper of two methods by an operation count of the given exponents:
+/// * Straus' interleaved sliding windows: one shared chain of squarings, each base with a window
+///   sized for its own exponent (a batch mixes 128-bit weights with 384-bit products);
+/// * Pippenger's buckets, about `bits/c · 2^(c+1)` products plus one per nonzero digit: cheaper
+///   from a few hundred bases on.
+///
+/// Products are Montgomery products on GMP's `mpn` layer (`MontContext`).
 pub fn multi_pow(m: &Modulus, bases: &[Integer], exps: &[Integer]) -> Result<Integer, ArithError> {
     check_inputs(bases, exps)?;
-    if bases.is_empty() {
-        return Ok(Integer::from(1));
-    }
-    if bases.len() == 1 {
-        return m.pow(&bases[0], &exps[0]);
-    }
-    if bases.len() <= STRAUS_MAX_BASES {
-        Ok(straus(m, bases, exps))
-    } else {
-        pippenger(m, bases, exps)
+    let pairs: Vec<(&Integer, &Integer)> = bases.iter().zip(exps).collect();
+    multi_pow_pairs(m, &pairs)
+}
+
+fn multi_pow_pairs(m: &Modulus, pairs: &[(&Integer, &Integer)]) -> Result<Integer, ArithError> {
+    let pairs: Vec<(&Integer, &Integer)> =
+        pairs.iter().copied().filter(|(_, e)| **e != 0).collect();
+    match pairs.as_slice() {
+        [] => Ok(Integer::from(1)),
+        [(b, e)] => m.pow(b, e),
+        _ => {
+            let ctx = m.mont()?;
+            let bits: Vec<u32> = pairs.iter().map(|(_, e)| e.significant_bits()).collect();
+            let c = pippenger_window(&bits);
+            if straus_cost(&bits) <= pippenger_cost(&bits, c) {
+                Ok(straus(m, ctx, &pairs))
+            } else {
+                Ok(pippenger(m, ctx, &pairs, c))
+            }
+        }
     }
 }
 
-/// [`multi_pow`] with the bases split into one chunk per rayon thread.
+/// [`multi_pow`] spread over the rayon threads: the bases, sorted by exponent length, are dealt
+/// out in turn (so each part gets as many long exponents as the others), one part per thread.
 pub fn multi_pow_parallel(
     m: &Modulus,
     bases: &[Integer],
@@ -35,17 +48,27 @@ pub fn multi_pow_parallel(
 ) -> Result<Integer, ArithError> {
     check_inputs(bases, exps)?;
     let threads = rayon::current_num_threads().max(1);
-    if threads == 1 || bases.len() < 4 * STRAUS_MAX_BASES {
+    if threads == 1 || bases.len() < PARALLEL_MIN_BASES {
         return multi_pow(m, bases, exps);
     }
-    let chunk = bases.len().div_ceil(threads);
-    let parts: Vec<Integer> = bases
-        .par_chunks(chunk)
-        .zip(exps.par_chunks(chunk))
-        .map(|(b, e)| multi_pow(m, b, e))
+    let mut order: Vec<usize> = (0..bases.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(exps[i].significant_bits()));
+    let parts_count = threads.min(bases.len() / (PARALLEL_MIN_BASES / 2));
+    let mut parts: Vec<Vec<(&Integer, &Integer)>> = vec![Vec::new(); parts_count];
+    for (k, &i) in order.iter().enumerate() {
+        parts[k % parts_count].push((&bases[i], &exps[i]));
+    }
+    let results: Vec<Integer> = parts
+        .par_iter()
+        .map(|part| multi_pow_pairs(m, part))
         .collect::<Result<_, _>>()?;
-    Ok(parts.iter().fold(Integer::from(1), |acc, x| m.mul(&acc, x)))
+    Ok(results
+        .iter()
+        .fold(Integer::from(1), |acc, x| m.mul(&acc, x)))
 }
+
+/// Below this many bases [`multi_pow_parallel`] stays on one thread.
+const PARALLEL_MIN_BASES: usize = 16;
 
 fn check_inputs(bases: &[Integer], exps: &[Integer]) -> Result<(), ArithError> {
     if bases.len() != exps.len() {
@@ -60,14 +83,39 @@ fn check_inputs(bases: &[Integer], exps: &[Integer]) -> Result<(), ArithError> {
     Ok(())
 }
 
+/// The sliding window for one exponent of `bits` bits in Straus: the `w` that minimises the
+/// table (`2^(w−1)` odd powers) plus the products (about `bits/(w+1)`).
 fn straus_window(bits: u32) -> u32 {
-    match bits {
-        0..=24 => 2,
-        25..=80 => 3,
-        81..=240 => 4,
-        241..=768 => 5,
-        _ => 6,
-    }
+    let cost = |w: u32| (1000u64 << (w - 1)) + 1000 * u64::from(bits) / u64::from(w + 1);
+    (1..=8u32).min_by_key(|&w| cost(w)).unwrap_or(4)
+}
+
+/// Products and squarings Straus needs for these exponent lengths.
+fn straus_cost(bits: &[u32]) -> u64 {
+    let max = bits.iter().copied().max().unwrap_or(0);
+    u64::from(max)
+        + bits
+            .iter()
+            .map(|&b| {
+                let w = straus_window(b);
+                (1u64 << (w - 1)) + u64::from(b) / u64::from(w + 1)
+            })
+            .sum::<u64>()
+}
+
+/// Products and squarings Pippenger needs with window `c`.
+fn pippenger_cost(bits: &[u32], c: u32) -> u64 {
+    let max = bits.iter().copied().max().unwrap_or(0);
+    let windows = u64::from(max.div_ceil(c));
+    u64::from(max)
+        + windows * (2u64 << c)
+        + bits.iter().map(|&b| u64::from(b.div_ceil(c))).sum::<u64>()
+}
+
+fn pippenger_window(bits: &[u32]) -> u32 {
+    (1..=16u32)
+        .min_by_key(|&c| pippenger_cost(bits, c))
+        .unwrap_or(4)
 }
 
 /// Sliding-window recoding: `(position, odd digit)` pairs, most significant first,
@@ -91,70 +139,75 @@ fn sliding_windows(e: &Integer, w: u32) -> Vec<(u32, u32)> {
     out
 }
 
-fn straus(m: &Modulus, bases: &[Integer], exps: &[Integer]) -> Integer {
-    let max_bits = exps.iter().map(|e| e.significant_bits()).max().unwrap_or(0);
-    if max_bits == 0 {
-        return Integer::from(1);
-    }
-    let w = straus_window(max_bits);
-    // odd powers b, b^3, ..., b^(2^w - 1) of each base
-    let tables: Vec<Vec<Integer>> = bases
+/// Straus over nonzero exponents, each base with its own window.
+fn straus(m: &Modulus, ctx: &MontContext, pairs: &[(&Integer, &Integer)]) -> Integer {
+    let n = ctx.limbs_len();
+    let mut s = ctx.scratch();
+    let max_bits = pairs
         .iter()
-        .map(|b| {
-            let b = m.reduce(b);
-            let b2 = m.mul(&b, &b);
-            let mut t = Vec::with_capacity(1 << (w - 1));
-            t.push(b);
-            for k in 1..(1usize << (w - 1)) {
-                let next = m.mul(&t[k - 1], &b2);
-                t.push(next);
+        .map(|(_, e)| e.significant_bits())
+        .max()
+        .unwrap_or(0);
+    // odd powers b, b^3, ..., b^(2^w - 1) of each base, Montgomery form, one buffer per base
+    let mut tables: Vec<Vec<u64>> = Vec::with_capacity(pairs.len());
+    let mut recoded: Vec<Vec<(u32, u32)>> = Vec::with_capacity(pairs.len());
+    let mut square = vec![0u64; n];
+    for (b, e) in pairs {
+        let w = straus_window(e.significant_bits());
+        let count = 1usize << (w - 1);
+        let mut t = vec![0u64; count * n];
+        t[..n].copy_from_slice(&ctx.to_mont(&m.reduce(b), &mut s));
+        if count > 1 {
+            ctx.mul(&mut square, &t[..n], &t[..n], &mut s);
+            for k in 1..count {
+                let (done, todo) = t.split_at_mut(k * n);
+                ctx.mul(&mut todo[..n], &done[(k - 1) * n..], &square, &mut s);
             }
-            t
-        })
-        .collect();
-    let recoded: Vec<Vec<(u32, u32)>> = exps.iter().map(|e| sliding_windows(e, w)).collect();
-    let mut cursor = vec![0usize; bases.len()];
-    let mut acc: Option<Integer> = None;
+        }
+        tables.push(t);
+        recoded.push(sliding_windows(e, w));
+    }
+    let mut cursor = vec![0usize; pairs.len()];
+    let mut acc: Option<Vec<u64>> = None;
     for bit in (0..max_bits).rev() {
         if let Some(a) = acc.as_mut() {
-            m.square_assign(a);
+            ctx.square_assign(a, &mut s);
         }
         for (k, windows) in recoded.iter().enumerate() {
             if let Some(&(pos, digit)) = windows.get(cursor[k]) {
                 if pos == bit {
                     cursor[k] += 1;
-                    let entry = &tables[k][(digit >> 1) as usize];
+                    let at = (digit >> 1) as usize * n;
+                    let entry = &tables[k][at..at + n];
                     match acc.as_mut() {
-                        None => acc = Some(entry.clone()),
-                        Some(a) => m.mul_assign(a, entry),
+                        None => acc = Some(entry.to_vec()),
+                        Some(a) => ctx.mul_assign(a, entry, &mut s),
                     }
                 }
             }
         }
     }
-    acc.unwrap_or_else(|| Integer::from(1))
-}
-
-fn pippenger_window(n: usize, bits: u32) -> u32 {
-    (1..=16u32)
-        .min_by_key(|&c| u64::from(bits.div_ceil(c)) * (n as u64 + (2u64 << c)))
-        .unwrap_or(4)
-}
-
-fn pippenger(m: &Modulus, bases: &[Integer], exps: &[Integer]) -> Result<Integer, ArithError> {
-    let max_bits = exps.iter().map(|e| e.significant_bits()).max().unwrap_or(0);
-    if max_bits == 0 {
-        return Ok(Integer::from(1));
+    match acc {
+        Some(a) => ctx.out_of_mont(&a, &mut s),
+        None => Integer::from(1),
     }
-    // Montgomery products throughout (mpn_mul_n + REDC instead of mpz_mul + division)
-    let ctx = MontContext::new(m)?;
+}
+
+fn pippenger(m: &Modulus, ctx: &MontContext, pairs: &[(&Integer, &Integer)], c: u32) -> Integer {
+    let max_bits = pairs
+        .iter()
+        .map(|(_, e)| e.significant_bits())
+        .max()
+        .unwrap_or(0);
+    if max_bits == 0 {
+        return Integer::from(1);
+    }
     let n = ctx.limbs_len();
     let mut s = ctx.scratch();
-    let c = pippenger_window(bases.len(), max_bits);
     let windows = max_bits.div_ceil(c);
-    let bases: Vec<Vec<u64>> = bases
+    let bases: Vec<Vec<u64>> = pairs
         .iter()
-        .map(|b| ctx.to_mont(&m.reduce(b), &mut s))
+        .map(|(b, _)| ctx.to_mont(&m.reduce(b), &mut s))
         .collect();
     let mut acc: Option<Vec<u64>> = None;
     // a bucket is in use when its flag is set; its limbs are reused across windows
@@ -169,7 +222,7 @@ fn pippenger(m: &Modulus, bases: &[Integer], exps: &[Integer]) -> Result<Integer
             }
         }
         used.iter_mut().for_each(|u| *u = false);
-        for (b, e) in bases.iter().zip(exps) {
+        for (b, (_, e)) in bases.iter().zip(pairs) {
             let d = window_digit(e, k * c, c) as usize;
             if d == 0 {
                 continue;
@@ -208,10 +261,10 @@ fn pippenger(m: &Modulus, bases: &[Integer], exps: &[Integer]) -> Result<Integer
             }
         }
     }
-    Ok(match acc {
+    match acc {
         Some(a) => ctx.out_of_mont(&a, &mut s),
         None => Integer::from(1),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -253,6 +306,39 @@ mod tests {
             }
             prop_assert_eq!(sum, e);
         }
+    }
+
+    proptest! {
+        /// Mixed exponent lengths (as in a batch: 128-bit weights, 384-bit products, zeros) on a
+        /// 1024-bit modulus, through both methods, the chooser and the parallel split.
+        #[test]
+        fn mixed_lengths_through_both_methods(
+            pairs in proptest::collection::vec((any::<[u8; 16]>(), proptest::collection::vec(any::<u8>(), 0..50)), 0..40)
+        ) {
+            let m = Modulus::new((Integer::from(1) << 1023u32) + 0x1234_5679u32).unwrap();
+            let bases: Vec<Integer> = pairs.iter().map(|p| Integer::from_digits(&p.0, rug::integer::Order::Msf)).collect();
+            let exps: Vec<Integer> = pairs.iter().map(|p| Integer::from_digits(&p.1, rug::integer::Order::Msf)).collect();
+            let want = naive(&m, &bases, &exps);
+            let nonzero: Vec<(&Integer, &Integer)> = bases.iter().zip(&exps).filter(|(_, e)| **e != 0).collect();
+            let ctx = m.mont().unwrap();
+            if !nonzero.is_empty() {
+                prop_assert_eq!(&straus(&m, ctx, &nonzero), &want);
+                for c in [1u32, 3, 5] {
+                    prop_assert_eq!(&pippenger(&m, ctx, &nonzero, c), &want);
+                }
+            }
+            prop_assert_eq!(&multi_pow(&m, &bases, &exps).unwrap(), &want);
+            prop_assert_eq!(&multi_pow_parallel(&m, &bases, &exps).unwrap(), &want);
+        }
+    }
+
+    #[test]
+    fn the_cheaper_method_is_chosen() {
+        // a share batch: Straus; a ballot batch of thousands of bases: Pippenger
+        let batch: Vec<u32> = [vec![128; 72], vec![384; 36], vec![256; 13]].concat();
+        assert!(straus_cost(&batch) < pippenger_cost(&batch, pippenger_window(&batch)));
+        let ballots = vec![256u32; 10_000];
+        assert!(straus_cost(&ballots) > pippenger_cost(&ballots, pippenger_window(&ballots)));
     }
 
     #[test]

@@ -217,19 +217,21 @@ pub fn shares_hold<R: RngCore + CryptoRng>(
         bases.push(k.value().clone());
         exps.push(e % q);
     }
-    let m = g.modulus();
-    // one after the other, each split evenly over the threads (as in `equations_hold`)
-    let alphas: Vec<Integer> = ciphertexts.iter().map(|c| c.pad.value().clone()).collect();
-    let reduced: Vec<Integer> = alpha_exps.into_iter().map(|e| e % q).collect();
-    let (Ok(lhs), Ok(rhs)) = (
-        multi_pow_parallel(m, &alphas, &reduced),
-        multi_pow_parallel(m, &bases, &exps),
-    ) else {
+    // the α side moves to the right with exponents q − e (the α are members, of order q), so one
+    // multi-exponentiation, split over the threads, holds every base: g^{Σ r·v} = Π(...)·Π α^{−Σ s·v}
+    for (c, e) in ciphertexts.iter().zip(alpha_exps) {
+        let e = e % q;
+        if e != 0 {
+            bases.push(c.pad.value().clone());
+            exps.push(q - e);
+        }
+    }
+    let Ok(rhs) = multi_pow_parallel(g.modulus(), &bases, &exps) else {
         return false;
     };
-    // once per batch: a plain power (no fixed-base table of g for one exponentiation)
-    let gv = g.pow(g.generator(), &g.scalar_from_integer(&g_exp));
-    m.mul(gv.value(), &lhs) == rhs
+    // once per batch: from g's table if this process has built it, else a plain power
+    let gv = g.pow_generator_if_built(&g.scalar_from_integer(&g_exp));
+    *gv.value() == rhs
 }
 
 /// One Schnorr proof of a guardian record: the coefficient commitment `K` it is about (a subgroup
@@ -264,6 +266,6 @@ pub fn schnorr_hold<R: RngCore + CryptoRng>(
     let Ok(rhs) = multi_pow_parallel(g.modulus(), &bases, &exps) else {
         return false;
     };
-    let lhs = g.pow(g.generator(), &g.scalar_from_integer(&g_exp));
+    let lhs = g.pow_generator_if_built(&g.scalar_from_integer(&g_exp));
     *lhs.value() == rhs
 }

@@ -822,3 +822,106 @@ fn a_set_of_records_is_read_with_one_membership_batch() {
         "{err:?}"
     );
 }
+
+/// The batched share check itself (spec/64.4), not only the decryption it guards: a decryption
+/// whose batch wrongly failed would still succeed through the one-by-one fallback, only slower.
+/// It holds for honest direct and compensated shares, and fails for one changed share or response.
+#[test]
+fn the_share_batch_holds_for_honest_shares_only() {
+    use votum_eg::batch::{shares_hold, ShareCheck};
+    let e = run(21, 6);
+    let g = ModpGroup::eg_4096();
+    let mut rng = ChaCha20Rng::seed_from_u64(64);
+    let (direct, comp) = shares(&e, &e.tally, &[0, 2, 4], &mut rng);
+    let cts = e.tally.ciphertexts();
+    let mut keys = Vec::new();
+    let mut list: Vec<(usize, usize, votum_eg::decrypt::ProvenShare)> = Vec::new();
+    for d in &direct {
+        let i = e
+            .guardians
+            .iter()
+            .position(|x| x.id() == d.guardian_id)
+            .unwrap();
+        keys.push(e.guardians[i].public_key().key().clone());
+        for (c, s) in d.shares.iter().enumerate() {
+            list.push((keys.len() - 1, c, s.clone()));
+        }
+    }
+    for c in &comp {
+        let helper = e
+            .guardians
+            .iter()
+            .find(|x| x.id() == c.guardian_id)
+            .unwrap();
+        let lost = e
+            .guardians
+            .iter()
+            .find(|x| x.id() == c.missing_guardian_id)
+            .unwrap();
+        keys.push(
+            lost.public_key()
+                .recovery_key(&g, helper.public_key().sequence_order),
+        );
+        for (k, s) in c.shares.iter().enumerate() {
+            list.push((keys.len() - 1, k, s.clone()));
+        }
+    }
+    let hold = |list: &[(usize, usize, votum_eg::decrypt::ProvenShare)], seed: u64| {
+        let refs: Vec<&_> = keys.iter().collect();
+        let checks: Vec<ShareCheck<'_>> = list
+            .iter()
+            .map(|(key, ct, s)| ShareCheck {
+                key: *key,
+                ciphertext: *ct,
+                share: &s.share,
+                proof: &s.proof,
+            })
+            .collect();
+        shares_hold(
+            &g,
+            &refs,
+            &cts,
+            &checks,
+            &mut ChaCha20Rng::seed_from_u64(seed),
+        )
+    };
+    assert!(list.len() > 3 * cts.len());
+    for seed in 0..3 {
+        assert!(hold(&list, seed));
+    }
+    let mut changed = list.clone();
+    let last = changed.len() - 1;
+    changed[last].2.share = g.op(&changed[last].2.share, g.generator());
+    assert!(!hold(&changed, 0));
+    let mut changed = list.clone();
+    changed[1].2.proof.response = g.scalar_add(&changed[1].2.proof.response, &g.scalar_from_u64(1));
+    assert!(!hold(&changed, 0));
+    // a share credited to another ciphertext
+    let mut moved = list.clone();
+    moved[0].1 = (moved[0].1 + 1) % cts.len();
+    assert!(!hold(&moved, 0));
+}
+
+/// The batched Schnorr check of a set of records (spec/63.1) holds for honest records and fails
+/// for one changed response.
+#[test]
+fn the_schnorr_batch_holds_for_honest_records_only() {
+    use votum_eg::batch::{schnorr_hold, SchnorrCheck};
+    let g = ModpGroup::eg_4096();
+    let mut rngs: Vec<ChaCha20Rng> = (0..N as u64).map(ChaCha20Rng::seed_from_u64).collect();
+    let (guardians, _) = run_ceremony(K, &mut rngs).unwrap();
+    let mut publics: Vec<GuardianPublicKey> =
+        guardians.iter().map(|x| x.public_key().clone()).collect();
+    let hold = |publics: &[GuardianPublicKey]| {
+        let checks: Vec<SchnorrCheck<'_>> = publics
+            .iter()
+            .flat_map(|p| p.commitments.iter().zip(&p.proofs))
+            .map(|(public, proof)| SchnorrCheck { public, proof })
+            .collect();
+        schnorr_hold(&g, &checks, &mut ChaCha20Rng::seed_from_u64(5))
+    };
+    assert!(hold(&publics));
+    let p = &mut publics[2].proofs[1];
+    p.response = g.scalar_add(&p.response, &g.scalar_from_u64(1));
+    assert!(!hold(&publics));
+}

@@ -9,7 +9,7 @@ use rand_chacha::ChaCha20Rng;
 use rug::Integer;
 use serde_json::json;
 use std::hint::black_box;
-use votum_arith::{multi_pow, FixedBaseTable, SecretBaseTable};
+use votum_arith::{multi_pow, multi_pow_parallel, FixedBaseTable, SecretBaseTable};
 use votum_bench::{cpu_model, per_op_us};
 use votum_group::{Group, ModpGroup, Ristretto255};
 
@@ -65,7 +65,15 @@ fn main() {
         }),
     );
     row(
-        "votum Modulus::pow_secret (mpz_powm_sec)",
+        "raw GMP mpz_powm_sec (rug secure_pow_mod_ref)",
+        per_op_us(runs, n, || {
+            for i in 0..n {
+                black_box(Integer::from(bases[i].secure_pow_mod_ref(&exps[i], &p)));
+            }
+        }),
+    );
+    row(
+        "votum Modulus::pow_secret (constant-time window 5)",
         per_op_us(runs, n, || {
             for i in 0..n {
                 black_box(m.pow_secret(&bases[i], &exps[i]).unwrap_or_default());
@@ -121,6 +129,33 @@ fn main() {
         black_box(FixedBaseTable::new(&m, &bases[0], 256).unwrap_or_else(|_| unreachable_table()));
     });
     row("fixed-base table build (one base, window 12)", table_build);
+
+    // the batch of a decryption's share proofs (5 guardians, 2 missing, 4 selections): 72 bases
+    // with 128-bit weights, 36 with 384-bit products, 13 with 256-bit exponents
+    let (mixed_b, mixed_e): (Vec<Integer>, Vec<Integer>) = (0..121usize)
+        .map(|i| {
+            let bits = match i {
+                0..=71 => 128u32,
+                72..=107 => 384,
+                _ => 256,
+            };
+            let e =
+                Integer::from(&exps[i % exps.len()] * &exps[(i + 1) % exps.len()]).keep_bits(bits);
+            (bases[i % bases.len()].clone(), e)
+        })
+        .unzip();
+    row(
+        "multi-exponentiation, a share batch (72×128 + 36×384 + 13×256 bits), whole, 1 thread",
+        per_op_us(runs, 1, || {
+            black_box(multi_pow(&m, &mixed_b, &mixed_e).unwrap_or_default());
+        }),
+    );
+    row(
+        "multi-exponentiation, the same share batch, whole, all threads",
+        per_op_us(runs, 1, || {
+            black_box(multi_pow_parallel(&m, &mixed_b, &mixed_e).unwrap_or_default());
+        }),
+    );
 
     // N-base multi-exponentiation, per base
     for big_n in [1_000usize, 100_000] {

@@ -8,11 +8,12 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, RngCore, SeedableRng};
 use rayon::prelude::*;
 use votum_arith::Integer;
+use votum_arith::SecretBaseTable;
 use votum_elgamal::hashed::HashedCiphertext;
 use votum_elgamal::SecretPolynomial;
 use votum_elgamal::{PublicKey, SecretKey};
-use votum_group::ModScalar;
 use votum_group::{Group, ModpGroup};
+use votum_group::{ModElement, ModScalar};
 use votum_proofs::{Eg1Oracle, SchnorrProof};
 
 use super::backup::{backup_plaintext, read_backup_plaintext};
@@ -191,9 +192,20 @@ impl Guardian {
         let group = ModpGroup::eg_4096();
         let key = PublicKey::new(&group, receiver.key().clone())
             .map_err(|_| CeremonyError::UnknownGuardian(receiver.id.clone()))?;
+        self.seal_backup(receiver, r, |r| key.pow(&group, r))
+    }
+
+    /// Seals `P_me(receiver)` with nonce `r`; `key_pow(r)` is the receiver's key to the power r.
+    fn seal_backup(
+        &self,
+        receiver: &GuardianPublicKey,
+        r: &ModScalar,
+        key_pow: impl FnOnce(&ModScalar) -> ModElement,
+    ) -> Result<PartialKeyBackup, CeremonyError> {
+        let group = ModpGroup::eg_4096();
         let mut coordinate = self.polynomial.evaluate(&group, receiver.sequence_order);
         let mut m = backup_plaintext(&self.public.id, &receiver.id, &coordinate);
-        let sealed = HashedCiphertext::encrypt(&group, &key, &m, r);
+        let sealed = HashedCiphertext::encrypt_with(&group, &m, r, key_pow);
         zeroize::Zeroize::zeroize(&mut m);
         zeroize::Zeroize::zeroize(&mut coordinate);
         Ok(PartialKeyBackup {
@@ -391,10 +403,26 @@ fn exchange_backups<R: RngCore + CryptoRng>(
                 .map(move |(p, r)| (s, p, r))
         })
         .collect();
+    // each receiver's key is raised to n−1 nonces: one constant-time comb table per receiver
+    // (built in parallel) costs less than n−1 exponentiations from three receivers on
+    // (spec/63.2); the keys are the members the records were checked to hold
+    let tables: Vec<Option<SecretBaseTable>> = publics
+        .par_iter()
+        .map(|p| (n >= 3).then(|| group.secret_table(p.key())))
+        .collect();
     let sealed = pairs
         .par_iter()
-        .map(|(s, p, r)| guardians[*s].backup_with_nonce(p, r))
+        .map(|(s, p, r)| {
+            let receiver = (p.sequence_order - 1) as usize;
+            match tables.get(receiver).and_then(Option::as_ref) {
+                Some(table) if publics[receiver].id == p.id => {
+                    guardians[*s].seal_backup(p, r, |r| group.pow_secret_with(table, r))
+                }
+                _ => guardians[*s].backup_with_nonce(p, r),
+            }
+        })
         .collect::<Result<Vec<_>, _>>();
+    drop(tables);
     let senders: Vec<usize> = pairs.iter().map(|(s, _, _)| *s).collect();
     drop(pairs);
     for r in nonces.iter_mut().flatten() {

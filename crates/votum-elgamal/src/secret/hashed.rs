@@ -66,8 +66,20 @@ fn apply_stream(k_enc: &[u8], data: &mut [u8]) {
 
 impl<G: Group> HashedCiphertext<G> {
     pub fn encrypt(group: &G, pk: &PublicKey<G>, message: &[u8], r: &G::Scalar) -> Self {
+        Self::encrypt_with(group, message, r, |r| pk.pow(group, r))
+    }
+
+    /// [`HashedCiphertext::encrypt`] with `K^r` computed by `key_pow` (from a table the caller
+    /// keeps for a key it seals several messages to; it must return the recipient key to the
+    /// power `r`).
+    pub fn encrypt_with(
+        group: &G,
+        message: &[u8],
+        r: &G::Scalar,
+        key_pow: impl FnOnce(&G::Scalar) -> G::Element,
+    ) -> Self {
         let pad = group.pow_generator(r);
-        let shared = pk.pow(group, r);
+        let shared = key_pow(r);
         let (mut k_enc, mut k_mac) = keys(group, &pad, &shared);
         let mut body = message.to_vec();
         apply_stream(&k_enc, &mut body);
