@@ -232,3 +232,61 @@ def test_votum_load_runs_the_stateful_api(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_devices_sending_one_ballot_each_are_checked_and_stored_in_groups(
+    store_url: str, tmp_path: Path
+) -> None:
+    """Four devices at once, one ballot per request, through one `votum serve` (the intake's pipeline:
+    requests checked together, groups stored together, the running tally kept in memory between
+    commits). One device also sends a copy of its next ballot with a broken proof: that request alone
+    is refused, with the proof named; its real ballot goes in after it. Every other ballot is stored
+    once, the board is whole, and the published counts are exactly the stored votes."""
+    tokens = Tokens.generate(3)
+    server, base = _serve(store_url, tokens, tmp_path)
+    admin = Client(base, timeout=60)
+    try:
+        driver = ElectionDriver(admin, tokens, "singles", MANIFEST, quorum=2, seed=11)
+        driver.ceremony()
+        chains = [driver.plan_chain(6, driver.register_device(10 + d), spoil_rate=0.2)[0] for d in range(4)]
+        bad = json.loads(json.dumps(chains[1][3].ballot))
+        proof = bad["contests"][0]["ballot_selections"][0]["proof"]
+        proof["proof_one_response"] = proof["proof_zero_response"]
+        failures: list[BaseException] = []
+        refused: list[ServiceError] = []
+
+        def device(plans: list[Plan], tamper: bool) -> None:
+            try:
+                with Client(base, timeout=60) as c:
+                    for i, p in enumerate(plans):
+                        if tamper and i == 3:
+                            try:
+                                c.post("/v1/elections/singles/ballots", {"ballot": bad}, token=tokens.device)
+                            except ServiceError as e:
+                                refused.append(e)
+                        c.post(
+                            "/v1/elections/singles/ballots",
+                            {"ballot": p.ballot, "state": p.state},
+                            token=tokens.device,
+                        )
+                        driver.count([p])
+            except BaseException as e:  # collected and asserted on below
+                failures.append(e)
+
+        threads = [threading.Thread(target=device, args=(chain, d == 1)) for d, chain in enumerate(chains)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=300)
+        assert not failures, failures
+        assert len(refused) == 1 and refused[0].status == 422, refused
+        assert "invalid_proof" in str(refused[0]) and "g^v1" in str(refused[0])
+        status = admin.get("/v1/elections/singles")
+        assert status["cast"] + status["spoiled"] == 4 * 6
+        head = check_board(admin, "singles")  # re-links the whole board from genesis
+        assert head["seq"] >= 4 * 6
+        assert driver.decrypt_and_publish(missing=1) == driver.expected
+    finally:
+        admin.close()
+        server.terminate()
+        server.wait(timeout=30)

@@ -560,8 +560,7 @@ def test_group_commit_answers_each_request_on_its_own(opened: tuple[Service, Ele
         job(replay[0]),  # chained from the device hash plans[0] already used: a fork
     ]
     before = s.store.election("e1").head_seq
-    for j in jobs:
-        intake.verify("e1", j)  # each request's own check, as in its request thread
+    intake.verify("e1", jobs)  # the group's one batch check: the bad proof fails its request alone
     intake.process("e1", jobs)
     outcomes = [j.future.exception() for j in jobs]
     assert [type(e).__name__ if e else None for e in outcomes] == [

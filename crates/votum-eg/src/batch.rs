@@ -1,24 +1,24 @@
 //! Batch verification of ballots (spec/62.4).
 //!
 //! After the cheap checks (hashes, challenges, Jacobi symbols), all of a batch's proof equations
-//! and the subgroup membership of every ciphertext are checked with two random linear
-//! combinations, each one multi-exponentiation:
+//! and the subgroup membership of every ciphertext are checked in one random linear combination,
+//! one multi-exponentiation:
 //!
-//! 1. membership: `(Π α_i^{t_i} β_i^{t'_i})^q = 1`;
-//! 2. equations: `g^{Σ…} · K^{Σ…} = Π a0^{r1} a1^{r2} b0^{r3} b1^{r4} α^{e_α} β^{e_β} · Π a^{r5} b^{r6}`,
-//!    the weighted product of every disjunctive equation (`g^v0 = a0·α^c0`, `g^v1 = a1·α^c1`,
-//!    `K^v0 = b0·β^c0`, `g^c1·K^v1 = b1·β^c1`) and constant-proof equation (`g^v = a·A^c`,
-//!    `g^{cL}·K^v = b·B^c`, with `A = Πα`, `B = Πβ` distributed over the selections).
+//! `g^{Σ…} · K^{Σ…} = Π a0^{r1} a1^{r2} b0^{r3} b1^{r4} α^{e_α + q·t} β^{e_β + q·t'} · Π a^{r5} b^{r6}`,
+//! the weighted product of every disjunctive equation (`g^v0 = a0·α^c0`, `g^v1 = a1·α^c1`,
+//! `K^v0 = b0·β^c0`, `g^c1·K^v1 = b1·β^c1`) and constant-proof equation (`g^v = a·A^c`,
+//! `g^{cL}·K^v = b·B^c`, with `A = Πα`, `B = Πβ` distributed over the selections), times
+//! `(α^q)^t (β^q)^{t'}`, which is 1 exactly for subgroup members.
 //!
 //! Weights are 128-bit and secret, drawn after the ballots are fixed. Soundness (spec/62.4): every
 //! element has Jacobi symbol 1, so it lies in the quadratic residues, a cyclic group of order
 //! `q·r'` with `r' = (p−1)/(2q)` prime; both prime factors exceed 2^128, so a false equation or a
-//! non-member survives its combination with probability at most 2^−128.
+//! non-member survives the combination with probability at most 2^−127.
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, RngCore, SeedableRng};
 use rayon::prelude::*;
-use votum_arith::{multi_pow_parallel, Integer};
+use votum_arith::{multi_pow_parallel, FixedBaseTable, Integer};
 use votum_elgamal::Ciphertext;
 use votum_group::{Group, ModElement, ModpGroup};
 
@@ -44,8 +44,6 @@ struct Terms {
     k_exp: Integer,
     bases: Vec<Integer>,
     exps: Vec<Integer>,
-    members: Vec<Integer>,
-    member_exps: Vec<Integer>,
 }
 
 fn terms(g: &ModpGroup, b: &EncryptedBallot, seed: [u8; 32]) -> Terms {
@@ -59,8 +57,6 @@ fn terms(g: &ModpGroup, b: &EncryptedBallot, seed: [u8; 32]) -> Terms {
         k_exp: Integer::new(),
         bases: Vec::with_capacity(6 * n + 2 * b.contests.len()),
         exps: Vec::with_capacity(6 * n + 2 * b.contests.len()),
-        members: Vec::with_capacity(2 * n),
-        member_exps: Vec::with_capacity(2 * n),
     };
     for c in &b.contests {
         // the constant proof: g^v = a·A^c and g^{cL}·K^v = b·B^c
@@ -104,14 +100,12 @@ fn terms(g: &ModpGroup, b: &EncryptedBallot, seed: [u8; 32]) -> Terms {
                 t.bases.push(el(base));
                 t.exps.push(e);
             }
+            // α, β: their equations' exponent mod q, plus q·t with a fresh weight t, which
+            // multiplies the product by (α^q)^t: 1 for a member, else caught (spec/62.4)
             t.bases.push(el(&s.ciphertext.pad));
-            t.exps.push(e_alpha);
+            t.exps.push(e_alpha + Integer::from(q * &weight(&mut rng)));
             t.bases.push(el(&s.ciphertext.data));
-            t.exps.push(e_beta);
-            t.members.push(el(&s.ciphertext.pad));
-            t.member_exps.push(weight(&mut rng));
-            t.members.push(el(&s.ciphertext.data));
-            t.member_exps.push(weight(&mut rng));
+            t.exps.push(e_beta + Integer::from(q * &weight(&mut rng)));
         }
     }
     t.g_exp %= q;
@@ -124,6 +118,7 @@ fn terms(g: &ModpGroup, b: &EncryptedBallot, seed: [u8; 32]) -> Terms {
 pub fn equations_hold<R: RngCore + CryptoRng>(
     g: &ModpGroup,
     public_key: &ModElement,
+    key_table: Option<&FixedBaseTable>,
     ballots: &[&EncryptedBallot],
     rng: &mut R,
 ) -> bool {
@@ -143,33 +138,25 @@ pub fn equations_hold<R: RngCore + CryptoRng>(
         .collect();
     let mut g_exp = Integer::new();
     let mut k_exp = Integer::new();
-    let (mut bases, mut exps, mut members, mut member_exps) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut bases, mut exps) = (Vec::new(), Vec::new());
     for t in parts {
         g_exp += t.g_exp;
         k_exp += t.k_exp;
         bases.extend(t.bases);
         exps.extend(t.exps);
-        members.extend(t.members);
-        member_exps.extend(t.member_exps);
-    }
-    // one after the other, each split evenly over the threads: joined, the smaller finishes
-    // first and leaves one thread alone with a half of the larger
-    let membership = multi_pow_parallel(m, &members, &member_exps)
-        .and_then(|x| m.pow(&x, g.order()))
-        .map(|x| x == 1)
-        .unwrap_or(false);
-    if !membership {
-        return false;
     }
     let Ok(rhs) = multi_pow_parallel(m, &bases, &exps) else {
         return false;
     };
     let g_s = g.scalar_from_integer(&g_exp);
     let k_s = g.scalar_from_integer(&k_exp);
-    // once per batch: a two-base multi-exponentiation, no fixed-base table needed (a verifier
-    // should not build 48 MiB tables of g and K for one power each)
-    let lhs = g.multi_pow(&[g.generator().clone(), public_key.clone()], &[g_s, k_s]);
+    // once per batch: g from its table if this process has one, K from the caller's table if it
+    // keeps one (a service checking many ballots), else a two-base multi-exponentiation (a
+    // verifier should not build 48 MiB tables of g and K for one power each)
+    let lhs = match key_table {
+        Some(table) => Ok(g.op(&g.pow_generator_if_built(&g_s), &g.pow_table(table, &k_s))),
+        None => g.multi_pow(&[g.generator().clone(), public_key.clone()], &[g_s, k_s]),
+    };
     lhs.is_ok_and(|lhs| lhs.value() == &rhs)
 }
 

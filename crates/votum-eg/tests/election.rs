@@ -518,6 +518,20 @@ fn batch_verification_agrees_with_individual_checks() {
         .verify_many(ballots.clone(), &mut rng)
         .iter()
         .all(Result::is_ok));
+    // the batch itself holds (a batch that wrongly failed would be hidden by the fallback), with
+    // K raised plainly or from a table
+    let members: Vec<_> = ballots
+        .iter()
+        .map(|b| b.clone().check_members().unwrap())
+        .collect();
+    let refs: Vec<_> = members.iter().collect();
+    let k = &e.context.elgamal_public_key;
+    let table = votum_arith::FixedBaseTable::with_window(g.modulus(), k.value(), 256, 8).unwrap();
+    for key_table in [None, Some(&table)] {
+        assert!(votum_eg::batch::equations_hold(
+            &g, k, key_table, &refs, &mut rng
+        ));
+    }
     let mut checked: Vec<_> = ballots
         .iter()
         .map(|b| v.verify_individually(b.clone()).unwrap())
@@ -567,6 +581,7 @@ fn batch_verification_agrees_with_individual_checks() {
     assert!(!votum_eg::batch::equations_hold(
         &g,
         &e.context.elgamal_public_key,
+        None,
         &[&bad],
         &mut rng
     ));

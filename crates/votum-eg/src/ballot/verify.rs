@@ -61,7 +61,17 @@ pub struct BallotVerifier {
     pub(crate) oracle: Eg1Oracle,
     /// contest id -> (description hash, [(selection id, sequence order, description hash)] incl. placeholders)
     pub(crate) layout: HashMap<String, ContestLayout>,
+    /// A fixed-base table of K (window 8, 4 MiB at 4096 bits), built once this verifier has checked
+    /// [`KEY_TABLE_AFTER`] ballots: a service or a record check then pays one table lookup chain
+    /// for each batch's power of K instead of a full power.
+    pub(crate) key_table: std::sync::OnceLock<votum_arith::FixedBaseTable>,
+    pub(crate) checked: std::sync::atomic::AtomicUsize,
 }
+
+/// Ballots a verifier checks before it builds its table of K (the build costs about 30 powers).
+pub const KEY_TABLE_AFTER: usize = 64;
+/// Window of the verifier's table of K.
+const KEY_TABLE_WINDOW: u32 = 8;
 
 pub(crate) fn h(items: &[EgHashItem]) -> Integer {
     hash_elems(items, ModpGroup::eg_4096().order())
@@ -100,6 +110,8 @@ impl BallotVerifier {
                 })?,
             oracle: Eg1Oracle::new(extended_base_hash),
             layout,
+            key_table: std::sync::OnceLock::new(),
+            checked: std::sync::atomic::AtomicUsize::new(0),
         })
     }
 
@@ -141,7 +153,13 @@ impl BallotVerifier {
             .map(|(b, _)| b)
             .collect();
         if !passed.is_empty()
-            && !crate::batch::equations_hold(&self.group, self.public_key.element(), &passed, rng)
+            && !crate::batch::equations_hold(
+                &self.group,
+                self.public_key.element(),
+                self.key_table(passed.len()),
+                &passed,
+                rng,
+            )
         {
             for (b, r) in ballots.iter().zip(out.iter_mut()) {
                 if r.is_ok() {
@@ -154,6 +172,28 @@ impl BallotVerifier {
             .zip(out)
             .map(|(b, r)| r.map(|()| b))
             .collect()
+    }
+
+    /// The table of K once [`KEY_TABLE_AFTER`] ballots have been checked (built by the call that
+    /// crosses the mark; other threads meanwhile go on without it).
+    fn key_table(&self, more: usize) -> Option<&votum_arith::FixedBaseTable> {
+        use std::sync::atomic::Ordering;
+        let before = self.checked.fetch_add(more, Ordering::Relaxed);
+        if let Some(t) = self.key_table.get() {
+            return Some(t);
+        }
+        if before < KEY_TABLE_AFTER && before + more >= KEY_TABLE_AFTER {
+            let g = &self.group;
+            let built = votum_arith::FixedBaseTable::with_window(
+                g.modulus(),
+                self.public_key.element().value(),
+                g.order().significant_bits(),
+                KEY_TABLE_WINDOW,
+            )
+            .ok()?;
+            return Some(self.key_table.get_or_init(|| built));
+        }
+        None
     }
 
     /// [`BallotVerifier::verify_many`] over parse results, in order: the ballots that parsed are

@@ -1,11 +1,19 @@
 """Ballot intake with group commit (spec/80.5).
 
-Each request's ballots are checked in the request's own thread (one batch verification per request;
-requests check in parallel, the native code releasing the GIL). Checked requests then queue up for
-their election's one writer thread, which takes everything waiting (up to `GROUP_BALLOTS` ballots) and
-stores it in one transaction: one lock of the election's row, one commit, one fsync for the group.
-Each request is still all or nothing and is answered on its own: a duplicate or a fork fails its own
-request, never a neighbour's.
+A request's ballots are parsed in the request's own thread, then the request queues up for its
+election's two worker threads, a pipeline:
+
+1. the checker takes everything waiting (up to `GROUP_BALLOTS` ballots) and checks every proof of
+   the group in one batch verification (the native code spreads it over the cores). Checking a
+   group together matters for devices that send one ballot per request: a batch's fixed costs
+   (squaring chains, the powers of g and K) are paid once per group, not once per ballot;
+2. the writer takes every checked group waiting and stores it in one transaction: one lock of the
+   election's row, one commit, one fsync. It keeps the running tally it last committed in memory,
+   so a transaction parses the stored tally only when another process changed it.
+
+While the writer stores one group, the checker checks the next. Each request is still all or
+nothing and is answered on its own: a bad proof, a duplicate or a fork fails its own request, never
+a neighbour's.
 """
 
 from __future__ import annotations
@@ -102,48 +110,77 @@ def _state_name(code: Any) -> str:
 
 
 class _Election:
-    """The queue and worker of one election."""
+    """The queues and the two workers of one election (see the module's doc)."""
 
     def __init__(self, intake: Intake, election_id: str) -> None:
         self.intake = intake
         self.election_id = election_id
-        self.queue: deque[_Job] = deque()
         self.cond = threading.Condition()
-        self.worker: threading.Thread | None = None
+        #: parsed requests, to check
+        self.queue: deque[_Job] = deque()
+        #: checked groups, to store
+        self.checked: deque[list[_Job]] = deque()
+        self.checker: threading.Thread | None = None
+        self.writer: threading.Thread | None = None
+        #: the running tally as last committed by this writer: (its stored bytes, the object)
+        self.tally: tuple[bytes, votum.EgTally] | None = None
+
+    def _start(self, role: str, target: Any) -> threading.Thread:
+        thread = threading.Thread(target=target, name=f"votum-{role}-{self.election_id}", daemon=True)
+        thread.start()
+        return thread
 
     def put(self, job: _Job) -> None:
         with self.cond:
             self.queue.append(job)
-            if self.worker is None:
-                self.worker = threading.Thread(
-                    target=self._run, name=f"votum-intake-{self.election_id}", daemon=True
-                )
-                self.worker.start()
-            self.cond.notify()
+            if self.checker is None:
+                self.checker = self._start("check", self._check_loop)
+            self.cond.notify_all()
 
-    def _take(self) -> list[_Job] | None:
-        with self.cond:
-            if not self.queue:
-                self.cond.wait(IDLE_SECONDS)
-            if not self.queue:
-                self.worker = None
-                return None
-            jobs = [self.queue.popleft()]
-            size = len(jobs[0].ballots)
-            while self.queue and size + len(self.queue[0].ballots) <= GROUP_BALLOTS:
-                job = self.queue.popleft()
-                size += len(job.ballots)
-                jobs.append(job)
-            return jobs
+    def _take(self, source: deque[Any], size: Any) -> list[Any] | None:
+        """Waits (at most IDLE_SECONDS) for `source`; takes its first item and what follows it up
+        to GROUP_BALLOTS ballots (`size` of an item). Called with the lock held."""
+        if not source:
+            self.cond.wait(IDLE_SECONDS)
+        if not source:
+            return None
+        items = [source.popleft()]
+        total = size(items[0])
+        while source and total + size(source[0]) <= GROUP_BALLOTS:
+            total += size(source[0])
+            items.append(source.popleft())
+        return items
 
-    def _run(self) -> None:
+    def _check_loop(self) -> None:
         while True:
-            jobs = self._take()
-            if jobs is None:
-                return
+            with self.cond:
+                jobs = self._take(self.queue, lambda job: len(job.ballots))
+                if jobs is None:
+                    self.checker = None
+                    return
             try:
-                self.intake.process(self.election_id, jobs)
+                self.intake.verify(self.election_id, jobs)
+            except BaseException as e:  # every waiting request is answered, whatever happened
+                for job in jobs:
+                    job.error = job.error or e
+            with self.cond:
+                self.checked.append(jobs)
+                if self.writer is None:
+                    self.writer = self._start("write", self._write_loop)
+                self.cond.notify_all()
+
+    def _write_loop(self) -> None:
+        while True:
+            with self.cond:
+                groups = self._take(self.checked, lambda group: sum(len(j.ballots) for j in group))
+                if groups is None:
+                    self.writer = None
+                    return
+            jobs = [job for group in groups for job in group]
+            try:
+                self.intake.process(self.election_id, jobs, self)
             except BaseException as e:  # answer every waiting request, whatever happened
+                self.tally = None
                 for job in jobs:
                     if not job.future.done():
                         job.future.set_exception(e)
@@ -168,11 +205,6 @@ class Intake:
             raise WrongPhase(f"election {election_id!r} is in phase {row.phase!r}; ballots need open")
         job = _prepare(items)
         job.owner = owner
-        # the proofs are checked here, in the request's own thread: requests check in parallel
-        # (the native code releases the GIL), and only storing is grouped
-        self.verify(election_id, job)
-        if job.error is not None:
-            raise job.error
         with self._lock:
             election = self._elections.get(election_id)
             if election is None:
@@ -180,31 +212,46 @@ class Intake:
         election.put(job)
         return job.future.result()
 
-    def verify(self, election_id: str, job: _Job) -> None:
-        """Checks every ballot of `job` in one batch; the first failure becomes the job's error."""
+    def verify(self, election_id: str, jobs: list[_Job]) -> None:
+        """Checks every ballot of every job in one batch; in each job, its first failure becomes
+        the job's error (the batch names each bad ballot, so other jobs are not affected)."""
         objects = self.objects.get(election_id)
-        outcomes = objects.verifier().verify_many([(b.text, b.state) for b in job.ballots])
-        for b, outcome in zip(job.ballots, outcomes, strict=True):
-            if isinstance(outcome, Exception):
-                job.error = outcome
-                return
-            b.verified = outcome
-            canonical = outcome.json
-            doc = json.loads(canonical)
-            b.state = _state_name(doc["state"])
-            b.code, b.seed = doc["code"], doc["code_seed"]
-            b.payload = canonical.encode()
-            b.digest = payload_digest(b.payload)
+        ballots = [b for job in jobs for b in job.ballots]
+        outcomes = iter(objects.verifier().verify_many([(b.text, b.state) for b in ballots]))
+        for job in jobs:
+            mine = [next(outcomes) for _ in job.ballots]
+            for outcome in mine:
+                if isinstance(outcome, Exception):
+                    job.error = outcome
+                    break
+            if job.error is not None:
+                continue
+            for b, outcome in zip(job.ballots, mine, strict=True):
+                self._accept(b, outcome)
 
-    def process(self, election_id: str, jobs: list[_Job]) -> None:
-        """Stores a group of checked requests in one transaction and answers each."""
+    @staticmethod
+    def _accept(b: _Ballot, outcome: votum.EgVerifiedBallot) -> None:
+        """Keeps what the verifier accepted for `b`: its canonical payload, state and codes."""
+        b.verified = outcome
+        canonical = outcome.json
+        doc = json.loads(canonical)
+        b.state = _state_name(doc["state"])
+        b.code, b.seed = doc["code"], doc["code_seed"]
+        b.payload = canonical.encode()
+        b.digest = payload_digest(b.payload)
+
+    def process(self, election_id: str, jobs: list[_Job], election: _Election | None = None) -> None:
+        """Stores the checked requests of a group (`verify` ran on them) in one transaction and
+        answers each. `election` holds the tally this process last committed, if any."""
         objects = self.objects.get(election_id)
         live = [job for job in jobs if job.error is None]
         receipts: dict[str, dict[str, Any]] = {}
         if live:
             try:
-                self._store(election_id, objects, live, receipts)
+                self._store(election_id, objects, live, receipts, election)
             except VotumError as e:
+                if election is not None:
+                    election.tally = None
                 for job in live:
                     if job.error is None:
                         job.error = e
@@ -252,8 +299,14 @@ class Intake:
         return fresh, overlay
 
     def _store(
-        self, election_id: str, objects: Any, jobs: list[_Job], receipts: dict[str, dict[str, Any]]
+        self,
+        election_id: str,
+        objects: Any,
+        jobs: list[_Job],
+        receipts: dict[str, dict[str, Any]],
+        election: _Election | None,
     ) -> None:
+        committed: tuple[bytes, votum.EgTally] | None = None
         with self.store.write(election_id) as tx:
             tx.require_phase("open")
             ids = list({b.ballot_id for job in jobs for b in job.ballots})
@@ -294,10 +347,20 @@ class Intake:
                 add_ballots(tx, rows)
                 cast = [b for b in accepted if b.state == "cast"]
                 if cast:
-                    assert tx.election.tally is not None
-                    tally = votum.EgTally.from_bytes(objects.manifest, tx.election.tally)
+                    stored = tx.election.tally
+                    assert stored is not None
+                    kept = election.tally if election is not None else None
+                    # parse the stored tally only if it is not the one this writer last committed
+                    # (another process, or a failed transaction, changed it)
+                    tally = kept[1] if kept is not None and kept[0] == stored else None
+                    if election is not None:
+                        election.tally = None  # until this transaction commits
+                    if tally is None:
+                        tally = votum.EgTally.from_bytes(objects.manifest, stored)
                     tally.add_verified([_verified(b) for b in cast])
-                    tx.set(tally=tally.to_bytes())
+                    data = tally.to_bytes()
+                    tx.set(tally=data)
+                    committed = (data, tally)
                 tx.set(
                     cast_count=tx.election.cast_count + len(cast),
                     spoiled_count=tx.election.spoiled_count + len(accepted) - len(cast),
@@ -307,3 +370,5 @@ class Intake:
                 for name, found in tx.named(list(names)).items():
                     r = have[names[name]]
                     receipts[r.ballot_id] = receipt(r.ballot_id, r.state, r.code, found)
+        if committed is not None and election is not None:
+            election.tally = committed
