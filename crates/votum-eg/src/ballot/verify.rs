@@ -102,8 +102,9 @@ impl BallotVerifier {
             group: ModpGroup::eg_4096(),
             manifest,
             manifest_hash,
-            // no fixed-base table of K: batches raise K to one exponent each; only a ballot checked
-            // on its own (after its batch failed) raises K per proof
+            // no 48 MiB table of K here: a batch raises K once (from `key_table`, a small table
+            // built after KEY_TABLE_AFTER ballots); only a ballot checked on its own (after its
+            // batch failed) raises K per proof
             public_key: PublicKey::new(&ModpGroup::eg_4096(), public_key.element().clone())
                 .map_err(|_| {
                     crate::ManifestError::Empty("joint public key (it is the identity)")
@@ -133,8 +134,8 @@ impl BallotVerifier {
     }
 
     /// Checks many ballots: the cheap checks (structure, hashes, challenges, Jacobi symbols) one by
-    /// one, then every proof equation and subgroup membership of all ballots in two random linear
-    /// combinations (spec/62.4). When a batch fails, each of its ballots is checked on its own,
+    /// one, then every proof equation and subgroup membership of all ballots in one random linear
+    /// combination (spec/62.4). When a batch fails, each of its ballots is checked on its own,
     /// so every refused ballot gets its specific error.
     pub fn verify_many<R: rand_core::RngCore + rand_core::CryptoRng>(
         &self,
