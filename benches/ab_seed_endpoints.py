@@ -15,49 +15,11 @@ import tempfile
 import time
 from contextlib import ExitStack
 
-from votum.client import Client, election_key
+from votum.client import Client
+from votum.client.load import seed_election
 from votum.service.local import start_server
 
 REPEAT = int(os.environ.get("REPEAT", "40"))
-
-
-def combine_request(c: Client) -> dict:
-    parties, names = ["party-1", "party-2"], [f"candidate-{i}" for i in range(1, 5)]
-    setup = c.setup_guardians(parties, names, 5, 3)
-    key = election_key(setup, parties, names)
-    private = {p["guardian_id"]: p["private_key"] for p in setup["private_keys"]}
-    data_ = {g["id"]: g for g in setup["guardian_data"]}
-    ids = [g["id"] for g in sorted(setup["guardian_data"], key=lambda g: g["sequence_order"])]
-    enc = [
-        c.create_encrypted_ballot(
-            key, ballot_id=f"b{i}", candidate_name=names[i % 4], code_seed=None, state="cast"
-        )["encrypted_ballot"]
-        for i in range(100)
-    ]
-    tally = c.create_encrypted_tally(key, enc)
-    common = {"ciphertext_tally": tally["ciphertext_tally"], "spoiled_ballots": tally["spoiled_ballots"]}
-    answers = [
-        c.create_partial_decryption(key, guardian_id=g, private_key=private[g], **common) for g in ids[:3]
-    ]
-    for m in ids[3:]:
-        for g in ids[:3]:
-            answers.append(
-                c.create_compensated_decryption(
-                    key,
-                    available_guardian_id=g,
-                    missing_guardian_id=m,
-                    private_key=private[g],
-                    missing_guardian_data=data_[m],
-                    **common,
-                )
-            )
-    return {
-        **key,
-        "guardian_data": setup["guardian_data"],
-        "tally_shares": [a["tally_share"] for a in answers],
-        "ballot_shares": {},
-        **common,
-    }
 
 
 def timed(f) -> float:
@@ -81,7 +43,9 @@ def main() -> None:
             stack.callback(server.wait, 30)
             stack.callback(server.terminate)
             clients[label] = stack.enter_context(Client(url))
-        combine = combine_request(clients["new"])
+        # the seed's own run (setup, 100 ballots, shares with 2 guardians missing) makes the request
+        run = seed_election(clients["new"], 100, chunk=100, guardians=5, quorum=3, missing=2, candidates=4)
+        combine = run.last_requests["/combine_decryption_shares"]
         for c in clients.values():
             out = c.post("/combine_decryption_shares", combine)
             assert sum(v["votes"] for v in out["results"]["candidates"].values()) == 100

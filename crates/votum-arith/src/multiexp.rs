@@ -193,15 +193,13 @@ fn straus(m: &Modulus, ctx: &MontContext, pairs: &[(&Integer, &Integer)]) -> Int
     }
 }
 
+/// Pippenger with window `c` over nonzero exponents.
 fn pippenger(m: &Modulus, ctx: &MontContext, pairs: &[(&Integer, &Integer)], c: u32) -> Integer {
     let max_bits = pairs
         .iter()
         .map(|(_, e)| e.significant_bits())
         .max()
         .unwrap_or(0);
-    if max_bits == 0 {
-        return Integer::from(1);
-    }
     let n = ctx.limbs_len();
     let mut s = ctx.scratch();
     let windows = max_bits.div_ceil(c);

@@ -396,7 +396,7 @@ impl ModpGroup {
     /// the table in a process that has none.
     pub fn pow_generator_if_built(&self, s: &ModScalar) -> ModElement {
         match self.0.g_table.get() {
-            Some(table) => ModElement(table.pow(&s.0).unwrap_or_else(|_| Integer::from(1))),
+            Some(table) => self.pow_table(table, s),
             None => self.pow(&self.0.g, s),
         }
     }

@@ -392,15 +392,17 @@ fn exchange_backups<R: RngCore + CryptoRng>(
                 .collect()
         })
         .collect();
-    let pairs: Vec<(usize, &GuardianPublicKey, &ModScalar)> = guardians
+    // (sender, receiver, nonce), by index into `guardians` and `publics`
+    let pairs: Vec<(usize, usize, &ModScalar)> = guardians
         .iter()
         .enumerate()
         .flat_map(|(s, g)| {
             publics
                 .iter()
-                .filter(move |p| p.id != g.public.id)
+                .enumerate()
+                .filter(move |(_, p)| p.id != g.public.id)
                 .zip(&nonces[s])
-                .map(move |(p, r)| (s, p, r))
+                .map(move |((j, _), r)| (s, j, r))
         })
         .collect();
     // each receiver's key is raised to n−1 nonces: one constant-time comb table per receiver
@@ -412,17 +414,13 @@ fn exchange_backups<R: RngCore + CryptoRng>(
         .collect();
     let sealed = pairs
         .par_iter()
-        .map(|(s, p, r)| {
-            let receiver = (p.sequence_order - 1) as usize;
-            match tables.get(receiver).and_then(Option::as_ref) {
-                Some(table) if publics[receiver].id == p.id => {
-                    guardians[*s].seal_backup(p, r, |r| group.pow_secret_with(table, r))
-                }
-                _ => guardians[*s].backup_with_nonce(p, r),
+        .map(|&(s, j, r)| match &tables[j] {
+            Some(table) => {
+                guardians[s].seal_backup(&publics[j], r, |r| group.pow_secret_with(table, r))
             }
+            None => guardians[s].backup_with_nonce(&publics[j], r),
         })
         .collect::<Result<Vec<_>, _>>();
-    drop(tables);
     let senders: Vec<usize> = pairs.iter().map(|(s, _, _)| *s).collect();
     drop(pairs);
     for r in nonces.iter_mut().flatten() {

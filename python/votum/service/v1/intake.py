@@ -122,8 +122,6 @@ class _Election:
         self.checked: deque[list[_Job]] = deque()
         self.checker: threading.Thread | None = None
         self.writer: threading.Thread | None = None
-        #: the running tally as last committed by this writer: (its stored bytes, the object)
-        self.tally: tuple[bytes, votum.EgTally] | None = None
 
     def _start(self, role: str, target: Any) -> threading.Thread:
         thread = threading.Thread(target=target, name=f"votum-{role}-{self.election_id}", daemon=True)
@@ -139,10 +137,9 @@ class _Election:
 
     def _take(self, source: deque[Any], size: Any) -> list[Any] | None:
         """Waits (at most IDLE_SECONDS) for `source`; takes its first item and what follows it up
-        to GROUP_BALLOTS ballots (`size` of an item). Called with the lock held."""
-        if not source:
-            self.cond.wait(IDLE_SECONDS)
-        if not source:
+        to GROUP_BALLOTS ballots (`size` of an item). Called with the lock held. (Both workers wait
+        on the one condition, so a wake-up may be for the other's queue: `wait_for` waits on.)"""
+        if not self.cond.wait_for(lambda: bool(source), IDLE_SECONDS):
             return None
         items = [source.popleft()]
         total = size(items[0])
@@ -178,9 +175,8 @@ class _Election:
                     return
             jobs = [job for group in groups for job in group]
             try:
-                self.intake.process(self.election_id, jobs, self)
+                self.intake.process(self.election_id, jobs)
             except BaseException as e:  # answer every waiting request, whatever happened
-                self.tally = None
                 for job in jobs:
                     if not job.future.done():
                         job.future.set_exception(e)
@@ -194,6 +190,9 @@ class Intake:
         self.objects = objects
         self._elections: dict[str, _Election] = {}
         self._lock = threading.Lock()
+        #: per election, the running tally its writer last committed: (its stored bytes, the object);
+        #: taken out while a transaction uses it, put back once that transaction has committed
+        self._tallies: dict[str, tuple[bytes, votum.EgTally]] = {}
 
     def submit(
         self, election_id: str, items: list[tuple[dict[str, Any], str]], owner: str | None = None
@@ -220,14 +219,10 @@ class Intake:
         outcomes = iter(objects.verifier().verify_many([(b.text, b.state) for b in ballots]))
         for job in jobs:
             mine = [next(outcomes) for _ in job.ballots]
-            for outcome in mine:
-                if isinstance(outcome, Exception):
-                    job.error = outcome
-                    break
-            if job.error is not None:
-                continue
-            for b, outcome in zip(job.ballots, mine, strict=True):
-                self._accept(b, outcome)
+            job.error = next((o for o in mine if isinstance(o, Exception)), None)
+            if job.error is None:
+                for b, outcome in zip(job.ballots, mine, strict=True):
+                    self._accept(b, outcome)
 
     @staticmethod
     def _accept(b: _Ballot, outcome: votum.EgVerifiedBallot) -> None:
@@ -240,18 +235,16 @@ class Intake:
         b.payload = canonical.encode()
         b.digest = payload_digest(b.payload)
 
-    def process(self, election_id: str, jobs: list[_Job], election: _Election | None = None) -> None:
+    def process(self, election_id: str, jobs: list[_Job]) -> None:
         """Stores the checked requests of a group (`verify` ran on them) in one transaction and
-        answers each. `election` holds the tally this process last committed, if any."""
+        answers each."""
         objects = self.objects.get(election_id)
         live = [job for job in jobs if job.error is None]
         receipts: dict[str, dict[str, Any]] = {}
         if live:
             try:
-                self._store(election_id, objects, live, receipts, election)
+                self._store(election_id, objects, live, receipts)
             except VotumError as e:
-                if election is not None:
-                    election.tally = None
                 for job in live:
                     if job.error is None:
                         job.error = e
@@ -299,12 +292,7 @@ class Intake:
         return fresh, overlay
 
     def _store(
-        self,
-        election_id: str,
-        objects: Any,
-        jobs: list[_Job],
-        receipts: dict[str, dict[str, Any]],
-        election: _Election | None,
+        self, election_id: str, objects: Any, jobs: list[_Job], receipts: dict[str, dict[str, Any]]
     ) -> None:
         committed: tuple[bytes, votum.EgTally] | None = None
         with self.store.write(election_id) as tx:
@@ -349,13 +337,12 @@ class Intake:
                 if cast:
                     stored = tx.election.tally
                     assert stored is not None
-                    kept = election.tally if election is not None else None
                     # parse the stored tally only if it is not the one this writer last committed
-                    # (another process, or a failed transaction, changed it)
-                    tally = kept[1] if kept is not None and kept[0] == stored else None
-                    if election is not None:
-                        election.tally = None  # until this transaction commits
-                    if tally is None:
+                    # (another process changed it); taken out, so a failed transaction leaves none
+                    kept = self._tallies.pop(election_id, None)
+                    if kept is not None and kept[0] == stored:
+                        tally = kept[1]
+                    else:
                         tally = votum.EgTally.from_bytes(objects.manifest, stored)
                     tally.add_verified([_verified(b) for b in cast])
                     data = tally.to_bytes()
@@ -370,5 +357,5 @@ class Intake:
                 for name, found in tx.named(list(names)).items():
                     r = have[names[name]]
                     receipts[r.ballot_id] = receipt(r.ballot_id, r.state, r.code, found)
-        if committed is not None and election is not None:
-            election.tally = committed
+        if committed is not None:
+            self._tallies[election_id] = committed
