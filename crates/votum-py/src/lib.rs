@@ -21,6 +21,7 @@ mod elgamal;
 mod errors;
 mod group;
 mod mix;
+mod node;
 mod proofs;
 mod record;
 mod verify;
@@ -30,6 +31,11 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(node::node_check_frame, m)?)?;
+    m.add_function(wrap_pyfunction!(node::node_digests, m)?)?;
+    m.add_function(wrap_pyfunction!(node::node_id, m)?)?;
+    m.add_function(wrap_pyfunction!(node::node_channel_id, m)?)?;
+    m.add_function(wrap_pyfunction!(node::node_signed_message, m)?)?;
     m.add_class::<group::PyGroup>()?;
     m.add_class::<group::PyElement>()?;
     m.add_class::<group::PyScalar>()?;

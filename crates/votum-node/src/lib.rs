@@ -1,0 +1,107 @@
+//! The checks of votum's channels between election parties (spec/95).
+//!
+//! Channels carry frames of envelopes signed with the sender's Ed25519 key. This crate holds what must be fast and
+//! exact on the receiving side: the strict signature check over the domain-separated header, the payload digests,
+//! and the node and channel ids. Signing stays with the key's owner (OpenSSL, through Python's `cryptography`,
+//! which also holds the key for TLS), so no secret ever passes through this crate.
+
+use ed25519_dalek::{Signature, VerifyingKey};
+use sha2::{Digest, Sha256};
+
+/// What an envelope signature signs before the header (spec/95.3).
+pub const ENVELOPE_TAG: &[u8] = b"votum-node/envelope/v1\0";
+/// The prefix of a node id (spec/95.1).
+pub const NODE_ID_TAG: &[u8] = b"votum-node/id/v1\0";
+/// The prefix of a channel id (spec/95.2).
+pub const CHANNEL_TAG: &[u8] = b"votum-node/channel/v1\0";
+
+/// Why a frame was refused; `code()` is the refusal code of spec/95.4.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    #[error("the sender's signing key is not a valid Ed25519 key")]
+    BadKey,
+    #[error("the frame's signature does not verify under the sender's key")]
+    BadSignature,
+    #[error("payload {0} does not match its digest in the signed header")]
+    BadDigest(usize),
+    #[error("{payloads} payloads but {digests} digests in the header")]
+    CountMismatch { payloads: usize, digests: usize },
+}
+
+impl FrameError {
+    /// The refusal code sent back to the peer.
+    pub fn code(&self) -> &'static str {
+        match self {
+            FrameError::BadKey | FrameError::BadSignature => "bad-signature",
+            FrameError::BadDigest(_) => "bad-digest",
+            FrameError::CountMismatch { .. } => "malformed",
+        }
+    }
+}
+
+/// SHA-256 of one payload, as carried in a header item.
+pub fn digest(payload: &[u8]) -> [u8; 32] {
+    Sha256::digest(payload).into()
+}
+
+/// The id of a node from its two public keys.
+pub fn node_id(signing_key: &[u8; 32], sealing_key: &[u8; 32]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(NODE_ID_TAG);
+    h.update(signing_key);
+    h.update(sealing_key);
+    h.finalize().into()
+}
+
+/// The id of one connection, fresh for each (both nonces are random).
+pub fn channel_id(
+    dialler: &[u8; 32],
+    acceptor: &[u8; 32],
+    dialler_nonce: &[u8],
+    acceptor_nonce: &[u8],
+) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(CHANNEL_TAG);
+    h.update(dialler);
+    h.update(acceptor);
+    h.update((dialler_nonce.len() as u64).to_be_bytes());
+    h.update(dialler_nonce);
+    h.update((acceptor_nonce.len() as u64).to_be_bytes());
+    h.update(acceptor_nonce);
+    h.finalize().into()
+}
+
+/// The bytes an envelope signature covers.
+pub fn signed_message(header: &[u8]) -> Vec<u8> {
+    let mut m = Vec::with_capacity(ENVELOPE_TAG.len() + header.len());
+    m.extend_from_slice(ENVELOPE_TAG);
+    m.extend_from_slice(header);
+    m
+}
+
+/// Checks a frame: the signature over the header (strict Ed25519: canonical encodings, no small-order key), then
+/// each payload against the digest the header lists for it, in order.
+pub fn check_frame(
+    signing_key: &[u8; 32],
+    header: &[u8],
+    signature: &[u8; 64],
+    payloads: &[&[u8]],
+    digests: &[[u8; 32]],
+) -> Result<(), FrameError> {
+    if payloads.len() != digests.len() {
+        return Err(FrameError::CountMismatch {
+            payloads: payloads.len(),
+            digests: digests.len(),
+        });
+    }
+    let key = VerifyingKey::from_bytes(signing_key).map_err(|_| FrameError::BadKey)?;
+    let signature = Signature::from_bytes(signature);
+    key.verify_strict(&signed_message(header), &signature)
+        .map_err(|_| FrameError::BadSignature)?;
+    for (i, (payload, expected)) in payloads.iter().zip(digests).enumerate() {
+        if &digest(payload) != expected {
+            return Err(FrameError::BadDigest(i));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,396 @@
+"""A node: the server side (bounded accept handling, one channel per connection), the client side (a pool of
+connections per peer with idle timeout, validation and reconnect with back-off), requests, one-way messages,
+parallel broadcast and sealed boxes (spec/95)."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import os
+import socket
+import ssl
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from votum.nodes import errors
+from votum.nodes.channel import Channel, ChannelSettings, Handler, Message
+from votum.nodes.identity import Card, Identity, signing_key_of_certificate
+from votum.nodes.keystore import Keystore
+
+log = logging.getLogger("votum.nodes")
+
+BACKLOG = 1024
+
+
+@dataclass(frozen=True)
+class NodeSettings:
+    channel: ChannelSettings = field(default_factory=ChannelSettings)
+    max_channels: int = 2
+    idle_timeout: float = 60.0
+    validate_after: float = 5.0
+    connect_timeout: float = 10.0
+    #: connections being set up at once (TLS handshakes are CPU work); more wait in the backlog
+    max_handshakes: int = 64
+    workers: int = max(2, os.cpu_count() or 2)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    peer: str
+    code: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class PeerResult:
+    """One peer's outcome of a broadcast: its response, or the typed error."""
+
+    peer: str
+    response: bytes | None
+    error: errors.NodeError | None
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def _nodelay(writer: asyncio.StreamWriter) -> None:
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+async def _ping(message: Message) -> bytes:
+    return b""
+
+
+class _Pool:
+    """The connections to one peer."""
+
+    def __init__(self, node: Node, peer: Card) -> None:
+        self.node = node
+        self.peer = peer
+        self.channels: list[Channel] = []
+        self._dialling = asyncio.Lock()
+
+    async def checkout(self) -> Channel:
+        settings = self.node.settings
+        now = time.monotonic()
+        self.channels = [c for c in self.channels if not c.closed]
+        best = min(self.channels, key=lambda c: c.inflight, default=None)
+        if best is not None and best.inflight == 0 and now - best.last_used > settings.validate_after:
+            try:
+                await best.request("ping", b"", timeout=2.0)
+            except (errors.NodeError, asyncio.TimeoutError):
+                log.info("%s: a pooled connection failed validation; dialling again", self.peer.name)
+                await best.close()
+                self.channels.remove(best)
+                best = None
+        if best is not None and (best.inflight == 0 or len(self.channels) >= settings.max_channels):
+            return best
+        async with self._dialling:
+            self.channels = [c for c in self.channels if not c.closed]
+            if len(self.channels) < settings.max_channels:
+                channel = await self.node.dial(self.peer)
+                self.channels.append(channel)
+                return channel
+        return min(self.channels, key=lambda c: c.inflight)
+
+    async def reap(self, idle_timeout: float) -> None:
+        now = time.monotonic()
+        for c in list(self.channels):
+            if c.closed or (c.inflight == 0 and now - c.last_used > idle_timeout):
+                self.channels.remove(c)
+                await c.close()
+
+    async def close(self) -> None:
+        for c in self.channels:
+            await c.close()
+        self.channels.clear()
+
+
+class Node:
+    """One election party on the network. Register handlers with `route`, `start` to listen, then `request`,
+    `send` and `broadcast` to peers by name, fingerprint or card."""
+
+    def __init__(self, identity: Identity, keystore: Keystore, settings: NodeSettings | None = None) -> None:
+        self.identity = identity
+        self.keystore = keystore
+        self.settings = settings or NodeSettings()
+        self.handlers: dict[str, Handler] = {"ping": _ping}
+        self.refusals: collections.deque[Refusal] = collections.deque(maxlen=1000)
+        self._pools: dict[bytes, _Pool] = {}
+        self._accepted: set[Channel] = set()
+        self._server: asyncio.base_events.Server | None = None
+        self._executor = ThreadPoolExecutor(self.settings.workers, thread_name_prefix="votum-node")
+        self._handshakes = asyncio.Semaphore(self.settings.max_handshakes)
+        self._server_ctx: ssl.SSLContext | None = None
+        self._client_ctx: ssl.SSLContext | None = None
+        self._reaper: asyncio.Task[None] | None = None
+        self._build_contexts()
+
+    def __repr__(self) -> str:
+        return f"Node({self.identity.name!r}, {len(self.keystore)} peers)"
+
+    @property
+    def name(self) -> str:
+        return self.identity.name
+
+    def _build_contexts(self) -> None:
+        trusted = self.keystore.trusted_pem()
+        self._server_ctx = self.identity.tls_context(True, trusted)
+        self._client_ctx = self.identity.tls_context(False, trusted)
+
+    def trust(self, card: Card, fingerprint: str | None = None, yes: bool = False) -> Card:
+        """Adds a peer while running (new connections trust it at once)."""
+        card = self.keystore.add(card, fingerprint, yes)
+        for ctx in (self._server_ctx, self._client_ctx):
+            assert ctx is not None
+            ctx.load_verify_locations(cadata=card.certificate)
+        return card
+
+    def route(self, kind: str, handler: Handler) -> None:
+        """Handles envelopes of `kind`: a request's handler returns its response (bytes or None)."""
+        self.handlers[kind] = handler
+
+    def on(self, kind: str) -> Callable[[Handler], Handler]:
+        def register(fn: Handler) -> Handler:
+            self.route(kind, fn)
+            return fn
+
+        return register
+
+    def _refused(self, peer: Card, code: str, detail: str) -> None:
+        self.refusals.append(Refusal(peer.name, code, detail))
+
+    # -- server ----------------------------------------------------------------------------------------------
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> tuple[str, int]:
+        """Listens; returns the bound address. Port 0 picks a free port."""
+        self._server = await asyncio.start_server(
+            self._accept,
+            host,
+            port,
+            ssl=self._server_ctx,
+            backlog=BACKLOG,
+            limit=1 << 20,
+            ssl_handshake_timeout=self.settings.channel.hello_timeout,
+        )
+        self._reaper = asyncio.create_task(self._reap_loop())
+        bound = self._server.sockets[0].getsockname()
+        return str(bound[0]), int(bound[1])
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        _nodelay(writer)
+        async with self._handshakes:
+            try:
+                der = writer.get_extra_info("ssl_object").getpeercert(binary_form=True)
+                peer = self.keystore.by_signing_key(signing_key_of_certificate(der))
+                if peer is None:  # trusted by TLS but removed from the keystore since
+                    raise errors.UnknownPeer("the peer's key is not in the keystore")
+                channel_id = await Channel.handshake(
+                    self.identity, peer, reader, writer, False, self.settings.channel.hello_timeout
+                )
+            except (
+                errors.NodeError,
+                asyncio.IncompleteReadError,
+                asyncio.TimeoutError,
+                OSError,
+                ValueError,
+            ) as e:
+                log.warning("a connection was refused before its hello completed: %r", e)
+                writer.close()
+                return
+        channel = Channel(
+            self.identity,
+            peer,
+            reader,
+            writer,
+            channel_id,
+            self.handlers,
+            self._executor,
+            self.settings.channel,
+            self._refused,
+        )
+        self._accepted.add(channel)
+        await channel.wait_closed()
+        self._accepted.discard(channel)
+
+    # -- client ----------------------------------------------------------------------------------------------
+
+    async def dial(self, who: str | bytes | Card) -> Channel:
+        """A new connection to a peer (not pooled), retrying refused connections with back-off (spec/95.7)."""
+        peer = self.keystore.find(who)
+        host, port = peer.host_port()
+        deadline = time.monotonic() + self.settings.connect_timeout
+        delay = 0.05
+        while True:
+            try:
+                reader, writer = await asyncio.wait_for(
+                    asyncio.open_connection(host, port, ssl=self._client_ctx, limit=1 << 20),
+                    max(0.1, deadline - time.monotonic()),
+                )
+                break
+            except ssl.SSLCertVerificationError as e:
+                raise errors.UnknownPeer(
+                    f"the node at {peer.address} has a key this node does not trust: {e.verify_message}",
+                    peer.name,
+                ) from None
+            except (ConnectionRefusedError, ConnectionResetError, asyncio.TimeoutError, OSError) as e:
+                if time.monotonic() + delay >= deadline:
+                    raise errors.PeerUnavailable(
+                        f"no connection to {peer.address} within {self.settings.connect_timeout} s: {e!r}",
+                        peer.name,
+                    ) from None
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
+        _nodelay(writer)
+        try:
+            der = writer.get_extra_info("ssl_object").getpeercert(binary_form=True)
+            got = self.keystore.by_signing_key(signing_key_of_certificate(der))
+            if got is None or got.node_id != peer.node_id:
+                shown = got.name if got is not None else "an unknown node"
+                raise errors.WrongPeer(
+                    f"{peer.address} is {shown}, not {peer.name} ({peer.fingerprint})", peer.name
+                )
+            channel_id = await Channel.handshake(
+                self.identity, peer, reader, writer, True, self.settings.channel.hello_timeout
+            )
+        except ssl.SSLError as e:
+            writer.close()
+            raise errors.UnknownPeer(
+                f"{peer.name} refused this node's key in the handshake ({e.reason})", peer.name
+            ) from None
+        except (asyncio.IncompleteReadError, ConnectionError) as e:
+            writer.close()
+            raise errors.UnknownPeer(
+                f"{peer.name} closed the connection during the hello (it does not trust this node?): {e!r}",
+                peer.name,
+            ) from None
+        except BaseException:
+            writer.close()
+            raise
+        return Channel(
+            self.identity,
+            peer,
+            reader,
+            writer,
+            channel_id,
+            self.handlers,
+            self._executor,
+            self.settings.channel,
+            self._refused,
+        )
+
+    def _pool(self, who: str | bytes | Card) -> _Pool:
+        peer = self.keystore.find(who)
+        pool = self._pools.get(peer.node_id)
+        if pool is None:
+            pool = self._pools[peer.node_id] = _Pool(self, peer)
+        return pool
+
+    async def request(
+        self, who: str | bytes | Card, kind: str, payload: bytes, timeout: float | None = None
+    ) -> bytes:
+        """Sends a request on a pooled connection and returns the response."""
+        channel = await self._pool(who).checkout()
+        return await channel.request(kind, payload, timeout)
+
+    async def send(self, who: str | bytes | Card, kind: str, payload: bytes) -> None:
+        """Sends a one-way message on a pooled connection (returns once it is queued)."""
+        channel = await self._pool(who).checkout()
+        await channel.send(kind, payload)
+
+    async def broadcast(
+        self,
+        kind: str,
+        payload: bytes,
+        peers: Iterable[str | Card] | None = None,
+        timeout: float | None = 30.0,
+    ) -> dict[str, PeerResult]:
+        """One request to every peer (or to `peers`) in parallel; one result per peer, errors included."""
+        targets = [self.keystore.find(p) for p in peers] if peers is not None else self.keystore.cards()
+        targets = [c for c in targets if c.node_id != self.identity.node_id]
+
+        async def one(card: Card) -> PeerResult:
+            t0 = time.perf_counter()
+            try:
+                response = await self.request(card, kind, payload, timeout)
+                return PeerResult(card.name, response, None, time.perf_counter() - t0)
+            except errors.NodeError as e:
+                return PeerResult(card.name, None, e, time.perf_counter() - t0)
+            except asyncio.TimeoutError:
+                err = errors.PeerUnavailable(f"no answer within {timeout} s", card.name)
+                return PeerResult(card.name, None, err, time.perf_counter() - t0)
+
+        results = await asyncio.gather(*(one(c) for c in targets))
+        return {r.peer: r for r in results}
+
+    def seal(self, who: str | bytes | Card, purpose: str, data: bytes) -> bytes:
+        """`data` sealed to a peer for `purpose` (spec/95.6)."""
+        return self.identity.seal_for(self.keystore.find(who), purpose, data)
+
+    def open_sealed(self, sender: str | bytes | Card, purpose: str, box: bytes) -> bytes:
+        return self.identity.open_sealed(self.keystore.find(sender), purpose, box)
+
+    async def run_in_worker(self, fn: Callable[..., object], *args: object) -> object:
+        """Runs CPU work (native code releases the GIL) on the node's worker pool."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    # -- life cycle ------------------------------------------------------------------------------------------
+
+    async def _reap_loop(self) -> None:
+        period = max(0.05, min(self.settings.idle_timeout / 4, 5.0))
+        while True:
+            await asyncio.sleep(period)
+            for pool in list(self._pools.values()):
+                await pool.reap(self.settings.idle_timeout)
+
+    @property
+    def connections(self) -> int:
+        """Open connections: dialled (pooled) and accepted."""
+        return sum(len([c for c in p.channels if not c.closed]) for p in self._pools.values()) + len(
+            self._accepted
+        )
+
+    async def close(self) -> None:
+        """Stops listening, closes every connection (flushing what is queued) and the worker pool."""
+        if self._reaper is not None:
+            self._reaper.cancel()
+        if self._server is not None:
+            self._server.close()
+        for pool in list(self._pools.values()):
+            await pool.close()
+        for channel in list(self._accepted):
+            await channel.close()
+        if self._server is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._server.wait_closed(), 5.0)
+        self._executor.shutdown(wait=False)
+
+    async def __aenter__(self) -> Node:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+def open_node(
+    home: os.PathLike[str] | str, passphrase: bytes | None = None, settings: NodeSettings | None = None
+) -> Node:
+    """The node whose identity and keystore live in `home`."""
+    from pathlib import Path
+
+    from votum.nodes.keystore import PEERS_FILE
+
+    path = Path(home)
+    identity = Identity(path, passphrase)
+    node = Node(identity, Keystore.load(path / PEERS_FILE), settings)
+    identity.forget_passphrase()
+    return node
