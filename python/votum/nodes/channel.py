@@ -145,7 +145,8 @@ class Channel:
         #: the writer task owns writing while the transport's buffer is full or a big batch is being hashed
         self._draining = False
         self._pending: dict[int, asyncio.Future[bytes]] = {}
-        self._queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize=settings.queue_frames)
+        # frames read, then the reason reading ended (so the consumer handles every frame read before it)
+        self._queue: asyncio.Queue[bytes | errors.NodeError] = asyncio.Queue(maxsize=settings.queue_frames)
         self._requests = asyncio.Semaphore(settings.concurrent_requests)
         self._request_tasks: set[asyncio.Task[None]] = set()
         self.error: errors.NodeError | None = None
@@ -352,30 +353,29 @@ class Channel:
     # -- receiving -------------------------------------------------------------------------------------------
 
     async def _read_loop(self) -> None:
+        end: errors.NodeError
         try:
             while True:
                 head = await self._reader.readexactly(4)
                 n = int.from_bytes(head, "big")
                 if not 0 < n <= self.settings.max_frame:
-                    await self._refuse(
-                        Refused(
-                            "frame-too-large", f"a frame of {n} bytes (at most {self.settings.max_frame})"
-                        )
-                    )
+                    limit = self.settings.max_frame
+                    await self._refuse(Refused("frame-too-large", f"a frame of {n} bytes (at most {limit})"))
                     return
                 body = await self._reader.readexactly(n)
                 await self._queue.put(body)
         except asyncio.IncompleteReadError as e:
             if e.partial:
                 log.info("%s: the peer closed mid-frame; %d bytes discarded", self.peer.name, len(e.partial))
-            self._fail(errors.PeerUnavailable("the peer closed the connection", self.peer.name))
+            end = errors.PeerUnavailable("the peer closed the connection", self.peer.name)
         except (ConnectionError, OSError) as e:
-            self._fail(errors.PeerUnavailable(f"the connection broke: {e}", self.peer.name))
+            end = errors.PeerUnavailable(f"the connection broke: {e}", self.peer.name)
         except asyncio.CancelledError:
             raise
         except Exception as e:
             log.exception("reader of %r failed", self)
-            self._fail(errors.NodeError(f"the reader failed: {e!r}", self.peer.name))
+            end = errors.NodeError(f"the reader failed: {e!r}", self.peer.name)
+        await self._queue.put(end)
 
     def _parse(self, body: bytes) -> tuple[bytes, bytes, list[bytes], dict[str, Any]]:
         try:
@@ -413,6 +413,9 @@ class Channel:
         try:
             while True:
                 body = await self._queue.get()
+                if isinstance(body, errors.NodeError):  # reading ended, after every frame before it
+                    self._fail(body)
+                    return
                 header_bin, signature, payloads, header = self._parse(body)
                 if header["ch"] != self.channel_id or header["to"] != self.identity.node_id:
                     raise Refused("wrong-channel", "the envelope is for another connection or another node")
@@ -515,6 +518,7 @@ class Channel:
         err = errors.error_for(refusal.code, refusal.detail, self.peer.name)
         try:
             self._out.clear()
+            self._out_bytes = 0
             await self._enqueue(
                 "error", 0, refusal.re, _pack({"code": refusal.code, "detail": refusal.detail})
             )

@@ -1,0 +1,517 @@
+"""Channels between election parties (spec/95): nodes on loopback, with honest traffic and each refusal."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import stat
+from collections.abc import AsyncIterator, Awaitable
+from pathlib import Path
+from typing import TypeVar
+
+import msgpack  # type: ignore[import-untyped]
+import pytest
+import uvloop
+from votum.channels import digests, signed_message
+from votum.nodes import Card, ChannelSettings, Identity, Keystore, Message, Node, NodeSettings, keygen
+from votum.nodes import errors as ne
+from votum.nodes.channel import Channel
+from votum.nodes.identity import fingerprint, normalise_fingerprint
+from votum.nodes.local import make_identities, start_mesh
+
+T = TypeVar("T")
+
+
+def run(coro: Awaitable[T], timeout: float = 60.0) -> T:
+    async def bounded() -> T:
+        return await asyncio.wait_for(coro, timeout)
+
+    return uvloop.run(bounded())
+
+
+@contextlib.asynccontextmanager
+async def mesh(root: Path, n: int, settings: NodeSettings | None = None) -> AsyncIterator[list[Node]]:
+    nodes = await start_mesh(make_identities(root, [f"n{i}" for i in range(n)]), settings)
+    try:
+        yield nodes
+    finally:
+        for node in nodes:
+            await node.close()
+
+
+async def echo(m: Message) -> bytes:
+    return m.payload
+
+
+def forge(
+    ch: Channel,
+    payloads: list[bytes],
+    *,
+    kind: str = "echo",
+    msg_id: int = 0,
+    seq: int | None = None,
+    channel_id: bytes | None = None,
+    sender: bytes | None = None,
+    recipient: bytes | None = None,
+    signer: Identity | None = None,
+    hashes: list[bytes] | None = None,
+) -> None:
+    """Writes a hand-made frame on `ch`, honest unless told otherwise; advances the sequence."""
+    items = [[kind, msg_id, None, h] for h in (hashes or digests(payloads))]
+    header = msgpack.packb(
+        {
+            "v": 1,
+            "ch": channel_id or ch.channel_id,
+            "from": sender or ch.identity.node_id,
+            "to": recipient or ch.peer.node_id,
+            "seq": ch._send_seq if seq is None else seq,
+            "items": items,
+        },
+        use_bin_type=True,
+    )
+    if seq is None:
+        ch._send_seq += len(items)
+    ch.write_frame(header, (signer or ch.identity).sign(signed_message(header)), payloads)
+
+
+async def refused_with(ch: Channel, error: type[ne.NodeError]) -> ne.NodeError:
+    """Waits for the peer's refusal to close `ch` and returns the error it carried."""
+    await asyncio.wait_for(ch.wait_closed(), 10)
+    assert ch.closed
+    assert isinstance(ch.error, error), ch.error
+    return ch.error
+
+
+# -- identities and keystore ---------------------------------------------------------------------------------
+
+
+def test_key_file_is_private_and_a_passphrase_protects_it(tmp_path: Path) -> None:
+    card = keygen(tmp_path / "a", "a", "127.0.0.1:1", passphrase=b"correct horse")
+    key = tmp_path / "a" / "key.pem"
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert b"ENCRYPTED PRIVATE KEY" in key.read_bytes()
+    ident = Identity(tmp_path / "a", b"correct horse")
+    assert ident.card.node_id == card.node_id
+    assert "PRIVATE" not in repr(ident) and card.fingerprint in repr(ident)
+    with pytest.raises(ne.KeyFileError, match="passphrase"):
+        Identity(tmp_path / "a", b"wrong")
+    with pytest.raises(ne.KeyFileError):
+        Identity(tmp_path / "a", None)
+    os.chmod(key, 0o640)
+    with pytest.raises(ne.KeyFileError, match="readable by others"):
+        Identity(tmp_path / "a", b"correct horse")
+    with pytest.raises(ne.KeyFileError, match="exists"):
+        keygen(tmp_path / "a", "a", None)
+
+
+def test_cards_fingerprints_and_the_keystore(tmp_path: Path) -> None:
+    a = keygen(tmp_path / "a", "a", "127.0.0.1:1")
+    b = keygen(tmp_path / "b", "b", "127.0.0.1:2")
+    assert Card.from_json(a.to_json()) == a
+    fp = a.fingerprint
+    assert len(fp) == 39 and fp.count("-") == 7 and fp == fingerprint(a.node_id)
+    assert normalise_fingerprint(fp.lower().replace("-", " ")) == fp
+    # a card whose certificate is another node's is refused
+    forged = dict(a.to_dict(), certificate=b.certificate)
+    with pytest.raises(ne.KeyFileError, match="not for the card's signing key"):
+        Card.from_dict(forged)
+    ks = Keystore(path=tmp_path / "peers.json")
+    with pytest.raises(ne.KeyFileError, match="fingerprint"):
+        ks.add(b)  # trust needs the compared fingerprint, or an explicit yes
+    with pytest.raises(ne.KeyFileError, match="not trusted"):
+        ks.add(b, fingerprint=a.fingerprint)
+    ks.add(b, fingerprint=b.fingerprint.lower())
+    ks.add(a, yes=True)
+    ks.save()
+    again = Keystore.load(tmp_path / "peers.json")
+    assert [c.name for c in again.cards()] == ["a", "b"]
+    assert again.find(b.fingerprint) == b and again.find("b") == b
+    again.remove("a")
+    with pytest.raises(ne.UnknownPeer):
+        again.find("a")
+
+
+def test_sealed_boxes_open_only_for_their_recipient_and_purpose(tmp_path: Path) -> None:
+    for name in "abc":
+        keygen(tmp_path / name, name, None)
+    a, b, c = (Identity(tmp_path / name) for name in "abc")
+    box = a.seal_for(b.card, "backup", b"a secret share")
+    assert b"a secret share" not in box
+    assert b.open_sealed(a.card, "backup", box) == b"a secret share"
+    with pytest.raises(ne.SealError):
+        c.open_sealed(a.card, "backup", box)  # another recipient
+    with pytest.raises(ne.SealError):
+        b.open_sealed(a.card, "vote-share", box)  # another purpose
+    with pytest.raises(ne.SealError):
+        b.open_sealed(c.card, "backup", box)  # claimed by another sender
+    with pytest.raises(ne.SealError):
+        b.open_sealed(a.card, "backup", box[:-1] + bytes([box[-1] ^ 1]))
+
+
+# -- honest traffic ------------------------------------------------------------------------------------------
+
+
+def test_two_nodes_requests_one_way_messages_in_order_and_sealed_payloads(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with mesh(tmp_path, 2) as (a, b):
+            got: list[bytes] = []
+
+            async def note(m: Message) -> None:
+                got.append(m.payload)
+
+            b.route("echo", echo)
+            b.route("note", note)
+            assert await a.request("n1", "echo", b"hello") == b"hello"
+            big = os.urandom(3 << 20)
+            assert await a.request("n1", "echo", big) == big
+            for i in range(500):
+                await a.send("n1", "note", i.to_bytes(4, "big"))
+            for _ in range(1000):
+                if len(got) == 500:
+                    break
+                await asyncio.sleep(0.01)
+            assert got == [i.to_bytes(4, "big") for i in range(500)]
+
+            async def open_box(m: Message) -> bytes:
+                return b.open_sealed(m.peer, "share", m.payload)
+
+            b.route("share", open_box)
+            assert await a.request("n1", "share", a.seal("n1", "share", b"s3cret")) == b"s3cret"
+            # both directions on their own connections; the pool reused one connection for all of a's traffic
+            assert await b.request("n0", "ping", b"") == b""
+            assert a.connections == 2 and b.connections == 2
+            assert not a.refusals and not b.refusals
+
+    run(main())
+
+
+def test_ten_nodes_broadcast_each_to_all(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with mesh(tmp_path, 10) as nodes:
+            seen: dict[str, list[str]] = {n.name: [] for n in nodes}
+            for node in nodes:
+
+                async def hear(m: Message, me: str = node.name) -> bytes:
+                    seen[me].append(m.peer.name)
+                    return me.encode()
+
+                node.route("hear", hear)
+            results = await asyncio.gather(*(n.broadcast("hear", n.name.encode()) for n in nodes))
+            for node, res in zip(nodes, results, strict=True):
+                assert set(res) == {n.name for n in nodes} - {node.name}
+                assert all(r.ok and r.response == name.encode() for name, r in res.items())
+            for name, heard in seen.items():
+                assert sorted(heard) == sorted(n.name for n in nodes if n.name != name)
+            # a peer that is down shows as its own failed result, the others still answer
+            await nodes[9].close()
+            res = await nodes[0].broadcast("hear", b"again", timeout=5)
+            assert isinstance(res["n9"].error, ne.PeerUnavailable)
+            assert all(r.ok for name, r in res.items() if name != "n9")
+
+    run(main(), timeout=120)
+
+
+# -- refusals ------------------------------------------------------------------------------------------------
+
+
+def test_an_unknown_key_is_refused_in_the_handshake(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with mesh(tmp_path, 2) as (a, b):
+            b.route("echo", echo)
+            keygen(tmp_path / "stranger", "stranger", None)
+            stranger = Node(Identity(tmp_path / "stranger"), Keystore())
+            try:
+                # the stranger trusts b, but b does not know the stranger
+                stranger.trust(a.keystore.find("n1"), yes=True)
+                with pytest.raises(ne.UnknownPeer):
+                    await stranger.request("n1", "echo", b"let me in")
+                # and a node refuses to dial a peer it does not know
+                with pytest.raises(ne.UnknownPeer):
+                    await a.request("stranger", "echo", b"x")
+            finally:
+                await stranger.close()
+            assert await a.request("n1", "echo", b"still fine") == b"still fine"
+
+    run(main())
+
+
+def test_a_known_node_at_the_wrong_address_is_refused(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with mesh(tmp_path, 3) as (a, b, c):
+            c.route("echo", echo)
+            # a believes n1 lives at n2's address
+            a.keystore._by_id[b.identity.node_id] = dataclasses.replace(
+                a.keystore.find("n1"), address=a.keystore.find("n2").address
+            )
+            with pytest.raises(ne.WrongPeer, match="n2"):
+                await a.request("n1", "echo", b"for n1 only")
+            assert await a.request("n2", "echo", b"x") == b"x"
+
+    run(main())
+
+
+@pytest.mark.parametrize(
+    ("how", "error", "code"),
+    [
+        ("bad-signature", ne.BadSignature, "bad-signature"),
+        ("bad-digest", ne.BadDigest, "bad-digest"),
+        ("replay", ne.BadSequence, "bad-sequence"),
+        ("reorder", ne.BadSequence, "bad-sequence"),
+        ("other-channel", ne.WrongChannel, "wrong-channel"),
+        ("other-recipient", ne.WrongChannel, "wrong-channel"),
+        ("signed-by-another-node", ne.WrongSender, "wrong-sender"),
+        ("malformed", ne.MalformedFrame, "malformed"),
+        ("oversize", ne.FrameTooLarge, "frame-too-large"),
+    ],
+)
+def test_a_bad_frame_is_refused_and_the_connection_closed(
+    tmp_path: Path, how: str, error: type[ne.NodeError], code: str
+) -> None:
+    async def main() -> None:
+        settings = NodeSettings(channel=ChannelSettings(max_frame=1 << 20))
+        async with mesh(tmp_path, 3, settings) as (a, b, c):
+            delivered: list[bytes] = []
+
+            async def note(m: Message) -> None:
+                delivered.append(m.payload)
+
+            b.route("note", note)
+            b.route("echo", echo)
+            ch = await a.dial("n1")
+            forge(ch, [b"first"], kind="note")  # an honest envelope, seq 1
+            if how == "bad-signature":
+                forge(ch, [b"x"], kind="note")  # honest, seq 2
+                # the next frame claims a's node but is signed with another key
+                ch.identity = _Resigner(ch.identity)  # type: ignore[assignment]
+                forge(ch, [b"y"], kind="note")
+            elif how == "bad-digest":
+                forge(ch, [b"payload"], kind="note", hashes=digests([b"another payload"]))
+            elif how == "replay":
+                forge(ch, [b"again"], kind="note", seq=1)
+            elif how == "reorder":
+                forge(ch, [b"later"], kind="note", seq=5)
+            elif how == "other-channel":
+                forge(ch, [b"elsewhere"], kind="note", channel_id=bytes(32))
+            elif how == "other-recipient":
+                forge(ch, [b"for c"], kind="note", recipient=c.identity.node_id)
+            elif how == "signed-by-another-node":
+                forge(ch, [b"from c"], kind="note", sender=c.identity.node_id, signer=c.identity)
+            elif how == "malformed":
+                body = msgpack.packb(["not", "bytes"], use_bin_type=True)
+                ch._writer.write(len(body).to_bytes(4, "big") + body)
+            elif how == "oversize":
+                ch._writer.write((2 << 20).to_bytes(4, "big") + b"\0" * 1024)
+            err = await refused_with(ch, error)
+            assert err.code == code
+            assert [r.code for r in b.refusals] == [code]
+            # only what came before the bad frame was delivered
+            expected = [b"first", b"x"] if how == "bad-signature" else [b"first"]
+            assert delivered == expected
+            # b still serves a's honest connections
+            assert await a.request("n1", "echo", b"ok") == b"ok"
+
+    run(main())
+
+
+class _Resigner:
+    """An identity that signs with a fresh key: envelopes that claim its node but do not verify."""
+
+    def __init__(self, real: Identity) -> None:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        self._key = Ed25519PrivateKey.generate()
+        self.node_id = real.node_id
+        self.name = real.name
+
+    def sign(self, message: bytes) -> bytes:
+        return self._key.sign(message)
+
+
+def test_no_handler_and_a_failing_handler_keep_the_connection(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with mesh(tmp_path, 2) as (a, b):
+            b.route("echo", echo)
+
+            async def boom(m: Message) -> bytes:
+                raise RuntimeError("the handler broke")
+
+            b.route("boom", boom)
+            ch = await a.dial("n1")
+            with pytest.raises(ne.NoHandler):
+                await ch.request("nobody-home", b"")
+            with pytest.raises(ne.HandlerError, match="the handler broke"):
+                await ch.request("boom", b"")
+            assert not ch.closed
+            assert await ch.request("echo", b"kept") == b"kept"
+            # a payload too big for a frame is refused before it is sent; the connection stays
+            with pytest.raises(ne.FrameTooLarge):
+                await ch.request("echo", b"\0" * (65 << 20))
+            assert await ch.request("echo", b"still") == b"still"
+            await ch.close()
+
+    run(main())
+
+
+def test_a_tls_record_altered_on_the_wire_closes_the_connection(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with mesh(tmp_path, 2) as (a, b):
+            b.route("echo", echo)
+            target = a.keystore.find("n1").host_port()
+            flipped = asyncio.Event()
+
+            async def pipe(r: asyncio.StreamReader, w: asyncio.StreamWriter, tamper: bool) -> None:
+                seen = 0
+                try:
+                    while data := await r.read(65536):
+                        seen += len(data)
+                        if tamper and seen > 4096 and not flipped.is_set():
+                            data = data[:-1] + bytes([data[-1] ^ 0x01])
+                            flipped.set()
+                        w.write(data)
+                        await w.drain()
+                finally:
+                    w.close()
+
+            async def proxy(cr: asyncio.StreamReader, cw: asyncio.StreamWriter) -> None:
+                sr, sw = await asyncio.open_connection(*target)
+                await asyncio.gather(pipe(cr, sw, True), pipe(sr, cw, False), return_exceptions=True)
+
+            server = await asyncio.start_server(proxy, "127.0.0.1", 0)
+            paddr = server.sockets[0].getsockname()
+            a.keystore._by_id[b.identity.node_id] = dataclasses.replace(
+                a.keystore.find("n1"), address=f"{paddr[0]}:{paddr[1]}"
+            )
+            ch = await a.dial("n1")
+            with pytest.raises(ne.PeerUnavailable):
+                for _ in range(100):
+                    await ch.request("echo", b"z" * 1000, timeout=10)
+            assert flipped.is_set()
+            await ch.wait_closed()
+            server.close()
+            await server.wait_closed()
+
+    run(main())
+
+
+def test_a_peer_dying_mid_frame_delivers_nothing_and_breaks_only_its_requests(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with mesh(tmp_path, 2) as (a, b):
+            delivered: list[bytes] = []
+
+            async def note(m: Message) -> None:
+                delivered.append(m.payload)
+
+            b.route("note", note)
+            b.route("echo", echo)
+            ch = await a.dial("n1")
+            # half a frame, then the connection drops
+            ch._writer.write((1000).to_bytes(4, "big") + b"\x93" + b"\0" * 100)
+            await asyncio.sleep(0)
+            ch._writer.transport.abort()
+            await ch.wait_closed()
+            assert delivered == []
+            assert await a.request("n1", "echo", b"fine") == b"fine"
+
+            # b dies while answering: a's request in flight fails with PeerUnavailable
+            async def die(m: Message) -> bytes:
+                m.channel._writer.transport.abort()
+                await asyncio.sleep(30)
+                return b""
+
+            b.route("die", die)
+            with pytest.raises(ne.PeerUnavailable):
+                await a.request("n1", "die", b"", timeout=20)
+
+    run(main())
+
+
+def test_a_full_queue_holds_the_sender_back_and_loses_nothing(tmp_path: Path) -> None:
+    """A slow reader (its handler waits) with a queue of two frames: the sender is held back by flow control
+    until the reader goes on, and every message arrives, in order."""
+
+    async def main() -> None:
+        settings = NodeSettings(channel=ChannelSettings(queue_frames=2, out_envelopes=4, out_bytes=2 << 20))
+        async with mesh(tmp_path, 2, settings) as (a, b):
+            go = asyncio.Event()
+            got: list[int] = []
+
+            async def slow(m: Message) -> None:
+                await go.wait()
+                got.append(int.from_bytes(m.payload[:4], "big"))
+
+            b.route("slow", slow)
+            sent = 0
+            total = 64
+            chunk = 1 << 20
+
+            async def sender() -> None:
+                nonlocal sent
+                for i in range(total):
+                    await a.send("n1", "slow", i.to_bytes(4, "big") + b"\0" * (chunk - 4))
+                    sent += 1
+
+            task = asyncio.create_task(sender())
+            # wait until the sender stops making progress (bounded: it must stall well before the end)
+            last, still = -1, 0
+            for _ in range(600):
+                await asyncio.sleep(0.05)
+                still = still + 1 if sent == last else 0
+                last = sent
+                if still >= 6 or task.done():
+                    break
+            assert not task.done() and sent < total, "flow control did not hold the sender back"
+            assert got == []
+            go.set()
+            await asyncio.wait_for(task, 60)
+            for _ in range(600):
+                if len(got) == total:
+                    break
+                await asyncio.sleep(0.05)
+            assert got == list(range(total))
+            assert not a.refusals and not b.refusals
+
+    run(main(), timeout=120)
+
+
+def test_a_pooled_connection_to_a_restarted_peer_is_replaced(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with mesh(tmp_path, 2) as (a, b):
+            b.route("echo", echo)
+            assert await a.request("n1", "echo", b"before") == b"before"
+            old = a._pools[b.identity.node_id].channels[0]
+            host, port = a.keystore.find("n1").host_port()
+            await b.close()
+            b2 = Node(Identity(tmp_path / "n1"), Keystore([a.identity.card]))
+            b2.route("echo", echo)
+            await b2.start(host, port)
+            try:
+                assert await a.request("n1", "echo", b"after") == b"after"
+                assert old.closed
+                assert a._pools[b.identity.node_id].channels[0] is not old
+            finally:
+                await b2.close()
+            # with nobody listening, dialling gives up after the connect timeout with a typed error
+            a.settings = dataclasses.replace(a.settings, connect_timeout=0.5)
+            with pytest.raises(ne.PeerUnavailable):
+                await a.request("n1", "echo", b"nobody")
+
+    run(main())
+
+
+def test_idle_connections_are_closed_and_validated(tmp_path: Path) -> None:
+    async def main() -> None:
+        settings = NodeSettings(idle_timeout=0.3, validate_after=0.0)
+        async with mesh(tmp_path, 2, settings) as (a, b):
+            b.route("echo", echo)
+            assert await a.request("n1", "echo", b"1") == b"1"
+            assert await a.request("n1", "echo", b"2") == b"2"  # validated by a ping first
+            for _ in range(100):
+                if a.connections == 0:
+                    break
+                await asyncio.sleep(0.05)
+            assert a.connections == 0
+            assert await a.request("n1", "echo", b"3") == b"3"
+
+    run(main())
