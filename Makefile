@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-mix fuzz clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-mix bench-nodes fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -112,3 +112,9 @@ bench-service: setup
 ## Sustained ballot submissions through the stateful API, on SQLite and on PostgreSQL.
 bench-service-v1: setup
 	$(PY) benches/bench_service_v1.py
+
+## The channels between election parties (spec/95) on loopback against seed 002's figures: new connection, pooled
+## round trips (256 B, 64 KiB, 16 MiB), bulk, one-way and pipelined rates, broadcast to 10 peers, idle and 500
+## connections. The listening nodes run in a second process.
+bench-nodes: setup
+	$(VENV)/bin/votum node bench

@@ -515,3 +515,42 @@ def test_idle_connections_are_closed_and_validated(tmp_path: Path) -> None:
             assert await a.request("n1", "echo", b"3") == b"3"
 
     run(main())
+
+
+# -- the command line ----------------------------------------------------------------------------------------
+
+
+def test_node_command_line_identity_and_peers(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+    from votum.cli import app
+
+    runner = CliRunner()
+    a, b = tmp_path / "a", tmp_path / "b"
+    r = runner.invoke(
+        app, ["node", "keygen", "--name", "alice", "--address", "127.0.0.1:7801", "--home", str(a)]
+    )
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["node", "keygen", "--name", "bob", "--home", str(b)])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["node", "fingerprint", "--home", str(b)])
+    assert r.exit_code == 0
+    bob_fp = r.output.split()[1]
+    assert bob_fp == Card.from_json((b / "card.json").read_text()).fingerprint
+    # a fingerprint that does not match is refused and nothing is stored
+    alice_fp = Card.from_json((a / "card.json").read_text()).fingerprint
+    r = runner.invoke(
+        app, ["node", "peers", "add", str(b / "card.json"), "--fingerprint", alice_fp, "--home", str(a)]
+    )
+    assert r.exit_code == 1 and "not trusted" in r.output
+    assert not (a / "peers.json").exists()
+    r = runner.invoke(
+        app, ["node", "peers", "add", str(b / "card.json"), "--fingerprint", bob_fp, "--home", str(a)]
+    )
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["node", "peers", "list", "--home", str(a)])
+    assert "bob" in r.output and bob_fp in r.output
+    r = runner.invoke(app, ["node", "send", "carol", "hi", "--home", str(a)])
+    assert r.exit_code == 1 and "unknown-peer" in r.output
+    r = runner.invoke(app, ["node", "peers", "remove", "bob", "--home", str(a)])
+    assert r.exit_code == 0
+    assert Keystore.load(a / "peers.json").cards() == []

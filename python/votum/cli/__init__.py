@@ -9,6 +9,7 @@ from votum.cli.demo import demo
 from votum.cli.election import election, record_app, verify
 from votum.cli.load import load
 from votum.cli.mix import mix
+from votum.cli.node import node_app
 from votum.cli.serve import serve
 
 app = typer.Typer(
@@ -22,6 +23,7 @@ app.command(name="load")(load)
 app.command(name="mix")(mix)
 app.add_typer(record_app, name="record")
 app.add_typer(board_app, name="board")
+app.add_typer(node_app, name="node")
 
 
 @app.command()

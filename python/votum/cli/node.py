@@ -1,0 +1,319 @@
+"""`votum node`: a party's identity, its trusted peers, and secure messages between election officials and
+trustees over the channels of spec/95."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from votum.nodes import Card, Keystore, Message, Node, NodeError, keygen, open_node
+from votum.nodes.identity import CARD_FILE, KEY_FILE
+from votum.nodes.keystore import PEERS_FILE
+
+node_app = typer.Typer(no_args_is_help=True, help="A party's identity, peers and secure messages (spec/95).")
+peers_app = typer.Typer(no_args_is_help=True, help="The peers this node trusts.")
+node_app.add_typer(peers_app, name="peers")
+
+HOME = Annotated[
+    Path,
+    typer.Option(envvar="VOTUM_NODE_HOME", help="The node's directory (key.pem, card.json, peers.json)."),
+]
+DEFAULT_HOME = Path.home() / ".votum" / "node"
+out = Console()
+err = Console(stderr=True)
+
+
+def _passphrase(home: Path) -> bytes | None:
+    try:
+        encrypted = b"ENCRYPTED" in (home / KEY_FILE).read_bytes()
+    except OSError:
+        return None
+    if not encrypted:
+        return None
+    given = os.environ.get("VOTUM_NODE_PASSPHRASE")
+    if given is None:
+        given = typer.prompt("passphrase of the node's key", hide_input=True)
+    return given.encode()
+
+
+def _open(home: Path) -> Node:
+    try:
+        return open_node(home, _passphrase(home))
+    except NodeError as e:
+        err.print(f"[red]error:[/] {e}")
+        raise typer.Exit(2) from None
+
+
+def _fail(e: Exception) -> None:
+    err.print(f"[red]error:[/] {e}")
+    raise typer.Exit(1)
+
+
+@node_app.command("keygen")
+def keygen_cmd(
+    name: Annotated[str, typer.Option(help="The node's name, as peers will see it.")],
+    address: Annotated[str, typer.Option(help="HOST:PORT where this node listens.")] = "127.0.0.1:7800",
+    home: HOME = DEFAULT_HOME,
+    encrypt: Annotated[bool, typer.Option(help="Encrypt the key file with a passphrase.")] = False,
+) -> None:
+    """Makes this node's identity: key.pem (mode 0600) and card.json (public: give it to your peers)."""
+    passphrase = None
+    if encrypt:
+        passphrase = (
+            os.environ.get("VOTUM_NODE_PASSPHRASE")
+            or typer.prompt("passphrase", hide_input=True, confirmation_prompt=True)
+        ).encode()
+    try:
+        card = keygen(home, name, address, passphrase)
+    except NodeError as e:
+        _fail(e)
+        return
+    out.print(f"node [bold]{card.name}[/] at {card.address}")
+    out.print(f"fingerprint [bold]{card.fingerprint}[/]")
+    out.print(
+        f"card: {home / CARD_FILE}  (peers add it with this fingerprint, compared by phone or in person)"
+    )
+
+
+@node_app.command("fingerprint")
+def fingerprint_cmd(
+    home: HOME = DEFAULT_HOME,
+    card: Annotated[bool, typer.Option("--card", help="Print the whole public card (JSON).")] = False,
+) -> None:
+    """Prints this node's fingerprint, to read aloud and compare with a peer's owner."""
+    try:
+        text = (home / CARD_FILE).read_text()
+        c = Card.from_json(text)
+    except (OSError, NodeError) as e:
+        _fail(e)
+        return
+    if card:
+        out.print(text, end="", markup=False, highlight=False)
+    else:
+        out.print(f"{c.name}  {c.fingerprint}  {c.address or ''}")
+
+
+@peers_app.command("add")
+def peers_add(
+    card_file: Annotated[Path, typer.Argument(help="The peer's card.json.")],
+    fingerprint: Annotated[
+        str | None, typer.Option(help="The fingerprint the peer's owner read to you; it must match.")
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Trust the card without a compared fingerprint.")
+    ] = False,
+    address: Annotated[str | None, typer.Option(help="Override the card's HOST:PORT.")] = None,
+    home: HOME = DEFAULT_HOME,
+) -> None:
+    """Trusts a peer's card (checked: its certificate must be its own key's)."""
+    try:
+        card = Card.from_json(card_file.read_text())
+        if address:
+            card = Card(card.name, address, card.signing_key, card.sealing_key, card.certificate)
+        ks = Keystore.load(home / PEERS_FILE)
+        ks.add(card, fingerprint, yes)
+        home.mkdir(parents=True, exist_ok=True)
+        ks.save()
+    except (OSError, NodeError) as e:
+        _fail(e)
+        return
+    out.print(f"trusted {card.name} ({card.fingerprint}) at {card.address}")
+
+
+@peers_app.command("list")
+def peers_list(home: HOME = DEFAULT_HOME) -> None:
+    """Lists the trusted peers."""
+    try:
+        ks = Keystore.load(home / PEERS_FILE)
+    except NodeError as e:
+        _fail(e)
+        return
+    table = Table("name", "fingerprint", "address")
+    for c in ks.cards():
+        table.add_row(c.name, c.fingerprint, c.address or "")
+    out.print(table)
+
+
+@peers_app.command("remove")
+def peers_remove(
+    peer: Annotated[str, typer.Argument(help="Name or fingerprint.")], home: HOME = DEFAULT_HOME
+) -> None:
+    """Stops trusting a peer (a running node keeps it until it restarts)."""
+    try:
+        ks = Keystore.load(home / PEERS_FILE)
+        card = ks.remove(peer)
+        ks.save()
+    except NodeError as e:
+        _fail(e)
+        return
+    out.print(f"removed {card.name} ({card.fingerprint})")
+
+
+def _chat_handler(console: Console) -> object:
+    async def chat(m: Message) -> bytes:
+        stamp = time.strftime("%H:%M:%S")
+        console.print(f"[dim]{stamp}[/] [bold]{m.peer.name}[/]: ", end="")
+        console.print(m.payload.decode("utf-8", "replace"), markup=False, highlight=False)
+        return b"ok"
+
+    return chat
+
+
+@node_app.command("listen")
+def listen(
+    home: HOME = DEFAULT_HOME,
+    host: Annotated[str | None, typer.Option(help="Address to bind (default: the card's).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port to bind (default: the card's).")] = None,
+    seconds: Annotated[
+        float | None, typer.Option(help="Stop after this long (default: until Ctrl-C).")
+    ] = None,
+) -> None:
+    """Listens for peers and prints the messages they send."""
+    node = _open(home)
+    h, p = node.identity.card.host_port() if node.identity.card.address else ("127.0.0.1", 7800)
+
+    async def main() -> None:
+        node.route("chat", _chat_handler(out))  # type: ignore[arg-type]
+        bound = await node.start(host or h, p if port is None else port)
+        out.print(f"{node.name} ({node.identity.card.fingerprint}) listening on {bound[0]}:{bound[1]}")
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(stop.wait(), seconds)
+        await node.close()
+
+    _run(main())
+
+
+def _run(coro: object) -> None:
+    import uvloop
+
+    uvloop.run(coro)  # type: ignore[arg-type]
+
+
+@node_app.command("send")
+def send(
+    peer: Annotated[str, typer.Argument(help="Name or fingerprint of a trusted peer.")],
+    message: Annotated[str, typer.Argument(help="The text to send.")],
+    home: HOME = DEFAULT_HOME,
+) -> None:
+    """Sends one message and waits for the peer to acknowledge it."""
+    node = _open(home)
+
+    async def main() -> None:
+        try:
+            t0 = time.perf_counter()
+            await node.request(peer, "chat", message.encode(), timeout=30)
+            out.print(f"delivered to {peer} in {(time.perf_counter() - t0) * 1e3:.1f} ms")
+        except (NodeError, asyncio.TimeoutError) as e:
+            _fail(e)
+        finally:
+            await node.close()
+
+    _run(main())
+
+
+@node_app.command("broadcast")
+def broadcast(
+    message: Annotated[str, typer.Argument(help="The text to send to every trusted peer.")],
+    home: HOME = DEFAULT_HOME,
+) -> None:
+    """Sends a message to every trusted peer in parallel and shows each one's outcome."""
+    node = _open(home)
+
+    async def main() -> int:
+        try:
+            results = await node.broadcast("chat", message.encode())
+        finally:
+            await node.close()
+        table = Table("peer", "outcome", "ms")
+        for name, r in sorted(results.items()):
+            table.add_row(name, "delivered" if r.ok else f"[red]{r.error}[/]", f"{r.seconds * 1e3:.1f}")
+        out.print(table)
+        return 0 if all(r.ok for r in results.values()) else 1
+
+    import uvloop
+
+    code = uvloop.run(main())
+    raise typer.Exit(code)
+
+
+@node_app.command("chat")
+def chat(home: HOME = DEFAULT_HOME) -> None:
+    """An interactive terminal: messages from peers are printed as they arrive; type /peers, /send NAME TEXT,
+    /broadcast TEXT or /quit (a line without a command goes to the last /send peer)."""
+    node = _open(home)
+
+    async def main() -> None:
+        node.route("chat", _chat_handler(out))  # type: ignore[arg-type]
+        if node.identity.card.address:
+            h, p = node.identity.card.host_port()
+            await node.start(h, p)
+        out.print(
+            f"{node.name} ({node.identity.card.fingerprint}); /peers /send NAME TEXT /broadcast TEXT /quit"
+        )
+        loop = asyncio.get_running_loop()
+        current: str | None = None
+        while True:
+            line = await loop.run_in_executor(None, _read_line)
+            if line is None or line.strip() == "/quit":
+                break
+            line = line.strip()
+            try:
+                if line == "/peers":
+                    for c in node.keystore.cards():
+                        out.print(f"  {c.name}  {c.fingerprint}  {c.address or ''}")
+                elif line.startswith("/send "):
+                    _, name, *rest = line.split(" ", 2)
+                    current = name
+                    if rest:
+                        await node.request(name, "chat", rest[0].encode(), timeout=30)
+                elif line.startswith("/broadcast "):
+                    res = await node.broadcast("chat", line[len("/broadcast ") :].encode())
+                    bad = [n for n, r in res.items() if not r.ok]
+                    out.print(
+                        f"  delivered to {len(res) - len(bad)} of {len(res)}"
+                        + (f"; failed: {bad}" if bad else "")
+                    )
+                elif line and current:
+                    await node.request(current, "chat", line.encode(), timeout=30)
+                elif line:
+                    out.print("  no peer chosen: /send NAME TEXT first")
+            except (NodeError, asyncio.TimeoutError) as e:
+                err.print(f"  [red]not delivered:[/] {e}")
+        await node.close()
+
+    _run(main())
+
+
+def _read_line() -> str | None:
+    try:
+        return input()
+    except EOFError:
+        return None
+
+
+@node_app.command("bench")
+def bench(quick: Annotated[bool, typer.Option(help="A fifth of the repetitions.")] = False) -> None:
+    """Measures the channels on loopback (a listening process and this one) against seed 002's figures."""
+    from votum.nodes.bench import Row, run_bench
+
+    table = Table("what", "votum", "seed 002", "target")
+
+    def report(row: Row) -> None:
+        out.print(f"{row.what}: {row.figure}")
+        table.add_row(row.what, row.figure, row.seed, row.target)
+
+    run_bench(report, quick)
+    out.print(table)

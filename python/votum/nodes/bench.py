@@ -1,0 +1,198 @@
+"""`votum node bench` / `make bench-nodes`: the channels measured on loopback against seed 002's figures. The
+listening nodes run in another process (spawned), so each side has its own interpreter, as in production."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing as mp
+import os
+import resource
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from votum.nodes.channel import Message
+from votum.nodes.identity import Card, Identity, keygen
+from votum.nodes.keystore import Keystore
+from votum.nodes.node import Node
+
+
+async def _sink(m: Message) -> bytes:
+    return b""
+
+
+async def _echo(m: Message) -> bytes:
+    return m.payload
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _serve(homes: list[str], client_card: dict[str, Any], conn: Any) -> None:
+    import uvloop
+
+    async def main() -> None:
+        nodes = []
+        cards = []
+        for home in homes:
+            node = Node(Identity(Path(home)), Keystore([Card.from_dict(client_card)]))
+            node.route("sink", _sink)
+            node.route("echo", _echo)
+            node.route("note", _sink)
+            h, p = await node.start("127.0.0.1", 0)
+            cards.append(replace(node.identity.card, address=f"{h}:{p}").to_dict())
+            nodes.append(node)
+        conn.send(cards)
+        loop = asyncio.get_running_loop()
+        while True:
+            cmd = await loop.run_in_executor(None, conn.recv)
+            if cmd == "stats":
+                usage = resource.getrusage(resource.RUSAGE_SELF)
+                conn.send(
+                    {
+                        "rss_mib": _rss_mib(),
+                        "cpu_s": usage.ru_utime + usage.ru_stime,
+                        "connections": sum(n.connections for n in nodes),
+                    }
+                )
+            elif cmd == "stop":
+                for n in nodes:
+                    await n.close()
+                conn.send("stopped")
+                return
+
+    uvloop.run(main())
+
+
+@dataclass
+class Row:
+    what: str
+    figure: str
+    seed: str
+    target: str
+
+
+def _ms(xs: list[float]) -> str:
+    xs = sorted(xs)
+    return f"min {xs[0] * 1e3:.2f} / median {statistics.median(xs) * 1e3:.2f} ms"
+
+
+async def _run(report: Callable[[Row], None], quick: bool) -> None:
+    root = Path(tempfile.mkdtemp(prefix="votum-bench-nodes-"))
+    client_card = keygen(root / "client", "client", None)
+    homes = [str(root / f"peer{i}") for i in range(10)]
+    for i, h in enumerate(homes):
+        keygen(Path(h), f"peer{i}", None)
+    ctx = mp.get_context("spawn")
+    parent, child = ctx.Pipe()
+    proc = ctx.Process(target=_serve, args=(homes, client_card.to_dict(), child), daemon=True)
+    proc.start()
+    cards = [Card.from_dict(c) for c in parent.recv()]
+    node = Node(Identity(root / "client"), Keystore(cards))
+    scale = 0.2 if quick else 1.0
+    try:
+        # one message on a new connection (handshake, hello, request, answer)
+        times = []
+        for _ in range(int(200 * scale)):
+            t0 = time.perf_counter()
+            ch = await node.dial("peer0")
+            await ch.request("sink", b"x" * 256)
+            times.append(time.perf_counter() - t0)
+            await ch.close()
+        report(Row("one 256 B message on a new connection", _ms(times), "20 ms", "<= 2 ms"))
+        # round trips on a pooled connection
+        await node.request("peer0", "sink", b"")
+        for size, n in ((256, 3000), (64 << 10, 500), (16 << 20, 10)):
+            payload = os.urandom(size)
+            times = []
+            for _ in range(max(3, int(n * scale))):
+                t0 = time.perf_counter()
+                await node.request("peer0", "sink", payload)
+                times.append(time.perf_counter() - t0)
+            label = {256: "256 B", 64 << 10: "64 KiB", 16 << 20: "16 MiB"}[size]
+            target = "<= 0.3 ms" if size == 256 else ""
+            report(Row(f"round trip, {label} request, pooled", _ms(times), "8-10 ms", target))
+            if size == 16 << 20:
+                mbs = size / statistics.median(times) / 1e6
+                report(Row("bulk, one connection (16 MiB requests)", f"{mbs:.0f} MB/s", "", ">= 500 MB/s"))
+        # sustained one-way messages, then pipelined requests
+        for size in (256, 64 << 10):
+            n = int((100_000 if size == 256 else 4000) * scale)
+            payload = os.urandom(size)
+            t0 = time.perf_counter()
+            for _ in range(n):
+                await node.send("peer0", "note", payload)
+            await node.request("peer0", "sink", b"")  # handled after every message before it
+            rate = n / (time.perf_counter() - t0)
+            target = ">= 20,000/s" if size == 256 else ""
+            report(Row(f"one-way {size} B messages, one connection", f"{rate:,.0f}/s", "70/s", target))
+        n = int(100_000 * scale)
+        window = asyncio.Semaphore(256)
+        payload = os.urandom(256)
+
+        async def one() -> None:
+            async with window:
+                await node.request("peer0", "sink", payload)
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(one() for _ in range(n)))
+        rate = n / (time.perf_counter() - t0)
+        report(Row("pipelined 256 B requests (256 in flight)", f"{rate:,.0f}/s", "", ">= 50,000/s"))
+        # broadcast to 10 peers
+        await node.broadcast("sink", b"")
+        times = []
+        for _ in range(int(200 * scale)):
+            t0 = time.perf_counter()
+            res = await node.broadcast("sink", b"x" * 256)
+            times.append(time.perf_counter() - t0)
+            assert all(r.ok for r in res.values())
+        report(Row("broadcast of 256 B to 10 peers", _ms(times), "55 ms", "<= 3 ms"))
+        # 100 idle connections, then 500 held at once
+        parent.send("stats")
+        before = parent.recv()
+        held = [await node.dial(f"peer{i % 10}") for i in range(100)]
+        parent.send("stats")
+        mid = parent.recv()
+        await asyncio.sleep(5)
+        parent.send("stats")
+        after = parent.recv()
+        cpu = (after["cpu_s"] - mid["cpu_s"]) / 5 * 100
+        rss = after["rss_mib"] - before["rss_mib"]
+        report(Row("100 idle connections (listening side)", f"+{rss:.1f} MiB, {cpu:.1f}% CPU", "", ""))
+        t0 = time.perf_counter()
+        held += [await node.dial(f"peer{i % 10}") for i in range(400)]
+        answers = await asyncio.gather(*(c.request("sink", b"") for c in held))
+        parent.send("stats")
+        s = parent.recv()
+        report(
+            Row(
+                "500 connections held, one request on each",
+                f"{s['connections']} open, "
+                f"{time.perf_counter() - t0:.2f} s to open and use, {s['rss_mib']:.0f} MiB",
+                "",
+                "500",
+            )
+        )
+        assert len(answers) == 500
+        for c in held:
+            await c.close()
+    finally:
+        await node.close()
+        parent.send("stop")
+        parent.recv()
+        proc.join(10)
+
+
+def run_bench(report: Callable[[Row], None], quick: bool = False) -> None:
+    import uvloop
+
+    uvloop.run(_run(report, quick))
