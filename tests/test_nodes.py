@@ -7,7 +7,7 @@ import contextlib
 import dataclasses
 import os
 import stat
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -43,6 +43,25 @@ async def mesh(root: Path, n: int, settings: NodeSettings | None = None) -> Asyn
 
 async def echo(m: Message) -> bytes:
     return m.payload
+
+
+def collect(node: Node, kind: str) -> list[bytes]:
+    """Routes one-way messages of `kind` on `node` into the returned list, in arrival order."""
+    got: list[bytes] = []
+
+    async def keep(m: Message) -> None:
+        got.append(m.payload)
+
+    node.route(kind, keep)
+    return got
+
+
+async def until(condition: Callable[[], bool], seconds: float = 30.0) -> None:
+    """Waits, polling, until `condition()` holds; the caller asserts on it afterwards."""
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
 
 
 def forge(
@@ -128,6 +147,12 @@ def test_cards_fingerprints_and_the_keystore(tmp_path: Path) -> None:
     again = Keystore.load(tmp_path / "peers.json")
     assert [c.name for c in again.cards()] == ["a", "b"]
     assert again.find(b.fingerprint) == b and again.find("b") == b
+    # the same node again under another name and address replaces its entry
+    moved = dataclasses.replace(b, name="bee", address="127.0.0.1:3")
+    again.add(moved, fingerprint=b.fingerprint)
+    assert again.find("bee") == moved and again.find(b.fingerprint) == moved
+    with pytest.raises(ne.UnknownPeer):
+        again.find("b")
     again.remove("a")
     with pytest.raises(ne.UnknownPeer):
         again.find("a")
@@ -156,22 +181,14 @@ def test_sealed_boxes_open_only_for_their_recipient_and_purpose(tmp_path: Path) 
 def test_two_nodes_requests_one_way_messages_in_order_and_sealed_payloads(tmp_path: Path) -> None:
     async def main() -> None:
         async with mesh(tmp_path, 2) as (a, b):
-            got: list[bytes] = []
-
-            async def note(m: Message) -> None:
-                got.append(m.payload)
-
+            got = collect(b, "note")
             b.route("echo", echo)
-            b.route("note", note)
             assert await a.request("n1", "echo", b"hello") == b"hello"
             big = os.urandom(3 << 20)
             assert await a.request("n1", "echo", big) == big
             for i in range(500):
                 await a.send("n1", "note", i.to_bytes(4, "big"))
-            for _ in range(1000):
-                if len(got) == 500:
-                    break
-                await asyncio.sleep(0.01)
+            await until(lambda: len(got) == 500)
             assert got == [i.to_bytes(4, "big") for i in range(500)]
 
             async def open_box(m: Message) -> bytes:
@@ -239,11 +256,11 @@ def test_an_unknown_key_is_refused_in_the_handshake(tmp_path: Path) -> None:
 
 def test_a_known_node_at_the_wrong_address_is_refused(tmp_path: Path) -> None:
     async def main() -> None:
-        async with mesh(tmp_path, 3) as (a, b, c):
+        async with mesh(tmp_path, 3) as (a, _, c):
             c.route("echo", echo)
             # a believes n1 lives at n2's address
-            a.keystore._by_id[b.identity.node_id] = dataclasses.replace(
-                a.keystore.find("n1"), address=a.keystore.find("n2").address
+            a.keystore.add(
+                dataclasses.replace(a.keystore.find("n1"), address=a.keystore.find("n2").address), yes=True
             )
             with pytest.raises(ne.WrongPeer, match="n2"):
                 await a.request("n1", "echo", b"for n1 only")
@@ -272,12 +289,7 @@ def test_a_bad_frame_is_refused_and_the_connection_closed(
     async def main() -> None:
         settings = NodeSettings(channel=ChannelSettings(max_frame=1 << 20))
         async with mesh(tmp_path, 3, settings) as (a, b, c):
-            delivered: list[bytes] = []
-
-            async def note(m: Message) -> None:
-                delivered.append(m.payload)
-
-            b.route("note", note)
+            delivered = collect(b, "note")
             b.route("echo", echo)
             ch = await a.dial("n1")
             forge(ch, [b"first"], kind="note")  # an honest envelope, seq 1
@@ -380,8 +392,8 @@ def test_a_tls_record_altered_on_the_wire_closes_the_connection(tmp_path: Path) 
 
             server = await asyncio.start_server(proxy, "127.0.0.1", 0)
             paddr = server.sockets[0].getsockname()
-            a.keystore._by_id[b.identity.node_id] = dataclasses.replace(
-                a.keystore.find("n1"), address=f"{paddr[0]}:{paddr[1]}"
+            a.keystore.add(
+                dataclasses.replace(a.keystore.find("n1"), address=f"{paddr[0]}:{paddr[1]}"), yes=True
             )
             ch = await a.dial("n1")
             with pytest.raises(ne.PeerUnavailable):
@@ -398,12 +410,7 @@ def test_a_tls_record_altered_on_the_wire_closes_the_connection(tmp_path: Path) 
 def test_a_peer_dying_mid_frame_delivers_nothing_and_breaks_only_its_requests(tmp_path: Path) -> None:
     async def main() -> None:
         async with mesh(tmp_path, 2) as (a, b):
-            delivered: list[bytes] = []
-
-            async def note(m: Message) -> None:
-                delivered.append(m.payload)
-
-            b.route("note", note)
+            delivered = collect(b, "note")
             b.route("echo", echo)
             ch = await a.dial("n1")
             # half a frame, then the connection drops
@@ -465,10 +472,7 @@ def test_a_full_queue_holds_the_sender_back_and_loses_nothing(tmp_path: Path) ->
             assert got == []
             go.set()
             await asyncio.wait_for(task, 60)
-            for _ in range(600):
-                if len(got) == total:
-                    break
-                await asyncio.sleep(0.05)
+            await until(lambda: len(got) == total)
             assert got == list(range(total))
             assert not a.refusals and not b.refusals
 
@@ -507,10 +511,7 @@ def test_idle_connections_are_closed_and_validated(tmp_path: Path) -> None:
             b.route("echo", echo)
             assert await a.request("n1", "echo", b"1") == b"1"
             assert await a.request("n1", "echo", b"2") == b"2"  # validated by a ping first
-            for _ in range(100):
-                if a.connections == 0:
-                    break
-                await asyncio.sleep(0.05)
+            await until(lambda: a.connections == 0, 5.0)
             assert a.connections == 0
             assert await a.request("n1", "echo", b"3") == b"3"
 

@@ -8,17 +8,20 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from votum.nodes import Card, Keystore, Message, Node, NodeError, keygen, open_node
+from votum.nodes.channel import Handler
 from votum.nodes.identity import CARD_FILE, KEY_FILE
 from votum.nodes.keystore import PEERS_FILE
 
+T = TypeVar("T")
 node_app = typer.Typer(no_args_is_help=True, help="A party's identity, peers and secure messages (spec/95).")
 peers_app = typer.Typer(no_args_is_help=True, help="The peers this node trusts.")
 node_app.add_typer(peers_app, name="peers")
@@ -158,7 +161,7 @@ def peers_remove(
     out.print(f"removed {card.name} ({card.fingerprint})")
 
 
-def _chat_handler(console: Console) -> object:
+def _chat_handler(console: Console) -> Handler:
     async def chat(m: Message) -> bytes:
         stamp = time.strftime("%H:%M:%S")
         console.print(f"[dim]{stamp}[/] [bold]{m.peer.name}[/]: ", end="")
@@ -182,7 +185,7 @@ def listen(
     h, p = node.identity.card.host_port() if node.identity.card.address else ("127.0.0.1", 7800)
 
     async def main() -> None:
-        node.route("chat", _chat_handler(out))  # type: ignore[arg-type]
+        node.route("chat", _chat_handler(out))
         bound = await node.start(host or h, p if port is None else port)
         out.print(f"{node.name} ({node.identity.card.fingerprint}) listening on {bound[0]}:{bound[1]}")
         stop = asyncio.Event()
@@ -196,10 +199,10 @@ def listen(
     _run(main())
 
 
-def _run(coro: object) -> None:
+def _run(coro: Coroutine[Any, Any, T]) -> T:
     import uvloop
 
-    uvloop.run(coro)  # type: ignore[arg-type]
+    return uvloop.run(coro)
 
 
 @node_app.command("send")
@@ -243,10 +246,7 @@ def broadcast(
         out.print(table)
         return 0 if all(r.ok for r in results.values()) else 1
 
-    import uvloop
-
-    code = uvloop.run(main())
-    raise typer.Exit(code)
+    raise typer.Exit(_run(main()))
 
 
 @node_app.command("chat")
@@ -256,7 +256,7 @@ def chat(home: HOME = DEFAULT_HOME) -> None:
     node = _open(home)
 
     async def main() -> None:
-        node.route("chat", _chat_handler(out))  # type: ignore[arg-type]
+        node.route("chat", _chat_handler(out))
         if node.identity.card.address:
             h, p = node.identity.card.host_port()
             await node.start(h, p)

@@ -66,11 +66,10 @@ Handler = Callable[[Message], Awaitable[bytes | None]]
 class Refused(Exception):
     """Raised inside the consumer to refuse a frame with a code (spec/95.4)."""
 
-    def __init__(self, code: str, detail: str, re: int | None = None) -> None:
+    def __init__(self, code: str, detail: str) -> None:
         super().__init__(detail)
         self.code = code
         self.detail = detail
-        self.re = re
 
 
 def _pack(obj: object) -> bytes:
@@ -96,7 +95,10 @@ async def _read_hello(reader: asyncio.StreamReader, timeout: float) -> dict[str,
     if not 0 < n <= HELLO_MAX:
         raise errors.MalformedFrame(f"a hello of {n} bytes")
     body = await asyncio.wait_for(reader.readexactly(n), timeout)
-    hello = msgpack.unpackb(body, raw=False)
+    try:
+        hello = msgpack.unpackb(body, raw=False)
+    except (ValueError, msgpack.UnpackException) as e:
+        raise errors.MalformedFrame(f"a hello that is not MessagePack: {e}") from None
     if not isinstance(hello, dict) or hello.get("v") != 1:
         raise errors.MalformedFrame("a hello is {v: 1, node, nonce}")
     node, nonce = hello.get("node"), hello.get("nonce")
@@ -152,7 +154,6 @@ class Channel:
         self.error: errors.NodeError | None = None
         self.closed = False
         self.last_used = time.monotonic()
-        self.received = 0
         self._closed_event = asyncio.Event()
         self._tasks = [
             asyncio.create_task(self._read_loop()),
@@ -435,7 +436,6 @@ class Channel:
                         f"envelope {header['seq']} where {self._recv_seq} was due (replay or reordering)",
                     )
                 self._recv_seq += len(payloads)
-                self.received += len(payloads)
                 for (kind, msg_id, re, _), payload in zip(header["items"], payloads, strict=True):
                     await self._dispatch(kind, msg_id, re, payload)
         except Refused as r:
@@ -519,9 +519,7 @@ class Channel:
         try:
             self._out.clear()
             self._out_bytes = 0
-            await self._enqueue(
-                "error", 0, refusal.re, _pack({"code": refusal.code, "detail": refusal.detail})
-            )
+            await self._enqueue("error", 0, None, _pack({"code": refusal.code, "detail": refusal.detail}))
             await asyncio.wait_for(self.flush(), 2.0)
         except (errors.NodeError, asyncio.TimeoutError):
             pass
@@ -532,12 +530,11 @@ class Channel:
     def _fail(self, error: errors.NodeError) -> None:
         if self.closed:
             return
-        if self.error is None:
-            self.error = error
+        self.error = error
         self.closed = True
         for fut in self._pending.values():
             if not fut.done():
-                fut.set_exception(self.error if isinstance(self.error, errors.NodeError) else error)
+                fut.set_exception(error)
         self._room.set()
         self._flushed.set()
         current = asyncio.current_task()
@@ -556,7 +553,7 @@ class Channel:
             with contextlib.suppress(errors.NodeError, asyncio.TimeoutError):
                 await asyncio.wait_for(self.flush(), 5.0)
             self._fail(errors.PeerUnavailable("closed by this node", self.peer.name))
-            self.error = None if isinstance(self.error, errors.PeerUnavailable) else self.error
+            self.error = None  # closed on purpose: later use raises "the connection is closed"
         await self.wait_closed()
 
     async def wait_closed(self) -> None:

@@ -22,15 +22,20 @@ class Keystore:
         self.path = path
         self._by_id: dict[bytes, Card] = {}
         self._by_key: dict[bytes, Card] = {}
+        self._by_name: dict[str, Card] = {}
         for card in cards:
             self._put(card)
 
     def _put(self, card: Card) -> None:
-        for other in self._by_id.values():
-            if other.name == card.name and other.node_id != card.node_id:
-                raise KeyFileError(f"another peer is already called {card.name!r}")
+        other = self._by_name.get(card.name)
+        if other is not None and other.node_id != card.node_id:
+            raise KeyFileError(f"another peer is already called {card.name!r}")
+        previous = self._by_id.get(card.node_id)
+        if previous is not None:  # the same node again, perhaps renamed or moved
+            del self._by_name[previous.name]
         self._by_id[card.node_id] = card
         self._by_key[card.signing_key] = card
+        self._by_name[card.name] = card
 
     @staticmethod
     def load(path: Path) -> Keystore:
@@ -81,6 +86,7 @@ class Keystore:
         card = self.find(who)
         del self._by_id[card.node_id]
         del self._by_key[card.signing_key]
+        del self._by_name[card.name]
         return card
 
     def find(self, who: str | bytes | Card) -> Card:
@@ -95,9 +101,9 @@ class Keystore:
             if found is None:
                 raise UnknownPeer("no peer with this node id")
             return found
-        for card in self._by_id.values():
-            if card.name == who:
-                return card
+        named = self._by_name.get(who)
+        if named is not None:
+            return named
         try:
             fp = normalise_fingerprint(who)
         except KeyFileError:

@@ -169,6 +169,26 @@ class Node:
     def _refused(self, peer: Card, code: str, detail: str) -> None:
         self.refusals.append(Refusal(peer.name, code, detail))
 
+    def _peer_of(self, writer: asyncio.StreamWriter) -> Card | None:
+        """The keystore's card for the key of the certificate the peer presented in the handshake."""
+        der = writer.get_extra_info("ssl_object").getpeercert(binary_form=True)
+        return self.keystore.by_signing_key(signing_key_of_certificate(der))
+
+    def _channel(
+        self, peer: Card, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, channel_id: bytes
+    ) -> Channel:
+        return Channel(
+            self.identity,
+            peer,
+            reader,
+            writer,
+            channel_id,
+            self.handlers,
+            self._executor,
+            self.settings.channel,
+            self._refused,
+        )
+
     # -- server ----------------------------------------------------------------------------------------------
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> tuple[str, int]:
@@ -190,8 +210,7 @@ class Node:
         _nodelay(writer)
         async with self._handshakes:
             try:
-                der = writer.get_extra_info("ssl_object").getpeercert(binary_form=True)
-                peer = self.keystore.by_signing_key(signing_key_of_certificate(der))
+                peer = self._peer_of(writer)
                 if peer is None:  # trusted by TLS but removed from the keystore since
                     raise errors.UnknownPeer("the peer's key is not in the keystore")
                 channel_id = await Channel.handshake(
@@ -207,17 +226,7 @@ class Node:
                 log.warning("a connection was refused before its hello completed: %r", e)
                 writer.close()
                 return
-        channel = Channel(
-            self.identity,
-            peer,
-            reader,
-            writer,
-            channel_id,
-            self.handlers,
-            self._executor,
-            self.settings.channel,
-            self._refused,
-        )
+        channel = self._channel(peer, reader, writer, channel_id)
         self._accepted.add(channel)
         await channel.wait_closed()
         self._accepted.discard(channel)
@@ -252,8 +261,7 @@ class Node:
                 delay = min(delay * 2, 2.0)
         _nodelay(writer)
         try:
-            der = writer.get_extra_info("ssl_object").getpeercert(binary_form=True)
-            got = self.keystore.by_signing_key(signing_key_of_certificate(der))
+            got = self._peer_of(writer)
             if got is None or got.node_id != peer.node_id:
                 shown = got.name if got is not None else "an unknown node"
                 raise errors.WrongPeer(
@@ -276,17 +284,7 @@ class Node:
         except BaseException:
             writer.close()
             raise
-        return Channel(
-            self.identity,
-            peer,
-            reader,
-            writer,
-            channel_id,
-            self.handlers,
-            self._executor,
-            self.settings.channel,
-            self._refused,
-        )
+        return self._channel(peer, reader, writer, channel_id)
 
     def _pool(self, who: str | bytes | Card) -> _Pool:
         peer = self.keystore.find(who)
