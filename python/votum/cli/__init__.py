@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from votum.cli.board import board_app
+from votum.cli.ceremony import ceremony
 from votum.cli.demo import demo
 from votum.cli.election import election, record_app, verify
 from votum.cli.load import load
@@ -21,6 +22,7 @@ app.command(name="demo")(demo)
 app.command(name="serve")(serve)
 app.command(name="load")(load)
 app.command(name="mix")(mix)
+app.command(name="ceremony")(ceremony)
 app.add_typer(record_app, name="record")
 app.add_typer(board_app, name="board")
 app.add_typer(node_app, name="node")

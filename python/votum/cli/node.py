@@ -317,3 +317,28 @@ def bench(quick: Annotated[bool, typer.Option(help="A fifth of the repetitions."
 
     run_bench(report, quick)
     out.print(table)
+
+
+@node_app.command("guardian")
+def guardian(
+    home: HOME = DEFAULT_HOME,
+    host: Annotated[str | None, typer.Option(help="Address to bind (default: the card's).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port to bind (default: the card's).")] = None,
+    coordinator: Annotated[
+        str, typer.Option(help="The coordinator's name in this node's keystore.")
+    ] = "coordinator",
+    once: Annotated[bool, typer.Option(help="Stop when the ceremony finishes or aborts.")] = True,
+) -> None:
+    """Serves as a guardian in a key ceremony driven by the coordinator (votum ceremony --join, spec/96)."""
+    from votum.nodes.ceremony import serve_guardian
+
+    card = Card.from_json((home / "card.json").read_text())
+    h, p = card.host_port() if card.address else ("127.0.0.1", 7800)
+
+    def announce(address: str) -> None:
+        out.print(f"guardian node {card.name} ({card.fingerprint}) listening on {address}")
+
+    try:
+        serve_guardian(home, host or h, p if port is None else port, coordinator, None, once, announce)
+    except NodeError as e:
+        _fail(e)

@@ -1,0 +1,183 @@
+"""`votum ceremony`: the ElectionGuard key ceremony between guardian processes over the channels (spec/96)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from votum._native import EgManifest
+from votum.errors import InvalidInput, VotumError
+from votum.nodes.ceremony import CeremonyFailed, CeremonyResult, FileBoard, coordinate, publish, run_local
+
+out = Console()
+err = Console(stderr=True)
+
+
+def _tables(result: CeremonyResult, launch: float | None) -> list[Table]:
+    who = Table(title=f"guardians (quorum {result.quorum} of {len(result.guardians)})")
+    for col in ("guardian", "node", "fingerprint", "address"):
+        who.add_column(col, overflow="fold")
+    for gid, card in result.guardians.items():
+        who.add_row(gid, card.name, card.fingerprint, card.address or "")
+    phases = Table(title=f"ceremony {result.ceremony}: messages and timings")
+    phases.add_column("phase")
+    phases.add_column("messages", justify="right")
+    phases.add_column("seconds", justify="right")
+    if launch is not None:
+        phases.add_row("launch guardian processes", "", f"{launch:.3f}")
+    for p in result.phases:
+        phases.add_row(p.name, str(p.messages), f"{p.seconds:.3f}")
+    phases.add_row("total (ceremony)", str(sum(p.messages for p in result.phases)), f"{result.seconds:.3f}")
+    return [who, phases]
+
+
+def _require_free(client: Any, election_id: str) -> None:
+    from votum.client import ServiceError
+
+    try:
+        client.get(f"/v1/elections/{election_id}")
+    except ServiceError as e:
+        if e.status == 404:
+            return
+        raise
+    raise InvalidInput(f"the board already has an election {election_id!r}: choose another --election-id")
+
+
+def _run(
+    n: int,
+    quorum: int,
+    em: EgManifest,
+    homes: Path,
+    seed: int | None,
+    timeout: float,
+    join: list[str] | None,
+    home: Path | None,
+    faults: dict[int, str],
+) -> tuple[CeremonyResult, float | None]:
+    if join:
+        if home is None:
+            raise InvalidInput("--join needs --home (the coordinator's node directory)")
+        from votum.nodes.node import open_node
+
+        async def joined() -> CeremonyResult:
+            node = open_node(home)
+            try:
+                return await coordinate(node, list(join), quorum, em, timeout)
+            finally:
+                await node.close()
+
+        return asyncio.run(joined()), None
+    run = asyncio.run(run_local(n, quorum, em, homes, seed, faults, timeout))
+    return run.result, run.launch_seconds
+
+
+def ceremony(
+    guardians: Annotated[int, typer.Option(help="Number of guardians (processes on loopback).")] = 5,
+    quorum: Annotated[int, typer.Option(help="Guardians needed to decrypt.")] = 3,
+    manifest: Annotated[Path | None, typer.Option(help="An ElectionGuard 1.4 manifest.")] = None,
+    contests: Annotated[
+        int, typer.Option(help="Contests of the built-in manifest (without --manifest).")
+    ] = 3,
+    election_id: Annotated[str, typer.Option(help="The election's id on the board.")] = "election",
+    board: Annotated[
+        Path,
+        typer.Option(help="A file board: a directory the service can serve later (votum serve --data-dir)."),
+    ] = Path("ceremony-board"),
+    service: Annotated[
+        str | None, typer.Option(help="Post to a running service's /v1 routes instead of a file board.")
+    ] = None,
+    tokens: Annotated[
+        Path | None,
+        typer.Option(help="With --service: its tokens file (token -> role, as votum serve reads)."),
+    ] = None,
+    homes: Annotated[
+        Path, typer.Option(help="Where the loopback nodes' identities and sealed guardian states live.")
+    ] = Path("ceremony-nodes"),
+    home: Annotated[Path | None, typer.Option(help="With --join: the coordinator's node directory.")] = None,
+    join: Annotated[
+        list[str] | None,
+        typer.Option(help="Guardian nodes already running elsewhere (names in --home's keystore, in order)."),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Reproducible guardians (tests only: the secrets follow from it).")
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds a guardian may take to answer.")] = 60.0,
+    json_out: Annotated[bool, typer.Option("--json", help="Print a machine-readable report.")] = False,
+    fault: Annotated[
+        list[str] | None,
+        typer.Option(hidden=True, help="Tests only: ORDER:FAULT makes a guardian misbehave."),
+    ] = None,
+) -> None:
+    """Runs the key ceremony with each guardian in its own node process, exchanging sealed backups point to
+    point and resolving disputes in public, then posts the records to a board and prints the joint key."""
+    from votum.election import synthetic_manifest
+
+    doc: dict[str, Any] = json.loads(manifest.read_text()) if manifest else synthetic_manifest(contests)
+    em = EgManifest.from_json(json.dumps(doc))
+    if service is not None and tokens is None:
+        err.print("[red]error:[/] --service needs --tokens (the service's token file)")
+        raise typer.Exit(2)
+    n = len(join) if join else guardians
+    # the board is opened, and the election id checked free, before any guardian is started
+    client: Any
+    try:
+        if service is not None:
+            from votum.client import Client
+            from votum.client.election import Tokens
+
+            assert tokens is not None
+            client = Client(service, timeout=timeout)
+            keys = Tokens.from_roles(json.loads(tokens.read_text()), n)
+            where = f"{service}/v1/elections/{election_id}"
+        else:
+            client = FileBoard(board, n)
+            keys = client.tokens
+            where = f"{board} (election {election_id!r}; votum serve --data-dir {board} serves it)"
+    except (VotumError, OSError, ValueError) as e:
+        err.print(f"[red]error:[/] cannot use the board: {type(e).__name__}: {e}")
+        raise typer.Exit(2) from None
+    try:
+        poster = client.client if isinstance(client, FileBoard) else client
+        _require_free(poster, election_id)
+        faults = {int(f.split(":", 1)[0]): f.split(":", 1)[1] for f in fault or []}
+        result, launch = _run(guardians, quorum, em, homes, seed, timeout, join, home, faults)
+        publish(poster, keys, election_id, doc, result)
+    except CeremonyFailed as e:
+        err.print(f"[red]the key ceremony failed:[/] {e}")
+        err.print("nothing was published.")
+        raise typer.Exit(1) from None
+    except (VotumError, OSError) as e:
+        err.print(f"[red]error:[/] {type(e).__name__}: {e}")
+        raise typer.Exit(2) from None
+    finally:
+        client.close()
+
+    if json_out:
+        report = {
+            "ceremony": result.ceremony,
+            "joint_key": result.joint_key,
+            "commitment_hash": f"{result.context.commitment_hash.to_int():X}",
+            "guardians": {
+                g: {"node": c.name, "fingerprint": c.fingerprint} for g, c in result.guardians.items()
+            },
+            "disputes": [{"sender": d.sender, "receiver": d.receiver} for d in result.disputes],
+            "phases": [{"name": p.name, "messages": p.messages, "seconds": p.seconds} for p in result.phases],
+            "launch_seconds": launch,
+            "board": where,
+        }
+        typer.echo(json.dumps(report, indent=1))
+        return
+    for table in _tables(result, launch):
+        out.print(table)
+    for d in result.disputes:
+        out.print(
+            f"dispute: {d.receiver} could not check {d.sender}'s backup; answered in public and accepted"
+        )
+    out.print(f"joint key: {result.joint_key[:32]}…{result.joint_key[-16:]}")
+    out.print(f"published to {where}")
