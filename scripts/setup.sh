@@ -7,13 +7,18 @@ cd "$(dirname "$0")/.."
 log() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
 # --- system packages -------------------------------------------------------------------------
-# m4: GMP's build (bundled by rug) needs it; postgresql for the service's tests. Everything else
+# m4: GMP's build (bundled by rug) needs it; postgresql for the service's tests; iproute2, nftables and
+# tshark for the tests across network namespaces. Everything else
 # the project needs comes from crates.io and PyPI.
 need_apt=()
 command -v m4 >/dev/null 2>&1 || need_apt+=(m4)
 command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
 # PostgreSQL: the service's second store; the tests start a throwaway server (votum.store.tempdb)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1 || need_apt+=(postgresql)
+# network namespaces, nftables (loss, partitions), tc and tshark: the channels' tests across real interfaces
+command -v ip >/dev/null 2>&1 && command -v tc >/dev/null 2>&1 || need_apt+=(iproute2)
+command -v nft >/dev/null 2>&1 || need_apt+=(nftables)
+command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     log "installing ${need_apt[*]} with apt-get"

@@ -631,14 +631,22 @@ def prepare_homes(root: Path, n: int) -> tuple[Path, list[Path]]:
 
 
 class GuardianProcess:
-    """`python -m votum.nodes.ceremony HOME` in its own process, listening on a free loopback port."""
+    """`python -m votum.nodes.ceremony HOME` in its own process, listening on a free port of `host` (on
+    loopback by default); `prefix` runs it elsewhere (`ip netns exec NS` in the tests across interfaces)."""
 
-    def __init__(self, home: Path, seed: bytes | None = None, fault: str | None = None) -> None:
+    def __init__(
+        self,
+        home: Path,
+        seed: bytes | None = None,
+        fault: str | None = None,
+        prefix: list[str] | None = None,
+        host: str = "127.0.0.1",
+    ) -> None:
         env = dict(os.environ)
         env.pop(SEED_ENV, None)
         if seed is not None:
             env[SEED_ENV] = seed.hex()
-        cmd = [sys.executable, "-m", "votum.nodes.ceremony", str(home)]
+        cmd = [*(prefix or []), sys.executable, "-m", "votum.nodes.ceremony", str(home), "--host", host]
         if fault:
             cmd += ["--fault", fault]
         self.home = home
@@ -693,14 +701,21 @@ async def run_local(
     seed: int | None = None,
     faults: dict[int, str] | None = None,
     timeout: float = 60.0,
+    placement: Callable[[int], tuple[list[str], str]] | None = None,
 ) -> LocalRun:
     """Starts n guardian processes on loopback (homes under `homes`) and coordinates their ceremony. `faults`
-    (guardian order -> fault) is for tests. The processes are stopped however it ends."""
+    (guardian order -> fault) is for tests, and so is `placement` (guardian order -> command prefix and
+    host to bind). The processes are stopped however it ends."""
     coordinator_home, guardian_homes = prepare_homes(homes, n)
     faults = faults or {}
     t0 = time.perf_counter()
     procs = [
-        GuardianProcess(h, guardian_seed(seed, i) if seed is not None else None, faults.get(i))
+        GuardianProcess(
+            h,
+            guardian_seed(seed, i) if seed is not None else None,
+            faults.get(i),
+            *(placement(i) if placement else ([], "127.0.0.1")),
+        )
         for i, h in enumerate(guardian_homes, start=1)
     ]
     loop = asyncio.get_running_loop()
