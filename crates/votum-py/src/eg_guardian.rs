@@ -333,6 +333,21 @@ pub fn eg_verify_guardian_record(record_json: &str, quorum: usize) -> PyResult<(
     ceremony(record(record_json)?.verify(&ModpGroup::eg_4096(), quorum))
 }
 
+/// Checks a whole set of guardian records for `quorum` (votum_eg::ceremony::verify_guardians): ids and
+/// sequence orders distinct and in 1..n, commitments in the group, every Schnorr proof, the equations in
+/// one batch; a failure names the guardian. The GIL is released.
+#[pyfunction]
+pub fn eg_verify_guardian_records(
+    py: Python<'_>,
+    records_json: Vec<String>,
+    quorum: usize,
+) -> PyResult<()> {
+    let read = records(&records_json)?;
+    ceremony(release(py, || {
+        votum_eg::ceremony::verify_guardians(&ModpGroup::eg_4096(), &read, quorum)
+    }))
+}
+
 /// A whole key ceremony in this process, guardians working in parallel (votum_eg::ceremony::
 /// run_ceremony): `number_of_guardians` guardians `guardian-1` … with polynomials of `quorum`
 /// coefficients, every backup sealed to its receiver and checked by it. `seeds` (32 bytes per

@@ -66,6 +66,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m
     )?)?;
     m.add_function(wrap_pyfunction!(eg_guardian::eg_verify_guardian_record, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        eg_guardian::eg_verify_guardian_records,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(eg_guardian::eg_constants_json, m)?)?;
     m.add_function(wrap_pyfunction!(eg_guardian::eg_key_ceremony, m)?)?;
     m.add_class::<board::PyBoardChecker>()?;

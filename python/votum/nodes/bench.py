@@ -192,7 +192,40 @@ async def _run(report: Callable[[Row], None], quick: bool) -> None:
         proc.join(10)
 
 
-def run_bench(report: Callable[[Row], None], quick: bool = False) -> None:
+async def _ceremony(report: Callable[[Row], None], quick: bool) -> None:
+    """The 5-guardian ceremony, quorum 3: guardian processes over the channels against one process."""
+    import json
+
+    from votum._native import EgManifest
+    from votum.eg import run_ceremony
+    from votum.election import synthetic_manifest
+    from votum.nodes.ceremony import run_local
+
+    em = EgManifest.from_json(json.dumps(synthetic_manifest(3)))
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, run_ceremony, em, 5, 3)  # the group's tables, once
+    one = []
+    for _ in range(3 if quick else 10):
+        t0 = time.perf_counter()
+        await loop.run_in_executor(None, run_ceremony, em, 5, 3)
+        one.append(time.perf_counter() - t0)
+    report(Row("key ceremony, 5 guardians, one process", _ms(one), "", ""))
+    root = Path(tempfile.mkdtemp(prefix="votum-bench-ceremony-"))
+    spread, launch, whole = [], [], []
+    for _ in range(2 if quick else 5):
+        t0 = time.perf_counter()
+        run = await run_local(5, 3, em, root)
+        whole.append(time.perf_counter() - t0)
+        spread.append(run.result.seconds)
+        launch.append(run.launch_seconds)
+    ratio = statistics.median(spread) / statistics.median(one)
+    report(Row("key ceremony, 5 guardian processes over channels", f"{_ms(spread)} ({ratio:.1f}x)", "", ""))
+    report(Row("  the same with starting the 5 processes", _ms(whole), "", ""))
+
+
+def run_bench(report: Callable[[Row], None], quick: bool = False, ceremony: bool = True) -> None:
     import uvloop
 
     uvloop.run(_run(report, quick))
+    if ceremony:
+        uvloop.run(_ceremony(report, quick))

@@ -31,6 +31,7 @@ from votum._native import (
     eg_to_hex,
     eg_verify_challenge_answer,
     eg_verify_guardian_record,
+    eg_verify_guardian_records,
 )
 from votum.errors import InvalidInput, VotumError
 from votum.nodes import errors
@@ -197,12 +198,7 @@ class GuardianService:
             raise errors.HandlerError("the records are not the roster's guardians'")
         if records[self.guardian_id] != me.public_record():
             raise errors.HandlerError("the records carry another record under this guardian's id")
-        loop = asyncio.get_running_loop()
-        checks = [
-            loop.run_in_executor(None, eg_verify_guardian_record, text, self.quorum)
-            for text in records.values()
-        ]
-        await asyncio.gather(*checks)
+        await self._work(eg_verify_guardian_records, list(records.values()), self.quorum)  # one batch
         self.records = records
         self.records_ready.set()
         # the backups in sequence order of their receivers: a seeded guardian draws as eg_key_ceremony does
@@ -442,9 +438,16 @@ async def _phases(
         except (VotumError, ValueError) as e:
             raise CeremonyFailed("start", f"{names[gid]} sent a bad record: {e}", gid) from None
 
-    await asyncio.gather(
-        *(loop.run_in_executor(None, check_record, g, i) for i, g in enumerate(cards, start=1))
-    )
+    for i, g in enumerate(cards, start=1):
+        doc = json.loads(records[g])
+        if doc.get("guardian_id") != g or doc.get("sequence_order") != i:
+            check_record(g, i)
+    try:  # one batched check of every proof; when it fails, one record at a time names the guardian
+        await loop.run_in_executor(None, eg_verify_guardian_records, list(records.values()), quorum)
+    except (VotumError, ValueError) as e:
+        for i, g in enumerate(cards, start=1):
+            await loop.run_in_executor(None, check_record, g, i)
+        raise CeremonyFailed("start", f"the records do not hold together: {e}") from None
     seen: dict[str, str] = {}
     for gid in cards:
         for c in json.loads(records[gid])["election_commitments"]:
