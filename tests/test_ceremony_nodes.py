@@ -15,19 +15,19 @@ import pytest
 import uvloop
 from typer.testing import CliRunner
 from votum import EgManifest
+from votum.cli.ceremony import FileBoard
 from votum.client import ServiceError
+from votum.client.ceremony import publish
 from votum.eg import run_ceremony
 from votum.election import synthetic_manifest
 from votum.nodes import Identity, Node
 from votum.nodes import errors as ne
 from votum.nodes.ceremony import (
     CeremonyFailed,
-    FileBoard,
     GuardianService,
     coordinate,
     guardian_seed,
     load_guardian_state,
-    publish,
     run_local,
 )
 from votum.nodes.local import make_identities, start_mesh

@@ -1,9 +1,11 @@
-"""`votum ceremony`: the ElectionGuard key ceremony between guardian processes over the channels (spec/96)."""
+"""`votum ceremony`: the ElectionGuard key ceremony between guardian processes over the channels (spec/96),
+and its publication to a board (a running service, or a file board: the service's code in this process)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,12 +13,88 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from votum._native import EgManifest
+from votum import EgContext, EgManifest
+from votum.client import Client, ServiceError
+from votum.client.election import Tokens
 from votum.errors import InvalidInput, VotumError
-from votum.nodes.ceremony import CeremonyFailed, CeremonyResult, FileBoard, coordinate, publish, run_local
+from votum.nodes.ceremony import CeremonyFailed, CeremonyResult, coordinate, run_local
 
 out = Console()
 err = Console(stderr=True)
+
+
+def publish(
+    client: Client, tokens: Tokens, election_id: str, manifest: dict[str, Any], result: CeremonyResult
+) -> str:
+    """Posts a finished ceremony to a board through the /v1 routes (spec/80.6, spec/96.3 step 6): the
+    election, every record, every backup, every verdict or dispute with its answer, then opens it. Each
+    guardian's material is posted with that guardian's token. Returns the board's context.json, whose joint
+    key and commitment hash must equal the ceremony's (else `CeremonyFailed`)."""
+    base = f"/v1/elections/{election_id}"
+    n = len(result.guardians)
+    client.post(
+        "/v1/elections",
+        {"election_id": election_id, "manifest": manifest, "number_of_guardians": n, "quorum": result.quorum},
+        token=tokens.admin,
+    )
+    for gid, record in result.records.items():
+        client.post(f"{base}/guardians/{gid}", {"record": json.loads(record)}, token=tokens.guardians[gid])
+    for gid, sent in result.backups.items():
+        if sent:
+            body = {"backups": {r: json.loads(b) for r, b in sent.items()}}
+            client.post(f"{base}/guardians/{gid}/backups", body, token=tokens.guardians[gid])
+    disputed = {(d.sender, d.receiver) for d in result.disputes}
+    for receiver in result.guardians:
+        for sender in result.guardians:
+            if sender != receiver:
+                client.post(
+                    f"{base}/guardians/{receiver}/verifications",
+                    {"sender_id": sender, "verified": (sender, receiver) not in disputed},
+                    token=tokens.guardians[receiver],
+                )
+    for d in result.disputes:
+        client.post(
+            f"{base}/guardians/{d.sender}/answers",
+            {"receiver_id": d.receiver, "answer": json.loads(d.answer)},
+            token=tokens.guardians[d.sender],
+        )
+    client.post(f"{base}/open", {}, token=tokens.admin)
+    text = str(client.get(f"{base}/board/by-name/context.json")["payload"])
+    posted = EgContext.from_json(text)
+    if (
+        posted.elgamal_public_key.to_int() != result.context.elgamal_public_key.to_int()
+        or posted.commitment_hash.to_int() != result.context.commitment_hash.to_int()
+    ):
+        raise CeremonyFailed("publish", "the board's context differs from the ceremony's")
+    return text
+
+
+class FileBoard:
+    """A board in a directory: the service's own code and checks, in this process, on a SQLite database
+    (`votum serve --data-dir DIR` serves the same board later). Its tokens are in DIR/tokens.json (0600)."""
+
+    def __init__(self, root: Path, number_of_guardians: int) -> None:
+        from starlette.testclient import TestClient
+
+        from votum.service.app import create_app
+        from votum.service.settings import Settings
+
+        root.mkdir(parents=True, exist_ok=True)
+        path = root / "tokens.json"
+        if path.exists():
+            self.tokens = Tokens.from_roles(json.loads(path.read_text()), number_of_guardians)
+        else:
+            self.tokens = Tokens.generate(number_of_guardians)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                json.dump(self.tokens.settings_map(), f, indent=1)
+        roles = json.loads(path.read_text())
+        self._http = TestClient(create_app(Settings(data_dir=root, tokens=roles)))
+        self._http.__enter__()
+        self.client = Client(http=self._http)
+
+    def close(self) -> None:
+        self._http.__exit__(None, None, None)
 
 
 def _tables(result: CeremonyResult, launch: float | None) -> list[Table]:
@@ -38,8 +116,6 @@ def _tables(result: CeremonyResult, launch: float | None) -> list[Table]:
 
 
 def _require_free(client: Any, election_id: str) -> None:
-    from votum.client import ServiceError
-
     try:
         client.get(f"/v1/elections/{election_id}")
     except ServiceError as e:
@@ -128,9 +204,6 @@ def ceremony(
     client: Any
     try:
         if service is not None:
-            from votum.client import Client
-            from votum.client.election import Tokens
-
             assert tokens is not None
             client = Client(service, timeout=timeout)
             keys = Tokens.from_roles(json.loads(tokens.read_text()), n)

@@ -196,7 +196,7 @@ async def _ceremony(report: Callable[[Row], None], quick: bool) -> None:
     """The 5-guardian ceremony, quorum 3: guardian processes over the channels against one process."""
     import json
 
-    from votum._native import EgManifest
+    from votum import EgManifest
     from votum.eg import run_ceremony
     from votum.election import synthetic_manifest
     from votum.nodes.ceremony import run_local
