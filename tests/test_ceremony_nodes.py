@@ -15,9 +15,8 @@ import pytest
 import uvloop
 from typer.testing import CliRunner
 from votum import EgManifest
-from votum.cli.ceremony import FileBoard
+from votum.cli.ceremony import FileBoard, publish
 from votum.client import ServiceError
-from votum.client.ceremony import publish
 from votum.eg import run_ceremony
 from votum.election import synthetic_manifest
 from votum.nodes import Identity, Node
