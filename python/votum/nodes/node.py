@@ -12,7 +12,7 @@ import os
 import socket
 import ssl
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -20,6 +20,7 @@ from votum.nodes import errors
 from votum.nodes.channel import Channel, ChannelSettings, Handler, Message
 from votum.nodes.identity import Card, Identity, signing_key_of_certificate
 from votum.nodes.keystore import Keystore
+from votum.nodes.streams import PREFIX, SinkFactory, send_stream, stream_handler
 
 log = logging.getLogger("votum.nodes")
 
@@ -158,6 +159,23 @@ class Node:
     def route(self, kind: str, handler: Handler) -> None:
         """Handles envelopes of `kind`: a request's handler returns its response (bytes or None)."""
         self.handlers[kind] = handler
+
+    def route_stream(self, kind: str, open_sink: SinkFactory) -> None:
+        """Handles streams of `kind` (spec/95.5): `open_sink(first chunk's message)` makes a sink per stream,
+        which gets every chunk in order; what its `finish` returns answers the sender."""
+        self.handlers[PREFIX + kind] = stream_handler(open_sink)
+
+    async def stream(
+        self,
+        who: str | bytes | Card,
+        kind: str,
+        source: AsyncIterable[bytes] | Iterable[bytes],
+        timeout: float | None = None,
+    ) -> bytes:
+        """Sends a payload of any size (chunks of at most 1 MiB, on one pooled connection) and returns the
+        receiver's answer. Neither side holds the whole payload; a slow receiver holds the sender back."""
+        channel = await self._pool(who).checkout()
+        return await send_stream(channel, kind, source, timeout)
 
     def on(self, kind: str) -> Callable[[Handler], Handler]:
         def register(fn: Handler) -> Handler:
