@@ -195,3 +195,51 @@ def test_only_the_coordinator_drives_a_guardian_and_only_roster_guardians_send_b
                 await node.close()
 
     run(main())
+
+
+def test_the_coordinator_joins_guardian_nodes_already_running(tmp_path: Path) -> None:
+    import dataclasses
+    import re
+    import subprocess
+    import sys
+
+    from votum.cli import app
+    from votum.nodes import Card, Keystore
+    from votum.nodes.ceremony import prepare_homes
+
+    coordinator, homes = prepare_homes(tmp_path / "nodes", 3)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "votum", "node", "guardian", "--home", str(h), "--port", "0"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for h in homes
+    ]
+    try:
+        keys = Keystore.load(coordinator / "peers.json")
+        for h, p in zip(homes, procs, strict=True):
+            assert p.stdout is not None
+            line = p.stdout.readline()
+            found = re.search(r"listening on (\S+:\d+)", line)
+            assert found, line
+            card = Card.from_json((h / "card.json").read_text())
+            keys.add(dataclasses.replace(card, address=found.group(1)), card.fingerprint)
+        keys.save()
+        joins = [x for h in homes for x in ("--join", h.name)]
+        got = CliRunner().invoke(
+            app,
+            ["ceremony", "--home", str(coordinator), *joins, "--quorum", "2", "--board", str(tmp_path / "b")],
+        )
+        assert got.exit_code == 0, got.output
+        assert "joint key" in got.output
+        for p in procs:  # each guardian stops once its ceremony is finished
+            assert p.wait(30) == 0
+        assert all(list(h.glob("eg-guardian-*.sealed")) for h in homes)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            if p.stdout is not None:
+                p.stdout.close()

@@ -336,7 +336,8 @@ def guardian(
     h, p = card.host_port() if card.address else ("127.0.0.1", 7800)
 
     def announce(address: str) -> None:
-        out.print(f"guardian node {card.name} ({card.fingerprint}) listening on {address}")
+        # one plain line, flushed: a launcher reads the address from it
+        print(f"guardian node {card.name} ({card.fingerprint}) listening on {address}", flush=True)
 
     try:
         serve_guardian(home, host or h, p if port is None else port, coordinator, None, once, announce)
