@@ -11,7 +11,7 @@ import itertools
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -234,16 +234,31 @@ class Channel:
 
     async def request(self, kind: str, payload: bytes, timeout: float | None = None) -> bytes:
         """Sends a request and waits for its response; a refusal raises its typed error."""
+        return await (await self.submit(kind, payload, timeout))
+
+    async def submit(
+        self, kind: str, payload: bytes, timeout: float | None = None
+    ) -> Coroutine[Any, Any, bytes]:
+        """Queues a request now, in order with whatever is queued after it, and returns the awaitable of its
+        response (await it, or the request is forgotten)."""
         self._check_open()
         msg_id = next(self._ids)
         fut: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._pending[msg_id] = fut
         try:
             await self._enqueue(kind, msg_id, None, payload)
-            return await asyncio.wait_for(fut, timeout) if timeout else await fut
-        finally:
+        except BaseException:
             self._pending.pop(msg_id, None)
-            self.last_used = time.monotonic()
+            raise
+
+        async def response() -> bytes:
+            try:
+                return await asyncio.wait_for(fut, timeout) if timeout else await fut
+            finally:
+                self._pending.pop(msg_id, None)
+                self.last_used = time.monotonic()
+
+        return response()
 
     async def flush(self) -> None:
         """Waits until every queued envelope has been handed to the socket."""

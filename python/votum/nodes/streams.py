@@ -103,7 +103,7 @@ async def send_stream(
     index = 0
     held: bytes | None = None
     wire = PREFIX + kind
-    ack: asyncio.Task[bytes] | None = None
+    ack: asyncio.Future[bytes] | None = None
     try:
         async for piece in _pieces(source):
             if held is not None:
@@ -111,7 +111,8 @@ async def send_stream(
                 if index % WINDOW == WINDOW - 1:
                     if ack is not None:
                         await ack  # the window before this one has been taken
-                    ack = asyncio.create_task(channel.request(wire, chunk, timeout))
+                    # queued now, before the chunks after it; its answer is awaited a window later
+                    ack = asyncio.ensure_future(await channel.submit(wire, chunk, timeout))
                 else:
                     await channel.send(wire, chunk)
                 index += 1
