@@ -2,9 +2,8 @@
 
 `GuardianService` is the guardian side: routes on a node, one `EgGuardian` holding this guardian's secret
 polynomial and nothing else. `coordinate` is the coordinator side: it drives the phases, checks everything
-public, resolves disputed backups in public, and returns the outcome. `publish` posts that outcome to a board
-through the /v1 routes, only once the whole ceremony has succeeded. `run_local` starts guardian processes on
-loopback and runs all of it."""
+public, resolves disputed backups in public, and returns the outcome (which `votum ceremony` then publishes
+to a board). `run_local` starts guardian processes on loopback and runs all of it."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +37,7 @@ from votum.nodes import errors
 from votum.nodes.channel import Message
 from votum.nodes.identity import Card, Identity, keygen
 from votum.nodes.keystore import PEERS_FILE, Keystore
-from votum.nodes.node import Node, NodeSettings
+from votum.nodes.node import Node, NodeSettings, open_node
 
 SEED_ENV = "VOTUM_CEREMONY_SEED"
 COORDINATOR = "coordinator"
@@ -81,6 +80,15 @@ def _unpack(payload: bytes) -> dict[str, Any]:
 
 def _backup_purpose(ceremony: str) -> str:
     return f"eg-backup/{ceremony}"
+
+
+#: the purpose a guardian seals its own secret state for (spec/95.6)
+STATE_PURPOSE = "eg-guardian-state"
+
+
+def state_path(home: Path, ceremony: str) -> Path:
+    """Where a guardian keeps its secret state of `ceremony`, sealed to its own key."""
+    return home / f"eg-guardian-{ceremony}.sealed"
 
 
 def _tamper(backup_json: str) -> str:
@@ -273,9 +281,9 @@ class GuardianService:
         held = len(me.backups_held)
         if held != len(self.roster) - 1:
             raise errors.HandlerError(f"this guardian holds {held} backups, not {len(self.roster) - 1}")
-        path = self.node.identity.home / f"eg-guardian-{self.ceremony}.sealed"
+        path = state_path(self.node.identity.home, self.ceremony or "")
         state = me.expose_secret_state()
-        box = self.node.identity.seal_for(self.node.identity.card, "eg-guardian-state", state)
+        box = self.node.identity.seal_for(self.node.identity.card, STATE_PURPOSE, state)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(box)
@@ -293,8 +301,8 @@ class GuardianService:
 
 def load_guardian_state(identity: Identity, ceremony: str, records: list[str]) -> EgGuardian:
     """A guardian's secret state as `finish` kept it, opened with its own key."""
-    box = (identity.home / f"eg-guardian-{ceremony}.sealed").read_bytes()
-    state = identity.open_sealed(identity.card, "eg-guardian-state", box)
+    box = state_path(identity.home, ceremony).read_bytes()
+    state = identity.open_sealed(identity.card, STATE_PURPOSE, box)
     return EgGuardian.from_secret_state(state, records)
 
 
@@ -340,7 +348,7 @@ class CeremonyResult:
 
 async def coordinate(
     node: Node,
-    guardians: list[str | Card],
+    guardians: Sequence[str | Card],
     quorum: int,
     manifest: EgManifest,
     timeout: float = 60.0,
@@ -426,31 +434,32 @@ async def _phases(
     )
     records = {g: answers[g].decode() for g in cards}
     t0 = time.perf_counter()
-
-    def check_record(gid: str, order: int) -> None:
+    docs: dict[str, dict[str, Any]] = {}
+    for i, gid in enumerate(cards, start=1):
         try:
             doc = json.loads(records[gid])
-            if doc.get("guardian_id") != gid or doc.get("sequence_order") != order:
-                raise InvalidInput(
-                    f"the record names {doc.get('guardian_id')!r}, order {doc.get('sequence_order')}"
-                )
+        except ValueError as e:
+            raise CeremonyFailed("start", f"{names[gid]} sent a record that is not JSON: {e}", gid) from None
+        if not isinstance(doc, dict) or doc.get("guardian_id") != gid or doc.get("sequence_order") != i:
+            named = (doc.get("guardian_id"), doc.get("sequence_order")) if isinstance(doc, dict) else None
+            raise CeremonyFailed("start", f"{names[gid]} sent a bad record: it names {named}", gid)
+        docs[gid] = doc
+
+    def check_proofs(gid: str) -> None:
+        try:
             eg_verify_guardian_record(records[gid], quorum)
         except (VotumError, ValueError) as e:
             raise CeremonyFailed("start", f"{names[gid]} sent a bad record: {e}", gid) from None
 
-    for i, g in enumerate(cards, start=1):
-        doc = json.loads(records[g])
-        if doc.get("guardian_id") != g or doc.get("sequence_order") != i:
-            check_record(g, i)
     try:  # one batched check of every proof; when it fails, one record at a time names the guardian
         await loop.run_in_executor(None, eg_verify_guardian_records, list(records.values()), quorum)
     except (VotumError, ValueError) as e:
-        for i, g in enumerate(cards, start=1):
-            await loop.run_in_executor(None, check_record, g, i)
+        for gid in cards:
+            await loop.run_in_executor(None, check_proofs, gid)
         raise CeremonyFailed("start", f"the records do not hold together: {e}") from None
     seen: dict[str, str] = {}
-    for gid in cards:
-        for c in json.loads(records[gid])["election_commitments"]:
+    for gid, doc in docs.items():
+        for c in doc["election_commitments"]:
             other = seen.setdefault(str(c).upper(), gid)
             if other != gid:
                 raise CeremonyFailed("start", f"{names[gid]} repeats a commitment of {names[other]}", gid)
@@ -614,7 +623,6 @@ class LocalRun:
     result: CeremonyResult
     #: seconds to start the guardian processes (until each listens)
     launch_seconds: float
-    homes: Path
 
 
 async def run_local(
@@ -655,15 +663,13 @@ async def run_local(
         keystore = Keystore.load(coordinator_home / PEERS_FILE)
         node = Node(Identity(coordinator_home), keystore, settings)
         try:
-            names = []
             for h, address in zip(guardian_homes, addresses, strict=True):
                 card = keystore.find(h.name)
                 node.trust(dataclasses.replace(card, address=str(address)), card.fingerprint)
-                names.append(h.name)
-            result = await coordinate(node, list(names), quorum, manifest, timeout)
+            result = await coordinate(node, [h.name for h in guardian_homes], quorum, manifest, timeout)
         finally:
             await node.close()
-        return LocalRun(result, launch, homes)
+        return LocalRun(result, launch)
     finally:
         await asyncio.gather(*(loop.run_in_executor(None, p.stop) for p in procs))
 
@@ -685,8 +691,6 @@ def serve_guardian(
     seed = bytes.fromhex(seed_hex) if seed_hex else None
 
     async def main() -> None:
-        from votum.nodes.node import open_node
-
         node = open_node(home, settings=NodeSettings(connect_timeout=5.0))
         stop = asyncio.Event()
         GuardianService(node, coordinator, seed, fault, on_done=stop.set if once else None)
