@@ -243,3 +243,25 @@ def test_the_coordinator_joins_guardian_nodes_already_running(tmp_path: Path) ->
                 p.wait()
             if p.stdout is not None:
                 p.stdout.close()
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ["--guardians", "3", "--quorum", "4"],
+        ["--guardians", "0"],
+        ["--manifest", "MANIFEST"],
+        ["--service", "http://127.0.0.1:9"],
+        ["--fault", "three:bad-backup"],
+    ],
+)
+def test_bad_ceremony_input_is_refused_before_anything_is_written(tmp_path: Path, bad: list[str]) -> None:
+    from votum.cli import app
+
+    (tmp_path / "manifest.json").write_text("{not json")
+    bad = [str(tmp_path / "manifest.json") if a == "MANIFEST" else a for a in bad]
+    board, homes = tmp_path / "board", tmp_path / "homes"
+    got = CliRunner().invoke(app, ["ceremony", "--board", str(board), "--homes", str(homes), *bad])
+    assert got.exit_code == 2, got.output
+    assert "error" in got.output
+    assert not board.exists() and not homes.exists()

@@ -82,13 +82,13 @@ class FileBoard:
         root.mkdir(parents=True, exist_ok=True)
         path = root / "tokens.json"
         if path.exists():
-            self.tokens = Tokens.from_roles(json.loads(path.read_text()), number_of_guardians)
+            roles = json.loads(path.read_text())
         else:
-            self.tokens = Tokens.generate(number_of_guardians)
+            roles = Tokens.generate(number_of_guardians).settings_map()
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as f:
-                json.dump(self.tokens.settings_map(), f, indent=1)
-        roles = json.loads(path.read_text())
+                json.dump(roles, f, indent=1)
+        self.tokens = Tokens.from_roles(roles, number_of_guardians)
         self._http = TestClient(create_app(Settings(data_dir=root, tokens=roles)))
         self._http.__enter__()
         self.client = Client(http=self._http)
@@ -115,7 +115,7 @@ def _tables(result: CeremonyResult, launch: float | None) -> list[Table]:
     return [who, phases]
 
 
-def _require_free(client: Any, election_id: str) -> None:
+def _require_free(client: Client, election_id: str) -> None:
     try:
         client.get(f"/v1/elections/{election_id}")
     except ServiceError as e:
@@ -144,7 +144,7 @@ def _run(
         async def joined() -> CeremonyResult:
             node = open_node(home)
             try:
-                return await coordinate(node, list(join), quorum, em, timeout)
+                return await coordinate(node, join, quorum, em, timeout)
             finally:
                 await node.close()
 
@@ -194,31 +194,40 @@ def ceremony(
     point and resolving disputes in public, then posts the records to a board and prints the joint key."""
     from votum.election import synthetic_manifest
 
-    doc: dict[str, Any] = json.loads(manifest.read_text()) if manifest else synthetic_manifest(contests)
-    em = EgManifest.from_json(json.dumps(doc))
-    if service is not None and tokens is None:
-        err.print("[red]error:[/] --service needs --tokens (the service's token file)")
-        raise typer.Exit(2)
     n = len(join) if join else guardians
-    # the board is opened, and the election id checked free, before any guardian is started
-    client: Any
+    # the input is checked before anything is written, and the board opened (the election id checked free)
+    # before any guardian is started
     try:
-        if service is not None:
-            assert tokens is not None
-            client = Client(service, timeout=timeout)
+        if n < 1 or not 1 <= quorum <= n:
+            raise InvalidInput(f"quorum must be in 1..{n} (the number of guardians), and n at least 1")
+        if service is not None and tokens is None:
+            raise InvalidInput("--service needs --tokens (the service's token file)")
+        faults: dict[int, str] = {}
+        for f in fault or []:
+            order, _, what = f.partition(":")
+            if not order.isdigit() or not what:
+                raise InvalidInput(f"--fault is ORDER:FAULT, not {f!r}")
+            faults[int(order)] = what
+        doc: dict[str, Any] = json.loads(manifest.read_text()) if manifest else synthetic_manifest(contests)
+        em = EgManifest.from_json(json.dumps(doc))
+    except (VotumError, OSError, ValueError) as e:
+        err.print(f"[red]error:[/] {type(e).__name__}: {e}")
+        raise typer.Exit(2) from None
+    try:
+        if tokens is not None and service is not None:
             keys = Tokens.from_roles(json.loads(tokens.read_text()), n)
+            poster = Client(service, timeout=timeout)
+            close = poster.close
             where = f"{service}/v1/elections/{election_id}"
         else:
-            client = FileBoard(board, n)
-            keys = client.tokens
+            file_board = FileBoard(board, n)
+            poster, keys, close = file_board.client, file_board.tokens, file_board.close
             where = f"{board} (election {election_id!r}; votum serve --data-dir {board} serves it)"
     except (VotumError, OSError, ValueError) as e:
         err.print(f"[red]error:[/] cannot use the board: {type(e).__name__}: {e}")
         raise typer.Exit(2) from None
     try:
-        poster = client.client if isinstance(client, FileBoard) else client
         _require_free(poster, election_id)
-        faults = {int(f.split(":", 1)[0]): f.split(":", 1)[1] for f in fault or []}
         result, launch = _run(guardians, quorum, em, homes, seed, timeout, join, home, faults)
         publish(poster, keys, election_id, doc, result)
     except CeremonyFailed as e:
@@ -229,7 +238,7 @@ def ceremony(
         err.print(f"[red]error:[/] {type(e).__name__}: {e}")
         raise typer.Exit(2) from None
     finally:
-        client.close()
+        close()
 
     if json_out:
         report = {
