@@ -14,7 +14,7 @@ from typing import TypeVar
 import msgpack  # type: ignore[import-untyped]
 import pytest
 import uvloop
-from votum.channels import digests, signed_message
+from votum.channels import NodePeerKey, digests, signed_message
 from votum.nodes import Card, ChannelSettings, Identity, Keystore, Message, Node, NodeSettings, keygen
 from votum.nodes import errors as ne
 from votum.nodes.channel import Channel
@@ -92,7 +92,7 @@ def forge(
     )
     if seq is None:
         ch._send_seq += len(items)
-    ch.write_frame(header, (signer or ch.identity).sign(signed_message(header)), payloads)
+    ch.write_frame(header, (signer or ch.identity).sign_header(header), payloads)
 
 
 async def refused_with(ch: Channel, error: type[ne.NodeError]) -> ne.NodeError:
@@ -114,6 +114,24 @@ def test_key_file_is_private_and_a_passphrase_protects_it(tmp_path: Path) -> Non
     ident = Identity(tmp_path / "a", b"correct horse")
     assert ident.card.node_id == card.node_id
     assert "PRIVATE" not in repr(ident) and card.fingerprint in repr(ident)
+    # envelopes are signed natively with the same key the card and the certificate carry
+    from cryptography.hazmat.primitives import serialization
+
+    pem = key.read_bytes().split(b"-----BEGIN")[1]
+    seed = serialization.load_pem_private_key(b"-----BEGIN" + pem, b"correct horse").private_bytes_raw()
+    signer = ident._signing
+    assert signer.verifying_key() == card.signing_key
+    assert seed.hex() not in repr(signer) and seed.hex()[:16] not in repr(signer)
+    assert NodePeerKey(card.signing_key).check_frame(b"h", ident.sign_header(b"h"), [], []) is None
+    assert NodePeerKey(card.signing_key).check_frame(b"H", ident.sign_header(b"h"), [], []) == "bad-signature"
+    with pytest.raises(ValueError):
+        NodePeerKey(b"\x01" + bytes(31))  # the identity point: a small-order key
+    # the seed's one Python copy is overwritten in place
+    from votum.nodes.identity import _wipe
+
+    copy = bytes(bytearray(seed))
+    _wipe(copy)
+    assert copy == bytes(32)
     with pytest.raises(ne.KeyFileError, match="passphrase"):
         Identity(tmp_path / "a", b"wrong")
     with pytest.raises(ne.KeyFileError):
@@ -337,8 +355,8 @@ class _Resigner:
         self.node_id = real.node_id
         self.name = real.name
 
-    def sign(self, message: bytes) -> bytes:
-        return self._key.sign(message)
+    def sign_header(self, header: bytes) -> bytes:
+        return self._key.sign(signed_message(header))
 
 
 def test_no_handler_and_a_failing_handler_keep_the_connection(tmp_path: Path) -> None:

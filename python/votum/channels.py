@@ -1,10 +1,14 @@
 """The native checks behind votum's channels between election parties (spec/95): envelope signatures
-and payload digests (checked without the GIL), node and channel ids. `votum.nodes` builds the transport
-on these."""
+and payload digests, node and channel ids, and the envelope signer (`NodeSigner`, which holds a node's
+Ed25519 key and zeroizes it when freed) with its counterpart `NodePeerKey` (a peer's key decoded once
+for every frame of a connection). Big frames are checked and hashed without the GIL. `votum.nodes` builds
+the transport on these."""
 
 from __future__ import annotations
 
 from votum._native import (
+    NodePeerKey,
+    NodeSigner,
     node_channel_id,
     node_check_frame,
     node_digests,
@@ -40,4 +44,12 @@ def signed_message(header: bytes) -> bytes:
     return node_signed_message(header)
 
 
-__all__ = ["check_frame", "digests", "make_channel_id", "make_node_id", "signed_message"]
+__all__ = [
+    "NodePeerKey",
+    "NodeSigner",
+    "check_frame",
+    "digests",
+    "make_channel_id",
+    "make_node_id",
+    "signed_message",
+]

@@ -2,10 +2,10 @@
 //!
 //! Channels carry frames of envelopes signed with the sender's Ed25519 key. This crate holds what must be fast and
 //! exact on the receiving side: the strict signature check over the domain-separated header, the payload digests,
-//! and the node and channel ids. Signing stays with the key's owner (OpenSSL, through Python's `cryptography`,
-//! which also holds the key for TLS), so no secret ever passes through this crate.
+//! and the node and channel ids; and on the sending side the envelope signature, with the node's key held by an
+//! [`EnvelopeSigner`] that zeroizes it when dropped.
 
-use ed25519_dalek::{Signature, VerifyingKey};
+use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use sha2::{Digest, Sha256};
 
 /// What an envelope signature signs before the header (spec/95.3).
@@ -79,6 +79,84 @@ pub fn signed_message(header: &[u8]) -> Vec<u8> {
     m
 }
 
+/// A node's Ed25519 key for envelope signatures. The key is zeroized when the signer is dropped and never
+/// leaves it; the same key signs the node's TLS certificate (spec/95.1).
+pub struct EnvelopeSigner {
+    key: SigningKey,
+}
+
+impl EnvelopeSigner {
+    /// The signer of the Ed25519 key whose 32-byte seed is `seed` (RFC 8032's private key).
+    pub fn from_seed(seed: &[u8; 32]) -> Self {
+        EnvelopeSigner {
+            key: SigningKey::from_bytes(seed),
+        }
+    }
+
+    /// The public key, as a card lists it.
+    pub fn verifying_key(&self) -> [u8; 32] {
+        self.key.verifying_key().to_bytes()
+    }
+
+    /// The signature of a frame header: Ed25519 over the domain tag, then the header (spec/95.3).
+    pub fn sign_header(&self, header: &[u8]) -> [u8; 64] {
+        self.key.sign(&signed_message(header)).to_bytes()
+    }
+}
+
+impl std::fmt::Debug for EnvelopeSigner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "EnvelopeSigner({})", hex_prefix(&self.verifying_key()))
+    }
+}
+
+fn hex_prefix(bytes: &[u8]) -> String {
+    bytes.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// A peer's signing key, decoded once (a connection checks every frame against it).
+#[derive(Clone, Debug)]
+pub struct PeerKey {
+    key: VerifyingKey,
+}
+
+impl PeerKey {
+    /// The peer key of a 32-byte Ed25519 public key; refuses encodings that are not a point and small-order keys.
+    pub fn new(bytes: &[u8; 32]) -> Result<Self, FrameError> {
+        let key = VerifyingKey::from_bytes(bytes).map_err(|_| FrameError::BadKey)?;
+        if key.is_weak() {
+            return Err(FrameError::BadKey);
+        }
+        Ok(PeerKey { key })
+    }
+
+    /// Checks a frame as [`check_frame`] does, without decoding the key again.
+    pub fn check_frame(
+        &self,
+        header: &[u8],
+        signature: &[u8; 64],
+        payloads: &[&[u8]],
+        digests: &[[u8; 32]],
+    ) -> Result<(), FrameError> {
+        if payloads.len() != digests.len() {
+            return Err(FrameError::CountMismatch {
+                payloads: payloads.len(),
+                digests: digests.len(),
+            });
+        }
+        let signature = Signature::from_bytes(signature);
+        self.key
+            .verify_strict(&signed_message(header), &signature)
+            .map_err(|_| FrameError::BadSignature)?;
+        for (i, (payload, expected)) in payloads.iter().zip(digests).enumerate() {
+            if &digest(payload) != expected {
+                return Err(FrameError::BadDigest(i));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Checks a frame: the signature over the header (strict Ed25519: canonical encodings, no small-order key), then
 /// each payload against the digest the header lists for it, in order.
 pub fn check_frame(
@@ -94,14 +172,5 @@ pub fn check_frame(
             digests: digests.len(),
         });
     }
-    let key = VerifyingKey::from_bytes(signing_key).map_err(|_| FrameError::BadKey)?;
-    let signature = Signature::from_bytes(signature);
-    key.verify_strict(&signed_message(header), &signature)
-        .map_err(|_| FrameError::BadSignature)?;
-    for (i, (payload, expected)) in payloads.iter().zip(digests).enumerate() {
-        if &digest(payload) != expected {
-            return Err(FrameError::BadDigest(i));
-        }
-    }
-    Ok(())
+    PeerKey::new(signing_key)?.check_frame(header, signature, payloads, digests)
 }

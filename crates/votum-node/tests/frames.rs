@@ -1,7 +1,9 @@
 use ed25519_dalek::{Signer, SigningKey};
 use proptest::prelude::*;
 use rand_core::OsRng;
-use votum_node::{channel_id, check_frame, digest, node_id, signed_message, FrameError};
+use votum_node::{
+    channel_id, check_frame, digest, node_id, signed_message, EnvelopeSigner, FrameError, PeerKey,
+};
 
 fn signed(key: &SigningKey, header: &[u8]) -> [u8; 64] {
     key.sign(&signed_message(header)).to_bytes()
@@ -100,5 +102,53 @@ proptest! {
         let i = bit % (bad.len() * 8);
         bad[i / 8] ^= 1 << (i % 8);
         prop_assert_eq!(check_frame(key.verifying_key().as_bytes(), &bad, &sig, &[], &[]), Err(FrameError::BadSignature));
+    }
+}
+
+#[test]
+fn the_envelope_signer_signs_what_check_frame_accepts() {
+    let seed = [9u8; 32];
+    let signer = EnvelopeSigner::from_seed(&seed);
+    let reference = SigningKey::from_bytes(&seed);
+    assert_eq!(signer.verifying_key(), reference.verifying_key().to_bytes());
+    let header = b"a header";
+    let sig = signer.sign_header(header);
+    // the same bytes as signing the tagged header with the key directly (Ed25519 is deterministic)
+    assert_eq!(sig, signed(&reference, header));
+    let peer = PeerKey::new(&signer.verifying_key()).unwrap();
+    assert_eq!(peer.check_frame(header, &sig, &[], &[]), Ok(()));
+    assert_eq!(
+        peer.check_frame(b"another", &sig, &[], &[]),
+        Err(FrameError::BadSignature)
+    );
+    // the debug form names the public key only
+    let shown = format!("{signer:?}");
+    assert!(shown.starts_with("EnvelopeSigner("));
+    assert!(!shown.contains("0909"));
+}
+
+#[test]
+fn a_peer_key_refuses_small_order_and_invalid_keys() {
+    let mut identity = [0u8; 32];
+    identity[0] = 1;
+    assert_eq!(PeerKey::new(&identity).err(), Some(FrameError::BadKey));
+    // y = 2 is not on the curve
+    let mut off = [0u8; 32];
+    off[0] = 2;
+    assert_eq!(PeerKey::new(&off).err(), Some(FrameError::BadKey));
+}
+
+proptest! {
+    #[test]
+    fn a_peer_key_agrees_with_check_frame(header in proptest::collection::vec(any::<u8>(), 0..200), flip in any::<bool>(), payload in proptest::collection::vec(any::<u8>(), 0..100)) {
+        let signer = EnvelopeSigner::from_seed(&[3u8; 32]);
+        let pk = signer.verifying_key();
+        let peer = PeerKey::new(&pk).unwrap();
+        let mut sig = signer.sign_header(&header);
+        if flip { sig[5] ^= 0x10; }
+        let payloads: Vec<&[u8]> = vec![&payload];
+        let digests = vec![digest(&payload)];
+        prop_assert_eq!(peer.check_frame(&header, &sig, &payloads, &digests), check_frame(&pk, &header, &sig, &payloads, &digests));
+        prop_assert_eq!(peer.check_frame(&header, &sig, &payloads, &digests).is_ok(), !flip);
     }
 }

@@ -36,6 +36,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(node::node_id, m)?)?;
     m.add_function(wrap_pyfunction!(node::node_channel_id, m)?)?;
     m.add_function(wrap_pyfunction!(node::node_signed_message, m)?)?;
+    m.add_class::<node::PyNodeSigner>()?;
+    m.add_class::<node::PyNodePeerKey>()?;
     m.add_class::<group::PyGroup>()?;
     m.add_class::<group::PyElement>()?;
     m.add_class::<group::PyScalar>()?;

@@ -4,6 +4,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::convert::release;
+
+/// Frames whose payloads total at most this many bytes are checked or hashed holding the GIL: the check takes
+/// tens of microseconds, less than handing the GIL back could cost the event loop that waits for it.
+const HOLD_GIL_BYTES: usize = 64 << 10;
 use crate::errors::NativeError;
 
 fn array<const N: usize>(value: &[u8], what: &'static str) -> PyResult<[u8; N]> {
@@ -42,6 +46,87 @@ pub fn node_check_frame(
     Ok(result.err().map(|e| e.code()))
 }
 
+/// A node's envelope signer (spec/95.3): holds the Ed25519 key, zeroized when dropped; never shows it.
+#[pyclass(frozen, name = "NodeSigner", module = "votum._native")]
+pub struct PyNodeSigner {
+    inner: votum_node::EnvelopeSigner,
+}
+
+#[pymethods]
+impl PyNodeSigner {
+    /// The signer of the Ed25519 key with this 32-byte seed (RFC 8032's private key).
+    #[new]
+    fn new(seed: &[u8]) -> PyResult<Self> {
+        let seed: [u8; 32] = array(seed, "an Ed25519 seed is 32 bytes")?;
+        let inner = votum_node::EnvelopeSigner::from_seed(&seed);
+        let mut seed = seed;
+        zeroize::Zeroize::zeroize(&mut seed);
+        Ok(PyNodeSigner { inner })
+    }
+
+    /// The public key (32 bytes).
+    fn verifying_key<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.verifying_key())
+    }
+
+    /// The signature (64 bytes) of a frame header over the domain tag and the header.
+    fn sign_header<'py>(&self, py: Python<'py>, header: &[u8]) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.sign_header(header))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("{:?}", self.inner)
+    }
+}
+
+/// A peer's signing key decoded once, for the checks of every frame on a connection.
+#[pyclass(frozen, name = "NodePeerKey", module = "votum._native")]
+pub struct PyNodePeerKey {
+    inner: votum_node::PeerKey,
+}
+
+#[pymethods]
+impl PyNodePeerKey {
+    #[new]
+    fn new(signing_key: &[u8]) -> PyResult<Self> {
+        let key: [u8; 32] = array(signing_key, "a signing key is 32 bytes")?;
+        let inner = votum_node::PeerKey::new(&key)
+            .map_err(|_| PyErr::from(NativeError::Value("not a valid Ed25519 public key")))?;
+        Ok(PyNodePeerKey { inner })
+    }
+
+    /// As `node_check_frame`, with this key: None when the frame holds, else the refusal code. Frames with
+    /// more than 64 KiB of payload are checked without the GIL.
+    fn check_frame(
+        &self,
+        py: Python<'_>,
+        header: &[u8],
+        signature: &[u8],
+        payloads: Vec<Bound<'_, PyBytes>>,
+        digests: Vec<Bound<'_, PyBytes>>,
+    ) -> Option<&'static str> {
+        let Ok(signature) = <[u8; 64]>::try_from(signature) else {
+            return Some("bad-signature");
+        };
+        let mut want = Vec::with_capacity(digests.len());
+        for d in &digests {
+            match <[u8; 32]>::try_from(d.as_bytes()) {
+                Ok(d) => want.push(d),
+                Err(_) => return Some("malformed"),
+            }
+        }
+        let payloads: Vec<&[u8]> = payloads.iter().map(|p| p.as_bytes()).collect();
+        let total: usize = payloads.iter().map(|p| p.len()).sum();
+        let check = || self.inner.check_frame(header, &signature, &payloads, &want);
+        let result = if total > HOLD_GIL_BYTES {
+            release(py, check)
+        } else {
+            check()
+        };
+        result.err().map(|e| e.code())
+    }
+}
+
 /// SHA-256 of each payload, without the GIL.
 #[pyfunction]
 pub fn node_digests<'py>(
@@ -49,12 +134,17 @@ pub fn node_digests<'py>(
     payloads: Vec<Bound<'py, PyBytes>>,
 ) -> Vec<Bound<'py, PyBytes>> {
     let views: Vec<&[u8]> = payloads.iter().map(|p| p.as_bytes()).collect();
-    let out = release(py, || {
+    let hash = || {
         views
             .iter()
             .map(|p| votum_node::digest(p))
             .collect::<Vec<_>>()
-    });
+    };
+    let out = if views.iter().map(|p| p.len()).sum::<usize>() > HOLD_GIL_BYTES {
+        release(py, hash)
+    } else {
+        hash()
+    };
     out.iter().map(|d| PyBytes::new(py, d)).collect()
 }
 

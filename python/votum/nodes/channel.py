@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgpack  # type: ignore[import-untyped]
 
-from votum.channels import check_frame, digests, make_channel_id, signed_message
+from votum.channels import NodePeerKey, digests, make_channel_id
 from votum.nodes import errors
 from votum.nodes.identity import Card
 
@@ -31,7 +31,7 @@ MAX_KIND = 64
 FRAME_ENVELOPES = 256
 FRAME_PAYLOAD = 4 << 20
 #: frames at most this long are checked on the event loop: a hop to a worker thread costs more than the check
-INLINE_CHECK = 16 << 10
+INLINE_CHECK = 64 << 10
 HELLO_MAX = 1024
 #: payloads from this size on are written as their own buffer rather than copied into the frame's
 BIG_PIECE = 64 << 10
@@ -127,6 +127,7 @@ class Channel:
     ) -> None:
         self.identity = identity
         self.peer = peer
+        self._peer_key = NodePeerKey(peer.signing_key)
         self.channel_id = channel_id
         self._reader = reader
         self._writer = writer
@@ -293,7 +294,7 @@ class Channel:
             }
         )
         self._send_seq += len(items)
-        self.write_frame(header, self.identity.sign(signed_message(header)), payloads)
+        self.write_frame(header, self.identity.sign_header(header), payloads)
 
     def _flush_now(self) -> None:
         """Writes what is queued, small batches at once; hands over to the writer task when the transport's
@@ -438,11 +439,11 @@ class Channel:
                 if header["from"] != self.peer.node_id:
                     raise Refused("wrong-sender", f"the envelope claims another sender than {self.peer.name}")
                 hashes = [item[3] for item in header["items"]]
-                args = (self.peer.signing_key, header_bin, signature, payloads, hashes)
+                args = (header_bin, signature, payloads, hashes)
                 if len(body) <= INLINE_CHECK:
-                    code = check_frame(*args)
+                    code = self._peer_key.check_frame(*args)
                 else:
-                    code = await loop.run_in_executor(self._executor, check_frame, *args)
+                    code = await loop.run_in_executor(self._executor, self._peer_key.check_frame, *args)
                 if code is not None:
                     raise Refused(code, "the signature or a payload digest does not verify")
                 if header["seq"] != self._recv_seq:
