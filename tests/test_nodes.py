@@ -512,12 +512,45 @@ def test_a_pooled_connection_to_a_restarted_peer_is_replaced(tmp_path: Path) -> 
                 assert await a.request("n1", "echo", b"after") == b"after"
                 assert old.closed
                 assert a._pools[b.identity.node_id].channels[0] is not old
+                # the restarted node has new ticket keys: a's saved session is declined, a full handshake runs
+                assert not _resumed(a._pools[b.identity.node_id].channels[0])
             finally:
                 await b2.close()
             # with nobody listening, dialling gives up after the connect timeout with a typed error
             a.settings = dataclasses.replace(a.settings, connect_timeout=0.5)
             with pytest.raises(ne.PeerUnavailable):
                 await a.request("n1", "echo", b"nobody")
+
+    run(main())
+
+
+def _resumed(ch: Channel) -> bool:
+    return bool(ch._writer.get_extra_info("ssl_object").session_reused)
+
+
+def test_a_new_connection_resumes_tls_and_resumption_does_not_outlive_trust(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with mesh(tmp_path, 3) as (a, b, c):
+            b.route("echo", echo)
+            first = await a.dial("n1")
+            assert not _resumed(first)
+            await first.close()
+            again = await a.dial("n1")
+            assert _resumed(again)  # no certificates signed or checked this time
+            assert await again.request("echo", b"resumed") == b"resumed"
+            # b's side of the first connection may still be closing: look for the resumed one
+            await until(lambda: any(_resumed(ch) for ch in b._accepted))
+            assert [ch.peer.name for ch in b._accepted if _resumed(ch)] == ["n0"]
+            await again.close()
+            # a's ticket from b is no use on the way to c
+            to_c = await a.dial("n2")
+            assert not _resumed(to_c)
+            await to_c.close()
+            # b stops trusting a: a resumed session is refused like a full handshake
+            b.keystore.remove("n0")
+            with pytest.raises(ne.UnknownPeer):
+                await a.dial("n1")
+            assert await c.request("n1", "echo", b"others unaffected") == b"others unaffected"
 
     run(main())
 

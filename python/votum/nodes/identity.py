@@ -268,9 +268,11 @@ class Identity:
         """The envelope signature of a frame header (spec/95.3)."""
         return self._signing.sign_header(header)
 
-    def tls_context(self, server: bool, trusted_pem: str) -> ssl.SSLContext:
+    def tls_context(
+        self, server: bool, trusted_pem: str, context_class: type[ssl.SSLContext] = ssl.SSLContext
+    ) -> ssl.SSLContext:
         """A TLS 1.3 context presenting this node's certificate and trusting exactly `trusted_pem` (95.2)."""
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER if server else ssl.PROTOCOL_TLS_CLIENT)
+        ctx = context_class(ssl.PROTOCOL_TLS_SERVER if server else ssl.PROTOCOL_TLS_CLIENT)
         ctx.minimum_version = ssl.TLSVersion.TLSv1_3
         ctx.check_hostname = False
         ctx.verify_mode = ssl.CERT_REQUIRED

@@ -67,6 +67,31 @@ def _nodelay(writer: asyncio.StreamWriter) -> None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
+#: what `Node.dial` passes as the server name: a key into the client context's sessions, never sent (no SNI)
+_SESSION_KEY = "votum-peer:"
+
+
+class _ResumingContext(ssl.SSLContext):
+    """The client context: offers the last TLS session ticket each peer gave this node, so a new connection to
+    a peer it has talked to skips the certificates' signatures and checks (spec/95.2). The server name asyncio
+    passes in is this node's key for the peer; OpenSSL gets none, so no name is sent in the clear."""
+
+    sessions: dict[str, ssl.SSLSession]
+
+    def wrap_bio(  # type: ignore[override]
+        self,
+        incoming: ssl.MemoryBIO,
+        outgoing: ssl.MemoryBIO,
+        server_side: bool = False,
+        server_hostname: str | None = None,
+        session: ssl.SSLSession | None = None,
+    ) -> ssl.SSLObject:
+        if server_hostname is not None and server_hostname.startswith(_SESSION_KEY):
+            session = session or self.sessions.get(server_hostname)
+            server_hostname = None
+        return super().wrap_bio(incoming, outgoing, server_side, server_hostname, session)
+
+
 async def _ping(message: Message) -> bytes:
     return b""
 
@@ -132,7 +157,7 @@ class Node:
         self._executor = ThreadPoolExecutor(self.settings.workers, thread_name_prefix="votum-node")
         self._handshakes = asyncio.Semaphore(self.settings.max_handshakes)
         self._server_ctx: ssl.SSLContext | None = None
-        self._client_ctx: ssl.SSLContext | None = None
+        self._client_ctx: _ResumingContext | None = None
         self._reaper: asyncio.Task[None] | None = None
         self._build_contexts()
 
@@ -146,7 +171,8 @@ class Node:
     def _build_contexts(self) -> None:
         trusted = self.keystore.trusted_pem()
         self._server_ctx = self.identity.tls_context(True, trusted)
-        self._client_ctx = self.identity.tls_context(False, trusted)
+        self._client_ctx = self.identity.tls_context(False, trusted, _ResumingContext)
+        self._client_ctx.sessions = {}
 
     def trust(self, card: Card, fingerprint: str | None = None, yes: bool = False) -> Card:
         """Adds a peer while running (new connections trust it at once)."""
@@ -255,12 +281,15 @@ class Node:
         """A new connection to a peer (not pooled), retrying refused connections with back-off (spec/95.7)."""
         peer = self.keystore.find(who)
         host, port = peer.host_port()
+        session_key = _SESSION_KEY + peer.node_id.hex()
         deadline = time.monotonic() + self.settings.connect_timeout
         delay = 0.05
         while True:
             try:
                 reader, writer = await asyncio.wait_for(
-                    asyncio.open_connection(host, port, ssl=self._client_ctx, limit=1 << 20),
+                    asyncio.open_connection(
+                        host, port, ssl=self._client_ctx, server_hostname=session_key, limit=1 << 20
+                    ),
                     max(0.1, deadline - time.monotonic()),
                 )
                 break
@@ -288,6 +317,11 @@ class Node:
             channel_id = await Channel.handshake(
                 self.identity, peer, reader, writer, True, self.settings.channel.hello_timeout
             )
+            # the peer's tickets arrive before its hello: keep the newest for the next connection
+            session = writer.get_extra_info("ssl_object").session
+            if session is not None:
+                assert self._client_ctx is not None
+                self._client_ctx.sessions[session_key] = session
         except ssl.SSLError as e:
             writer.close()
             raise errors.UnknownPeer(
