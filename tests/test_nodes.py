@@ -654,7 +654,7 @@ def test_a_stream_whose_sink_fails_answers_with_the_error_and_leaves_no_file(tmp
     from votum.nodes.streams import FileSink
 
     class Full(FileSink):
-        async def write(self, data: bytes) -> None:
+        async def write(self, data: bytes | memoryview) -> None:
             if self.size >= 3 << 20:
                 raise OSError("disk full")
             await super().write(data)

@@ -14,13 +14,14 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgpack  # type: ignore[import-untyped]
 
 from votum.channels import NodePeerKey, digests, make_channel_id
 from votum.nodes import errors
 from votum.nodes.identity import Card
+from votum.nodes.wire import FrameTooLarge, PeerClosed, Wire
 
 if TYPE_CHECKING:
     from votum.nodes.identity import Identity
@@ -49,9 +50,8 @@ class ChannelSettings:
     hello_timeout: float = 10.0
 
 
-@dataclass(frozen=True)
-class Message:
-    """A received envelope, as a handler sees it."""
+class Message(NamedTuple):
+    """A received envelope, as a handler sees it (a named tuple: one is made for every envelope)."""
 
     peer: Card
     kind: str
@@ -89,12 +89,13 @@ def _bin_header(n: int) -> bytes:
 _array_header = msgpack.Packer(use_bin_type=True).pack_array_header
 
 
-async def _read_hello(reader: asyncio.StreamReader, timeout: float) -> dict[str, Any]:
-    head = await asyncio.wait_for(reader.readexactly(4), timeout)
-    n = int.from_bytes(head, "big")
-    if not 0 < n <= HELLO_MAX:
-        raise errors.MalformedFrame(f"a hello of {n} bytes")
-    body = await asyncio.wait_for(reader.readexactly(n), timeout)
+async def _read_hello(wire: Wire, timeout: float) -> dict[str, Any]:
+    try:
+        body = await asyncio.wait_for(wire.read_frame(), timeout)
+    except FrameTooLarge as e:
+        raise errors.MalformedFrame(f"a hello of {e.size} bytes") from None
+    except PeerClosed:
+        raise asyncio.IncompleteReadError(b"", None) from None
     try:
         hello = msgpack.unpackb(body, raw=False)
     except (ValueError, msgpack.UnpackException) as e:
@@ -117,8 +118,7 @@ class Channel:
         self,
         identity: Identity,
         peer: Card,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
+        wire: Wire,
         channel_id: bytes,
         handlers: dict[str, Handler],
         executor: Executor,
@@ -129,8 +129,7 @@ class Channel:
         self.peer = peer
         self._peer_key = NodePeerKey(peer.signing_key)
         self.channel_id = channel_id
-        self._reader = reader
-        self._writer = writer
+        self._writer = wire
         self._handlers = handlers
         self._executor = executor
         self.settings = settings
@@ -148,16 +147,17 @@ class Channel:
         #: the writer task owns writing while the transport's buffer is full or a big batch is being hashed
         self._draining = False
         self._pending: dict[int, asyncio.Future[bytes]] = {}
-        # frames read, then the reason reading ended (so the consumer handles every frame read before it)
-        self._queue: asyncio.Queue[bytes | errors.NodeError] = asyncio.Queue(maxsize=settings.queue_frames)
-        self._requests = asyncio.Semaphore(settings.concurrent_requests)
+        #: requests being answered; at `concurrent_requests` the consumer waits for `_request_done`
+        self._running = 0
+        self._request_done = asyncio.Event()
+        self._out_cap = settings.out_envelopes
+        self._out_byte_cap = settings.out_bytes
         self._request_tasks: set[asyncio.Task[None]] = set()
         self.error: errors.NodeError | None = None
         self.closed = False
         self.last_used = time.monotonic()
         self._closed_event = asyncio.Event()
         self._tasks = [
-            asyncio.create_task(self._read_loop()),
             asyncio.create_task(self._consume_loop()),
             asyncio.create_task(self._write_loop()),
         ]
@@ -172,17 +172,16 @@ class Channel:
     async def handshake(
         identity: Identity,
         peer: Card,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
+        wire: Wire,
         dialled: bool,
         timeout: float,
     ) -> bytes:
         """Sends this side's hello, reads the peer's, and returns the channel id (spec/95.2)."""
         nonce = os.urandom(16)
         hello = _pack({"v": 1, "node": identity.node_id, "nonce": nonce})
-        writer.write(len(hello).to_bytes(4, "big") + hello)
-        await writer.drain()
-        theirs = await _read_hello(reader, timeout)
+        wire.write(len(hello).to_bytes(4, "big") + hello)
+        await wire.drain()
+        theirs = await _read_hello(wire, timeout)
         if theirs["node"] != peer.node_id:
             raise errors.WrongPeer(
                 f"the hello names another node than the certificate ({peer.name})", peer.name
@@ -203,19 +202,25 @@ class Channel:
         if self.closed:
             raise errors.PeerUnavailable("the connection is closed", self.peer.name)
 
+    def _full(self) -> bool:
+        return len(self._out) >= self._out_cap or self._out_bytes >= self._out_byte_cap
+
     async def _enqueue(self, kind: str, msg_id: int, re: int | None, payload: bytes) -> None:
-        if len(kind.encode()) > MAX_KIND:
+        """Queues an envelope, waiting while the queue is full."""
+        while self._full() and not self.closed:
+            self._room.clear()
+            await self._room.wait()
+        self._put(kind, msg_id, re, payload)
+
+    def _put(self, kind: str, msg_id: int, re: int | None, payload: bytes) -> None:
+        """Queues an envelope now (the caller has seen room, or it is a response that must not wait)."""
+        if len(kind) > MAX_KIND // 4 and len(kind.encode()) > MAX_KIND:
             raise errors.MalformedFrame(f"a kind is at most {MAX_KIND} bytes")
         if len(payload) + 4096 > self.settings.max_frame:
             raise errors.FrameTooLarge(
                 f"a payload of {len(payload)} bytes does not fit a frame of {self.settings.max_frame}: "
                 "stream it"
             )
-        while (
-            len(self._out) >= self.settings.out_envelopes or self._out_bytes >= self.settings.out_bytes
-        ) and not self.closed:
-            self._room.clear()
-            await self._room.wait()
         self._check_open()
         self._out.append((kind, msg_id, re, payload))
         self._out_bytes += len(payload)
@@ -231,11 +236,26 @@ class Channel:
     async def send(self, kind: str, payload: bytes) -> None:
         """A one-way message: returns once it is queued for the writer (waiting while the queue is full)."""
         self._check_open()
-        await self._enqueue(kind, 0, None, payload)
+        if self._full():
+            await self._enqueue(kind, 0, None, payload)
+        else:
+            self._put(kind, 0, None, payload)
 
     async def request(self, kind: str, payload: bytes, timeout: float | None = None) -> bytes:
         """Sends a request and waits for its response; a refusal raises its typed error."""
-        return await (await self.submit(kind, payload, timeout))
+        self._check_open()
+        msg_id = next(self._ids)
+        fut: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._pending[msg_id] = fut
+        try:
+            if self._full():
+                await self._enqueue(kind, msg_id, None, payload)
+            else:
+                self._put(kind, msg_id, None, payload)
+            return await asyncio.wait_for(fut, timeout) if timeout else await fut
+        finally:
+            self._pending.pop(msg_id, None)
+            self.last_used = time.monotonic()
 
     async def submit(
         self, kind: str, payload: bytes, timeout: float | None = None
@@ -304,9 +324,7 @@ class Channel:
             return
         try:
             while self._out:
-                if self._out_bytes > INLINE_CHECK or self._writer.transport.get_write_buffer_size() > (
-                    256 << 10
-                ):
+                if self._out_bytes > INLINE_CHECK or self._writer.write_buffer_size() > (256 << 10):
                     self._draining = True
                     self._out_ready.set()
                     return
@@ -323,12 +341,26 @@ class Channel:
                 await self._out_ready.wait()
                 self._out_ready.clear()
                 await self._writer.drain()
-                while self._out:
-                    items, payloads, size = self._take_batch()
-                    if size > INLINE_CHECK:
-                        hashes = await loop.run_in_executor(self._executor, digests, payloads)
+                ahead: tuple[list[list[object]], list[bytes], asyncio.Future[list[bytes]]] | None = None
+                while self._out or ahead is not None:
+                    if ahead is not None:
+                        items, payloads, hashing = ahead
+                        ahead = None
+                        hashes = await hashing
                     else:
-                        hashes = digests(payloads)
+                        items, payloads, size = self._take_batch()
+                        if size > INLINE_CHECK:
+                            hashes = await loop.run_in_executor(self._executor, digests, payloads)
+                        else:
+                            hashes = digests(payloads)
+                    if self._out and self._out_bytes > INLINE_CHECK:
+                        # hash the next batch on a worker while this thread encrypts this one
+                        nxt, nxt_payloads, _ = self._take_batch()
+                        ahead = (
+                            nxt,
+                            nxt_payloads,
+                            loop.run_in_executor(self._executor, digests, nxt_payloads),
+                        )
                     self._write_batch(items, payloads, hashes)
                     await self._writer.drain()
                 self._draining = False
@@ -369,32 +401,7 @@ class Channel:
 
     # -- receiving -------------------------------------------------------------------------------------------
 
-    async def _read_loop(self) -> None:
-        end: errors.NodeError
-        try:
-            while True:
-                head = await self._reader.readexactly(4)
-                n = int.from_bytes(head, "big")
-                if not 0 < n <= self.settings.max_frame:
-                    limit = self.settings.max_frame
-                    await self._refuse(Refused("frame-too-large", f"a frame of {n} bytes (at most {limit})"))
-                    return
-                body = await self._reader.readexactly(n)
-                await self._queue.put(body)
-        except asyncio.IncompleteReadError as e:
-            if e.partial:
-                log.info("%s: the peer closed mid-frame; %d bytes discarded", self.peer.name, len(e.partial))
-            end = errors.PeerUnavailable("the peer closed the connection", self.peer.name)
-        except (ConnectionError, OSError) as e:
-            end = errors.PeerUnavailable(f"the connection broke: {e}", self.peer.name)
-        except asyncio.CancelledError:
-            raise
-        except Exception as e:
-            log.exception("reader of %r failed", self)
-            end = errors.NodeError(f"the reader failed: {e!r}", self.peer.name)
-        await self._queue.put(end)
-
-    def _parse(self, body: bytes) -> tuple[bytes, bytes, list[bytes], dict[str, Any]]:
+    def _parse(self, body: bytes | bytearray) -> tuple[bytes, bytes, list[bytes], dict[str, Any]]:
         try:
             frame = msgpack.unpackb(body, raw=False)
             if not isinstance(frame, list) or len(frame) < 3 or not all(isinstance(x, bytes) for x in frame):
@@ -427,11 +434,20 @@ class Channel:
 
     async def _consume_loop(self) -> None:
         loop = asyncio.get_running_loop()
+        wire = self._writer
         try:
             while True:
-                body = await self._queue.get()
-                if isinstance(body, errors.NodeError):  # reading ended, after every frame before it
-                    self._fail(body)
+                try:
+                    body = await wire.read_frame()
+                except FrameTooLarge as e:
+                    raise Refused("frame-too-large", str(e)) from None
+                except PeerClosed as e:  # reading ended, after every frame before it
+                    if e.partial:
+                        log.info("%s: closed mid-frame; %d bytes discarded", self.peer.name, e.partial)
+                    self._fail(errors.PeerUnavailable("the peer closed the connection", self.peer.name))
+                    return
+                except (ConnectionError, OSError) as e:
+                    self._fail(errors.PeerUnavailable(f"the connection broke: {e}", self.peer.name))
                     return
                 header_bin, signature, payloads, header = self._parse(body)
                 if header["ch"] != self.channel_id or header["to"] != self.identity.node_id:
@@ -477,6 +493,15 @@ class Channel:
             return
         handler = self._handlers.get(kind)
         message = Message(self.peer, kind, msg_id, payload, self)
+        if handler is not None and msg_id != 0:
+            while self._running >= self.settings.concurrent_requests:
+                self._request_done.clear()
+                await self._request_done.wait()
+            self._running += 1
+            task = asyncio.create_task(self._answer(handler, message))
+            self._request_tasks.add(task)
+            task.add_done_callback(self._request_tasks.discard)
+            return
         if msg_id == 0:  # one-way: handled in order; a slow handler holds back this connection
             if handler is None:
                 log.warning("%s: no handler for one-way %r; dropped and reported", self.peer.name, kind)
@@ -487,16 +512,10 @@ class Channel:
             except Exception as e:
                 log.warning("%s: handler for %r raised %r", self.peer.name, kind, e)
             return
-        if handler is None:
-            await self._enqueue(
-                "error", 0, msg_id, _pack({"code": "no-handler", "detail": f"no handler for {kind!r}"})
-            )
-            self._report(self.peer, "no-handler", kind)
-            return
-        await self._requests.acquire()
-        task = asyncio.create_task(self._answer(handler, message))
-        self._request_tasks.add(task)
-        task.add_done_callback(self._request_tasks.discard)
+        await self._enqueue(
+            "error", 0, msg_id, _pack({"code": "no-handler", "detail": f"no handler for {kind!r}"})
+        )
+        self._report(self.peer, "no-handler", kind)
 
     async def _answer(self, handler: Handler, message: Message) -> None:
         try:
@@ -514,7 +533,8 @@ class Channel:
         except errors.NodeError:
             pass  # the connection closed while answering
         finally:
-            self._requests.release()
+            self._running -= 1
+            self._request_done.set()
 
     def _error_from(self, payload: bytes) -> errors.NodeError:
         try:

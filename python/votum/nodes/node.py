@@ -9,7 +9,6 @@ import collections
 import contextlib
 import logging
 import os
-import socket
 import ssl
 import time
 from collections.abc import AsyncIterable, Callable, Iterable
@@ -17,10 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from votum.nodes import errors
-from votum.nodes.channel import Channel, ChannelSettings, Handler, Message
+from votum.nodes.channel import HELLO_MAX, Channel, ChannelSettings, Handler, Message
 from votum.nodes.identity import Card, Identity, signing_key_of_certificate
 from votum.nodes.keystore import Keystore
 from votum.nodes.streams import PREFIX, SinkFactory, send_stream, stream_handler
+from votum.nodes.wire import Wire
 
 log = logging.getLogger("votum.nodes")
 
@@ -60,13 +60,6 @@ class PeerResult:
         return self.error is None
 
 
-def _nodelay(writer: asyncio.StreamWriter) -> None:
-    sock = writer.get_extra_info("socket")
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
 #: what `Node.dial` passes as the server name: a key into the client context's sessions, never sent (no SNI)
 _SESSION_KEY = "votum-peer:"
 
@@ -104,6 +97,21 @@ class _Pool:
         self.peer = peer
         self.channels: list[Channel] = []
         self._dialling = asyncio.Lock()
+
+    def ready(self) -> Channel | None:
+        """A pooled connection that can take a request now without validation or dialling, if there is one
+        (the common case, checked without a coroutine)."""
+        best: Channel | None = None
+        for c in self.channels:
+            if c.closed:
+                return None  # checkout clears it out
+            if best is None or len(c._pending) < len(best._pending):
+                best = c
+        if best is None:
+            return None
+        if best._pending:
+            return best if len(self.channels) >= self.node.settings.max_channels else None
+        return best if time.monotonic() - best.last_used <= self.node.settings.validate_after else None
 
     async def checkout(self) -> Channel:
         settings = self.node.settings
@@ -153,6 +161,7 @@ class Node:
         self.refusals: collections.deque[Refusal] = collections.deque(maxlen=1000)
         self._pools: dict[bytes, _Pool] = {}
         self._accepted: set[Channel] = set()
+        self._accepting: set[asyncio.Task[None]] = set()
         self._server: asyncio.base_events.Server | None = None
         self._executor = ThreadPoolExecutor(self.settings.workers, thread_name_prefix="votum-node")
         self._handshakes = asyncio.Semaphore(self.settings.max_handshakes)
@@ -171,8 +180,10 @@ class Node:
     def _build_contexts(self) -> None:
         trusted = self.keystore.trusted_pem()
         self._server_ctx = self.identity.tls_context(True, trusted)
-        self._client_ctx = self.identity.tls_context(False, trusted, _ResumingContext)
-        self._client_ctx.sessions = {}
+        client = self.identity.tls_context(False, trusted, _ResumingContext)
+        assert isinstance(client, _ResumingContext)
+        client.sessions = {}
+        self._client_ctx = client
 
     def trust(self, card: Card, fingerprint: str | None = None, yes: bool = False) -> Card:
         """Adds a peer while running (new connections trust it at once)."""
@@ -213,19 +224,20 @@ class Node:
     def _refused(self, peer: Card, code: str, detail: str) -> None:
         self.refusals.append(Refusal(peer.name, code, detail))
 
-    def _peer_of(self, writer: asyncio.StreamWriter) -> Card | None:
+    def _peer_of(self, wire: Wire) -> Card | None:
         """The keystore's card for the key of the certificate the peer presented in the handshake."""
-        der = writer.get_extra_info("ssl_object").getpeercert(binary_form=True)
+        der = wire.get_extra_info("ssl_object").getpeercert(binary_form=True)
         return self.keystore.by_signing_key(signing_key_of_certificate(der))
 
-    def _channel(
-        self, peer: Card, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, channel_id: bytes
-    ) -> Channel:
+    def _wire(self, on_connect: Callable[[Wire], None] | None = None) -> Wire:
+        settings = self.settings.channel
+        return Wire(settings.max_frame, HELLO_MAX, settings.queue_frames, on_connect)
+
+    def _channel(self, peer: Card, wire: Wire, channel_id: bytes) -> Channel:
         return Channel(
             self.identity,
             peer,
-            reader,
-            writer,
+            wire,
             channel_id,
             self.handlers,
             self._executor,
@@ -237,28 +249,32 @@ class Node:
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> tuple[str, int]:
         """Listens; returns the bound address. Port 0 picks a free port."""
-        self._server = await asyncio.start_server(
-            self._accept,
+        self._server = await asyncio.get_running_loop().create_server(
+            lambda: self._wire(self._connected),
             host,
             port,
             ssl=self._server_ctx,
             backlog=BACKLOG,
-            limit=1 << 20,
             ssl_handshake_timeout=self.settings.channel.hello_timeout,
         )
         self._reaper = asyncio.create_task(self._reap_loop())
         bound = self._server.sockets[0].getsockname()
         return str(bound[0]), int(bound[1])
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        _nodelay(writer)
+    def _connected(self, wire: Wire) -> None:
+        """A connection was accepted and its TLS handshake done: the hello and the channel follow."""
+        task = asyncio.get_running_loop().create_task(self._accept(wire))
+        self._accepting.add(task)
+        task.add_done_callback(self._accepting.discard)
+
+    async def _accept(self, wire: Wire) -> None:
         async with self._handshakes:
             try:
-                peer = self._peer_of(writer)
+                peer = self._peer_of(wire)
                 if peer is None:  # trusted by TLS but removed from the keystore since
                     raise errors.UnknownPeer("the peer's key is not in the keystore")
                 channel_id = await Channel.handshake(
-                    self.identity, peer, reader, writer, False, self.settings.channel.hello_timeout
+                    self.identity, peer, wire, False, self.settings.channel.hello_timeout
                 )
             except (
                 errors.NodeError,
@@ -268,9 +284,9 @@ class Node:
                 ValueError,
             ) as e:
                 log.warning("a connection was refused before its hello completed: %r", e)
-                writer.close()
+                wire.close()
                 return
-        channel = self._channel(peer, reader, writer, channel_id)
+        channel = self._channel(peer, wire, channel_id)
         self._accepted.add(channel)
         await channel.wait_closed()
         self._accepted.discard(channel)
@@ -286,9 +302,9 @@ class Node:
         delay = 0.05
         while True:
             try:
-                reader, writer = await asyncio.wait_for(
-                    asyncio.open_connection(
-                        host, port, ssl=self._client_ctx, server_hostname=session_key, limit=1 << 20
+                _, wire = await asyncio.wait_for(
+                    asyncio.get_running_loop().create_connection(
+                        self._wire, host, port, ssl=self._client_ctx, server_hostname=session_key
                     ),
                     max(0.1, deadline - time.monotonic()),
                 )
@@ -306,37 +322,36 @@ class Node:
                     ) from None
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 2.0)
-        _nodelay(writer)
         try:
-            got = self._peer_of(writer)
+            got = self._peer_of(wire)
             if got is None or got.node_id != peer.node_id:
                 shown = got.name if got is not None else "an unknown node"
                 raise errors.WrongPeer(
                     f"{peer.address} is {shown}, not {peer.name} ({peer.fingerprint})", peer.name
                 )
             channel_id = await Channel.handshake(
-                self.identity, peer, reader, writer, True, self.settings.channel.hello_timeout
+                self.identity, peer, wire, True, self.settings.channel.hello_timeout
             )
             # the peer's tickets arrive before its hello: keep the newest for the next connection
-            session = writer.get_extra_info("ssl_object").session
+            session = wire.get_extra_info("ssl_object").session
             if session is not None:
                 assert self._client_ctx is not None
                 self._client_ctx.sessions[session_key] = session
         except ssl.SSLError as e:
-            writer.close()
+            wire.close()
             raise errors.UnknownPeer(
                 f"{peer.name} refused this node's key in the handshake ({e.reason})", peer.name
             ) from None
         except (asyncio.IncompleteReadError, ConnectionError) as e:
-            writer.close()
+            wire.close()
             raise errors.UnknownPeer(
                 f"{peer.name} closed the connection during the hello (it does not trust this node?): {e!r}",
                 peer.name,
             ) from None
         except BaseException:
-            writer.close()
+            wire.close()
             raise
-        return self._channel(peer, reader, writer, channel_id)
+        return self._channel(peer, wire, channel_id)
 
     def _pool(self, who: str | bytes | Card) -> _Pool:
         peer = self.keystore.find(who)
@@ -349,12 +364,14 @@ class Node:
         self, who: str | bytes | Card, kind: str, payload: bytes, timeout: float | None = None
     ) -> bytes:
         """Sends a request on a pooled connection and returns the response."""
-        channel = await self._pool(who).checkout()
+        pool = self._pool(who)
+        channel = pool.ready() or await pool.checkout()
         return await channel.request(kind, payload, timeout)
 
     async def send(self, who: str | bytes | Card, kind: str, payload: bytes) -> None:
         """Sends a one-way message on a pooled connection (returns once it is queued)."""
-        channel = await self._pool(who).checkout()
+        pool = self._pool(who)
+        channel = pool.ready() or await pool.checkout()
         await channel.send(kind, payload)
 
     async def broadcast(

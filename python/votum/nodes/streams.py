@@ -7,17 +7,18 @@ import asyncio
 import hashlib
 import itertools
 import os
+import struct
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-import msgpack  # type: ignore[import-untyped]
-
 from votum.nodes import errors
 from votum.nodes.channel import Channel, Message
 
 CHUNK = 1 << 20
+#: a chunk's payload starts with its stream id (u64), index (u64) and last flag (u8), big-endian (spec/95.5)
+_HEAD = struct.Struct(">QQB")
 #: chunks between two acknowledgements: a sender has at most two windows in flight
 WINDOW = 8
 PREFIX = "stream:"
@@ -27,7 +28,7 @@ class StreamSink(Protocol):
     """Where a received stream goes: `write` each chunk in order, then `finish` (its result is the answer to
     the sender), or `abort` when the stream breaks off."""
 
-    async def write(self, data: bytes) -> None: ...
+    async def write(self, data: bytes | memoryview) -> None: ...
 
     async def finish(self) -> bytes | None: ...
 
@@ -48,11 +49,11 @@ class FileSink:
         self._hash = hashlib.sha256()
         self.size = 0
 
-    def _write(self, data: bytes) -> None:
+    def _write(self, data: bytes | memoryview) -> None:
         self._file.write(data)
         self._hash.update(data)
 
-    async def write(self, data: bytes) -> None:
+    async def write(self, data: bytes | memoryview) -> None:
         self.size += len(data)
         await asyncio.get_running_loop().run_in_executor(None, self._write, data)
 
@@ -77,16 +78,18 @@ async def file_chunks(path: Path, size: int = CHUNK) -> AsyncIterator[bytes]:
             yield data
 
 
-async def _pieces(source: AsyncIterable[bytes] | Iterable[bytes]) -> AsyncIterator[bytes]:
-    """The source's bytes in pieces of at most CHUNK (views are copied once, into the frame)."""
+async def _pieces(source: AsyncIterable[bytes] | Iterable[bytes]) -> AsyncIterator[memoryview]:
+    """The source's bytes in pieces of at most CHUNK, as views (copied once, into the chunk's payload)."""
     if isinstance(source, AsyncIterable):
         async for data in source:
-            for off in range(0, len(data), CHUNK):
-                yield data[off : off + CHUNK]
+            view = memoryview(data)
+            for off in range(0, len(view), CHUNK):
+                yield view[off : off + CHUNK]
     else:
         for data in source:
-            for off in range(0, len(data), CHUNK):
-                yield data[off : off + CHUNK]
+            view = memoryview(data)
+            for off in range(0, len(view), CHUNK):
+                yield view[off : off + CHUNK]
 
 
 _ids = itertools.count(1)
@@ -96,18 +99,18 @@ async def send_stream(
     channel: Channel, kind: str, source: AsyncIterable[bytes] | Iterable[bytes], timeout: float | None = None
 ) -> bytes:
     """Sends `source` as one stream of `kind` on `channel` and returns the receiver's answer. The chunks are
-    envelopes `[stream id, index, last, bytes]` of kind `stream:<kind>`: one-way, except every WINDOW-th,
+    envelopes (stream id, index, last, bytes) of kind `stream:<kind>`: one-way, except every WINDOW-th,
     which is a request the receiver answers once it has taken that chunk, and the last, answered once its
     sink has finished (spec/95.5). At most two windows are in flight, so neither side holds more."""
     sid = next(_ids)
     index = 0
-    held: bytes | None = None
+    held: bytes | memoryview | None = None
     wire = PREFIX + kind
     ack: asyncio.Future[bytes] | None = None
     try:
         async for piece in _pieces(source):
             if held is not None:
-                chunk = msgpack.packb([sid, index, False, held], use_bin_type=True)
+                chunk = b"".join((_HEAD.pack(sid, index, 0), held))
                 if index % WINDOW == WINDOW - 1:
                     if ack is not None:
                         await ack  # the window before this one has been taken
@@ -116,10 +119,10 @@ async def send_stream(
                 else:
                     await channel.send(wire, chunk)
                 index += 1
-            held = bytes(piece)
+            held = piece
         if ack is not None:
             await ack
-        last = msgpack.packb([sid, index, True, held or b""], use_bin_type=True)
+        last = b"".join((_HEAD.pack(sid, index, 1), held or b""))
         return await channel.request(wire, last, timeout)
     finally:
         if ack is not None and not ack.done():
@@ -148,7 +151,7 @@ def stream_handler(open_sink: SinkFactory) -> Callable[[Message], Awaitable[byte
             if sink is not None:
                 await sink.abort()
 
-    async def feed(entry: _Open, m: Message, sid: int, index: int, data: bytes) -> None:
+    async def feed(entry: _Open, m: Message, sid: int, index: int, data: memoryview) -> None:
         try:
             await asyncio.wait_for(entry.turn.wait_for(lambda: entry.next >= index), TURN_TIMEOUT)
         except asyncio.TimeoutError:
@@ -169,13 +172,11 @@ def stream_handler(open_sink: SinkFactory) -> Callable[[Message], Awaitable[byte
             entry.failed = errors.HandlerError(f"the stream's sink failed: {type(e).__name__}: {e}")
 
     async def on_chunk(m: Message) -> bytes | None:
-        try:
-            sid, index, last, data = msgpack.unpackb(m.payload, raw=False)
-            sid, index, last = int(sid), int(index), bool(last)
-            if not isinstance(data, bytes):
-                raise ValueError("a chunk's data is bytes")
-        except (ValueError, TypeError, msgpack.UnpackException) as e:
-            raise errors.MalformedFrame(f"a stream chunk is [id, index, last, bytes]: {e}") from None
+        if len(m.payload) < _HEAD.size or m.payload[_HEAD.size - 1] > 1:
+            raise errors.MalformedFrame("a stream chunk starts with its id, index and last flag (spec/95.5)")
+        sid, index, flag = _HEAD.unpack_from(m.payload)
+        last = flag == 1
+        data = memoryview(m.payload)[_HEAD.size :]
         key = (m.channel, sid)
         entry = streams.get(key)
         if entry is None:
