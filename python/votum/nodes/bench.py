@@ -7,18 +7,19 @@ import asyncio
 import multiprocessing as mp
 import os
 import resource
+import socket
 import statistics
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from votum.nodes.channel import Message
 from votum.nodes.identity import Card, Identity, keygen
 from votum.nodes.keystore import Keystore
-from votum.nodes.node import Node
+from votum.nodes.node import _SESSION_KEY, Node, _ResumingContext
 
 
 async def _sink(m: Message) -> bytes:
@@ -45,6 +46,57 @@ class _NullSink:
         pass
 
 
+class _BareEcho(asyncio.Protocol):
+    """The floor: a TLS server that echoes bytes, with no frames, envelopes or signatures."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+
+    def data_received(self, data: bytes) -> None:
+        self.transport.write(data)
+
+
+class _BareSink(asyncio.BufferedProtocol):
+    """The floor for bulk: TLS decrypts into one reused buffer; one byte answers every 256 MiB."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray(1 << 20)
+        self.got = 0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+
+    def get_buffer(self, sizehint: int) -> bytearray:
+        return self.buffer
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.got += nbytes
+        while self.got >= 256 << 20:
+            self.got -= 256 << 20
+            self.transport.write(b"k")
+
+
+class _BareClient(asyncio.Protocol):
+    def __init__(self) -> None:
+        self.answer: asyncio.Future[bytes] | None = None
+        self.room: asyncio.Future[None] | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+
+    def data_received(self, data: bytes) -> None:
+        if self.answer is not None and not self.answer.done():
+            self.answer.set_result(data)
+
+    def pause_writing(self) -> None:
+        self.room = asyncio.get_running_loop().create_future()
+
+    def resume_writing(self) -> None:
+        if self.room is not None:
+            self.room.set_result(None)
+            self.room = None
+
+
 def _rss_mib() -> float:
     with open("/proc/self/status") as f:
         for line in f:
@@ -68,8 +120,11 @@ def _serve(homes: list[str], client_card: dict[str, Any], conn: Any) -> None:
             h, p = await node.start("127.0.0.1", 0)
             cards.append(replace(node.identity.card, address=f"{h}:{p}").to_dict())
             nodes.append(node)
-        conn.send(cards)
         loop = asyncio.get_running_loop()
+        ctx = nodes[0].identity.tls_context(True, Card.from_dict(client_card).certificate)
+        bare = await loop.create_server(_BareEcho, "127.0.0.1", 0, ssl=ctx)
+        sink = await loop.create_server(_BareSink, "127.0.0.1", 0, ssl=ctx)
+        conn.send((cards, [srv.sockets[0].getsockname()[1] for srv in (bare, sink)]))
         while True:
             cmd = await loop.run_in_executor(None, conn.recv)
             if cmd == "stats":
@@ -82,6 +137,8 @@ def _serve(homes: list[str], client_card: dict[str, Any], conn: Any) -> None:
                     }
                 )
             elif cmd == "stop":
+                bare.close()
+                sink.close()
                 for n in nodes:
                     await n.close()
                 conn.send("stopped")
@@ -113,10 +170,12 @@ async def _run(report: Callable[[Row], None], quick: bool) -> None:
     parent, child = ctx.Pipe()
     proc = ctx.Process(target=_serve, args=(homes, client_card.to_dict(), child), daemon=True)
     proc.start()
-    cards = [Card.from_dict(c) for c in parent.recv()]
+    card_dicts, bare_ports = parent.recv()
+    cards = [Card.from_dict(c) for c in card_dicts]
     node = Node(Identity(root / "client"), Keystore(cards))
     scale = 0.2 if quick else 1.0
     try:
+        await _floors(report, node, cards[0], bare_ports, scale)
         # one message on a new connection (handshake, hello, request, answer)
         times = []
         for _ in range(int(200 * scale)):
@@ -218,6 +277,62 @@ async def _run(report: Callable[[Row], None], quick: bool) -> None:
         parent.send("stop")
         parent.recv()
         proc.join(10)
+
+
+async def _floors(
+    report: Callable[[Row], None], node: Node, peer: Card, ports: list[int], scale: float
+) -> None:
+    """What the machine allows before votum does anything: TLS 1.3 between the same two processes, with the
+    same certificates (and session resumption, as votum's dialler), but no frames, envelopes, signatures or
+    digests."""
+    loop = asyncio.get_running_loop()
+    ctx = node.identity.tls_context(False, peer.certificate, _ResumingContext)
+    assert isinstance(ctx, _ResumingContext)
+    ctx.sessions = {}
+    key = _SESSION_KEY + "floor"
+    for resumed in (False, True):
+        times = []
+        for _ in range(int(200 * scale)):
+            t0 = time.perf_counter()
+            transport, proto = await loop.create_connection(
+                _BareClient, "127.0.0.1", ports[0], ssl=ctx, server_hostname=key
+            )
+            proto.answer = loop.create_future()
+            transport.write(b"x" * 256)
+            await proto.answer
+            times.append(time.perf_counter() - t0)
+            if resumed:
+                ctx.sessions[key] = transport.get_extra_info("ssl_object").session
+            transport.close()
+        how = "resumed" if resumed else "full"
+        report(Row(f"floor: bare TLS, new connection ({how} handshake) and one echo", _ms(times), "", ""))
+    transport, proto = await loop.create_connection(_BareClient, "127.0.0.1", ports[0], ssl=ctx)
+    sock = transport.get_extra_info("socket")
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    times = []
+    for _ in range(int(3000 * scale)):
+        proto.answer = loop.create_future()
+        t0 = time.perf_counter()
+        transport.write(b"x" * 256)
+        await proto.answer
+        times.append(time.perf_counter() - t0)
+    report(Row("floor: bare TLS echo of 256 B, one connection", _ms(times), "", ""))
+    transport.close()
+    transport, proto = await loop.create_connection(_BareClient, "127.0.0.1", ports[1], ssl=ctx)
+    block = os.urandom(1 << 20)
+    rates = []
+    for _ in range(3):
+        proto.answer = loop.create_future()
+        t0 = time.perf_counter()
+        for _ in range(256):
+            transport.write(block)
+            if proto.room is not None:
+                await proto.room
+        await proto.answer
+        rates.append((256 << 20) / (time.perf_counter() - t0) / 1e6)
+    mbs = statistics.median(rates)
+    report(Row("floor: bare TLS bulk, one connection (256 MiB)", f"{mbs:.0f} MB/s", "", ""))
+    transport.close()
 
 
 async def _ceremony(report: Callable[[Row], None], quick: bool) -> None:
