@@ -1,6 +1,6 @@
-"""One connection between two nodes (spec/95.2-95.5): the hello, frames of signed envelopes, the bounded queue
-between reading and checking, the writer that puts every waiting envelope in one signed frame, and requests
-matched to their responses."""
+"""One connection between two nodes (spec/95.2-95.5): the hello, frames of signed envelopes read from the
+connection's `Wire` (whose bounded queue sits between reading and checking) and checked in order, the writer
+that puts every waiting envelope in one signed frame, and requests matched to their responses."""
 
 from __future__ import annotations
 
