@@ -25,7 +25,7 @@ def check_frame(
 
 
 def digests(payloads: list[bytes]) -> list[bytes]:
-    """SHA-256 of each payload (native, without the GIL)."""
+    """SHA-256 of each payload (native; without the GIL when they total more than 64 KiB)."""
     return node_digests(payloads)
 
 

@@ -138,12 +138,7 @@ impl PeerKey {
         payloads: &[&[u8]],
         digests: &[[u8; 32]],
     ) -> Result<(), FrameError> {
-        if payloads.len() != digests.len() {
-            return Err(FrameError::CountMismatch {
-                payloads: payloads.len(),
-                digests: digests.len(),
-            });
-        }
+        one_digest_each(payloads, digests)?;
         let signature = Signature::from_bytes(signature);
         self.key
             .verify_strict(&signed_message(header), &signature)
@@ -166,11 +161,17 @@ pub fn check_frame(
     payloads: &[&[u8]],
     digests: &[[u8; 32]],
 ) -> Result<(), FrameError> {
+    one_digest_each(payloads, digests)?;
+    PeerKey::new(signing_key)?.check_frame(header, signature, payloads, digests)
+}
+
+/// A frame lists one digest per payload (checked before the key, so a malformed frame is reported as such).
+fn one_digest_each(payloads: &[&[u8]], digests: &[[u8; 32]]) -> Result<(), FrameError> {
     if payloads.len() != digests.len() {
         return Err(FrameError::CountMismatch {
             payloads: payloads.len(),
             digests: digests.len(),
         });
     }
-    PeerKey::new(signing_key)?.check_frame(header, signature, payloads, digests)
+    Ok(())
 }

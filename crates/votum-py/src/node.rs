@@ -16,9 +16,43 @@ fn array<const N: usize>(value: &[u8], what: &'static str) -> PyResult<[u8; N]> 
         .map_err(|_| NativeError::Value(what).into())
 }
 
+/// Runs `work` holding the GIL when it reads at most HOLD_GIL_BYTES, else without it.
+fn by_size<T: Send>(py: Python<'_>, bytes: usize, work: impl FnOnce() -> T + Send) -> T {
+    if bytes > HOLD_GIL_BYTES {
+        release(py, work)
+    } else {
+        work()
+    }
+}
+
+/// Checks a received frame with `check` after decoding its signature and digests: None when it holds, else the
+/// refusal code (a signature of the wrong length is `bad-signature`, a digest of the wrong length `malformed`).
+fn check_received(
+    py: Python<'_>,
+    signature: &[u8],
+    payloads: &[Bound<'_, PyBytes>],
+    digests: &[Bound<'_, PyBytes>],
+    check: impl FnOnce(&[u8; 64], &[&[u8]], &[[u8; 32]]) -> Result<(), votum_node::FrameError> + Send,
+) -> Option<&'static str> {
+    let Ok(signature) = <[u8; 64]>::try_from(signature) else {
+        return Some("bad-signature");
+    };
+    let mut want = Vec::with_capacity(digests.len());
+    for d in digests {
+        match <[u8; 32]>::try_from(d.as_bytes()) {
+            Ok(d) => want.push(d),
+            Err(_) => return Some("malformed"),
+        }
+    }
+    let payloads: Vec<&[u8]> = payloads.iter().map(|p| p.as_bytes()).collect();
+    let total = payloads.iter().map(|p| p.len()).sum();
+    let result = by_size(py, total, || check(&signature, &payloads, &want));
+    result.err().map(|e| e.code())
+}
+
 /// Checks a received frame (spec/95.4): the Ed25519 signature over the tagged header, then every payload against
 /// its digest. Returns None when the frame holds, else the refusal code (`bad-signature`, `bad-digest`,
-/// `malformed`). Runs without the GIL.
+/// `malformed`). Frames with more than 64 KiB of payload are checked without the GIL.
 #[pyfunction]
 pub fn node_check_frame(
     py: Python<'_>,
@@ -29,21 +63,13 @@ pub fn node_check_frame(
     digests: Vec<Bound<'_, PyBytes>>,
 ) -> PyResult<Option<&'static str>> {
     let key: [u8; 32] = array(signing_key, "a signing key is 32 bytes")?;
-    let Ok(signature) = <[u8; 64]>::try_from(signature) else {
-        return Ok(Some("bad-signature"));
-    };
-    let mut want = Vec::with_capacity(digests.len());
-    for d in &digests {
-        match <[u8; 32]>::try_from(d.as_bytes()) {
-            Ok(d) => want.push(d),
-            Err(_) => return Ok(Some("malformed")),
-        }
-    }
-    let payloads: Vec<&[u8]> = payloads.iter().map(|p| p.as_bytes()).collect();
-    let result = release(py, || {
-        votum_node::check_frame(&key, header, &signature, &payloads, &want)
-    });
-    Ok(result.err().map(|e| e.code()))
+    Ok(check_received(
+        py,
+        signature,
+        &payloads,
+        &digests,
+        |sig, p, d| votum_node::check_frame(&key, header, sig, p, d),
+    ))
 }
 
 /// A node's envelope signer (spec/95.3): holds the Ed25519 key, zeroized when dropped; never shows it.
@@ -105,29 +131,13 @@ impl PyNodePeerKey {
         payloads: Vec<Bound<'_, PyBytes>>,
         digests: Vec<Bound<'_, PyBytes>>,
     ) -> Option<&'static str> {
-        let Ok(signature) = <[u8; 64]>::try_from(signature) else {
-            return Some("bad-signature");
-        };
-        let mut want = Vec::with_capacity(digests.len());
-        for d in &digests {
-            match <[u8; 32]>::try_from(d.as_bytes()) {
-                Ok(d) => want.push(d),
-                Err(_) => return Some("malformed"),
-            }
-        }
-        let payloads: Vec<&[u8]> = payloads.iter().map(|p| p.as_bytes()).collect();
-        let total: usize = payloads.iter().map(|p| p.len()).sum();
-        let check = || self.inner.check_frame(header, &signature, &payloads, &want);
-        let result = if total > HOLD_GIL_BYTES {
-            release(py, check)
-        } else {
-            check()
-        };
-        result.err().map(|e| e.code())
+        check_received(py, signature, &payloads, &digests, |sig, p, d| {
+            self.inner.check_frame(header, sig, p, d)
+        })
     }
 }
 
-/// SHA-256 of each payload, without the GIL.
+/// SHA-256 of each payload (without the GIL when they total more than 64 KiB).
 #[pyfunction]
 pub fn node_digests<'py>(
     py: Python<'py>,
@@ -140,11 +150,7 @@ pub fn node_digests<'py>(
             .map(|p| votum_node::digest(p))
             .collect::<Vec<_>>()
     };
-    let out = if views.iter().map(|p| p.len()).sum::<usize>() > HOLD_GIL_BYTES {
-        release(py, hash)
-    } else {
-        hash()
-    };
+    let out = by_size(py, views.iter().map(|p| p.len()).sum(), hash);
     out.iter().map(|d| PyBytes::new(py, d)).collect()
 }
 

@@ -31,6 +31,8 @@ HOME = Annotated[
     typer.Option(envvar="VOTUM_NODE_HOME", help="The node's directory (key.pem, card.json, peers.json)."),
 ]
 DEFAULT_HOME = Path.home() / ".votum" / "node"
+BIND_HOST = Annotated[str | None, typer.Option(help="Address to bind (default: the card's).")]
+BIND_PORT = Annotated[int | None, typer.Option(help="Port to bind (default: the card's).")]
 out = Console()
 err = Console(stderr=True)
 
@@ -174,8 +176,8 @@ def _chat_handler(console: Console) -> Handler:
 @node_app.command("listen")
 def listen(
     home: HOME = DEFAULT_HOME,
-    host: Annotated[str | None, typer.Option(help="Address to bind (default: the card's).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port to bind (default: the card's).")] = None,
+    host: BIND_HOST = None,
+    port: BIND_PORT = None,
     seconds: Annotated[
         float | None, typer.Option(help="Stop after this long (default: until Ctrl-C).")
     ] = None,
@@ -322,8 +324,8 @@ def bench(quick: Annotated[bool, typer.Option(help="A fifth of the repetitions."
 @node_app.command("guardian")
 def guardian(
     home: HOME = DEFAULT_HOME,
-    host: Annotated[str | None, typer.Option(help="Address to bind (default: the card's).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port to bind (default: the card's).")] = None,
+    host: BIND_HOST = None,
+    port: BIND_PORT = None,
     coordinator: Annotated[
         str, typer.Option(help="The coordinator's name in this node's keystore.")
     ] = "coordinator",

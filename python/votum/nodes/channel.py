@@ -94,8 +94,6 @@ async def _read_hello(wire: Wire, timeout: float) -> dict[str, Any]:
         body = await asyncio.wait_for(wire.read_frame(), timeout)
     except FrameTooLarge as e:
         raise errors.MalformedFrame(f"a hello of {e.size} bytes") from None
-    except PeerClosed:
-        raise asyncio.IncompleteReadError(b"", None) from None
     try:
         hello = msgpack.unpackb(body, raw=False)
     except (ValueError, msgpack.UnpackException) as e:
@@ -241,12 +239,17 @@ class Channel:
         else:
             self._put(kind, 0, None, payload)
 
-    async def request(self, kind: str, payload: bytes, timeout: float | None = None) -> bytes:
-        """Sends a request and waits for its response; a refusal raises its typed error."""
+    def _new_request(self) -> tuple[int, asyncio.Future[bytes]]:
+        """An id and the future its response will settle."""
         self._check_open()
         msg_id = next(self._ids)
         fut: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._pending[msg_id] = fut
+        return msg_id, fut
+
+    async def request(self, kind: str, payload: bytes, timeout: float | None = None) -> bytes:
+        """Sends a request and waits for its response; a refusal raises its typed error."""
+        msg_id, fut = self._new_request()
         try:
             if self._full():
                 await self._enqueue(kind, msg_id, None, payload)
@@ -262,10 +265,7 @@ class Channel:
     ) -> Coroutine[Any, Any, bytes]:
         """Queues a request now, in order with whatever is queued after it, and returns the awaitable of its
         response (await it, or the request is forgotten)."""
-        self._check_open()
-        msg_id = next(self._ids)
-        fut: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-        self._pending[msg_id] = fut
+        msg_id, fut = self._new_request()
         try:
             await self._enqueue(kind, msg_id, None, payload)
         except BaseException:

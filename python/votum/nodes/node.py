@@ -20,7 +20,7 @@ from votum.nodes.channel import HELLO_MAX, Channel, ChannelSettings, Handler, Me
 from votum.nodes.identity import Card, Identity, signing_key_of_certificate
 from votum.nodes.keystore import Keystore
 from votum.nodes.streams import PREFIX, SinkFactory, send_stream, stream_handler
-from votum.nodes.wire import Wire
+from votum.nodes.wire import PeerClosed, Wire
 
 log = logging.getLogger("votum.nodes")
 
@@ -278,7 +278,7 @@ class Node:
                 )
             except (
                 errors.NodeError,
-                asyncio.IncompleteReadError,
+                PeerClosed,
                 asyncio.TimeoutError,
                 OSError,
                 ValueError,
@@ -342,7 +342,7 @@ class Node:
             raise errors.UnknownPeer(
                 f"{peer.name} refused this node's key in the handshake ({e.reason})", peer.name
             ) from None
-        except (asyncio.IncompleteReadError, ConnectionError) as e:
+        except (PeerClosed, ConnectionError) as e:
             wire.close()
             raise errors.UnknownPeer(
                 f"{peer.name} closed the connection during the hello (it does not trust this node?): {e!r}",
