@@ -8,6 +8,7 @@
 //! * [`independent_generators`]: group elements nobody knows a discrete log of, from a public seed.
 
 pub mod board;
+pub mod board_file;
 pub mod eg;
 mod mac;
 mod transcript;

@@ -1,253 +1,91 @@
-//! The mix record file (spec/91.7): a mixnet election's board, entry after entry, written as the
-//! election posts and read back as a stream. The file holds the payloads; the chain of spec/80.2
-//! is recomputed by whoever reads it, so the head hash a reader ends with is the commitment to
-//! the whole record.
+//! The mix record file (spec/91.7): a mixnet election's board in the board-file layout of
+//! `votum_hash::board_file` behind the magic `VOTUMMIX`.
 
-use std::io::{Read, Write};
-
-use votum_hash::board::ChainChecker;
+use votum_hash::board_file::{self as bf, BoardFileError};
+pub use votum_hash::board_file::{Entry, MAX_PAYLOAD, VERSION};
 
 use crate::MixError;
 
 /// The first bytes of every mix record.
 pub const MAGIC: &[u8; 8] = b"VOTUMMIX";
-/// The format version this code writes and reads.
-pub const VERSION: u16 = 1;
-/// The largest payload a reader accepts (16 GiB; a list of 10^8 ristretto255 rows of width 1 is
-/// 6.4 GB).
-pub const MAX_PAYLOAD: u64 = 1 << 34;
+const WHAT: &str = "votum mix record";
 
-/// One entry: its place, kind and name, its payload and the chain hash after it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    pub seq: u64,
-    pub kind: String,
-    pub name: String,
-    pub payload: Vec<u8>,
-    pub hash: [u8; 32],
+impl From<BoardFileError> for MixError {
+    fn from(e: BoardFileError) -> Self {
+        match e {
+            BoardFileError::Input(s) => MixError::Input(s),
+            BoardFileError::Record { offset, reason } => MixError::Record { offset, reason },
+            BoardFileError::Io(s) => MixError::Io(s),
+        }
+    }
 }
 
-fn label_ok(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 255 && s.bytes().all(|b| b.is_ascii_graphic())
-}
+/// Appends entries to a mix record and keeps the running hash.
+pub struct RecordWriter<W: std::io::Write>(bf::BoardWriter<W>);
 
-fn io_err(e: std::io::Error) -> MixError {
-    MixError::Io(e.to_string())
-}
-
-/// Appends entries to a record and keeps the running hash.
-pub struct RecordWriter<W: Write> {
-    out: W,
-    chain: ChainChecker,
-}
-
-impl<W: Write> RecordWriter<W> {
+impl<W: std::io::Write> RecordWriter<W> {
     /// Starts a record for `election_id` (spec/80.1's identifiers): writes the header.
-    pub fn new(mut out: W, election_id: &str) -> Result<Self, MixError> {
-        crate::wire::check_election_id(election_id)?;
-        let mut header = MAGIC.to_vec();
-        header.extend_from_slice(&VERSION.to_be_bytes());
-        header.extend_from_slice(&0u16.to_be_bytes());
-        header.push(election_id.len() as u8);
-        header.extend_from_slice(election_id.as_bytes());
-        out.write_all(&header).map_err(io_err)?;
-        Ok(Self {
-            out,
-            chain: ChainChecker::new(election_id),
-        })
+    pub fn new(out: W, election_id: &str) -> Result<Self, MixError> {
+        Ok(Self(bf::BoardWriter::new(out, MAGIC, election_id)?))
     }
 
     /// Appends one entry and returns the new head hash.
     pub fn append(&mut self, kind: &str, name: &str, payload: &[u8]) -> Result<[u8; 32], MixError> {
-        if !label_ok(kind) || !label_ok(name) {
-            return Err(MixError::Input(format!(
-                "entry kind {kind:?} / name {name:?}: 1 to 255 printable ASCII characters"
-            )));
-        }
-        let mut frame = Vec::with_capacity(2 + kind.len() + name.len() + 8);
-        frame.push(kind.len() as u8);
-        frame.extend_from_slice(kind.as_bytes());
-        frame.push(name.len() as u8);
-        frame.extend_from_slice(name.as_bytes());
-        frame.extend_from_slice(&(payload.len() as u64).to_be_bytes());
-        self.out.write_all(&frame).map_err(io_err)?;
-        self.out.write_all(payload).map_err(io_err)?;
-        self.out.flush().map_err(io_err)?;
-        Ok(self.chain.append(kind, name, payload))
+        Ok(self.0.append(kind, name, payload)?)
     }
 
     /// The hash after the last entry (genesis before the first).
     pub fn head(&self) -> [u8; 32] {
-        self.chain.head()
+        self.0.head()
     }
 
     /// Entries written.
     pub fn len(&self) -> u64 {
-        self.chain.len()
+        self.0.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.chain.is_empty()
+        self.0.is_empty()
     }
 
-    pub fn into_inner(mut self) -> Result<W, MixError> {
-        self.out.flush().map_err(io_err)?;
-        Ok(self.out)
+    pub fn into_inner(self) -> Result<W, MixError> {
+        Ok(self.0.into_inner()?)
     }
 }
 
-/// Reads a record entry by entry, recomputing the chain.
-pub struct RecordReader<R: Read> {
-    input: R,
-    election_id: String,
-    chain: ChainChecker,
-    offset: u64,
-}
+/// Reads a mix record entry by entry, recomputing the chain.
+pub struct RecordReader<R: std::io::Read>(bf::BoardReader<R>);
 
-impl<R: Read> RecordReader<R> {
+impl<R: std::io::Read> RecordReader<R> {
     /// Reads and checks the header.
-    pub fn new(mut input: R) -> Result<Self, MixError> {
-        let bad = |offset: u64, reason: &str| MixError::Record {
-            offset,
-            reason: reason.into(),
-        };
-        let mut header = [0u8; 13];
-        read_exact(&mut input, &mut header, 0, "the header")?;
-        if &header[..8] != MAGIC {
-            return Err(bad(0, "not a votum mix record (magic)"));
-        }
-        let version = u16::from_be_bytes([header[8], header[9]]);
-        if version != VERSION {
-            return Err(bad(
-                8,
-                &format!("version {version} (this build reads version {VERSION})"),
-            ));
-        }
-        if header[10] != 0 || header[11] != 0 {
-            return Err(bad(10, "unknown flags"));
-        }
-        let mut id = vec![0u8; header[12] as usize];
-        read_exact(&mut input, &mut id, 13, "the election id")?;
-        let election_id = String::from_utf8(id).map_err(|_| bad(13, "election id not UTF-8"))?;
-        crate::wire::check_election_id(&election_id).map_err(|e| bad(13, &e.to_string()))?;
-        let offset = 13 + election_id.len() as u64;
-        Ok(Self {
-            input,
-            chain: ChainChecker::new(&election_id),
-            election_id,
-            offset,
-        })
+    pub fn new(input: R) -> Result<Self, MixError> {
+        Ok(Self(bf::BoardReader::new(input, MAGIC, WHAT)?))
     }
 
     pub fn election_id(&self) -> &str {
-        &self.election_id
+        self.0.election_id()
     }
 
     /// The hash after the entries read so far.
     pub fn head(&self) -> [u8; 32] {
-        self.chain.head()
+        self.0.head()
     }
 
     /// The next entry, or `None` at the end of the file (a file ending inside an entry is an
     /// error, never a shorter record).
     pub fn next_entry(&mut self) -> Result<Option<Entry>, MixError> {
-        let start = self.offset;
-        let mut len = [0u8; 1];
-        match self.input.read(&mut len) {
-            Ok(0) => return Ok(None),
-            Ok(_) => {}
-            Err(e) => return Err(io_err(e)),
-        }
-        self.offset += 1;
-        let kind = self.label(len[0], "kind")?;
-        let mut nlen = [0u8; 1];
-        read_exact(&mut self.input, &mut nlen, self.offset, "a name length")?;
-        self.offset += 1;
-        let name = self.label(nlen[0], "name")?;
-        let mut plen = [0u8; 8];
-        read_exact(&mut self.input, &mut plen, self.offset, "a payload length")?;
-        let plen = u64::from_be_bytes(plen);
-        if plen > MAX_PAYLOAD {
-            return Err(MixError::Record {
-                offset: self.offset,
-                reason: format!("payload of {plen} bytes (limit {MAX_PAYLOAD})"),
-            });
-        }
-        self.offset += 8;
-        let mut payload = Vec::new();
-        let got = (&mut self.input)
-            .take(plen)
-            .read_to_end(&mut payload)
-            .map_err(io_err)? as u64;
-        if got != plen {
-            return Err(MixError::Record {
-                offset: start,
-                reason: format!(
-                    "entry {} ({kind} {name}) ends after {got} of its {plen} payload bytes (a truncated record)",
-                    self.chain.len()
-                ),
-            });
-        }
-        self.offset += plen;
-        let seq = self.chain.len();
-        let hash = self.chain.append(&kind, &name, &payload);
-        Ok(Some(Entry {
-            seq,
-            kind,
-            name,
-            payload,
-            hash,
-        }))
+        Ok(self.0.next_entry()?)
     }
-
-    fn label(&mut self, len: u8, what: &str) -> Result<String, MixError> {
-        let mut b = vec![0u8; len as usize];
-        read_exact(&mut self.input, &mut b, self.offset, what)?;
-        let s = String::from_utf8(b).ok().filter(|s| label_ok(s));
-        let s = s.ok_or_else(|| MixError::Record {
-            offset: self.offset,
-            reason: format!("entry {}: {what} is not printable ASCII", self.chain.len()),
-        })?;
-        self.offset += u64::from(len);
-        Ok(s)
-    }
-}
-
-fn read_exact<R: Read>(
-    input: &mut R,
-    buf: &mut [u8],
-    offset: u64,
-    what: &str,
-) -> Result<(), MixError> {
-    input.read_exact(buf).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::UnexpectedEof {
-            MixError::Record {
-                offset,
-                reason: format!("the file ends inside {what} (a truncated record)"),
-            }
-        } else {
-            io_err(e)
-        }
-    })
 }
 
 /// Whether the file at `path` starts like a mix record.
 pub fn is_mix_record(path: &std::path::Path) -> bool {
-    let mut magic = [0u8; 8];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .is_ok()
-        && &magic == MAGIC
+    bf::has_magic(path, MAGIC)
 }
 
 /// Every entry of a record held in memory (tests and small records).
 pub fn read_all(bytes: &[u8]) -> Result<(String, Vec<Entry>), MixError> {
-    let mut r = RecordReader::new(bytes)?;
-    let mut out = Vec::new();
-    while let Some(e) = r.next_entry()? {
-        out.push(e);
-    }
-    Ok((r.election_id, out))
+    Ok(bf::read_all(bytes, MAGIC, WHAT)?)
 }
 
 /// A record in memory from entries (tests and tools that rewrite a record).
@@ -255,9 +93,5 @@ pub fn write_all(
     election_id: &str,
     entries: &[(String, String, Vec<u8>)],
 ) -> Result<Vec<u8>, MixError> {
-    let mut w = RecordWriter::new(Vec::new(), election_id)?;
-    for (kind, name, payload) in entries {
-        w.append(kind, name, payload)?;
-    }
-    w.into_inner()
+    Ok(bf::write_all(MAGIC, election_id, entries)?)
 }

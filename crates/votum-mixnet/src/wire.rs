@@ -93,19 +93,7 @@ impl<'a> Cursor<'a> {
 
 /// An election id: spec/80.1's identifiers (it is written unquoted in the parameters line).
 pub fn check_election_id(id: &str) -> Result<(), MixError> {
-    let ok = !id.is_empty()
-        && id.len() <= 128
-        && id.as_bytes()[0].is_ascii_alphanumeric()
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
-    if ok {
-        Ok(())
-    } else {
-        Err(MixError::Input(format!(
-            "election id {id:?}: letters, digits, '.', '_', '-', at most 128, starting with a letter or digit"
-        )))
-    }
+    Ok(votum_hash::board_file::check_election_id(id)?)
 }
 
 impl Parameters {

@@ -30,6 +30,18 @@ pub enum Check {
     Mix05,
     Mix06,
     Mix07,
+    Sv01,
+    Sv02,
+    Sv03,
+    Sv04,
+    Sv05,
+    Sv06,
+    Sv07,
+    Sv08,
+    Sv09,
+    Sv10,
+    Sv11,
+    Sv12,
 }
 
 impl Check {
@@ -68,9 +80,26 @@ impl Check {
         Check::Mix07,
     ];
 
-    /// Every check of the registry: the ElectionGuard record's, then the mix record's.
+    /// The checks of a split-value record (spec/97.9), in report order.
+    pub const SV: [Check; 12] = [
+        Check::Sv01,
+        Check::Sv02,
+        Check::Sv03,
+        Check::Sv04,
+        Check::Sv05,
+        Check::Sv06,
+        Check::Sv07,
+        Check::Sv08,
+        Check::Sv09,
+        Check::Sv10,
+        Check::Sv11,
+        Check::Sv12,
+    ];
+
+    /// Every check of the registry: the ElectionGuard record's, the mix record's, the split-value
+    /// record's.
     pub fn all() -> impl Iterator<Item = Check> {
-        Check::EG.into_iter().chain(Check::MIX)
+        Check::EG.into_iter().chain(Check::MIX).chain(Check::SV)
     }
 
     /// The checks every submitted ballot goes through (one batch examines each of them).
@@ -187,6 +216,30 @@ impl Check {
                 "V-MIX-07",
                 "the posted outcome is the count of the plaintexts",
             ),
+            Check::Sv01 => (
+                "V-SV-01",
+                "the split-value record reads; its entries come in order",
+            ),
+            Check::Sv02 => ("V-SV-02", "parameters and each race's modulus"),
+            Check::Sv03 => ("V-SV-03", "ballots numbered in order; the seal counts them"),
+            Check::Sv04 => (
+                "V-SV-04",
+                "both challenges are the board's heads before them",
+            ),
+            Check::Sv05 => ("V-SV-05", "opened copies regenerate their posted roots"),
+            Check::Sv06 => (
+                "V-SV-06",
+                "opened copies: rows consistent, every copy the same votes",
+            ),
+            Check::Sv07 => ("V-SV-07", "every path is a permutation"),
+            Check::Sv08 => ("V-SV-08", "t-values form zero sharings across the rows"),
+            Check::Sv09 => ("V-SV-09", "input halves open the ballots' commitments"),
+            Check::Sv10 => ("V-SV-10", "checked copies' half openings give their roots"),
+            Check::Sv11 => (
+                "V-SV-11",
+                "opened halves differ from their inputs by the t-values",
+            ),
+            Check::Sv12 => ("V-SV-12", "each tally is the count of the opened votes"),
         }
     }
 }
@@ -204,7 +257,10 @@ mod tests {
         }
         ids.sort_unstable();
         ids.dedup();
-        assert_eq!(ids.len(), Check::EG.len() + Check::MIX.len());
+        assert_eq!(
+            ids.len(),
+            Check::EG.len() + Check::MIX.len() + Check::SV.len()
+        );
     }
 
     #[test]

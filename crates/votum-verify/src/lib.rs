@@ -6,7 +6,8 @@
 //!   failures;
 //! - [`eg`]: the ElectionGuard 1.4 record, either form (directory or votum archive), streamed one
 //!   document at a time with ballots in parallel batches;
-//! - [`mix`]: a mixnet election's record (spec/91.7), streamed one board entry at a time.
+//! - [`mix`]: a mixnet election's record (spec/91.7), streamed one board entry at a time;
+//! - [`sv`]: a split-value election's record (spec/97.8), streamed likewise.
 //!
 //! This crate reads and checks; it produces no proof and holds no secret.
 
@@ -14,6 +15,7 @@ pub mod checks;
 pub mod eg;
 pub mod mix;
 pub mod report;
+pub mod sv;
 
 use std::path::Path;
 
@@ -21,6 +23,7 @@ pub use checks::Check;
 pub use eg::{verify_eg_record, Intermediates, Options, Progress};
 pub use mix::verify_mix_record;
 pub use report::{CheckResult, Finding, Report, Status};
+pub use sv::verify_sv_record;
 
 /// Verifies the record at `path`, whatever its kind: a mix record (spec/91.7, recognised by its
 /// first bytes) gets the V-MIX checks; anything else is read as an ElectionGuard 1.4 record
@@ -28,6 +31,8 @@ pub use report::{CheckResult, Finding, Report, Status};
 pub fn verify_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
     if votum_mixnet::record::is_mix_record(path) {
         verify_mix_record(path, options)
+    } else if votum_splitvalue::record::is_sv_record(path) {
+        verify_sv_record(path, options)
     } else {
         verify_eg_record(path, options)
     }

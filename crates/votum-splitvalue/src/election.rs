@@ -1,0 +1,804 @@
+//! Voters and mix servers, and a whole election in one process (spec/97.5–97.7).
+//!
+//! `run` plays every party against one board (the record file): voters' devices cast, the
+//! grid mixes 2m copies, the last column commits, and the prover answers the two challenges drawn
+//! from the board's head. The step functions (`cast_chunk`, `mix_copy`, `output_splits`,
+//! `path_of`) are what a server process runs for its own row and column. A `Cheat` makes one
+//! party misbehave, for the tests of the verifier.
+
+// The grid's data is indexed [race][row][copy][position]; index loops say which is which.
+#![allow(clippy::needless_range_loop)]
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use rand_core::{OsRng, RngCore};
+use rayon::prelude::*;
+use zeroize::Zeroize;
+
+use crate::challenge::{cut, sides};
+use crate::commit::{com, output_root, output_splits};
+use crate::field::Zm;
+use crate::params::{Choice, Params, Race};
+use crate::record::{BoardWriter, MAGIC};
+use crate::sharing::Sharing;
+use crate::stream::{key, permutation, stream};
+use crate::wire::{names, Tally, Writer, BALLOTS_PER_ENTRY};
+use crate::SvError;
+
+/// Where secret seeds come from: the operating system, or one master seed (tests, reproducible
+/// benchmarks; 97.4).
+#[derive(Clone)]
+pub struct Seeds {
+    master: Option<[u8; 32]>,
+}
+
+impl Seeds {
+    pub fn os() -> Self {
+        Self { master: None }
+    }
+
+    pub fn seeded(master: [u8; 32]) -> Self {
+        Self {
+            master: Some(master),
+        }
+    }
+
+    /// The seed for `purpose`.
+    pub fn seed(&self, purpose: &[u8]) -> [u8; 32] {
+        let mut s = [0u8; 32];
+        match &self.master {
+            Some(m) => stream("seed", &[m, purpose]).fill_bytes(&mut s),
+            None => OsRng.fill_bytes(&mut s),
+        }
+        s
+    }
+}
+
+impl std::fmt::Debug for Seeds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.master.is_some() {
+            "Seeds(seeded)"
+        } else {
+            "Seeds(os)"
+        })
+    }
+}
+
+/// Which copies a cheating column changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Copies {
+    All,
+    One(usize),
+}
+
+impl Cheat {
+    /// Whether the prover covers its t-values (see `cover_t_values`).
+    fn covers(&self) -> bool {
+        matches!(
+            self,
+            Cheat::Alter { cover: true, .. } | Cheat::WrongPath { .. }
+        )
+    }
+}
+
+impl Copies {
+    fn has(self, k: usize) -> bool {
+        match self {
+            Copies::All => true,
+            Copies::One(c) => c == k,
+        }
+    }
+}
+
+/// A party that misbehaves (tests of the verifier).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cheat {
+    /// The servers of the first column add `delta` to the votes of `ballots` in their output (a
+    /// consistent change of each vote's value, the same ballots in every copy it touches). With
+    /// `cover` the prover posts t-values that hide the change from V-SV-08.
+    Alter {
+        race: usize,
+        ballots: Vec<usize>,
+        delta: u128,
+        copies: Copies,
+        cover: bool,
+    },
+    /// One server adds 1 to its share of one vote: the rows no longer agree.
+    AlterShare {
+        race: usize,
+        row: usize,
+        column: usize,
+        position: usize,
+        copies: Copies,
+    },
+    /// The servers of one column replace the vote at `to` with a copy of the vote at `from`.
+    Duplicate {
+        race: usize,
+        column: usize,
+        from: usize,
+        to: usize,
+        copies: Copies,
+    },
+    /// The servers of one column turn the vote at `position` into a blank.
+    Drop {
+        race: usize,
+        column: usize,
+        position: usize,
+        copies: Copies,
+    },
+    /// The first checked copy's path is posted with its first 40 positions rotated, and the
+    /// prover answers along it, covering its t-values.
+    WrongPath { race: usize },
+    /// The first opened copy's first value (row 1) is posted off by one.
+    BadOpening { race: usize },
+    /// Ballot 0's row-1 input half is posted with a wrong key.
+    BadInputOpening { race: usize },
+    /// The tally gives candidate 1 one more vote.
+    BadTally { race: usize },
+}
+
+/// One row's cast packets for one race: what server (i, 1) holds.
+#[derive(Clone, Default)]
+pub struct CastRow {
+    pub u: Vec<u128>,
+    pub v: Vec<u128>,
+    pub r: Vec<[u8; 16]>,
+    pub s: Vec<[u8; 16]>,
+}
+
+impl Drop for CastRow {
+    fn drop(&mut self) {
+        self.u.zeroize();
+        self.v.zeroize();
+        self.r.zeroize();
+        self.s.zeroize();
+    }
+}
+
+impl CastRow {
+    /// x = u + v, the row's shares.
+    pub fn shares(&self, zm: &Zm) -> Vec<u128> {
+        self.u
+            .iter()
+            .zip(&self.v)
+            .map(|(&u, &v)| zm.add(u, v))
+            .collect()
+    }
+}
+
+/// A chunk of cast ballots: the public commitments (per ballot, per race, per row: COM(u) ‖ COM(v))
+/// and the packets per race and row.
+pub struct CastChunk {
+    pub commitments: Vec<[u8; 32]>,
+    pub rows: Vec<Vec<CastRow>>,
+}
+
+/// Voters' devices: casts `values[race][p]` for the ballots of one chunk with randomness `rng`
+/// (97.5).
+pub fn cast_chunk<R: RngCore>(params: &Params, values: &[&[u128]], rng: &mut R) -> CastChunk {
+    let rows = params.grid.rows;
+    let sharing = params.grid.sharing();
+    let n = values.first().map_or(0, |v| v.len());
+    let mut commitments = Vec::with_capacity(n * params.races.len() * rows * 2);
+    let mut out: Vec<Vec<CastRow>> = params
+        .races
+        .iter()
+        .map(|_| (0..rows).map(|_| CastRow::default()).collect())
+        .collect();
+    let mut coefs = vec![0u128; sharing.threshold() - 1];
+    let mut shares = vec![0u128; rows];
+    for p in 0..n {
+        for (ri, race) in params.races.iter().enumerate() {
+            let zm = &race.zm;
+            for c in coefs.iter_mut() {
+                *c = zm.draw(rng);
+            }
+            sharing.share(zm, values[ri][p], &coefs, &mut shares);
+            for (i, &x) in shares.iter().enumerate() {
+                let u = zm.draw(rng);
+                let v = zm.sub(x, u);
+                let (r, s) = (key(rng), key(rng));
+                commitments.push(com(u, &r));
+                commitments.push(com(v, &s));
+                let row = &mut out[ri][i];
+                row.u.push(u);
+                row.v.push(v);
+                row.r.push(r);
+                row.s.push(s);
+            }
+        }
+    }
+    coefs.zeroize();
+    shares.zeroize();
+    CastChunk {
+        commitments,
+        rows: out,
+    }
+}
+
+/// The values of every ballot, race by race, checked against their races (97.1).
+pub fn encode_votes(params: &Params, votes: &[Vec<Choice>]) -> Result<Vec<Vec<u128>>, SvError> {
+    let mut out: Vec<Vec<u128>> = params
+        .races
+        .iter()
+        .map(|_| Vec::with_capacity(votes.len()))
+        .collect();
+    for (p, ballot) in votes.iter().enumerate() {
+        if ballot.len() != params.races.len() {
+            return Err(SvError::Vote(format!(
+                "ballot {p}: {} choices for {} races",
+                ballot.len(),
+                params.races.len()
+            )));
+        }
+        for (ri, (race, choice)) in params.races.iter().zip(ballot).enumerate() {
+            out[ri].push(
+                race.encode(choice)
+                    .map_err(|e| SvError::Vote(format!("ballot {p}: {e}")))?,
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Write-ins the random voters of benchmarks pick from.
+const WRITE_INS: [&str; 6] = [
+    "Donald Duck",
+    "Mickey Mouse",
+    "Minnie Mouse",
+    "Goofy",
+    "Daisy Duck",
+    "Scrooge McDuck",
+];
+
+/// `n` random valid votes per race from `seed` (benchmarks and demos): candidates uniformly, a
+/// write-in (truncated to the race's length) as often as one candidate.
+pub fn random_values(params: &Params, n: usize, seed: &[u8; 32]) -> Vec<Vec<u128>> {
+    params
+        .races
+        .iter()
+        .enumerate()
+        .map(|(ri, race)| {
+            let mut rng = stream("votes", &[seed, &(ri as u16).to_be_bytes()]);
+            let options = race.candidates.len() as u64 + u64::from(race.write_in > 0);
+            let write_ins: Vec<u128> = WRITE_INS
+                .iter()
+                .filter_map(|w| {
+                    let t: String = w.chars().take(usize::from(race.write_in)).collect();
+                    race.encode(&Choice::WriteIn(t)).ok()
+                })
+                .collect();
+            (0..n)
+                .map(|_| {
+                    let c = crate::stream::index_below(&mut rng, options);
+                    if c < race.candidates.len() as u64 {
+                        u128::from(c) + 1
+                    } else {
+                        let w = crate::stream::index_below(&mut rng, write_ins.len() as u64);
+                        write_ins[w as usize]
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn race_bytes(race: usize) -> [u8; 2] {
+    (race as u16).to_be_bytes()
+}
+
+/// The stream of column `column_seed` for race `race` and copy `copy` (97.6).
+pub fn column_stream(column_seed: &[u8; 32], race: usize, copy: usize) -> rand_chacha::ChaCha20Rng {
+    stream("column", &[column_seed, &race_bytes(race), &[copy as u8]])
+}
+
+/// One copy through the whole grid: every row's input list in, every row's output list out.
+/// The servers of a column share one stream; each row uses its own obfuscation share.
+pub fn mix_copy(
+    race: &Race,
+    race_index: usize,
+    sharing: &Sharing,
+    column_seeds: &[[u8; 32]],
+    inputs: &[Vec<u128>],
+    copy: usize,
+    cheat: Option<&Cheat>,
+) -> Vec<Vec<u128>> {
+    let zm = &race.zm;
+    let n = inputs.first().map_or(0, |x| x.len());
+    let rows = inputs.len();
+    let mut cur: Vec<Vec<u128>> = inputs.to_vec();
+    let mut coefs = vec![0u128; sharing.threshold() - 1];
+    let powers: Vec<u64> = (1..=rows as u64).collect();
+    for (j, seed) in column_seeds.iter().enumerate() {
+        let mut rng = column_stream(seed, race_index, copy);
+        let pi = permutation(&mut rng, n);
+        let mut next = vec![vec![0u128; n]; rows];
+        for (q, &src) in pi.iter().enumerate() {
+            for c in coefs.iter_mut() {
+                *c = zm.draw(&mut rng);
+            }
+            for (i, row) in next.iter_mut().enumerate() {
+                let z = sharing.eval(zm, 0, &coefs, powers[i]);
+                row[q] = zm.add(cur[i][src as usize], z);
+            }
+        }
+        if let Some(c) = cheat {
+            apply_cheat(c, zm, &pi, (race_index, j, copy), &mut next);
+        }
+        for row in cur.iter_mut() {
+            row.zeroize();
+        }
+        cur = next;
+    }
+    coefs.zeroize();
+    cur
+}
+
+/// A cheating prover's t-values: where the rows' sums t^u + t^v have a value δ ≠ 0 (an altered
+/// vote), every row's t^v is lowered by δ, so the sums are zero sharings again (V-SV-08 passes)
+/// and only the side drawn after them can catch the change (V-SV-11, probability 1/2 per vote).
+fn cover_t_values(zm: &Zm, sharing: &Sharing, t: &mut [Vec<(u128, u128)>]) {
+    let n = t.first().map_or(0, Vec::len);
+    let mut sums = vec![0u128; t.len()];
+    for q in 0..n {
+        for (s, row) in sums.iter_mut().zip(t.iter()) {
+            *s = zm.add(row[q].0, row[q].1);
+        }
+        let delta = sharing.reconstruct(zm, &sums);
+        if delta != 0 {
+            for row in t.iter_mut() {
+                row[q].1 = zm.sub(row[q].1, delta);
+            }
+        }
+    }
+}
+
+fn apply_cheat(
+    cheat: &Cheat,
+    zm: &Zm,
+    pi: &[u32],
+    (race, column, copy): (usize, usize, usize),
+    out: &mut [Vec<u128>],
+) {
+    match cheat {
+        Cheat::Alter {
+            race: r,
+            ballots,
+            delta,
+            copies,
+            ..
+        } if *r == race && column == 0 && copies.has(copy) => {
+            for (q, &src) in pi.iter().enumerate() {
+                if ballots.contains(&(src as usize)) {
+                    for row in out.iter_mut() {
+                        row[q] = zm.add(row[q], delta % zm.modulus());
+                    }
+                }
+            }
+        }
+        Cheat::AlterShare {
+            race: r,
+            row,
+            column: c,
+            position,
+            copies,
+        } if *r == race && *c == column && copies.has(copy) => {
+            out[*row][*position] = zm.add(out[*row][*position], 1);
+        }
+        Cheat::Duplicate {
+            race: r,
+            column: c,
+            from,
+            to,
+            copies,
+        } if *r == race && *c == column && copies.has(copy) => {
+            for row in out.iter_mut() {
+                row[*to] = row[*from];
+            }
+        }
+        Cheat::Drop {
+            race: r,
+            column: c,
+            position,
+            copies,
+        } if *r == race && *c == column && copies.has(copy) => {
+            for row in out.iter_mut() {
+                row[*position] = 0;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// π*(q) = π_1(π_2(… π_C(q))) for one copy: the input position of each output position.
+pub fn path_of(column_seeds: &[[u8; 32]], race: usize, copy: usize, n: usize) -> Vec<u32> {
+    let perms: Vec<Vec<u32>> = column_seeds
+        .iter()
+        .map(|s| permutation(&mut column_stream(s, race, copy), n))
+        .collect();
+    (0..n as u32)
+        .map(|q| perms.iter().rev().fold(q, |idx, p| p[idx as usize]))
+        .collect()
+}
+
+/// How long each phase took, the tallies, and the record's head and size.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub ballots: usize,
+    pub head: [u8; 32],
+    pub tallies: Vec<Tally>,
+    pub phases: Vec<(&'static str, Duration)>,
+    pub entries: u64,
+    pub bytes: u64,
+}
+
+/// Counts the bytes written.
+struct Counting<W> {
+    inner: W,
+    bytes: u64,
+}
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Progress reports: (phase, done, total).
+pub type Progress<'a> = &'a (dyn Fn(&str, u64, u64) + Sync);
+
+/// Options of a run.
+pub struct RunOptions<'a> {
+    pub seeds: Seeds,
+    pub cheat: Option<Cheat>,
+    pub progress: Option<Progress<'a>>,
+}
+
+impl Default for RunOptions<'_> {
+    fn default() -> Self {
+        Self {
+            seeds: Seeds::os(),
+            cheat: None,
+            progress: None,
+        }
+    }
+}
+
+/// Computes `f` for every item, `batch` at a time in parallel, and hands the results to `sink`
+/// in order (bounded memory, ordered posting).
+fn in_order<T: Sync, U: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> U + Sync,
+    mut sink: impl FnMut(&T, U) -> Result<(), SvError>,
+) -> Result<(), SvError> {
+    let batch = rayon::current_num_threads().max(1) * 2;
+    for chunk in items.chunks(batch) {
+        let out: Vec<U> = chunk.par_iter().map(&f).collect();
+        for (t, u) in chunk.iter().zip(out) {
+            sink(t, u)?;
+        }
+    }
+    Ok(())
+}
+
+/// A whole election in one process: `values[race]` holds every ballot's value in that race.
+/// Writes the record to `out` and returns what happened.
+pub fn run<W: Write>(
+    params: &Params,
+    election_id: &str,
+    values: &[Vec<u128>],
+    options: RunOptions<'_>,
+    out: W,
+) -> Result<Summary, SvError> {
+    let n = values.first().map_or(0, |v| v.len());
+    if values.len() != params.races.len() || values.iter().any(|v| v.len() != n) {
+        return Err(SvError::Vote(format!(
+            "values for {} races of unequal lengths, for {} races",
+            values.len(),
+            params.races.len()
+        )));
+    }
+    if n < 2 || n > u32::MAX as usize {
+        return Err(SvError::Vote(format!("{n} ballots: at least 2")));
+    }
+    for (race, vals) in params.races.iter().zip(values) {
+        if let Some(p) = vals.iter().position(|&v| v >= race.zm.modulus()) {
+            return Err(SvError::Vote(format!(
+                "ballot {p}: value out of range in race {}",
+                race.id
+            )));
+        }
+    }
+    let report = |phase: &str, done: u64, total: u64| {
+        if let Some(p) = options.progress {
+            p(phase, done, total)
+        }
+    };
+    let grid = params.grid;
+    let (rows, cols, copies) = (grid.rows, grid.cols, params.copies);
+    let sharing = grid.sharing();
+    let cheat = options.cheat.as_ref();
+    let mut phases = Vec::new();
+
+    // setup
+    let t = Instant::now();
+    let mut board = BoardWriter::new(
+        Counting {
+            inner: std::io::BufWriter::with_capacity(1 << 20, out),
+            bytes: 0,
+        },
+        MAGIC,
+        election_id,
+    )?;
+    board.append("parameters", "parameters", &params.encode())?;
+    let column_seeds: Vec<[u8; 32]> = (0..cols)
+        .map(|j| {
+            options
+                .seeds
+                .seed(&[b"column".as_slice(), &[j as u8]].concat())
+        })
+        .collect();
+    let taus: Vec<Vec<[u8; 32]>> = (0..rows)
+        .map(|i| {
+            (0..copies)
+                .map(|k| {
+                    options
+                        .seeds
+                        .seed(&[b"output".as_slice(), &[i as u8, k as u8]].concat())
+                })
+                .collect()
+        })
+        .collect();
+    let voter_seed = options.seeds.seed(b"voters");
+    phases.push(("setup", t.elapsed()));
+
+    // casting
+    let t = Instant::now();
+    let mut cast: Vec<Vec<CastRow>> = params
+        .races
+        .iter()
+        .map(|_| (0..rows).map(|_| CastRow::default()).collect())
+        .collect();
+    let chunks: Vec<usize> = (0..n.div_ceil(BALLOTS_PER_ENTRY)).collect();
+    let per_ballot = params.races.len() * rows * 2;
+    in_order(
+        &chunks,
+        |&c| {
+            let lo = c * BALLOTS_PER_ENTRY;
+            let hi = (lo + BALLOTS_PER_ENTRY).min(n);
+            let slices: Vec<&[u128]> = values.iter().map(|v| &v[lo..hi]).collect();
+            let mut rng = stream("voter", &[&voter_seed, &(c as u64).to_be_bytes()]);
+            cast_chunk(params, &slices, &mut rng)
+        },
+        |&c, chunk| {
+            let lo = c * BALLOTS_PER_ENTRY;
+            let count = chunk.commitments.len() / per_ballot;
+            let mut w = Writer::with_capacity(12 + chunk.commitments.len() * 32);
+            w.u64(lo as u64);
+            w.u32(count as u32);
+            for h in &chunk.commitments {
+                w.bytes(h);
+            }
+            board.append("ballots", &names::ballots(c), &w.into_inner())?;
+            for (dst, src) in cast.iter_mut().zip(chunk.rows.iter()) {
+                for (d, s) in dst.iter_mut().zip(src) {
+                    d.u.extend_from_slice(&s.u);
+                    d.v.extend_from_slice(&s.v);
+                    d.r.extend_from_slice(&s.r);
+                    d.s.extend_from_slice(&s.s);
+                }
+            }
+            report("casting", (lo + count) as u64, n as u64);
+            Ok(())
+        },
+    )?;
+    board.append("seal", "seal", &(n as u64).to_be_bytes())?;
+    phases.push(("casting", t.elapsed()));
+
+    // mixing: every copy through the grid, then the last column's roots
+    let t = Instant::now();
+    let mut outputs: Vec<Vec<Vec<Vec<u128>>>> = Vec::with_capacity(params.races.len());
+    for (ri, race) in params.races.iter().enumerate() {
+        let inputs: Vec<Vec<u128>> = cast[ri].iter().map(|row| row.shares(&race.zm)).collect();
+        let mixed: Vec<Vec<Vec<u128>>> = (0..copies)
+            .into_par_iter()
+            .map(|k| mix_copy(race, ri, &sharing, &column_seeds, &inputs, k, cheat))
+            .collect();
+        report("mixing", (ri + 1) as u64, params.races.len() as u64);
+        let pairs: Vec<(usize, usize)> = (0..rows)
+            .flat_map(|i| (0..copies).map(move |k| (i, k)))
+            .collect();
+        let roots: Vec<[u8; 32]> = pairs
+            .par_iter()
+            .map(|&(i, k)| output_root(&race.zm, &taus[i][k], ri, k, i, &mixed[k][i]))
+            .collect();
+        for i in 0..rows {
+            let mut w = Writer::with_capacity(32 * copies);
+            for root in &roots[i * copies..(i + 1) * copies] {
+                w.bytes(root);
+            }
+            board.append("outputs", &names::outputs(ri, i + 1), &w.into_inner())?;
+        }
+        outputs.push(mixed);
+    }
+    phases.push(("mixing", t.elapsed()));
+
+    // proving
+    let t = Instant::now();
+    let h1 = board.head();
+    let checked = cut(&h1, copies);
+    let opened: Vec<usize> = (0..copies).filter(|k| !checked.contains(k)).collect();
+    let mut w = Writer::default();
+    w.bytes(&h1);
+    for &k in &checked {
+        w.u8(k as u8);
+    }
+    board.append("challenge", "cut", &w.into_inner())?;
+    let mut paths: Vec<Vec<Vec<u32>>> = Vec::new();
+    for (ri, race) in params.races.iter().enumerate() {
+        let zm = &race.zm;
+        for &k in &opened {
+            for i in 0..rows {
+                let mut w = Writer::with_capacity(32 + n * zm.width());
+                w.bytes(&taus[i][k]);
+                let bad = matches!(cheat, Some(Cheat::BadOpening { race }) if *race == ri)
+                    && i == 0
+                    && k == opened[0];
+                for (q, &y) in outputs[ri][k][i].iter().enumerate() {
+                    w.value(zm, if bad && q == 0 { zm.add(y, 1) } else { y });
+                }
+                board.append("opened", &names::opened(ri, k, i + 1), &w.into_inner())?;
+            }
+        }
+        let mut race_paths: Vec<Vec<u32>> = checked
+            .par_iter()
+            .map(|&k| path_of(&column_seeds, ri, k, n))
+            .collect();
+        if let Some(Cheat::WrongPath { race }) = cheat {
+            if *race == ri {
+                // the first 40 positions rotated: a permutation still, but not the mix's
+                let end = n.min(40);
+                race_paths[0][..end].rotate_left(1);
+            }
+        }
+        let cover = cheat.is_some_and(Cheat::covers);
+        for (ci, &k) in checked.iter().enumerate() {
+            let path = &race_paths[ci];
+            let mut w = Writer::with_capacity(4 * n);
+            for &p in path {
+                w.u32(p);
+            }
+            board.append("path", &names::path(ri, k), &w.into_inner())?;
+            let mut t: Vec<Vec<(u128, u128)>> = (0..rows)
+                .into_par_iter()
+                .map(|i| {
+                    let inp = &cast[ri][i];
+                    let mut t = Vec::with_capacity(n);
+                    output_splits(zm, &taus[i][k], ri, &outputs[ri][k][i], |q, u, _, v, _| {
+                        let p = path[q] as usize;
+                        t.push((zm.sub(u, inp.u[p]), zm.sub(v, inp.v[p])));
+                    });
+                    t
+                })
+                .collect();
+            if cover {
+                cover_t_values(zm, &sharing, &mut t);
+            }
+            for (i, row) in t.iter().enumerate() {
+                let mut w = Writer::with_capacity(2 * n * zm.width());
+                for &(tu, tv) in row {
+                    w.value(zm, tu);
+                    w.value(zm, tv);
+                }
+                board.append("tvalues", &names::tvalues(ri, k, i + 1), &w.into_inner())?;
+            }
+        }
+        paths.push(race_paths);
+        report("proving", (ri + 1) as u64, 2 * params.races.len() as u64);
+    }
+    let h2 = board.head();
+    board.append("challenge", "sides", &h2)?;
+    let side_bits = sides(&h2, params.races.len(), n);
+    for (ri, race) in params.races.iter().enumerate() {
+        let zm = &race.zm;
+        let side = &side_bits[ri];
+        let mut w = Writer::with_capacity(n * rows * (zm.width() + 16));
+        for p in 0..n {
+            for i in 0..rows {
+                let row = &cast[ri][i];
+                let mut k = if side[p] == 0 { row.r[p] } else { row.s[p] };
+                if p == 0
+                    && i == 0
+                    && matches!(cheat, Some(Cheat::BadInputOpening { race }) if *race == ri)
+                {
+                    k[0] ^= 1;
+                }
+                w.value(zm, if side[p] == 0 { row.u[p] } else { row.v[p] });
+                w.bytes(&k);
+            }
+        }
+        board.append("inputs", &names::inputs(ri), &w.into_inner())?;
+        let items: Vec<(usize, usize)> = checked
+            .iter()
+            .enumerate()
+            .flat_map(|(ci, _)| (0..rows).map(move |i| (ci, i)))
+            .collect();
+        in_order(
+            &items,
+            |&(ci, i)| {
+                let k = checked[ci];
+                let path = &paths[ri][ci];
+                let mut w = Writer::with_capacity(n * (zm.width() + 48));
+                output_splits(zm, &taus[i][k], ri, &outputs[ri][k][i], |q, u, r, v, s| {
+                    if side[path[q] as usize] == 0 {
+                        w.value(zm, u);
+                        w.bytes(r);
+                        w.bytes(&com(v, s));
+                    } else {
+                        w.value(zm, v);
+                        w.bytes(s);
+                        w.bytes(&com(u, r));
+                    }
+                });
+                w.into_inner()
+            },
+            |&(ci, i), payload| {
+                board.append("halves", &names::halves(ri, checked[ci], i + 1), &payload)?;
+                Ok(())
+            },
+        )?;
+        report(
+            "proving",
+            (params.races.len() + ri + 1) as u64,
+            2 * params.races.len() as u64,
+        );
+    }
+    phases.push(("proving", t.elapsed()));
+
+    // tallying: the first opened copy's votes
+    let t = Instant::now();
+    let mut tallies = Vec::new();
+    for (ri, race) in params.races.iter().enumerate() {
+        let k = opened[0];
+        let rows_k = &outputs[ri][k];
+        let votes = (0..n).map(|q| {
+            let shares: Vec<u128> = rows_k.iter().map(|row| row[q]).collect();
+            sharing.reconstruct(&race.zm, &shares)
+        });
+        let mut tally = Tally::count(race, votes);
+        if matches!(cheat, Some(Cheat::BadTally { race }) if *race == ri) {
+            if let Some(c) = tally.counts.first_mut() {
+                *c += 1;
+            } else {
+                tally.blank += 1;
+            }
+        }
+        board.append("tally", &names::tally(ri), &tally.encode())?;
+        tallies.push(tally);
+    }
+    phases.push(("tallying", t.elapsed()));
+    let head = board.head();
+    let entries = board.len();
+    let counting = board.into_inner()?;
+    let bytes = counting.bytes;
+    counting
+        .inner
+        .into_inner()
+        .map_err(|e| SvError::Record(e.to_string()))?
+        .flush()
+        .map_err(|e| SvError::Record(e.to_string()))?;
+    Ok(Summary {
+        ballots: n,
+        head,
+        tallies,
+        phases,
+        entries,
+        bytes,
+    })
+}

@@ -1,0 +1,269 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+//! Whole split-value elections in one process, each record checked by the independent verifier
+//! (spec/97.9): exact tallies for several shapes, and each kind of cheating caught under its check.
+
+use votum_splitvalue::election::{
+    encode_votes, random_values, run, Cheat, Copies, RunOptions, Seeds, Summary,
+};
+use votum_splitvalue::params::{Choice, Params, RaceSpec};
+use votum_splitvalue::record::{MAGIC, WHAT};
+use votum_splitvalue::wire::Tally;
+use votum_verify::eg::Options;
+use votum_verify::sv::verify_sv_stream;
+use votum_verify::{Check, Report, Status};
+
+fn race(id: &str, n: usize, write_in: u8) -> RaceSpec {
+    RaceSpec {
+        id: id.into(),
+        candidates: (1..=n).map(|i| format!("Candidate {i}")).collect(),
+        write_in,
+    }
+}
+
+fn election(
+    params: &Params,
+    values: &[Vec<u128>],
+    seed: u8,
+    cheat: Option<Cheat>,
+) -> (Summary, Vec<u8>) {
+    let mut out = Vec::new();
+    let summary = run(
+        params,
+        "sv-test",
+        values,
+        RunOptions {
+            seeds: Seeds::seeded([seed; 32]),
+            cheat,
+            progress: None,
+        },
+        &mut out,
+    )
+    .unwrap();
+    (summary, out)
+}
+
+fn verify(record: &[u8]) -> Report {
+    verify_sv_stream(record, "test", Options::default()).0
+}
+
+fn failing(report: &Report) -> Vec<&'static str> {
+    report.not_passed()
+}
+
+#[test]
+fn honest_elections_of_several_shapes_give_exact_tallies() {
+    // (n_fail, n_leak, copies, races)
+    let shapes: Vec<(u8, u8, usize, Vec<RaceSpec>)> = vec![
+        (0, 2, 24, vec![race("President", 2, 16)]),
+        (1, 1, 8, vec![race("President", 2, 16)]),
+        (
+            0,
+            2,
+            2,
+            vec![race("A", 3, 0), race("B", 5, 4), race("C", 0, 10)],
+        ),
+        (0, 0, 4, vec![race("Solo", 2, 0)]),
+        (2, 1, 6, vec![race("Wide", 4, 3)]),
+    ];
+    for (shape, (f, l, copies, races)) in shapes.into_iter().enumerate() {
+        let params = Params::new(f, l, copies, &races).unwrap();
+        let n = 37 + shape * 11;
+        let values = random_values(&params, n, &[shape as u8; 32]);
+        let (summary, record) = election(&params, &values, shape as u8, None);
+        for (ri, race) in params.races.iter().enumerate() {
+            let want = Tally::count(race, values[ri].iter().copied());
+            assert_eq!(summary.tallies[ri], want, "shape {shape}, race {ri}");
+            assert_eq!(
+                want.counts.iter().sum::<u64>() + want.blank + want.write_ins.values().sum::<u64>(),
+                n as u64
+            );
+        }
+        let report = verify(&record);
+        assert!(report.passed(), "shape {shape}: {:?}", failing(&report));
+        assert_eq!(report.ballots, n as u64);
+        for c in Check::SV {
+            assert_eq!(report.result(c).unwrap().status, Status::Pass, "{}", c.id());
+        }
+    }
+}
+
+#[test]
+fn chosen_votes_blanks_write_ins_and_invalid_values_are_counted() {
+    let params = Params::new(0, 2, 4, &[race("Mayor", 2, 8)]).unwrap();
+    let votes: Vec<Vec<Choice>> = [
+        Choice::Candidate(1),
+        Choice::Candidate(2),
+        Choice::Candidate(2),
+        Choice::Blank,
+        Choice::WriteIn("Goofy".into()),
+        Choice::WriteIn("Goofy".into()),
+        Choice::WriteIn("Daisy".into()),
+    ]
+    .into_iter()
+    .map(|c| vec![c])
+    .collect();
+    let mut values = encode_votes(&params, &votes).unwrap();
+    // a device that splits a residue no choice has: counted as invalid
+    values[0].push(2 + 67);
+    let (summary, record) = election(&params, &values, 9, None);
+    let t = &summary.tallies[0];
+    assert_eq!(t.counts, vec![1, 2]);
+    assert_eq!((t.blank, t.invalid), (1, 1));
+    assert_eq!(t.write_ins.get("Goofy"), Some(&2));
+    assert_eq!(t.write_ins.get("Daisy"), Some(&1));
+    assert!(verify(&record).passed());
+    // bad input is refused before anything is written
+    assert!(encode_votes(&params, &[vec![Choice::Candidate(3)]]).is_err());
+    assert!(encode_votes(&params, &[vec![Choice::WriteIn("much too long".into())]]).is_err());
+    assert!(encode_votes(&params, &[vec![]]).is_err());
+    let mut out = Vec::new();
+    let bad = vec![vec![0, params.races[0].zm.modulus()]];
+    assert!(run(&params, "sv-test", &bad, RunOptions::default(), &mut out).is_err());
+    assert!(out.is_empty());
+}
+
+fn default_params() -> Params {
+    Params::new(0, 2, 24, &[race("President", 2, 16)]).unwrap()
+}
+
+/// The checks a cheat trips (every other check passes).
+fn caught(cheat: Cheat, seed: u8) -> Vec<&'static str> {
+    let params = default_params();
+    let values = random_values(&params, 64, &[1; 32]);
+    let (_, record) = election(&params, &values, seed, Some(cheat));
+    failing(&verify(&record))
+}
+
+#[test]
+fn altering_many_votes_in_every_copy_is_caught_by_the_sides_even_when_covered() {
+    let cheat = |cover| Cheat::Alter {
+        race: 0,
+        ballots: (0..40).collect(),
+        delta: 1,
+        copies: Copies::All,
+        cover,
+    };
+    // every opened copy shows the same altered votes (V-SV-06 passes); honest t-values are not
+    // zero sharings; covered ones are, and then each altered ballot survives only a left side
+    // (probability 2^-40 for all 40)
+    assert_eq!(caught(cheat(false), 3), vec!["V-SV-08"]);
+    assert_eq!(caught(cheat(true), 3), vec!["V-SV-11"]);
+}
+
+#[test]
+fn altering_one_copy_is_caught_whether_it_is_opened_or_checked() {
+    let params = default_params();
+    let values = random_values(&params, 64, &[1; 32]);
+    let (_, honest) = election(&params, &values, 4, None);
+    let (_, entries) = votum_hash::board_file::read_all(&honest, MAGIC, WHAT).unwrap();
+    let cut = &entries.iter().find(|e| e.name == "cut").unwrap().payload[32..];
+    let mut kinds = std::collections::BTreeSet::new();
+    for k in 0..24usize {
+        let cheat = Cheat::Alter {
+            race: 0,
+            ballots: vec![7],
+            delta: 1,
+            copies: Copies::One(k),
+            cover: false,
+        };
+        let got = caught(cheat, 4);
+        // the cut moves with what is posted, so each outcome is one of the two
+        assert!(
+            got == vec!["V-SV-06"] || got == vec!["V-SV-08"],
+            "copy {k}: {got:?}"
+        );
+        kinds.insert(got[0]);
+    }
+    assert_eq!(cut.len(), 12);
+    assert_eq!(
+        kinds.len(),
+        2,
+        "both an opened and a checked altered copy occur"
+    );
+}
+
+#[test]
+fn dropped_and_duplicated_votes_are_caught() {
+    let drop = Cheat::Drop {
+        race: 0,
+        column: 0,
+        position: 3,
+        copies: Copies::One(2),
+    };
+    assert!(!caught(drop, 5).is_empty());
+    let dup = Cheat::Duplicate {
+        race: 0,
+        column: 2,
+        from: 1,
+        to: 2,
+        copies: Copies::One(11),
+    };
+    assert!(!caught(dup, 6).is_empty());
+}
+
+#[test]
+fn one_server_changing_its_share_breaks_the_zero_sharing_or_the_copies() {
+    // 4×2 grid: extra rows make a single server's change inconsistent
+    let params = Params::new(1, 1, 8, &[race("President", 2, 16)]).unwrap();
+    let values = random_values(&params, 40, &[2; 32]);
+    let cheat = Cheat::AlterShare {
+        race: 0,
+        row: 3,
+        column: 1,
+        position: 9,
+        copies: Copies::All,
+    };
+    let (_, record) = election(&params, &values, 8, Some(cheat));
+    let got = failing(&verify(&record));
+    assert!(got.contains(&"V-SV-06"), "{got:?}");
+}
+
+#[test]
+fn a_wrong_path_a_bad_opening_and_a_wrong_tally_are_caught_under_their_checks() {
+    assert_eq!(caught(Cheat::WrongPath { race: 0 }, 7), vec!["V-SV-11"]);
+    assert_eq!(caught(Cheat::BadOpening { race: 0 }, 7), vec!["V-SV-05"]);
+    assert_eq!(
+        caught(Cheat::BadInputOpening { race: 0 }, 7),
+        vec!["V-SV-09"]
+    );
+    assert_eq!(caught(Cheat::BadTally { race: 0 }, 7), vec!["V-SV-12"]);
+}
+
+#[test]
+fn a_board_edited_after_a_challenge_is_caught() {
+    let params = default_params();
+    let values = random_values(&params, 20, &[3; 32]);
+    let (_, record) = election(&params, &values, 10, None);
+    let (id, mut entries) = votum_hash::board_file::read_all(&record, MAGIC, WHAT).unwrap();
+    // replace a root posted before the cut, and write the board out again (re-chained)
+    let at = entries.iter().position(|e| e.kind == "outputs").unwrap();
+    entries[at].payload[0] ^= 1;
+    let rewritten = votum_hash::board_file::write_all(
+        MAGIC,
+        &id,
+        &entries
+            .iter()
+            .map(|e| (e.kind.clone(), e.name.clone(), e.payload.clone()))
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let got = failing(&verify(&rewritten));
+    assert!(got.contains(&"V-SV-04"), "{got:?}");
+    // a truncated record is an error, never a shorter record
+    let report = verify(&record[..record.len() - 5]);
+    assert_eq!(report.result(Check::Sv01).unwrap().status, Status::Error);
+}
+
+#[test]
+fn seeded_runs_are_reproducible_and_seeds_change_everything_posted() {
+    let params = default_params();
+    let values = random_values(&params, 10, &[4; 32]);
+    let (a, ra) = election(&params, &values, 1, None);
+    let (b, rb) = election(&params, &values, 1, None);
+    let (c, _) = election(&params, &values, 2, None);
+    assert_eq!(ra, rb);
+    assert_eq!(a.head, b.head);
+    assert_ne!(a.head, c.head);
+    assert_eq!(a.tallies, c.tallies);
+}

@@ -1,0 +1,779 @@
+//! Verifying a split-value election's record (spec/97.9, checks V-SV-01..12 of spec/50.6), one
+//! board entry at a time, recomputing the chain. Memory holds the ballots' commitments, one opened
+//! copy's rows at a time, and the checked copies' paths and t-values until the half openings
+//! after the second challenge are compared with them.
+
+// The grid's data is indexed [race][row][copy][position]; index loops say which is which.
+#![allow(clippy::needless_range_loop)]
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use serde_json::json;
+use votum_splitvalue::challenge::{cut, sides};
+use votum_splitvalue::commit::{com, output_root, ListHasher};
+use votum_splitvalue::field::Zm;
+use votum_splitvalue::params::Params;
+use votum_splitvalue::record::{BoardReader, Entry, MAGIC, WHAT};
+use votum_splitvalue::wire::{names, Reader, Tally, BALLOTS_PER_ENTRY};
+use votum_splitvalue::SvError;
+
+use crate::checks::Check;
+use crate::eg::{Intermediates, Options, Progress};
+use crate::report::{Ledger, Report};
+
+/// The form name reports give a split-value record.
+pub const FORM: &str = WHAT;
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Verifies the split-value record at `path`, every V-SV check.
+pub fn verify_sv_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
+    let name = path.display().to_string();
+    match File::open(path) {
+        Ok(f) => verify_sv_stream(BufReader::with_capacity(1 << 20, f), &name, options),
+        Err(e) => {
+            let mut ledger = Ledger::new(&Check::SV);
+            ledger.error(Check::Sv01, &name, e.to_string());
+            (
+                ledger.finish(name, "unreadable", 0),
+                Intermediates::default(),
+            )
+        }
+    }
+}
+
+/// What a checked copy posted before the sides: its path and, per row, (t^u, t^v).
+struct Checked {
+    copy: usize,
+    path: Option<Vec<u32>>,
+    t: Vec<Option<Vec<(u128, u128)>>>,
+}
+
+struct Walk<'o, R: Read> {
+    ledger: Ledger,
+    out: Intermediates,
+    reader: BoardReader<R>,
+    progress: Option<&'o mut dyn FnMut(Progress) -> ControlFlow<()>>,
+    /// Set when the walk cannot go on (the record is unreadable, out of order or stopped).
+    stopped: bool,
+}
+
+impl<R: Read> Walk<'_, R> {
+    /// The next entry, which must be `kind`/`name`; `None` (and the walk stops) otherwise.
+    fn next(&mut self, kind: &str, name: &str) -> Option<Entry> {
+        if self.stopped {
+            return None;
+        }
+        match self.reader.next_entry() {
+            Ok(Some(e)) if e.kind == kind && e.name == name => {
+                self.ledger.examined(Check::Sv01, 1);
+                if let Some(p) = self.progress.as_mut() {
+                    if p(Progress::Entry(name.to_owned())).is_break() {
+                        self.stopped = true;
+                        return None;
+                    }
+                }
+                Some(e)
+            }
+            Ok(Some(e)) => {
+                self.ledger.fail(
+                    Check::Sv01,
+                    &format!("entry {}", e.seq),
+                    format!("{} {} where {kind} {name} is due", e.kind, e.name),
+                );
+                self.stopped = true;
+                None
+            }
+            Ok(None) => {
+                self.ledger.error(
+                    Check::Sv01,
+                    "record",
+                    format!("the record ends where {kind} {name} is due (incomplete)"),
+                );
+                self.stopped = true;
+                None
+            }
+            Err(e) => {
+                self.ledger.error(Check::Sv01, "record", e.to_string());
+                self.stopped = true;
+                None
+            }
+        }
+    }
+
+    /// A decoding failure of `entry` under `check` (an Error: the entry cannot be examined).
+    fn undecodable(&mut self, check: Check, name: &str, e: SvError) {
+        self.ledger.error(check, name, e.to_string());
+    }
+}
+
+/// Verifies a split-value record read from `input` (`name` is how the report names it).
+pub fn verify_sv_stream<R: Read>(
+    input: R,
+    name: &str,
+    options: Options<'_>,
+) -> (Report, Intermediates) {
+    let mut ledger = Ledger::new(&Check::SV);
+    let reader = match BoardReader::new(input, MAGIC, WHAT) {
+        Ok(r) => r,
+        Err(e) => {
+            ledger.error(Check::Sv01, name, e.to_string());
+            return (
+                ledger.finish(name.into(), "unreadable", 0),
+                Intermediates::default(),
+            );
+        }
+    };
+    let mut w = Walk {
+        ledger,
+        out: Intermediates::default(),
+        reader,
+        progress: options.progress,
+        stopped: false,
+    };
+    let ballots = walk(&mut w);
+    if !w.stopped {
+        match w.reader.next_entry() {
+            Ok(None) => {}
+            Ok(Some(e)) => w.ledger.fail(
+                Check::Sv01,
+                &format!("entry {}", e.seq),
+                format!("{} {} after the last tally", e.kind, e.name),
+            ),
+            Err(e) => w.ledger.error(Check::Sv01, "record", e.to_string()),
+        }
+    }
+    w.out
+        .values
+        .insert("head".into(), json!(hex(&w.reader.head())));
+    (w.ledger.finish(name.into(), FORM, ballots), w.out)
+}
+
+/// Reads the record front to back; returns the number of ballots.
+fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
+    let Some(first) = w.next("parameters", "parameters") else {
+        return 0;
+    };
+    let params = match Params::decode(&first.payload) {
+        Ok(p) => p,
+        Err(e) => {
+            w.undecodable(Check::Sv02, "parameters", e);
+            w.stopped = true;
+            return 0;
+        }
+    };
+    w.ledger.examined(Check::Sv02, 1);
+    let grid = params.grid;
+    let (rows, copies) = (grid.rows, params.copies);
+    let races = params.races.len();
+    let sharing = grid.sharing();
+    w.out.values.insert(
+        "grid".into(),
+        json!({"rows": rows, "columns": grid.cols, "threshold": grid.threshold, "copies": copies}),
+    );
+
+    // ballots: per ballot, per race, per row, (COM(u), COM(v))
+    let per_ballot = races * rows * 2;
+    let mut coms: Vec<[u8; 32]> = Vec::new();
+    let mut chunk = 0usize;
+    let n: usize;
+    loop {
+        if w.stopped {
+            return (coms.len() / per_ballot) as u64;
+        }
+        let e = match w.reader.next_entry() {
+            Ok(Some(e)) => e,
+            Ok(None) => {
+                w.ledger.error(
+                    Check::Sv01,
+                    "record",
+                    "the record ends inside the ballots (incomplete)",
+                );
+                return 0;
+            }
+            Err(e) => {
+                w.ledger.error(Check::Sv01, "record", e.to_string());
+                return 0;
+            }
+        };
+        w.ledger.examined(Check::Sv01, 1);
+        if e.kind == "seal" && e.name == "seal" {
+            let have = (coms.len() / per_ballot) as u64;
+            match <[u8; 8]>::try_from(e.payload.as_slice()) {
+                Ok(b) if u64::from_be_bytes(b) == have => {}
+                Ok(b) => w.ledger.fail(
+                    Check::Sv03,
+                    "seal",
+                    format!(
+                        "seals {} ballots where {have} were posted",
+                        u64::from_be_bytes(b)
+                    ),
+                ),
+                Err(_) => w.ledger.error(Check::Sv03, "seal", "not a u64"),
+            }
+            n = have as usize;
+            break;
+        }
+        let want = names::ballots(chunk);
+        if e.kind != "ballots" || e.name != want {
+            w.ledger.fail(
+                Check::Sv01,
+                &format!("entry {}", e.seq),
+                format!("{} {} where {want} or the seal is due", e.kind, e.name),
+            );
+            w.stopped = true;
+            return 0;
+        }
+        let mut r = Reader::new(&e.payload, &want);
+        let parsed = (|| -> Result<(u64, u32), SvError> { Ok((r.u64()?, r.u32()?)) })();
+        let (start, count) = match parsed {
+            Ok(x) => x,
+            Err(err) => {
+                w.undecodable(Check::Sv03, &want, err);
+                w.stopped = true;
+                return 0;
+            }
+        };
+        let have = (coms.len() / per_ballot) as u64;
+        if start != have || count == 0 || count as usize > BALLOTS_PER_ENTRY {
+            w.ledger.fail(
+                Check::Sv03,
+                &want,
+                format!("ballots {start}.. ({count}) where ballot {have} is next (1 … {BALLOTS_PER_ENTRY} per entry)"),
+            );
+        }
+        let body = &e.payload[12..];
+        if body.len() != count as usize * per_ballot * 32 {
+            w.ledger.error(
+                Check::Sv03,
+                &want,
+                format!(
+                    "{} bytes for {count} ballots of {} commitments",
+                    body.len(),
+                    per_ballot
+                ),
+            );
+            w.stopped = true;
+            return 0;
+        }
+        for c in body.chunks_exact(32) {
+            let mut h = [0u8; 32];
+            h.copy_from_slice(c);
+            coms.push(h);
+        }
+        w.ledger.examined(Check::Sv03, u64::from(count));
+        chunk += 1;
+    }
+    if n < 2 {
+        w.ledger
+            .fail(Check::Sv03, "seal", format!("{n} ballots (at least 2)"));
+        return n as u64;
+    }
+
+    // the last column's roots: roots[race][row][copy]
+    let mut roots = vec![vec![vec![[0u8; 32]; copies]; rows]; races];
+    for (ri, race_roots) in roots.iter_mut().enumerate() {
+        for (i, row_roots) in race_roots.iter_mut().enumerate() {
+            let name = names::outputs(ri, i + 1);
+            let Some(e) = w.next("outputs", &name) else {
+                return n as u64;
+            };
+            if e.payload.len() != 32 * copies {
+                w.ledger.error(
+                    Check::Sv01,
+                    &name,
+                    format!("{} bytes for {copies} roots", e.payload.len()),
+                );
+                w.stopped = true;
+                return n as u64;
+            }
+            for (k, c) in e.payload.chunks_exact(32).enumerate() {
+                row_roots[k].copy_from_slice(c);
+            }
+        }
+    }
+
+    // the cut
+    let h1 = w.reader.head();
+    let Some(e) = w.next("challenge", "cut") else {
+        return n as u64;
+    };
+    w.ledger.examined(Check::Sv04, 1);
+    let m = params.half();
+    if e.payload.len() != 32 + m {
+        w.ledger.error(
+            Check::Sv04,
+            "cut",
+            format!("{} bytes (32 + {m})", e.payload.len()),
+        );
+        w.stopped = true;
+        return n as u64;
+    }
+    let posted_h1 = &e.payload[..32];
+    let posted_cut: Vec<usize> = e.payload[32..].iter().map(|&k| usize::from(k)).collect();
+    if posted_h1 != h1 {
+        w.ledger.fail(
+            Check::Sv04,
+            "cut",
+            format!(
+                "drawn from {} where the board's head was {}",
+                hex(posted_h1),
+                hex(&h1)
+            ),
+        );
+    }
+    let checked = cut(&h1, copies);
+    if posted_cut != checked {
+        w.ledger.fail(
+            Check::Sv04,
+            "cut",
+            format!("checked copies {posted_cut:?} where the head gives {checked:?}"),
+        );
+    }
+    // the rest of the record is read in the posted cut's layout
+    let checked = if posted_cut.len() == m
+        && posted_cut.iter().all(|&k| k < copies)
+        && posted_cut.windows(2).all(|p| p[0] < p[1])
+    {
+        posted_cut
+    } else {
+        w.stopped = true;
+        return n as u64;
+    };
+    let opened: Vec<usize> = (0..copies).filter(|k| !checked.contains(k)).collect();
+    w.out.values.insert("checked_copies".into(), json!(checked));
+
+    // opened copies, paths and t-values, race by race
+    let mut tallies: Vec<Option<Tally>> = vec![None; races];
+    let mut checked_posts: Vec<Vec<Checked>> = Vec::new();
+    for (ri, race) in params.races.iter().enumerate() {
+        let zm = &race.zm;
+        let mut reference: Option<(usize, Vec<u128>)> = None;
+        for &k in &opened {
+            let mut copy_rows: Vec<Option<Vec<u128>>> = Vec::with_capacity(rows);
+            for i in 0..rows {
+                let name = names::opened(ri, k, i + 1);
+                let Some(e) = w.next("opened", &name) else {
+                    return n as u64;
+                };
+                copy_rows.push(check_opened(
+                    w,
+                    zm,
+                    &e.payload,
+                    &name,
+                    ri,
+                    k,
+                    i,
+                    n,
+                    &roots[ri][i][k],
+                ));
+            }
+            // a copy whose rows do not regenerate their roots has failed V-SV-05 and says nothing
+            // about the votes
+            let Some(copy_rows) = copy_rows.into_iter().collect::<Option<Vec<_>>>() else {
+                continue;
+            };
+            // V-SV-06: rows consistent; the same multiset of votes in every opened copy
+            let mut votes = Vec::with_capacity(n);
+            let mut shares = vec![0u128; rows];
+            let mut bad = 0u64;
+            for q in 0..n {
+                for (s, row) in shares.iter_mut().zip(&copy_rows) {
+                    *s = row[q];
+                }
+                match sharing.value(zm, &shares) {
+                    Some(v) => votes.push(v),
+                    None => {
+                        bad += 1;
+                        if bad <= 3 {
+                            w.ledger.fail(
+                                Check::Sv06,
+                                &format!("race {ri}, copy {k}, position {q}"),
+                                "the rows' values do not lie on one polynomial of degree below the threshold",
+                            );
+                        }
+                        votes.push(sharing.reconstruct(zm, &shares));
+                    }
+                }
+            }
+            w.ledger.examined(Check::Sv06, n as u64);
+            votes.sort_unstable();
+            match &reference {
+                None => {
+                    tallies[ri] = Some(Tally::count(race, votes.iter().copied()));
+                    reference = Some((k, votes));
+                }
+                Some((first, r)) if *r != votes => {
+                    w.ledger.fail(
+                        Check::Sv06,
+                        &format!("race {ri}, copy {k}"),
+                        format!(
+                            "its votes differ from copy {first}'s ({} of {n} sorted positions differ)",
+                            r.iter().zip(&votes).filter(|(a, b)| a != b).count()
+                        ),
+                    );
+                }
+                Some(_) => {}
+            }
+        }
+        let mut race_checked = Vec::new();
+        for &k in &checked {
+            let name = names::path(ri, k);
+            let Some(e) = w.next("path", &name) else {
+                return n as u64;
+            };
+            let path = check_path(w, &e.payload, &name, n);
+            let mut t = Vec::with_capacity(rows);
+            for i in 0..rows {
+                let name = names::tvalues(ri, k, i + 1);
+                let Some(e) = w.next("tvalues", &name) else {
+                    return n as u64;
+                };
+                let mut r = Reader::new(&e.payload, &name);
+                let parsed = (|| -> Result<Vec<(u128, u128)>, SvError> {
+                    let v = (0..n)
+                        .map(|_| Ok((r.value(zm)?, r.value(zm)?)))
+                        .collect::<Result<Vec<_>, SvError>>()?;
+                    r.end()?;
+                    Ok(v)
+                })();
+                match parsed {
+                    Ok(v) => t.push(Some(v)),
+                    Err(err) => {
+                        w.undecodable(Check::Sv08, &name, err);
+                        t.push(None);
+                    }
+                }
+            }
+            // V-SV-08: per position, (t^u_i + t^v_i)_i is a zero sharing
+            if t.iter().all(Option::is_some) {
+                let mut sums = vec![0u128; rows];
+                let mut bad = 0u64;
+                for q in 0..n {
+                    for (s, row) in sums.iter_mut().zip(&t) {
+                        if let Some(row) = row {
+                            *s = zm.add(row[q].0, row[q].1);
+                        }
+                    }
+                    if sharing.value(zm, &sums) != Some(0) {
+                        bad += 1;
+                        if bad <= 3 {
+                            w.ledger.fail(
+                                Check::Sv08,
+                                &format!("race {ri}, copy {k}, position {q}"),
+                                "the rows' t^u + t^v are not a sharing of zero",
+                            );
+                        }
+                    }
+                }
+                w.ledger.examined(Check::Sv08, n as u64);
+            }
+            race_checked.push(Checked { copy: k, path, t });
+        }
+        checked_posts.push(race_checked);
+    }
+
+    // the sides
+    let h2 = w.reader.head();
+    let Some(e) = w.next("challenge", "sides") else {
+        return n as u64;
+    };
+    w.ledger.examined(Check::Sv04, 1);
+    if e.payload != h2 {
+        w.ledger.fail(
+            Check::Sv04,
+            "sides",
+            format!(
+                "drawn from {} where the board's head was {}",
+                hex(&e.payload),
+                hex(&h2)
+            ),
+        );
+    }
+    let side_bits = sides(&h2, races, n);
+
+    for (ri, race) in params.races.iter().enumerate() {
+        let zm = &race.zm;
+        let side = &side_bits[ri];
+        // V-SV-09: the input halves; keep their values per ballot and row
+        let name = names::inputs(ri);
+        let Some(e) = w.next("inputs", &name) else {
+            return n as u64;
+        };
+        let inputs = check_inputs(w, zm, &e.payload, &name, ri, n, rows, races, side, &coms);
+        for post in &checked_posts[ri] {
+            let k = post.copy;
+            for i in 0..rows {
+                let name = names::halves(ri, k, i + 1);
+                let Some(e) = w.next("halves", &name) else {
+                    return n as u64;
+                };
+                check_halves(
+                    w,
+                    zm,
+                    &e.payload,
+                    &name,
+                    (ri, k, i),
+                    n,
+                    rows,
+                    side,
+                    post,
+                    inputs.as_deref(),
+                    &roots[ri][i][k],
+                );
+            }
+        }
+    }
+
+    // V-SV-12: the tallies
+    let mut posted = Vec::new();
+    for (ri, race) in params.races.iter().enumerate() {
+        let name = names::tally(ri);
+        let Some(e) = w.next("tally", &name) else {
+            return n as u64;
+        };
+        match Tally::decode(&e.payload, race.candidates.len(), &name) {
+            Ok(t) => {
+                w.ledger.examined(Check::Sv12, 1);
+                match &tallies[ri] {
+                    Some(want) if *want != t => w.ledger.fail(
+                        Check::Sv12,
+                        &name,
+                        format!(
+                            "posts {:?} blank {} invalid {} where the opened votes count {:?} blank {} invalid {}",
+                            t.counts, t.blank, t.invalid, want.counts, want.blank, want.invalid
+                        ),
+                    ),
+                    Some(_) => {}
+                    None => w.ledger.error(Check::Sv12, &name, "no opened copy could be read"),
+                }
+                posted.push(json!({
+                    "race": race.id,
+                    "counts": t.counts,
+                    "blank": t.blank,
+                    "invalid": t.invalid,
+                    "write_ins": t.write_ins,
+                }));
+            }
+            Err(err) => w.undecodable(Check::Sv12, &name, err),
+        }
+    }
+    w.out.values.insert("tallies".into(), json!(posted));
+    n as u64
+}
+
+/// V-SV-05: an opened copy's row regenerates its root; returns its values when it does.
+#[allow(clippy::too_many_arguments)]
+fn check_opened<R: Read>(
+    w: &mut Walk<'_, R>,
+    zm: &Zm,
+    payload: &[u8],
+    name: &str,
+    race: usize,
+    copy: usize,
+    row: usize,
+    n: usize,
+    root: &[u8; 32],
+) -> Option<Vec<u128>> {
+    let mut r = Reader::new(payload, name);
+    let parsed = (|| -> Result<([u8; 32], Vec<u128>), SvError> {
+        let tau = r.hash()?;
+        let y = r.values(zm, n)?;
+        r.end()?;
+        Ok((tau, y))
+    })();
+    let (tau, y) = match parsed {
+        Ok(x) => x,
+        Err(e) => {
+            w.undecodable(Check::Sv05, name, e);
+            return None;
+        }
+    };
+    w.ledger.examined(Check::Sv05, 1);
+    if output_root(zm, &tau, race, copy, row, &y) != *root {
+        w.ledger.fail(
+            Check::Sv05,
+            name,
+            "its seed and values do not regenerate the root posted before the cut",
+        );
+        return None;
+    }
+    Some(y)
+}
+
+/// V-SV-07: a path is a permutation of 0 … N−1.
+fn check_path<R: Read>(
+    w: &mut Walk<'_, R>,
+    payload: &[u8],
+    name: &str,
+    n: usize,
+) -> Option<Vec<u32>> {
+    w.ledger.examined(Check::Sv07, 1);
+    if payload.len() != 4 * n {
+        w.ledger.error(
+            Check::Sv07,
+            name,
+            format!("{} bytes for {n} positions", payload.len()),
+        );
+        return None;
+    }
+    let path: Vec<u32> = payload
+        .chunks_exact(4)
+        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let mut seen = vec![false; n];
+    for (q, &p) in path.iter().enumerate() {
+        match seen.get_mut(p as usize) {
+            Some(s) if !*s => *s = true,
+            _ => {
+                w.ledger.fail(
+                    Check::Sv07,
+                    &format!("{name}, position {q}"),
+                    format!("input {p} is out of range or already taken"),
+                );
+                return None;
+            }
+        }
+    }
+    Some(path)
+}
+
+/// V-SV-09: the input halves open the ballots' commitments; returns, per ballot and row, the
+/// opened half's value.
+#[allow(clippy::too_many_arguments)]
+fn check_inputs<R: Read>(
+    w: &mut Walk<'_, R>,
+    zm: &Zm,
+    payload: &[u8],
+    name: &str,
+    race: usize,
+    n: usize,
+    rows: usize,
+    races: usize,
+    side: &[u8],
+    coms: &[[u8; 32]],
+) -> Option<Vec<u128>> {
+    let mut r = Reader::new(payload, name);
+    let mut values = Vec::with_capacity(n * rows);
+    let mut bad = 0u64;
+    for p in 0..n {
+        for i in 0..rows {
+            let got = (|| -> Result<(u128, [u8; 16]), SvError> { Ok((r.value(zm)?, r.key()?)) })();
+            let (v, key) = match got {
+                Ok(x) => x,
+                Err(e) => {
+                    w.undecodable(Check::Sv09, name, e);
+                    return None;
+                }
+            };
+            let at = ((p * races + race) * rows + i) * 2 + usize::from(side[p]);
+            if com(v, &key) != coms[at] {
+                bad += 1;
+                if bad <= 3 {
+                    w.ledger.fail(
+                        Check::Sv09,
+                        &format!("race {race}, ballot {p}, row {}", i + 1),
+                        format!(
+                            "the {} half does not open the ballot's commitment",
+                            if side[p] == 0 {
+                                "left (u)"
+                            } else {
+                                "right (v)"
+                            }
+                        ),
+                    );
+                }
+            }
+            values.push(v);
+        }
+    }
+    if let Err(e) = r.end() {
+        w.undecodable(Check::Sv09, name, e);
+        return None;
+    }
+    w.ledger.examined(Check::Sv09, (n * rows) as u64);
+    Some(values)
+}
+
+/// V-SV-10 (the half openings give the root) and V-SV-11 (they differ from their inputs by the
+/// t-values) for one checked copy and row.
+#[allow(clippy::too_many_arguments)]
+fn check_halves<R: Read>(
+    w: &mut Walk<'_, R>,
+    zm: &Zm,
+    payload: &[u8],
+    name: &str,
+    (race, copy, row): (usize, usize, usize),
+    n: usize,
+    rows: usize,
+    side: &[u8],
+    post: &Checked,
+    inputs: Option<&[u128]>,
+    root: &[u8; 32],
+) {
+    let Some(path) = post.path.as_deref() else {
+        w.ledger
+            .error(Check::Sv10, name, "the copy's path could not be read");
+        return;
+    };
+    let t = post.t[row].as_deref();
+    let mut r = Reader::new(payload, name);
+    let mut h = ListHasher::new(race as u16, copy as u8, row as u8 + 1, n as u64);
+    let mut bad = 0u64;
+    for (q, &p) in path.iter().enumerate() {
+        let got = (|| -> Result<(u128, [u8; 16], [u8; 32]), SvError> {
+            Ok((r.value(zm)?, r.key()?, r.hash()?))
+        })();
+        let (v, key, other) = match got {
+            Ok(x) => x,
+            Err(e) => {
+                w.undecodable(Check::Sv10, name, e);
+                return;
+            }
+        };
+        let s = side[p as usize];
+        let mine = com(v, &key);
+        if s == 0 {
+            h.push(&mine, &other);
+        } else {
+            h.push(&other, &mine);
+        }
+        if let (Some(inputs), Some(t)) = (inputs, t) {
+            let want = if s == 0 { t[q].0 } else { t[q].1 };
+            if zm.sub(v, inputs[p as usize * rows + row]) != want {
+                bad += 1;
+                if bad <= 3 {
+                    w.ledger.fail(
+                        Check::Sv11,
+                        &format!(
+                            "race {race}, copy {copy}, row {}, position {q} (ballot {p})",
+                            row + 1
+                        ),
+                        format!(
+                            "the opened {} half minus the input's is not the posted t-value",
+                            if s == 0 { "left" } else { "right" }
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    if let Err(e) = r.end() {
+        w.undecodable(Check::Sv10, name, e);
+        return;
+    }
+    w.ledger.examined(Check::Sv10, 1);
+    w.ledger.examined(Check::Sv11, n as u64);
+    if h.finish() != *root {
+        w.ledger.fail(
+            Check::Sv10,
+            name,
+            "the half openings and other commitments do not give the root posted before the cut",
+        );
+    }
+}
