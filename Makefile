@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-mix bench-nodes fuzz clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-mix bench-sv bench-sv-peer bench-nodes fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -104,6 +104,17 @@ bench-mix:
 	target/release/bench-mix ristretto255 20000 2 2
 	if [ "$(BENCH_MIX_LARGE)" != 0 ]; then target/release/bench-mix modp-2048 20000 4 4; fi
 	if [ "$(BENCH_MIX_LARGE)" != 0 ]; then target/release/bench-mix ristretto255 1000000 3 3; fi
+
+## Split-value elections in one process (spec/97): the thesis's election at 10^3..10^5 voters (10^6 unless
+## BENCH_SV_LARGE=0): per-phase times, the verifier's, record size, peak memory.
+bench-sv:
+	cargo build --release --locked -p votum-bench --bin bench-sv
+	target/release/bench-sv 1000 10000 100000
+	if [ "$(BENCH_SV_LARGE)" != 0 ]; then target/release/bench-sv 1000000; fi
+
+## The thesis's default election against ron-rivest/split-value-voting in the same run (SV_PEER=checkout).
+bench-sv-peer: setup
+	$(PY) benches/bench_sv_peer.py --voters 1000 --repeat 3
 
 ## The seed endpoints over real HTTP (votum serve + the load client): per-endpoint p50/p95, memory.
 bench-service: setup

@@ -24,5 +24,5 @@ fi
 # behind by a missing gate shows up here).
 cargo clippy --release --locked --no-default-features \
     -p votum-arith -p votum-group -p votum-hash -p votum-elgamal -p votum-proofs \
-    -p votum-eg -p votum-shuffle -p votum-mixnet -p votum-verify -- -D warnings
+    -p votum-eg -p votum-shuffle -p votum-mixnet -p votum-splitvalue -p votum-verify -- -D warnings
 echo "check-verifier-tree: votum-verify builds without features prove/secret"

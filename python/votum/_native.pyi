@@ -499,6 +499,22 @@ def mix_election(
     seed: bytes | None = None,
     progress: Callable[[str], object] | None = None,
 ) -> dict[str, Any]: ...
+def sv_parameters(
+    races: list[tuple[str, list[str], int]], *, n_fail: int = 0, n_leak: int = 2, copies: int = 24
+) -> dict[str, Any]: ...
+def sv_election(
+    races: list[tuple[str, list[str], int]],
+    *,
+    record: str,
+    votes: list[list[int | str]] | None = None,
+    voters: int = 0,
+    n_fail: int = 0,
+    n_leak: int = 2,
+    copies: int = 24,
+    election_id: str = "sv-election",
+    seed: bytes | None = None,
+    progress: Callable[[str, int, int], object] | None = None,
+) -> dict[str, Any]: ...
 def _error_table() -> list[tuple[str, BaseException]]: ...
 def node_check_frame(
     signing_key: bytes, header: bytes, signature: bytes, payloads: list[bytes], digests: list[bytes]

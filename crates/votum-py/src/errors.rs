@@ -41,6 +41,7 @@ pub enum NativeError {
     Record(votum_record::RecordError),
     Board(votum_hash::board::ChainError),
     Mix(votum_mixnet::MixError),
+    Sv(votum_splitvalue::SvError),
 }
 
 impl From<ArithError> for NativeError {
@@ -219,6 +220,15 @@ fn classify(e: &NativeError) -> (Kind, String) {
                 M::Stopped => InvalidInput,
                 M::Record { .. } => RecordFormatError,
                 M::Io(_) => Os,
+            };
+            (kind, x.to_string())
+        }
+        NativeError::Sv(x) => {
+            use votum_splitvalue::SvError as S;
+            let kind = match x {
+                S::Params(_) | S::Vote(_) => InvalidInput,
+                S::Decode(_) => RecordFormatError,
+                S::Record(_) => Os,
             };
             (kind, x.to_string())
         }

@@ -24,6 +24,7 @@ mod mix;
 mod node;
 mod proofs;
 mod record;
+mod sv;
 mod verify;
 
 use pyo3::prelude::*;
@@ -80,6 +81,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(board::board_payload_digest, m)?)?;
     m.add_function(wrap_pyfunction!(mix::mix_election, m)?)?;
     m.add_function(wrap_pyfunction!(mix::mix_count, m)?)?;
+    m.add_function(wrap_pyfunction!(sv::sv_election, m)?)?;
+    m.add_function(wrap_pyfunction!(sv::sv_parameters, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_error_table, m)?)?;
     m.add_class::<record::PyRecordWriter>()?;
     m.add_class::<record::PyRecordReader>()?;

@@ -267,3 +267,119 @@ fn seeded_runs_are_reproducible_and_seeds_change_everything_posted() {
     assert_ne!(a.head, c.head);
     assert_eq!(a.tallies, c.tallies);
 }
+
+/// The privacy test of spec/97.11. An observer knows the record. For each opened copy it tries to
+/// link a left-side ballot p to an output position q through u_in(p) + t^u = u_out(q) (every
+/// u_out of an opened copy can be regenerated from its posted seed). With the t-values the
+/// reference simulation posts for every copy (indexed by input position) that finds every
+/// left-side ballot's vote; with what votum posts (t-values of checked copies only) it finds none.
+#[test]
+fn test_sv_privacy_nothing_published_links_a_ballot_to_an_opened_vote() {
+    use std::collections::HashMap;
+    use votum_splitvalue::commit::output_splits;
+    use votum_splitvalue::election::path_of;
+    use votum_splitvalue::wire::Reader;
+
+    let params = default_params();
+    let race = &params.races[0];
+    let zm = &race.zm;
+    let n = 60;
+    let values = random_values(&params, n, &[5; 32]);
+    let master = [11u8; 32];
+    let (_, record) = election(&params, &values, 11, None);
+    let (_, entries) = votum_hash::board_file::read_all(&record, MAGIC, WHAT).unwrap();
+    let get = |name: &str| {
+        entries
+            .iter()
+            .find(|e| e.name == name)
+            .unwrap()
+            .payload
+            .clone()
+    };
+    let checked: Vec<usize> = get("cut")[32..].iter().map(|&k| usize::from(k)).collect();
+    let opened: Vec<usize> = (0..24).filter(|k| !checked.contains(k)).collect();
+    let h2: [u8; 32] = get("sides").try_into().unwrap();
+    let side = &votum_splitvalue::challenge::sides(&h2, 1, n)[0];
+    // the opened input halves: u_in(p) for left-side ballots, per row
+    let inputs = get("inputs-0");
+    let mut r = Reader::new(&inputs, "inputs");
+    let mut u_in = vec![[0u128; 3]; n];
+    for ballot in u_in.iter_mut() {
+        for row in ballot.iter_mut() {
+            *row = r.value(zm).unwrap();
+            r.key().unwrap();
+        }
+    }
+    // every u_out of an opened copy, regenerated from its posted seed, by value → position
+    let opened_u = |k: usize, row: usize| -> HashMap<u128, usize> {
+        let payload = get(&format!("opened-0-{k}-{}", row + 1));
+        let tau: [u8; 32] = payload[..32].try_into().unwrap();
+        let mut r = Reader::new(&payload[32..], "opened");
+        let y = r.values(zm, n).unwrap();
+        let mut m = HashMap::new();
+        output_splits(zm, &tau, 0, &y, |q, u, _, _, _| {
+            m.insert(u, q);
+        });
+        m
+    };
+    let attack = |k: usize, t_u: &dyn Fn(usize) -> u128| -> usize {
+        let u_out = opened_u(k, 0);
+        (0..n)
+            .filter(|&p| side[p] == 0)
+            .filter(|&p| u_out.contains_key(&zm.add(u_in[p][0], t_u(p))))
+            .count()
+    };
+    let left = side.iter().filter(|&&s| s == 0).count();
+    assert!(left > 10);
+
+    // the reference's t-values for an opened copy, recomputed from the secret seeds this test
+    // knows: every left-side ballot is linked
+    let seeds = Seeds::seeded(master);
+    let columns: Vec<[u8; 32]> = (0..3u8)
+        .map(|j| seeds.seed(&[b"column".as_slice(), &[j]].concat()))
+        .collect();
+    let k = opened[0];
+    let path = path_of(&columns, 0, k, n);
+    let u_out: Vec<u128> = {
+        let payload = get(&format!("opened-0-{k}-1"));
+        let tau: [u8; 32] = payload[..32].try_into().unwrap();
+        let y = Reader::new(&payload[32..], "o").values(zm, n).unwrap();
+        let mut v = vec![0; n];
+        output_splits(zm, &tau, 0, &y, |q, u, _, _, _| v[q] = u);
+        v
+    };
+    let mut leaked = vec![0u128; n];
+    for (q, &p) in path.iter().enumerate() {
+        leaked[p as usize] = zm.sub(u_out[q], u_in[p as usize][0]);
+    }
+    assert_eq!(attack(k, &|p| leaked[p]), left);
+
+    // what votum posts: t-values only for checked copies; applied to any opened copy they link
+    // nothing
+    for &kc in &checked {
+        let path = Reader::new(&get(&format!("path-0-{kc}")), "p")
+            .take(4 * n)
+            .unwrap()
+            .chunks_exact(4)
+            .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as usize)
+            .collect::<Vec<_>>();
+        let t = get(&format!("tvalues-0-{kc}-1"));
+        let mut r = Reader::new(&t, "t");
+        let mut by_input = vec![0u128; n];
+        for &p in &path {
+            by_input[p] = r.value(zm).unwrap();
+            r.value(zm).unwrap();
+        }
+        for &ko in &opened {
+            assert_eq!(
+                attack(ko, &|p| by_input[p]),
+                0,
+                "checked copy {kc} against opened copy {ko}"
+            );
+        }
+    }
+    assert!(!entries.iter().any(|e| e.kind == "tvalues"
+        && opened
+            .iter()
+            .any(|k| e.name.starts_with(&format!("tvalues-0-{k}-")))));
+}

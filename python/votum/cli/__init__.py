@@ -12,6 +12,7 @@ from votum.cli.load import load
 from votum.cli.mix import mix
 from votum.cli.node import node_app
 from votum.cli.serve import serve
+from votum.cli.sv import sv
 
 app = typer.Typer(
     no_args_is_help=True, add_completion=False, help="votum: verifiable elections at national scale."
@@ -22,6 +23,7 @@ app.command(name="demo")(demo)
 app.command(name="serve")(serve)
 app.command(name="load")(load)
 app.command(name="mix")(mix)
+app.command(name="sv")(sv)
 app.command(name="ceremony")(ceremony)
 app.add_typer(record_app, name="record")
 app.add_typer(board_app, name="board")

@@ -1,0 +1,149 @@
+"""Split-value elections (spec/97): the job behind `votum sv`.
+
+Votes are split into shares for the rows of a grid of mix servers; every column obfuscates and
+permutes 2m copies; a cut-and-choose proof whose two challenges come from the board's running
+hash shows that the tally is the count of the cast votes, without revealing any vote. There is no
+public-key operation in the mix or in the proof. All of it runs in the Rust core
+(`votum._native.sv_election`), and the independent verifier checks the record at the end (`votum
+verify RECORD` checks it again later). This module names the phases and reports.
+
+A choice is 0 (blank), a candidate number from 1, or a write-in string (at most the race's
+write-in length, from the alphabet of spec/97.1: space, letters, digits, ``-``, ``'``, ``.``).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from votum import _native
+from votum.errors import InvalidInput
+from votum.steps import Step
+
+#: A voter's choice in one race: 0 = blank, 1 … n = candidate, a string = write-in.
+Choice = int | str
+
+
+@dataclass(frozen=True)
+class Race:
+    """One race: its id, candidate names and the longest write-in (0: none)."""
+
+    id: str
+    candidates: tuple[str, ...]
+    write_in: int = 0
+
+    def native(self) -> tuple[str, list[str], int]:
+        return (self.id, list(self.candidates), self.write_in)
+
+
+#: The thesis's default race: two candidates and a 16-character write-in.
+DEFAULT_RACE = Race("President", ("Smith", "Jones"), 16)
+
+
+@dataclass(frozen=True)
+class SvConfig:
+    """What to run: the grid from n_fail and n_leak (3×3 by default), 2m copies, the races, the
+    voters (random votes unless given) and an optional seed that makes every secret reproducible
+    (tests, benchmarks; never in a real election)."""
+
+    voters: int = 1000
+    races: tuple[Race, ...] = (DEFAULT_RACE,)
+    n_fail: int = 0
+    n_leak: int = 2
+    copies: int = 24
+    seed: int | None = None
+    election_id: str = "sv-election"
+
+    def check(self, voters: int | None = None) -> None:
+        """Refuses parameters spec/97.1 does not allow, and fewer than two ballots."""
+        if (self.voters if voters is None else voters) < 2:
+            raise InvalidInput("at least two ballots")
+        _native.sv_parameters(
+            [r.native() for r in self.races], n_fail=self.n_fail, n_leak=self.n_leak, copies=self.copies
+        )
+
+    def seed_bytes(self) -> bytes | None:
+        return None if self.seed is None else self.seed.to_bytes(32, "big")
+
+
+@dataclass
+class SvResult:
+    config: SvConfig
+    steps: list[Step]
+    tallies: list[dict[str, Any]]
+    ballots: int
+    grid: tuple[int, int, int]
+    board_head: bytes
+    board_entries: int
+    record: Path | None
+    record_bytes: int
+    verified: bool
+    not_passed: list[str] = field(default_factory=list)
+
+    def seconds(self, step: str) -> float:
+        return next(s.seconds for s in self.steps if s.name == step)
+
+
+def parameters(config: SvConfig) -> dict[str, Any]:
+    """The grid (rows, columns, threshold), copies and each race's modulus, as the core computes
+    them; bad parameters raise `InvalidInput`."""
+    return _native.sv_parameters(
+        [r.native() for r in config.races], n_fail=config.n_fail, n_leak=config.n_leak, copies=config.copies
+    )
+
+
+def run_sv_election(
+    config: SvConfig,
+    progress: Callable[[str, int, int], object] | None = None,
+    votes: Sequence[Sequence[Choice]] | None = None,
+    record: str | os.PathLike[str] | None = None,
+) -> SvResult:
+    """Runs a whole split-value election, writes its record to `record` (None: a temporary file,
+    removed afterwards) and verifies it. `votes` (one choice per race per ballot) defaults to
+    `config.voters` random votes. A vote a race cannot hold raises `InvalidInput` before anything
+    is written."""
+    config.check(None if votes is None else len(votes))
+    if record is None:
+        with tempfile.TemporaryDirectory(prefix="votum-sv-") as tmp:
+            result = _run(config, progress, votes, Path(tmp) / "record.vsv")
+        result.record = None
+        return result
+    return _run(config, progress, votes, Path(record))
+
+
+def _run(
+    config: SvConfig,
+    progress: Callable[[str, int, int], object] | None,
+    votes: Sequence[Sequence[Choice]] | None,
+    record: Path,
+) -> SvResult:
+    raw = _native.sv_election(
+        [r.native() for r in config.races],
+        record=str(record),
+        votes=None if votes is None else [list(b) for b in votes],
+        voters=config.voters,
+        n_fail=config.n_fail,
+        n_leak=config.n_leak,
+        copies=config.copies,
+        election_id=config.election_id,
+        seed=config.seed_bytes(),
+        progress=progress,
+    )
+    steps = [Step(name, seconds, raw["ballots"]) for name, seconds in raw["phases"]]
+    return SvResult(
+        config=config,
+        steps=steps,
+        tallies=list(raw["tallies"]),
+        ballots=raw["ballots"],
+        grid=tuple(raw["grid"]),
+        board_head=raw["board_head"],
+        board_entries=raw["board_entries"],
+        record=record,
+        record_bytes=raw["record_bytes"],
+        verified=raw["verified"],
+        not_passed=list(raw["not_passed"]),
+    )
