@@ -17,10 +17,13 @@ use rayon::prelude::*;
 use zeroize::Zeroize;
 
 use crate::challenge::{cut, sides};
-use crate::commit::{com, output_root, output_splits};
+use crate::commit::{com, output_root};
 use crate::field::Zm;
 use crate::params::{Choice, Params, Race};
 use crate::record::{BoardWriter, MAGIC};
+use crate::servers::{
+    encode_t_values, input_halves, opened_payload, output_halves, t_values, tally_of,
+};
 use crate::sharing::Sharing;
 use crate::stream::{key, permutation, stream};
 use crate::wire::{names, Tally, Writer, BALLOTS_PER_ENTRY};
@@ -293,8 +296,38 @@ pub fn column_stream(column_seed: &[u8; 32], race: usize, copy: usize) -> rand_c
     stream("column", &[column_seed, &race_bytes(race), &[copy as u8]])
 }
 
+/// One column's pass over one copy for the rows `rows` (0-based) whose input lists are `inputs`
+/// (97.6): y[q] = x[π(q)] + z_i(q). The servers of a column share its stream; one server passes
+/// its own row, the in-process election all rows at once. Returns π and the outputs.
+pub fn column_pass(
+    race: &Race,
+    race_index: usize,
+    sharing: &Sharing,
+    column_seed: &[u8; 32],
+    copy: usize,
+    rows: &[usize],
+    inputs: &[&[u128]],
+) -> (Vec<u32>, Vec<Vec<u128>>) {
+    let zm = &race.zm;
+    let n = inputs.first().map_or(0, |x| x.len());
+    let mut coefs = vec![0u128; sharing.threshold() - 1];
+    let points: Vec<u64> = rows.iter().map(|&i| i as u64 + 1).collect();
+    let mut rng = column_stream(column_seed, race_index, copy);
+    let pi = permutation(&mut rng, n);
+    let mut next = vec![vec![0u128; n]; rows.len()];
+    for (q, &src) in pi.iter().enumerate() {
+        for c in coefs.iter_mut() {
+            *c = zm.draw(&mut rng);
+        }
+        for ((out, input), &x) in next.iter_mut().zip(inputs).zip(&points) {
+            out[q] = zm.add(input[src as usize], sharing.eval(zm, 0, &coefs, x));
+        }
+    }
+    coefs.zeroize();
+    (pi, next)
+}
+
 /// One copy through the whole grid: every row's input list in, every row's output list out.
-/// The servers of a column share one stream; each row uses its own obfuscation share.
 pub fn mix_copy(
     race: &Race,
     race_index: usize,
@@ -304,34 +337,19 @@ pub fn mix_copy(
     copy: usize,
     cheat: Option<&Cheat>,
 ) -> Vec<Vec<u128>> {
-    let zm = &race.zm;
-    let n = inputs.first().map_or(0, |x| x.len());
-    let rows = inputs.len();
+    let rows: Vec<usize> = (0..inputs.len()).collect();
     let mut cur: Vec<Vec<u128>> = inputs.to_vec();
-    let mut coefs = vec![0u128; sharing.threshold() - 1];
-    let powers: Vec<u64> = (1..=rows as u64).collect();
     for (j, seed) in column_seeds.iter().enumerate() {
-        let mut rng = column_stream(seed, race_index, copy);
-        let pi = permutation(&mut rng, n);
-        let mut next = vec![vec![0u128; n]; rows];
-        for (q, &src) in pi.iter().enumerate() {
-            for c in coefs.iter_mut() {
-                *c = zm.draw(&mut rng);
-            }
-            for (i, row) in next.iter_mut().enumerate() {
-                let z = sharing.eval(zm, 0, &coefs, powers[i]);
-                row[q] = zm.add(cur[i][src as usize], z);
-            }
-        }
+        let refs: Vec<&[u128]> = cur.iter().map(Vec::as_slice).collect();
+        let (pi, mut next) = column_pass(race, race_index, sharing, seed, copy, &rows, &refs);
         if let Some(c) = cheat {
-            apply_cheat(c, zm, &pi, (race_index, j, copy), &mut next);
+            apply_cheat(c, &race.zm, &pi, (race_index, j, copy), &mut next);
         }
         for row in cur.iter_mut() {
             row.zeroize();
         }
         cur = next;
     }
-    coefs.zeroize();
     cur
 }
 
@@ -411,15 +429,21 @@ fn apply_cheat(
     }
 }
 
+/// π*(q) = π_1(π_2(… π_C(q))) from the columns' permutations, in column order.
+pub fn compose(perms: &[Vec<u32>]) -> Vec<u32> {
+    let n = perms.first().map_or(0, Vec::len);
+    (0..n as u32)
+        .map(|q| perms.iter().rev().fold(q, |idx, p| p[idx as usize]))
+        .collect()
+}
+
 /// π*(q) = π_1(π_2(… π_C(q))) for one copy: the input position of each output position.
 pub fn path_of(column_seeds: &[[u8; 32]], race: usize, copy: usize, n: usize) -> Vec<u32> {
     let perms: Vec<Vec<u32>> = column_seeds
         .iter()
         .map(|s| permutation(&mut column_stream(s, race, copy), n))
         .collect();
-    (0..n as u32)
-        .map(|q| perms.iter().rev().fold(q, |idx, p| p[idx as usize]))
-        .collect()
+    compose(&perms)
 }
 
 /// How long each phase took, the tallies, and the record's head and size.
@@ -645,15 +669,18 @@ pub fn run<W: Write>(
         let zm = &race.zm;
         for &k in &opened {
             for i in 0..rows {
-                let mut w = Writer::with_capacity(32 + n * zm.width());
-                w.bytes(&taus[i][k]);
-                let bad = matches!(cheat, Some(Cheat::BadOpening { race }) if *race == ri)
+                let mut payload = opened_payload(zm, &taus[i][k], &outputs[ri][k][i]);
+                if matches!(cheat, Some(Cheat::BadOpening { race }) if *race == ri)
                     && i == 0
-                    && k == opened[0];
-                for (q, &y) in outputs[ri][k][i].iter().enumerate() {
-                    w.value(zm, if bad && q == 0 { zm.add(y, 1) } else { y });
+                    && k == opened[0]
+                {
+                    // the first value off by one
+                    let first = zm.get(&payload[32..]).unwrap_or(0);
+                    let mut v = Vec::new();
+                    zm.put(zm.add(first, 1), &mut v);
+                    payload[32..32 + zm.width()].copy_from_slice(&v);
                 }
-                board.append("opened", &names::opened(ri, k, i + 1), &w.into_inner())?;
+                board.append("opened", &names::opened(ri, k, i + 1), &payload)?;
             }
         }
         let mut race_paths: Vec<Vec<u32>> = checked
@@ -679,24 +706,26 @@ pub fn run<W: Write>(
                 .into_par_iter()
                 .map(|i| {
                     let inp = &cast[ri][i];
-                    let mut t = Vec::with_capacity(n);
-                    output_splits(zm, &taus[i][k], ri, &outputs[ri][k][i], |q, u, _, v, _| {
-                        let p = path[q] as usize;
-                        t.push((zm.sub(u, inp.u[p]), zm.sub(v, inp.v[p])));
-                    });
-                    t
+                    t_values(
+                        zm,
+                        &taus[i][k],
+                        ri,
+                        &outputs[ri][k][i],
+                        path,
+                        &inp.u,
+                        &inp.v,
+                    )
                 })
                 .collect();
             if cover {
                 cover_t_values(zm, &sharing, &mut t);
             }
             for (i, row) in t.iter().enumerate() {
-                let mut w = Writer::with_capacity(2 * n * zm.width());
-                for &(tu, tv) in row {
-                    w.value(zm, tu);
-                    w.value(zm, tv);
-                }
-                board.append("tvalues", &names::tvalues(ri, k, i + 1), &w.into_inner())?;
+                board.append(
+                    "tvalues",
+                    &names::tvalues(ri, k, i + 1),
+                    &encode_t_values(zm, row),
+                )?;
             }
         }
         paths.push(race_paths);
@@ -708,22 +737,14 @@ pub fn run<W: Write>(
     for (ri, race) in params.races.iter().enumerate() {
         let zm = &race.zm;
         let side = &side_bits[ri];
-        let mut w = Writer::with_capacity(n * rows * (zm.width() + 16));
-        for p in 0..n {
-            for i in 0..rows {
-                let row = &cast[ri][i];
-                let mut k = if side[p] == 0 { row.r[p] } else { row.s[p] };
-                if p == 0
-                    && i == 0
-                    && matches!(cheat, Some(Cheat::BadInputOpening { race }) if *race == ri)
-                {
-                    k[0] ^= 1;
-                }
-                w.value(zm, if side[p] == 0 { row.u[p] } else { row.v[p] });
-                w.bytes(&k);
+        for i in 0..rows {
+            let mut payload = input_halves(zm, &cast[ri][i], side);
+            if i == 0 && matches!(cheat, Some(Cheat::BadInputOpening { race }) if *race == ri) {
+                // ballot 0's key, one bit off
+                payload[zm.width()] ^= 1;
             }
+            board.append("inputs", &names::inputs(ri, i + 1), &payload)?;
         }
-        board.append("inputs", &names::inputs(ri), &w.into_inner())?;
         let items: Vec<(usize, usize)> = checked
             .iter()
             .enumerate()
@@ -733,20 +754,14 @@ pub fn run<W: Write>(
             &items,
             |&(ci, i)| {
                 let k = checked[ci];
-                let path = &paths[ri][ci];
-                let mut w = Writer::with_capacity(n * (zm.width() + 48));
-                output_splits(zm, &taus[i][k], ri, &outputs[ri][k][i], |q, u, r, v, s| {
-                    if side[path[q] as usize] == 0 {
-                        w.value(zm, u);
-                        w.bytes(r);
-                        w.bytes(&com(v, s));
-                    } else {
-                        w.value(zm, v);
-                        w.bytes(s);
-                        w.bytes(&com(u, r));
-                    }
-                });
-                w.into_inner()
+                output_halves(
+                    zm,
+                    &taus[i][k],
+                    ri,
+                    &outputs[ri][k][i],
+                    &paths[ri][ci],
+                    side,
+                )
             },
             |&(ci, i), payload| {
                 board.append("halves", &names::halves(ri, checked[ci], i + 1), &payload)?;
@@ -765,13 +780,8 @@ pub fn run<W: Write>(
     let t = Instant::now();
     let mut tallies = Vec::new();
     for (ri, race) in params.races.iter().enumerate() {
-        let k = opened[0];
-        let rows_k = &outputs[ri][k];
-        let votes = (0..n).map(|q| {
-            let shares: Vec<u128> = rows_k.iter().map(|row| row[q]).collect();
-            sharing.reconstruct(&race.zm, &shares)
-        });
-        let mut tally = Tally::count(race, votes);
+        let refs: Vec<&[u128]> = outputs[ri][opened[0]].iter().map(Vec::as_slice).collect();
+        let mut tally = tally_of(race, &sharing, &refs);
         if matches!(cheat, Some(Cheat::BadTally { race }) if *race == ri) {
             if let Some(c) = tally.counts.first_mut() {
                 *c += 1;

@@ -9,7 +9,9 @@
 //! - [`params`]: grid, copies, races, values and moduli;
 //! - [`wire`]: the canonical encoding of every board entry;
 //! - [`record`]: the record file (the board, magic `VOTUMSVR`);
-//! - [`election`] (feature `prove`): voters and mix servers, and a whole election in one process.
+//! - [`servers`] (feature `prove`): what each party computes and posts, row by row;
+//! - [`election`] (feature `prove`): voters' devices, the grid's mix, and a whole election in one
+//!   process.
 //!
 //! The verifier (`votum-verify`) uses everything here but `election`.
 
@@ -20,6 +22,8 @@ pub mod election;
 pub mod field;
 pub mod params;
 pub mod record;
+#[cfg(feature = "prove")]
+pub mod servers;
 pub mod sharing;
 pub mod stream;
 pub mod wire;

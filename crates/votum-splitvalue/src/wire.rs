@@ -139,8 +139,8 @@ pub mod names {
     pub fn tvalues(race: usize, copy: usize, row: usize) -> String {
         format!("tvalues-{race}-{copy}-{row}")
     }
-    pub fn inputs(race: usize) -> String {
-        format!("inputs-{race}")
+    pub fn inputs(race: usize, row: usize) -> String {
+        format!("inputs-{race}-{row}")
     }
     pub fn halves(race: usize, copy: usize, row: usize) -> String {
         format!("halves-{race}-{copy}-{row}")

@@ -301,12 +301,12 @@ fn test_sv_privacy_nothing_published_links_a_ballot_to_an_opened_vote() {
     let h2: [u8; 32] = get("sides").try_into().unwrap();
     let side = &votum_splitvalue::challenge::sides(&h2, 1, n)[0];
     // the opened input halves: u_in(p) for left-side ballots, per row
-    let inputs = get("inputs-0");
-    let mut r = Reader::new(&inputs, "inputs");
     let mut u_in = vec![[0u128; 3]; n];
-    for ballot in u_in.iter_mut() {
-        for row in ballot.iter_mut() {
-            *row = r.value(zm).unwrap();
+    for row in 0..3 {
+        let inputs = get(&format!("inputs-0-{}", row + 1));
+        let mut r = Reader::new(&inputs, "inputs");
+        for ballot in u_in.iter_mut() {
+            ballot[row] = r.value(zm).unwrap();
             r.key().unwrap();
         }
     }

@@ -500,12 +500,33 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
     for (ri, race) in params.races.iter().enumerate() {
         let zm = &race.zm;
         let side = &side_bits[ri];
-        // V-SV-09: the input halves; keep their values per ballot and row
-        let name = names::inputs(ri);
-        let Some(e) = w.next("inputs", &name) else {
-            return n as u64;
-        };
-        let inputs = check_inputs(w, zm, &e.payload, &name, ri, n, rows, races, side, &coms);
+        // V-SV-09: the input halves, one entry per row; keep their values per ballot and row
+        let mut inputs: Option<Vec<u128>> = Some(vec![0u128; n * rows]);
+        for i in 0..rows {
+            let name = names::inputs(ri, i + 1);
+            let Some(e) = w.next("inputs", &name) else {
+                return n as u64;
+            };
+            let got = check_inputs(
+                w,
+                zm,
+                &e.payload,
+                &name,
+                (ri, i),
+                n,
+                (rows, races),
+                side,
+                &coms,
+            );
+            match (got, inputs.as_mut()) {
+                (Some(values), Some(all)) => {
+                    for (p, v) in values.into_iter().enumerate() {
+                        all[p * rows + i] = v;
+                    }
+                }
+                _ => inputs = None,
+            }
+        }
         for post in &checked_posts[ri] {
             let k = post.copy;
             for i in 0..rows {
@@ -643,7 +664,7 @@ fn check_path<R: Read>(
     Some(path)
 }
 
-/// V-SV-09: the input halves open the ballots' commitments; returns, per ballot and row, the
+/// V-SV-09: one row's input halves open the ballots' commitments; returns, per ballot, the
 /// opened half's value.
 #[allow(clippy::too_many_arguments)]
 fn check_inputs<R: Read>(
@@ -651,52 +672,49 @@ fn check_inputs<R: Read>(
     zm: &Zm,
     payload: &[u8],
     name: &str,
-    race: usize,
+    (race, row): (usize, usize),
     n: usize,
-    rows: usize,
-    races: usize,
+    (rows, races): (usize, usize),
     side: &[u8],
     coms: &[[u8; 32]],
 ) -> Option<Vec<u128>> {
     let mut r = Reader::new(payload, name);
-    let mut values = Vec::with_capacity(n * rows);
+    let mut values = Vec::with_capacity(n);
     let mut bad = 0u64;
     for p in 0..n {
-        for i in 0..rows {
-            let got = (|| -> Result<(u128, [u8; 16]), SvError> { Ok((r.value(zm)?, r.key()?)) })();
-            let (v, key) = match got {
-                Ok(x) => x,
-                Err(e) => {
-                    w.undecodable(Check::Sv09, name, e);
-                    return None;
-                }
-            };
-            let at = ((p * races + race) * rows + i) * 2 + usize::from(side[p]);
-            if com(v, &key) != coms[at] {
-                bad += 1;
-                if bad <= 3 {
-                    w.ledger.fail(
-                        Check::Sv09,
-                        &format!("race {race}, ballot {p}, row {}", i + 1),
-                        format!(
-                            "the {} half does not open the ballot's commitment",
-                            if side[p] == 0 {
-                                "left (u)"
-                            } else {
-                                "right (v)"
-                            }
-                        ),
-                    );
-                }
+        let got = (|| -> Result<(u128, [u8; 16]), SvError> { Ok((r.value(zm)?, r.key()?)) })();
+        let (v, key) = match got {
+            Ok(x) => x,
+            Err(e) => {
+                w.undecodable(Check::Sv09, name, e);
+                return None;
             }
-            values.push(v);
+        };
+        let at = ((p * races + race) * rows + row) * 2 + usize::from(side[p]);
+        if com(v, &key) != coms[at] {
+            bad += 1;
+            if bad <= 3 {
+                w.ledger.fail(
+                    Check::Sv09,
+                    &format!("race {race}, ballot {p}, row {}", row + 1),
+                    format!(
+                        "the {} half does not open the ballot's commitment",
+                        if side[p] == 0 {
+                            "left (u)"
+                        } else {
+                            "right (v)"
+                        }
+                    ),
+                );
+            }
         }
+        values.push(v);
     }
     if let Err(e) = r.end() {
         w.undecodable(Check::Sv09, name, e);
         return None;
     }
-    w.ledger.examined(Check::Sv09, (n * rows) as u64);
+    w.ledger.examined(Check::Sv09, n as u64);
     Some(values)
 }
 
