@@ -83,6 +83,16 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mix::mix_count, m)?)?;
     m.add_function(wrap_pyfunction!(sv::sv_election, m)?)?;
     m.add_function(wrap_pyfunction!(sv::sv_parameters, m)?)?;
+    m.add_function(wrap_pyfunction!(sv::sv_cast, m)?)?;
+    m.add_function(wrap_pyfunction!(sv::sv_mix, m)?)?;
+    m.add_function(wrap_pyfunction!(sv::sv_permutation, m)?)?;
+    m.add_function(wrap_pyfunction!(sv::sv_compose, m)?)?;
+    m.add_function(wrap_pyfunction!(sv::sv_cut, m)?)?;
+    m.add_function(wrap_pyfunction!(sv::sv_tally, m)?)?;
+    m.add_class::<sv::PySvParams>()?;
+    m.add_class::<sv::PySvRowInputs>()?;
+    m.add_class::<sv::PySvLastColumn>()?;
+    m.add_class::<sv::PySvBoardFile>()?;
     m.add_function(wrap_pyfunction!(errors::_error_table, m)?)?;
     m.add_class::<record::PyRecordWriter>()?;
     m.add_class::<record::PyRecordReader>()?;

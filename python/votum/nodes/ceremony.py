@@ -21,8 +21,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import msgpack  # type: ignore[import-untyped]
-
 from votum import (
     EgContext,
     EgGuardian,
@@ -37,6 +35,7 @@ from votum.nodes import errors
 from votum.nodes.channel import Message
 from votum.nodes.identity import Card, Identity, keygen
 from votum.nodes.keystore import PEERS_FILE, Keystore
+from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node, NodeSettings, open_node
 
 SEED_ENV = "VOTUM_CEREMONY_SEED"
@@ -64,18 +63,11 @@ def guardian_seed(seed: int, order: int) -> bytes:
 
 
 def _pack(obj: object) -> bytes:
-    packed: bytes = msgpack.packb(obj, use_bin_type=True)
-    return packed
+    return pack(obj)
 
 
 def _unpack(payload: bytes) -> dict[str, Any]:
-    try:
-        body = msgpack.unpackb(payload, raw=False)
-    except Exception as e:
-        raise errors.MalformedFrame(f"a ceremony message is not MessagePack: {e}") from None
-    if not isinstance(body, dict):
-        raise errors.MalformedFrame("a ceremony message is a map")
-    return body
+    return unpack(payload, "ceremony message")
 
 
 def _backup_purpose(ceremony: str) -> str:

@@ -1,0 +1,25 @@
+"""MessagePack bodies of the requests between election parties (spec/96.2, spec/97.13)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+
+from votum.nodes import errors
+
+
+def pack(obj: object) -> bytes:
+    packed: bytes = msgpack.packb(obj, use_bin_type=True)
+    return packed
+
+
+def unpack(payload: bytes, what: str = "message") -> dict[str, Any]:
+    """A map, or `MalformedFrame` naming `what`."""
+    try:
+        body = msgpack.unpackb(payload, raw=False)
+    except Exception as e:
+        raise errors.MalformedFrame(f"a {what} is not MessagePack: {e}") from None
+    if not isinstance(body, dict):
+        raise errors.MalformedFrame(f"a {what} is a map")
+    return body

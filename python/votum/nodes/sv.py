@@ -1,0 +1,853 @@
+"""A split-value election between separate processes (spec/97.13): a controller, a board, a voters' client
+and rows × columns mix servers, every one a node talking over the channels of spec/95. Vote shares travel only
+sealed to their server, point to point; the board is the only writer of the record and appends only the entry
+the controller has announced, from the party it named. All arithmetic is the Rust core's (`votum.SvParams`,
+`sv_cast`, `sv_mix`, `SvRowInputs`, `SvLastColumn`, …), the same functions `votum sv` runs in one process.
+
+`run_local` starts every process on loopback (or, with `placement`, elsewhere) and drives the election;
+`python -m votum.nodes.sv HOME` is one party's process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from votum import (
+    SvBoardFile,
+    SvLastColumn,
+    SvParams,
+    SvRowInputs,
+    sv_cast,
+    sv_compose,
+    sv_cut,
+    sv_mix,
+    sv_permutation,
+    sv_tally,
+)
+from votum.errors import VotumError
+from votum.nodes import errors
+from votum.nodes.channel import Message
+from votum.nodes.identity import Card, Identity, keygen
+from votum.nodes.keystore import PEERS_FILE, Keystore
+from votum.nodes.messages import pack, unpack
+from votum.nodes.node import Node, NodeSettings, open_node
+
+CONTROLLER = "controller"
+BOARD = "board"
+VOTERS = "voters"
+#: ballots per `ballots` entry (spec/97.8 allows up to 65,536)
+CHUNK = 16_384
+#: output lists a server has in flight to the next column
+IN_FLIGHT = 2
+FAULTS = ("die-in-mix", "die-in-proof", "bad-packet")
+_LEN = struct.Struct(">I")
+
+
+def server_name(row: int, column: int) -> str:
+    """The node name of the server in row `row` and column `column` (1-based, as in spec/97)."""
+    return f"server-{row}-{column}"
+
+
+class SvFailed(VotumError):
+    """A phase did not complete: names the phase and the party that failed it. Nothing is posted as a
+    result."""
+
+    def __init__(self, phase: str, detail: str, party: str | None = None) -> None:
+        self.phase, self.detail, self.party = phase, detail, party
+        who = f" ({party})" if party else ""
+        super().__init__(f"{phase}{who}: {detail}")
+
+
+def _pack(obj: object) -> bytes:
+    return pack(obj)
+
+
+def _unpack(payload: bytes) -> dict[str, Any]:
+    return unpack(payload, "split-value message")
+
+
+def _blob(header: dict[str, Any], *parts: bytes) -> Iterable[bytes]:
+    """A stream's content: the header's length and MessagePack, then the parts, each after its length."""
+    head = _pack(header)
+    yield _LEN.pack(len(head)) + head
+    for p in parts:
+        yield _LEN.pack(len(p))
+        # 1 MiB pieces: the stream never holds a second copy of a big part
+        view = memoryview(p)
+        for at in range(0, len(p), 1 << 20):
+            yield bytes(view[at : at + (1 << 20)])
+
+
+def _split_blob(data: bytes) -> tuple[dict[str, Any], list[bytes]]:
+    (n,) = _LEN.unpack_from(data)
+    header = _unpack(data[4 : 4 + n])
+    parts, at = [], 4 + n
+    while at < len(data):
+        (size,) = _LEN.unpack_from(data, at)
+        parts.append(data[at + 4 : at + 4 + size])
+        at += 4 + size
+    if at != len(data):
+        raise errors.MalformedFrame("a blob's parts do not add up to its length")
+    return header, parts
+
+
+class _BlobSink:
+    """Collects one stream and hands (sender, header, parts) to `handle`, whose bytes answer the sender."""
+
+    def __init__(
+        self, m: Message, handle: Callable[[Card, dict[str, Any], list[bytes]], Awaitable[bytes]]
+    ) -> None:
+        self.peer, self.handle, self.data = m.peer, handle, bytearray()
+
+    async def write(self, data: bytes | memoryview) -> None:
+        self.data += data
+
+    async def finish(self) -> bytes:
+        header, parts = _split_blob(bytes(self.data))
+        self.data = bytearray()
+        return await self.handle(self.peer, header, parts)
+
+    async def abort(self) -> None:
+        self.data = bytearray()
+
+
+def _cast_chunk(
+    p: SvParams, first: int, count: int, votes: list[list[int | str]] | None, seed: bytes | None
+) -> tuple[bytes, list[bytes]]:
+    if votes is not None:
+        return sv_cast(p, first, votes=votes[first : first + count])
+    return sv_cast(p, first, count=count, seed=seed)
+
+
+def _column_seed_purpose(election: str, column: int) -> str:
+    return f"sv-column-seed/{election}/{column}"
+
+
+def _packet_purpose(election: str, row: int) -> str:
+    return f"sv-packet/{election}/{row}"
+
+
+def _splits_purpose(election: str, row: int) -> str:
+    return f"sv-splits/{election}/{row}"
+
+
+def test_seed(seed: int, purpose: str) -> bytes:
+    """Reproducible secret seeds for tests only: SHA-256 of the run's seed and the purpose."""
+    return hashlib.sha256(b"votum/sv-seed/v1\0" + seed.to_bytes(8, "big") + purpose.encode()).digest()
+
+
+# -- one party --------------------------------------------------------------------------------------------
+
+
+class Party:
+    """One process's part: the role comes with the controller's `sv/setup`."""
+
+    def __init__(
+        self, node: Node, fault: str | None = None, on_done: Callable[[], None] | None = None
+    ) -> None:
+        self.node, self.fault, self.on_done = node, fault, on_done
+        self.controller = node.keystore.find(CONTROLLER)
+        self.role = ""
+        self.election = ""
+        self.params: SvParams | None = None
+        self.row = self.column = 0
+        self.seed: int | None = None
+        self.column_seed: bytes | None = None
+        self.seed_ready = asyncio.Event()
+        self.inputs: SvRowInputs | None = None
+        self.last: list[SvLastColumn] = []
+        self.splits: dict[int, tuple[bytes, bytes]] = {}
+        self.splits_ready: dict[int, asyncio.Event] = {}
+        self.flight = asyncio.Semaphore(IN_FLIGHT)
+        self.checked: set[int] = set()
+        self.storing = asyncio.Lock()
+        # the board's state
+        self.board: SvBoardFile | None = None
+        self.due: tuple[str, str, str] | None = None
+        self.next_chunk = 0
+        self.ballots = 0
+        for kind, fn in (
+            ("sv/setup", self._setup),
+            ("sv/column-seed", self._column_seed),
+            ("sv/cast", self._cast),
+            ("sv/mix", self._mix),
+            ("sv/post", self._post),
+            ("sv/permutations", self._permutations),
+            ("sv/cut", self._cut),
+            ("sv/send-splits", self._send_splits),
+            ("sv/opened", self._opened),
+            ("sv/expect", self._expect),
+            ("sv/head", self._head),
+            ("sv/close", self._close),
+            ("sv/abort", self._abort),
+        ):
+            node.route(kind, fn)
+        for kind, handle in (
+            ("sv/packets", self._packets),
+            ("sv/list", self._list),
+            ("sv/splits", self._splits),
+            ("sv/entry", self._entry),
+        ):
+            node.route_stream(kind, functools.partial(_BlobSink, handle=handle))
+
+    # -- checks and helpers -------------------------------------------------------------------------------
+
+    def _from_controller(self, m: Message) -> dict[str, Any]:
+        if m.peer.node_id != self.controller.node_id:
+            raise errors.WrongSender(f"{m.peer.name} is not this election's controller")
+        body = _unpack(m.payload)
+        if m.kind != "sv/setup" and body.get("election") != self.election:
+            raise errors.HandlerError("not the election this party takes part in")
+        return body
+
+    def _p(self) -> SvParams:
+        if self.params is None:
+            raise errors.HandlerError("no election set up")
+        return self.params
+
+    async def _work(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await self.node.run_in_worker(fn, *args)
+
+    def _die(self, when: str) -> None:
+        if self.fault == when:
+            os._exit(17)  # a crash, as a killed process: nothing is flushed or answered
+
+    # -- setup ----------------------------------------------------------------------------------------------
+
+    async def _setup(self, m: Message) -> bytes:
+        body = self._from_controller(m)
+        self.election = str(body["election"])
+        self.role = str(body["role"])
+        self.params = SvParams.decode(bytes(body["params"]))
+        self.seed = body.get("seed")
+        for name, address in dict(body.get("roster", {})).items():
+            if name == self.node.name:
+                continue
+            known = self.node.keystore.find(str(name))  # UnknownPeer: the roster adds no trust
+            if address and address != known.address:
+                self.node.trust(dataclasses.replace(known, address=str(address)), known.fingerprint)
+        if self.role == BOARD:
+            self.board = SvBoardFile(str(body["record"]), self.election)
+            head = self.board.append("parameters", "parameters", bytes(body["params"]))
+            return _pack({"head": head})
+        if self.role == "server":
+            self.row, self.column = int(body["row"]), int(body["column"])
+            p = self._p()
+            if self.column == 1:
+                self.inputs = SvRowInputs(p, self.row - 1)
+            if self.column == p.columns:
+                self.last = [
+                    SvLastColumn(
+                        p,
+                        race,
+                        self.row - 1,
+                        None if self.seed is None else test_seed(self.seed, f"out-{self.row}"),
+                    )
+                    for race in range(p.races)
+                ]
+            if self.row == 1:
+                # the column's leader draws the column's seed and seals it to the others of its column
+                seed = os.urandom(32) if self.seed is None else test_seed(self.seed, f"column-{self.column}")
+                self.column_seed = seed
+                self.seed_ready.set()
+                purpose = _column_seed_purpose(self.election, self.column)
+                await asyncio.gather(
+                    *(
+                        self.node.request(
+                            server_name(i, self.column),
+                            "sv/column-seed",
+                            _pack(
+                                {
+                                    "election": self.election,
+                                    "box": self.node.seal(server_name(i, self.column), purpose, seed),
+                                }
+                            ),
+                        )
+                        for i in range(2, p.rows + 1)
+                    )
+                )
+        return _pack({})
+
+    async def _column_seed(self, m: Message) -> bytes:
+        body = _unpack(m.payload)
+        if body.get("election") != self.election or m.peer.name != server_name(1, self.column):
+            raise errors.WrongSender(f"{m.peer.name} is not the leader of column {self.column}")
+        self.column_seed = self.node.open_sealed(
+            m.peer, _column_seed_purpose(self.election, self.column), bytes(body["box"])
+        )
+        self.seed_ready.set()
+        return _pack({})
+
+    # -- casting --------------------------------------------------------------------------------------------
+
+    async def _cast(self, m: Message) -> bytes:
+        """The voters' client: casts every chunk, sealing each row's packet to its first-column server and
+        posting the chunk's ballots once every one of them has accepted its packet."""
+        body = self._from_controller(m)
+        p = self._p()
+        voters = int(body["voters"])
+        votes = body.get("votes")
+        first = 0
+        chunk = 0
+        while first < voters:
+            count = min(CHUNK, voters - first)
+            seed = None if self.seed is None else test_seed(self.seed, "votes")
+            ballots, packets = await self._work(_cast_chunk, p, first, count, votes, seed)
+            if self.fault == "bad-packet" and chunk == 0:
+                packets = [packets[0][:-1] + bytes([packets[0][-1] ^ 1]), *packets[1:]]
+
+            async def deliver(i: int, packet: bytes, ballots: bytes = ballots, chunk: int = chunk) -> None:
+                name = server_name(i, 1)
+                box = self.node.seal(name, _packet_purpose(self.election, i), packet)
+                await self.node.stream(
+                    name, "sv/packets", _blob({"election": self.election, "chunk": chunk}, ballots, box)
+                )
+
+            await asyncio.gather(*(deliver(i + 1, pk) for i, pk in enumerate(packets)))
+            await self.node.stream(
+                BOARD, "sv/entry", _blob({"kind": "ballots", "name": f"ballots-{chunk}"}, ballots)
+            )
+            first += count
+            chunk += 1
+        return _pack({"ballots": voters, "chunks": chunk})
+
+    async def _packets(self, peer: Card, header: dict[str, Any], parts: list[bytes]) -> bytes:
+        if peer.name != VOTERS or header.get("election") != self.election or self.inputs is None:
+            raise errors.WrongSender(f"{peer.name} sends no packets to {self.node.name}")
+        ballots, box = parts
+        packet = self.node.open_sealed(peer, _packet_purpose(self.election, self.row), box)
+        inputs = self.inputs
+        count = await self._work(inputs.add, ballots, packet)
+        return _pack({"held": count})
+
+    # -- mixing ---------------------------------------------------------------------------------------------
+
+    async def _mix(self, m: Message) -> bytes:
+        """The first column's start: every race's every copy through this row (the rest of the row follows as
+        lists arrive); answered when the row's last server holds them all."""
+        self._from_controller(m)
+        p = self._p()
+        if self.column != 1 or self.inputs is None:
+            raise errors.HandlerError("only the first column starts the mix")
+        await self.seed_ready.wait()
+        inputs = self.inputs
+
+        async def one(race: int, copy: int, x: bytes) -> None:
+            async with self.flight:
+                await self._pass(race, copy, x)
+
+        jobs = []
+        for race in range(p.races):
+            x = await self._work(inputs.shares, race)
+            jobs += [one(race, copy, x) for copy in range(p.copies)]
+        await asyncio.gather(*jobs)
+        return _pack({})
+
+    async def _pass(self, race: int, copy: int, x: bytes) -> None:
+        """This server's pass over one list, then on to the next column (or kept, in the last)."""
+        p = self._p()
+        assert self.column_seed is not None
+        y = await self._work(sv_mix, p, race, self.row - 1, self.column_seed, copy, x)
+        self._die("die-in-mix")
+        if self.column == p.columns:
+            async with self.storing:  # one list at a time into the native object (it is borrowed mutably)
+                await self._work(self.last[race].store, copy, y)
+            return
+        await self.node.stream(
+            server_name(self.row, self.column + 1),
+            "sv/list",
+            _blob({"election": self.election, "race": race, "copy": copy}, y),
+        )
+
+    async def _list(self, peer: Card, header: dict[str, Any], parts: list[bytes]) -> bytes:
+        if peer.name != server_name(self.row, self.column - 1) or header.get("election") != self.election:
+            raise errors.WrongSender(f"{peer.name} is not the server before {self.node.name}")
+        await self.seed_ready.wait()
+        await self._pass(int(header["race"]), int(header["copy"]), parts[0])
+        return _pack({})
+
+    # -- proving --------------------------------------------------------------------------------------------
+
+    async def _permutations(self, m: Message) -> bytes:
+        """A column leader's permutation of one checked copy (the controller asks only after the cut, and
+        only for checked copies: an opened copy's permutations stay secret)."""
+        body = self._from_controller(m)
+        if self.row != 1 or self.column_seed is None:
+            raise errors.HandlerError("only a column's leader reveals its permutations")
+        copy = int(body["copy"])
+        if copy not in self.checked:
+            raise errors.HandlerError(f"copy {copy} is not a checked copy")
+        return bytes(
+            await self._work(sv_permutation, int(body["race"]), self.column_seed, copy, int(body["n"]))
+        )
+
+    async def _cut(self, m: Message) -> bytes:
+        """The cut, recomputed from the head the controller names (the board's, which anyone can check)."""
+        body = self._from_controller(m)
+        self.checked = set(sv_cut(bytes(body["h1"]), self._p().copies))
+        return _pack({})
+
+    async def _send_splits(self, m: Message) -> bytes:
+        """A first-column server sends its row's input split values, sealed, to the row's last server (what
+        its t-values need, spec/97.7 step 4)."""
+        self._from_controller(m)
+        p = self._p()
+        if self.inputs is None:
+            raise errors.HandlerError("only the first column holds the inputs")
+        inputs = self.inputs
+        to = server_name(self.row, p.columns)
+        for race in range(p.races):
+            u, v = await self._work(inputs.splits, race)
+            purpose = _splits_purpose(self.election, self.row)
+            if to == self.node.name:
+                self.splits[race] = (u, v)
+                self.splits_ready.setdefault(race, asyncio.Event()).set()
+                continue
+            await self.node.stream(
+                to,
+                "sv/splits",
+                _blob({"election": self.election, "race": race}, self.node.seal(to, purpose, u + v)),
+            )
+        return _pack({})
+
+    async def _splits(self, peer: Card, header: dict[str, Any], parts: list[bytes]) -> bytes:
+        if peer.name != server_name(self.row, 1) or header.get("election") != self.election:
+            raise errors.WrongSender(f"{peer.name} is not the first server of row {self.row}")
+        both = self.node.open_sealed(peer, _splits_purpose(self.election, self.row), parts[0])
+        race = int(header["race"])
+        half = len(both) // 2
+        self.splits[race] = (both[:half], both[half:])
+        self.splits_ready.setdefault(race, asyncio.Event()).set()
+        return _pack({})
+
+    async def _opened(self, m: Message) -> bytes:
+        """A last server's `opened` payload of one copy (the controller counts the tally from them)."""
+        body = self._from_controller(m)
+        last = self.last[int(body["race"])]
+        return bytes(await self._work(last.opened, int(body["copy"])))
+
+    async def _post(self, m: Message) -> bytes:
+        """Makes one entry (the controller says which) and streams it to the board; answers the board's
+        head."""
+        body = self._from_controller(m)
+        kind, name, race = str(body["kind"]), str(body["name"]), int(body.get("race", 0))
+        self._die("die-in-proof")
+        if kind == "outputs":
+            payload = await self._work(self.last[race].roots)
+        elif kind == "opened":
+            payload = await self._work(self.last[race].opened, int(body["copy"]))
+        elif kind == "tvalues":
+            ready = self.splits_ready.setdefault(race, asyncio.Event())
+            await ready.wait()
+            u, v = self.splits[race]
+            payload = await self._work(self.last[race].tvalues, int(body["copy"]), bytes(body["path"]), u, v)
+        elif kind == "inputs":
+            assert self.inputs is not None
+            payload = await self._work(self.inputs.halves, race, bytes(body["h2"]))
+        elif kind == "halves":
+            payload = await self._work(
+                self.last[race].halves, int(body["copy"]), bytes(body["path"]), bytes(body["h2"])
+            )
+        else:
+            raise errors.HandlerError(f"{self.node.name} posts no {kind}")
+        return await self.node.stream(BOARD, "sv/entry", _blob({"kind": kind, "name": name}, payload))
+
+    # -- the board ------------------------------------------------------------------------------------------
+
+    async def _expect(self, m: Message) -> bytes:
+        body = self._from_controller(m)
+        self.due = (str(body["kind"]), str(body["name"]), str(body["poster"]))
+        return _pack({})
+
+    async def _entry(self, peer: Card, header: dict[str, Any], parts: list[bytes]) -> bytes:
+        """Appends the announced entry from the announced poster; anything else is refused and changes
+        nothing. Ballot chunks come from the voters' client in order, without an announcement."""
+        if self.board is None:
+            raise errors.HandlerError("no board open")
+        kind, name = str(header["kind"]), str(header["name"])
+        if kind == "ballots" and peer.name == VOTERS and self.due == ("ballots", "*", VOTERS):
+            if name != f"ballots-{self.next_chunk}":
+                raise errors.BadSequence(f"{name} where ballots-{self.next_chunk} is due")
+            self.next_chunk += 1
+        elif self.due != (kind, name, peer.name):
+            raise errors.BadSequence(f"{kind} {name} from {peer.name} where {self.due} is due")
+        else:
+            self.due = None
+        board = self.board
+        head = await self._work(board.append, kind, name, parts[0])
+        return bytes(head)
+
+    async def _head(self, m: Message) -> bytes:
+        self._from_controller(m)
+        if self.board is None:
+            raise errors.HandlerError("no board open")
+        return bytes(self.board.head())
+
+    async def _close(self, m: Message) -> bytes:
+        self._from_controller(m)
+        if self.board is None:
+            raise errors.HandlerError("no board open")
+        entries = self.board.entries()
+        head = self.board.head()
+        self.board.close()
+        self._done()
+        return _pack({"entries": entries, "head": head})
+
+    async def _abort(self, m: Message) -> bytes:
+        self._from_controller(m)
+        if self.board is not None:
+            self.board.close()  # what was posted stays; no tally was
+        self._done()
+        return _pack({})
+
+    def _done(self) -> None:
+        if self.on_done is not None:
+            asyncio.get_running_loop().call_later(0.2, self.on_done)
+
+
+# -- the controller ---------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Phase:
+    name: str
+    seconds: float
+
+
+@dataclasses.dataclass
+class SvRun:
+    election: str
+    phases: list[Phase]
+    tallies: list[dict[str, Any]]
+    head: bytes
+    entries: int
+    record: Path
+    #: seconds to start the processes (until each listens)
+    launch_seconds: float = 0.0
+
+
+async def coordinate(
+    node: Node,
+    params: SvParams,
+    voters: int,
+    record: Path,
+    votes: list[list[int | str]] | None = None,
+    seed: int | None = None,
+    timeout: float = 600.0,
+    progress: Callable[[str, int, int], object] | None = None,
+) -> SvRun:
+    """Drives the election (spec/97.13) from `node`, which trusts the board, the voters' client and every
+    server. Raises `SvFailed` naming the phase and party when one fails; the board then holds what was posted
+    before, and no tally."""
+    election = f"sv-{os.urandom(6).hex()}"
+    rows, cols, copies, races = params.rows, params.columns, params.copies, params.races
+    servers = [server_name(i, j) for i in range(1, rows + 1) for j in range(1, cols + 1)]
+    parties = [BOARD, VOTERS, *servers]
+    phases: list[Phase] = []
+    phase = "setup"
+    t0 = time.perf_counter()
+
+    def tell(done: int, total: int) -> None:
+        if progress is not None:
+            progress(phase, done, total)
+
+    async def ask(party: str, kind: str, body: dict[str, Any]) -> bytes:
+        try:
+            return await node.request(party, kind, _pack({"election": election, **body}), timeout)
+        except (errors.NodeError, asyncio.TimeoutError, OSError) as e:
+            raise SvFailed(phase, f"{kind}: {type(e).__name__}: {e}", party) from e
+
+    async def post(kind: str, name: str, poster: str, **body: Any) -> bytes:
+        await ask(BOARD, "sv/expect", {"kind": kind, "name": name, "poster": poster})
+        if poster == CONTROLLER:
+            try:
+                return await node.stream(
+                    BOARD, "sv/entry", _blob({"kind": kind, "name": name}, body["payload"])
+                )
+            except (errors.NodeError, asyncio.TimeoutError, OSError) as e:
+                raise SvFailed(phase, f"posting {name}: {e}", BOARD) from e
+        return await ask(poster, "sv/post", {"kind": kind, "name": name, **body})
+
+    def done(name: str) -> None:
+        nonlocal t0
+        phases.append(Phase(name, time.perf_counter() - t0))
+        t0 = time.perf_counter()
+
+    try:
+        roster = {c.name: c.address for c in node.keystore.cards()}
+        common = {"params": params.encode(), "roster": roster, "seed": seed}
+        await ask(BOARD, "sv/setup", {**common, "role": BOARD, "record": str(record)})
+        await ask(VOTERS, "sv/setup", {**common, "role": VOTERS})
+        # followers first, so a column's leader finds them ready for its seed
+        for i in range(rows, 0, -1):
+            await asyncio.gather(
+                *(
+                    ask(server_name(i, j), "sv/setup", {**common, "role": "server", "row": i, "column": j})
+                    for j in range(1, cols + 1)
+                )
+            )
+        done("setup")
+
+        phase = "casting"
+        tell(0, voters)
+        await ask(BOARD, "sv/expect", {"kind": "ballots", "name": "*", "poster": VOTERS})
+        await ask(VOTERS, "sv/cast", {"voters": voters, "votes": votes})
+        await post("seal", "seal", CONTROLLER, payload=voters.to_bytes(8, "big"))
+        tell(voters, voters)
+        done("casting")
+
+        phase = "mixing"
+        await asyncio.gather(*(ask(server_name(i, 1), "sv/mix", {}) for i in range(1, rows + 1)))
+        for race in range(races):
+            for i in range(1, rows + 1):
+                await post("outputs", f"outputs-{race}-{i}", server_name(i, cols), race=race)
+        done("mixing")
+
+        phase = "proving"
+        h1 = await ask(BOARD, "sv/head", {})
+        checked = sv_cut(h1, copies)
+        opened = [k for k in range(copies) if k not in checked]
+        await post("challenge", "cut", CONTROLLER, payload=h1 + bytes(checked))
+        await asyncio.gather(*(ask(server_name(1, j), "sv/cut", {"h1": h1}) for j in range(1, cols + 1)))
+        await asyncio.gather(*(ask(server_name(i, 1), "sv/send-splits", {}) for i in range(1, rows + 1)))
+        paths: dict[tuple[int, int], bytes] = {}
+        for race in range(races):
+            for k in opened:
+                for i in range(1, rows + 1):
+                    await post("opened", f"opened-{race}-{k}-{i}", server_name(i, cols), race=race, copy=k)
+            for k in checked:
+                perms = await asyncio.gather(
+                    *(
+                        ask(server_name(1, j), "sv/permutations", {"race": race, "copy": k, "n": voters})
+                        for j in range(1, cols + 1)
+                    )
+                )
+                path = sv_compose(list(perms))
+                paths[(race, k)] = path
+                await post("path", f"path-{race}-{k}", CONTROLLER, payload=path)
+                for i in range(1, rows + 1):
+                    await post(
+                        "tvalues",
+                        f"tvalues-{race}-{k}-{i}",
+                        server_name(i, cols),
+                        race=race,
+                        copy=k,
+                        path=path,
+                    )
+        h2 = await ask(BOARD, "sv/head", {})
+        await post("challenge", "sides", CONTROLLER, payload=h2)
+        for race in range(races):
+            for i in range(1, rows + 1):
+                await post("inputs", f"inputs-{race}-{i}", server_name(i, 1), race=race, h2=h2)
+            for k in checked:
+                for i in range(1, rows + 1):
+                    await post(
+                        "halves",
+                        f"halves-{race}-{k}-{i}",
+                        server_name(i, cols),
+                        race=race,
+                        copy=k,
+                        path=paths[(race, k)],
+                        h2=h2,
+                    )
+        done("proving")
+
+        phase = "tallying"
+        tallies = []
+        for race in range(races):
+            rows_opened = [
+                await ask(server_name(i, cols), "sv/opened", {"race": race, "copy": opened[0]})
+                for i in range(1, rows + 1)
+            ]
+            payload, tally = sv_tally(params, race, rows_opened)
+            await post("tally", f"tally-{race}", CONTROLLER, payload=payload)
+            tallies.append(tally)
+        closed = _unpack(await ask(BOARD, "sv/close", {}))
+        done("tallying")
+    except SvFailed as failed:
+        # the party that failed a request may only have seen another one die: name who is gone
+        dead = await _unreachable(node, parties)
+        if dead and failed.party not in dead:
+            failed = SvFailed(failed.phase, f"{failed.detail} (unreachable: {', '.join(dead)})", dead[0])
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(
+                asyncio.gather(
+                    *(node.request(p, "sv/abort", _pack({"election": election}), 5.0) for p in parties),
+                    return_exceptions=True,
+                ),
+                10.0,
+            )
+        raise failed from None
+    for p in parties:
+        if p != BOARD:
+            with contextlib.suppress(Exception):
+                await node.request(p, "sv/abort", _pack({"election": election}), 5.0)
+    return SvRun(election, phases, tallies, bytes(closed["head"]), int(closed["entries"]), record)
+
+
+async def _unreachable(node: Node, parties: list[str]) -> list[str]:
+    async def gone(p: str) -> bool:
+        try:
+            await node.request(p, "ping", b"", 3.0)
+            return False
+        except (errors.NodeError, asyncio.TimeoutError, OSError):
+            return True
+
+    flags = await asyncio.gather(*(gone(p) for p in parties))
+    return [p for p, f in zip(parties, flags, strict=True) if f]
+
+
+# -- processes on one machine ------------------------------------------------------------------------------
+
+
+def party_names(rows: int, cols: int) -> list[str]:
+    return [BOARD, VOTERS] + [server_name(i, j) for i in range(1, rows + 1) for j in range(1, cols + 1)]
+
+
+def prepare_homes(root: Path, names: list[str]) -> tuple[Path, list[Path]]:
+    """The controller's and every party's home under `root` (identities made once, kept between runs), every
+    one trusting every other."""
+    everyone = [CONTROLLER, *names]
+    homes = [root / n for n in everyone]
+    cards = []
+    for name, home in zip(everyone, homes, strict=True):
+        if not (home / "key.pem").exists():
+            keygen(home, name, None)
+        cards.append(Card.from_json((home / "card.json").read_text()))
+    for home, card in zip(homes, cards, strict=True):
+        store = Keystore(path=home / PEERS_FILE)
+        for other in cards:
+            if other.node_id != card.node_id:
+                store.add(other, other.fingerprint)
+        store.save()
+    return homes[0], homes[1:]
+
+
+class PartyProcess:
+    """`python -m votum.nodes.sv HOME` in its own process; `prefix` runs it elsewhere (`ip netns exec NS`)."""
+
+    def __init__(
+        self, home: Path, fault: str | None = None, prefix: list[str] | None = None, host: str = "127.0.0.1"
+    ) -> None:
+        cmd = [*(prefix or []), sys.executable, "-m", "votum.nodes.sv", str(home), "--host", host]
+        if fault:
+            cmd += ["--fault", fault]
+        self.home = home
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+
+    def address(self, timeout: float) -> str:
+        import selectors
+
+        assert self.proc.stdout is not None
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.proc.stdout, selectors.EVENT_READ)
+            if not sel.select(timeout):
+                raise SvFailed("launch", f"no announcement within {timeout} s", self.home.name)
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SvFailed("launch", f"the process exited ({self.proc.poll()})", self.home.name)
+        return str(json.loads(line)["address"])
+
+    def stop(self, timeout: float = 5.0) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+async def run_local(
+    params: SvParams,
+    voters: int,
+    record: Path,
+    homes: Path,
+    votes: list[list[int | str]] | None = None,
+    seed: int | None = None,
+    faults: dict[str, str] | None = None,
+    timeout: float = 600.0,
+    placement: Callable[[str], tuple[list[str], str]] | None = None,
+    progress: Callable[[str, int, int], object] | None = None,
+) -> SvRun:
+    """Starts the board, the voters' client and every server as processes (homes under `homes`) and drives
+    the election. `faults` (party name → fault) and `placement` (party name → command prefix and host) are
+    for tests. The processes are stopped however it ends."""
+    names = party_names(params.rows, params.columns)
+    controller_home, party_homes = prepare_homes(homes, names)
+    faults = faults or {}
+    t0 = time.perf_counter()
+    procs = [
+        PartyProcess(h, faults.get(h.name), *(placement(h.name) if placement else ([], "127.0.0.1")))
+        for h in party_homes
+    ]
+    loop = asyncio.get_running_loop()
+    try:
+        addresses = await asyncio.gather(*(loop.run_in_executor(None, p.address, 60.0) for p in procs))
+        launch = time.perf_counter() - t0
+        keystore = Keystore.load(controller_home / PEERS_FILE)
+        node = Node(Identity(controller_home), keystore, NodeSettings(connect_timeout=min(timeout, 10.0)))
+        try:
+            for h, address in zip(party_homes, addresses, strict=True):
+                card = keystore.find(h.name)
+                node.trust(dataclasses.replace(card, address=address), card.fingerprint)
+            result = await coordinate(node, params, voters, record, votes, seed, timeout, progress)
+        finally:
+            await node.close()
+        result.launch_seconds = launch
+        return result
+    finally:
+        await asyncio.gather(*(loop.run_in_executor(None, p.stop) for p in procs))
+
+
+def serve(home: Path, host: str, port: int, fault: str | None, announce: Callable[[str], None]) -> None:
+    """Runs one party until its election ends (or SIGTERM)."""
+    import uvloop
+
+    async def main() -> None:
+        node = open_node(home, settings=NodeSettings(connect_timeout=10.0))
+        stop = asyncio.Event()
+        Party(node, fault, on_done=stop.set)
+        bound = await node.start(host, port)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        announce(f"{bound[0]}:{bound[1]}")
+        await stop.wait()
+        await node.close()
+
+    uvloop.run(main())
+
+
+def _main(argv: list[str]) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="One party of a split-value election (spec/97.13).")
+    parser.add_argument("home", type=Path)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--fault", choices=FAULTS, help="tests only")
+    args = parser.parse_args(argv)
+    serve(
+        args.home, args.host, args.port, args.fault, lambda a: print(json.dumps({"address": a}), flush=True)
+    )
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])
