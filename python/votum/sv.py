@@ -13,6 +13,7 @@ write-in length, from the alphabet of spec/97.1: space, letters, digits, ``-``, 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -146,4 +147,59 @@ def _run(
         record_bytes=raw["record_bytes"],
         verified=raw["verified"],
         not_passed=list(raw["not_passed"]),
+    )
+
+
+def run_sv_processes(
+    config: SvConfig,
+    record: str | os.PathLike[str],
+    homes: str | os.PathLike[str] | None = None,
+    timeout: float = 600.0,
+    progress: Callable[[str, int, int], object] | None = None,
+    votes: Sequence[Sequence[Choice]] | None = None,
+) -> SvResult:
+    """The same election with the board, the voters' client and every mix server in its own process, over
+    the secure channels (spec/97.13); this process is the controller. Verifies the record at the end. A
+    party that fails or disappears raises `votum.nodes.sv.SvFailed` naming it."""
+    import asyncio
+    import time
+
+    from votum.nodes.sv import run_local
+    from votum.verifier import verify
+
+    config.check(None if votes is None else len(votes))
+    params = _native.SvParams(
+        [r.native() for r in config.races], n_fail=config.n_fail, n_leak=config.n_leak, copies=config.copies
+    )
+    n = config.voters if votes is None else len(votes)
+    with contextlib.ExitStack() as stack:
+        root = Path(homes) if homes is not None else Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        run = asyncio.run(
+            run_local(
+                params,
+                n,
+                Path(record),
+                root,
+                votes=None if votes is None else [list(b) for b in votes],
+                seed=config.seed,
+                timeout=timeout,
+                progress=progress,
+            )
+        )
+    t0 = time.perf_counter()
+    report = verify(Path(record))
+    steps = [Step("launch", run.launch_seconds, n)] + [Step(p.name, p.seconds, n) for p in run.phases]
+    steps.append(Step("verifying", time.perf_counter() - t0, n))
+    return SvResult(
+        config=config,
+        steps=steps,
+        tallies=run.tallies,
+        ballots=n,
+        grid=(params.rows, params.columns, params.threshold),
+        board_head=run.head,
+        board_entries=run.entries,
+        record=Path(record),
+        record_bytes=Path(record).stat().st_size,
+        verified=report.passed,
+        not_passed=report.not_passed(),
     )

@@ -260,6 +260,10 @@ impl PySvParams {
         self.inner.grid.cols
     }
     #[getter]
+    fn threshold(&self) -> usize {
+        self.inner.grid.threshold
+    }
+    #[getter]
     fn copies(&self) -> usize {
         self.inner.copies
     }

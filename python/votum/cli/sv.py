@@ -12,7 +12,7 @@ from rich.table import Table
 
 from votum.cli._progress import progress_hook
 from votum.errors import VotumError
-from votum.sv import DEFAULT_RACE, Race, SvConfig, SvResult, run_sv_election
+from votum.sv import DEFAULT_RACE, Race, SvConfig, SvResult, run_sv_election, run_sv_processes
 
 
 def _table(result: SvResult) -> Table:
@@ -73,6 +73,19 @@ def sv(
             "Check it again any time with `votum verify FILE`."
         ),
     ] = Path("sv-record.vsv"),
+    processes: Annotated[
+        bool,
+        typer.Option(
+            "--processes",
+            help="Run the board, the voters' client and every mix server as separate processes talking over "
+            "the secure channels (spec/97.13), on loopback; the controller is this process.",
+        ),
+    ] = False,
+    homes: Annotated[
+        Path | None,
+        typer.Option(help="With --processes: where the parties' identities live (default: a temporary one)."),
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="With --processes: seconds a phase may take.")] = 600.0,
     json_out: Annotated[
         bool, typer.Option("--json", help="Print a machine-readable report instead.")
     ] = False,
@@ -83,7 +96,10 @@ def sv(
     config = SvConfig(voters=voters, races=races, n_fail=n_fail, n_leak=n_leak, copies=copies, seed=seed)
     try:
         with progress_hook(console) as hook:
-            result = run_sv_election(config, hook, record=out)
+            if processes:
+                result = run_sv_processes(config, out, homes, timeout, hook)
+            else:
+                result = run_sv_election(config, hook, record=out)
     except VotumError as err:
         console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
         raise typer.Exit(code=2) from err

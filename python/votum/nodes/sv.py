@@ -53,7 +53,7 @@ VOTERS = "voters"
 CHUNK = 16_384
 #: output lists a server has in flight to the next column
 IN_FLIGHT = 2
-FAULTS = ("die-in-mix", "die-in-proof", "bad-packet")
+FAULTS = ("die-in-mix", "die-posting", "bad-packet")
 _LEN = struct.Struct(">I")
 
 
@@ -445,7 +445,7 @@ class Party:
         head."""
         body = self._from_controller(m)
         kind, name, race = str(body["kind"]), str(body["name"]), int(body.get("race", 0))
-        self._die("die-in-proof")
+        self._die("die-posting")
         if kind == "outputs":
             payload = await self._work(self.last[race].roots)
         elif kind == "opened":
