@@ -105,12 +105,15 @@ bench-mix:
 	if [ "$(BENCH_MIX_LARGE)" != 0 ]; then target/release/bench-mix modp-2048 20000 4 4; fi
 	if [ "$(BENCH_MIX_LARGE)" != 0 ]; then target/release/bench-mix ristretto255 1000000 3 3; fi
 
-## Split-value elections in one process (spec/97): the thesis's election at 10^3..10^5 voters (10^6 unless
-## BENCH_SV_LARGE=0): per-phase times, the verifier's, record size, peak memory.
-bench-sv:
+## Split-value elections (spec/97), the thesis's election at 10^3..10^5 voters (10^6 unless BENCH_SV_LARGE=0):
+## in one process, then with every party in its own process over the channels: per-phase times, the
+## verifier's, record size, peak memory (per process), bytes per hop.
+bench-sv: setup
 	cargo build --release --locked -p votum-bench --bin bench-sv
 	target/release/bench-sv 1000 10000 100000
 	if [ "$(BENCH_SV_LARGE)" != 0 ]; then target/release/bench-sv 1000000; fi
+	$(PY) benches/bench_sv_processes.py 10000 100000
+	if [ "$(BENCH_SV_LARGE)" != 0 ]; then $(PY) benches/bench_sv_processes.py 1000000; fi
 
 ## The thesis's default election against ron-rivest/split-value-voting in the same run (SV_PEER=checkout).
 bench-sv-peer: setup

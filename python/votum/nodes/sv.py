@@ -125,6 +125,14 @@ class _BlobSink:
         self.data = bytearray()
 
 
+def _peak_rss_kib() -> int:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
 def _cast_chunk(
     p: SvParams, first: int, count: int, votes: list[list[int | str]] | None, seed: bytes | None
 ) -> tuple[bytes, list[bytes]]:
@@ -175,6 +183,8 @@ class Party:
         self.flight = asyncio.Semaphore(IN_FLIGHT)
         self.checked: set[int] = set()
         self.storing = asyncio.Lock()
+        #: bytes streamed to each party (lists, packets, splits, entries)
+        self.sent: dict[str, int] = {}
         # the board's state
         self.board: SvBoardFile | None = None
         self.due: tuple[str, str, str] | None = None
@@ -221,6 +231,10 @@ class Party:
 
     async def _work(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await self.node.run_in_worker(fn, *args)
+
+    async def _stream(self, to: str, kind: str, header: dict[str, Any], *parts: bytes) -> bytes:
+        self.sent[to] = self.sent.get(to, 0) + sum(len(p) for p in parts)
+        return await self.node.stream(to, kind, _blob(header, *parts))
 
     def _die(self, when: str) -> None:
         if self.fault == when:
@@ -313,14 +327,12 @@ class Party:
             async def deliver(i: int, packet: bytes, ballots: bytes = ballots, chunk: int = chunk) -> None:
                 name = server_name(i, 1)
                 box = self.node.seal(name, _packet_purpose(self.election, i), packet)
-                await self.node.stream(
-                    name, "sv/packets", _blob({"election": self.election, "chunk": chunk}, ballots, box)
+                await self._stream(
+                    name, "sv/packets", {"election": self.election, "chunk": chunk}, ballots, box
                 )
 
             await asyncio.gather(*(deliver(i + 1, pk) for i, pk in enumerate(packets)))
-            await self.node.stream(
-                BOARD, "sv/entry", _blob({"kind": "ballots", "name": f"ballots-{chunk}"}, ballots)
-            )
+            await self._stream(BOARD, "sv/entry", {"kind": "ballots", "name": f"ballots-{chunk}"}, ballots)
             first += count
             chunk += 1
         return _pack({"ballots": voters, "chunks": chunk})
@@ -367,10 +379,11 @@ class Party:
             async with self.storing:  # one list at a time into the native object (it is borrowed mutably)
                 await self._work(self.last[race].store, copy, y)
             return
-        await self.node.stream(
+        await self._stream(
             server_name(self.row, self.column + 1),
             "sv/list",
-            _blob({"election": self.election, "race": race, "copy": copy}, y),
+            {"election": self.election, "race": race, "copy": copy},
+            y,
         )
 
     async def _list(self, peer: Card, header: dict[str, Any], parts: list[bytes]) -> bytes:
@@ -417,10 +430,8 @@ class Party:
                 self.splits[race] = (u, v)
                 self.splits_ready.setdefault(race, asyncio.Event()).set()
                 continue
-            await self.node.stream(
-                to,
-                "sv/splits",
-                _blob({"election": self.election, "race": race}, self.node.seal(to, purpose, u + v)),
+            await self._stream(
+                to, "sv/splits", {"election": self.election, "race": race}, self.node.seal(to, purpose, u + v)
             )
         return _pack({})
 
@@ -464,7 +475,7 @@ class Party:
             )
         else:
             raise errors.HandlerError(f"{self.node.name} posts no {kind}")
-        return await self.node.stream(BOARD, "sv/entry", _blob({"kind": kind, "name": name}, payload))
+        return await self._stream(BOARD, "sv/entry", {"kind": kind, "name": name}, payload)
 
     # -- the board ------------------------------------------------------------------------------------------
 
@@ -504,15 +515,16 @@ class Party:
         entries = self.board.entries()
         head = self.board.head()
         self.board.close()
-        self._done()
+        self.board = None
         return _pack({"entries": entries, "head": head})
 
     async def _abort(self, m: Message) -> bytes:
+        """Forgets the election (the board closes its record as it stands); answers what this process used."""
         self._from_controller(m)
         if self.board is not None:
             self.board.close()  # what was posted stays; no tally was
         self._done()
-        return _pack({})
+        return _pack({"peak_rss_kib": _peak_rss_kib(), "sent": self.sent})
 
     def _done(self) -> None:
         if self.on_done is not None:
@@ -538,6 +550,8 @@ class SvRun:
     record: Path
     #: seconds to start the processes (until each listens)
     launch_seconds: float = 0.0
+    #: per party: its peak resident memory (KiB) and the bytes it streamed to each other party
+    usage: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
 
 async def coordinate(
@@ -692,11 +706,13 @@ async def coordinate(
                 10.0,
             )
         raise failed from None
+    usage: dict[str, dict[str, Any]] = {}
     for p in parties:
-        if p != BOARD:
-            with contextlib.suppress(Exception):
-                await node.request(p, "sv/abort", _pack({"election": election}), 5.0)
-    return SvRun(election, phases, tallies, bytes(closed["head"]), int(closed["entries"]), record)
+        with contextlib.suppress(Exception):
+            usage[p] = _unpack(await node.request(p, "sv/abort", _pack({"election": election}), 5.0))
+    return SvRun(
+        election, phases, tallies, bytes(closed["head"]), int(closed["entries"]), record, usage=usage
+    )
 
 
 async def _unreachable(node: Node, parties: list[str]) -> list[str]:
