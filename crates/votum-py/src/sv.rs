@@ -206,12 +206,16 @@ fn race_of(p: &Params, race: usize) -> PyResult<&votum_splitvalue::params::Race>
 }
 
 fn seed32(b: &[u8], what: &str) -> PyResult<[u8; 32]> {
-    b.try_into()
-        .map_err(|_| sv_err(SvError::Params(format!("{what}: 32 bytes, not {}", b.len()))))
+    b.try_into().map_err(|_| {
+        sv_err(SvError::Params(format!(
+            "{what}: 32 bytes, not {}",
+            b.len()
+        )))
+    })
 }
 
 fn path_from(b: &[u8]) -> PyResult<Vec<u32>> {
-    if b.len() % 4 != 0 {
+    if !b.len().is_multiple_of(4) {
         return Err(sv_err(SvError::Decode("a path is a list of u32".into())));
     }
     Ok(b.chunks_exact(4)
@@ -234,7 +238,12 @@ pub struct PySvParams {
 impl PySvParams {
     #[new]
     #[pyo3(signature = (races, *, n_fail = 0, n_leak = 2, copies = 24))]
-    fn new(races: Vec<(String, Vec<String>, u8)>, n_fail: u8, n_leak: u8, copies: usize) -> PyResult<Self> {
+    fn new(
+        races: Vec<(String, Vec<String>, u8)>,
+        n_fail: u8,
+        n_leak: u8,
+        copies: usize,
+    ) -> PyResult<Self> {
         Ok(Self {
             inner: params_from(races, n_fail, n_leak, copies)?,
         })
@@ -306,9 +315,12 @@ pub fn sv_cast<'py>(
             encode_votes(p, &choices).map_err(sv_err)?
         }
         None => {
-            let s = seed.map(|s| seed32(s, "seed")).transpose()?.unwrap_or([0; 32]);
-            let s = votum_splitvalue::stream::stream("bench-votes", &[&s, &first.to_be_bytes()]);
-            let mut rng = s;
+            let s = seed
+                .map(|s| seed32(s, "seed"))
+                .transpose()?
+                .unwrap_or([0; 32]);
+            let mut rng =
+                votum_splitvalue::stream::stream("bench-votes", &[&s, &first.to_be_bytes()]);
             let mut chunk_seed = [0u8; 32];
             rand_core::RngCore::fill_bytes(&mut rng, &mut chunk_seed);
             random_values(p, count, &chunk_seed)
@@ -326,13 +338,17 @@ pub fn sv_cast<'py>(
     let (ballots, packets) = release(py, || {
         let slices: Vec<&[u128]> = values.iter().map(Vec::as_slice).collect();
         let chunk = votum_splitvalue::election::cast_chunk(p, &slices, &mut rng);
-        let mut w = votum_splitvalue::wire::Writer::with_capacity(12 + chunk.commitments.len() * 32);
+        let mut w =
+            votum_splitvalue::wire::Writer::with_capacity(12 + chunk.commitments.len() * 32);
         w.u64(first);
         w.u32(n as u32);
         for h in &chunk.commitments {
             w.bytes(h);
         }
-        (w.into_inner(), votum_splitvalue::servers::encode_packets(p, &chunk))
+        (
+            w.into_inner(),
+            votum_splitvalue::servers::encode_packets(p, &chunk),
+        )
     });
     Ok((
         PyBytes::new(py, &ballots),
@@ -358,7 +374,11 @@ impl PySvRowInputs {
             return Err(sv_err(SvError::Params(format!("no row {row}"))));
         }
         let rows = p.races.iter().map(|_| Default::default()).collect();
-        Ok(Self { params: p, row, rows })
+        Ok(Self {
+            params: p,
+            row,
+            rows,
+        })
     }
 
     /// Checks a chunk's packet against its ballots entry and keeps it; raises `InvalidInput`
@@ -375,8 +395,10 @@ impl PySvRowInputs {
             ))));
         }
         let (params, row) = (&self.params, self.row);
-        let opened = release(py, || votum_splitvalue::servers::open_packet(params, row, ballots, packet))
-            .map_err(sv_err)?;
+        let opened = release(py, || {
+            votum_splitvalue::servers::open_packet(params, row, ballots, packet)
+        })
+        .map_err(sv_err)?;
         for (dst, src) in self.rows.iter_mut().zip(opened.iter()) {
             dst.u.extend_from_slice(&src.u);
             dst.v.extend_from_slice(&src.v);
@@ -402,7 +424,11 @@ impl PySvRowInputs {
 
     /// The split values (u list, v list) of `race`: what the row's last-column server needs for
     /// the t-values of checked copies (spec/97.7 step 4), sent sealed.
-    fn splits<'py>(&self, py: Python<'py>, race: usize) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    fn splits<'py>(
+        &self,
+        py: Python<'py>,
+        race: usize,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let zm = &race_of(&self.params, race)?.zm;
         let r = &self.rows[race];
         Ok((
@@ -412,10 +438,16 @@ impl PySvRowInputs {
     }
 
     /// The `inputs` entry of this row for `race`, on the sides the head `h2` gives.
-    fn halves<'py>(&self, py: Python<'py>, race: usize, h2: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    fn halves<'py>(
+        &self,
+        py: Python<'py>,
+        race: usize,
+        h2: &[u8],
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let zm = &race_of(&self.params, race)?.zm;
         let h2 = seed32(h2, "h2")?;
-        let side = &votum_splitvalue::challenge::sides(&h2, self.params.races.len(), self.count())[race];
+        let side =
+            &votum_splitvalue::challenge::sides(&h2, self.params.races.len(), self.count())[race];
         Ok(PyBytes::new(
             py,
             &votum_splitvalue::servers::input_halves(zm, &self.rows[race], side),
@@ -443,7 +475,8 @@ pub fn sv_mix<'py>(
     let out = release(py, || -> Result<Vec<u8>, SvError> {
         let x = votum_splitvalue::servers::decode_list(&r.zm, input, "input list")?;
         let sharing = p.grid.sharing();
-        let (_, y) = votum_splitvalue::election::column_pass(r, race, &sharing, &seed, copy, &[row], &[&x]);
+        let (_, y) =
+            votum_splitvalue::election::column_pass(r, race, &sharing, &seed, copy, &[row], &[&x]);
         Ok(votum_splitvalue::servers::encode_list(&r.zm, &y[0]))
     })
     .map_err(sv_err)?;
@@ -470,12 +503,23 @@ pub fn sv_permutation<'py>(
 /// The path π_1(π_2(… π_C(q))) from the columns' permutations in column order.
 #[pyfunction]
 pub fn sv_compose<'py>(py: Python<'py>, perms: Vec<Vec<u8>>) -> PyResult<Bound<'py, PyBytes>> {
-    let perms: Vec<Vec<u32>> = perms.iter().map(|b| path_from(b)).collect::<PyResult<_>>()?;
+    let perms: Vec<Vec<u32>> = perms
+        .iter()
+        .map(|b| path_from(b))
+        .collect::<PyResult<_>>()?;
     let n = perms.first().map_or(0, Vec::len);
-    if perms.iter().any(|p| p.len() != n || p.iter().any(|&x| x as usize >= n)) {
-        return Err(sv_err(SvError::Decode("permutations of different lengths or out of range".into())));
+    if perms
+        .iter()
+        .any(|p| p.len() != n || p.iter().any(|&x| x as usize >= n))
+    {
+        return Err(sv_err(SvError::Decode(
+            "permutations of different lengths or out of range".into(),
+        )));
     }
-    Ok(PyBytes::new(py, &path_bytes(&votum_splitvalue::election::compose(&perms))))
+    Ok(PyBytes::new(
+        py,
+        &path_bytes(&votum_splitvalue::election::compose(&perms)),
+    ))
 }
 
 /// The checked copies the cut h₁ gives (spec/97.7 step 2).
@@ -486,20 +530,34 @@ pub fn sv_cut(h1: &[u8], copies: usize) -> PyResult<Vec<usize>> {
 
 /// The `tally` entry of `race` from one opened copy's `opened` entries (one per row, in order).
 #[pyfunction]
-pub fn sv_tally<'py>(py: Python<'py>, params: &PySvParams, race: usize, opened: Vec<Vec<u8>>) -> PyResult<(Bound<'py, PyBytes>, Py<PyDict>)> {
+pub fn sv_tally<'py>(
+    py: Python<'py>,
+    params: &PySvParams,
+    race: usize,
+    opened: Vec<Vec<u8>>,
+) -> PyResult<(Bound<'py, PyBytes>, Py<PyDict>)> {
     let p = &params.inner;
     let r = race_of(p, race)?;
     if opened.len() != p.grid.rows {
-        return Err(sv_err(SvError::Decode(format!("{} rows for a grid of {}", opened.len(), p.grid.rows))));
+        return Err(sv_err(SvError::Decode(format!(
+            "{} rows for a grid of {}",
+            opened.len(),
+            p.grid.rows
+        ))));
     }
     let lists: Vec<Vec<u128>> = opened
         .iter()
-        .map(|b| votum_splitvalue::servers::decode_list(&r.zm, b.get(32..).unwrap_or(&[]), "opened"))
+        .map(|b| {
+            votum_splitvalue::servers::decode_list(&r.zm, b.get(32..).unwrap_or(&[]), "opened")
+        })
         .collect::<Result<_, _>>()
         .map_err(sv_err)?;
     let refs: Vec<&[u128]> = lists.iter().map(Vec::as_slice).collect();
     let t = votum_splitvalue::servers::tally_of(r, &p.grid.sharing(), &refs);
-    Ok((PyBytes::new(py, &t.encode()), tally_dict(py, r, &t)?.unbind()))
+    Ok((
+        PyBytes::new(py, &t.encode()),
+        tally_dict(py, r, &t)?.unbind(),
+    ))
 }
 
 /// A last-column server's outputs for one race (spec/97.6–97.7): its lists, the seeds τ (from the
@@ -525,7 +583,9 @@ impl PySvLastColumn {
             None => Seeds::os(),
         };
         let taus = (0..p.copies)
-            .map(|k| seeds.seed(&[b"output".as_slice(), &[row as u8, k as u8, race as u8]].concat()))
+            .map(|k| {
+                seeds.seed(&[b"output".as_slice(), &[row as u8, k as u8, race as u8]].concat())
+            })
             .collect();
         let copies = p.copies;
         Ok(Self {
@@ -545,7 +605,10 @@ impl PySvLastColumn {
         if copy >= self.params.copies {
             return Err(sv_err(SvError::Params(format!("no copy {copy}"))));
         }
-        let v = release(py, || votum_splitvalue::servers::decode_list(&zm, list, "output list")).map_err(sv_err)?;
+        let v = release(py, || {
+            votum_splitvalue::servers::decode_list(&zm, list, "output list")
+        })
+        .map_err(sv_err)?;
         self.inner.outputs[copy] = v;
         Ok(())
     }
@@ -553,7 +616,9 @@ impl PySvLastColumn {
     /// The `outputs` entry: one root per copy.
     fn roots<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         if self.inner.outputs.iter().any(Vec::is_empty) {
-            return Err(sv_err(SvError::Params("not every copy's output list is here".into())));
+            return Err(sv_err(SvError::Params(
+                "not every copy's output list is here".into(),
+            )));
         }
         let zm = self.zm();
         let r = release(py, || self.inner.roots(&zm));
@@ -564,11 +629,21 @@ impl PySvLastColumn {
     fn opened<'py>(&self, py: Python<'py>, copy: usize) -> PyResult<Bound<'py, PyBytes>> {
         let zm = self.zm();
         let (tau, y) = self.copy(copy)?;
-        Ok(PyBytes::new(py, &votum_splitvalue::servers::opened_payload(&zm, tau, y)))
+        Ok(PyBytes::new(
+            py,
+            &votum_splitvalue::servers::opened_payload(&zm, tau, y),
+        ))
     }
 
     /// The `tvalues` entry of checked copy `copy` along `path`, from the row's input splits.
-    fn tvalues<'py>(&self, py: Python<'py>, copy: usize, path: &[u8], u_in: &[u8], v_in: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    fn tvalues<'py>(
+        &self,
+        py: Python<'py>,
+        copy: usize,
+        path: &[u8],
+        u_in: &[u8],
+        v_in: &[u8],
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let zm = self.zm();
         let (tau, y) = self.copy(copy)?;
         let path = path_from(path)?;
@@ -576,7 +651,11 @@ impl PySvLastColumn {
         let out = release(py, || -> Result<Vec<u8>, SvError> {
             let u = votum_splitvalue::servers::decode_list(&zm, u_in, "u_in")?;
             let v = votum_splitvalue::servers::decode_list(&zm, v_in, "v_in")?;
-            if path.len() != y.len() || u.len() != y.len() || v.len() != y.len() || path.iter().any(|&p| p as usize >= y.len()) {
+            if path.len() != y.len()
+                || u.len() != y.len()
+                || v.len() != y.len()
+                || path.iter().any(|&p| p as usize >= y.len())
+            {
                 return Err(SvError::Decode("path or inputs of another length".into()));
             }
             let t = votum_splitvalue::servers::t_values(&zm, tau, race, y, &path, &u, &v);
@@ -587,7 +666,13 @@ impl PySvLastColumn {
     }
 
     /// The `halves` entry of checked copy `copy` along `path`, on the sides the head `h2` gives.
-    fn halves<'py>(&self, py: Python<'py>, copy: usize, path: &[u8], h2: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    fn halves<'py>(
+        &self,
+        py: Python<'py>,
+        copy: usize,
+        path: &[u8],
+        h2: &[u8],
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let zm = self.zm();
         let (tau, y) = self.copy(copy)?;
         let path = path_from(path)?;
@@ -597,7 +682,8 @@ impl PySvLastColumn {
         }
         let race = self.inner.race;
         let out = release(py, || {
-            let side = &votum_splitvalue::challenge::sides(&h2, self.params.races.len(), y.len())[race];
+            let side =
+                &votum_splitvalue::challenge::sides(&h2, self.params.races.len(), y.len())[race];
             votum_splitvalue::servers::output_halves(&zm, tau, race, y, &path, side)
         });
         Ok(PyBytes::new(py, &out))
@@ -612,7 +698,9 @@ impl PySvLastColumn {
     fn copy(&self, copy: usize) -> PyResult<(&[u8; 32], &[u128])> {
         match (self.inner.taus.get(copy), self.inner.outputs.get(copy)) {
             (Some(t), Some(y)) if !y.is_empty() => Ok((t, y)),
-            _ => Err(sv_err(SvError::Params(format!("no output list of copy {copy}")))),
+            _ => Err(sv_err(SvError::Params(format!(
+                "no output list of copy {copy}"
+            )))),
         }
     }
 }
@@ -639,7 +727,13 @@ impl PySvBoardFile {
     }
 
     /// Appends one entry (flushed) and returns the new head.
-    fn append<'py>(&mut self, py: Python<'py>, kind: &str, name: &str, payload: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    fn append<'py>(
+        &mut self,
+        py: Python<'py>,
+        kind: &str,
+        name: &str,
+        payload: &[u8],
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let w = self
             .writer
             .as_mut()
