@@ -7,6 +7,7 @@ capture of the bridge that holds no vote share in clear."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import subprocess
 from collections import Counter
 from collections.abc import Awaitable
@@ -17,6 +18,7 @@ import pytest
 import uvloop
 from netlab import Lab, available
 from votum import SvParams, sv_cast
+from votum.errors import WrongPhase
 from votum.nodes import errors as ne
 from votum.nodes.local import make_identities, start_mesh
 from votum.nodes.sv import BOARD, CONTROLLER, VOTERS, Party, SvFailed, _blob, _pack, run_local
@@ -187,3 +189,63 @@ def test_servers_in_separate_namespaces_leave_no_share_in_clear_on_the_wire(tmp_
         assert sum(done.tallies[1]["counts"][i][1] for i in range(2)) + done.tallies[1]["blank"] == 50
     finally:
         lab.close()
+
+
+def test_a_failed_election_is_rerun_from_its_sealed_ballots(tmp_path: Path) -> None:
+    votes: list[list[int | str]] = [[1 + i % 2, 2 - i % 2] for i in range(25)] + [["Kim", 0]]
+    config = SvConfig(
+        voters=len(votes), races=(Race("Mayor", ("Ann", "Bob"), 6), Race("Measure", ("Yes", "No"))), n_fail=1,
+        n_leak=1, copies=6, seed=8,
+    )  # fmt: skip
+    first = tmp_path / "first.vsv"
+    homes = tmp_path / "homes"
+    with pytest.raises(SvFailed) as caught:
+        run(
+            run_local(
+                _params(),
+                len(votes),
+                first,
+                homes,
+                votes=votes,
+                faults={"server-2-2": "die-in-mix"},
+                timeout=20,
+            )
+        )
+    assert caught.value.party == "server-2-2"
+    # the first-column servers kept their packets, sealed to themselves, readable only by their owner
+    kept = sorted(homes.glob("server-*-1/sv-packets-*.sealed"))
+    assert len(kept) == 4 and all(k.stat().st_mode & 0o077 == 0 for k in kept)
+    again = run_sv_processes(config, tmp_path / "again.vsv", homes, timeout=60, rerun_from=first)
+    assert again.verified, again.not_passed
+    assert again.ballots == len(votes)
+    counts = {name: c for name, c in again.tallies[0]["counts"]}
+    assert counts == {"Ann": 13, "Bob": 12} and dict(map(tuple, again.tallies[0]["write_ins"])) == {"Kim": 1}
+    # the same ballots (their commitments), re-chained under the rerun's election
+    assert first.read_bytes().count(b"ballots-0") == 1
+    # the election is over: nothing kept to rerun from
+    assert not list(homes.glob("server-*-1/sv-packets-*.sealed"))
+    # a finished election's record reached its sides: no rerun (its input halves are public)
+    with pytest.raises(WrongPhase):
+        run_sv_processes(config, tmp_path / "third.vsv", homes, timeout=60, rerun_from=tmp_path / "again.vsv")
+
+
+def test_the_controller_joins_parties_already_running(tmp_path: Path) -> None:
+    from votum.nodes.sv import PartyProcess, party_names, prepare_homes
+
+    params = SvParams([("Q", ["Yes", "No"], 0)], n_fail=0, n_leak=1, copies=4)
+    controller_home, homes = prepare_homes(tmp_path / "homes", party_names(params.rows, params.columns))
+    procs = [PartyProcess(h) for h in homes]
+    try:
+        from votum.nodes.keystore import PEERS_FILE, Keystore
+
+        store = Keystore.load(controller_home / PEERS_FILE)
+        for h, proc in zip(homes, procs, strict=True):
+            card = store.find(h.name)
+            store.add(dataclasses.replace(card, address=proc.address(30)), card.fingerprint)
+        store.save()
+        config = SvConfig(voters=20, races=(Race("Q", ("Yes", "No")),), n_leak=1, copies=4)
+        result = run_sv_processes(config, tmp_path / "r.vsv", tmp_path / "homes", timeout=60, join=True)
+        assert result.verified and result.ballots == 20
+    finally:
+        for p in procs:
+            p.stop()

@@ -157,35 +157,58 @@ def run_sv_processes(
     timeout: float = 600.0,
     progress: Callable[[str, int, int], object] | None = None,
     votes: Sequence[Sequence[Choice]] | None = None,
+    rerun_from: str | os.PathLike[str] | None = None,
+    join: bool = False,
 ) -> SvResult:
     """The same election with the board, the voters' client and every mix server in its own process, over
     the secure channels (spec/97.13); this process is the controller. Verifies the record at the end. A
-    party that fails or disappears raises `votum.nodes.sv.SvFailed` naming it."""
+    party that fails or disappears raises `votum.nodes.sv.SvFailed` naming it.
+
+    `rerun_from`: the record of a failed election whose ballots were sealed but whose sides were not drawn;
+    its ballots are posted again and mixed afresh (the same `homes`, where the first-column servers kept
+    their packets; the parameters are the record's). `join`: drive parties already running elsewhere, whose
+    addresses the controller's keystore in `homes/controller` holds."""
     import asyncio
     import time
 
-    from votum.nodes.sv import run_local
+    from votum.nodes.sv import Rerun, run_local
+    from votum.nodes.sv import join as join_parties
     from votum.verifier import verify
 
-    config.check(None if votes is None else len(votes))
-    params = _native.SvParams(
-        [r.native() for r in config.races], n_fail=config.n_fail, n_leak=config.n_leak, copies=config.copies
-    )
-    n = config.voters if votes is None else len(votes)
+    rerun = Rerun.from_record(Path(rerun_from)) if rerun_from is not None else None
+    if rerun is not None:
+        params, n = rerun.params, rerun.voters
+    else:
+        config.check(None if votes is None else len(votes))
+        params = _native.SvParams(
+            [r.native() for r in config.races],
+            n_fail=config.n_fail,
+            n_leak=config.n_leak,
+            copies=config.copies,
+        )
+        n = config.voters if votes is None else len(votes)
+    if (join or rerun is not None) and homes is None:
+        raise InvalidInput("joining parties or rerunning an election needs the parties' homes")
     with contextlib.ExitStack() as stack:
         root = Path(homes) if homes is not None else Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        run = asyncio.run(
-            run_local(
-                params,
-                n,
-                Path(record),
-                root,
-                votes=None if votes is None else [list(b) for b in votes],
-                seed=config.seed,
-                timeout=timeout,
-                progress=progress,
+        if join:
+            run = asyncio.run(
+                join_parties(root / "controller", params, n, Path(record), timeout, progress, rerun)
             )
-        )
+        else:
+            run = asyncio.run(
+                run_local(
+                    params,
+                    n,
+                    Path(record),
+                    root,
+                    votes=None if votes is None else [list(b) for b in votes],
+                    seed=config.seed,
+                    timeout=timeout,
+                    progress=progress,
+                    rerun=rerun,
+                )
+            )
     t0 = time.perf_counter()
     report = verify(Path(record))
     steps = [Step("launch", run.launch_seconds, n)] + [Step(p.name, p.seconds, n) for p in run.phases]

@@ -229,6 +229,7 @@ fn classify(e: &NativeError) -> (Kind, String) {
                 S::Params(_) | S::Vote(_) => InvalidInput,
                 S::Decode(_) => RecordFormatError,
                 S::Record(_) => Os,
+                S::Phase(_) => WrongPhase,
             };
             (kind, x.to_string())
         }

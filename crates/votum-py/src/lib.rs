@@ -89,6 +89,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sv::sv_compose, m)?)?;
     m.add_function(wrap_pyfunction!(sv::sv_cut, m)?)?;
     m.add_function(wrap_pyfunction!(sv::sv_tally, m)?)?;
+    m.add_function(wrap_pyfunction!(sv::sv_record_ballots, m)?)?;
     m.add_class::<sv::PySvParams>()?;
     m.add_class::<sv::PySvRowInputs>()?;
     m.add_class::<sv::PySvLastColumn>()?;

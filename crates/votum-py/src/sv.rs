@@ -766,3 +766,59 @@ impl PySvBoardFile {
         Ok(())
     }
 }
+
+/// A record's election id, parameters entry and ballot entries (name, payload).
+type RecordBallots<'py> = (
+    String,
+    Bound<'py, PyBytes>,
+    Vec<(String, Bound<'py, PyBytes>)>,
+);
+
+/// What a rerun takes from a failed election's record (spec/97.12): its election id, parameters entry
+/// and ballot entries up to the seal. Refused when the chain does not read, when there is no seal, or when
+/// the record reached the sides challenge (input halves may be posted: a rerun would open the other halves).
+#[pyfunction]
+pub fn sv_record_ballots<'py>(py: Python<'py>, path: PathBuf) -> PyResult<RecordBallots<'py>> {
+    let read = release(py, || -> Result<_, SvError> {
+        let file = std::fs::File::open(&path).map_err(|e| SvError::Record(format!("{}: {e}", path.display())))?;
+        let mut r = votum_splitvalue::record::BoardReader::new(
+            std::io::BufReader::with_capacity(1 << 20, file),
+            votum_splitvalue::record::MAGIC,
+            votum_splitvalue::record::WHAT,
+        )?;
+        let mut params = None;
+        let mut ballots = Vec::new();
+        let mut sealed = false;
+        while let Some(e) = r.next_entry()? {
+            match (e.kind.as_str(), sealed) {
+                ("parameters", false) if params.is_none() => params = Some(e.payload),
+                ("ballots", false) => ballots.push((e.name, e.payload)),
+                ("seal", false) => sealed = true,
+                ("challenge", true) if e.name == "sides" => {
+                    return Err(SvError::Phase(
+                        "the record reached the sides challenge: input halves may be posted, so the election \
+                         cannot be rerun from its ballots (a rerun would open their other halves)"
+                            .into(),
+                    ))
+                }
+                (_, true) => {}
+                (k, _) => return Err(SvError::Record(format!("entry {} ({k} {}) before the seal", e.seq, e.name))),
+            }
+        }
+        let params = params.ok_or_else(|| SvError::Record("no parameters".into()))?;
+        if !sealed {
+            return Err(SvError::Phase("the ballots were never sealed: cast again".into()));
+        }
+        Ok((r.election_id().to_owned(), params, ballots))
+    })
+    .map_err(sv_err)?;
+    let (id, params, ballots) = read;
+    Ok((
+        id,
+        PyBytes::new(py, &params),
+        ballots
+            .into_iter()
+            .map(|(n, p)| (n, PyBytes::new(py, &p)))
+            .collect(),
+    ))
+}

@@ -43,6 +43,9 @@ pub enum SvError {
     /// A record file that cannot be read or written.
     #[error("{0}")]
     Record(String),
+    /// A step the election's state does not allow (a rerun after the sides were drawn).
+    #[error("{0}")]
+    Phase(String),
 }
 
 impl From<votum_hash::board_file::BoardFileError> for SvError {

@@ -345,3 +345,26 @@ def guardian(
         serve_guardian(home, host or h, p if port is None else port, coordinator, None, once, announce)
     except NodeError as e:
         _fail(e)
+
+
+@node_app.command("sv-party")
+def sv_party(
+    home: HOME = DEFAULT_HOME,
+    host: BIND_HOST = None,
+    port: BIND_PORT = None,
+) -> None:
+    """Serves as one party of a split-value election (the board, the voters' client or a mix server, as the
+    controller assigns; `votum sv --processes --join`, spec/97.13). The node's keystore must trust the
+    controller (named `controller`) and the other parties; it stops when the election ends."""
+    from votum.nodes.sv import serve
+
+    card = Card.from_json((home / "card.json").read_text())
+    h, p = card.host_port() if card.address else ("127.0.0.1", 7800)
+
+    def announce(address: str) -> None:
+        print(f"split-value party {card.name} ({card.fingerprint}) listening on {address}", flush=True)
+
+    try:
+        serve(home, host or h, p if port is None else port, None, announce)
+    except NodeError as e:
+        _fail(e)

@@ -86,6 +86,21 @@ def sv(
         typer.Option(help="With --processes: where the parties' identities live (default: a temporary one)."),
     ] = None,
     timeout: Annotated[float, typer.Option(help="With --processes: seconds a phase may take.")] = 600.0,
+    rerun_from: Annotated[
+        Path | None,
+        typer.Option(
+            help="With --processes and --homes: rerun a failed election from its record's sealed ballots "
+            "(refused once its sides were drawn, spec/97.12); its parameters replace --race and the grid."
+        ),
+    ] = None,
+    join: Annotated[
+        bool,
+        typer.Option(
+            "--join",
+            help="With --processes and --homes: drive parties already running (`votum node sv-party`) "
+            "whose addresses the keystore of HOMES/controller holds, instead of starting them here.",
+        ),
+    ] = False,
     json_out: Annotated[
         bool, typer.Option("--json", help="Print a machine-readable report instead.")
     ] = False,
@@ -97,7 +112,7 @@ def sv(
     try:
         with progress_hook(console) as hook:
             if processes:
-                result = run_sv_processes(config, out, homes, timeout, hook)
+                result = run_sv_processes(config, out, homes, timeout, hook, rerun_from=rerun_from, join=join)
             else:
                 result = run_sv_election(config, hook, record=out)
     except VotumError as err:

@@ -36,6 +36,7 @@ from votum import (
     sv_cut,
     sv_mix,
     sv_permutation,
+    sv_record_ballots,
     sv_tally,
 )
 from votum.errors import VotumError
@@ -149,6 +150,10 @@ def _packet_purpose(election: str, row: int) -> str:
     return f"sv-packet/{election}/{row}"
 
 
+def _kept_purpose(election: str, row: int) -> str:
+    return f"sv-kept/{election}/{row}"
+
+
 def _splits_purpose(election: str, row: int) -> str:
     return f"sv-splits/{election}/{row}"
 
@@ -182,6 +187,7 @@ class Party:
         self.splits_ready: dict[int, asyncio.Event] = {}
         self.flight = asyncio.Semaphore(IN_FLIGHT)
         self.checked: set[int] = set()
+        self.resumed_from = ""
         self.storing = asyncio.Lock()
         #: bytes streamed to each party (lists, packets, splits, entries)
         self.sent: dict[str, int] = {}
@@ -263,6 +269,9 @@ class Party:
             p = self._p()
             if self.column == 1:
                 self.inputs = SvRowInputs(p, self.row - 1)
+                if body.get("resume"):
+                    self.resumed_from = str(body["resume"])
+                    await self._work(self._reload, self.resumed_from)
             if self.column == p.columns:
                 self.last = [
                     SvLastColumn(
@@ -294,6 +303,7 @@ class Party:
                         for i in range(2, p.rows + 1)
                     )
                 )
+            return _pack({"held": self.inputs.count() if self.inputs is not None else None})
         return _pack({})
 
     async def _column_seed(self, m: Message) -> bytes:
@@ -344,7 +354,42 @@ class Party:
         packet = self.node.open_sealed(peer, _packet_purpose(self.election, self.row), box)
         inputs = self.inputs
         count = await self._work(inputs.add, ballots, packet)
+        await self._work(self._keep, ballots, packet)
         return _pack({"held": count})
+
+    def _kept(self, election: str) -> Path:
+        return self.node.identity.home / f"sv-packets-{election}-row{self.row}.sealed"
+
+    def _keep(self, ballots: bytes, packet: bytes) -> None:
+        """Keeps an accepted chunk, sealed to this node itself (mode 0600), so a failed election can be rerun
+        from its sealed ballots (spec/97.12) without the voters casting again."""
+        me = self.node.identity.card
+        box = self.node.identity.seal_for(
+            me, _kept_purpose(self.election, self.row), _LEN.pack(len(ballots)) + ballots + packet
+        )
+        path = self._kept(self.election)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "ab") as f:
+            f.write(_LEN.pack(len(box)) + box)
+            f.flush()
+            os.fsync(f.fileno())
+
+    def _reload(self, election: str) -> int:
+        """The chunks this server accepted in `election`, checked again against their ballots."""
+        assert self.inputs is not None
+        me = self.node.identity.card
+        data = self._kept(election).read_bytes()
+        at = 0
+        while at < len(data):
+            (size,) = _LEN.unpack_from(data, at)
+            plain = self.node.identity.open_sealed(
+                me, _kept_purpose(election, self.row), data[at + 4 : at + 4 + size]
+            )
+            (n,) = _LEN.unpack_from(plain)
+            self.inputs.add(plain[4 : 4 + n], plain[4 + n :])
+            self._keep(plain[4 : 4 + n], plain[4 + n :])  # kept again under the rerun's election id
+            at += 4 + size
+        return self.inputs.count()
 
     # -- mixing ---------------------------------------------------------------------------------------------
 
@@ -486,11 +531,12 @@ class Party:
 
     async def _entry(self, peer: Card, header: dict[str, Any], parts: list[bytes]) -> bytes:
         """Appends the announced entry from the announced poster; anything else is refused and changes
-        nothing. Ballot chunks come from the voters' client in order, without an announcement."""
+        nothing. Ballot chunks come in order from the poster announced for all of them (the voters' client, or
+        the controller when it reruns an election from its sealed ballots)."""
         if self.board is None:
             raise errors.HandlerError("no board open")
         kind, name = str(header["kind"]), str(header["name"])
-        if kind == "ballots" and peer.name == VOTERS and self.due == ("ballots", "*", VOTERS):
+        if kind == "ballots" and self.due == ("ballots", "*", peer.name):
             if name != f"ballots-{self.next_chunk}":
                 raise errors.BadSequence(f"{name} where ballots-{self.next_chunk} is due")
             self.next_chunk += 1
@@ -520,9 +566,15 @@ class Party:
 
     async def _abort(self, m: Message) -> bytes:
         """Forgets the election (the board closes its record as it stands); answers what this process used."""
-        self._from_controller(m)
+        body = self._from_controller(m)
         if self.board is not None:
             self.board.close()  # what was posted stays; no tally was
+        if self.inputs is not None and not body.get("keep", True):
+            # the election is over (its ballots, and those of the election it reran, are counted)
+            for election in (self.election, self.resumed_from):
+                if election:
+                    with contextlib.suppress(OSError):
+                        self._kept(election).unlink()
         self._done()
         return _pack({"peak_rss_kib": _peak_rss_kib(), "sent": self.sent})
 
@@ -538,6 +590,25 @@ class Party:
 class Phase:
     name: str
     seconds: float
+
+
+@dataclasses.dataclass
+class Rerun:
+    """A failed election's sealed ballots, to run the mix and the proof again (spec/97.12)."""
+
+    election: str
+    params: SvParams
+    ballots: list[tuple[str, bytes]]
+
+    @property
+    def voters(self) -> int:
+        return sum(int.from_bytes(p[8:12], "big") for _, p in self.ballots)
+
+    @classmethod
+    def from_record(cls, path: Path) -> Rerun:
+        """Refused (`WrongPhase`) when the record was never sealed or reached the sides challenge."""
+        election, params, ballots = sv_record_ballots(str(path))
+        return cls(election, SvParams.decode(params), ballots)
 
 
 @dataclasses.dataclass
@@ -563,10 +634,13 @@ async def coordinate(
     seed: int | None = None,
     timeout: float = 600.0,
     progress: Callable[[str, int, int], object] | None = None,
+    rerun: Rerun | None = None,
 ) -> SvRun:
     """Drives the election (spec/97.13) from `node`, which trusts the board, the voters' client and every
     server. Raises `SvFailed` naming the phase and party when one fails; the board then holds what was posted
-    before, and no tally."""
+    before, and no tally. With `rerun` (a failed election's sealed ballots, `Rerun.from_record`), nobody
+    casts: the controller posts the same ballots again and the first-column servers take their packets from
+    what they kept (spec/97.12)."""
     election = f"sv-{os.urandom(6).hex()}"
     rows, cols, copies, races = params.rows, params.columns, params.copies, params.races
     servers = [server_name(i, j) for i in range(1, rows + 1) for j in range(1, cols + 1)]
@@ -606,20 +680,38 @@ async def coordinate(
         common = {"params": params.encode(), "roster": roster, "seed": seed}
         await ask(BOARD, "sv/setup", {**common, "role": BOARD, "record": str(record)})
         await ask(VOTERS, "sv/setup", {**common, "role": VOTERS})
+        resume = {"resume": rerun.election} if rerun is not None else {}
         # followers first, so a column's leader finds them ready for its seed
         for i in range(rows, 0, -1):
-            await asyncio.gather(
+            answers = await asyncio.gather(
                 *(
-                    ask(server_name(i, j), "sv/setup", {**common, "role": "server", "row": i, "column": j})
+                    ask(
+                        server_name(i, j),
+                        "sv/setup",
+                        {**common, **resume, "role": "server", "row": i, "column": j},
+                    )
                     for j in range(1, cols + 1)
                 )
             )
+            held = _unpack(answers[0]).get("held")
+            if rerun is not None and held != voters:
+                raise SvFailed(
+                    phase, f"kept {held} of the {voters} sealed ballots' packets", server_name(i, 1)
+                )
         done("setup")
 
         phase = "casting"
         tell(0, voters)
-        await ask(BOARD, "sv/expect", {"kind": "ballots", "name": "*", "poster": VOTERS})
-        await ask(VOTERS, "sv/cast", {"voters": voters, "votes": votes})
+        if rerun is None:
+            await ask(BOARD, "sv/expect", {"kind": "ballots", "name": "*", "poster": VOTERS})
+            await ask(VOTERS, "sv/cast", {"voters": voters, "votes": votes})
+        else:
+            await ask(BOARD, "sv/expect", {"kind": "ballots", "name": "*", "poster": CONTROLLER})
+            for name, payload in rerun.ballots:
+                try:
+                    await node.stream(BOARD, "sv/entry", _blob({"kind": "ballots", "name": name}, payload))
+                except (errors.NodeError, asyncio.TimeoutError, OSError) as e:
+                    raise SvFailed(phase, f"posting {name}: {e}", BOARD) from e
         await post("seal", "seal", CONTROLLER, payload=voters.to_bytes(8, "big"))
         tell(voters, voters)
         done("casting")
@@ -709,10 +801,31 @@ async def coordinate(
     usage: dict[str, dict[str, Any]] = {}
     for p in parties:
         with contextlib.suppress(Exception):
-            usage[p] = _unpack(await node.request(p, "sv/abort", _pack({"election": election}), 5.0))
+            usage[p] = _unpack(
+                await node.request(p, "sv/abort", _pack({"election": election, "keep": False}), 5.0)
+            )
     return SvRun(
         election, phases, tallies, bytes(closed["head"]), int(closed["entries"]), record, usage=usage
     )
+
+
+async def join(
+    controller_home: Path,
+    params: SvParams,
+    voters: int,
+    record: Path,
+    timeout: float = 600.0,
+    progress: Callable[[str, int, int], object] | None = None,
+    rerun: Rerun | None = None,
+) -> SvRun:
+    """Drives parties already running elsewhere (`votum node sv-party`): the controller's node lives in
+    `controller_home` and its keystore names the board, the voters' client and every `server-i-j` with their
+    addresses (`votum node peers add`)."""
+    node = open_node(controller_home, settings=NodeSettings(connect_timeout=min(timeout, 10.0)))
+    try:
+        return await coordinate(node, params, voters, record, None, None, timeout, progress, rerun)
+    finally:
+        await node.close()
 
 
 async def _unreachable(node: Node, parties: list[str]) -> list[str]:
@@ -801,6 +914,7 @@ async def run_local(
     timeout: float = 600.0,
     placement: Callable[[str], tuple[list[str], str]] | None = None,
     progress: Callable[[str, int, int], object] | None = None,
+    rerun: Rerun | None = None,
 ) -> SvRun:
     """Starts the board, the voters' client and every server as processes (homes under `homes`) and drives
     the election. `faults` (party name → fault) and `placement` (party name → command prefix and host) are
@@ -823,7 +937,7 @@ async def run_local(
             for h, address in zip(party_homes, addresses, strict=True):
                 card = keystore.find(h.name)
                 node.trust(dataclasses.replace(card, address=address), card.fingerprint)
-            result = await coordinate(node, params, voters, record, votes, seed, timeout, progress)
+            result = await coordinate(node, params, voters, record, votes, seed, timeout, progress, rerun)
         finally:
             await node.close()
         result.launch_seconds = launch
