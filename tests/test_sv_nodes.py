@@ -249,3 +249,15 @@ def test_the_controller_joins_parties_already_running(tmp_path: Path) -> None:
     finally:
         for p in procs:
             p.stop()
+
+
+def test_a_server_that_stops_answering_is_named_when_the_phase_times_out(tmp_path: Path) -> None:
+    record = tmp_path / "r.vsv"
+    with pytest.raises(SvFailed) as caught:
+        run(
+            run_local(
+                _params(), 20, record, tmp_path / "homes", faults={"server-3-2": "hang-in-mix"}, timeout=4
+            )
+        )
+    assert caught.value.party == "server-3-2" and caught.value.phase == "mixing"
+    assert b"tally" not in record.read_bytes()

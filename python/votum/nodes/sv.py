@@ -17,6 +17,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import signal
 import struct
 import subprocess
@@ -54,7 +55,9 @@ VOTERS = "voters"
 CHUNK = 16_384
 #: output lists a server has in flight to the next column
 IN_FLIGHT = 2
-FAULTS = ("die-in-mix", "die-posting", "bad-packet")
+FAULTS = ("die-in-mix", "die-posting", "bad-packet", "hang-in-mix")
+#: how a party's error names another party as the one at fault (the controller reads it)
+_BLAME = re.compile(r"blame=([a-z0-9-]+)")
 _LEN = struct.Struct(">I")
 
 
@@ -188,6 +191,8 @@ class Party:
         self.flight = asyncio.Semaphore(IN_FLIGHT)
         self.checked: set[int] = set()
         self.resumed_from = ""
+        #: seconds a stream to another party may take (the controller's phase timeout)
+        self.timeout = 600.0
         self.storing = asyncio.Lock()
         #: bytes streamed to each party (lists, packets, splits, entries)
         self.sent: dict[str, int] = {}
@@ -239,8 +244,15 @@ class Party:
         return await self.node.run_in_worker(fn, *args)
 
     async def _stream(self, to: str, kind: str, header: dict[str, Any], *parts: bytes) -> bytes:
+        """Streams to another party within the phase's time; a party that does not take it in time, or goes
+        away, is blamed by name in the error that reaches the controller."""
         self.sent[to] = self.sent.get(to, 0) + sum(len(p) for p in parts)
-        return await self.node.stream(to, kind, _blob(header, *parts))
+        try:
+            return await asyncio.wait_for(self.node.stream(to, kind, _blob(header, *parts)), self.timeout)
+        except asyncio.TimeoutError:
+            raise errors.HandlerError(f"blame={to}: {kind} not taken within {self.timeout} s") from None
+        except (errors.PeerUnavailable, OSError) as e:
+            raise errors.HandlerError(f"blame={to}: {kind}: {e}") from None
 
     def _die(self, when: str) -> None:
         if self.fault == when:
@@ -254,6 +266,7 @@ class Party:
         self.role = str(body["role"])
         self.params = SvParams.decode(bytes(body["params"]))
         self.seed = body.get("seed")
+        self.timeout = float(body.get("timeout", self.timeout))
         for name, address in dict(body.get("roster", {})).items():
             if name == self.node.name:
                 continue
@@ -420,6 +433,8 @@ class Party:
         assert self.column_seed is not None
         y = await self._work(sv_mix, p, race, self.row - 1, self.column_seed, copy, x)
         self._die("die-in-mix")
+        if self.fault == "hang-in-mix":
+            await asyncio.sleep(3600)  # alive, answering pings, but never passing the list on
         if self.column == p.columns:
             async with self.storing:  # one list at a time into the native object (it is borrowed mutably)
                 await self._work(self.last[race].store, copy, y)
@@ -654,10 +669,13 @@ async def coordinate(
             progress(phase, done, total)
 
     async def ask(party: str, kind: str, body: dict[str, Any]) -> bytes:
+        # longer than the parties' own limit on what they send each other, so theirs fires first and names
+        # the party that held them up
         try:
-            return await node.request(party, kind, _pack({"election": election, **body}), timeout)
+            return await node.request(party, kind, _pack({"election": election, **body}), 2 * timeout)
         except (errors.NodeError, asyncio.TimeoutError, OSError) as e:
-            raise SvFailed(phase, f"{kind}: {type(e).__name__}: {e}", party) from e
+            blamed = _BLAME.search(str(e))
+            raise SvFailed(phase, f"{kind}: {type(e).__name__}: {e}", blamed[1] if blamed else party) from e
 
     async def post(kind: str, name: str, poster: str, **body: Any) -> bytes:
         await ask(BOARD, "sv/expect", {"kind": kind, "name": name, "poster": poster})
@@ -677,7 +695,7 @@ async def coordinate(
 
     try:
         roster = {c.name: c.address for c in node.keystore.cards()}
-        common = {"params": params.encode(), "roster": roster, "seed": seed}
+        common = {"params": params.encode(), "roster": roster, "seed": seed, "timeout": timeout}
         await ask(BOARD, "sv/setup", {**common, "role": BOARD, "record": str(record)})
         await ask(VOTERS, "sv/setup", {**common, "role": VOTERS})
         resume = {"resume": rerun.election} if rerun is not None else {}
