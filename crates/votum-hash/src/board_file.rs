@@ -182,6 +182,11 @@ impl<R: Read> BoardReader<R> {
         self.chain.head()
     }
 
+    /// Bytes read so far: after `next_entry`, the entry's payload ends here.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
     /// The next entry, or `None` at the end of the file (a file ending inside an entry is an
     /// error, never a shorter record).
     pub fn next_entry(&mut self) -> Result<Option<Entry>, BoardFileError> {

@@ -383,3 +383,25 @@ fn test_sv_privacy_nothing_published_links_a_ballot_to_an_opened_vote() {
             .iter()
             .any(|k| e.name.starts_with(&format!("tvalues-0-{k}-")))));
 }
+
+/// A record on disk is verified with its t-values read again from the file when the halves arrive
+/// (bounded memory); the verdicts are those of the streamed verification.
+#[test]
+fn a_record_file_is_verified_like_a_stream() {
+    let dir = std::env::temp_dir().join(format!("votum-sv-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let params = default_params();
+    let values = random_values(&params, 50, &[6; 32]);
+    for (i, cheat) in [None, Some(Cheat::WrongPath { race: 0 })]
+        .into_iter()
+        .enumerate()
+    {
+        let (_, record) = election(&params, &values, 12, cheat);
+        let path = dir.join(format!("r{i}.vsv"));
+        std::fs::write(&path, &record).unwrap();
+        let from_file = votum_verify::sv::verify_sv_record(&path, Options::default()).0;
+        assert_eq!(failing(&from_file), failing(&verify(&record)));
+        assert_eq!(from_file.passed(), i == 0);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
