@@ -14,7 +14,6 @@ import json
 import os
 import secrets
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -33,8 +32,9 @@ from votum import (
 from votum.errors import InvalidInput, VotumError
 from votum.nodes import errors
 from votum.nodes.channel import Message
-from votum.nodes.identity import Card, Identity, keygen
+from votum.nodes.identity import Card, Identity
 from votum.nodes.keystore import PEERS_FILE, Keystore
+from votum.nodes.local import NodeProcess, environment, trusting_homes
 from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node, NodeSettings, open_node
 
@@ -539,23 +539,11 @@ def prepare_homes(root: Path, n: int) -> tuple[Path, list[Path]]:
     """The coordinator's and n guardians' homes under `root` (identities made once, kept between runs), each
     trusting the others: the coordinator trusts every guardian, each guardian the coordinator and the
     others."""
-    names = [COORDINATOR] + [f"guardian-{i}" for i in range(1, n + 1)]
-    homes = [root / name for name in names]
-    cards = []
-    for name, home in zip(names, homes, strict=True):
-        if not (home / "key.pem").exists():
-            keygen(home, name, None)
-        cards.append(Card.from_json((home / "card.json").read_text()))
-    for home, card in zip(homes, cards, strict=True):
-        store = Keystore(path=home / PEERS_FILE)
-        for other in cards:
-            if other.node_id != card.node_id:
-                store.add(other, other.fingerprint)
-        store.save()
+    homes = trusting_homes(root, [COORDINATOR] + [f"guardian-{i}" for i in range(1, n + 1)])
     return homes[0], homes[1:]
 
 
-class GuardianProcess:
+class GuardianProcess(NodeProcess):
     """`python -m votum.nodes.ceremony HOME` in its own process, listening on a free port of `host` (on
     loopback by default); `prefix` runs it elsewhere (`ip netns exec NS` in the tests across interfaces)."""
 
@@ -567,47 +555,22 @@ class GuardianProcess:
         prefix: list[str] | None = None,
         host: str = "127.0.0.1",
     ) -> None:
-        env = dict(os.environ)
-        env.pop(SEED_ENV, None)
-        if seed is not None:
-            env[SEED_ENV] = seed.hex()
-        cmd = [*(prefix or []), sys.executable, "-m", "votum.nodes.ceremony", str(home), "--host", host]
-        if fault:
-            cmd += ["--fault", fault]
-        self.home = home
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env, text=True)
+        env = environment(SEED_ENV, seed.hex() if seed is not None else None)
+        super().__init__("votum.nodes.ceremony", home, ["--fault", fault] if fault else [], env, prefix, host)
 
     def address(self, timeout: float) -> str:
         """The address it announced on its first line of output."""
-        assert self.proc.stdout is not None
-        line = _readline(self.proc, timeout)
-        if not line:
+        try:
+            address = self.announced(timeout)
+        except TimeoutError:
+            raise CeremonyFailed(
+                "launch", f"no guardian process announced itself within {timeout} s"
+            ) from None
+        if address is None:
             raise CeremonyFailed(
                 "launch", f"the guardian process of {self.home.name} exited ({self.proc.poll()})"
             )
-        return str(json.loads(line)["address"])
-
-    def stop(self, timeout: float = 5.0) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-
-
-def _readline(proc: subprocess.Popen[str], timeout: float) -> str:
-    import selectors
-
-    assert proc.stdout is not None
-    with selectors.DefaultSelector() as sel:
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        if not sel.select(timeout):
-            raise CeremonyFailed("launch", f"no guardian process announced itself within {timeout} s")
-    return proc.stdout.readline()
+        return address
 
 
 @dataclasses.dataclass

@@ -20,7 +20,6 @@ import os
 import re
 import signal
 import struct
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -43,8 +42,9 @@ from votum import (
 from votum.errors import VotumError
 from votum.nodes import errors
 from votum.nodes.channel import Message
-from votum.nodes.identity import Card, Identity, keygen
+from votum.nodes.identity import Card, Identity
 from votum.nodes.keystore import PEERS_FILE, Keystore
+from votum.nodes.local import NodeProcess, trusting_homes
 from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node, NodeSettings, open_node
 
@@ -868,57 +868,26 @@ def party_names(rows: int, cols: int) -> list[str]:
 def prepare_homes(root: Path, names: list[str]) -> tuple[Path, list[Path]]:
     """The controller's and every party's home under `root` (identities made once, kept between runs), every
     one trusting every other."""
-    everyone = [CONTROLLER, *names]
-    homes = [root / n for n in everyone]
-    cards = []
-    for name, home in zip(everyone, homes, strict=True):
-        if not (home / "key.pem").exists():
-            keygen(home, name, None)
-        cards.append(Card.from_json((home / "card.json").read_text()))
-    for home, card in zip(homes, cards, strict=True):
-        store = Keystore(path=home / PEERS_FILE)
-        for other in cards:
-            if other.node_id != card.node_id:
-                store.add(other, other.fingerprint)
-        store.save()
+    homes = trusting_homes(root, [CONTROLLER, *names])
     return homes[0], homes[1:]
 
 
-class PartyProcess:
+class PartyProcess(NodeProcess):
     """`python -m votum.nodes.sv HOME` in its own process; `prefix` runs it elsewhere (`ip netns exec NS`)."""
 
     def __init__(
         self, home: Path, fault: str | None = None, prefix: list[str] | None = None, host: str = "127.0.0.1"
     ) -> None:
-        cmd = [*(prefix or []), sys.executable, "-m", "votum.nodes.sv", str(home), "--host", host]
-        if fault:
-            cmd += ["--fault", fault]
-        self.home = home
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        super().__init__("votum.nodes.sv", home, ["--fault", fault] if fault else [], None, prefix, host)
 
     def address(self, timeout: float) -> str:
-        import selectors
-
-        assert self.proc.stdout is not None
-        with selectors.DefaultSelector() as sel:
-            sel.register(self.proc.stdout, selectors.EVENT_READ)
-            if not sel.select(timeout):
-                raise SvFailed("launch", f"no announcement within {timeout} s", self.home.name)
-        line = self.proc.stdout.readline()
-        if not line:
+        try:
+            address = self.announced(timeout)
+        except TimeoutError as e:
+            raise SvFailed("launch", str(e), self.home.name) from None
+        if address is None:
             raise SvFailed("launch", f"the process exited ({self.proc.poll()})", self.home.name)
-        return str(json.loads(line)["address"])
-
-    def stop(self, timeout: float = 5.0) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
+        return address
 
 
 async def run_local(
