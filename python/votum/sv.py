@@ -59,11 +59,16 @@ class SvConfig:
     seed: int | None = None
     election_id: str = "sv-election"
 
-    def check(self, voters: int | None = None) -> None:
-        """Refuses parameters spec/97.1 does not allow, and fewer than two ballots."""
+    def check(self, voters: int | None = None) -> _native.SvParams:
+        """Refuses parameters spec/97.1 does not allow, and fewer than two ballots; returns the core's
+        parameters."""
         if (self.voters if voters is None else voters) < 2:
             raise InvalidInput("at least two ballots")
-        _native.sv_parameters(
+        return self.params()
+
+    def params(self) -> _native.SvParams:
+        """The core's parameters (`InvalidInput` when spec/97.1 does not allow them)."""
+        return _native.SvParams(
             [r.native() for r in self.races], n_fail=self.n_fail, n_leak=self.n_leak, copies=self.copies
         )
 
@@ -179,14 +184,8 @@ def run_sv_processes(
     if rerun is not None:
         params, n = rerun.params, rerun.voters
     else:
-        config.check(None if votes is None else len(votes))
-        params = _native.SvParams(
-            [r.native() for r in config.races],
-            n_fail=config.n_fail,
-            n_leak=config.n_leak,
-            copies=config.copies,
-        )
         n = config.voters if votes is None else len(votes)
+        params = config.check(n)
     if (join or rerun is not None) and homes is None:
         raise InvalidInput("joining parties or rerunning an election needs the parties' homes")
     with contextlib.ExitStack() as stack:

@@ -30,6 +30,16 @@ impl From<PyChoice> for Choice {
     }
 }
 
+/// Every ballot's value race by race, from the choices Python gave (97.1); a choice a race cannot
+/// hold is an `InvalidInput`.
+fn values_of(p: &Params, votes: Vec<Vec<PyChoice>>) -> Result<Vec<Vec<u128>>, NativeError> {
+    let choices: Vec<Vec<Choice>> = votes
+        .into_iter()
+        .map(|b| b.into_iter().map(Choice::from).collect())
+        .collect();
+    encode_votes(p, &choices).map_err(NativeError::Sv)
+}
+
 fn params_from(
     races: Vec<(String, Vec<String>, u8)>,
     n_fail: u8,
@@ -124,13 +134,7 @@ pub fn sv_election(
         return Err(NativeError::Sv(SvError::Vote("at least two ballots".into())).into());
     }
     let values = match votes {
-        Some(v) => {
-            let choices: Vec<Vec<Choice>> = v
-                .into_iter()
-                .map(|b| b.into_iter().map(Choice::from).collect())
-                .collect();
-            encode_votes(&params, &choices).map_err(NativeError::Sv)?
-        }
+        Some(v) => values_of(&params, v)?,
         None => random_values(&params, voters, &seed.unwrap_or([0; 32])),
     };
     let tell = |phase: &str, done: u64, total: u64| {
@@ -307,13 +311,7 @@ pub fn sv_cast<'py>(
 ) -> PyResult<(Bound<'py, PyBytes>, Vec<Bound<'py, PyBytes>>)> {
     let p = &params.inner;
     let values = match votes {
-        Some(v) => {
-            let choices: Vec<Vec<Choice>> = v
-                .into_iter()
-                .map(|b| b.into_iter().map(Choice::from).collect())
-                .collect();
-            encode_votes(p, &choices).map_err(sv_err)?
-        }
+        Some(v) => values_of(p, v)?,
         None => {
             let s = seed
                 .map(|s| seed32(s, "seed"))
