@@ -19,6 +19,11 @@ pub mod sv;
 
 use std::path::Path;
 
+/// Bytes as lowercase hex (heads and digests in reports).
+pub(crate) fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
 pub use checks::Check;
 pub use eg::{verify_eg_record, Intermediates, Options, Progress};
 pub use mix::verify_mix_record;

@@ -23,14 +23,11 @@ use votum_shuffle::{Generators, Rows, ShuffleProof};
 
 use crate::checks::Check;
 use crate::eg::{Intermediates, Options, Progress};
+use crate::hex;
 use crate::report::{Ledger, Report};
 
 /// The form name reports give a mix record.
 pub const FORM: &str = "votum mix record";
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
 
 /// Verifies the mix record at `path`, every V-MIX check.
 pub fn verify_mix_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {

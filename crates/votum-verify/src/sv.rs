@@ -22,14 +22,11 @@ use votum_splitvalue::SvError;
 
 use crate::checks::Check;
 use crate::eg::{Intermediates, Options, Progress};
+use crate::hex;
 use crate::report::{Ledger, Report};
 
 /// The form name reports give a split-value record.
 pub const FORM: &str = WHAT;
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
 
 /// Verifies the split-value record at `path`, every V-SV check.
 pub fn verify_sv_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {

@@ -85,24 +85,23 @@ def _unpack(payload: bytes) -> dict[str, Any]:
 
 
 def _blob(header: dict[str, Any], *parts: bytes) -> Iterable[bytes]:
-    """A stream's content: the header's length and MessagePack, then the parts, each after its length."""
+    """A stream's content: the header's length and MessagePack, then the parts, each after its length. The
+    stream cuts each part into views of at most 1 MiB (copied once, into the chunk's payload)."""
     head = _pack(header)
     yield _LEN.pack(len(head)) + head
     for p in parts:
         yield _LEN.pack(len(p))
-        # 1 MiB pieces: the stream never holds a second copy of a big part
-        view = memoryview(p)
-        for at in range(0, len(p), 1 << 20):
-            yield bytes(view[at : at + (1 << 20)])
+        yield p
 
 
-def _split_blob(data: bytes) -> tuple[dict[str, Any], list[bytes]]:
+def _split_blob(data: memoryview) -> tuple[dict[str, Any], list[bytes]]:
+    """The header and the parts of a received stream (each part copied once, out of the stream's buffer)."""
     (n,) = _LEN.unpack_from(data)
-    header = _unpack(data[4 : 4 + n])
+    header = _unpack(bytes(data[4 : 4 + n]))
     parts, at = [], 4 + n
     while at < len(data):
         (size,) = _LEN.unpack_from(data, at)
-        parts.append(data[at + 4 : at + 4 + size])
+        parts.append(bytes(data[at + 4 : at + 4 + size]))
         at += 4 + size
     if at != len(data):
         raise errors.MalformedFrame("a blob's parts do not add up to its length")
@@ -121,7 +120,8 @@ class _BlobSink:
         self.data += data
 
     async def finish(self) -> bytes:
-        header, parts = _split_blob(bytes(self.data))
+        with memoryview(self.data) as view:
+            header, parts = _split_blob(view)
         self.data = bytearray()
         return await self.handle(self.peer, header, parts)
 
