@@ -8,7 +8,7 @@ log() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
 # --- system packages -------------------------------------------------------------------------
 # m4: GMP's build (bundled by rug) needs it; postgresql for the service's tests; iproute2, nftables and
-# tshark for the tests across network namespaces. Everything else
+# tshark for the tests across network namespaces; chromium for the web pages' tests. Everything else
 # the project needs comes from crates.io and PyPI.
 need_apt=()
 command -v m4 >/dev/null 2>&1 || need_apt+=(m4)
@@ -19,6 +19,9 @@ compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/
 command -v ip >/dev/null 2>&1 && command -v tc >/dev/null 2>&1 || need_apt+=(iproute2)
 command -v nft >/dev/null 2>&1 || need_apt+=(nftables)
 command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
+# headless Chromium and its WebDriver: the web pages' tests run in a real browser
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     log "installing ${need_apt[*]} with apt-get"
@@ -62,7 +65,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q "maturin>=1.7,<2" typer rich pytest pytest-timeout hypothesis ruff mypy gmpy2 \
     "fastapi>=0.165" "pydantic>=2.7" "uvicorn>=0.30" "httptools>=0.6" "uvloop>=0.19" "msgpack>=1.0" "cryptography>=50" "httpx>=0.27" "httpx2>=2.16" \
-    "sqlalchemy>=2.0" "psycopg[binary]>=3.2" "prometheus-client>=0.20" "schemathesis>=4.0" "trustme>=1.1" "tomli>=2.0; python_version < '3.11'"
+    "sqlalchemy>=2.0" "psycopg[binary]>=3.2" "prometheus-client>=0.20" "jinja2>=3.1" "selenium>=4.20" "schemathesis>=4.0" "trustme>=1.1" "tomli>=2.0; python_version < '3.11'"
   touch "$stamp"
 fi
 

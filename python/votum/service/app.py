@@ -59,6 +59,10 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.include_router(_health_router(seed_on))
     app.include_router(seed.router if seed_on else seed.disabled_router())
     v1.install(app, store)
+    if settings.pages:
+        from votum import web
+
+        web.install(app, store)
     # the generator's tables (~0.4 s) are built in the background, not by the first request. Not a
     # daemon: the interpreter joins it at exit. A daemon thread still in native code (GIL released)
     # when the interpreter finalizes is ended by a forced unwind through Rust frames, which aborts

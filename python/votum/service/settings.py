@@ -55,6 +55,8 @@ class Settings(BaseModel):
     #: TLS: the server's certificate chain and private key (PEM), both or neither
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    #: the web pages for voters, auditors and officials (`votum.web`, spec/80.9) at `/`; off: the API only
+    pages: bool = True
     #: log lines as `text` (a terminal) or `json` (one object per line, for a log collector)
     log_format: Literal["text", "json"] = "text"
 
@@ -119,6 +121,7 @@ _ENV = {
     "VOTUM_LOG_FORMAT": "log_format",
     "VOTUM_TLS_CERT": "tls_cert",
     "VOTUM_TLS_KEY": "tls_key",
+    "VOTUM_PAGES": "pages",
 }
 
 

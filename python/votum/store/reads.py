@@ -101,6 +101,14 @@ class Reads:
             ).first()
         return None if row is None else ballot_row(row)
 
+    def ballot_by_code(self, election_id: str, code: str) -> BallotRow | None:
+        """The ballot whose code (hex, as in the record) is `code` (index `ballots_code`, migration 3)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(ballots).where(ballots.c.election_id == election_id, ballots.c.code == code).limit(1)
+            ).first()
+        return None if row is None else ballot_row(row)
+
     def ballots(
         self, election_id: str, state: str | None = None, after: int = -1, limit: int = 1000
     ) -> list[BallotRow]:

@@ -84,6 +84,8 @@ ballots = Table(
     Column("digest", LargeBinary, nullable=False),
     PrimaryKeyConstraint("election_id", "ballot_id"),
     Index("ballots_state", "election_id", "state", "seq"),
+    #: the ballot tracker's lookup by code (migration 3)
+    Index("ballots_code", "election_id", "code"),
 )
 
 #: codes a ballot may chain from: each device's hash and each accepted ballot's code, each usable
@@ -139,6 +141,13 @@ def _v2(conn: Connection) -> None:
             )
 
 
+def _v3(conn: Connection) -> None:
+    # the ballot tracker finds a ballot by its code (a fresh database has the index from _v1)
+    for index in ballots.indexes:
+        if index.name == "ballots_code":
+            index.create(conn, checkfirst=True)
+
+
 def guardian_key_digest(election_public_key: str) -> str:
     """How `guardian_keys` names a guardian's election public key (hex; any spelling of one number)."""
     return hashlib.sha256(int(election_public_key or "0", 16).to_bytes(512, "big")).hexdigest()
@@ -149,7 +158,7 @@ def guardian_key_digest(election_public_key: str) -> str:
 MIGRATION_LOCK = int.from_bytes(hashlib.sha256(b"votum schema migrations").digest()[:8], "big", signed=True)
 
 #: migration number -> function; applied in order, each once, each in one transaction
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3}
 LATEST = max(MIGRATIONS)
 
 

@@ -1,0 +1,188 @@
+"""The web pages of `votum serve` (spec/80.9): elections, the ballot tracker, the bulletin board, the
+results, the verification and the officials' dashboard. Every page is rendered on the server from
+the store and works without JavaScript, except re-linking the board's chain in the browser and the
+dashboard's live figures. No page reads or shows anything that is not on the public board."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.routing import APIRoute
+from fastapi.staticfiles import StaticFiles
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from votum.errors import NotFound
+from votum.store import ElectionRow, Store
+from votum.web import views
+from votum.web.catalog import Messages, choose
+from votum.web.verification import Verifications
+
+HERE = Path(__file__).parent
+ENV = Environment(
+    loader=FileSystemLoader(HERE / "templates"),
+    autoescape=select_autoescape(["html"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+ENV.filters["grouped"] = views.grouped
+
+#: pages load only their own files; nothing inline runs, nothing is framed
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+#: entries per page of the board browser
+BOARD_PAGE = 50
+
+router = APIRouter(route_class=APIRoute, include_in_schema=False, default_response_class=HTMLResponse)
+
+
+def install(app: FastAPI, store: Store) -> None:
+    app.state.verifications = Verifications(store, app.state.settings.data_dir)
+    app.include_router(router)
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+
+
+def _store(request: Request) -> Store:
+    return request.app.state.store  # type: ignore[no-any-return]
+
+
+def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    t = Messages(choose(request.headers.get("accept-language")))
+    html = ENV.get_template(template).render(t=t, lang=t.lang, **context)
+    return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
+
+
+def _election(request: Request, election_id: str) -> ElectionRow | HTMLResponse:
+    try:
+        return _store(request).election(election_id)
+    except NotFound:
+        return render(request, "not_found.html", 404, election_id=election_id, what="election")
+
+
+@router.get("/")
+def elections_page(request: Request) -> HTMLResponse:
+    return render(request, "elections.html", elections=_store(request).elections())
+
+
+@router.get("/elections/{election_id}")
+def election_page(request: Request, election_id: str) -> HTMLResponse:
+    row = _election(request, election_id)
+    if isinstance(row, HTMLResponse):
+        return row
+    return render(request, "election.html", e=row, overview=views.overview(_store(request), election_id))
+
+
+@router.get("/elections/{election_id}/track")
+def track_page(
+    request: Request, election_id: str, code: str = Query(default="", max_length=256)
+) -> HTMLResponse:
+    row = _election(request, election_id)
+    if isinstance(row, HTMLResponse):
+        return row
+    found = views.track(_store(request), election_id, code) if code.strip() else None
+    return render(request, "track.html", e=row, query=code.strip(), found=found)
+
+
+@router.get("/elections/{election_id}/board")
+def board_page(
+    request: Request, election_id: str, after: int = Query(default=-1, ge=-1, le=2**62)
+) -> HTMLResponse:
+    row = _election(request, election_id)
+    if isinstance(row, HTMLResponse):
+        return row
+    entries = _store(request).entries(election_id, after, BOARD_PAGE, with_payload=False)
+    entries = [e for e in entries if e.seq <= row.head_seq]
+    earlier = max(-1, after - BOARD_PAGE) if after >= 0 else None
+    later = entries[-1].seq if entries and entries[-1].seq < row.head_seq else None
+    return render(
+        request,
+        "board.html",
+        e=row,
+        entries=entries,
+        earlier=earlier,
+        later=later,
+        messages=Messages(choose(request.headers.get("accept-language"))).subset("board."),
+    )
+
+
+@router.get("/elections/{election_id}/board/{seq}/payload", response_class=Response)
+def board_payload(request: Request, election_id: str, seq: int) -> Response:
+    """An entry's document exactly as chained, as a download."""
+    row = _election(request, election_id)
+    if isinstance(row, HTMLResponse):
+        return row
+    try:
+        entry = _store(request).entry(election_id, seq)
+    except NotFound:
+        return render(request, "not_found.html", 404, election_id=election_id, what="entry", seq=seq)
+    filename = entry.name.replace("/", "_")
+    return Response(
+        entry.payload,
+        media_type="application/json",
+        headers={**SECURITY_HEADERS, "Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+@router.get("/elections/{election_id}/results")
+def results_page(request: Request, election_id: str) -> HTMLResponse:
+    row = _election(request, election_id)
+    if isinstance(row, HTMLResponse):
+        return row
+    store = _store(request)
+    published = store.entry_named(election_id, "phases/published.json")
+    contests = present = missing = None
+    if published is not None:
+        doc = json.loads(published.text())
+        contests = views.results(views.manifest_of(store, election_id), doc["counts"])
+        present, missing = doc["present"], doc["missing"]
+    return render(request, "results.html", e=row, contests=contests, present=present, missing=missing)
+
+
+@router.get("/elections/{election_id}/verification")
+def verification_page(request: Request, election_id: str, busy: bool = False) -> HTMLResponse:
+    row = _election(request, election_id)
+    if isinstance(row, HTMLResponse):
+        return row
+    state = request.app.state.verifications.state(election_id, row.head_hash.hex())
+    return render(
+        request,
+        "verification.html",
+        e=row,
+        state=state,
+        busy=busy,
+        running_for=int(time.time() - state.started) if state.status == "running" else 0,
+    )
+
+
+@router.post("/elections/{election_id}/verification", response_model=None)
+def start_verification(request: Request, election_id: str) -> HTMLResponse | RedirectResponse:
+    """Starts a run for the current head (once per head: a repeated request shows the same run)."""
+    row = _election(request, election_id)
+    if isinstance(row, HTMLResponse):
+        return row
+    started = True
+    if row.phase != "ceremony":
+        started = request.app.state.verifications.start(election_id, row.head_seq, row.head_hash.hex())
+    suffix = "" if started else "?busy=1"
+    return RedirectResponse(f"/elections/{election_id}/verification{suffix}", status_code=303)
+
+
+@router.get("/elections/{election_id}/dashboard")
+def dashboard_page(request: Request, election_id: str) -> HTMLResponse:
+    row = _election(request, election_id)
+    if isinstance(row, HTMLResponse):
+        return row
+    messages = Messages(choose(request.headers.get("accept-language")))
+    js = {**messages.subset("dashboard."), **messages.subset("phase.")}
+    return render(request, "dashboard.html", e=row, messages=js)

@@ -1,0 +1,185 @@
+"""What the pages show, read from the store: a manifest's contests with readable names, fingerprints,
+a ballot's place on the board, a spoiled ballot's decryption, the published counts. Each function
+reads only public board entries; none reads anything a guardian or a device keeps."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from votum.store import Entry, Store
+
+
+def fingerprint(data: bytes | str) -> str:
+    """A value's fingerprint as people compare it: the first 128 bits of its SHA-256, in groups of
+    four hex digits (`3f2a 9c01 …`)."""
+    raw = data.encode() if isinstance(data, str) else data
+    digest = hashlib.sha256(raw).hexdigest()[:32]
+    return " ".join(digest[i : i + 4] for i in range(0, 32, 4))
+
+
+def grouped(hex_text: str) -> str:
+    """A hash written in groups of four digits (for reading it aloud or comparing it by eye)."""
+    return " ".join(hex_text[i : i + 4] for i in range(0, len(hex_text), 4))
+
+
+def _text(name: Any) -> str | None:
+    """The first value of an ElectionGuard `InternationalizedText` (or None)."""
+    if isinstance(name, dict):
+        for t in name.get("text") or []:
+            if isinstance(t, dict) and t.get("value"):
+                return str(t["value"])
+    if isinstance(name, str) and name:
+        return name
+    return None
+
+
+@dataclass
+class Choice:
+    selection_id: str
+    label: str
+
+
+@dataclass
+class Contest:
+    contest_id: str
+    label: str
+    votes_allowed: int
+    choices: list[Choice] = field(default_factory=list)
+
+
+def contests_of(manifest: dict[str, Any]) -> list[Contest]:
+    """The manifest's contests in ballot order, each with its choices named by candidate (the
+    candidate's name when the manifest gives one, else its id)."""
+    names = {c["object_id"]: _text(c.get("name")) or c["object_id"] for c in manifest.get("candidates", [])}
+    out = []
+    for c in sorted(manifest.get("contests", []), key=lambda c: c.get("sequence_order", 0)):
+        contest = Contest(
+            c["object_id"],
+            _text(c.get("ballot_title")) or c.get("name") or c["object_id"],
+            int(c.get("votes_allowed") or c.get("number_elected") or 1),
+        )
+        for s in sorted(c.get("ballot_selections", []), key=lambda s: s.get("sequence_order", 0)):
+            contest.choices.append(Choice(s["object_id"], names.get(s.get("candidate_id"), s["object_id"])))
+        out.append(contest)
+    return out
+
+
+def manifest_of(store: Store, election_id: str) -> dict[str, Any]:
+    entry = store.entry_named(election_id, "manifest.json")
+    return json.loads(entry.text()) if entry is not None else {}
+
+
+@dataclass
+class Overview:
+    guardians: list[str]
+    manifest: str | None
+    context: str | None
+    joint_key: str | None
+    manifest_hash: str | None
+
+
+def overview(store: Store, election_id: str) -> Overview:
+    """The guardians who posted records, and the fingerprints of the manifest, the context and the
+    joint key (the last two once the election is open)."""
+    guardians = []
+    for e in store.iter_entries(election_id, ["guardian"]):
+        doc = json.loads(e.text())
+        guardians.append(str(doc.get("guardian_id", e.name)))
+    manifest = store.entry_named(election_id, "manifest.json")
+    context = store.entry_named(election_id, "context.json")
+    joint = manifest_hash = None
+    if context is not None:
+        doc = json.loads(context.text())
+        joint = fingerprint(str(doc.get("elgamal_public_key", "")))
+        manifest_hash = doc.get("manifest_hash")
+    return Overview(
+        guardians=guardians,
+        manifest=fingerprint(manifest.payload or b"") if manifest is not None else None,
+        context=fingerprint(context.payload or b"") if context is not None else None,
+        joint_key=joint,
+        manifest_hash=manifest_hash,
+    )
+
+
+@dataclass
+class Tracked:
+    ballot_id: str
+    state: str
+    code: str
+    entry: Entry
+    previous_hash: str | None
+    head_seq: int
+    #: for a spoiled ballot once published: (contest label, [(choice label, decrypted value)])
+    decryption: list[tuple[str, list[tuple[str, int]]]] | None
+
+
+def normalise(query: str) -> str:
+    """What a voter typed, without spaces or the dashes a printed code may carry."""
+    return "".join(query.split()).replace("-", "") if _is_hex(query) else query.strip()
+
+
+def _is_hex(text: str) -> bool:
+    stripped = "".join(text.split()).replace("-", "")
+    return len(stripped) >= 16 and all(ch in "0123456789abcdefABCDEF" for ch in stripped)
+
+
+def track(store: Store, election_id: str, query: str) -> Tracked | None:
+    """The ballot whose code (any case, spaces ignored) or id is `query`, or None."""
+    query = normalise(query)
+    if not query or len(query) > 128:
+        return None
+    row = store.ballot_by_code(election_id, query.upper()) if _is_hex(query) else None
+    if row is None:
+        row = store.ballot(election_id, query)
+    if row is None:
+        return None
+    entry = store.entry(election_id, row.seq)
+    previous = store.entry(election_id, row.seq - 1).hash.hex() if row.seq > 0 else None
+    head = store.election(election_id).head_seq
+    decryption = None
+    if row.state == "spoiled":
+        spoiled = store.entry_named(election_id, f"spoiled_ballots/spoiled_ballot_{row.ballot_id}.json")
+        if spoiled is not None:
+            decryption = _decrypted(manifest_of(store, election_id), json.loads(spoiled.text()))
+    return Tracked(row.ballot_id, row.state, row.code, entry, previous, head, decryption)
+
+
+def _decrypted(
+    manifest: dict[str, Any], plaintext: dict[str, Any]
+) -> list[tuple[str, list[tuple[str, int]]]]:
+    """A decrypted ballot (an ElectionGuard 1.4 PlaintextTally of one ballot), contest by contest in
+    the manifest's order, each choice with its decrypted value."""
+    contests = plaintext.get("contests", {})
+    out = []
+    for contest in contests_of(manifest):
+        selections = (contests.get(contest.contest_id) or {}).get("selections", {})
+        values = []
+        for choice in contest.choices:
+            sel = selections.get(choice.selection_id)
+            if sel is not None:
+                values.append((choice.label, int(sel.get("tally", 0))))
+        if values:
+            out.append((contest.label, values))
+    return out
+
+
+@dataclass
+class ContestResult:
+    contest: Contest
+    rows: list[tuple[str, int, float]]
+    total: int
+
+
+def results(manifest: dict[str, Any], counts: dict[str, int]) -> list[ContestResult]:
+    """The published counts by contest: each choice's votes and share of the contest's votes."""
+    out = []
+    for contest in contests_of(manifest):
+        votes = [(c.label, int(counts.get(c.selection_id, 0))) for c in contest.choices]
+        total = sum(v for _, v in votes)
+        out.append(
+            ContestResult(contest, [(label, v, v / total if total else 0.0) for label, v in votes], total)
+        )
+    return out

@@ -1,0 +1,476 @@
+"""The web pages (spec/80.9), first through the ASGI test client, then in headless Chromium against a
+real `votum serve`, with an election driven through /v1 by `ElectionDriver`.
+
+What the pages must show: the tracker finds a submitted ballot (and a spoiled one's decryption), the
+board page re-links the chain in the browser and names an entry altered directly in the database, the
+results page shows the decrypted counts, the verifier's report check by check, no console error on any
+page, keyboard access. Screenshots go to `target/test-artifacts/web/`."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from votum.client import Client
+from votum.client.election import ElectionDriver, Plan, Tokens
+from votum.eg import manifest_from_names
+from votum.election import synthetic_manifest
+from votum.service.app import create_app
+from votum.service.local import start_server
+from votum.service.settings import Settings
+from votum.store import Store
+from votum.web import views
+from votum.web.catalog import MESSAGES, Messages, catalogue, choose
+
+MANIFEST = manifest_from_names(["Party A", "Party B"], ["Alice", "Bob", "Carol"])
+WEB = Path(views.__file__).parent
+ARTIFACTS = Path(__file__).resolve().parents[1] / "target" / "test-artifacts" / "web"
+#: selection id -> the name the pages show
+LABELS = {c.selection_id: c.label for contest in views.contests_of(MANIFEST) for c in contest.choices}
+
+
+def expected_by_name(driver: ElectionDriver) -> dict[str, int]:
+    return {LABELS[selection]: votes for selection, votes in driver.expected.items()}
+
+
+@dataclass
+class Driven:
+    driver: ElectionDriver
+    plans: list[Plan]
+    receipts: list[dict[str, Any]]
+
+    def spoiled(self) -> tuple[Plan, dict[str, Any]]:
+        return next((p, r) for p, r in zip(self.plans, self.receipts, strict=True) if p.state == "spoiled")
+
+    def cast(self) -> tuple[Plan, dict[str, Any]]:
+        return next((p, r) for p, r in zip(self.plans, self.receipts, strict=True) if p.state == "cast")
+
+
+def drive(client: Client, tokens: Tokens, election_id: str, publish: bool = True) -> Driven:
+    """An election of 3 guardians (quorum 2) with 7 ballots, the second one spoiled."""
+    driver = ElectionDriver(client, tokens, election_id, MANIFEST, quorum=2, seed=11)
+    driver.ceremony()
+    plans = driver.plan(7)
+    for i, p in enumerate(plans):
+        p.state = "spoiled" if i == 1 else "cast"
+    receipts = driver.submit(plans)
+    if publish:
+        driver.decrypt_and_publish(missing=1)
+    return Driven(driver, plans, receipts)
+
+
+# --- through the ASGI test client ------------------------------------------------------------------
+
+
+@dataclass
+class App:
+    http: TestClient
+    store: Store
+    tokens: Tokens
+    data_dir: Path
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
+    data_dir = tmp_path_factory.mktemp("web")
+    tokens = Tokens.generate(3)
+    store = Store(f"sqlite:///{data_dir / 'votum.db'}")
+    application = create_app(Settings(data_dir=data_dir, tokens=tokens.settings_map()), store=store)
+    with TestClient(application) as http:
+        yield App(http, store, tokens, data_dir)
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def driven(app: App) -> Driven:
+    return drive(Client(http=app.http), app.tokens, "web")
+
+
+def page(app: App, path: str, status: int = 200) -> str:
+    r = app.http.get(path)
+    assert r.status_code == status, (path, r.status_code, r.text[:300])
+    assert r.headers["content-type"].startswith("text/html")
+    assert "script-src 'self'" in r.headers["content-security-policy"]
+    return r.text
+
+
+def text_of(markup: str) -> str:
+    """The page's visible text, tags dropped and entities decoded, whitespace collapsed."""
+    no_script = re.sub(r"<script.*?</script>", " ", markup, flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", no_script)).split())
+
+
+def test_elections_and_election_pages(app: App, driven: Driven) -> None:
+    listing = page(app, "/")
+    assert 'href="/elections/web"' in listing and "results published" in text_of(listing)
+    overview = page(app, "/elections/web")
+    text = text_of(overview)
+    assert "2 of 3 guardians needed to decrypt" in text
+    assert "6 cast, 1 spoiled" in text
+    row = app.store.election("web")
+    assert views.grouped(row.head_hash.hex()) in text
+    manifest = app.store.entry_named("web", "manifest.json")
+    context = app.store.entry_named("web", "context.json")
+    assert manifest is not None and context is not None
+    assert views.fingerprint(manifest.payload or b"") in text
+    assert views.fingerprint(context.payload or b"") in text
+    key = json.loads(context.text())["elgamal_public_key"]
+    assert views.fingerprint(key) in text
+    for g in ("guardian-1", "guardian-2", "guardian-3"):
+        assert g in text
+    assert 'href="/v1/elections/web/record"' in overview
+
+
+def test_unknown_election_is_a_page_not_an_error_document(app: App) -> None:
+    for path in (
+        "/elections/nope",
+        "/elections/nope/track?code=00",
+        "/elections/nope/board",
+        "/elections/nope/results",
+        "/elections/nope/verification",
+        "/elections/nope/dashboard",
+    ):
+        assert "There is no election “nope” on this server." in text_of(page(app, path, 404))
+
+
+def test_tracker_finds_cast_and_spoiled_ballots(app: App, driven: Driven) -> None:
+    plan, receipt = driven.cast()
+    # as a voter copies it: lower case, in groups of four
+    typed = views.grouped(receipt["code"].lower())
+    found = text_of(page(app, f"/elections/web/track?code={typed}"))
+    assert "Your ballot is on the board." in found
+    assert "cast: it is counted" in found
+    assert plan.ballot_id in found
+    total = app.store.election("web").head_seq + 1
+    assert f"entry {receipt['seq']} of {total}" in found
+    assert views.grouped(receipt["hash"]) in found
+    # by ballot id too
+    assert "Your ballot is on the board." in text_of(page(app, f"/elections/web/track?code={plan.ballot_id}"))
+
+    spoiled, s_receipt = driven.spoiled()
+    markup = page(app, f"/elections/web/track?code={s_receipt['code']}")
+    assert "spoiled: it is not counted" in text_of(markup)
+    # the Benaloh check: the decryption shows exactly the choices the voter made
+    rows = re.findall(r"<td>([^<]+)</td><td class=\"(chosen|not-chosen)\">", markup)
+    assert rows and {label for label, kind in rows if kind == "chosen"} == {LABELS[s] for s in spoiled.chosen}
+
+
+def test_tracker_unknown_code_and_hostile_input(app: App, driven: Driven) -> None:
+    unknown = text_of(page(app, "/elections/web/track?code=" + "ab" * 32))
+    assert "No ballot with the code or id" in unknown
+    hostile = page(app, "/elections/web/track?code=%3Cscript%3Ealert(1)%3C/script%3E")
+    assert "<script>alert(1)" not in hostile and "&lt;script&gt;alert(1)" in hostile
+    assert app.http.get("/elections/web/track?code=" + "x" * 300).status_code == 422
+    # an empty query shows the form only
+    assert "No ballot" not in text_of(page(app, "/elections/web/track?code=+"))
+
+
+def test_spoiled_ballot_before_publication_says_when(app: App) -> None:
+    d = drive(Client(http=app.http), app.tokens, "web-open", publish=False)
+    _, receipt = d.spoiled()
+    text = text_of(page(app, f"/elections/web-open/track?code={receipt['code']}"))
+    assert "decrypted with the tally, once the election's results are published" in text
+    assert "The results are published once" in text_of(page(app, "/elections/web-open/results"))
+
+
+def test_board_pages_and_downloads(app: App, driven: Driven, monkeypatch: pytest.MonkeyPatch) -> None:
+    from votum.web import pages
+
+    monkeypatch.setattr(pages, "BOARD_PAGE", 10)
+    head = app.store.election("web").head_seq
+    assert head > 20
+    first = page(app, "/elections/web/board")
+    assert 'id="entry-0"' in first and 'id="entry-9"' in first and 'id="entry-10"' not in first
+    assert 'href="/elections/web/board?after=9" rel="next"' in first and 'rel="prev"' not in first
+    second = text_of(page(app, "/elections/web/board?after=9"))
+    assert f"Entries 10 to 19 of {head + 1}" in second
+    last = page(app, f"/elections/web/board?after={head - 1}")
+    assert f'id="entry-{head}"' in last and 'rel="next"' not in last and 'rel="prev"' in last
+    entry = app.store.entry("web", 3)
+    r = app.http.get("/elections/web/board/3/payload")
+    assert r.status_code == 200 and r.content == entry.payload
+    assert "attachment" in r.headers["content-disposition"]
+    assert "has no entry 99999" in text_of(page(app, "/elections/web/board/99999/payload", 404))
+    assert app.http.get("/elections/web/board?after=-5").status_code == 422
+
+
+def test_results_page_shows_the_published_counts(app: App, driven: Driven) -> None:
+    markup = page(app, "/elections/web/results")
+    shown = {
+        label: int(votes)
+        for label, votes in re.findall(
+            r'<th scope="row">([^<]+)</th>\s*<td class="num votes">(\d+)</td>', markup
+        )
+    }
+    assert shown == expected_by_name(driven.driver) and 0 < sum(shown.values()) <= 6
+    assert "Decrypted by guardian-1, guardian-2; compensated for: guardian-3." in text_of(markup)
+
+
+def test_verification_runs_once_per_head(app: App, driven: Driven) -> None:
+    before = text_of(page(app, "/elections/web/verification"))
+    assert "has not been verified yet" in before
+    r = app.http.post("/elections/web/verification", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/elections/web/verification"
+    deadline = time.monotonic() + 120
+    while (
+        "running" in (text := text_of(page(app, "/elections/web/verification")))
+        and time.monotonic() < deadline
+    ):
+        time.sleep(0.2)
+    assert "Every check passed." in text, text
+    for check in ("V-RECORD-01", "V-TALLY-01"):
+        assert check in text
+    head = app.store.election("web").head_hash.hex()
+    stored = app.data_dir / "verifications" / "web" / f"{head}.json"
+    report = json.loads(stored.read_text())
+    assert report["passed"] and all(c["status"] == "pass" for c in report["checks"])
+    # asked again at the same head: the same report, no second run
+    mtime = stored.stat().st_mtime_ns
+    app.http.post("/elections/web/verification")
+    assert stored.stat().st_mtime_ns == mtime and not stored.with_suffix(".running").exists()
+
+
+def test_pages_show_no_secret(app: App, driven: Driven) -> None:
+    for path in (
+        "/",
+        "/elections/web",
+        "/elections/web/board",
+        "/elections/web/results",
+        "/elections/web/dashboard",
+        "/elections/web/verification",
+        f"/elections/web/track?code={driven.receipts[0]['code']}",
+    ):
+        markup = page(app, path)
+        for token in app.tokens.settings_map():
+            assert token not in markup, path
+
+
+def test_pages_can_be_turned_off(tmp_path: Path) -> None:
+    application = create_app(Settings(data_dir=tmp_path, tokens={"t" * 20: "admin"}, pages=False))
+    with TestClient(application) as http:
+        assert http.get("/").status_code == 404
+        assert http.get("/static/votum.css").status_code == 404
+        assert http.get("/health").status_code == 200
+
+
+def test_contests_of_names_choices() -> None:
+    contests = views.contests_of(synthetic_manifest(2))
+    assert [c.contest_id for c in contests] == ["contest-1", "contest-2"]
+    assert all(c.choices for c in contests)
+    named = views.contests_of(MANIFEST)
+    assert [c.label for c in named[0].choices] == ["Alice", "Bob", "Carol"]
+
+
+def test_message_catalogue_is_complete_and_used() -> None:
+    """Every text is in the catalogue: each key the templates, the page code and the scripts ask for
+    exists, and each key of the catalogue is asked for (literally or by a known prefix)."""
+    keys = set(catalogue("en"))
+    sources = [*WEB.glob("templates/*.html"), WEB / "pages.py", *WEB.glob("static/*.js")]
+    used: set[str] = set()
+    for path in sources:
+        text = path.read_text()
+        used |= set(re.findall(r"""\bt\(\s*["']([a-z_]+\.[a-z_.]*)["']""", text))
+        used |= set(re.findall(r"""\b(?:say|M)\s*[(\[]\s*["']([a-z_]+\.[a-z_.]*)["']""", text))
+    # `t("phase." ~ row.phase)`: a prefix completed at run time
+    dynamic = tuple(k for k in used if k.endswith("."))
+    assert dynamic and set(dynamic) <= {"phase.", "status.", "track.state."}
+    used -= set(dynamic)
+    assert used - keys == set(), "asked for but not in the catalogue"
+    dynamic += ("nav.",)
+    unused = {k for k in keys - used if not k.startswith(dynamic)}
+    assert unused == set(), "in the catalogue but never shown"
+    # every language file has the same keys as English
+    for path in MESSAGES.glob("*.json"):
+        assert set(json.loads(path.read_text())) <= keys, path
+    assert choose("fr-CH, en;q=0.5") == "en" and Messages("en")("track.found")
+
+
+# --- in Chromium, against a real server ------------------------------------------------------------
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+
+
+@dataclass
+class Live:
+    base: str
+    db: Path
+    driven: Driven
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    data_dir = tmp_path_factory.mktemp("web-live")
+    tokens = Tokens.generate(3)
+    env = {**os.environ, "VOTUM_TOKENS": tokens.env()}
+    server, base = start_server(
+        ["--data-dir", str(data_dir)], env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        with Client(base) as client:
+            yield Live(base, data_dir / "votum.db", drive(client, tokens, "live"))
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    assert Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists(), (
+        "headless Chromium is part of the test set-up: `make setup` installs Debian's chromium "
+        "and chromium-driver"
+    )
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,1000",
+        "--disable-extensions",
+        "--no-first-run",
+    ):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.set_page_load_timeout(60)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def visit(browser: Any, url: str, shot: str) -> None:
+    """Opens `url`, keeps a screenshot, and fails on any console error the page logged."""
+    browser.get(url)
+    settle(browser, shot)
+
+
+def settle(browser: Any, shot: str) -> None:
+    browser.save_screenshot(str(ARTIFACTS / f"{shot}.png"))
+    errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    assert errors == [], errors
+
+
+def wait_for(browser: Any, condition: Any, seconds: float = 120) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(browser, seconds, poll_frequency=0.1).until(condition)
+
+
+def test_browser_tracker_results_and_keyboard(browser: Any, live: Live) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    visit(browser, f"{live.base}/", "elections")
+    assert browser.find_element(By.LINK_TEXT, "live").get_attribute("href").endswith("/elections/live")
+    visit(browser, f"{live.base}/elections/live", "election")
+    # keyboard: the first Tab reaches the skip link, which moves the focus to the content
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.TAB)
+    assert browser.switch_to.active_element.get_attribute("class") == "skip"
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    assert browser.switch_to.active_element.get_attribute("id") == "main"
+
+    plan, receipt = live.driven.cast()
+    visit(browser, f"{live.base}/elections/live/track", "track-form")
+    field = browser.find_element(By.ID, "code")
+    assert browser.find_element(By.CSS_SELECTOR, "label[for=code]").text
+    field.send_keys(receipt["code"] + Keys.ENTER)
+    wait_for(browser, lambda b: b.find_elements(By.ID, "state"))
+    settle(browser, "track-found")
+    assert browser.find_element(By.ID, "state").text.startswith("cast")
+    assert browser.find_element(By.ID, "ballot-id").text == plan.ballot_id
+
+    _, spoiled = live.driven.spoiled()
+    visit(browser, f"{live.base}/elections/live/track?code={spoiled['code']}", "track-spoiled")
+    assert browser.find_element(By.ID, "decryption").is_displayed()
+
+    visit(browser, f"{live.base}/elections/live/track?code=nothing-like-this", "track-unknown")
+    assert "No ballot with the code or id" in browser.find_element(By.ID, "result").text
+
+    visit(browser, f"{live.base}/elections/live/results", "results")
+    shown = {
+        row.find_element(By.TAG_NAME, "th").text: int(row.find_element(By.CSS_SELECTOR, "td.votes").text)
+        for row in browser.find_elements(By.CSS_SELECTOR, "table.results tbody tr")
+    }
+    assert shown == expected_by_name(live.driven.driver)
+
+
+def test_browser_dashboard_and_verification(browser: Any, live: Live) -> None:
+    from selenium.webdriver.common.by import By
+
+    visit(browser, f"{live.base}/elections/live/dashboard", "dashboard")
+    assert browser.find_element(By.ID, "d-cast").text == "6"
+    # the script polls: after two polls the rate is measured (no ballots arrive: 0.0)
+    wait_for(browser, lambda b: "ballots/s" in b.find_element(By.ID, "d-rate").text, 30)
+    settle(browser, "dashboard-live")
+
+    visit(browser, f"{live.base}/elections/live/verification", "verification-before")
+    browser.find_element(By.ID, "start-verification").click()
+    # the page refreshes itself (no script) until the report is there
+    wait_for(
+        browser,
+        lambda b: (
+            "pass" in b.find_element(By.ID, "verification-status").text.lower()
+            or "not pass" in b.find_element(By.ID, "verification-status").text
+        ),
+    )
+    settle(browser, "verification-done")
+    assert browser.find_element(By.ID, "verification-status").text == "Every check passed."
+    statuses = {e.text for e in browser.find_elements(By.CSS_SELECTOR, "table.checks td.status")}
+    assert statuses == {"pass"}
+
+
+def test_browser_relinks_the_board_and_names_an_altered_entry(browser: Any, live: Live) -> None:
+    from selenium.webdriver.common.by import By
+
+    def relink() -> tuple[str, str]:
+        browser.find_element(By.ID, "relink").click()
+        wait_for(browser, lambda b: b.find_element(By.ID, "chain-check").get_attribute("data-result"))
+        box = browser.find_element(By.ID, "chain-check")
+        return box.get_attribute("data-result"), browser.find_element(By.ID, "relink-status").text
+
+    visit(browser, f"{live.base}/elections/live/board", "board")
+    result, status = relink()
+    settle(browser, "board-relinked")
+    with sqlite3.connect(live.db) as conn:
+        (head,) = conn.execute("SELECT head_seq FROM elections WHERE id='live'").fetchone()
+    assert result == "ok", status
+    assert f"all {head + 1} entries link from genesis" in status
+    progress = browser.find_element(By.ID, "relink-progress")
+    assert progress.get_attribute("value") == str(head + 1)
+
+    # an entry altered directly in the database (a cast ballot's document, one character changed)
+    seq = live.driven.cast()[1]["seq"]
+    with sqlite3.connect(live.db) as conn:
+        (payload,) = conn.execute(
+            "SELECT payload FROM board WHERE election_id='live' AND seq=?", (seq,)
+        ).fetchone()
+        altered = payload.replace(b'"cast"', b'"CAST"', 1) if b'"cast"' in payload else payload[:-1] + b" }"
+        assert altered != payload
+        conn.execute("UPDATE board SET payload=? WHERE election_id='live' AND seq=?", (altered, seq))
+    visit(browser, f"{live.base}/elections/live/board", "board-altered-before")
+    result, status = relink()
+    settle(browser, "board-altered")
+    assert result == "broken"
+    assert status.startswith(f"Entry {seq} (submitted_ballot, submitted_ballots/")
+    # the entry's row on this page is marked
+    assert "broken" in browser.find_element(By.ID, f"entry-{seq}").get_attribute("class")
