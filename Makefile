@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-mix bench-sv bench-sv-peer bench-nodes fuzz clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-web bench-mix bench-sv bench-sv-peer bench-nodes fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -126,6 +126,11 @@ bench-service: setup
 ## Sustained ballot submissions through the stateful API, on SQLite and on PostgreSQL.
 bench-service-v1: setup
 	$(PY) benches/bench_service_v1.py
+
+## The web pages (spec/80.9) with 10^5 ballots on the board: an election through /v1, then each page fetched 30
+## times (BENCH_N, BENCH_REPEAT; BENCH_WEB_DATA=DIR keeps the data directory to run the pages again).
+bench-web: setup
+	$(PY) benches/bench_web.py
 
 ## The channels between election parties (spec/95) on loopback against seed 002's figures: new connection, pooled
 ## round trips (256 B, 64 KiB, 16 MiB), bulk, one-way and pipelined rates, broadcast to 10 peers, idle and 500

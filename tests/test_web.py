@@ -242,6 +242,41 @@ def test_verification_runs_once_per_head(app: App, driven: Driven) -> None:
     assert stored.stat().st_mtime_ns == mtime and not stored.with_suffix(".running").exists()
 
 
+def test_verification_while_ballots_arrive_is_rate_limited(app: App) -> None:
+    d = drive(Client(http=app.http), app.tokens, "web-interval", publish=False)
+    verifications = app.http.app.state.verifications  # type: ignore[attr-defined]
+    assert app.http.post("/elections/web-interval/verification").status_code == 200
+
+    def settled() -> str:
+        deadline = time.monotonic() + 120
+        while "running" in (text := text_of(page(app, "/elections/web-interval/verification"))):
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        return text
+
+    text = settled()
+    assert "Every check that applies before publication passed." in text
+    # the tally's and decryptions' checks wait for publication, shown as such
+    assert "V-TALLY-01 encrypted tally = product of the cast ballots after publication" in text
+    first_head = app.store.election("web-interval").head_seq
+    d.driver.submit(d.driver.plan(1))  # the head moves
+    text = text_of(page(app, "/elections/web-interval/verification"))
+    assert "has not been verified yet" in text and "The latest report, at an earlier board head" in text
+    assert f"Record at board entry {first_head} " in text
+    r = app.http.post("/elections/web-interval/verification", follow_redirects=False)
+    assert r.headers["location"].endswith("?refused=recent")
+    assert "a new run may start in" in text_of(page(app, r.headers["location"]))
+    reports = list((app.data_dir / "verifications" / "web-interval").glob("*.json"))
+    assert len(reports) == 1
+    verifications.interval = 0.0
+    try:
+        app.http.post("/elections/web-interval/verification")
+        assert "Every check that applies before publication passed." in settled()
+    finally:
+        verifications.interval = 60.0
+    assert len(list((app.data_dir / "verifications" / "web-interval").glob("*.json"))) == 2
+
+
 def test_pages_show_no_secret(app: App, driven: Driven) -> None:
     for path in (
         "/",
@@ -295,6 +330,47 @@ def test_message_catalogue_is_complete_and_used() -> None:
     for path in MESSAGES.glob("*.json"):
         assert set(json.loads(path.read_text())) <= keys, path
     assert choose("fr-CH, en;q=0.5") == "en" and Messages("en")("track.found")
+
+
+def _luminance(colour: str) -> float:
+    rgb = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def test_stylesheet_contrast() -> None:
+    """Every text colour of the stylesheet reads at 7:1 on white and 4.5:1 (WCAG AA) on every
+    background the stylesheet sets."""
+    css = (WEB / "static" / "votum.css").read_text()
+    variables = dict(re.findall(r"--([a-z-]+):\s*(#[0-9a-fA-F]{6})", css))
+
+    def colours(prop: str) -> set[str]:
+        found = set()
+        for value in re.findall(rf"(?<![-a-z]){prop}:\s*([^;}}]+)", css):
+            value = value.strip()
+            ref = re.fullmatch(r"var\(--([a-z-]+)\)", value)
+            if ref:
+                found.add(variables[ref.group(1)])
+            elif re.fullmatch(r"#[0-9a-fA-F]{6}", value):
+                found.add(value)
+        return found
+
+    texts = colours("color") - {"#fff", "#ffffff"}
+    backgrounds = colours("background") | {"#ffffff"}
+    assert len(texts) >= 5 and len(backgrounds) >= 3
+    for text in texts:
+        assert _contrast(text, "#ffffff") >= 7, text
+        for background in backgrounds:
+            if _contrast(text, background) < 4.5:
+                # the dark backgrounds (buttons, the skip link) carry white text only
+                assert background in (variables["accent"], variables["muted"]), (text, background)
+    for dark in (variables["accent"], variables["muted"]):
+        assert _contrast("#ffffff", dark) >= 7
 
 
 # --- in Chromium, against a real server ------------------------------------------------------------

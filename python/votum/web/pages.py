@@ -150,17 +150,19 @@ def results_page(request: Request, election_id: str) -> HTMLResponse:
 
 
 @router.get("/elections/{election_id}/verification")
-def verification_page(request: Request, election_id: str, busy: bool = False) -> HTMLResponse:
+def verification_page(request: Request, election_id: str, refused: str = "") -> HTMLResponse:
     row = _election(request, election_id)
     if isinstance(row, HTMLResponse):
         return row
-    state = request.app.state.verifications.state(election_id, row.head_hash.hex())
+    verifications: Verifications = request.app.state.verifications
+    state = verifications.state(election_id, row.head_hash.hex())
     return render(
         request,
         "verification.html",
         e=row,
         state=state,
-        busy=busy,
+        refused=refused if refused in ("busy", "recent") else "",
+        wait=int(verifications.wait_seconds(election_id) + 0.999),
         running_for=int(time.time() - state.started) if state.status == "running" else 0,
     )
 
@@ -171,10 +173,12 @@ def start_verification(request: Request, election_id: str) -> HTMLResponse | Red
     row = _election(request, election_id)
     if isinstance(row, HTMLResponse):
         return row
-    started = True
+    outcome = "started"
     if row.phase != "ceremony":
-        started = request.app.state.verifications.start(election_id, row.head_seq, row.head_hash.hex())
-    suffix = "" if started else "?busy=1"
+        outcome = request.app.state.verifications.start(
+            election_id, row.head_seq, row.head_hash.hex(), row.phase
+        )
+    suffix = "" if outcome == "started" else f"?refused={outcome}"
     return RedirectResponse(f"/elections/{election_id}/verification{suffix}", status_code=303)
 
 

@@ -6,7 +6,10 @@ are kept under `data_dir/verifications/<election>/<head hash>.json`, so every wo
 `votum serve --workers N` (one machine, one data directory) and a restarted server show the same
 result, and a head is verified once. A run in progress is a `.running` file made with O_EXCL (one
 run per head across workers) holding its process id and start time; one left by a process that
-died is taken over. One run at a time per process: the verifier uses every core."""
+died is taken over. One run at a time per process: the verifier uses every core. While ballots arrive
+the head moves with each one, so a new run for an election starts at most once per `interval` seconds
+(anyone may ask for a run: this bounds what asking can cost); the page shows the latest report, with
+the head it was made at, meanwhile."""
 
 from __future__ import annotations
 
@@ -26,6 +29,13 @@ from votum.verifier import verify
 
 log = logging.getLogger("votum.web")
 
+#: checks of documents a record has only from a later phase on: before then they are shown as
+#: `pending` (with what the verifier said), and the verdict is over the other checks
+PENDING = {
+    "open": ("V-TALLY-", "V-DECRYPT-", "V-SPOILED-"),
+    "closed": ("V-DECRYPT-", "V-SPOILED-"),
+}
+
 
 @dataclass
 class State:
@@ -34,12 +44,15 @@ class State:
     status: str
     started: float = 0.0
     report: dict[str, Any] | None = None
+    #: with status `none`: the election's latest report at an earlier head, if any
+    earlier: dict[str, Any] | None = None
 
 
 class Verifications:
-    def __init__(self, store: Store, data_dir: Path) -> None:
+    def __init__(self, store: Store, data_dir: Path, interval: float = 60.0) -> None:
         self.store = store
         self.root = data_dir / "verifications"
+        self.interval = interval
         self._one = threading.Semaphore(1)
 
     def _paths(self, election_id: str, head: str) -> tuple[Path, Path]:
@@ -53,37 +66,52 @@ class Verifications:
         try:
             marker = json.loads(running.read_text())
         except (OSError, ValueError):
-            return State("none")
-        if not _alive(int(marker.get("pid", 0))):
-            return State("none")
-        return State("running", started=float(marker.get("started", 0.0)))
+            marker = {}
+        if marker and _alive(int(marker.get("pid", 0))):
+            return State("running", started=float(marker.get("started", 0.0)))
+        latest = self._latest(election_id)
+        return State("none", earlier=json.loads(latest.read_text()) if latest else None)
 
-    def start(self, election_id: str, head_seq: int, head: str) -> bool:
-        """Starts a run for the record at `head` unless one exists or runs; False when this process
-        is already running another (the page says to try again)."""
+    def _latest(self, election_id: str) -> Path | None:
+        reports = list((self.root / election_id).glob("*.json"))
+        return max(reports, key=lambda p: p.stat().st_mtime) if reports else None
+
+    def wait_seconds(self, election_id: str) -> float:
+        """How long until a new run of `election_id` may start (0: now)."""
+        latest = self._latest(election_id)
+        if latest is None:
+            return 0.0
+        return max(0.0, latest.stat().st_mtime + self.interval - time.time())
+
+    def start(self, election_id: str, head_seq: int, head: str, phase: str = "published") -> str:
+        """Starts a run for the record at `head` unless one exists or runs (`started`); `busy` when
+        this process is running another, `recent` when the election's last run ended less than
+        `interval` seconds ago (the page says when to ask again)."""
         done, running = self._paths(election_id, head)
         if done.is_file() or self.state(election_id, head).status == "running":
-            return True
+            return "started"
+        if self.wait_seconds(election_id) > 0:
+            return "recent"
         if not self._one.acquire(blocking=False):
-            return False
+            return "busy"
         try:
             running.parent.mkdir(parents=True, exist_ok=True)
             running.unlink(missing_ok=True)  # a dead run's marker (state() said it is not alive)
             fd = os.open(running, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
             self._one.release()
-            return True  # another worker started it a moment ago
+            return "started"  # another worker started it a moment ago
         except BaseException:
             self._one.release()
             raise
         with os.fdopen(fd, "w") as f:
             json.dump({"pid": os.getpid(), "started": time.time()}, f)
         threading.Thread(
-            target=self._run, args=(election_id, head_seq, head), name=f"votum-verify-{election_id}"
+            target=self._run, args=(election_id, head_seq, head, phase), name=f"votum-verify-{election_id}"
         ).start()
-        return True
+        return "started"
 
-    def _run(self, election_id: str, head_seq: int, head: str) -> None:
+    def _run(self, election_id: str, head_seq: int, head: str, phase: str) -> None:
         from votum.service.v1.elections import export_record
 
         done, running = self._paths(election_id, head)
@@ -93,15 +121,18 @@ class Verifications:
             path = private / "record.votum"
             export_record(self.store, election_id, path)
             report = verify(path)
+            later = PENDING.get(phase, ())
             result: dict[str, Any] = {
                 "head": {"seq": head_seq, "hash": head},
-                "passed": report.passed,
+                "phase": phase,
+                "passed": all(c.status == "pass" for c in report.checks if not c.id.startswith(later)),
                 "ballots": report.ballots,
                 "checks": [
                     {
                         "id": c.id,
                         "title": c.title,
-                        "status": c.status,
+                        "status": "pending" if later and c.id.startswith(later) else c.status,
+                        "verifier_status": c.status,
                         "checked": c.checked,
                         "findings": [f"{obj}: {why}" for obj, why in c.findings[:5]],
                         "more": c.more + max(0, len(c.findings) - 5),
