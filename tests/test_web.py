@@ -277,6 +277,89 @@ def test_verification_while_ballots_arrive_is_rate_limited(app: App) -> None:
     assert len(list((app.data_dir / "verifications" / "web-interval").glob("*.json"))) == 2
 
 
+def make_mix_records(folder: Path) -> dict[str, dict[str, Any]]:
+    """Two small mixnet elections' records (IRV and STV with 2 seats) and a tampered copy of the first;
+    returns each election's outcome as its run counted it."""
+    from votum.mix import MixConfig, run_mix_election
+
+    folder.mkdir(parents=True, exist_ok=True)
+    outcomes = {}
+    for name, config in (
+        ("irv", MixConfig(voters=40, candidates=4, rule="irv", seed=5)),
+        ("stv", MixConfig(voters=40, candidates=5, rule="stv", seats=2, seed=6)),
+    ):
+        result = run_mix_election(config, record=folder / f"{name}.vmix")
+        assert result.verified
+        outcomes[name] = result.outcome
+    data = bytearray((folder / "irv.vmix").read_bytes())
+    data[-20] ^= 1  # inside the result entry's winners or tallies
+    (folder / "tampered.vmix").write_bytes(bytes(data))
+    (folder / "not a record name.vmix").write_bytes(b"ignored: not a valid name")
+    return outcomes
+
+
+def shown_rounds(markup: str) -> list[list[str]]:
+    """The rounds table as [round][candidate] texts."""
+    rows = re.findall(r"<tr(?: class=\"winner\")?>\s*<th scope=\"row\">.*?</tr>", markup, flags=re.S)
+    per_candidate = [re.findall(r'<span class="num votes">([^<]+)</span>', row) for row in rows]
+    return [list(col) for col in zip(*per_candidate, strict=True)]
+
+
+def test_mix_records_are_shown_only_once_verified(tmp_path: Path) -> None:
+    outcomes = make_mix_records(tmp_path / "mix")
+    settings = Settings(data_dir=tmp_path, tokens={"t" * 20: "admin"}, mix_records=tmp_path / "mix")
+    with TestClient(create_app(settings)) as http:
+
+        def get(path: str, status: int = 200) -> str:
+            r = http.get(path)
+            assert r.status_code == status, (path, r.status_code)
+            return r.text
+
+        listing = text_of(get("/mix"))
+        assert "irv" in listing and "stv" in listing and "tampered" in listing
+        assert "not a record name" not in listing
+        assert "not verified yet" in listing
+        assert "no mixnet election record named “nope”" in text_of(get("/mix/nope", 404))
+        assert 'id="rounds"' not in get("/mix/irv"), "no result before the verifier has passed the record"
+
+        def verified(name: str) -> str:
+            r = http.post(f"/mix/{name}/verification", follow_redirects=False)
+            assert r.status_code == 303 and r.headers["location"] == f"/mix/{name}"
+            deadline = time.monotonic() + 120
+            while "running" in text_of(markup := get(f"/mix/{name}")):
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+            return markup
+
+        irv = verified("irv")
+        assert "Every check passed." in text_of(irv)
+        expected = outcomes["irv"]
+        rounds = shown_rounds(irv)
+        all_rounds = [expected["tallies"], *expected["rounds"]]
+        assert rounds == [
+            [views.OUT if k and v == 0 else str(v) for v in r] for k, r in enumerate(all_rounds)
+        ]
+        head = json.loads(next((tmp_path / "mix-verifications" / "irv").glob("*.json")).read_text())[
+            "values"
+        ]["head"]
+        assert views.grouped(head) in text_of(irv)
+        assert len(rounds) >= 2, "an IRV count of 4 candidates has later rounds"
+        assert f"Elected: candidate {', '.join(map(str, expected['winners']))}." in text_of(irv)
+        assert "instant-runoff voting: 40 valid ballots" in text_of(irv)
+
+        stv = verified("stv")
+        expected = outcomes["stv"]
+        scaled = [
+            [views.OUT if k and v == 0 else views._votes(v, views.STV_SCALE) for v in r]
+            for k, r in enumerate([expected["tallies"], *expected["rounds"]])
+        ]
+        assert shown_rounds(stv) == scaled and len(expected["winners"]) == 2
+
+        tampered = verified("tampered")
+        assert "Some checks did not pass." in text_of(tampered) and 'id="rounds"' not in tampered
+        assert "verified" in text_of(get("/mix"))
+
+
 def test_pages_show_no_secret(app: App, driven: Driven) -> None:
     for path in (
         "/",
@@ -320,7 +403,7 @@ def test_message_catalogue_is_complete_and_used() -> None:
         used |= set(re.findall(r"""\b(?:say|M)\s*[(\[]\s*["']([a-z_]+\.[a-z_.]*)["']""", text))
     # `t("phase." ~ row.phase)`: a prefix completed at run time
     dynamic = tuple(k for k in used if k.endswith("."))
-    assert dynamic and set(dynamic) <= {"phase.", "status.", "track.state."}
+    assert dynamic and set(dynamic) <= {"phase.", "status.", "track.state.", "rule."}
     used -= set(dynamic)
     assert used - keys == set(), "asked for but not in the catalogue"
     dynamic += ("nav.",)
@@ -384,6 +467,7 @@ class Live:
     base: str
     db: Path
     driven: Driven
+    mix_outcomes: dict[str, dict[str, Any]]
 
 
 @pytest.fixture(scope="module")
@@ -391,12 +475,16 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     data_dir = tmp_path_factory.mktemp("web-live")
     tokens = Tokens.generate(3)
     env = {**os.environ, "VOTUM_TOKENS": tokens.env()}
+    outcomes = make_mix_records(data_dir / "mix")
     server, base = start_server(
-        ["--data-dir", str(data_dir)], env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        ["--data-dir", str(data_dir), "--mix-records", str(data_dir / "mix")],
+        env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         with Client(base) as client:
-            yield Live(base, data_dir / "votum.db", drive(client, tokens, "live"))
+            yield Live(base, data_dir / "votum.db", drive(client, tokens, "live"), outcomes)
     finally:
         server.terminate()
         server.wait(timeout=60)
@@ -446,9 +534,13 @@ def settle(browser: Any, shot: str) -> None:
 
 
 def wait_for(browser: Any, condition: Any, seconds: float = 120) -> Any:
+    """Polls `condition` until it holds; a page reloading under it (the verification page refreshes
+    itself) is polled again, not an error."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(browser, seconds, poll_frequency=0.1).until(condition)
+    ignored = (NoSuchElementException, StaleElementReferenceException)
+    return WebDriverWait(browser, seconds, poll_frequency=0.1, ignored_exceptions=ignored).until(condition)
 
 
 def test_browser_tracker_results_and_keyboard(browser: Any, live: Live) -> None:
@@ -513,6 +605,23 @@ def test_browser_dashboard_and_verification(browser: Any, live: Live) -> None:
     assert browser.find_element(By.ID, "verification-status").text == "Every check passed."
     statuses = {e.text for e in browser.find_elements(By.CSS_SELECTOR, "table.checks td.status")}
     assert statuses == {"pass"}
+
+
+def test_browser_mix_record_rounds(browser: Any, live: Live) -> None:
+    from selenium.webdriver.common.by import By
+
+    visit(browser, f"{live.base}/mix", "mix-list")
+    browser.find_element(By.LINK_TEXT, "irv").click()
+    settle(browser, "mix-irv-before")
+    browser.find_element(By.ID, "start-verification").click()
+    wait_for(browser, lambda b: b.find_elements(By.ID, "rounds"))
+    settle(browser, "mix-irv-rounds")
+    expected = live.mix_outcomes["irv"]
+    rows = browser.find_elements(By.CSS_SELECTOR, "#rounds tbody tr")
+    first_round = [int(r.find_elements(By.CSS_SELECTOR, "span.votes")[0].text) for r in rows]
+    assert first_round == expected["tallies"]
+    winners = [i + 1 for i, r in enumerate(rows) if "winner" in (r.get_attribute("class") or "")]
+    assert winners == sorted(expected["winners"])
 
 
 def test_browser_relinks_the_board_and_names_an_altered_entry(browser: Any, live: Live) -> None:

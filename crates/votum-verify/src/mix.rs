@@ -482,6 +482,13 @@ impl<R: Read> Walk<'_, R> {
         self.out
             .values
             .insert("tallies".into(), json!(recount.tallies));
+        // the rest of the recount, for readers that show it (the service's results pages)
+        let values = &mut self.out.values;
+        values.insert("rule".into(), json!(recount.rule));
+        values.insert("candidates".into(), json!(recount.candidates));
+        values.insert("valid".into(), json!(recount.valid));
+        values.insert("invalid".into(), json!(recount.invalid));
+        values.insert("rounds".into(), json!(recount.rounds));
     }
 }
 

@@ -39,6 +39,10 @@ def serve(
     log_format: Annotated[
         str | None, typer.Option(help="Log lines as text or json (one object per line, with request ids).")
     ] = None,
+    mix_records: Annotated[
+        Path | None,
+        typer.Option(help="A directory of mixnet election records (*.vmix) the web pages show at /mix."),
+    ] = None,
     workers: Annotated[
         int, typer.Option(min=1, max=64, help="Server processes on one port and one database.")
     ] = 1,
@@ -64,6 +68,7 @@ def serve(
             log_format=log_format,
             tls_cert=tls_cert,
             tls_key=tls_key,
+            mix_records=mix_records,
         )
         configure_logging(log_level, settings.log_format)
         settings, token_file = ensure_tokens(settings)

@@ -57,6 +57,9 @@ class Settings(BaseModel):
     tls_key: Path | None = None
     #: the web pages for voters, auditors and officials (`votum.web`, spec/80.9) at `/`; off: the API only
     pages: bool = True
+    #: a directory of mixnet election records (`*.vmix`, written by `votum mix --out`) shown by the pages
+    #: at `/mix`: each verified on demand, its outcome and counting rounds shown from the verifier's recount
+    mix_records: Path | None = None
     #: log lines as `text` (a terminal) or `json` (one object per line, for a log collector)
     log_format: Literal["text", "json"] = "text"
 
@@ -122,6 +125,7 @@ _ENV = {
     "VOTUM_TLS_CERT": "tls_cert",
     "VOTUM_TLS_KEY": "tls_key",
     "VOTUM_PAGES": "pages",
+    "VOTUM_MIX_RECORDS": "mix_records",
 }
 
 

@@ -6,6 +6,7 @@ dashboard's live figures. No page reads or shows anything that is not on the pub
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,9 @@ router = APIRouter(route_class=APIRoute, include_in_schema=False, default_respon
 
 
 def install(app: FastAPI, store: Store) -> None:
-    app.state.verifications = Verifications(store, app.state.settings.data_dir)
+    data_dir = app.state.settings.data_dir
+    app.state.verifications = Verifications(store, data_dir / "verifications")
+    app.state.mix_verifications = Verifications(store, data_dir / "mix-verifications")
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
@@ -59,7 +62,8 @@ def _store(request: Request) -> Store:
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
     t = Messages(choose(request.headers.get("accept-language")))
-    html = ENV.get_template(template).render(t=t, lang=t.lang, **context)
+    mix_on = request.app.state.settings.mix_records is not None
+    html = ENV.get_template(template).render(t=t, lang=t.lang, mix_on=mix_on, **context)
     return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
 
 
@@ -190,3 +194,67 @@ def dashboard_page(request: Request, election_id: str) -> HTMLResponse:
     messages = Messages(choose(request.headers.get("accept-language")))
     js = {**messages.subset("dashboard."), **messages.subset("phase.")}
     return render(request, "dashboard.html", e=row, messages=js)
+
+
+# --- mixnet election records (`mix_records`: a directory of `votum mix --out` files) ----------------------
+
+MIX_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def _mix_files(request: Request) -> dict[str, Path]:
+    folder: Path | None = request.app.state.settings.mix_records
+    if folder is None or not folder.is_dir():
+        return {}
+    return {p.stem: p for p in sorted(folder.glob("*.vmix")) if p.is_file() and MIX_NAME.fullmatch(p.stem)}
+
+
+def _mix_version(path: Path) -> str:
+    """A record file's version as the verification cache keys it: its size and modification time (a
+    replaced file is verified again)."""
+    st = path.stat()
+    return f"{st.st_size}-{st.st_mtime_ns}"
+
+
+@router.get("/mix")
+def mix_list(request: Request) -> HTMLResponse:
+    verifications: Verifications = request.app.state.mix_verifications
+    records = [
+        (name, path.stat().st_size, verifications.state(name, _mix_version(path)))
+        for name, path in _mix_files(request).items()
+    ]
+    return render(request, "mix_list.html", records=records)
+
+
+@router.get("/mix/{name}")
+def mix_page(request: Request, name: str, refused: str = "") -> HTMLResponse:
+    path = _mix_files(request).get(name)
+    if path is None:
+        return render(request, "not_found.html", 404, election_id=name, what="mix")
+    verifications: Verifications = request.app.state.mix_verifications
+    state = verifications.state(name, _mix_version(path))
+    outcome = None
+    if state.status == "done" and state.report and state.report.get("passed"):
+        outcome = views.mix_outcome(state.report.get("values", {}))
+    return render(
+        request,
+        "mix_record.html",
+        name=name,
+        size=path.stat().st_size,
+        state=state,
+        outcome=outcome,
+        refused=refused if refused in ("busy", "recent") else "",
+        wait=0,
+        running_for=int(time.time() - state.started) if state.status == "running" else 0,
+    )
+
+
+@router.post("/mix/{name}/verification", response_model=None)
+def mix_verify(request: Request, name: str) -> HTMLResponse | RedirectResponse:
+    path = _mix_files(request).get(name)
+    if path is None:
+        return render(request, "not_found.html", 404, election_id=name, what="mix")
+    verifications: Verifications = request.app.state.mix_verifications
+    # a record file does not change under the page: each version is verified once, no interval needed
+    outcome = verifications.start(name, -1, _mix_version(path), record=path)
+    suffix = "" if outcome in ("started", "recent") else f"?refused={outcome}"
+    return RedirectResponse(f"/mix/{name}{suffix}", status_code=303)

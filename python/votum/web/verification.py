@@ -49,9 +49,9 @@ class State:
 
 
 class Verifications:
-    def __init__(self, store: Store, data_dir: Path, interval: float = 60.0) -> None:
+    def __init__(self, store: Store, root: Path, interval: float = 60.0) -> None:
         self.store = store
-        self.root = data_dir / "verifications"
+        self.root = root
         self.interval = interval
         self._one = threading.Semaphore(1)
 
@@ -83,10 +83,14 @@ class Verifications:
             return 0.0
         return max(0.0, latest.stat().st_mtime + self.interval - time.time())
 
-    def start(self, election_id: str, head_seq: int, head: str, phase: str = "published") -> str:
+    def start(
+        self, election_id: str, head_seq: int, head: str, phase: str = "published", record: Path | None = None
+    ) -> str:
         """Starts a run for the record at `head` unless one exists or runs (`started`); `busy` when
         this process is running another, `recent` when the election's last run ended less than
-        `interval` seconds ago (the page says when to ask again)."""
+        `interval` seconds ago (the page says when to ask again). With `record`, that file is checked
+        (a mix record, named by `election_id`, at the version `head`) instead of the election's export,
+        and the verifier's recomputed values are kept in the report."""
         done, running = self._paths(election_id, head)
         if done.is_file() or self.state(election_id, head).status == "running":
             return "started"
@@ -107,19 +111,24 @@ class Verifications:
         with os.fdopen(fd, "w") as f:
             json.dump({"pid": os.getpid(), "started": time.time()}, f)
         threading.Thread(
-            target=self._run, args=(election_id, head_seq, head, phase), name=f"votum-verify-{election_id}"
+            target=self._run,
+            args=(election_id, head_seq, head, phase, record),
+            name=f"votum-verify-{election_id}",
         ).start()
         return "started"
 
-    def _run(self, election_id: str, head_seq: int, head: str, phase: str) -> None:
+    def _run(self, election_id: str, head_seq: int, head: str, phase: str, record: Path | None) -> None:
         from votum.service.v1.elections import export_record
 
         done, running = self._paths(election_id, head)
         private = Path(tempfile.mkdtemp(prefix="votum-web-verify-"))
         t0 = time.perf_counter()
         try:
-            path = private / "record.votum"
-            export_record(self.store, election_id, path)
+            if record is None:
+                path = private / "record.votum"
+                export_record(self.store, election_id, path)
+            else:
+                path = record
             report = verify(path)
             later = PENDING.get(phase, ())
             result: dict[str, Any] = {
@@ -140,6 +149,10 @@ class Verifications:
                     for c in report.checks
                 ],
             }
+            if record is not None:
+                result["values"] = report.intermediates
+                # a record file is named by its own chain head, which the verifier recomputed
+                result["head"] = {"seq": -1, "hash": str(report.intermediates.get("head", ""))}
         except Exception as e:  # the page shows it; the server goes on
             log.exception("verification of %s at %s failed to run", election_id, head)
             result = {"head": {"seq": head_seq, "hash": head}, "error": str(e)}

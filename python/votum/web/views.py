@@ -183,3 +183,53 @@ def results(manifest: dict[str, Any], counts: dict[str, int]) -> list[ContestRes
             ContestResult(contest, [(label, v, v / total if total else 0.0) for label, v in votes], total)
         )
     return out
+
+
+#: how a later round shows a candidate who is out of the count
+OUT = "—"
+#: STV tallies are in units of 10^-9 votes (spec/91.4)
+STV_SCALE = 1_000_000_000
+
+
+@dataclass
+class MixOutcome:
+    rule: str
+    candidates: int
+    valid: int
+    invalid: int
+    winners: list[int]
+    #: per round (the first is the first-preference count): each candidate's votes, shown as text
+    rounds: list[list[str]]
+    #: the same, as shares of the largest figure of the count (0–100), for the bars
+    widths: list[list[float]]
+
+
+def mix_outcome(values: dict[str, Any]) -> MixOutcome | None:
+    """The outcome of a mixnet election as the verifier recounted it (its recomputed values), every
+    round of a ranked count (IRV, STV) included; None when the values lack it."""
+    try:
+        rule = str(values["rule"])
+        raw = [list(map(int, values["tallies"]))] + [list(map(int, r)) for r in values.get("rounds", [])]
+        candidates = int(values["candidates"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    scale = STV_SCALE if rule == "stv" else 1
+    top = max((v for r in raw for v in r), default=0) or 1
+    # after the first round a candidate without votes is out of the count (eliminated, or never had any)
+    shown = [[OUT if k and v == 0 else _votes(v, scale) for v in r] for k, r in enumerate(raw)]
+    widths = [[round(100 * v / top, 2) for v in r] for r in raw]
+    return MixOutcome(
+        rule,
+        candidates,
+        int(values.get("valid", 0)),
+        int(values.get("invalid", 0)),
+        [int(w) for w in values.get("winners", [])],
+        shown,
+        widths,
+    )
+
+
+def _votes(value: int, scale: int) -> str:
+    if scale == 1:
+        return str(value)
+    return f"{value / scale:.3f}".rstrip("0").rstrip(".")
