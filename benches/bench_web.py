@@ -10,6 +10,7 @@ sees it.
 
     BENCH_N=100000 .venv/bin/python benches/bench_web.py        (make bench-web)
     BENCH_WEB_DATA=DIR …   keep (or reuse) the server's data directory in DIR
+    BENCH_BROWSER=1 …      also re-link the whole board in headless Chromium (the board page's button)
 """
 
 from __future__ import annotations
@@ -99,10 +100,43 @@ def main() -> None:
                     f"{name:34} {times[0]:8.1f} {statistics.median(times):8.1f} {p95:8.1f} "
                     f"{times[-1]:8.1f} {size:9d}"
                 )
+        if os.environ.get("BENCH_BROWSER") == "1":
+            relink_in_browser(base, row.head_seq + 1)
     finally:
         server.terminate()
         server.wait(timeout=60)
     print(f"data directory: {data}")
+
+
+def relink_in_browser(base: str, entries: int) -> None:
+    """Clicks the board page's "Re-link the chain" in headless Chromium and times it to the verdict."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    try:
+        driver.get(f"{base}/elections/{ELECTION}/board")
+        t0 = time.perf_counter()
+        driver.find_element(By.ID, "relink").click()
+        WebDriverWait(driver, 3600, poll_frequency=0.5).until(
+            lambda d: d.find_element(By.ID, "chain-check").get_attribute("data-result")
+        )
+        elapsed = time.perf_counter() - t0
+        result = driver.find_element(By.ID, "chain-check").get_attribute("data-result")
+        status = driver.find_element(By.ID, "relink-status").text
+        print(
+            f"browser re-link of {entries} entries: {elapsed:.1f} s "
+            f"({entries / elapsed:.0f} entries/s), {result}"
+        )
+        print(f"  {status}")
+    finally:
+        driver.quit()
 
 
 def _roles(env: str) -> dict[str, str]:
