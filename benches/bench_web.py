@@ -11,6 +11,8 @@ sees it.
     BENCH_N=100000 .venv/bin/python benches/bench_web.py        (make bench-web)
     BENCH_WEB_DATA=DIR …   keep (or reuse) the server's data directory in DIR
     BENCH_BROWSER=1 …      also re-link the whole board in headless Chromium (the board page's button)
+    BENCH_VERIFY=1 …       first run the verification page's verifier over the record (and time the page
+                           with its report)
 """
 
 from __future__ import annotations
@@ -65,6 +67,13 @@ def main() -> None:
             f"database {(data / 'votum.db').stat().st_size / 2**30:.2f} GiB"
         )
         e = f"/elections/{ELECTION}"
+        if os.environ.get("BENCH_VERIFY") == "1":
+            t0 = time.perf_counter()
+            httpx.post(f"{base}{e}/verification", timeout=60)
+            while "is running" in (page := httpx.get(f"{base}{e}/verification", timeout=60).text):
+                time.sleep(1)
+            passed = "Every check passed." in page
+            print(f"verification page's run: {time.perf_counter() - t0:.0f} s, every check passed: {passed}")
         pages = {
             "elections": "/",
             "election": e,
