@@ -360,6 +360,43 @@ def test_mix_records_are_shown_only_once_verified(tmp_path: Path) -> None:
         assert "verified" in text_of(get("/mix"))
 
 
+def test_a_running_verification_shows_its_progress(app: App, driven: Driven) -> None:
+    """What a long run shows: the verifier's progress hook writes the stage and count into the run's
+    marker (at most twice a second), and the self-refreshing page shows them as a progress bar."""
+    from votum.web.verification import Verifications
+
+    verifications: Verifications = app.http.app.state.verifications  # type: ignore[attr-defined]
+    head = "ab" * 32  # a head no run has touched
+    running = verifications.root / "web" / f"{head}.running"
+    running.parent.mkdir(parents=True, exist_ok=True)
+    marker = {"pid": os.getpid(), "started": time.time() - 3, "total": 7}
+    running.write_text(json.dumps(marker))
+    try:
+        hook = verifications._progress(running, marker)
+        hook("ballots", 5)
+        hook("ballots", 6)  # within half a second of the last: not written
+        state = verifications.state("web", head)
+        assert (state.status, state.stage, state.done, state.total) == ("running", "ballots", 5, 7)
+        context = {"e": app.store.election("web"), "state": state, "running_for": 3, "refused": "", "wait": 0}
+        from votum.web.catalog import Messages
+        from votum.web.pages import ENV
+
+        markup = ENV.get_template("verification.html").render(
+            t=Messages("en"), lang="en", mix_on=False, **context
+        )
+        assert '<progress id="verify-progress" max="7" value="5">' in markup
+        assert "Ballots checked: 5 of 7" in text_of(markup)
+        assert '<meta http-equiv="refresh" content="2">' in markup
+    finally:
+        running.unlink()
+    # a marker left by a process that is gone is not a run
+    running.write_text(json.dumps({**marker, "pid": 2**22 + 12345}))
+    try:
+        assert verifications.state("web", head).status == "none"
+    finally:
+        running.unlink()
+
+
 def test_pages_show_no_secret(app: App, driven: Driven) -> None:
     for path in (
         "/",

@@ -180,7 +180,11 @@ def start_verification(request: Request, election_id: str) -> HTMLResponse | Red
     outcome = "started"
     if row.phase != "ceremony":
         outcome = request.app.state.verifications.start(
-            election_id, row.head_seq, row.head_hash.hex(), row.phase
+            election_id,
+            row.head_seq,
+            row.head_hash.hex(),
+            row.phase,
+            ballots=row.cast_count + row.spoiled_count,
         )
     suffix = "" if outcome == "started" else f"?refused={outcome}"
     return RedirectResponse(f"/elections/{election_id}/verification{suffix}", status_code=303)

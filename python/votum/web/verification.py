@@ -43,6 +43,10 @@ class State:
 
     status: str
     started: float = 0.0
+    #: while running: the verifier's last reported stage and count, and the ballots expected (0: unknown)
+    stage: str = ""
+    done: int = 0
+    total: int = 0
     report: dict[str, Any] | None = None
     #: with status `none`: the election's latest report at an earlier head, if any
     earlier: dict[str, Any] | None = None
@@ -68,7 +72,13 @@ class Verifications:
         except (OSError, ValueError):
             marker = {}
         if marker and _alive(int(marker.get("pid", 0))):
-            return State("running", started=float(marker.get("started", 0.0)))
+            return State(
+                "running",
+                started=float(marker.get("started", 0.0)),
+                stage=str(marker.get("stage", "")),
+                done=int(marker.get("done", 0)),
+                total=int(marker.get("total", 0)),
+            )
         latest = self._latest(election_id)
         return State("none", earlier=json.loads(latest.read_text()) if latest else None)
 
@@ -84,7 +94,13 @@ class Verifications:
         return max(0.0, latest.stat().st_mtime + self.interval - time.time())
 
     def start(
-        self, election_id: str, head_seq: int, head: str, phase: str = "published", record: Path | None = None
+        self,
+        election_id: str,
+        head_seq: int,
+        head: str,
+        phase: str = "published",
+        record: Path | None = None,
+        ballots: int = 0,
     ) -> str:
         """Starts a run for the record at `head` unless one exists or runs (`started`); `busy` when
         this process is running another, `recent` when the election's last run ended less than
@@ -108,16 +124,25 @@ class Verifications:
         except BaseException:
             self._one.release()
             raise
+        marker = {"pid": os.getpid(), "started": time.time(), "total": ballots}
         with os.fdopen(fd, "w") as f:
-            json.dump({"pid": os.getpid(), "started": time.time()}, f)
+            json.dump(marker, f)
         threading.Thread(
             target=self._run,
-            args=(election_id, head_seq, head, phase, record),
+            args=(election_id, head_seq, head, phase, record, marker),
             name=f"votum-verify-{election_id}",
         ).start()
         return "started"
 
-    def _run(self, election_id: str, head_seq: int, head: str, phase: str, record: Path | None) -> None:
+    def _run(
+        self,
+        election_id: str,
+        head_seq: int,
+        head: str,
+        phase: str,
+        record: Path | None,
+        marker: dict[str, Any],
+    ) -> None:
         from votum.service.v1.elections import export_record
 
         done, running = self._paths(election_id, head)
@@ -129,7 +154,7 @@ class Verifications:
                 export_record(self.store, election_id, path)
             else:
                 path = record
-            report = verify(path)
+            report = verify(path, self._progress(running, marker))
             later = PENDING.get(phase, ())
             result: dict[str, Any] = {
                 "head": {"seq": head_seq, "hash": head},
@@ -166,6 +191,26 @@ class Verifications:
         finally:
             running.unlink(missing_ok=True)
             self._one.release()
+
+    @staticmethod
+    def _progress(running: Path, marker: dict[str, Any]) -> Any:
+        """The verifier's progress hook: the stage and count go into the run's marker, at most twice a
+        second (the page shows them)."""
+        last = [0.0]
+
+        def hook(stage: str, n: int) -> None:
+            now = time.monotonic()
+            if now - last[0] < 0.5:
+                return
+            last[0] = now
+            tmp = running.with_suffix(".progress")
+            try:
+                tmp.write_text(json.dumps({**marker, "stage": stage, "done": n}))
+                os.replace(tmp, running)
+            except OSError:
+                pass  # progress is a courtesy; the run goes on
+
+        return hook
 
 
 def _alive(pid: int) -> bool:
