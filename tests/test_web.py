@@ -397,6 +397,25 @@ def test_a_running_verification_shows_its_progress(app: App, driven: Driven) -> 
         running.unlink()
 
 
+def test_shutdown_stops_a_verification_and_keeps_no_report(app: App, driven: Driven, tmp_path: Path) -> None:
+    application = create_app(Settings(data_dir=tmp_path, tokens=app.tokens.settings_map()), store=app.store)
+    with TestClient(application):
+        verifications = application.state.verifications
+        assert not verifications.stopping.is_set()
+    # the server's shutdown (the lifespan's end) told the runs to stop
+    assert verifications.stopping.is_set() and application.state.mix_verifications.stopping.is_set()
+    row = app.store.election("web")
+    assert verifications.start("web", row.head_seq, row.head_hash.hex(), row.phase) == "started"
+    folder = tmp_path / "verifications" / "web"
+    deadline = time.monotonic() + 60
+    while any(folder.glob("*.running")):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    # stopped at the verifier's first progress report: no report, so the next server runs it again
+    assert not list(folder.glob("*.json"))
+    assert verifications._one.acquire(blocking=False), "the run let go of its slot"
+
+
 def test_pages_show_no_secret(app: App, driven: Driven) -> None:
     for path in (
         "/",

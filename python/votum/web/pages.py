@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +56,18 @@ def install(app: FastAPI, store: Store) -> None:
     app.state.mix_verifications = Verifications(store, data_dir / "mix-verifications")
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+
+    # at shutdown a verification in progress stops at once instead of holding the process until it ends
+    previous = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(application: Any) -> AsyncIterator[Any]:
+        async with previous(application) as state:
+            yield state
+        app.state.verifications.stop()
+        app.state.mix_verifications.stop()
+
+    app.router.lifespan_context = lifespan
 
 
 def _store(request: Request) -> Store:

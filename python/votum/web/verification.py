@@ -58,6 +58,12 @@ class Verifications:
         self.root = root
         self.interval = interval
         self._one = threading.Semaphore(1)
+        #: set when the server shuts down: a run in progress stops at the verifier's next progress
+        #: report and leaves no report behind (the next server runs it again)
+        self.stopping = threading.Event()
+
+    def stop(self) -> None:
+        self.stopping.set()
 
     def _paths(self, election_id: str, head: str) -> tuple[Path, Path]:
         folder = self.root / election_id
@@ -179,26 +185,31 @@ class Verifications:
                 # a record file is named by its own chain head, which the verifier recomputed
                 result["head"] = {"seq": -1, "hash": str(report.intermediates.get("head", ""))}
         except Exception as e:  # the page shows it; the server goes on
-            log.exception("verification of %s at %s failed to run", election_id, head)
+            if self.stopping.is_set():
+                log.info("verification of %s at %s stopped: the server is shutting down", election_id, head)
+            else:
+                log.exception("verification of %s at %s failed to run", election_id, head)
             result = {"head": {"seq": head_seq, "hash": head}, "error": str(e)}
         finally:
             shutil.rmtree(private, ignore_errors=True)
         result["seconds"] = round(time.perf_counter() - t0, 2)
         try:
-            tmp = done.with_suffix(".tmp")
-            tmp.write_text(json.dumps(result))
-            os.replace(tmp, done)
+            if not self.stopping.is_set():
+                tmp = done.with_suffix(".tmp")
+                tmp.write_text(json.dumps(result))
+                os.replace(tmp, done)
         finally:
             running.unlink(missing_ok=True)
             self._one.release()
 
-    @staticmethod
-    def _progress(running: Path, marker: dict[str, Any]) -> Any:
+    def _progress(self, running: Path, marker: dict[str, Any]) -> Any:
         """The verifier's progress hook: the stage and count go into the run's marker, at most twice a
         second (the page shows them)."""
         last = [0.0]
 
         def hook(stage: str, n: int) -> None:
+            if self.stopping.is_set():
+                raise InterruptedError("the server is shutting down")
             now = time.monotonic()
             if now - last[0] < 0.5:
                 return
