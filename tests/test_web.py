@@ -203,6 +203,9 @@ def test_board_pages_and_downloads(app: App, driven: Driven, monkeypatch: pytest
     assert r.status_code == 200 and r.content == entry.payload
     assert "attachment" in r.headers["content-disposition"]
     assert "has no entry 99999" in text_of(page(app, "/elections/web/board/99999/payload", 404))
+    # beyond what the database's integers hold, or negative: refused before any query
+    for seq in ("-1", str(2**63), "x"):
+        assert app.http.get(f"/elections/web/board/{seq}/payload").status_code == 422, seq
     assert app.http.get("/elections/web/board?after=-5").status_code == 422
 
 

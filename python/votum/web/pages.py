@@ -6,6 +6,7 @@ dashboard's live figures. No page reads or shows anything that is not on the pub
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from collections.abc import AsyncIterator
@@ -14,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from votum.errors import NotFound
+from votum.service.v1.common import MAX_SEQ, store_of
 from votum.store import ElectionRow, Store
 from votum.web import views
 from votum.web.catalog import Messages, choose
@@ -53,7 +56,8 @@ router = APIRouter(route_class=APIRoute, include_in_schema=False, default_respon
 def install(app: FastAPI, store: Store) -> None:
     data_dir = app.state.settings.data_dir
     app.state.verifications = Verifications(store, data_dir / "verifications")
-    app.state.mix_verifications = Verifications(store, data_dir / "mix-verifications")
+    # a record file does not change under the page: each version is verified once, with no interval
+    app.state.mix_verifications = Verifications(store, data_dir / "mix-verifications", interval=0.0)
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
@@ -70,27 +74,28 @@ def install(app: FastAPI, store: Store) -> None:
     app.router.lifespan_context = lifespan
 
 
-def _store(request: Request) -> Store:
-    return request.app.state.store  # type: ignore[no-any-return]
-
-
-def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+def render(
+    request: Request, template: str, status: int = 200, script: tuple[str, ...] = (), **context: Any
+) -> HTMLResponse:
+    """`template` in the request's language; `script`: the prefixes of the messages the page's script
+    needs, handed to the template as `messages`."""
     t = Messages(choose(request.headers.get("accept-language")))
     mix_on = request.app.state.settings.mix_records is not None
-    html = ENV.get_template(template).render(t=t, lang=t.lang, mix_on=mix_on, **context)
+    messages = {k: v for prefix in script for k, v in t.subset(prefix).items()}
+    html = ENV.get_template(template).render(t=t, lang=t.lang, mix_on=mix_on, messages=messages, **context)
     return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
 
 
 def _election(request: Request, election_id: str) -> ElectionRow | HTMLResponse:
     try:
-        return _store(request).election(election_id)
+        return store_of(request).election(election_id)
     except NotFound:
         return render(request, "not_found.html", 404, election_id=election_id, what="election")
 
 
 @router.get("/")
 def elections_page(request: Request) -> HTMLResponse:
-    return render(request, "elections.html", elections=_store(request).elections())
+    return render(request, "elections.html", elections=store_of(request).elections())
 
 
 @router.get("/elections/{election_id}")
@@ -98,7 +103,7 @@ def election_page(request: Request, election_id: str) -> HTMLResponse:
     row = _election(request, election_id)
     if isinstance(row, HTMLResponse):
         return row
-    return render(request, "election.html", e=row, overview=views.overview(_store(request), election_id))
+    return render(request, "election.html", e=row, overview=views.overview(store_of(request), election_id))
 
 
 @router.get("/elections/{election_id}/track")
@@ -108,18 +113,18 @@ def track_page(
     row = _election(request, election_id)
     if isinstance(row, HTMLResponse):
         return row
-    found = views.track(_store(request), election_id, code) if code.strip() else None
+    found = views.track(store_of(request), row, code) if code.strip() else None
     return render(request, "track.html", e=row, query=code.strip(), found=found)
 
 
 @router.get("/elections/{election_id}/board")
 def board_page(
-    request: Request, election_id: str, after: int = Query(default=-1, ge=-1, le=2**62)
+    request: Request, election_id: str, after: int = Query(default=-1, ge=-1, le=MAX_SEQ)
 ) -> HTMLResponse:
     row = _election(request, election_id)
     if isinstance(row, HTMLResponse):
         return row
-    entries = _store(request).entries(election_id, after, BOARD_PAGE, with_payload=False)
+    entries = store_of(request).entries(election_id, after, BOARD_PAGE, with_payload=False)
     entries = [e for e in entries if e.seq <= row.head_seq]
     earlier = max(-1, after - BOARD_PAGE) if after >= 0 else None
     later = entries[-1].seq if entries and entries[-1].seq < row.head_seq else None
@@ -130,18 +135,18 @@ def board_page(
         entries=entries,
         earlier=earlier,
         later=later,
-        messages=Messages(choose(request.headers.get("accept-language"))).subset("board."),
+        script=("board.",),
     )
 
 
 @router.get("/elections/{election_id}/board/{seq}/payload", response_class=Response)
-def board_payload(request: Request, election_id: str, seq: int) -> Response:
+def board_payload(request: Request, election_id: str, seq: int = PathParam(ge=0, le=MAX_SEQ)) -> Response:
     """An entry's document exactly as chained, as a download."""
     row = _election(request, election_id)
     if isinstance(row, HTMLResponse):
         return row
     try:
-        entry = _store(request).entry(election_id, seq)
+        entry = store_of(request).entry(election_id, seq)
     except NotFound:
         return render(request, "not_found.html", 404, election_id=election_id, what="entry", seq=seq)
     filename = entry.name.replace("/", "_")
@@ -157,7 +162,7 @@ def results_page(request: Request, election_id: str) -> HTMLResponse:
     row = _election(request, election_id)
     if isinstance(row, HTMLResponse):
         return row
-    store = _store(request)
+    store = store_of(request)
     published = store.entry_named(election_id, "phases/published.json")
     contests = present = missing = None
     if published is not None:
@@ -180,7 +185,7 @@ def verification_page(request: Request, election_id: str, refused: str = "") -> 
         e=row,
         state=state,
         refused=refused if refused in ("busy", "recent") else "",
-        wait=int(verifications.wait_seconds(election_id) + 0.999),
+        wait=math.ceil(verifications.wait_seconds(election_id)),
         running_for=int(time.time() - state.started) if state.status == "running" else 0,
     )
 
@@ -209,9 +214,7 @@ def dashboard_page(request: Request, election_id: str) -> HTMLResponse:
     row = _election(request, election_id)
     if isinstance(row, HTMLResponse):
         return row
-    messages = Messages(choose(request.headers.get("accept-language")))
-    js = {**messages.subset("dashboard."), **messages.subset("phase.")}
-    return render(request, "dashboard.html", e=row, messages=js)
+    return render(request, "dashboard.html", e=row, script=("dashboard.", "phase."))
 
 
 # --- mixnet election records (`mix_records`: a directory of `votum mix --out` files) ----------------------
@@ -260,8 +263,7 @@ def mix_page(request: Request, name: str, refused: str = "") -> HTMLResponse:
         size=path.stat().st_size,
         state=state,
         outcome=outcome,
-        refused=refused if refused in ("busy", "recent") else "",
-        wait=0,
+        refused=refused if refused == "busy" else "",
         running_for=int(time.time() - state.started) if state.status == "running" else 0,
     )
 
@@ -272,7 +274,6 @@ def mix_verify(request: Request, name: str) -> HTMLResponse | RedirectResponse:
     if path is None:
         return render(request, "not_found.html", 404, election_id=name, what="mix")
     verifications: Verifications = request.app.state.mix_verifications
-    # a record file does not change under the page: each version is verified once, no interval needed
     outcome = verifications.start(name, -1, _mix_version(path), record=path)
-    suffix = "" if outcome in ("started", "recent") else f"?refused={outcome}"
+    suffix = "" if outcome == "started" else f"?refused={outcome}"
     return RedirectResponse(f"/mix/{name}{suffix}", status_code=303)

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from votum.store import Entry, Store
+from votum.store import ElectionRow, Entry, Store
 
 
 def fingerprint(data: bytes | str) -> str:
@@ -116,35 +117,36 @@ class Tracked:
     decryption: list[tuple[str, list[tuple[str, int]]]] | None
 
 
+#: what can be a ballot code once spaces and dashes are gone: hex, at least 64 bits of it
+CODE = re.compile(r"[0-9a-fA-F]{16,}")
+
+
 def normalise(query: str) -> str:
-    """What a voter typed, without spaces or the dashes a printed code may carry."""
-    return "".join(query.split()).replace("-", "") if _is_hex(query) else query.strip()
+    """What a voter typed, without spaces or the dashes a printed code may carry (a ballot id is only
+    trimmed)."""
+    compact = "".join(query.split()).replace("-", "")
+    return compact if CODE.fullmatch(compact) else query.strip()
 
 
-def _is_hex(text: str) -> bool:
-    stripped = "".join(text.split()).replace("-", "")
-    return len(stripped) >= 16 and all(ch in "0123456789abcdefABCDEF" for ch in stripped)
-
-
-def track(store: Store, election_id: str, query: str) -> Tracked | None:
+def track(store: Store, election: ElectionRow, query: str) -> Tracked | None:
     """The ballot whose code (any case, spaces ignored) or id is `query`, or None."""
+    election_id = election.id
     query = normalise(query)
     if not query or len(query) > 128:
         return None
-    row = store.ballot_by_code(election_id, query.upper()) if _is_hex(query) else None
+    row = store.ballot_by_code(election_id, query.upper()) if CODE.fullmatch(query) else None
     if row is None:
         row = store.ballot(election_id, query)
     if row is None:
         return None
     entry = store.entry(election_id, row.seq)
     previous = store.entry(election_id, row.seq - 1).hash.hex() if row.seq > 0 else None
-    head = store.election(election_id).head_seq
     decryption = None
     if row.state == "spoiled":
         spoiled = store.entry_named(election_id, f"spoiled_ballots/spoiled_ballot_{row.ballot_id}.json")
         if spoiled is not None:
             decryption = _decrypted(manifest_of(store, election_id), json.loads(spoiled.text()))
-    return Tracked(row.ballot_id, row.state, row.code, entry, previous, head, decryption)
+    return Tracked(row.ballot_id, row.state, row.code, entry, previous, election.head_seq, decryption)
 
 
 def _decrypted(
