@@ -16,6 +16,7 @@ import json
 import random
 import resource
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from votum._native import (
     EgManifest,
     EgShares,
     Group,
+    eg_ballot_check_params,
     eg_constants_json,
     eg_hash_elems,
     eg_to_hex,
@@ -90,6 +92,13 @@ class ElectionConfig:
     manifest: Path | None = None
     #: "eg14": the ElectionGuard 1.4 directory at `out`; "votum": votum's archive file at `out` (spec/70)
     format: str = "eg14"
+    #: a Dask scheduler for encryption and ballot checks (spec/98): local:N, tcp://…, tls://…
+    scheduler: str | None = None
+    #: ballots per cluster task, and seconds to wait for one
+    chunk: int = 64
+    task_timeout: float = 600.0
+    #: (CA, certificate, key) for a tls:// scheduler
+    tls: tuple[str, str, str] | None = None
 
     def check(self) -> None:
         if self.ballots < 1:
@@ -105,6 +114,12 @@ class ElectionConfig:
             raise InvalidInput("spoil rate must be in [0, 1)")
         if self.format not in ("eg14", "votum"):
             raise InvalidInput(f"record format must be 'eg14' or 'votum', not {self.format!r}")
+        if not 1 <= self.chunk <= BATCH:
+            raise InvalidInput(f"chunk must be 1 to {BATCH} ballots")
+        if self.scheduler is not None:
+            from votum.cluster import check_address
+
+            check_address(self.scheduler)
 
 
 @dataclass
@@ -134,9 +149,26 @@ def _plaintext(manifest: dict[str, Any], ballot_id: str, rng: random.Random) -> 
     return plaintext_ballot(manifest, ballot_id, set(chosen), style), chosen
 
 
-def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -> ElectionResult:
-    """Runs the election and writes its record under `config.out`; raises on any failed check."""
+def run_election(
+    config: ElectionConfig,
+    progress: ProgressHook | None = None,
+    *,
+    client: Any = None,
+    announce: Callable[[str], None] | None = None,
+) -> ElectionResult:
+    """Runs the election and writes its record under `config.out`; raises on any failed check. With
+    `config.scheduler` or a `distributed.Client` as `client`, ballots are encrypted and checked on that
+    cluster and the record verified there (spec/98); `announce` is told the dashboard's address."""
     config.check()
+    if config.scheduler is None and client is None:
+        return _run_election(config, progress, None)
+    from votum.cluster import using
+
+    with using(config.scheduler, client, tls=config.tls, announce=announce) as c:
+        return _run_election(config, progress, c)
+
+
+def _run_election(config: ElectionConfig, progress: ProgressHook | None, client: Any) -> ElectionResult:
     hook = progress or no_progress
     rng = random.Random(config.seed)
     result = ElectionResult(config=config, record=config.out)
@@ -174,6 +206,12 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
 
     device = EgEncryptionDevice(em, k_pub, q_ext)
     box = EgBallotBox(em, k_pub, q_ext)
+    cluster = None
+    if client is not None:
+        from votum.cluster.election import ClusterBallots
+
+        params = eg_ballot_check_params(em, k_pub, q_ext)
+        cluster = ClusterBallots(client, params, chunk=config.chunk, task_timeout=config.task_timeout)
     expected: dict[str, int] = {
         s["object_id"]: 0 for c in manifest["contests"] for s in c["ballot_selections"]
     }
@@ -186,23 +224,42 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
     code = eg_hash_elems(
         device_doc["device_id"], device_doc["session_id"], device_doc["launch_code"], device_doc["location"]
     )
-    for start in range(0, config.ballots, BATCH):
+
+    def plan(start: int) -> tuple[list[tuple[str, str, list[str], str]], list[tuple[str, int, str]]]:
+        # the votes of one batch, drawn in order from the seeded generator, and the device's items
         plans = []
         for i in range(start, min(start + BATCH, config.ballots)):
             ballot_id = f"ballot-{i:07d}"
             text, chosen = _plaintext(manifest, ballot_id, rng)
             state = "spoiled" if rng.random() < config.spoil_rate else "cast"
             plans.append((ballot_id, text, chosen, state))
+        stamps = range(1_795_000_000 + start, 1_795_000_000 + start + len(plans))
+        return plans, [(text, ts, state) for ts, (_b, text, _c, state) in zip(stamps, plans, strict=True)]
+
+    plans, items = plan(0)
+    # on a cluster the next batch is being encrypted while this one is chained, checked and written
+    sent = cluster.start(items) if cluster is not None else None
+    for start in range(0, config.ballots, BATCH):
         t0 = time.perf_counter()
-        items = [(text, 1_795_000_000 + start + i, state) for i, (_b, text, _c, state) in enumerate(plans)]
-        ballots, code = device.encrypt_many(items, code)
+        after = None
+        if cluster is not None and sent is not None:
+            if start + BATCH < config.ballots:
+                next_plans, next_items = plan(start + BATCH)
+                after = (next_plans, next_items, cluster.start(next_items))
+            ballots, verdicts, code = cluster.finish(sent, items, code)
+        else:
+            ballots, code = device.encrypt_many(items, code)
         encrypted: list[tuple[str, str]] = []
         for ballot, (_t, _ts, state) in zip(ballots, items, strict=True):
             if isinstance(ballot, Exception):
                 raise ballot
             encrypted.append((ballot, state))
         t1 = time.perf_counter()
-        for outcome in box.submit_many(encrypted):
+        if cluster is not None:
+            outcomes = box.submit_judged(encrypted, verdicts)
+        else:
+            outcomes = box.submit_many(encrypted)
+        for outcome in outcomes:
             if isinstance(outcome, Exception):
                 raise outcome
         t2 = time.perf_counter()
@@ -218,6 +275,10 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
         spent["box"] += t2 - t1
         spent["write"] += t3 - t2
         hook("ballots (encrypt, cast, write)", start + len(plans), config.ballots)
+        if cluster is not None and after is not None:
+            plans, items, sent = after
+        elif start + BATCH < config.ballots:
+            plans, items = plan(start + BATCH)
     result.steps += [
         Step("encrypt ballots (all proofs)", spent["encrypt"], config.ballots),
         Step("cast and spoil, every proof verified once (batches)", spent["box"], config.ballots),
@@ -269,22 +330,23 @@ def run_election(config: ElectionConfig, progress: ProgressHook | None = None) -
     result.record_bytes = out.stat().st_size if config.format == "votum" else size
 
     with timed(result.steps, "verify the record from disk", config.ballots):
-        verify_record(out, progress=hook)
+        verify_record(out, progress=hook, client=client, chunk=config.chunk, task_timeout=config.task_timeout)
     result.peak_rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return result
 
 
-def verify_record(root: Path, progress: ProgressHook | None = None) -> dict[str, int]:
+def verify_record(root: Path, progress: ProgressHook | None = None, **cluster: Any) -> dict[str, int]:
     """Checks an election record, either form (the ElectionGuard 1.4 directory or votum's archive), with
-    the independent verifier (`votum.verifier.verify`: every check of spec/50, streaming). Returns the
-    verified counts by selection id; raises (`VerificationReport.require`) when any check does not pass."""
+    the independent verifier (`votum.verifier.verify`: every check of spec/50, streaming; `cluster` its
+    cluster arguments). Returns the verified counts by selection id; raises
+    (`VerificationReport.require`) when any check does not pass."""
     hook = progress or no_progress
 
     def tell(stage: str, n: int) -> None:
         if stage == "ballots":
             hook("verify ballots", n, n)
 
-    report = verify(root, tell)
+    report = verify(root, tell, **cluster)
     report.require()
     counts: dict[str, int] = report.intermediates["counts"]
     return {key.split("/", 1)[1]: count for key, count in counts.items()}

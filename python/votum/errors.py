@@ -47,7 +47,13 @@ class Conflict(VotumError):
     """The action contradicts what is already recorded (for example a second, different key record)."""
 
 
+class ClusterError(VotumError):
+    """Work sent to a Dask cluster did not come back: a task failed on every try, no worker answered in
+    time, or a task's answer was malformed (spec/98.5). Nothing was written from the unfinished work."""
+
+
 __all__ = [
+    "ClusterError",
     "Conflict",
     "DecryptionFailed",
     "DuplicateBallot",

@@ -85,12 +85,39 @@ class VerificationReport:
 
 
 def verify(
-    record: str | os.PathLike[str], progress: Callable[[str, int], None] | None = None
+    record: str | os.PathLike[str],
+    progress: Callable[[str, int], None] | None = None,
+    *,
+    scheduler: str | None = None,
+    client: Any = None,
+    chunk: int = 64,
+    task_timeout: float = 600.0,
+    tls: tuple[str, str, str] | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> VerificationReport:
     """Checks the record at `record` (an ElectionGuard 1.4 directory, a votum archive or a mix record
     file, spec/91.7), every check of spec/50 for its kind; never raises on a bad record: what is wrong
-    is in the report. `progress(stage, n)` is told of documents, ballots and mix record entries."""
-    text, intermediates = verify_record_report(record, progress)
+    is in the report. `progress(stage, n)` is told of documents, ballots and mix record entries.
+
+    With `scheduler` (`local:N`, `tcp://…`, `tls://…`) or a `distributed.Client` as `client`, an
+    ElectionGuard record's ballots are checked on that cluster, `chunk` ballots per task (spec/98.3);
+    the report is the same. `tls` is (CA, certificate, key) for a `tls://` scheduler; `announce` is told
+    the cluster's dashboard address. Raises `ClusterError` when the cluster does not answer (spec/98.5)."""
+    if scheduler is None and client is None:
+        text, intermediates = verify_record_report(record, progress)
+    else:
+        from votum.cluster import DaskBallotWorkers, using
+
+        with using(scheduler, client, tls=tls, announce=announce) as c:
+            workers = DaskBallotWorkers(c, chunk=chunk, task_timeout=task_timeout)
+            try:
+                text, intermediates = verify_record_report(record, progress, workers)
+            finally:
+                workers.close()
+    return _report(text, intermediates)
+
+
+def _report(text: str, intermediates: str) -> VerificationReport:
     raw = json.loads(text)
     checks = [
         CheckResult(

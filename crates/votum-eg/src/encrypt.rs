@@ -274,6 +274,37 @@ pub fn encrypt_many(
     (outcomes, seed)
 }
 
+/// Places a ballot encrypted elsewhere (a cluster's worker, which chained it from any seed) in a
+/// device's chain after `code_seed` (spec/98.4): its code is `H(code_seed, timestamp,
+/// crypto_hash)`, and the values of its top-level `code_seed` and `code` fields in `json` (as
+/// [`EncryptedBallot::to_eg14_json`] writes them, compact) are replaced. Nothing else of a ballot
+/// depends on its place in the chain, so with the same master nonce the result is byte for byte
+/// the in-process device's. `None` when `json` does not have each field exactly once.
+pub fn rechain_text(
+    json: &str,
+    timestamp: i64,
+    crypto_hash: &Integer,
+    code_seed: &Integer,
+) -> Option<(String, Integer)> {
+    let code = h(&[num(code_seed), EgHashItem::Int(timestamp), num(crypto_hash)]);
+    let text = replace_value(json, "code_seed", &votum_hash::eg::to_hex(code_seed))?;
+    let text = replace_value(&text, "code", &votum_hash::eg::to_hex(&code))?;
+    Some((text, code))
+}
+
+/// `json` with the string value of its one `"key":"…"` replaced by `value`.
+fn replace_value(json: &str, key: &str, value: &str) -> Option<String> {
+    let pattern = format!("\"{key}\":\"");
+    let mut found = json.match_indices(&pattern);
+    let (at, _) = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    let from = at + pattern.len();
+    let len = json[from..].find('"')?;
+    Some([&json[..from], value, &json[from + len..]].concat())
+}
+
 /// Everything of an encrypted ballot except its place in the device's code chain.
 fn encrypt_unchained(
     ctx: &EncryptionContext,

@@ -88,18 +88,33 @@ impl PyEgBallotBox {
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .submit_many(&parsed)
         });
-        results
-            .into_iter()
-            .map(|r| match r {
-                Ok(receipt) => Ok((receipt.ballot_id, eg_scalar(&receipt.code))
-                    .into_pyobject(py)?
-                    .into_any()
-                    .unbind()),
-                Err(e) => Ok(PyErr::from(NativeError::Ballot(e))
-                    .into_value(py)
-                    .into_any()),
-            })
-            .collect()
+        receipts(py, results)
+    }
+
+    /// `submit_many` with verdicts from a cluster's workers (spec/98.3): `passed[i]` says whether
+    /// `items[i]` passed every check of an `EgBallotChecker` built from this election's parameters.
+    /// Duplicates are found here; a ballot that passed is recorded without being checked again;
+    /// every other ballot is checked here, so each refusal is this box's own exception.
+    fn submit_judged(
+        &self,
+        py: Python<'_>,
+        items: Vec<(String, String)>,
+        passed: Vec<bool>,
+    ) -> PyResult<Vec<PyObject>> {
+        if passed.len() != items.len() {
+            return Err(NativeError::Value("one verdict per ballot").into());
+        }
+        let mut parsed = Vec::with_capacity(items.len());
+        for (json, state) in &items {
+            parsed.push((json.as_str(), ballot_state(state)?));
+        }
+        let results = crate::convert::release(py, || {
+            self.inner
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .submit_judged(&parsed, &passed)
+        });
+        receipts(py, results)
     }
 
     /// Checks a ballot exactly as `cast` would, without recording it; returns its ballot code.
@@ -127,6 +142,79 @@ impl PyEgBallotBox {
     /// The encrypted tally: {contest id: {selection id: Ciphertext}}.
     fn encrypted_tally(&self) -> BTreeMap<String, BTreeMap<String, crate::elgamal::PyCiphertext>> {
         nested(self.tally())
+    }
+}
+
+/// (ballot id, ballot code) for each accepted ballot, the exception for each refused one.
+fn receipts(
+    py: Python<'_>,
+    results: Vec<Result<votum_eg::ballot::Receipt, votum_eg::ballot::BallotError>>,
+) -> PyResult<Vec<PyObject>> {
+    results
+        .into_iter()
+        .map(|r| match r {
+            Ok(receipt) => Ok((receipt.ballot_id, eg_scalar(&receipt.code))
+                .into_pyobject(py)?
+                .into_any()
+                .unbind()),
+            Err(e) => Ok(PyErr::from(NativeError::Ballot(e))
+                .into_value(py)
+                .into_any()),
+        })
+        .collect()
+}
+
+/// The ballot-check parameters of an election (spec/98.2) as bytes: what a cluster's workers
+/// build an `EgBallotChecker` or an encryption device from.
+#[pyfunction]
+pub fn eg_ballot_check_params<'py>(
+    py: Python<'py>,
+    manifest: &PyEgManifest,
+    public_key: &crate::group::PyElement,
+    extended_base_hash: &PyScalar,
+) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+    let g = ModpGroup::eg_4096();
+    let k = public_key.get(&g)?.value().clone();
+    let q_ext = g.scalar_to_integer(extended_base_hash.get(&g)?);
+    let hash = manifest
+        .inner
+        .crypto_hash()
+        .map_err(NativeError::Manifest)?;
+    let params = votum_eg::ballot::check_params(&manifest.inner.to_json(), &k, &q_ext, &hash);
+    Ok(pyo3::types::PyBytes::new(py, &params))
+}
+
+/// One election's ballot checks built from its ballot-check parameters (spec/98.2), answering
+/// only verdicts: what a cluster's worker runs (spec/98.3).
+#[pyclass(frozen, name = "EgBallotChecker", module = "votum._native")]
+pub struct PyEgBallotChecker {
+    inner: votum_eg::BallotVerifier,
+}
+
+#[pymethods]
+impl PyEgBallotChecker {
+    #[new]
+    fn new(py: Python<'_>, params: &[u8]) -> PyResult<Self> {
+        let inner =
+            crate::convert::release(py, || votum_eg::BallotVerifier::from_check_params(params))
+                .map_err(NativeError::Ballot)?;
+        Ok(Self { inner })
+    }
+
+    /// Whether each ballot (EG 1.4 JSON) passes every check of spec/62.4, in one batch.
+    fn check(&self, py: Python<'_>, ballots: Vec<String>) -> Vec<bool> {
+        crate::convert::release(py, || {
+            let parsed = ballots
+                .par_iter()
+                .map(|json| votum_eg::ballot::parse_ballot(json))
+                .collect();
+            let mut rng = votum_eg::batch::batch_rng();
+            self.inner
+                .verify_parsed(parsed, &mut rng)
+                .iter()
+                .map(Result::is_ok)
+                .collect()
+        })
     }
 }
 

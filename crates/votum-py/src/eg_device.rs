@@ -74,18 +74,80 @@ impl PyEgEncryptionDevice {
         ))
     }
 
+    /// The device of the ballot-check parameters (spec/98.2, `eg_ballot_check_params`): what a
+    /// cluster's worker builds once per election to encrypt chunks of ballots.
+    #[staticmethod]
+    fn from_check_params(py: Python<'_>, params: &[u8]) -> PyResult<Self> {
+        let bad = |why: String| NativeError::Encrypt(votum_eg::EncryptError::Json(why));
+        let p: serde_json::Value =
+            serde_json::from_slice(params).map_err(|e| bad(format!("parameters: {e}")))?;
+        let text = |name: &str| {
+            p.get(name)
+                .and_then(serde_json::Value::as_str)
+                .ok_or_else(|| bad(format!("parameters: no {name}")))
+        };
+        let int = |name: &str| {
+            votum_hash::eg::from_hex(text(name)?).map_err(|e| bad(format!("{name}: {e}")))
+        };
+        let g = ModpGroup::eg_4096();
+        let manifest = Manifest::from_json(text("manifest")?).map_err(NativeError::Manifest)?;
+        let k = g
+            .element(&int("public_key")?)
+            .map_err(|e| bad(format!("public_key: {e}")))?;
+        let q_ext = int("extended_base_hash")?;
+        let manifest_hash = int("manifest_hash")?;
+        let ctx = crate::convert::release(py, || {
+            votum_eg::EncryptionContext::new(k, q_ext, manifest_hash)
+        })
+        .map_err(NativeError::Encrypt)?;
+        Ok(Self { ctx, manifest })
+    }
+
+    /// Chains ballots encrypted elsewhere (spec/98.4) in order from `code_seed`: `items` are (ballot
+    /// JSON as `encrypt_many` wrote it, its timestamp, its crypto hash as EG hex). Returns the
+    /// ballots with their `code_seed` and `code` set, and the last code, which seeds the next batch.
+    #[staticmethod]
+    fn chain(
+        py: Python<'_>,
+        items: Vec<(String, i64, String)>,
+        code_seed: &PyScalar,
+    ) -> PyResult<(Vec<String>, PyScalar)> {
+        let g = ModpGroup::eg_4096();
+        let mut seed = g.scalar_to_integer(code_seed.get(&g)?);
+        let out = crate::convert::release(py, || {
+            let mut out = Vec::with_capacity(items.len());
+            for (json, timestamp, crypto_hash) in &items {
+                let crypto_hash = votum_hash::eg::from_hex(crypto_hash)
+                    .map_err(|_| NativeError::Value("a crypto hash is not EG hex"))?;
+                let (text, code) =
+                    votum_eg::encrypt::rechain_text(json, *timestamp, &crypto_hash, &seed).ok_or(
+                        NativeError::Value(
+                            "a ballot does not have one code_seed and one code field",
+                        ),
+                    )?;
+                out.push(text);
+                seed = code;
+            }
+            Ok::<_, NativeError>(out)
+        })?;
+        Ok((out, eg_scalar(&seed)))
+    }
+
     /// Encrypts many ballots on all cores and chains their ballot codes in order from
     /// `code_seed`. `items` are (plaintext JSON, timestamp, form) with form as in `encrypt`;
     /// `master_nonces`, if given, has one nonce per item (otherwise each is drawn from the OS).
     /// Returns, in order, each ballot's JSON or the exception that refused it (a refused ballot
     /// takes no place in the chain), and the last ballot code, which seeds the next batch.
-    #[pyo3(signature = (items, code_seed, master_nonces=None))]
+    /// With `hashes`, each accepted ballot comes as (JSON, its crypto hash as EG hex), what
+    /// `chain` needs to place it in another chain (spec/98.4).
+    #[pyo3(signature = (items, code_seed, master_nonces=None, hashes=false))]
     fn encrypt_many(
         &self,
         py: Python<'_>,
         items: Vec<(String, i64, String)>,
         code_seed: &PyScalar,
         master_nonces: Option<Vec<PyRef<'_, PyScalar>>>,
+        hashes: bool,
     ) -> PyResult<(Vec<PyObject>, PyScalar)> {
         use rayon::prelude::*;
         let g = ModpGroup::eg_4096();
@@ -141,17 +203,25 @@ impl PyEgEncryptionDevice {
                     Err(e) => Err(e),
                 })
                 .collect();
-            let texts: Vec<Result<String, votum_eg::EncryptError>> = outcomes
+            let texts: Vec<Result<(String, String), votum_eg::EncryptError>> = outcomes
                 .into_par_iter()
                 .zip(forms.par_iter())
-                .map(|(r, form)| r.map(|b| b.to_eg14_json(*form).to_string()))
+                .map(|(r, form)| {
+                    r.map(|b| {
+                        let hash = votum_hash::eg::to_hex(&b.crypto_hash);
+                        (b.to_eg14_json(*form).to_string(), hash)
+                    })
+                })
                 .collect();
             (texts, last)
         });
         let out = outcomes
             .into_iter()
             .map(|r| match r {
-                Ok(text) => Ok(text.into_pyobject(py)?.into_any().unbind()),
+                Ok((text, hash)) if hashes => {
+                    Ok((text, hash).into_pyobject(py)?.into_any().unbind())
+                }
+                Ok((text, _)) => Ok(text.into_pyobject(py)?.into_any().unbind()),
                 Err(e) => Ok(PyErr::from(NativeError::Encrypt(e))
                     .into_value(py)
                     .into_any()),

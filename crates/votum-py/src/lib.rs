@@ -56,6 +56,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<eg_device::PyEgEncryptionDevice>()?;
     m.add_class::<eg_ballot::PyEgBallotBox>()?;
     m.add_class::<eg_ballot::PyEgBallotVerifier>()?;
+    m.add_class::<eg_ballot::PyEgBallotChecker>()?;
+    m.add_function(wrap_pyfunction!(eg_ballot::eg_ballot_check_params, m)?)?;
     m.add_class::<eg_ballot::PyEgTally>()?;
     m.add_class::<eg_ballot::PyEgVerifiedBallot>()?;
     m.add_class::<eg_guardian::PyEgGuardian>()?;

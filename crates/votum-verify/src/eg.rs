@@ -1,6 +1,6 @@
 //! Verifying an ElectionGuard 1.4 election record (either form), one document at a time (spec/50).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::ops::ControlFlow;
 use std::path::Path;
 
@@ -8,8 +8,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use votum_arith::Integer;
 use votum_eg::ballot::{
-    accumulate, add_ballot, parse_ballot, BallotBox, BallotError, BallotHash, BallotState,
-    BallotVerifier, TallyMap,
+    accumulate, add_ballot, check_params, parse_ballot, BallotBox, BallotError, BallotHash,
+    BallotState, BallotVerifier, TallyMap,
 };
 use votum_eg::ceremony::{joint_key, CeremonyError, GuardianPublicKey};
 use votum_eg::context::{base_hash, ElectionContext};
@@ -51,7 +51,27 @@ pub struct Options<'a> {
     /// Told of progress; answering `ControlFlow::Break` stops the verification at once (the report
     /// is then incomplete: checks not reached stay not run). A Python caller stops on Ctrl-C.
     pub progress: Option<&'a mut dyn FnMut(Progress) -> ControlFlow<()>>,
+    /// Where an ElectionGuard record's ballots are checked when not here (a cluster, spec/98.3):
+    /// the verdicts come back and are merged into this verifier's own ballot box, so the report
+    /// is the same as without.
+    pub ballot_workers: Option<&'a mut dyn BallotWorkers>,
 }
+
+/// Checks of ballots done elsewhere (spec/98.3), a batch at a time, several batches in flight.
+/// Any method answering `ControlFlow::Break` stops the verification (as the progress hook does).
+pub trait BallotWorkers {
+    /// The ballot-check parameters (spec/98.2), once, before the first batch.
+    fn setup(&mut self, params: &[u8]) -> ControlFlow<()>;
+    /// Starts checking a batch (each ballot's JSON, in record order) without waiting for it.
+    fn submit(&mut self, ballots: &[&str]) -> ControlFlow<()>;
+    /// The verdicts of the oldest batch not yet collected, one per ballot: passed every check.
+    fn collect(&mut self) -> ControlFlow<(), Vec<bool>>;
+    /// How many batches to keep in flight (at least one).
+    fn window(&self) -> usize;
+}
+
+/// A batch of ballots as read: (path, JSON, state, (code_seed, code, id) as published).
+type Batch = Vec<(String, String, BallotState, Option<ChainLink>)>;
 
 /// Verifies the ElectionGuard 1.4 record at `path` (a directory or a votum archive).
 pub fn verify_eg_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
@@ -105,6 +125,11 @@ struct Verifier<'a> {
     ledger: Ledger,
     group: ModpGroup,
     progress: Option<&'a mut dyn FnMut(Progress) -> ControlFlow<()>>,
+    workers: Option<&'a mut dyn BallotWorkers>,
+    /// batches handed to the workers, oldest first, not yet merged
+    in_flight: VecDeque<Batch>,
+    /// the manifest's text (the workers' parameters carry it)
+    manifest_json: String,
     /// The progress hook asked to stop.
     stopped: bool,
     manifest: Option<Manifest>,
@@ -114,8 +139,7 @@ struct Verifier<'a> {
     guardians_done: bool,
     devices: HashSet<Integer>,
     ballot_box: Option<BallotBox>,
-    /// (path, JSON, state, (code_seed, code, id) as published)
-    batch: Vec<(String, String, BallotState, Option<ChainLink>)>,
+    batch: Batch,
     ballots: u64,
     /// (code_seed, code, ballot id) of every accepted ballot, for the chains (V-BALLOT-06)
     chain: Vec<ChainLink>,
@@ -167,6 +191,9 @@ impl<'a> Verifier<'a> {
             ledger: Ledger::new(&Check::EG),
             group: ModpGroup::eg_4096(),
             progress: options.progress,
+            workers: options.ballot_workers,
+            in_flight: VecDeque::new(),
+            manifest_json: String::new(),
             stopped: false,
             manifest: None,
             context: None,
@@ -205,7 +232,7 @@ impl<'a> Verifier<'a> {
             self.finish_guardians();
         }
         if d.kind != Kind::SubmittedBallot {
-            self.flush();
+            self.drain();
             self.tell(Progress::Document(d.kind));
         }
         match d.kind {
@@ -239,6 +266,7 @@ impl<'a> Verifier<'a> {
                     self.ledger.warn(Check::Param02, &object, why);
                 }
                 self.manifest = Some(m);
+                self.manifest_json = d.json.clone();
             }
             Err(votum_eg::ManifestError::Json { .. }) => {
                 self.ledger
@@ -468,7 +496,18 @@ impl<'a> Verifier<'a> {
             Ok(bv) => {
                 self.ballot_box = Some(BallotBox::new(
                     bv.with_manifest_hash(ctx.manifest_hash.clone()),
-                ))
+                ));
+                if let Some(w) = self.workers.as_mut() {
+                    let params = check_params(
+                        &self.manifest_json,
+                        key.element().value(),
+                        &ctx.crypto_extended_base_hash,
+                        &ctx.manifest_hash,
+                    );
+                    if w.setup(&params).is_break() {
+                        self.stopped = true;
+                    }
+                }
             }
             Err(e) => self
                 .ledger
@@ -546,22 +585,67 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    /// Checks the pending ballots in one batch.
+    /// Checks the pending ballots in one batch, here or by the workers (then merged once the
+    /// window of batches in flight is full).
     fn flush(&mut self) {
-        if self.batch.is_empty() {
+        if self.batch.is_empty() || self.stopped {
             return;
         }
         let batch = std::mem::take(&mut self.batch);
-        let n = batch.len() as u64;
-        let Some(bb) = self.ballot_box.as_mut() else {
+        if self.ballot_box.is_none() {
             // no manifest, context or joint key to check against (reported under their own
             // checks): the ballot checks are not run
+            self.ballots += batch.len() as u64;
+            return;
+        }
+        let Some(w) = self.workers.as_mut() else {
+            self.merge(batch, None);
+            return;
+        };
+        let jsons: Vec<&str> = batch.iter().map(|(_, j, _, _)| j.as_str()).collect();
+        if w.submit(&jsons).is_break() {
+            self.stopped = true;
+            return;
+        }
+        let window = w.window().max(1);
+        self.in_flight.push_back(batch);
+        while self.in_flight.len() >= window && !self.stopped {
+            self.merge_oldest();
+        }
+    }
+
+    /// Flushes the pending ballots and merges every batch in flight.
+    fn drain(&mut self) {
+        self.flush();
+        while !self.in_flight.is_empty() && !self.stopped {
+            self.merge_oldest();
+        }
+    }
+
+    fn merge_oldest(&mut self) {
+        let (Some(w), Some(batch)) = (self.workers.as_mut(), self.in_flight.pop_front()) else {
+            return;
+        };
+        match w.collect() {
+            ControlFlow::Continue(verdicts) => self.merge(batch, Some(verdicts)),
+            ControlFlow::Break(()) => self.stopped = true,
+        }
+    }
+
+    /// Records a batch in the ballot box (checking it here unless `verdicts` come from the
+    /// workers, spec/98.3) and reports each refused ballot under its check.
+    fn merge(&mut self, batch: Batch, verdicts: Option<Vec<bool>>) {
+        let n = batch.len() as u64;
+        let Some(bb) = self.ballot_box.as_mut() else {
             self.ballots += n;
             return;
         };
         let items: Vec<(&str, BallotState)> =
             batch.iter().map(|(_, j, s, _)| (j.as_str(), *s)).collect();
-        let results = bb.submit_many(&items);
+        let results = match &verdicts {
+            Some(v) => bb.submit_judged(&items, v),
+            None => bb.submit_many(&items),
+        };
         for c in Check::BALLOT {
             self.ledger.examined(c, n);
         }
@@ -970,7 +1054,7 @@ impl<'a> Verifier<'a> {
         if !self.guardians_done {
             self.finish_guardians();
         }
-        self.flush();
+        self.drain();
         if self.manifest.is_none() {
             self.ledger.error(
                 Check::Param02,

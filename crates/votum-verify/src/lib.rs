@@ -25,7 +25,7 @@ pub(crate) fn hex(b: &[u8]) -> String {
 }
 
 pub use checks::Check;
-pub use eg::{verify_eg_record, Intermediates, Options, Progress};
+pub use eg::{verify_eg_record, BallotWorkers, Intermediates, Options, Progress};
 pub use mix::verify_mix_record;
 pub use report::{CheckResult, Finding, Report, Status};
 pub use sv::verify_sv_record;

@@ -90,6 +90,7 @@ fn main() -> ExitCode {
         &args.record,
         Options {
             progress: Some(&mut progress),
+            ..Options::default()
         },
     );
     if let Some(dir) = &args.dump_intermediates {

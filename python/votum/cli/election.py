@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from votum import record_pack, record_unpack
+from votum.cli._cluster import Chunk, Scheduler, TaskTimeout, TlsCa, TlsCert, TlsKey, cluster_options
 from votum.cli._progress import progress_hook, step_table
 from votum.election import ElectionConfig, ElectionResult, run_election
 from votum.errors import VotumError
@@ -55,9 +56,18 @@ def election(
     json_out: Annotated[
         bool, typer.Option("--json", help="Print a machine-readable report instead.")
     ] = False,
+    scheduler: Scheduler = None,
+    chunk: Chunk = 64,
+    task_timeout: TaskTimeout = 600.0,
+    tls_ca: TlsCa = None,
+    tls_cert: TlsCert = None,
+    tls_key: TlsKey = None,
 ) -> None:
-    """Ceremony, encryption, ballot box, tally, decryption with missing guardians, record, verification."""
+    """Ceremony, encryption, ballot box, tally, decryption with missing guardians, record, verification.
+    With --scheduler, ballots are encrypted and checked on a Dask cluster (spec/98)."""
     console = Console(stderr=json_out)
+    on_cluster = cluster_options(console, scheduler, chunk, task_timeout, tls_ca, tls_cert, tls_key)
+    announce = on_cluster.pop("announce", None)
     config = ElectionConfig(
         ballots=ballots,
         contests=contests,
@@ -69,10 +79,11 @@ def election(
         out=out or Path("election-record.votum" if record_format == "votum" else "election-record"),
         manifest=manifest,
         format=record_format,
+        **on_cluster,
     )
     try:
         with progress_hook(console) as hook:
-            result = run_election(config, hook)
+            result = run_election(config, hook, announce=announce)
     except (VotumError, OSError) as err:
         console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
         raise typer.Exit(code=2) from err
@@ -115,16 +126,28 @@ def verify(
             metavar="DIR",
         ),
     ] = None,
+    scheduler: Scheduler = None,
+    chunk: Chunk = 64,
+    task_timeout: TaskTimeout = 600.0,
+    tls_ca: TlsCa = None,
+    tls_cert: TlsCert = None,
+    tls_key: TlsKey = None,
 ) -> None:
-    """Check an election record from the record alone, every check of spec/50 (exit 0 only if all pass)."""
+    """Check an election record from the record alone, every check of spec/50 (exit 0 only if all pass).
+    With --scheduler, an ElectionGuard record's ballots are checked on a Dask cluster (spec/98)."""
     console = Console(stderr=as_json)
-    with progress_hook(console) as hook:
+    on_cluster = cluster_options(console, scheduler, chunk, task_timeout, tls_ca, tls_cert, tls_key)
+    try:
+        with progress_hook(console) as hook:
 
-        def tell(stage: str, n: int) -> None:
-            if stage == "ballots":
-                hook("ballots checked", n, max(n, 1))
+            def tell(stage: str, n: int) -> None:
+                if stage == "ballots":
+                    hook("ballots checked", n, max(n, 1))
 
-        report = check_record(record, tell)
+            report = check_record(record, tell, **on_cluster)
+    except VotumError as err:
+        console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
+        raise typer.Exit(code=2) from err
     if dump_intermediates is not None:
         dump_intermediates.mkdir(parents=True, exist_ok=True)
         (dump_intermediates / "intermediates.json").write_text(json.dumps(report.intermediates, indent=2))

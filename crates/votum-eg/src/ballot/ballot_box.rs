@@ -65,12 +65,68 @@ impl BallotBox {
         &mut self,
         items: &[(&str, BallotState)],
     ) -> Vec<Result<Receipt, BallotError>> {
+        let candidates = self.candidates(items);
+        let mut rng = crate::batch::batch_rng();
+        let verified = self.verifier.verify_parsed(candidates, &mut rng);
+        self.record_all(verified, items)
+    }
+
+    /// [`BallotBox::submit_many`] with the checks already done elsewhere (a cluster's workers,
+    /// spec/98.3): `passed[i]` says whether `items[i]` passed every check of a [`BallotVerifier`]
+    /// built from the same parameters. Duplicates are found here, before any verdict is looked
+    /// at; a ballot that passed is recorded without being checked again; every other ballot is
+    /// checked here, in one batch, so each refusal is this box's own error. A missing verdict
+    /// counts as not passed.
+    pub fn submit_judged(
+        &mut self,
+        items: &[(&str, BallotState)],
+        passed: &[bool],
+    ) -> Vec<Result<Receipt, BallotError>> {
+        let candidates = self.candidates(items);
+        let mut out: Vec<Option<Result<EncryptedBallot, BallotError>>> =
+            Vec::with_capacity(items.len());
+        let mut again = Vec::new();
+        let mut index = Vec::new();
+        for (i, c) in candidates.into_iter().enumerate() {
+            match c {
+                Ok(b) if passed.get(i).copied().unwrap_or(false) => out.push(Some(Ok(b.0))),
+                Ok(b) => {
+                    again.push(Ok(b));
+                    index.push(i);
+                    out.push(None);
+                }
+                Err(e) => out.push(Some(Err(e))),
+            }
+        }
+        if !again.is_empty() {
+            let mut rng = crate::batch::batch_rng();
+            for (r, i) in self
+                .verifier
+                .verify_parsed(again, &mut rng)
+                .into_iter()
+                .zip(index)
+            {
+                out[i] = Some(r);
+            }
+        }
+        let verified = out
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(BallotError::Format("not processed".into()))))
+            .collect();
+        self.record_all(verified, items)
+    }
+
+    /// Parses a batch and marks repeated ids (seen before, or earlier in the batch) as duplicates.
+    fn candidates(
+        &self,
+        items: &[(&str, BallotState)],
+    ) -> Vec<Result<UncheckedBallot, BallotError>> {
         let parsed: Vec<Result<UncheckedBallot, BallotError>> = items
             .par_iter()
             .map(|(json, _)| parse_ballot(json))
             .collect();
         let mut batch_seen = HashSet::new();
-        let candidates = parsed
+        parsed
             .into_iter()
             .map(|p| {
                 p.and_then(|b| {
@@ -82,9 +138,14 @@ impl BallotBox {
                     }
                 })
             })
-            .collect();
-        let mut rng = crate::batch::batch_rng();
-        let verified = self.verifier.verify_parsed(candidates, &mut rng);
+            .collect()
+    }
+
+    fn record_all(
+        &mut self,
+        verified: Vec<Result<EncryptedBallot, BallotError>>,
+        items: &[(&str, BallotState)],
+    ) -> Vec<Result<Receipt, BallotError>> {
         verified
             .into_iter()
             .zip(items)

@@ -52,6 +52,34 @@ pub(crate) type SelectionSlot = (String, i64, Integer);
 /// A contest's expected description hash and selection slots (placeholders included).
 pub(crate) type ContestLayout = (Integer, Vec<SelectionSlot>);
 
+/// The ballot-check parameters (spec/98.2), keys in this order.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CheckParams {
+    manifest: String,
+    public_key: String,
+    extended_base_hash: String,
+    manifest_hash: String,
+}
+
+/// The canonical bytes of the ballot-check parameters (spec/98.2): everything a worker needs to
+/// build the [`BallotVerifier`] of `BallotVerifier::new(manifest, key, extended_base_hash)
+/// .with_manifest_hash(manifest_hash)`, with `manifest_json` the manifest's text.
+pub fn check_params(
+    manifest_json: &str,
+    public_key: &Integer,
+    extended_base_hash: &Integer,
+    manifest_hash: &Integer,
+) -> Vec<u8> {
+    let hex = votum_hash::eg::to_hex;
+    let p = CheckParams {
+        manifest: manifest_json.to_owned(),
+        public_key: hex(public_key),
+        extended_base_hash: hex(extended_base_hash),
+        manifest_hash: hex(manifest_hash),
+    };
+    serde_json::to_vec(&p).unwrap_or_default()
+}
+
 /// One election's ballot checks, with the per-election values computed once.
 pub struct BallotVerifier {
     pub(crate) group: ModpGroup,
@@ -122,6 +150,29 @@ impl BallotVerifier {
     pub fn with_manifest_hash(mut self, manifest_hash: Integer) -> Self {
         self.manifest_hash = manifest_hash;
         self
+    }
+
+    /// The verifier of the ballot-check parameters `params` (spec/98.2, [`check_params`]): what a
+    /// cluster's worker builds once per election.
+    pub fn from_check_params(params: &[u8]) -> Result<Self, BallotError> {
+        let bad = |why: String| BallotError::Format(format!("ballot-check parameters: {why}"));
+        let p: CheckParams = serde_json::from_slice(params).map_err(|e| bad(e.to_string()))?;
+        let int = |name: &str, s: &str| {
+            votum_hash::eg::from_hex(s).map_err(|e| bad(format!("{name}: {e}")))
+        };
+        let g = ModpGroup::eg_4096();
+        let key = g
+            .element(&int("public_key", &p.public_key)?)
+            .map_err(|e| bad(format!("public_key: {e}")))?;
+        let key = PublicKey::new(&g, key).map_err(|e| bad(format!("public_key: {e}")))?;
+        let manifest = Manifest::from_json(&p.manifest).map_err(|e| bad(e.to_string()))?;
+        let verifier = Self::new(
+            manifest,
+            &key,
+            int("extended_base_hash", &p.extended_base_hash)?,
+        )
+        .map_err(|e| bad(e.to_string()))?;
+        Ok(verifier.with_manifest_hash(int("manifest_hash", &p.manifest_hash)?))
     }
 
     /// Every check a ballot must pass before it is recorded (one ballot: a batch of one); the

@@ -1,0 +1,77 @@
+"""The pure functions a cluster's workers run (spec/98.1), on canonical bytes and strings.
+
+Each worker keeps the per-election objects it builds from the ballot-check parameters (spec/98.2): the
+ballot verifier (whose fixed-base table of K is then built once per worker) and the encryption device (its
+tables of g and K), at most `KEEP` elections each, by the SHA-256 of the parameters. Tasks take only
+bytes and strings and answer only booleans and strings, so a task run twice (a lost worker, spec/98.5)
+answers the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TypeVar
+
+from votum import EgBallotChecker, EgEncryptionDevice, Group
+
+_EG = Group("eg-4096")
+
+#: elections whose objects a worker keeps
+KEEP = 4
+
+T = TypeVar("T")
+
+
+class _Kept:
+    """A small least-recently-used cache of per-election objects, shared by a worker's threads."""
+
+    def __init__(self, build: Callable[[bytes], T]) -> None:
+        self._build = build
+        self._items: OrderedDict[bytes, object] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, params: bytes) -> object:
+        key = hashlib.sha256(params).digest()
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        built = self._build(params)  # outside the lock: building takes a while
+        with self._lock:
+            self._items[key] = built
+            self._items.move_to_end(key)
+            while len(self._items) > KEEP:
+                self._items.popitem(last=False)
+        return built
+
+
+_checkers = _Kept(EgBallotChecker)
+_devices = _Kept(EgEncryptionDevice.from_check_params)
+
+
+def check_ballots(params: bytes, ballots: list[str]) -> list[bool]:
+    """Whether each ballot passes every check of spec/62.4 (one batch), in order (spec/98.3)."""
+    checker = _checkers.get(params)
+    assert isinstance(checker, EgBallotChecker)
+    return checker.check(ballots)
+
+
+def encrypt_ballots(
+    params: bytes, items: list[tuple[str, int, str]], nonces: list[int] | None
+) -> tuple[list[tuple[str, str] | Exception], list[bool]]:
+    """Encrypts a chunk of plaintext ballots (JSON, timestamp, form) with their proofs and checks them
+    as the ballot box would (spec/98.4): each accepted ballot as (JSON, crypto hash) chained from an
+    arbitrary seed (the client sets the real chain), and a verdict per accepted ballot. Master nonces
+    are the integers given, or drawn from this worker's operating system. A refused ballot is its
+    exception."""
+    device = _devices.get(params)
+    assert isinstance(device, EgEncryptionDevice)
+    master = None if nonces is None else [_EG.scalar(n) for n in nonces]
+    ballots, _last = device.encrypt_many(items, _EG.scalar(1), master, hashes=True)
+    done = [b for b in ballots if isinstance(b, tuple)]
+    checker = _checkers.get(params)
+    assert isinstance(checker, EgBallotChecker)
+    return ballots, checker.check([text for text, _hash in done])

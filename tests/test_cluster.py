@@ -1,0 +1,258 @@
+"""Heavy batch work on a Dask cluster (spec/98): the same answers as in one process, on a LocalCluster of
+two worker processes; a worker killed mid-run changes nothing; a cluster that cannot answer is a clear
+`ClusterError`; a record tampered with in one chunk fails with the in-process check ids and culprits."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from votum import (
+    ClusterError,
+    DuplicateBallot,
+    EgBallotBox,
+    EgBallotChecker,
+    EgEncryptionDevice,
+    EgManifest,
+    Group,
+    InvalidInput,
+    eg_ballot_check_params,
+    eg_hash_elems,
+)
+from votum._native import verify_record_report
+from votum.cluster import DaskBallotWorkers, check_address, open_client
+from votum.cluster.election import ClusterBallots
+from votum.eg import run_ceremony
+from votum.election import ElectionConfig, ElectionResult, _plaintext, run_election, synthetic_manifest
+from votum.verifier import verify
+
+EG = Group("eg-4096")
+#: more than one verifier batch (256), so merges of several batches in flight are in order
+BALLOTS = 300
+#: small chunks: many tasks per batch
+CHUNK = 16
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    with open_client("local:2") as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def election(tmp_path_factory: pytest.TempPathFactory) -> ElectionResult:
+    out = tmp_path_factory.mktemp("cluster") / "record"
+    return run_election(ElectionConfig(ballots=BALLOTS, contests=1, spoil_rate=0.01, seed=7, out=out))
+
+
+@pytest.fixture(scope="module")
+def in_process(election: ElectionResult) -> Any:
+    return verify(election.record)
+
+
+def _worker_pids(client: Any) -> dict[str, int]:
+    return dict(client.run(os.getpid))
+
+
+def test_a_record_verified_on_the_cluster_gets_the_in_process_report(
+    client: Any, election: ElectionResult, in_process: Any
+) -> None:
+    assert in_process.passed, in_process.not_passed()
+    seen: list[int] = []
+    report = verify(
+        election.record,
+        lambda stage, n: seen.append(n) if stage == "ballots" else None,
+        client=client,
+        chunk=CHUNK,
+    )
+    assert report.raw == in_process.raw
+    assert report.intermediates == in_process.intermediates
+    assert report.check("V-BALLOT-03").checked == BALLOTS
+    # progress counts merged ballots, batch by batch, in order
+    assert seen == [256, BALLOTS]
+
+
+def _tamper(root: Path, index: int) -> str:
+    path = sorted((root / "submitted_ballots").iterdir())[index]
+    doc = json.loads(path.read_text())
+    proof = doc["contests"][0]["ballot_selections"][1]["proof"]
+    proof["proof_one_response"] = proof["proof_one_response"][:-1] + (
+        "1" if proof["proof_one_response"][-1] != "1" else "2"
+    )
+    path.write_text(json.dumps(doc))
+    return str(doc["object_id"])
+
+
+def test_a_record_tampered_in_one_chunk_fails_with_the_in_process_check_and_culprit(
+    client: Any, election: ElectionResult, tmp_path: Path
+) -> None:
+    root = tmp_path / "record"
+    shutil.copytree(election.record, root)
+    # one ballot in the second verifier batch, one in the middle of a chunk of the first
+    culprits = {_tamper(root, 270), _tamper(root, 37)}
+    local = verify(root)
+    remote = verify(root, client=client, chunk=CHUNK)
+    assert remote.raw == local.raw
+    assert remote.intermediates == local.intermediates
+    assert "V-BALLOT-03" in local.not_passed()
+    named = " ".join(obj + reason for obj, reason in remote.check("V-BALLOT-03").findings)
+    assert all(c in named for c in culprits), named
+
+
+def test_a_duplicate_in_another_chunk_is_caught_by_the_merge(
+    client: Any, election: ElectionResult, tmp_path: Path
+) -> None:
+    root = tmp_path / "record"
+    shutil.copytree(election.record, root)
+    ballots = sorted((root / "submitted_ballots").iterdir())
+    # a copy read far from its original: another task, another batch; the workers pass both
+    shutil.copy(ballots[3], ballots[0].parent / "submitted_ballot_zz-copy.json")
+    local = verify(root)
+    remote = verify(root, client=client, chunk=CHUNK)
+    assert "V-BALLOT-05" in local.not_passed()
+    assert remote.raw == local.raw
+
+
+def test_a_worker_killed_mid_verification_changes_nothing(
+    client: Any, election: ElectionResult, in_process: Any
+) -> None:
+    before = _worker_pids(client)
+    victim = sorted(before.values())[0]
+
+    class Killing(DaskBallotWorkers):
+        killed = False
+
+        def submit(self, ballots: list[str]) -> None:
+            super().submit(ballots)
+            if not self.killed:  # the first batch's tasks are out, some on the victim
+                self.killed = True
+                os.kill(victim, signal.SIGKILL)
+
+    workers = Killing(client, chunk=CHUNK)
+    text, intermediates = verify_record_report(election.record, None, workers)
+    assert workers.killed
+    assert json.loads(text) == in_process.raw
+    assert json.loads(intermediates) == in_process.intermediates
+    # the nanny started another worker in its place
+    client.wait_for_workers(2, timeout=60)
+    assert victim not in _worker_pids(client).values()
+
+
+def test_a_cluster_without_workers_is_a_clear_error(election: ElectionResult) -> None:
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster,
+        Client(cluster) as c,
+        pytest.raises(ClusterError, match="no answer from the cluster within 2 s"),
+    ):
+        verify(election.record, client=c, task_timeout=2.0)
+
+
+def test_a_task_that_fails_twice_is_a_clear_error(client: Any) -> None:
+    workers = DaskBallotWorkers(client, chunk=4)
+    workers.setup(b"not the parameters")
+    workers.submit(["{}"] * 6)
+    with pytest.raises(ClusterError, match="failed on the cluster twice"):
+        workers.collect()
+    assert workers.work is not None and workers.work.resent == 1
+
+
+def test_scheduler_addresses_are_checked() -> None:
+    check_address("local:2")
+    check_address("tls://10.0.0.1:8786")
+    for bad in ["local:0", "local:", "http://x:1", "tcp://host", "local:2 ; rm"]:
+        with pytest.raises(InvalidInput):
+            check_address(bad)
+    with pytest.raises(InvalidInput):
+        ElectionConfig(scheduler="nowhere").check()
+
+
+@pytest.fixture(scope="module")
+def setup_keys() -> Any:
+    manifest = EgManifest.from_json(json.dumps(synthetic_manifest(2)))
+    context = run_ceremony(manifest, 3, 2).context
+    return manifest, context.elgamal_public_key, context.extended_base_hash
+
+
+def test_ballots_encrypted_on_the_cluster_are_the_devices_byte_for_byte(client: Any, setup_keys: Any) -> None:
+    manifest, k, q = setup_keys
+    doc = synthetic_manifest(2)
+    rng = random.Random(3)
+    items = [
+        (_plaintext(doc, f"b-{i}", rng)[0], 1_800_000_000 + i, "cast" if i % 4 else "spoiled")
+        for i in range(40)
+    ]
+    nonces = [EG.random_scalar() for _ in items]
+    seed = eg_hash_elems(1, 1, 1, "here")
+    local, last = EgEncryptionDevice(manifest, k, q).encrypt_many(items, seed, nonces)
+    remote = ClusterBallots(client, eg_ballot_check_params(manifest, k, q), chunk=7)
+    ballots, verdicts, remote_last = remote.finish(
+        remote.start(items, [n.to_int() for n in nonces]), items, seed
+    )
+    assert ballots == local
+    assert remote_last == last
+    assert verdicts == [True] * len(items)
+
+
+def test_the_box_merges_verdicts_and_checks_what_did_not_pass_itself(setup_keys: Any) -> None:
+    manifest, k, q = setup_keys
+    doc = synthetic_manifest(2)
+    rng = random.Random(4)
+    items = [(_plaintext(doc, f"b-{i}", rng)[0], 1_800_000_000 + i, "cast") for i in range(6)]
+    ballots, _ = EgEncryptionDevice(manifest, k, q).encrypt_many(items, eg_hash_elems(1))
+    bad = json.loads(ballots[2])
+    bad["contests"][0]["proof"]["response"] = bad["contests"][0]["proof"]["response"][:-1] + "7"
+    ballots[2] = json.dumps(bad)
+    checker = EgBallotChecker(eg_ballot_check_params(manifest, k, q))
+    assert checker.check(ballots) == [True, True, False, True, True, True]
+    box = EgBallotBox(manifest, k, q)
+    # a worker that wrongly refuses good ballots changes nothing: the box checks them itself
+    out = box.submit_judged([(b, "cast") for b in ballots], [False] * 6)
+    assert [isinstance(o, Exception) for o in out] == [False, False, True, False, False, False]
+    assert box.counts == (5, 0)
+    again = box.submit_judged([(ballots[0], "cast")], [True])
+    assert isinstance(again[0], DuplicateBallot)
+    with pytest.raises(ValueError):
+        box.submit_judged([(ballots[1], "cast")], [])
+
+
+def test_an_election_on_the_cluster_counts_and_verifies(client: Any, tmp_path: Path) -> None:
+    config = ElectionConfig(ballots=70, contests=2, spoil_rate=0.05, seed=11, out=tmp_path / "r", chunk=CHUNK)
+    result = run_election(config, client=client)
+    local = run_election(ElectionConfig(**{**config.__dict__, "out": tmp_path / "l"}))
+    # the votes come from the seed: the same counts; the record verified on the cluster and here
+    assert result.decrypted_counts == result.expected_counts == local.decrypted_counts
+    assert (result.cast, result.spoiled) == (local.cast, local.spoiled)
+    report = verify(result.record)
+    assert report.passed, report.not_passed()
+
+
+def test_cli_verify_on_a_local_cluster(election: ElectionResult) -> None:
+    votum = Path(sys.executable).with_name("votum")
+    done = subprocess.run(
+        [str(votum), "verify", str(election.record), "--scheduler", "local:2", "--chunk", "32"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "dashboard http://127.0.0.1:" in done.stdout
+    assert "every check passed" in done.stdout
+    bad = subprocess.run(
+        [str(votum), "verify", str(election.record), "--scheduler", "udp://x:1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2
+    assert "expected local:N" in bad.stdout + bad.stderr
