@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-web bench-mix bench-sv bench-sv-peer bench-nodes fuzz clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-web bench-mix bench-sv bench-sv-peer bench-nodes bench-cluster fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -26,7 +26,7 @@ demo: setup
 test: setup peer lint test-rust test-python
 
 test-rust:
-	cargo test --workspace --release --locked
+	cargo test --workspace --profile ci --locked
 
 test-python:
 	$(PY) -m pytest -q
@@ -137,3 +137,8 @@ bench-web: setup
 ## connections. The listening nodes run in a second process.
 bench-nodes: setup
 	$(VENV)/bin/votum node bench
+
+## votum's batch work on a Dask LocalCluster against the same work in one process (spec/98; BENCH_N, BENCH_RECORD,
+## BENCH_WORKERS, BENCH_REPEAT, BENCH_ELECTION; see benches/bench_cluster.py).
+bench-cluster: setup
+	$(PY) benches/bench_cluster.py

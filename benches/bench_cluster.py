@@ -1,0 +1,177 @@
+"""`make bench-cluster`: votum's batch work on a Dask LocalCluster against the same work in one process,
+same record, same run (spec/98).
+
+1. Task overhead: BENCH_TASKS (default 400) empty tasks, one at a time (round trip) and all at once
+   (throughput), then the same with a 64-ballot chunk as the argument (bytes moved per task).
+2. Scatter: the ballot-check parameters sent to every worker (`Work` setup), BENCH_REPEAT times.
+3. Verification: the record at BENCH_RECORD (default: made here with `votum election --ballots BENCH_N
+   --contests 1 --spoil-rate 0.001`, BENCH_N default 16,384, kept under BENCH_DIR) verified in this process
+   (rayon, all cores) and on `LocalCluster(BENCH_WORKERS workers of one thread)`, started once before,
+   BENCH_REPEAT times each (default 3), alternating; the cluster's reports must equal the in-process one.
+4. What the client alone costs per ballot (workers that answer at once; BENCH_CLIENT_ALONE=0 skips).
+5. The election's encryption and ballot checks (BENCH_ELECTION ballots, default 2,048; 0 skips) in one
+   process and on the cluster.
+
+Prints one JSON object per measurement and a summary; the figures go to BENCHMARKS.md by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from votum.cluster import open_client
+from votum.cluster.work import Work
+from votum.election import ElectionConfig, run_election
+from votum.verifier import verify
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def noop(params: Any, x: Any = None) -> int:
+    return 0
+
+
+def emit(**row: Any) -> None:
+    print(json.dumps(row), flush=True)
+
+
+def summary(xs: list[float]) -> dict[str, float]:
+    return {"min": round(min(xs), 3), "median": round(statistics.median(xs), 3)}
+
+
+def task_overhead(client: Any, record: Path) -> None:
+    n = int(os.environ.get("BENCH_TASKS", "400"))
+    work = Work(client, b"x" * 4096)
+    chunk = [p.read_text() for p in sorted((record / "submitted_ballots").iterdir())[:64]]
+    for label, arg in (("empty", None), ("64 ballots", chunk)):
+        t = time.perf_counter()
+        for _ in range(n // 4):
+            work.result(work.submit(noop, arg, what="a no-op"))
+        one = (time.perf_counter() - t) / (n // 4)
+        t = time.perf_counter()
+        tasks = [work.submit(noop, arg, what="a no-op") for _ in range(n)]
+        for task in tasks:
+            work.result(task)
+        many = (time.perf_counter() - t) / n
+        size = sum(map(len, chunk)) if arg else 0
+        emit(
+            bench="task overhead",
+            argument=label,
+            bytes=size,
+            round_trip_ms=one * 1e3,
+            pipelined_ms=many * 1e3,
+        )
+
+
+def scatter(client: Any, params: bytes, repeat: int) -> None:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        Work(client, params)
+        times.append(time.perf_counter() - t)
+    emit(bench="scatter", bytes=len(params), seconds=summary(times))
+
+
+class AllPass:
+    """Workers that answer every ballot "passed" at once: what the client alone costs per ballot (reading,
+    parsing, merging into its ballot box), the serial part of a verification on any cluster."""
+
+    def setup(self, params: bytes) -> None:
+        self.pending: list[int] = []
+
+    def submit(self, ballots: list[str]) -> None:
+        self.pending.append(len(ballots))
+
+    def collect(self) -> list[bool]:
+        return [True] * self.pending.pop(0)
+
+    def window(self) -> int:
+        return 2
+
+
+def client_alone(record: Path, repeat: int) -> None:
+    from votum._native import verify_record_report
+
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        verify_record_report(record, None, AllPass())
+        times.append(time.perf_counter() - t)
+    emit(bench="client alone (verdicts free)", seconds=summary(times))
+
+
+def main() -> None:
+    repeat = int(os.environ.get("BENCH_REPEAT", "3"))
+    workers = int(os.environ.get("BENCH_WORKERS", "2"))
+    n = int(os.environ.get("BENCH_N", "16384"))
+    base = Path(os.environ.get("BENCH_DIR", "/tmp/votum-bench-cluster"))
+    record = Path(os.environ.get("BENCH_RECORD", base / f"record-{n}"))
+    if not record.exists():
+        base.mkdir(parents=True, exist_ok=True)
+        t = time.perf_counter()
+        subprocess.run(
+            [Path(sys.executable).with_name("votum"), "election", "--ballots", str(n), "--contests", "1",
+             "--spoil-rate", "0.001", "--out", str(record), "--json"],
+            check=True, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        emit(bench="record made", ballots=n, seconds=time.perf_counter() - t)
+    ballots = len(list((record / "submitted_ballots").iterdir()))
+    if os.environ.get("BENCH_CLIENT_ONLY") == "1":
+        client_alone(record, repeat)
+        return
+    with open_client(f"local:{workers}") as client:
+        task_overhead(client, record)
+        from votum import EgManifest, eg_ballot_check_params
+        from votum.eg import run_ceremony
+
+        manifest = EgManifest.from_json((record / "manifest.json").read_text())
+        ctx = run_ceremony(manifest, 3, 2).context
+        scatter(
+            client, eg_ballot_check_params(manifest, ctx.elgamal_public_key, ctx.extended_base_hash), repeat
+        )
+
+        local_t: list[float] = []
+        cluster_t: list[float] = []
+        reference = None
+        for _ in range(repeat):
+            t = time.perf_counter()
+            report = verify(record)
+            local_t.append(time.perf_counter() - t)
+            assert report.passed, report.not_passed()
+            reference = report.raw
+            t = time.perf_counter()
+            on_cluster = verify(record, client=client)
+            cluster_t.append(time.perf_counter() - t)
+            assert on_cluster.raw == reference, "the cluster's report differs"
+            emit(bench="verify", ballots=ballots, in_process_s=local_t[-1], cluster_s=cluster_t[-1])
+        emit(
+            bench="verify summary",
+            ballots=ballots,
+            workers=workers,
+            in_process_s=summary(local_t),
+            cluster_s=summary(cluster_t),
+            ratio_median=round(statistics.median(cluster_t) / statistics.median(local_t), 3),
+            ratio_min=round(min(cluster_t) / min(local_t), 3),
+        )
+
+        if os.environ.get("BENCH_CLIENT_ALONE", "1") == "1":
+            client_alone(record, repeat)
+        m = int(os.environ.get("BENCH_ELECTION", "2048"))
+        for label, kw in [] if m == 0 else (("in process", {}), ("cluster", {"client": client})):
+            out = base / f"election-{label.replace(' ', '-')}"
+            result = run_election(ElectionConfig(ballots=m, contests=1, spoil_rate=0.001, out=out), **kw)
+            steps = {s.name: round(s.seconds, 2) for s in result.steps}
+            emit(
+                bench="election", where=label, ballots=m, steps=steps, total_s=round(result.total_seconds, 2)
+            )
+
+
+if __name__ == "__main__":
+    main()
