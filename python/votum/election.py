@@ -54,6 +54,9 @@ EG = Group("eg-4096")
 #: Ballots checked together by the ballot box (one batch verification each, spec/62.4).
 BATCH = 256
 
+#: The most ballots one cluster task takes (the verifier's batch, spec/98.3).
+MAX_CHUNK = 256
+
 #: Contest shapes of the synthetic manifest, cycled: (number of candidates, votes allowed).
 SHAPES = [(4, 1), (5, 2), (2, 1), (3, 1), (6, 3)]
 
@@ -114,8 +117,8 @@ class ElectionConfig:
             raise InvalidInput("spoil rate must be in [0, 1)")
         if self.format not in ("eg14", "votum"):
             raise InvalidInput(f"record format must be 'eg14' or 'votum', not {self.format!r}")
-        if not 1 <= self.chunk <= BATCH:
-            raise InvalidInput(f"chunk must be 1 to {BATCH} ballots")
+        if not 1 <= self.chunk <= MAX_CHUNK:
+            raise InvalidInput(f"chunk must be 1 to {MAX_CHUNK} ballots")
         if self.scheduler is not None:
             from votum.cluster import check_address
 
