@@ -78,26 +78,12 @@ impl PyEgEncryptionDevice {
     /// cluster's worker builds once per election to encrypt chunks of ballots.
     #[staticmethod]
     fn from_check_params(py: Python<'_>, params: &[u8]) -> PyResult<Self> {
-        let bad = |why: String| NativeError::Encrypt(votum_eg::EncryptError::Json(why));
-        let p: serde_json::Value =
-            serde_json::from_slice(params).map_err(|e| bad(format!("parameters: {e}")))?;
-        let text = |name: &str| {
-            p.get(name)
-                .and_then(serde_json::Value::as_str)
-                .ok_or_else(|| bad(format!("parameters: no {name}")))
-        };
-        let int = |name: &str| {
-            votum_hash::eg::from_hex(text(name)?).map_err(|e| bad(format!("{name}: {e}")))
-        };
-        let g = ModpGroup::eg_4096();
-        let manifest = Manifest::from_json(text("manifest")?).map_err(NativeError::Manifest)?;
-        let k = g
-            .element(&int("public_key")?)
-            .map_err(|e| bad(format!("public_key: {e}")))?;
-        let q_ext = int("extended_base_hash")?;
-        let manifest_hash = int("manifest_hash")?;
+        let p = votum_eg::ballot::CheckParams::from_bytes(params).map_err(|e| {
+            NativeError::Encrypt(votum_eg::EncryptError::Json(format!("parameters: {e}")))
+        })?;
+        let manifest = Manifest::from_json(&p.manifest).map_err(NativeError::Manifest)?;
         let ctx = crate::convert::release(py, || {
-            votum_eg::EncryptionContext::new(k, q_ext, manifest_hash)
+            votum_eg::EncryptionContext::new(p.public_key, p.extended_base_hash, p.manifest_hash)
         })
         .map_err(NativeError::Encrypt)?;
         Ok(Self { ctx, manifest })

@@ -82,36 +82,37 @@ impl BallotBox {
         items: &[(&str, BallotState)],
         passed: &[bool],
     ) -> Vec<Result<Receipt, BallotError>> {
-        let candidates = self.candidates(items);
-        let mut out: Vec<Option<Result<EncryptedBallot, BallotError>>> =
-            Vec::with_capacity(items.len());
-        let mut again = Vec::new();
-        let mut index = Vec::new();
-        for (i, c) in candidates.into_iter().enumerate() {
-            match c {
-                Ok(b) if passed.get(i).copied().unwrap_or(false) => out.push(Some(Ok(b.0))),
-                Ok(b) => {
-                    again.push(Ok(b));
-                    index.push(i);
-                    out.push(None);
+        // the ballots that passed are taken as they are; the rest (errors pass through) are
+        // checked here in one batch; both are then put back in order
+        let mut trusted = Vec::new();
+        let mut rest = Vec::new();
+        let mut from_trusted = Vec::with_capacity(items.len());
+        for (i, c) in self.candidates(items).into_iter().enumerate() {
+            let took = match c {
+                Ok(b) if passed.get(i).copied().unwrap_or(false) => {
+                    trusted.push(b.0);
+                    true
                 }
-                Err(e) => out.push(Some(Err(e))),
-            }
+                other => {
+                    rest.push(other);
+                    false
+                }
+            };
+            from_trusted.push(took);
         }
-        if !again.is_empty() {
-            let mut rng = crate::batch::batch_rng();
-            for (r, i) in self
-                .verifier
-                .verify_parsed(again, &mut rng)
-                .into_iter()
-                .zip(index)
-            {
-                out[i] = Some(r);
-            }
-        }
-        let verified = out
+        let mut rng = crate::batch::batch_rng();
+        let mut checked = self.verifier.verify_parsed(rest, &mut rng).into_iter();
+        let mut trusted = trusted.into_iter();
+        let verified = from_trusted
             .into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(BallotError::Format("not processed".into()))))
+            .map(|t| {
+                let next = if t {
+                    trusted.next().map(Ok)
+                } else {
+                    checked.next()
+                };
+                next.unwrap_or_else(|| Err(BallotError::Format("not processed".into())))
+            })
             .collect();
         self.record_all(verified, items)
     }

@@ -16,7 +16,7 @@ pub use parse::{parse_ballot, UncheckedBallot};
 pub use tally::{
     accumulate, add_ballot, complete_tally, tally_from_bytes, tally_to_bytes, TallyMap,
 };
-pub use verify::{check_params, BallotVerifier};
+pub use verify::{check_params, BallotVerifier, CheckParams};
 
 /// Why a submitted ballot was refused. Nothing is recorded for a refused ballot.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -52,13 +52,40 @@ pub(crate) type SelectionSlot = (String, i64, Integer);
 /// A contest's expected description hash and selection slots (placeholders included).
 pub(crate) type ContestLayout = (Integer, Vec<SelectionSlot>);
 
-/// The ballot-check parameters (spec/98.2), keys in this order.
+/// The ballot-check parameters as written (spec/98.2), keys in this order.
 #[derive(serde::Serialize, serde::Deserialize)]
-struct CheckParams {
+struct ParamsText {
     manifest: String,
     public_key: String,
     extended_base_hash: String,
     manifest_hash: String,
+}
+
+/// The ballot-check parameters (spec/98.2) read back: the manifest's text (each reader parses it
+/// with its own errors), the joint key as a checked subgroup element, and the two hashes.
+pub struct CheckParams {
+    pub manifest: String,
+    pub public_key: votum_group::ModElement,
+    pub extended_base_hash: Integer,
+    pub manifest_hash: Integer,
+}
+
+impl CheckParams {
+    /// Reads [`check_params`]'s bytes; the error says which field is wrong.
+    pub fn from_bytes(params: &[u8]) -> Result<Self, String> {
+        let p: ParamsText = serde_json::from_slice(params).map_err(|e| e.to_string())?;
+        let int =
+            |name: &str, s: &str| votum_hash::eg::from_hex(s).map_err(|e| format!("{name}: {e}"));
+        let public_key = ModpGroup::eg_4096()
+            .element(&int("public_key", &p.public_key)?)
+            .map_err(|e| format!("public_key: {e}"))?;
+        Ok(Self {
+            public_key,
+            extended_base_hash: int("extended_base_hash", &p.extended_base_hash)?,
+            manifest_hash: int("manifest_hash", &p.manifest_hash)?,
+            manifest: p.manifest,
+        })
+    }
 }
 
 /// The canonical bytes of the ballot-check parameters (spec/98.2): everything a worker needs to
@@ -71,7 +98,7 @@ pub fn check_params(
     manifest_hash: &Integer,
 ) -> Vec<u8> {
     let hex = votum_hash::eg::to_hex;
-    let p = CheckParams {
+    let p = ParamsText {
         manifest: manifest_json.to_owned(),
         public_key: hex(public_key),
         extended_base_hash: hex(extended_base_hash),
@@ -156,23 +183,13 @@ impl BallotVerifier {
     /// cluster's worker builds once per election.
     pub fn from_check_params(params: &[u8]) -> Result<Self, BallotError> {
         let bad = |why: String| BallotError::Format(format!("ballot-check parameters: {why}"));
-        let p: CheckParams = serde_json::from_slice(params).map_err(|e| bad(e.to_string()))?;
-        let int = |name: &str, s: &str| {
-            votum_hash::eg::from_hex(s).map_err(|e| bad(format!("{name}: {e}")))
-        };
-        let g = ModpGroup::eg_4096();
-        let key = g
-            .element(&int("public_key", &p.public_key)?)
+        let p = CheckParams::from_bytes(params).map_err(bad)?;
+        let key = PublicKey::new(&ModpGroup::eg_4096(), p.public_key)
             .map_err(|e| bad(format!("public_key: {e}")))?;
-        let key = PublicKey::new(&g, key).map_err(|e| bad(format!("public_key: {e}")))?;
         let manifest = Manifest::from_json(&p.manifest).map_err(|e| bad(e.to_string()))?;
-        let verifier = Self::new(
-            manifest,
-            &key,
-            int("extended_base_hash", &p.extended_base_hash)?,
-        )
-        .map_err(|e| bad(e.to_string()))?;
-        Ok(verifier.with_manifest_hash(int("manifest_hash", &p.manifest_hash)?))
+        let verifier =
+            Self::new(manifest, &key, p.extended_base_hash).map_err(|e| bad(e.to_string()))?;
+        Ok(verifier.with_manifest_hash(p.manifest_hash))
     }
 
     /// Every check a ballot must pass before it is recorded (one ballot: a batch of one); the
