@@ -36,7 +36,7 @@ pub use fixed_base::FixedBaseTable;
 pub use modulus::Modulus;
 pub(crate) use mont::MontContext;
 pub use multiexp::{multi_pow, multi_pow_parallel};
-pub use rug::integer::Order;
+pub use rug::integer::{IsPrime, Order};
 pub use rug::Integer;
 pub use secret::wipe_integer;
 #[cfg(feature = "secret")]

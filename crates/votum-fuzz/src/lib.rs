@@ -60,6 +60,11 @@ pub fn group_codec(data: &[u8]) {
         GroupId::Modp2048 => codec_of(&ModpGroup::rfc3526_2048(), *op, rest),
         GroupId::Modp3072 => codec_of(&ModpGroup::rfc3526_3072(), *op, rest),
         GroupId::Ristretto255 => codec_of(&Ristretto255, *op, rest),
+        other => {
+            if let Some(group) = ModpGroup::of_id(other) {
+                codec_of(&group, *op, rest)
+            }
+        }
     }
 }
 

@@ -30,6 +30,11 @@ pub enum GroupId {
     Modp2048,
     Modp3072,
     Ristretto255,
+    /// RFC 2409 group 2 (1024 bits): CHVote's level-1 encryption group only (spec/92.2).
+    Modp1024,
+    /// CHVote's identification groups (spec/92.2): Schnorr groups with q̂ of 160 and 224 bits.
+    ChvoteId1024,
+    ChvoteId2048,
 }
 
 impl GroupId {
@@ -40,15 +45,27 @@ impl GroupId {
         GroupId::Ristretto255,
     ];
 
+    /// The groups of CHVote elections only (spec/92.2); not offered for the other protocols.
+    pub const CHVOTE: [GroupId; 3] = [
+        GroupId::Modp1024,
+        GroupId::ChvoteId1024,
+        GroupId::ChvoteId2048,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             GroupId::Eg4096 => "eg-4096",
             GroupId::Modp2048 => "modp-2048",
             GroupId::Modp3072 => "modp-3072",
             GroupId::Ristretto255 => "ristretto255",
+            GroupId::Modp1024 => "modp-1024",
+            GroupId::ChvoteId1024 => "chvote-id-1024",
+            GroupId::ChvoteId2048 => "chvote-id-2048",
         }
     }
 
+    /// The group called `name` among [`GroupId::ALL`] (the groups of every protocol; the CHVote-only
+    /// groups are not found here).
     pub fn from_name(name: &str) -> Result<Self, GroupError> {
         Self::ALL
             .into_iter()

@@ -156,6 +156,15 @@ const _: () = assert!(is_hex(params::EG_R));
 const _: () = assert!(is_hex(params::EG_G));
 const _: () = assert!(is_hex(params::RFC3526_2048_P));
 const _: () = assert!(is_hex(params::RFC3526_3072_P));
+const _: () = assert!(is_hex(params::RFC2409_1024_P));
+const _: () = assert!(is_hex(params::CHV_ID_1024_P));
+const _: () = assert!(is_hex(&[params::CHV_ID_1024_Q]));
+const _: () = assert!(is_hex(params::CHV_ID_1024_K));
+const _: () = assert!(is_hex(params::CHV_ID_1024_G));
+const _: () = assert!(is_hex(params::CHV_ID_2048_P));
+const _: () = assert!(is_hex(&[params::CHV_ID_2048_Q]));
+const _: () = assert!(is_hex(params::CHV_ID_2048_K));
+const _: () = assert!(is_hex(params::CHV_ID_2048_G));
 
 /// A group constant. `is_hex` holds for each at compile time, and a string of hex digits always
 /// parses, so the fallback to 0 cannot be taken.
@@ -167,6 +176,9 @@ fn hex(parts: &[&str]) -> Integer {
 static EG_4096: OnceLock<ModpGroup> = OnceLock::new();
 static RFC3526_2048: OnceLock<ModpGroup> = OnceLock::new();
 static RFC3526_3072: OnceLock<ModpGroup> = OnceLock::new();
+static RFC2409_1024: OnceLock<ModpGroup> = OnceLock::new();
+static CHV_ID_1024: OnceLock<ModpGroup> = OnceLock::new();
+static CHV_ID_2048: OnceLock<ModpGroup> = OnceLock::new();
 
 impl ModpGroup {
     /// ElectionGuard 1.0 standard parameters (p 4096 bits, q = 2^256 − 189).
@@ -199,6 +211,55 @@ impl ModpGroup {
         RFC3526_3072
             .get_or_init(|| Self::safe_prime(GroupId::Modp3072, params::RFC3526_3072_P))
             .clone()
+    }
+
+    /// The modp group called `id`; `None` for ristretto255.
+    pub fn of_id(id: GroupId) -> Option<Self> {
+        match id {
+            GroupId::Eg4096 => Some(Self::eg_4096()),
+            GroupId::Modp2048 => Some(Self::rfc3526_2048()),
+            GroupId::Modp3072 => Some(Self::rfc3526_3072()),
+            GroupId::Modp1024 => Some(Self::rfc2409_1024()),
+            GroupId::ChvoteId1024 => Self::chvote_identification(1024),
+            GroupId::ChvoteId2048 => Self::chvote_identification(2048),
+            GroupId::Ristretto255 => None,
+        }
+    }
+
+    /// RFC 2409 group 2: 1024-bit safe prime, quadratic-residue subgroup, g = 2. CHVote's level-1
+    /// encryption group only (spec/92.2): too short for anything meant to last.
+    pub fn rfc2409_1024() -> Self {
+        RFC2409_1024
+            .get_or_init(|| Self::safe_prime(GroupId::Modp1024, params::RFC2409_1024_P))
+            .clone()
+    }
+
+    /// CHVote's identification group of `bits` = 1024 (level 1) or 2048 (level 2) (spec/92.2): a
+    /// Schnorr group with q̂ of 160 or 224 bits. `None` for another size.
+    pub fn chvote_identification(bits: u32) -> Option<Self> {
+        let (cell, id, p, q, k, g) = match bits {
+            1024 => (
+                &CHV_ID_1024,
+                GroupId::ChvoteId1024,
+                params::CHV_ID_1024_P,
+                params::CHV_ID_1024_Q,
+                params::CHV_ID_1024_K,
+                params::CHV_ID_1024_G,
+            ),
+            2048 => (
+                &CHV_ID_2048,
+                GroupId::ChvoteId2048,
+                params::CHV_ID_2048_P,
+                params::CHV_ID_2048_Q,
+                params::CHV_ID_2048_K,
+                params::CHV_ID_2048_G,
+            ),
+            _ => return None,
+        };
+        Some(
+            cell.get_or_init(|| Self::build(id, hex(p), hex(&[q]), hex(k), hex(g), false))
+                .clone(),
+        )
     }
 
     fn safe_prime(id: GroupId, p_hex: &[&str]) -> Self {

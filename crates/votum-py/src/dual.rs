@@ -129,6 +129,9 @@ impl AnyGroup {
             GroupId::Modp2048 => AnyGroup::Modp(ModpGroup::rfc3526_2048()),
             GroupId::Modp3072 => AnyGroup::Modp(ModpGroup::rfc3526_3072()),
             GroupId::Ristretto255 => AnyGroup::Ristretto(Ristretto255),
+            other => {
+                AnyGroup::Modp(ModpGroup::of_id(other).unwrap_or_else(ModpGroup::rfc3526_2048))
+            }
         }
     }
 

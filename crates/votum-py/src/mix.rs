@@ -194,6 +194,7 @@ pub fn mix_election(
             record,
             seed,
             progress,
-        ),
+        ), // CHVote's groups: not returned by `GroupId::from_name`
+        _ => Err(NativeError::Group(votum_group::GroupError::UnknownGroup).into()),
     }
 }

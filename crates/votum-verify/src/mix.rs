@@ -116,6 +116,12 @@ pub fn verify_mix_stream<R: Read>(
         GroupId::Modp2048 => v.run(&ModpGroup::rfc3526_2048()),
         GroupId::Modp3072 => v.run(&ModpGroup::rfc3526_3072()),
         GroupId::Eg4096 => v.run(&ModpGroup::eg_4096()),
+        // not returned by `GroupId::from_name` (CHVote's groups only); run in the group all the same
+        other => {
+            if let Some(group) = ModpGroup::of_id(other) {
+                v.run(&group)
+            }
+        }
     }
     let ballots = v.ballots;
     (v.ledger.finish(name.into(), FORM, ballots), v.out)

@@ -1,0 +1,404 @@
+//! An election authority (spec/92.3–92.8): its key share, its electorate data, the ballots and
+//! confirmations it accepted, its shuffle and its share of the decryption. Nothing here is read
+//! by another party except through the messages the methods return.
+
+use std::sync::{Arc, Mutex};
+
+use rand_core::{CryptoRng, RngCore};
+use rayon::prelude::*;
+use votum_arith::{wipe_integer, Integer, SecretBaseTable};
+use votum_elgamal::{Ciphertext, KeyPair};
+use votum_group::{Group, ModElement, ModScalar, ModpGroup};
+use votum_mixnet::decrypt::DecryptionShare;
+use votum_shuffle::{Generators, Rows, ShuffleProof};
+use zeroize::Zeroize;
+
+use crate::election::ElectionSet;
+use crate::hash;
+use crate::messages::{
+    check_ballot_proof, query_product, Ballot, Confirmation, Finalization, PublicBoard,
+    PublicVoterData, Response,
+};
+use crate::params::Params;
+use crate::poly::{y_value, Point};
+use crate::ChvoteError;
+
+/// What the printing authority receives from authority j for voter i (7.10): x_ij, y_ij, F_ij and
+/// the return-code shares rc_ijv.
+pub struct SecretVoterData {
+    pub x: Integer,
+    pub y: Integer,
+    pub f: Vec<u8>,
+    pub rc: Vec<Vec<u8>>,
+}
+
+impl Drop for SecretVoterData {
+    fn drop(&mut self) {
+        wipe_integer(&mut self.x);
+        wipe_integer(&mut self.y);
+        self.f.zeroize();
+        self.rc.iter_mut().for_each(|r| r.zeroize());
+    }
+}
+
+impl std::fmt::Debug for SecretVoterData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecretVoterData(<redacted>)")
+    }
+}
+
+/// Where a voter stands with this authority.
+enum Slot {
+    Empty,
+    Cast {
+        ballot: Ciphertext<ModpGroup>,
+        r: Vec<ModScalar>,
+    },
+    Confirmed {
+        ballot: Ciphertext<ModpGroup>,
+    },
+}
+
+struct Tables {
+    board: Arc<PublicBoard>,
+    primes: Vec<SecretBaseTable>,
+    pk: SecretBaseTable,
+}
+
+pub struct Authority {
+    index: usize,
+    params: Params,
+    key: KeyPair<ModpGroup>,
+    /// The points of each voter (7.7), n per voter.
+    points: Vec<Vec<Point>>,
+    slots: Vec<Mutex<Slot>>,
+    tables: Option<Tables>,
+}
+
+impl std::fmt::Debug for Authority {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Authority({})", self.index)
+    }
+}
+
+impl Authority {
+    /// 7.15 GenKeyPair.
+    pub fn new<R: RngCore + CryptoRng>(index: usize, params: Params, rng: &mut R) -> Self {
+        let key = KeyPair::generate(params.eg(), rng);
+        Self {
+            index,
+            params,
+            key,
+            points: Vec::new(),
+            slots: Vec::new(),
+            tables: None,
+        }
+    }
+
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// pk_j, posted to the board.
+    pub fn key_share(&self) -> ModElement {
+        self.key.public.element().clone()
+    }
+
+    /// 7.6 GenElectorateData: the points, secret data and public data of every voter. The
+    /// secret data goes to the printing authority only; the public data to the board.
+    pub fn gen_electorate_data(
+        &mut self,
+        set: &ElectionSet,
+    ) -> Result<(Vec<SecretVoterData>, Vec<PublicVoterData>), ChvoteError> {
+        set.check()?;
+        let params = &self.params;
+        let p_prime = params.p_prime().clone();
+        let ig = params.ig();
+        let bound = Integer::from(params.q_hat() / params.authorities() as u32);
+        let made: Vec<(Vec<Point>, SecretVoterData, PublicVoterData)> = (0..set.voters())
+            .into_par_iter()
+            .map_init(rand_core::OsRng::default, |rng, i| {
+                let k = set.k_of(i);
+                // 7.7 GenPoints
+                let mut points = Vec::with_capacity(set.total_candidates());
+                let mut zeros = Vec::with_capacity(k.len());
+                for (l, &n) in set.candidates.iter().enumerate() {
+                    let mut coefficients = gen_polynomial(k[l] as i64 - 1, &p_prime, rng);
+                    let mut xs: Vec<Integer> = Vec::with_capacity(n);
+                    while xs.len() < n {
+                        let x = random_below(&p_prime, rng);
+                        if x != 0 && !xs.contains(&x) {
+                            xs.push(x);
+                        }
+                    }
+                    for x in xs {
+                        let y = y_value(&x, &coefficients, &p_prime);
+                        points.push(Point { x, y });
+                    }
+                    zeros.push(coefficients[0].clone());
+                    coefficients.iter_mut().for_each(wipe_integer);
+                }
+                // 7.10 GenSecretVoterData
+                let x = random_below(&bound, rng);
+                let y = random_below(&bound, rng);
+                let f = hash::points(points.iter().map(|p| (&p.x, &p.y)))[..params.l_f()].to_vec();
+                let rc = points
+                    .iter()
+                    .map(|p| hash::point(&p.x, &p.y)[..params.l_r()].to_vec())
+                    .collect();
+                let commitments = points
+                    .iter()
+                    .map(|p| hash::commitment(&p.x, &p.y))
+                    .collect();
+                // 7.11 GetPublicVoterData
+                let h = hash::values_mod(&zeros, params.q_hat());
+                zeros.iter_mut().for_each(wipe_integer);
+                let mut y_plus = Integer::from(&y + &h) % params.q_hat();
+                let xs = ig.scalar_from_integer(&x);
+                let ys = ig.scalar_from_integer(&y_plus);
+                wipe_integer(&mut y_plus);
+                let public = PublicVoterData {
+                    x_hat: ig.pow_secret(ig.generator(), &xs),
+                    y_hat: ig.pow_secret(ig.generator(), &ys),
+                    commitments,
+                };
+                (points, SecretVoterData { x, y, f, rc }, public)
+            })
+            .collect();
+        let mut secret = Vec::with_capacity(made.len());
+        let mut public = Vec::with_capacity(made.len());
+        self.points = Vec::with_capacity(made.len());
+        for (points, s, p) in made {
+            self.points.push(points);
+            secret.push(s);
+            public.push(p);
+        }
+        self.slots = (0..set.voters()).map(|_| Mutex::new(Slot::Empty)).collect();
+        Ok((secret, public))
+    }
+
+    /// Takes the published board (keys and credentials) and builds the constant-time combs the
+    /// responses use: one per candidate prime and one for pk (spec/92.6).
+    pub fn attach(&mut self, board: Arc<PublicBoard>) {
+        let eg = self.params.eg();
+        let primes = board
+            .primes
+            .par_iter()
+            .map(|p| eg.secret_table(p))
+            .collect();
+        let pk = eg.secret_table(board.pk.element());
+        self.tables = Some(Tables { board, primes, pk });
+    }
+
+    fn tables(&self) -> Result<&Tables, ChvoteError> {
+        self.tables
+            .as_ref()
+            .ok_or_else(|| ChvoteError::Parameters("the authority has not seen the board".into()))
+    }
+
+    /// 7.22 CheckBallot, then 7.25 GenResponse. A refused ballot changes nothing.
+    pub fn handle_ballot<R: RngCore + CryptoRng>(
+        &self,
+        voter: usize,
+        ballot: &Ballot,
+        rng: &mut R,
+    ) -> Result<Response, ChvoteError> {
+        let t = self.tables()?;
+        let board = &t.board;
+        let eg = self.params.eg();
+        let slot = self
+            .slots
+            .get(voter)
+            .ok_or(ChvoteError::UnknownVoter(voter))?;
+        let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if !matches!(*slot, Slot::Empty) {
+            return Err(ChvoteError::AlreadyVoted(voter));
+        }
+        if ballot.x_hat != board.x_hat[voter] {
+            return Err(ChvoteError::CredentialMismatch(voter));
+        }
+        let k = board.set.k_of(voter);
+        let k_total: usize = k.iter().sum();
+        if ballot.queries.len() != k_total {
+            return Err(ChvoteError::BallotShape(format!(
+                "{} queries, voter {voter} has {k_total} selections",
+                ballot.queries.len()
+            )));
+        }
+        if !check_ballot_proof(board, ballot) {
+            return Err(ChvoteError::BallotProof(voter));
+        }
+        let a = query_product(eg, &ballot.queries);
+        // 7.25 GenResponse
+        let points = &self.points[voter];
+        let l_m = self.params.l_m();
+        let half = l_m / 2;
+        let mut b = Vec::with_capacity(k_total);
+        let mut c = Vec::with_capacity(points.len());
+        let mut d = Vec::with_capacity(k.len());
+        let mut rs = Vec::with_capacity(k.len());
+        let (mut u, mut v) = (0, 0);
+        for (l, &n_l) in board.set.candidates.iter().enumerate() {
+            let r = eg.random_scalar(rng);
+            for _ in 0..k[l] {
+                b.push(eg.pow_secret(&ballot.queries[u], &r));
+                u += 1;
+            }
+            for _ in 0..n_l {
+                let point = &points[v];
+                let mut m = fixed(&point.x, half);
+                m.extend(fixed(&point.y, half));
+                let key = eg.pow_secret_with(&t.primes[v], &r);
+                let pad = hash::ot_pad(key.value(), l_m);
+                hash::xor_into(&mut m, &pad);
+                c.push(m);
+                v += 1;
+            }
+            d.push(eg.pow_secret_with(&t.pk, &r));
+            rs.push(r);
+        }
+        *slot = Slot::Cast {
+            ballot: Ciphertext {
+                pad: ballot.b.clone(),
+                data: a,
+            },
+            r: rs,
+        };
+        Ok(Response { b, c, d })
+    }
+
+    /// 7.34 CheckConfirmation, then 7.37 GetFinalization. A refused confirmation changes nothing.
+    pub fn handle_confirmation(
+        &self,
+        voter: usize,
+        gamma: &Confirmation,
+    ) -> Result<Finalization, ChvoteError> {
+        let t = self.tables()?;
+        let board = &t.board;
+        let slot = self
+            .slots
+            .get(voter)
+            .ok_or(ChvoteError::UnknownVoter(voter))?;
+        let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        let (ballot, r) = match &*slot {
+            Slot::Empty => return Err(ChvoteError::NoBallot(voter)),
+            Slot::Confirmed { .. } => return Err(ChvoteError::AlreadyConfirmed(voter)),
+            Slot::Cast { ballot, r } => (ballot.clone(), r),
+        };
+        if gamma.y_hat != board.y_hat[voter] {
+            return Err(ChvoteError::ConfirmationProof(voter));
+        }
+        if !crate::messages::check_confirmation_proof(board, gamma) {
+            return Err(ChvoteError::ConfirmationProof(voter));
+        }
+        let points = &self.points[voter];
+        let f = hash::points(points.iter().map(|p| (&p.x, &p.y)))[..self.params.l_f()].to_vec();
+        let revealed = r
+            .iter()
+            .map(|s| self.params.eg().scalar_to_integer(s))
+            .collect();
+        *slot = Slot::Confirmed { ballot };
+        Ok(Finalization { f, r: revealed })
+    }
+
+    /// The confirmed ballots' encryptions in voter order (the list the first mix takes).
+    pub fn encryptions(&self) -> Vec<Ciphertext<ModpGroup>> {
+        self.slots
+            .iter()
+            .filter_map(|s| match &*s.lock().unwrap_or_else(|e| e.into_inner()) {
+                Slot::Confirmed { ballot } => Some(ballot.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Shuffles `inputs` with a proof (spec/90), after checking nothing: the caller checks the
+    /// earlier shuffles first (spec/92.8).
+    pub fn shuffle<R: RngCore + CryptoRng>(
+        &self,
+        generators: &Generators<ModpGroup>,
+        inputs: &Rows<ModpGroup>,
+        rng: &mut R,
+    ) -> Result<(Rows<ModpGroup>, ShuffleProof<ModpGroup>), ChvoteError> {
+        let t = self.tables()?;
+        votum_shuffle::shuffle_and_prove(
+            self.params.eg(),
+            &t.board.pk,
+            generators,
+            &shuffle_context(&t.board, self.index),
+            inputs,
+            rng,
+        )
+        .map_err(|e| ChvoteError::Shuffle {
+            authority: self.index,
+            reason: e.to_string(),
+        })
+    }
+
+    /// b′^(sk_j) for every pad, with one batched Chaum–Pedersen proof (spec/91.3).
+    pub fn decrypt<R: RngCore + CryptoRng>(
+        &self,
+        pads: &[ModElement],
+        rng: &mut R,
+    ) -> Result<DecryptionShare<ModpGroup>, ChvoteError> {
+        let t = self.tables()?;
+        votum_mixnet::election::decrypt_share(
+            self.params.eg(),
+            self.index as u64 + 1,
+            &self.key.secret,
+            &t.board.digest,
+            pads,
+            rng,
+        )
+        .map_err(|e| ChvoteError::Decryption {
+            authority: self.index,
+            reason: e.to_string(),
+        })
+    }
+}
+
+/// The context a shuffle proof of authority j is bound to.
+pub fn shuffle_context(board: &PublicBoard, authority: usize) -> Vec<u8> {
+    let mut c = board.digest.to_vec();
+    c.extend((authority as u64).to_be_bytes());
+    c
+}
+
+/// 7.8 GenPolynomial: d + 1 coefficients, the last non-zero; [0] for d = −1.
+fn gen_polynomial<R: RngCore + CryptoRng>(d: i64, p: &Integer, rng: &mut R) -> Vec<Integer> {
+    if d < 0 {
+        return vec![Integer::new()];
+    }
+    let mut a: Vec<Integer> = (0..d).map(|_| random_below(p, rng)).collect();
+    let mut last = Integer::new();
+    while last == 0 {
+        last = random_below(p, rng);
+    }
+    a.push(last);
+    a
+}
+
+/// Uniform in [0, bound).
+pub(crate) fn random_below<R: RngCore + CryptoRng>(bound: &Integer, rng: &mut R) -> Integer {
+    let bytes = (bound.significant_bits() as usize).div_ceil(8) + 16;
+    let mut buf = vec![0u8; bytes];
+    rng.fill_bytes(&mut buf);
+    let x = Integer::from_digits(&buf, votum_arith::Order::Msf) % bound;
+    buf.zeroize();
+    x
+}
+
+/// `x` as exactly `len` big-endian bytes (x < 256^len).
+pub(crate) fn fixed(x: &Integer, len: usize) -> Vec<u8> {
+    let digits = x.to_digits::<u8>(votum_arith::Order::Msf);
+    let mut out = vec![0u8; len.saturating_sub(digits.len())];
+    out.extend(digits);
+    out
+}
+
+/// The generators for shuffles of up to `n` rows.
+pub fn generators(board: &PublicBoard, n: usize) -> Generators<ModpGroup> {
+    let mut seed = hash::GENERATORS_SEED.to_vec();
+    seed.extend(board.digest);
+    Generators::derive(board.params.eg(), &seed, n.max(1))
+}

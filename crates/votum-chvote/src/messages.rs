@@ -1,0 +1,250 @@
+//! What the parties send each other and publish (spec/92.4–92.7), with the checks anyone can run.
+
+use votum_arith::Integer;
+use votum_elgamal::PublicKey;
+use votum_group::{Group, ModElement, ModScalar, ModpGroup};
+use votum_hash::Transcript;
+
+use crate::election::ElectionSet;
+use crate::hash;
+use crate::params::Params;
+use crate::ChvoteError;
+
+/// An authority's public part of a voter's data (7.11): x̂_ij, ŷ_ij, and votum's commitments to
+/// its points, one per candidate (spec/92.4).
+#[derive(Clone, Debug)]
+pub struct PublicVoterData {
+    pub x_hat: ModElement,
+    pub y_hat: ModElement,
+    pub commitments: Vec<[u8; 32]>,
+}
+
+/// The ballot with its oblivious-transfer query (7.18): (x̂, a, b, π).
+#[derive(Clone, Debug)]
+pub struct Ballot {
+    pub x_hat: ModElement,
+    pub queries: Vec<ModElement>,
+    pub b: ModElement,
+    pub proof: BallotProof,
+}
+
+/// π of 7.21: (t_1, t_2, t_3), (s_1, s_2, s_3).
+#[derive(Clone, Debug)]
+pub struct BallotProof {
+    pub t1: ModElement,
+    pub t2: ModElement,
+    pub t3: ModElement,
+    pub s1: Integer,
+    pub s2: ModElement,
+    pub s3: Integer,
+}
+
+/// An authority's OT response (7.25): b per query, c per candidate, d per election.
+#[derive(Clone, Debug)]
+pub struct Response {
+    pub b: Vec<ModElement>,
+    pub c: Vec<Vec<u8>>,
+    pub d: Vec<ModElement>,
+}
+
+/// γ of 7.30: ŷ and a Schnorr proof (t, s).
+#[derive(Clone, Debug)]
+pub struct Confirmation {
+    pub y_hat: ModElement,
+    pub t: ModElement,
+    pub s: Integer,
+}
+
+/// δ_j of 7.37: F_ij and the OT exponents, revealed once the voter has confirmed.
+#[derive(Clone, Debug)]
+pub struct Finalization {
+    pub f: Vec<u8>,
+    pub r: Vec<Integer>,
+}
+
+/// What every party knows once the electoral data is published: parameters, election set, the
+/// joint key and the voters' public credentials (7.12) and point commitments.
+pub struct PublicBoard {
+    pub params: Params,
+    pub set: ElectionSet,
+    pub digest: [u8; 32],
+    pub pk: PublicKey<ModpGroup>,
+    pub key_shares: Vec<ModElement>,
+    pub x_hat: Vec<ModElement>,
+    pub y_hat: Vec<ModElement>,
+    /// commitments[j][i][v]: authority j, voter i, candidate v.
+    pub commitments: Vec<Vec<Vec<[u8; 32]>>>,
+    pub primes: Vec<ModElement>,
+}
+
+impl PublicBoard {
+    /// 7.16 GetPublicKey and 7.12 GetPublicCredentials from the authorities' posts.
+    pub fn new(
+        params: Params,
+        set: ElectionSet,
+        key_shares: Vec<ModElement>,
+        voter_data: Vec<Vec<PublicVoterData>>,
+    ) -> Result<Self, ChvoteError> {
+        set.check()?;
+        let s = params.authorities();
+        if key_shares.len() != s || voter_data.len() != s {
+            return Err(ChvoteError::Parameters(format!("{s} authorities expected")));
+        }
+        let n = set.total_candidates();
+        if voter_data
+            .iter()
+            .any(|d| d.len() != set.voters() || d.iter().any(|v| v.commitments.len() != n))
+        {
+            return Err(ChvoteError::Parameters(
+                "public voter data of another electorate".into(),
+            ));
+        }
+        let eg = params.eg();
+        let ig = params.ig();
+        let mut pk = eg.identity();
+        for share in &key_shares {
+            pk = eg.op(&pk, share);
+        }
+        let pk = PublicKey::with_table(eg, pk)
+            .map_err(|e| ChvoteError::Parameters(format!("joint key: {e}")))?;
+        let mut x_hat = Vec::with_capacity(set.voters());
+        let mut y_hat = Vec::with_capacity(set.voters());
+        for i in 0..set.voters() {
+            let mut x = ig.identity();
+            let mut y = ig.identity();
+            for d in &voter_data {
+                x = ig.op(&x, &d[i].x_hat);
+                y = ig.op(&y, &d[i].y_hat);
+            }
+            x_hat.push(x);
+            y_hat.push(y);
+        }
+        let commitments = voter_data
+            .into_iter()
+            .map(|d| d.into_iter().map(|v| v.commitments).collect())
+            .collect();
+        let digest = params.digest_with(&set.shape_bytes());
+        let primes = params.primes(n)?;
+        Ok(Self {
+            params,
+            set,
+            digest,
+            pk,
+            key_shares,
+            x_hat,
+            y_hat,
+            commitments,
+            primes,
+        })
+    }
+
+    pub fn voters(&self) -> usize {
+        self.set.voters()
+    }
+}
+
+fn ballot_transcript(board: &PublicBoard, ballot: &Ballot, a: &ModElement) -> Transcript {
+    let (eg, ig) = (board.params.eg(), board.params.ig());
+    let mut t = Transcript::new(hash::TAG_BALLOT);
+    t.append_bytes("election", &board.digest);
+    t.append_element(ig, "x-hat", &ballot.x_hat);
+    t.append_element(eg, "a", a);
+    t.append_element(eg, "b", &ballot.b);
+    t.append_element(ig, "t1", &ballot.proof.t1);
+    t.append_element(eg, "t2", &ballot.proof.t2);
+    t.append_element(eg, "t3", &ballot.proof.t3);
+    t
+}
+
+/// The challenge of a ballot proof (7.21, 7.24): τ bits.
+pub fn ballot_challenge(board: &PublicBoard, ballot: &Ballot, a: &ModElement) -> Integer {
+    hash::challenge(&ballot_transcript(board, ballot, a), board.params.tau())
+}
+
+/// a = Π a_u.
+pub fn query_product(eg: &ModpGroup, queries: &[ModElement]) -> ModElement {
+    queries.iter().fold(eg.identity(), |acc, q| eg.op(&acc, q))
+}
+
+/// 7.24 CheckBallotProof with the powers of c on the left (spec/92.6). The elements were decoded
+/// with their membership checked; s_1 and s_3 are checked to be in range here.
+pub fn check_ballot_proof(board: &PublicBoard, ballot: &Ballot) -> bool {
+    let (eg, ig) = (board.params.eg(), board.params.ig());
+    let p = &ballot.proof;
+    if p.s1 < 0 || &p.s1 >= ig.order() || p.s3 < 0 || &p.s3 >= eg.order() {
+        return false;
+    }
+    let a = query_product(eg, &ballot.queries);
+    let c = ballot_challenge(board, ballot, &a);
+    let (ce, ci) = (scalar(eg, &c), scalar(ig, &c));
+    let s1 = scalar(ig, &p.s1);
+    let s3 = scalar(eg, &p.s3);
+    let lhs1 = ig.op(&p.t1, &ig.pow(&ballot.x_hat, &ci));
+    if lhs1 != ig.pow_generator(&s1) {
+        return false;
+    }
+    let lhs2 = eg.op(&p.t2, &eg.pow(&a, &ce));
+    if lhs2 != eg.op(&p.s2, &board.pk.pow(eg, &s3)) {
+        return false;
+    }
+    let lhs3 = eg.op(&p.t3, &eg.pow(&ballot.b, &ce));
+    lhs3 == eg.pow_generator(&s3)
+}
+
+pub fn confirmation_challenge(board: &PublicBoard, y_hat: &ModElement, t: &ModElement) -> Integer {
+    let ig = board.params.ig();
+    let mut tr = Transcript::new(hash::TAG_CONFIRMATION);
+    tr.append_bytes("election", &board.digest);
+    tr.append_element(ig, "y-hat", y_hat);
+    tr.append_element(ig, "t", t);
+    hash::challenge(&tr, board.params.tau())
+}
+
+/// 7.36 CheckConfirmationProof: t·ŷ^c = ĝ^s.
+pub fn check_confirmation_proof(board: &PublicBoard, gamma: &Confirmation) -> bool {
+    let ig = board.params.ig();
+    if gamma.s < 0 || &gamma.s >= ig.order() {
+        return false;
+    }
+    let c = confirmation_challenge(board, &gamma.y_hat, &gamma.t);
+    let lhs = ig.op(&gamma.t, &ig.pow(&gamma.y_hat, &scalar(ig, &c)));
+    lhs == ig.pow_generator(&scalar(ig, &gamma.s))
+}
+
+/// The public check of a response once its exponents are revealed (7.37): b_u = a_u^(r_l) and
+/// d_l = pk^(r_l) for the voter's k_i.
+pub fn check_revealed_response(
+    board: &PublicBoard,
+    voter: usize,
+    ballot: &Ballot,
+    response: &Response,
+    revealed: &[Integer],
+) -> bool {
+    let eg = board.params.eg();
+    let k = board.set.k_of(voter);
+    if revealed.len() != k.len()
+        || response.d.len() != k.len()
+        || response.b.len() != ballot.queries.len()
+    {
+        return false;
+    }
+    let mut u = 0;
+    for (l, &kl) in k.iter().enumerate() {
+        let r = scalar(eg, &revealed[l]);
+        if board.pk.pow(eg, &r) != response.d[l] {
+            return false;
+        }
+        for _ in 0..kl {
+            if eg.pow(&ballot.queries[u], &r) != response.b[u] {
+                return false;
+            }
+            u += 1;
+        }
+    }
+    true
+}
+
+/// An integer as a scalar of `group` (reduced modulo its order).
+pub fn scalar(group: &ModpGroup, x: &Integer) -> ModScalar {
+    group.scalar_from_integer(x)
+}

@@ -1,0 +1,280 @@
+//! Public parameters at security levels 1 and 2 (spec/92.2), and the candidates' primes (7.1, 7.2).
+
+use std::sync::{Arc, OnceLock};
+
+use sha2::{Digest, Sha256};
+use votum_arith::{Integer, Order};
+use votum_group::{Group, ModElement, ModpGroup};
+
+use crate::ChvoteError;
+
+/// A security level of the CHVote specification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Level {
+    One,
+    Two,
+}
+
+impl Level {
+    pub fn from_number(n: u8) -> Result<Self, ChvoteError> {
+        match n {
+            1 => Ok(Level::One),
+            2 => Ok(Level::Two),
+            _ => Err(ChvoteError::Parameters(format!(
+                "no security level {n} (1 or 2)"
+            ))),
+        }
+    }
+
+    pub fn number(self) -> u8 {
+        match self {
+            Level::One => 1,
+            Level::Two => 2,
+        }
+    }
+}
+
+/// The 64-character alphabet of every code (spec/92.2).
+pub const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// The largest number of candidates (the proof of concept's n_max).
+pub const N_MAX: usize = 1678;
+
+struct Inner {
+    level: Level,
+    authorities: usize,
+    /// G_q, the encryption group.
+    eg: ModpGroup,
+    /// Ĝ_q̂, the identification group.
+    ig: ModpGroup,
+    /// p′, the prime of the polynomials' field.
+    p_prime: Integer,
+    tau: u32,
+    l_hash: usize,
+    l_r: usize,
+    l_f: usize,
+    l_m: usize,
+    primes: OnceLock<Arc<Vec<ModElement>>>,
+}
+
+/// The public parameters of an election (cheap to clone).
+#[derive(Clone)]
+pub struct Params(Arc<Inner>);
+
+impl std::fmt::Debug for Params {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Params(level {}, s = {})",
+            self.0.level.number(),
+            self.0.authorities
+        )
+    }
+}
+
+impl Params {
+    pub fn new(level: Level, authorities: usize) -> Result<Self, ChvoteError> {
+        if authorities == 0 || authorities > 64 {
+            return Err(ChvoteError::Parameters(format!(
+                "{authorities} authorities (1 to 64)"
+            )));
+        }
+        let (eg, ig, tau, l_hash, field_bits) = match level {
+            Level::One => (
+                ModpGroup::rfc2409_1024(),
+                ModpGroup::chvote_identification(1024),
+                80,
+                20,
+                160u32,
+            ),
+            Level::Two => (
+                ModpGroup::rfc3526_2048(),
+                ModpGroup::chvote_identification(2048),
+                112,
+                32,
+                224u32,
+            ),
+        };
+        let ig = ig.ok_or_else(|| ChvoteError::Parameters("identification group".into()))?;
+        let p_prime = largest_prime_below_power_of_two(field_bits);
+        let l_m = 2 * field_bits.div_ceil(8) as usize;
+        Ok(Self(Arc::new(Inner {
+            level,
+            authorities,
+            eg,
+            ig,
+            p_prime,
+            tau,
+            l_hash,
+            l_r: 2,
+            l_f: 2,
+            l_m,
+            primes: OnceLock::new(),
+        })))
+    }
+
+    pub fn level(&self) -> Level {
+        self.0.level
+    }
+    /// s, the number of election authorities.
+    pub fn authorities(&self) -> usize {
+        self.0.authorities
+    }
+    pub fn eg(&self) -> &ModpGroup {
+        &self.0.eg
+    }
+    pub fn ig(&self) -> &ModpGroup {
+        &self.0.ig
+    }
+    pub fn p_prime(&self) -> &Integer {
+        &self.0.p_prime
+    }
+    pub fn tau(&self) -> u32 {
+        self.0.tau
+    }
+    pub fn l_hash(&self) -> usize {
+        self.0.l_hash
+    }
+    pub fn l_r(&self) -> usize {
+        self.0.l_r
+    }
+    pub fn l_f(&self) -> usize {
+        self.0.l_f
+    }
+    pub fn l_m(&self) -> usize {
+        self.0.l_m
+    }
+    /// q̂.
+    pub fn q_hat(&self) -> &Integer {
+        self.0.ig.order()
+    }
+    /// Characters of the voting and confirmation codes X and Y.
+    pub fn credential_chars(&self) -> usize {
+        self.q_hat().significant_bits().div_ceil(6) as usize
+    }
+
+    /// Γ(1) … Γ(n): the n smallest primes that are members of G_q (7.1 GetPrimes, 7.2 IsMember).
+    pub fn primes(&self, n: usize) -> Result<Vec<ModElement>, ChvoteError> {
+        if n > N_MAX {
+            return Err(ChvoteError::Parameters(format!(
+                "{n} candidates (at most {N_MAX})"
+            )));
+        }
+        let all = self
+            .0
+            .primes
+            .get_or_init(|| Arc::new(member_primes(&self.0.eg, N_MAX)));
+        Ok(all[..n].to_vec())
+    }
+
+    /// The digest the election's proofs are bound to (spec/92.6): level, s and the shape.
+    pub fn digest_with(&self, shape: &[u8]) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(b"votum/v1/chvote/election");
+        h.update([self.0.level.number()]);
+        h.update((self.0.authorities as u64).to_be_bytes());
+        h.update((shape.len() as u64).to_be_bytes());
+        h.update(shape);
+        h.finalize().into()
+    }
+}
+
+fn member_primes(eg: &ModpGroup, n: usize) -> Vec<ModElement> {
+    let mut out = Vec::with_capacity(n);
+    let mut x = Integer::from(1);
+    while out.len() < n {
+        x.next_prime_mut();
+        if let Ok(e) = eg.element(&x) {
+            out.push(e);
+        }
+    }
+    out
+}
+
+fn largest_prime_below_power_of_two(bits: u32) -> Integer {
+    let mut x = (Integer::from(1) << bits) - 1u32;
+    while x.is_probably_prime(40) == votum_arith::IsPrime::No {
+        x -= 2u32;
+    }
+    x
+}
+
+/// The derivation of the identification groups (spec/92.2): (p̂, q̂, k, ĝ).
+pub fn derive_identification_group(
+    bits_p: u32,
+    bits_q: u32,
+    label: &str,
+) -> (Integer, Integer, Integer, Integer) {
+    let d = Sha256::digest(label.as_bytes());
+    let top = Integer::from(1) << (bits_q - 1);
+    let mut q = top.clone() + Integer::from_digits(&d, Order::Msf) % &top;
+    while q.is_probably_prime(40) == votum_arith::IsPrime::No {
+        q += 1u32;
+    }
+    let low = Integer::from(1) << (bits_p - 1);
+    let mut k: Integer = (low + &q - 1u32) / &q;
+    if k.is_odd() {
+        k += 1u32;
+    }
+    loop {
+        let p: Integer = Integer::from(&k * &q) + 1u32;
+        if p.is_probably_prime(40) != votum_arith::IsPrime::No {
+            let mut h = Integer::from(2);
+            loop {
+                if let Ok(g) = h.clone().pow_mod(&k, &p) {
+                    if g != 1 {
+                        return (p, q, k, g);
+                    }
+                }
+                h += 1u32;
+            }
+        }
+        k += 2u32;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identification_groups_are_derived_from_their_labels() {
+        for (bits_p, bits_q, level) in [(1024, 160, 1), (2048, 224, 2)] {
+            let (p, q, k, g) = derive_identification_group(
+                bits_p,
+                bits_q,
+                &format!("votum/chvote/identification/{level}"),
+            );
+            let group = ModpGroup::chvote_identification(bits_p).unwrap();
+            assert_eq!(group.p(), &p);
+            assert_eq!(group.order(), &q);
+            assert_eq!(group.cofactor(), &k);
+            assert_eq!(group.generator().value(), &g);
+            assert_eq!(p.significant_bits(), bits_p);
+            assert_eq!(q.significant_bits(), bits_q);
+            assert_eq!(g.clone().pow_mod(&q, &p).unwrap(), 1);
+        }
+    }
+
+    #[test]
+    fn level_one_encryption_group_is_a_safe_prime() {
+        let g = ModpGroup::rfc2409_1024();
+        assert_eq!(g.p().significant_bits(), 1024);
+        assert_ne!(g.p().is_probably_prime(40), votum_arith::IsPrime::No);
+        assert_ne!(g.order().is_probably_prime(40), votum_arith::IsPrime::No);
+    }
+
+    #[test]
+    fn primes_are_members_in_order() {
+        let params = Params::new(Level::Two, 4).unwrap();
+        let ps = params.primes(16).unwrap();
+        let mut last = Integer::from(0);
+        for p in &ps {
+            assert!(params.eg().is_member(p.value()));
+            assert!(p.value() > &last);
+            last = p.value().clone();
+        }
+        assert_eq!(ps[0].value(), &2);
+        assert!(params.primes(N_MAX + 1).is_err());
+    }
+}

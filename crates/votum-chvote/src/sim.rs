@@ -1,0 +1,257 @@
+//! The simulation of a whole CHVote election in one process (spec/92.1): every step of the proof
+//! of concept's table, with the same names, timed; every voter checks its return codes and its
+//! finalization code; the tally is compared with the votes cast.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rand_core::OsRng;
+use rayon::prelude::*;
+use votum_group::ModpGroup;
+use votum_shuffle::Rows;
+
+use crate::authority::{generators, shuffle_context, Authority};
+use crate::client::{self, ClientTables};
+use crate::election::{ElectionSet, Shape};
+use crate::messages::PublicBoard;
+use crate::params::{Level, Params};
+use crate::printing::{voting_cards, VotingCard};
+use crate::tally::{self, Tally};
+use crate::ChvoteError;
+
+/// What to simulate.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub level: Level,
+    pub shape: Shape,
+    pub voters: usize,
+    pub authorities: usize,
+}
+
+/// The step table (name, milliseconds) and the outcome.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub steps: Vec<(&'static str, f64)>,
+    pub tally: Tally,
+    pub expected: Vec<u64>,
+    pub confirmed: usize,
+    pub p_bits: u32,
+    pub elections: Vec<(usize, usize)>,
+}
+
+pub const STEPS: [&str; 13] = [
+    "creating public parameters",
+    "creating election set",
+    "publishing parameters",
+    "key generation",
+    "public key building",
+    "publish election set",
+    "generating electoral data",
+    "build public credentials",
+    "printing code sheets",
+    "voting phase",
+    "mixing",
+    "decryption",
+    "tallying",
+];
+
+struct Clock {
+    steps: Vec<(&'static str, f64)>,
+    at: Instant,
+}
+
+impl Clock {
+    fn lap(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.steps.push((name, (now - self.at).as_secs_f64() * 1e3));
+        self.at = now;
+    }
+}
+
+/// One voter's whole voting phase: ballot, the authorities' responses, return codes checked
+/// against the card, confirmation, finalization code checked against the card.
+pub fn vote(
+    board: &PublicBoard,
+    tables: &ClientTables,
+    authorities: &[Authority],
+    card: &VotingCard,
+    selections: &[usize],
+) -> Result<(), ChvoteError> {
+    let mut rng = OsRng;
+    let voter = card.voter;
+    let (ballot, secrets) = client::gen_ballot(
+        board,
+        tables,
+        voter,
+        &card.voting_code,
+        selections,
+        &mut rng,
+    )?;
+    let responses = authorities
+        .iter()
+        .map(|a| a.handle_ballot(voter, &ballot, &mut OsRng))
+        .collect::<Result<Vec<_>, _>>()?;
+    let points = client::get_points(board, &secrets, &responses)?;
+    let shown = client::return_codes(board, selections, &points);
+    if !client::check_return_codes(&card.return_codes, &shown, selections) {
+        return Err(ChvoteError::Selections(format!(
+            "voter {voter}: the return codes shown are not the card's"
+        )));
+    }
+    let gamma =
+        client::gen_confirmation(board, &secrets, &card.confirmation_code, &points, &mut rng)?;
+    let parts = authorities
+        .iter()
+        .map(|a| a.handle_confirmation(voter, &gamma))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (j, part) in parts.iter().enumerate() {
+        if !crate::messages::check_revealed_response(board, voter, &ballot, &responses[j], &part.r)
+        {
+            return Err(ChvoteError::BadResponse {
+                authority: j,
+                reason: "the revealed exponents do not give its response".into(),
+            });
+        }
+    }
+    if client::finalization_code(board, &parts) != card.finalization_code {
+        return Err(ChvoteError::Selections(format!(
+            "voter {voter}: the finalization code is not the card's"
+        )));
+    }
+    Ok(())
+}
+
+/// Runs the whole election; `progress(step)` is called before each step.
+pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, ChvoteError> {
+    let mut clock = Clock {
+        steps: Vec::new(),
+        at: Instant::now(),
+    };
+    progress(STEPS[0]);
+    let params = Params::new(config.level, config.authorities)?;
+    params.eg().warm();
+    params.ig().warm();
+    clock.lap(STEPS[0]);
+    progress(STEPS[1]);
+    let set = ElectionSet::of_shape(config.shape, config.voters)?;
+    let primes = params.primes(set.total_candidates())?;
+    drop(primes);
+    clock.lap(STEPS[1]);
+    clock.lap(STEPS[2]);
+    progress(STEPS[3]);
+    let mut authorities: Vec<Authority> = (0..config.authorities)
+        .into_par_iter()
+        .map(|j| Authority::new(j, params.clone(), &mut OsRng))
+        .collect();
+    clock.lap(STEPS[3]);
+    let key_shares: Vec<_> = authorities.iter().map(Authority::key_share).collect();
+    clock.lap(STEPS[4]);
+    clock.lap(STEPS[5]);
+    progress(STEPS[6]);
+    let mut secret = Vec::with_capacity(authorities.len());
+    let mut public = Vec::with_capacity(authorities.len());
+    for a in authorities.iter_mut() {
+        let (s, p) = a.gen_electorate_data(&set)?;
+        secret.push(s);
+        public.push(p);
+    }
+    clock.lap(STEPS[6]);
+    progress(STEPS[7]);
+    let board = Arc::new(PublicBoard::new(
+        params.clone(),
+        set.clone(),
+        key_shares,
+        public,
+    )?);
+    for a in authorities.iter_mut() {
+        a.attach(board.clone());
+    }
+    let tables = ClientTables::new(&board);
+    clock.lap(STEPS[7]);
+    progress(STEPS[8]);
+    let cards = voting_cards(&params, &secret)?;
+    drop(secret);
+    clock.lap(STEPS[8]);
+    progress(STEPS[9]);
+    let choices: Vec<Vec<usize>> = {
+        let mut rng = OsRng;
+        (0..set.voters())
+            .map(|i| client::random_selections(&board, i, &mut rng))
+            .collect()
+    };
+    cards
+        .par_iter()
+        .zip(&choices)
+        .try_for_each(|(card, s)| vote(&board, &tables, &authorities, card, s))?;
+    clock.lap(STEPS[9]);
+    progress(STEPS[10]);
+    let inputs = Rows::new(1, authorities[0].encryptions())
+        .map_err(|e| ChvoteError::Parameters(e.to_string()))?;
+    let confirmed = inputs.len();
+    let gens = generators(&board, confirmed);
+    let mut lists: Vec<Rows<ModpGroup>> = vec![inputs];
+    let mut proofs = Vec::new();
+    for a in &authorities {
+        // each authority checks the shuffles before its own
+        for (j, proof) in proofs.iter().enumerate() {
+            tally::check_shuffle(
+                &board,
+                j,
+                &gens,
+                &shuffle_context(&board, j),
+                &lists[j],
+                &lists[j + 1],
+                proof,
+                &mut OsRng,
+            )?;
+        }
+        let (out, proof) = a.shuffle(&gens, &lists[lists.len() - 1], &mut OsRng)?;
+        lists.push(out);
+        proofs.push(proof);
+    }
+    clock.lap(STEPS[10]);
+    progress(STEPS[11]);
+    let last = lists
+        .pop()
+        .ok_or_else(|| ChvoteError::Parameters("no authorities".into()))?;
+    // every authority checks the last shuffle, then decrypts
+    tally::check_shuffle(
+        &board,
+        authorities.len() - 1,
+        &gens,
+        &shuffle_context(&board, authorities.len() - 1),
+        &lists[lists.len() - 1],
+        &last,
+        &proofs[proofs.len() - 1],
+        &mut OsRng,
+    )?;
+    let pads: Vec<_> = last.ciphertexts().iter().map(|c| c.pad.clone()).collect();
+    let shares = authorities
+        .par_iter()
+        .map(|a| a.decrypt(&pads, &mut OsRng))
+        .collect::<Result<Vec<_>, _>>()?;
+    clock.lap(STEPS[11]);
+    progress(STEPS[12]);
+    let plaintexts = tally::decrypt(&board, &last, &shares)?;
+    let result = tally::tally(&board, &plaintexts);
+    clock.lap(STEPS[12]);
+    let mut expected = vec![0u64; set.total_candidates()];
+    for s in &choices {
+        for &v in s {
+            expected[v - 1] += 1;
+        }
+    }
+    Ok(Report {
+        steps: clock.steps,
+        tally: result,
+        expected,
+        confirmed,
+        p_bits: params.eg().p().significant_bits(),
+        elections: set
+            .candidates
+            .iter()
+            .copied()
+            .zip(set.selections.iter().copied())
+            .collect(),
+    })
+}
