@@ -20,7 +20,7 @@ use crate::messages::{
     PublicVoterData, Response,
 };
 use crate::params::Params;
-use crate::poly::{y_value, Point};
+use crate::poly::{random_below, y_value, Point};
 use crate::ChvoteError;
 
 /// What the printing authority receives from authority j for voter i (7.10): x_ij, y_ij, F_ij and
@@ -239,7 +239,7 @@ impl Authority {
         let mut rs = Vec::with_capacity(k.len());
         let (mut u, mut v) = (0, 0);
         for (l, &n_l) in board.set.candidates.iter().enumerate() {
-            let r = eg.random_scalar(rng);
+            let r = self.params.ephemeral(rng);
             for _ in 0..k[l] {
                 b.push(eg.pow_secret(&ballot.queries[u], &r));
                 u += 1;
@@ -248,13 +248,13 @@ impl Authority {
                 let point = &points[v];
                 let mut m = fixed(&point.x, half);
                 m.extend(fixed(&point.y, half));
-                let key = eg.pow_secret_with(&t.primes[v], &r);
+                let key = self.params.comb_pow(&t.primes[v], &r);
                 let pad = hash::ot_pad(key.value(), l_m);
                 hash::xor_into(&mut m, &pad);
                 c.push(m);
                 v += 1;
             }
-            d.push(eg.pow_secret_with(&t.pk, &r));
+            d.push(self.params.comb_pow(&t.pk, &r));
             rs.push(r);
         }
         *slot = Slot::Cast {
@@ -323,7 +323,7 @@ impl Authority {
         let t = self.tables()?;
         votum_shuffle::shuffle_and_prove(
             self.params.eg(),
-            &t.board.pk,
+            t.board.mix_key(),
             generators,
             &shuffle_context(&t.board, self.index),
             inputs,
@@ -376,16 +376,6 @@ fn gen_polynomial<R: RngCore + CryptoRng>(d: i64, p: &Integer, rng: &mut R) -> V
     }
     a.push(last);
     a
-}
-
-/// Uniform in [0, bound).
-pub(crate) fn random_below<R: RngCore + CryptoRng>(bound: &Integer, rng: &mut R) -> Integer {
-    let bytes = (bound.significant_bits() as usize).div_ceil(8) + 16;
-    let mut buf = vec![0u8; bytes];
-    rng.fill_bytes(&mut buf);
-    let x = Integer::from_digits(&buf, votum_arith::Order::Msf) % bound;
-    buf.zeroize();
-    x
 }
 
 /// `x` as exactly `len` big-endian bytes (x < 256^len).

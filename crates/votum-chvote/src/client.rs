@@ -16,14 +16,17 @@ use crate::messages::{
 use crate::poly::{value_at_zero, Point};
 use crate::ChvoteError;
 
-/// The client's precomputation for one election: a constant-time comb of pk.
+/// The client's precomputation for one election: constant-time combs of pk, for the query's
+/// ephemeral exponents and for the proof's full-length ω_3.
 pub struct ClientTables {
+    pk_ephemeral: SecretBaseTable,
     pk: SecretBaseTable,
 }
 
 impl ClientTables {
     pub fn new(board: &PublicBoard) -> Self {
         Self {
+            pk_ephemeral: board.params.ephemeral_comb(board.pk.element()),
             pk: board.params.eg().secret_table(board.pk.element()),
         }
     }
@@ -79,8 +82,8 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
     let mut queries = Vec::with_capacity(primes.len());
     let mut r_sum = eg.scalar_from_u64(0);
     for q in &primes {
-        let ru = eg.random_scalar(rng);
-        queries.push(eg.op(q, &eg.pow_secret_with(&tables.pk, &ru)));
+        let ru = board.params.ephemeral(rng);
+        queries.push(eg.op(q, &board.params.comb_pow(&tables.pk_ephemeral, &ru)));
         r_sum = eg.scalar_add(&r_sum, &ru);
         r.push(ru);
     }
@@ -160,8 +163,8 @@ pub fn get_points(
         let mut points = Vec::with_capacity(secrets.selections.len());
         for (u, &s) in secrets.selections.iter().enumerate() {
             let l = board.set.election_of(s - 1);
-            let neg = eg.scalar_neg(&secrets.r[u]);
-            let key = eg.op(&beta.b[u], &eg.pow_secret(&beta.d[l], &neg));
+            // k = b_u·d_l^(−r_u), with r_u short: the inverse of d_l^(r_u)
+            let key = eg.div(&beta.b[u], &eg.pow_secret(&beta.d[l], &secrets.r[u]));
             let mut m = beta.c[s - 1].clone();
             hash::xor_into(&mut m, &hash::ot_pad(key.value(), l_m));
             let x = Integer::from_digits(&m[..l_m / 2], votum_arith::Order::Msf);

@@ -75,6 +75,10 @@ pub struct PublicBoard {
     /// commitments[j][i][v]: authority j, voter i, candidate v.
     pub commitments: Vec<Vec<Vec<[u8; 32]>>>,
     pub primes: Vec<ModElement>,
+    /// A small fixed-base table of pk (window 5: built in milliseconds, a third of a plain power).
+    pk_table: votum_arith::FixedBaseTable,
+    /// pk with votum-elgamal's full table, built by the first shuffle (spec/92.8).
+    mix_key: std::sync::OnceLock<PublicKey<ModpGroup>>,
 }
 
 impl PublicBoard {
@@ -105,7 +109,14 @@ impl PublicBoard {
         for share in &key_shares {
             pk = eg.op(&pk, share);
         }
-        let pk = PublicKey::with_table(eg, pk)
+        let pk_table = votum_arith::FixedBaseTable::with_window(
+            eg.modulus(),
+            pk.value(),
+            eg.order().significant_bits(),
+            5,
+        )
+        .map_err(|e| ChvoteError::Parameters(format!("joint key: {e}")))?;
+        let pk = PublicKey::new(eg, pk)
             .map_err(|e| ChvoteError::Parameters(format!("joint key: {e}")))?;
         let mut x_hat = Vec::with_capacity(set.voters());
         let mut y_hat = Vec::with_capacity(set.voters());
@@ -135,11 +146,28 @@ impl PublicBoard {
             y_hat,
             commitments,
             primes,
+            pk_table,
+            mix_key: std::sync::OnceLock::new(),
         })
     }
 
     pub fn voters(&self) -> usize {
         self.set.voters()
+    }
+
+    /// pk with a full fixed-base table, for the shuffles' re-encryptions.
+    pub fn mix_key(&self) -> &PublicKey<ModpGroup> {
+        self.mix_key.get_or_init(|| {
+            PublicKey::with_table(self.params.eg(), self.pk.element().clone())
+                .unwrap_or_else(|_| self.pk.clone())
+        })
+    }
+
+    /// pk^e for a public exponent e < q.
+    pub fn pk_pow(&self, e: &Integer) -> ModElement {
+        let eg = self.params.eg();
+        let x = self.pk_table.pow(e).unwrap_or_else(|_| Integer::from(1));
+        eg.element(&x).unwrap_or_else(|_| eg.identity())
     }
 }
 
@@ -184,7 +212,7 @@ pub fn check_ballot_proof(board: &PublicBoard, ballot: &Ballot) -> bool {
         return false;
     }
     let lhs2 = eg.op(&p.t2, &eg.pow(&a, &ce));
-    if lhs2 != eg.op(&p.s2, &board.pk.pow(eg, &s3)) {
+    if lhs2 != eg.op(&p.s2, &board.pk_pow(&p.s3)) {
         return false;
     }
     let lhs3 = eg.op(&p.t3, &eg.pow(&ballot.b, &ce));
@@ -231,7 +259,7 @@ pub fn check_revealed_response(
     let mut u = 0;
     for (l, &kl) in k.iter().enumerate() {
         let r = scalar(eg, &revealed[l]);
-        if board.pk.pow(eg, &r) != response.d[l] {
+        if board.pk_pow(&revealed[l]) != response.d[l] {
             return false;
         }
         for _ in 0..kl {

@@ -1,6 +1,6 @@
 //! Public parameters at security levels 1 and 2 (spec/92.2), and the candidates' primes (7.1, 7.2).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 use votum_arith::{Integer, Order};
@@ -54,7 +54,6 @@ struct Inner {
     l_r: usize,
     l_f: usize,
     l_m: usize,
-    primes: OnceLock<Arc<Vec<ModElement>>>,
 }
 
 /// The public parameters of an election (cheap to clone).
@@ -109,7 +108,6 @@ impl Params {
             l_r: 2,
             l_f: 2,
             l_m,
-            primes: OnceLock::new(),
         })))
     }
 
@@ -144,6 +142,42 @@ impl Params {
     pub fn l_m(&self) -> usize {
         self.0.l_m
     }
+    /// Bits of the ephemeral exponents (the query's r_u and the OT's r_l): 2τ (spec/92.6).
+    pub fn ephemeral_bits(&self) -> u32 {
+        2 * self.0.tau
+    }
+
+    /// A uniform non-zero ephemeral exponent below 2^(2τ) (spec/92.6).
+    pub fn ephemeral<R: rand_core::RngCore + rand_core::CryptoRng>(&self, rng: &mut R) -> votum_group::ModScalar {
+        let bound = Integer::from(1) << self.ephemeral_bits();
+        loop {
+            let x = crate::poly::random_below(&bound, rng);
+            if x != 0 {
+                return self.0.eg.scalar_from_integer(&x);
+            }
+        }
+    }
+
+    /// A constant-time comb of `base` for ephemeral exponents.
+    #[cfg(feature = "prove")]
+    pub fn ephemeral_comb(&self, base: &ModElement) -> votum_arith::SecretBaseTable {
+        votum_arith::SecretBaseTable::new(
+            self.0.eg.modulus(),
+            base.value(),
+            self.ephemeral_bits(),
+            votum_arith::SecretBaseTable::DEFAULT_ROWS,
+        )
+        .unwrap_or_else(|_| unreachable_comb())
+    }
+
+    /// `base^s` from [`Params::ephemeral_comb`] of `base`, in constant time.
+    #[cfg(feature = "prove")]
+    pub fn comb_pow(&self, comb: &votum_arith::SecretBaseTable, s: &votum_group::ModScalar) -> ModElement {
+        let x = comb.pow(s.value()).unwrap_or_else(|_| Integer::from(1));
+        // a power of a member is a member: the Jacobi symbol test cannot fail
+        self.0.eg.element(&x).unwrap_or_else(|_| self.0.eg.identity())
+    }
+
     /// q̂.
     pub fn q_hat(&self) -> &Integer {
         self.0.ig.order()
@@ -160,11 +194,7 @@ impl Params {
                 "{n} candidates (at most {N_MAX})"
             )));
         }
-        let all = self
-            .0
-            .primes
-            .get_or_init(|| Arc::new(member_primes(&self.0.eg, N_MAX)));
-        Ok(all[..n].to_vec())
+        Ok(member_primes(&self.0.eg, n))
     }
 
     /// The digest the election's proofs are bound to (spec/92.6): level, s and the shape.
@@ -177,6 +207,12 @@ impl Params {
         h.update(shape);
         h.finalize().into()
     }
+}
+
+#[cfg(feature = "prove")]
+#[allow(clippy::panic)]
+fn unreachable_comb() -> votum_arith::SecretBaseTable {
+    panic!("a comb of an element of a group with an odd prime modulus and a positive exponent size")
 }
 
 fn member_primes(eg: &ModpGroup, n: usize) -> Vec<ModElement> {

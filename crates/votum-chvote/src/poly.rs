@@ -1,6 +1,7 @@
 //! Polynomials over Z_p′ (7.7–7.9, 7.31, 7.32).
 
 use votum_arith::{wipe_integer, Integer};
+use zeroize::Zeroize;
 
 /// A point (x, y) of a voter's polynomial; secret until its voter's client obtains it.
 #[derive(Clone, PartialEq, Eq)]
@@ -78,3 +79,14 @@ mod tests {
         assert_eq!(value_at_zero(&pts[..2], &p).map(|v| v == 42), Some(false));
     }
 }
+
+/// Uniform in [0, bound).
+pub fn random_below<R: rand_core::RngCore + rand_core::CryptoRng>(bound: &Integer, rng: &mut R) -> Integer {
+    let bytes = (bound.significant_bits() as usize).div_ceil(8) + 16;
+    let mut buf = vec![0u8; bytes];
+    rng.fill_bytes(&mut buf);
+    let x = Integer::from_digits(&buf, votum_arith::Order::Msf) % bound;
+    buf.zeroize();
+    x
+}
+
