@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-web bench-mix bench-sv bench-sv-peer bench-nodes bench-cluster fuzz clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-cluster fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -108,6 +108,14 @@ bench-mix:
 ## Split-value elections (spec/97), the thesis's election at 10^3..10^5 voters (10^6 unless BENCH_SV_LARGE=0):
 ## in one process, then with every party in its own process over the channels: per-phase times, the
 ## verifier's, record size, peak memory (per process), bytes per hop.
+## CHVote (spec/92) beside the Geneva proof of concept in the same run (shared/reference/chvote-peer.md):
+## CHVOTE_POC_SRC is a checkout of republique-et-canton-de-geneve/chvote-protocol-poc; it is built outside
+## the repository by scripts/setup-chvote-peer.sh. BENCH_CHVOTE_RUNS picks the runs, BENCH_REPEAT the repeats.
+bench-chvote:
+	cargo build --release --locked -p votum-bench --bin bench-chvote
+	scripts/setup-chvote-peer.sh
+	$(PY) benches/bench_chvote.py
+
 bench-sv: setup
 	cargo build --release --locked -p votum-bench --bin bench-sv
 	target/release/bench-sv 1000 10000 100000

@@ -501,6 +501,14 @@ def record_unpack(archive: str | os.PathLike[str], directory: str | os.PathLike[
 def mix_count(
     rule: str, candidates: int, rows: list[list[int]], *, seats: int = 1, k: int | None = None
 ) -> dict[str, Any]: ...
+def chvote_simulate(
+    level: int,
+    shape: str,
+    voters: int,
+    *,
+    authorities: int = 4,
+    progress: Callable[[str], object] | None = None,
+) -> dict[str, Any]: ...
 def mix_election(
     group: str,
     votes: list[list[int]],

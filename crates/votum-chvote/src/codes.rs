@@ -57,6 +57,7 @@ pub fn mark(bytes: &[u8], m: usize, m_max: usize) -> Vec<u8> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
 

@@ -148,7 +148,10 @@ impl Params {
     }
 
     /// A uniform non-zero ephemeral exponent below 2^(2τ) (spec/92.6).
-    pub fn ephemeral<R: rand_core::RngCore + rand_core::CryptoRng>(&self, rng: &mut R) -> votum_group::ModScalar {
+    pub fn ephemeral<R: rand_core::RngCore + rand_core::CryptoRng>(
+        &self,
+        rng: &mut R,
+    ) -> votum_group::ModScalar {
         let bound = Integer::from(1) << self.ephemeral_bits();
         loop {
             let x = crate::poly::random_below(&bound, rng);
@@ -172,10 +175,17 @@ impl Params {
 
     /// `base^s` from [`Params::ephemeral_comb`] of `base`, in constant time.
     #[cfg(feature = "prove")]
-    pub fn comb_pow(&self, comb: &votum_arith::SecretBaseTable, s: &votum_group::ModScalar) -> ModElement {
+    pub fn comb_pow(
+        &self,
+        comb: &votum_arith::SecretBaseTable,
+        s: &votum_group::ModScalar,
+    ) -> ModElement {
         let x = comb.pow(s.value()).unwrap_or_else(|_| Integer::from(1));
         // a power of a member is a member: the Jacobi symbol test cannot fail
-        self.0.eg.element(&x).unwrap_or_else(|_| self.0.eg.identity())
+        self.0
+            .eg
+            .element(&x)
+            .unwrap_or_else(|_| self.0.eg.identity())
     }
 
     /// q̂.
@@ -270,6 +280,7 @@ pub fn derive_identification_group(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
 

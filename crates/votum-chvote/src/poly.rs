@@ -57,7 +57,21 @@ pub fn value_at_zero(points: &[Point], p: &Integer) -> Option<Integer> {
     Some(y)
 }
 
+/// Uniform in [0, bound).
+pub fn random_below<R: rand_core::RngCore + rand_core::CryptoRng>(
+    bound: &Integer,
+    rng: &mut R,
+) -> Integer {
+    let bytes = (bound.significant_bits() as usize).div_ceil(8) + 16;
+    let mut buf = vec![0u8; bytes];
+    rng.fill_bytes(&mut buf);
+    let x = Integer::from_digits(&buf, votum_arith::Order::Msf) % bound;
+    buf.zeroize();
+    x
+}
+
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
 
@@ -79,14 +93,3 @@ mod tests {
         assert_eq!(value_at_zero(&pts[..2], &p).map(|v| v == 42), Some(false));
     }
 }
-
-/// Uniform in [0, bound).
-pub fn random_below<R: rand_core::RngCore + rand_core::CryptoRng>(bound: &Integer, rng: &mut R) -> Integer {
-    let bytes = (bound.significant_bits() as usize).div_ceil(8) + 16;
-    let mut buf = vec![0u8; bytes];
-    rng.fill_bytes(&mut buf);
-    let x = Integer::from_digits(&buf, votum_arith::Order::Msf) % bound;
-    buf.zeroize();
-    x
-}
-

@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 //! The protocol's promises (issue: CHVote end to end): exact tallies, codes that expose a lying
 //! client, refused confirmations, attributed bad responses, and typed refusals that change nothing.
 

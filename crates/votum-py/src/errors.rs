@@ -42,6 +42,7 @@ pub enum NativeError {
     Board(votum_hash::board::ChainError),
     Mix(votum_mixnet::MixError),
     Sv(votum_splitvalue::SvError),
+    Chvote(votum_chvote::ChvoteError),
 }
 
 impl From<ArithError> for NativeError {
@@ -230,6 +231,19 @@ fn classify(e: &NativeError) -> (Kind, String) {
                 S::Decode(_) => RecordFormatError,
                 S::Record(_) => Os,
                 S::Phase(_) => WrongPhase,
+            };
+            (kind, x.to_string())
+        }
+        NativeError::Chvote(x) => {
+            use votum_chvote::ChvoteError as C;
+            let kind = match x {
+                C::BallotProof(_)
+                | C::ConfirmationProof(_)
+                | C::BadResponse { .. }
+                | C::Shuffle { .. }
+                | C::Decryption { .. } => VerificationFailed,
+                C::AlreadyVoted(_) | C::AlreadyConfirmed(_) | C::NoBallot(_) => WrongPhase,
+                _ => InvalidInput,
             };
             (kind, x.to_string())
         }

@@ -8,6 +8,7 @@
 #![allow(clippy::clone_on_copy)]
 
 mod board;
+mod chvote;
 mod convert;
 mod dual;
 mod eg1;
@@ -81,6 +82,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(board::board_genesis, m)?)?;
     m.add_function(wrap_pyfunction!(board::board_link, m)?)?;
     m.add_function(wrap_pyfunction!(board::board_payload_digest, m)?)?;
+    m.add_function(wrap_pyfunction!(chvote::chvote_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(mix::mix_election, m)?)?;
     m.add_function(wrap_pyfunction!(mix::mix_count, m)?)?;
     m.add_function(wrap_pyfunction!(sv::sv_election, m)?)?;

@@ -6,6 +6,7 @@ import typer
 
 from votum.cli.board import board_app
 from votum.cli.ceremony import ceremony
+from votum.cli.chvote import chvote
 from votum.cli.demo import demo
 from votum.cli.election import election, record_app, verify
 from votum.cli.load import load
@@ -24,6 +25,7 @@ app.command(name="serve")(serve)
 app.command(name="load")(load)
 app.command(name="mix")(mix)
 app.command(name="sv")(sv)
+app.command(name="chvote")(chvote)
 app.command(name="ceremony")(ceremony)
 app.add_typer(record_app, name="record")
 app.add_typer(board_app, name="board")

@@ -24,7 +24,9 @@ fn main() {
         .and_then(|n| Level::from_number(n).ok())
         .unwrap_or_else(|| fail("LEVEL is 1 or 2"));
     let shape = Shape::from_name(&args[2]).unwrap_or_else(|e| fail(&e.to_string()));
-    let voters = args[3].parse::<usize>().unwrap_or_else(|_| fail("VOTERS is a number"));
+    let voters = args[3]
+        .parse::<usize>()
+        .unwrap_or_else(|_| fail("VOTERS is a number"));
     let config = Config {
         level,
         shape,
@@ -32,7 +34,8 @@ fn main() {
         authorities: 4,
     };
     let started = std::time::Instant::now();
-    let report = run(&config, &mut |step| eprintln!("[bench-chvote] {step}")).unwrap_or_else(|e| fail(&e.to_string()));
+    let report = run(&config, &mut |step| eprintln!("[bench-chvote] {step}"))
+        .unwrap_or_else(|e| fail(&e.to_string()));
     let total = started.elapsed().as_secs_f64() * 1e3;
     if report.tally.counts != report.expected || report.tally.invalid != 0 {
         fail("the tally is not the votes cast");
@@ -46,7 +49,9 @@ fn main() {
         .steps
         .iter()
         .map(|(n, ms)| format!("\"{n}\": {ms:.1}"))
-        .chain(std::iter::once(format!("\"total simulation time\": {total:.1}")))
+        .chain(std::iter::once(format!(
+            "\"total simulation time\": {total:.1}"
+        )))
         .collect();
     println!(
         "{{\"level\": {}, \"voters\": {voters}, \"p_bits\": {}, \"tally\": {:?}, \"steps\": {{{}}}}}",

@@ -1,0 +1,79 @@
+"""CHVote elections (spec/92): the job behind `votum chvote`.
+
+Every step of the Geneva proof of concept's simulation, under the same step names: public
+parameters, election set, the authorities' keys and electoral data, voting cards, then every voter
+casts a ballot with an oblivious-transfer query, checks the return codes against its card,
+confirms and checks its finalization code; the authorities mix, check every shuffle, decrypt with
+proofs, and the tally is compared with the votes cast. All of it runs in the Rust core
+(`votum._native.chvote_simulate`); this module names the steps and reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from votum import _native
+from votum.errors import InvalidInput
+from votum.steps import Step
+
+#: Election shapes, by the CLI's names (the proof of concept's SINGLE_VOTE and SIMPLE_SAMPLE).
+SHAPES = ("single", "simple-sample")
+
+
+@dataclass(frozen=True)
+class ChvoteConfig:
+    voters: int = 100
+    level: int = 2
+    election: str = "single"
+    authorities: int = 4
+
+    def check(self) -> None:
+        if self.voters < 1:
+            raise InvalidInput("at least one voter")
+        if self.level not in (1, 2):
+            raise InvalidInput(f"no security level {self.level} (1 or 2)")
+        if self.election not in SHAPES:
+            raise InvalidInput(f"no election shape {self.election!r} ({', '.join(SHAPES)})")
+        if not 1 <= self.authorities <= 64:
+            raise InvalidInput("1 to 64 authorities")
+
+
+@dataclass(frozen=True)
+class ChvoteResult:
+    config: ChvoteConfig
+    steps: list[Step]
+    tally: list[int]
+    expected: list[int]
+    invalid: int
+    confirmed: int
+    p_bits: int
+    elections: list[tuple[int, int]]
+
+    @property
+    def exact(self) -> bool:
+        """Whether the tally is exactly the votes cast, with every voter confirmed."""
+        return self.tally == self.expected and self.invalid == 0 and self.confirmed == self.config.voters
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(s.seconds for s in self.steps)
+
+
+def run_chvote(config: ChvoteConfig, progress: Callable[[str], None] | None = None) -> ChvoteResult:
+    """Runs the whole election in this process (the authorities are separate values, spec/92.1)."""
+    config.check()
+    raw = _native.chvote_simulate(
+        config.level, config.election, config.voters, authorities=config.authorities, progress=progress
+    )
+    steps = [Step(name, ms / 1000.0, config.voters) for name, ms in raw["steps"]]
+    return ChvoteResult(
+        config=config,
+        steps=steps,
+        tally=list(raw["tally"]),
+        expected=list(raw["expected"]),
+        invalid=int(raw["invalid"]),
+        confirmed=int(raw["confirmed"]),
+        p_bits=int(raw["p_bits"]),
+        elections=[(int(n), int(k)) for n, k in raw["elections"]],
+    )

@@ -1,0 +1,82 @@
+"""`votum chvote`: a whole CHVote election (spec/92) with the proof of concept's step table."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from votum.chvote import SHAPES, ChvoteConfig, ChvoteResult, run_chvote
+from votum.cli._progress import progress_hook
+from votum.errors import VotumError
+
+
+def _table(result: ChvoteResult) -> Table:
+    cfg = result.config
+    shape = ", ".join(f"{k}-of-{n}" for n, k in result.elections)
+    table = Table(
+        title=(
+            f"votum chvote · {cfg.voters:,} voters · level {cfg.level} (p of {result.p_bits} bits) · "
+            f"{cfg.authorities} authorities · {shape}"
+        )
+    )
+    table.add_column("step")
+    table.add_column("time taken (ms)", justify="right")
+    for s in result.steps:
+        table.add_row(s.name, f"{s.seconds * 1000:,.0f}")
+    table.add_row("total simulation time", f"{result.total_seconds * 1000:,.0f}", style="bold")
+    return table
+
+
+def chvote(
+    voters: Annotated[
+        int, typer.Option(help="Number of voters; each casts, confirms and checks its codes.")
+    ] = 100,
+    level: Annotated[int, typer.Option(help="Security level: 1 (1024-bit p) or 2 (2048-bit p).")] = 2,
+    election: Annotated[str, typer.Option(help=f"Election shape: {', '.join(SHAPES)}.")] = "single",
+    authorities: Annotated[int, typer.Option(help="Election authorities.")] = 4,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print a machine-readable report instead.")
+    ] = False,
+) -> None:
+    """Code sheets, cast-as-intended voting by oblivious transfer, confirmation, finalization, mixing,
+    decryption and tallying, timed in the CHVote proof of concept's step names."""
+    console = Console(stderr=json_out)
+    config = ChvoteConfig(voters=voters, level=level, election=election, authorities=authorities)
+    try:
+        with progress_hook(console) as hook:
+            current: list[str] = []
+
+            def step(name: str) -> None:
+                if current:
+                    hook(current[0], 1, 1)
+                    current.clear()
+                current.append(name)
+                hook(name, 0, 1)
+
+            result = run_chvote(config, step)
+    except VotumError as err:
+        console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
+        raise typer.Exit(code=2) from err
+    if json_out:
+        report = {
+            "config": config.__dict__,
+            "p_bits": result.p_bits,
+            "steps": [{"name": s.name, "seconds": s.seconds} for s in result.steps],
+            "total_seconds": result.total_seconds,
+            "tally": result.tally,
+            "expected": result.expected,
+            "invalid": result.invalid,
+            "confirmed": result.confirmed,
+            "exact": result.exact,
+        }
+        typer.echo(json.dumps(report))
+    else:
+        console.print(_table(result))
+        console.print(f"tally {result.tally} · votes cast {result.expected} · confirmed {result.confirmed:,}")
+    if not result.exact:
+        console.print("[red]error:[/red] the tally is not the votes cast")
+        raise typer.Exit(code=1)

@@ -1,0 +1,54 @@
+"""`votum chvote` and `votum.chvote` (spec/92): the whole election from Python and the command line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+from votum.chvote import ChvoteConfig, run_chvote
+from votum.cli import app
+from votum.errors import InvalidInput
+
+
+def test_simple_sample_counts_exactly_with_every_step_named() -> None:
+    seen: list[str] = []
+    result = run_chvote(ChvoteConfig(voters=20, level=1, election="simple-sample"), seen.append)
+    assert result.exact
+    assert result.confirmed == 20
+    # 1-of-3, 1-of-3 and 2-of-10 for two voters: 20 + 20 + 4 selections
+    assert sum(result.tally) == 44
+    assert result.elections == [(3, 1), (3, 1), (10, 2)]
+    names = [s.name for s in result.steps]
+    assert names[0] == "creating public parameters" and names[-1] == "tallying"
+    assert "voting phase" in names and "mixing" in names and "decryption" in names
+    assert seen == [n for n in names if n in seen]  # progress in step order
+
+
+def test_cli_json_report() -> None:
+    out = CliRunner().invoke(app, ["chvote", "--voters", "5", "--level", "1", "--json"])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert report["exact"] is True
+    assert report["p_bits"] == 1024
+    assert sum(report["tally"]) == 5
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        ChvoteConfig(voters=0),
+        ChvoteConfig(level=3),
+        ChvoteConfig(election="GC_CE"),
+        ChvoteConfig(authorities=0),
+    ],
+)
+def test_bad_configuration_is_a_typed_error(config: ChvoteConfig) -> None:
+    with pytest.raises(InvalidInput):
+        run_chvote(config)
+
+
+def test_cli_bad_input_exits_2() -> None:
+    out = CliRunner().invoke(app, ["chvote", "--level", "7"])
+    assert out.exit_code == 2
+    assert "InvalidInput" in out.output
