@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 use votum_arith::{wipe_integer, Integer, SecretBaseTable};
-use votum_elgamal::{Ciphertext, KeyPair};
+use votum_elgamal::{Ciphertext, KeyPair, PublicKey, SecretKey};
 use votum_group::{Group, ModElement, ModScalar, ModpGroup};
 use votum_mixnet::decrypt::DecryptionShare;
 use votum_shuffle::{Generators, Rows, ShuffleProof};
@@ -72,7 +72,8 @@ pub struct Authority {
     /// The points of each voter (7.7), n per voter.
     points: Vec<Vec<Point>>,
     slots: Vec<Mutex<Slot>>,
-    tables: Option<Tables>,
+    board: Option<Arc<PublicBoard>>,
+    tables: std::sync::OnceLock<Tables>,
 }
 
 impl std::fmt::Debug for Authority {
@@ -84,14 +85,19 @@ impl std::fmt::Debug for Authority {
 impl Authority {
     /// 7.15 GenKeyPair.
     pub fn new<R: RngCore + CryptoRng>(index: usize, params: Params, rng: &mut R) -> Self {
-        let key = KeyPair::generate(params.eg(), rng);
+        // a key of 2τ bits, as SP 800-56A allows for safe-prime groups (spec/92.3)
+        let secret = SecretKey::new(params.ephemeral(rng));
+        let public = PublicKey::new(params.eg(), secret.public_element(params.eg()))
+            .unwrap_or_else(|_| unreachable_key());
+        let key = KeyPair { secret, public };
         Self {
             index,
             params,
             key,
             points: Vec::new(),
             slots: Vec::new(),
-            tables: None,
+            board: None,
+            tables: std::sync::OnceLock::new(),
         }
     }
 
@@ -180,20 +186,28 @@ impl Authority {
     /// Takes the published board (keys and credentials) and builds the constant-time combs the
     /// responses use: one per candidate prime and one for pk (spec/92.6).
     pub fn attach(&mut self, board: Arc<PublicBoard>) {
-        let eg = self.params.eg();
-        let primes = board
-            .primes
-            .par_iter()
-            .map(|p| eg.secret_table(p))
-            .collect();
-        let pk = eg.secret_table(board.pk.element());
-        self.tables = Some(Tables { board, primes, pk });
+        self.board = Some(board);
     }
 
+    /// The board and the combs, built by the first ballot (spec/92.6).
     fn tables(&self) -> Result<&Tables, ChvoteError> {
-        self.tables
-            .as_ref()
-            .ok_or_else(|| ChvoteError::Parameters("the authority has not seen the board".into()))
+        let board = self.board.as_ref().ok_or_else(|| {
+            ChvoteError::Parameters("the authority has not seen the board".into())
+        })?;
+        Ok(self.tables.get_or_init(|| {
+            let params = &self.params;
+            let primes = board
+                .primes
+                .par_iter()
+                .map(|p| params.ephemeral_comb(p))
+                .collect();
+            let pk = params.ephemeral_comb(board.pk.element());
+            Tables {
+                board: board.clone(),
+                primes,
+                pk,
+            }
+        }))
     }
 
     /// 7.22 CheckBallot, then 7.25 GenResponse. A refused ballot changes nothing.
@@ -391,4 +405,10 @@ pub fn generators(board: &PublicBoard, n: usize) -> Generators<ModpGroup> {
     let mut seed = hash::GENERATORS_SEED.to_vec();
     seed.extend(board.digest);
     Generators::derive(board.params.eg(), &seed, n.max(1))
+}
+
+/// g^x for x in [1, 2^(2τ)) is never the identity (2τ < |q|), so a key share is always a key.
+#[allow(clippy::panic)]
+fn unreachable_key() -> PublicKey<ModpGroup> {
+    panic!("g^x = 1 for a non-zero x shorter than q")
 }

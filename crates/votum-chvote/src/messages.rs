@@ -75,8 +75,9 @@ pub struct PublicBoard {
     /// commitments[j][i][v]: authority j, voter i, candidate v.
     pub commitments: Vec<Vec<Vec<[u8; 32]>>>,
     pub primes: Vec<ModElement>,
-    /// A small fixed-base table of pk (window 5: built in milliseconds, a third of a plain power).
-    pk_table: votum_arith::FixedBaseTable,
+    /// A small fixed-base table of pk (window 5: built in milliseconds, a third of a plain power),
+    /// built by the first ballot check.
+    pk_table: std::sync::OnceLock<votum_arith::FixedBaseTable>,
     /// pk with votum-elgamal's full table, built by the first shuffle (spec/92.8).
     mix_key: std::sync::OnceLock<PublicKey<ModpGroup>>,
 }
@@ -109,13 +110,6 @@ impl PublicBoard {
         for share in &key_shares {
             pk = eg.op(&pk, share);
         }
-        let pk_table = votum_arith::FixedBaseTable::with_window(
-            eg.modulus(),
-            pk.value(),
-            eg.order().significant_bits(),
-            5,
-        )
-        .map_err(|e| ChvoteError::Parameters(format!("joint key: {e}")))?;
         let pk = PublicKey::new(eg, pk)
             .map_err(|e| ChvoteError::Parameters(format!("joint key: {e}")))?;
         let mut x_hat = Vec::with_capacity(set.voters());
@@ -146,7 +140,7 @@ impl PublicBoard {
             y_hat,
             commitments,
             primes,
-            pk_table,
+            pk_table: std::sync::OnceLock::new(),
             mix_key: std::sync::OnceLock::new(),
         })
     }
@@ -166,7 +160,14 @@ impl PublicBoard {
     /// pk^e for a public exponent e < q.
     pub fn pk_pow(&self, e: &Integer) -> ModElement {
         let eg = self.params.eg();
-        let x = self.pk_table.pow(e).unwrap_or_else(|_| Integer::from(1));
+        let table = self.pk_table.get_or_init(|| {
+            let pk = self.pk.element().value();
+            let bits = eg.order().significant_bits();
+            votum_arith::FixedBaseTable::with_window(eg.modulus(), pk, bits, 5)
+                .or_else(|_| votum_arith::FixedBaseTable::with_window(eg.modulus(), pk, bits, 1))
+                .unwrap_or_else(|_| unreachable_table())
+        });
+        let x = table.pow(e).unwrap_or_else(|_| Integer::from(1));
         eg.element(&x).unwrap_or_else(|_| eg.identity())
     }
 }
@@ -275,4 +276,9 @@ pub fn check_revealed_response(
 /// An integer as a scalar of `group` (reduced modulo its order).
 pub fn scalar(group: &ModpGroup, x: &Integer) -> ModScalar {
     group.scalar_from_integer(x)
+}
+
+#[allow(clippy::panic)]
+fn unreachable_table() -> votum_arith::FixedBaseTable {
+    panic!("a 1-bit table of an element modulo an odd prime")
 }

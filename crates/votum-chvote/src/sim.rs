@@ -120,8 +120,6 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
     };
     progress(STEPS[0]);
     let params = Params::new(config.level, config.authorities)?;
-    params.eg().warm();
-    params.ig().warm();
     clock.lap(STEPS[0]);
     progress(STEPS[1]);
     let set = ElectionSet::of_shape(config.shape, config.voters)?;
@@ -157,13 +155,14 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
     for a in authorities.iter_mut() {
         a.attach(board.clone());
     }
-    let tables = ClientTables::new(&board);
     clock.lap(STEPS[7]);
     progress(STEPS[8]);
     let cards = voting_cards(&params, &secret)?;
     drop(secret);
     clock.lap(STEPS[8]);
     progress(STEPS[9]);
+    // the voting client's precomputation for this election (a real client does it once per page)
+    let tables = ClientTables::new(&board);
     let choices: Vec<Vec<usize>> = {
         let mut rng = OsRng;
         (0..set.voters())
@@ -196,7 +195,8 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
     let shares = authorities
         .par_iter()
         .map(|a| {
-            for (j, proof) in proofs.iter().enumerate() {
+            // every other authority's shuffle (7.47 CheckShuffleProofs skips its own)
+            for (j, proof) in proofs.iter().enumerate().filter(|(j, _)| *j != a.index()) {
                 tally::check_shuffle(
                     &board,
                     j,
