@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -11,10 +12,15 @@ from votum.cli import app
 from votum.errors import InvalidInput
 
 
-def test_simple_sample_counts_exactly_with_every_step_named() -> None:
+def test_simple_sample_counts_exactly_with_every_step_named(tmp_path: Path) -> None:
     seen: list[str] = []
-    result = run_chvote(ChvoteConfig(voters=20, level=1, election="simple-sample"), seen.append)
+    record = tmp_path / "election.vchv"
+    result = run_chvote(
+        ChvoteConfig(voters=20, level=1, election="simple-sample"), seen.append, record=record
+    )
     assert result.exact
+    assert result.verified is True and result.not_passed == []
+    assert record.read_bytes()[:8] == b"VOTUMCHV"
     assert result.confirmed == 20
     # 1-of-3, 1-of-3 and 2-of-10 for two voters: 20 + 20 + 4 selections
     assert sum(result.tally) == 44
@@ -22,16 +28,30 @@ def test_simple_sample_counts_exactly_with_every_step_named() -> None:
     names = [s.name for s in result.steps]
     assert names[0] == "creating public parameters" and names[-1] == "tallying"
     assert "voting phase" in names and "mixing" in names and "decryption" in names
-    assert seen == [n for n in names if n in seen]  # progress in step order
+    assert seen == [n for n in names if n in seen] + ["writing the record"]  # progress in step order
 
 
-def test_cli_json_report() -> None:
-    out = CliRunner().invoke(app, ["chvote", "--voters", "5", "--level", "1", "--json"])
+def test_cli_json_report_and_its_record_verified_again(tmp_path: Path) -> None:
+    record = tmp_path / "r.vchv"
+    out = CliRunner().invoke(app, ["chvote", "--voters", "5", "--level", "1", "--out", str(record), "--json"])
     assert out.exit_code == 0, out.output
     report = json.loads(out.stdout.strip().splitlines()[-1])
-    assert report["exact"] is True
+    assert report["exact"] is True and report["verified"] is True
     assert report["p_bits"] == 1024
     assert sum(report["tally"]) == 5
+    again = CliRunner().invoke(app, ["verify", str(record), "--json"])
+    assert again.exit_code == 0, again.output
+    checks = json.loads(again.stdout)["checks"]
+    assert [c["id"] for c in checks] == [f"V-CHV-0{i}" for i in range(1, 10)]
+    assert all(c["status"] == "pass" for c in checks)
+    # a changed count in the result: `votum verify` fails V-CHV-09 and exits 1
+    data = bytearray(record.read_bytes())
+    data[-20] ^= 1
+    record.write_bytes(bytes(data))
+    bad = CliRunner().invoke(app, ["verify", str(record), "--json"])
+    assert bad.exit_code == 1
+    failed = [c["id"] for c in json.loads(bad.stdout)["checks"] if c["status"] != "pass"]
+    assert failed
 
 
 @pytest.mark.parametrize(

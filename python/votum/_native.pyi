@@ -507,6 +507,7 @@ def chvote_simulate(
     voters: int,
     *,
     authorities: int = 4,
+    record: str | None = None,
     progress: Callable[[str], object] | None = None,
 ) -> dict[str, Any]: ...
 def mix_election(

@@ -11,7 +11,8 @@ proofs, and the tally is compared with the votes cast. All of it runs in the Rus
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from votum import _native
 from votum.errors import InvalidInput
@@ -49,6 +50,10 @@ class ChvoteResult:
     confirmed: int
     p_bits: int
     elections: list[tuple[int, int]]
+    #: The record written (spec/92.10) and the independent verifier's verdict on it.
+    record: Path | None = None
+    verified: bool | None = None
+    not_passed: list[str] = field(default_factory=list)
 
     @property
     def exact(self) -> bool:
@@ -60,11 +65,20 @@ class ChvoteResult:
         return sum(s.seconds for s in self.steps)
 
 
-def run_chvote(config: ChvoteConfig, progress: Callable[[str], None] | None = None) -> ChvoteResult:
-    """Runs the whole election in this process (the authorities are separate values, spec/92.1)."""
+def run_chvote(
+    config: ChvoteConfig, progress: Callable[[str], None] | None = None, *, record: Path | None = None
+) -> ChvoteResult:
+    """Runs the whole election in this process (the authorities are separate values, spec/92.1).
+    With `record`, the election's record is written there and checked by the independent verifier
+    (`votum verify RECORD` checks it again later)."""
     config.check()
     raw = _native.chvote_simulate(
-        config.level, config.election, config.voters, authorities=config.authorities, progress=progress
+        config.level,
+        config.election,
+        config.voters,
+        authorities=config.authorities,
+        record=None if record is None else str(record),
+        progress=progress,
     )
     steps = [Step(name, ms / 1000.0, config.voters) for name, ms in raw["steps"]]
     return ChvoteResult(
@@ -76,4 +90,7 @@ def run_chvote(config: ChvoteConfig, progress: Callable[[str], None] | None = No
         confirmed=int(raw["confirmed"]),
         p_bits=int(raw["p_bits"]),
         elections=[(int(n), int(k)) for n, k in raw["elections"]],
+        record=record,
+        verified=raw.get("verified"),
+        not_passed=list(raw.get("not_passed", [])),
     )

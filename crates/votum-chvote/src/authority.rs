@@ -16,8 +16,8 @@ use zeroize::Zeroize;
 use crate::election::ElectionSet;
 use crate::hash;
 use crate::messages::{
-    check_ballot_proof, query_product, Ballot, Confirmation, Finalization, PublicBoard,
-    PublicVoterData, Response,
+    check_ballot_proof, query_product, shuffle_context, Ballot, Confirmation, Finalization,
+    PublicBoard, PublicVoterData, Response,
 };
 use crate::params::Params;
 use crate::poly::{random_below, y_value, Point};
@@ -371,13 +371,6 @@ impl Authority {
     }
 }
 
-/// The context a shuffle proof of authority j is bound to.
-pub fn shuffle_context(board: &PublicBoard, authority: usize) -> Vec<u8> {
-    let mut c = board.digest.to_vec();
-    c.extend((authority as u64).to_be_bytes());
-    c
-}
-
 /// 7.8 GenPolynomial: d + 1 coefficients, the last non-zero; [0] for d = −1.
 fn gen_polynomial<R: RngCore + CryptoRng>(d: i64, p: &Integer, rng: &mut R) -> Vec<Integer> {
     if d < 0 {
@@ -398,13 +391,6 @@ pub(crate) fn fixed(x: &Integer, len: usize) -> Vec<u8> {
     let mut out = vec![0u8; len.saturating_sub(digits.len())];
     out.extend(digits);
     out
-}
-
-/// The generators for shuffles of up to `n` rows.
-pub fn generators(board: &PublicBoard, n: usize) -> Generators<ModpGroup> {
-    let mut seed = hash::GENERATORS_SEED.to_vec();
-    seed.extend(board.digest);
-    Generators::derive(board.params.eg(), &seed, n.max(1))
 }
 
 /// g^x for x in [1, 2^(2τ)) is never the identity (2τ < |q|), so a key share is always a key.

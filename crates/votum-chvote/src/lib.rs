@@ -13,6 +13,7 @@ pub mod hash;
 pub mod messages;
 pub mod params;
 pub mod poly;
+pub mod record;
 pub mod tally;
 
 #[cfg(feature = "prove")]

@@ -282,3 +282,17 @@ pub fn scalar(group: &ModpGroup, x: &Integer) -> ModScalar {
 fn unreachable_table() -> votum_arith::FixedBaseTable {
     panic!("a 1-bit table of an element modulo an odd prime")
 }
+
+/// The context a shuffle proof of authority j is bound to.
+pub fn shuffle_context(board: &PublicBoard, authority: usize) -> Vec<u8> {
+    let mut c = board.digest.to_vec();
+    c.extend((authority as u64).to_be_bytes());
+    c
+}
+
+/// The generators for shuffles of up to `n` rows.
+pub fn generators(board: &PublicBoard, n: usize) -> votum_shuffle::Generators<ModpGroup> {
+    let mut seed = hash::GENERATORS_SEED.to_vec();
+    seed.extend(board.digest);
+    votum_shuffle::Generators::derive(board.params.eg(), &seed, n.max(1))
+}

@@ -10,12 +10,14 @@ use rayon::prelude::*;
 use votum_group::ModpGroup;
 use votum_shuffle::Rows;
 
-use crate::authority::{generators, shuffle_context, Authority};
+use crate::authority::Authority;
 use crate::client::{self, ClientTables};
 use crate::election::{ElectionSet, Shape};
-use crate::messages::PublicBoard;
+use crate::messages::{generators, shuffle_context};
+use crate::messages::{Ballot, Confirmation, Finalization, PublicBoard, PublicVoterData, Response};
 use crate::params::{Level, Params};
 use crate::printing::{voting_cards, VotingCard};
+use crate::record::{self as rec, RecordWriter};
 use crate::tally::{self, Tally};
 use crate::ChvoteError;
 
@@ -26,6 +28,8 @@ pub struct Config {
     pub shape: Shape,
     pub voters: usize,
     pub authorities: usize,
+    /// Where to write the election's record (spec/92.10), if anywhere.
+    pub record: Option<std::path::PathBuf>,
 }
 
 /// The step table (name, milliseconds) and the outcome.
@@ -37,6 +41,17 @@ pub struct Report {
     pub confirmed: usize,
     pub p_bits: u32,
     pub elections: Vec<(usize, usize)>,
+    /// Milliseconds spent writing the record (not part of the steps).
+    pub record_ms: f64,
+}
+
+/// What one voter's voting phase posted: the ballot, the responses, the confirmation and the
+/// finalizations.
+pub struct Transcript {
+    pub ballot: Ballot,
+    pub responses: Vec<Response>,
+    pub confirmation: Confirmation,
+    pub finalizations: Vec<Finalization>,
 }
 
 pub const STEPS: [&str; 13] = [
@@ -76,7 +91,7 @@ pub fn vote(
     authorities: &[Authority],
     card: &VotingCard,
     selections: &[usize],
-) -> Result<(), ChvoteError> {
+) -> Result<Transcript, ChvoteError> {
     let mut rng = OsRng;
     let voter = card.voter;
     let (ballot, secrets) = client::gen_ballot(
@@ -109,7 +124,12 @@ pub fn vote(
             "voter {voter}: the finalization code is not the card's"
         )));
     }
-    Ok(())
+    Ok(Transcript {
+        ballot,
+        responses,
+        confirmation: gamma,
+        finalizations: parts,
+    })
 }
 
 /// Runs the whole election; `progress(step)` is called before each step.
@@ -146,6 +166,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
     }
     clock.lap(STEPS[6]);
     progress(STEPS[7]);
+    let public_data = config.record.as_ref().map(|_| public.clone());
     let board = Arc::new(PublicBoard::new(
         params.clone(),
         set.clone(),
@@ -169,10 +190,11 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
             .map(|i| client::random_selections(&board, i, &mut rng))
             .collect()
     };
-    cards
+    let transcripts = cards
         .par_iter()
         .zip(&choices)
-        .try_for_each(|(card, s)| vote(&board, &tables, &authorities, card, s))?;
+        .map(|(card, s)| vote(&board, &tables, &authorities, card, s))
+        .collect::<Result<Vec<_>, _>>()?;
     clock.lap(STEPS[9]);
     progress(STEPS[10]);
     let inputs = Rows::new(1, authorities[0].encryptions())
@@ -216,6 +238,23 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
     let plaintexts = tally::decrypt(&board, last, &shares)?;
     let result = tally::tally(&board, &plaintexts);
     clock.lap(STEPS[12]);
+    let mut record_ms = 0.0;
+    if let Some(path) = &config.record {
+        progress("writing the record");
+        let at = Instant::now();
+        let published = Published {
+            board: &board,
+            key_shares: &board.key_shares,
+            voter_data: &public_data,
+            transcripts: &transcripts,
+            lists: &lists,
+            proofs: &proofs,
+            shares: &shares,
+            tally: &result,
+        };
+        write_record(path, &published)?;
+        record_ms = at.elapsed().as_secs_f64() * 1e3;
+    }
     let mut expected = vec![0u64; set.total_candidates()];
     for s in &choices {
         for &v in s {
@@ -234,5 +273,94 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
             .copied()
             .zip(set.selections.iter().copied())
             .collect(),
+        record_ms,
     })
+}
+
+/// Everything a record holds, borrowed from the run.
+pub struct Published<'a> {
+    pub board: &'a PublicBoard,
+    pub key_shares: &'a [votum_group::ModElement],
+    pub voter_data: &'a Option<Vec<Vec<PublicVoterData>>>,
+    pub transcripts: &'a [Transcript],
+    pub lists: &'a [Rows<ModpGroup>],
+    pub proofs: &'a [votum_shuffle::ShuffleProof<ModpGroup>],
+    pub shares: &'a [votum_mixnet::decrypt::DecryptionShare<ModpGroup>],
+    pub tally: &'a Tally,
+}
+
+/// Writes the record (spec/92.10) in its order; the file is written to a sibling and renamed, so
+/// a failed run leaves no partial record.
+pub fn write_record(path: &std::path::Path, p: &Published<'_>) -> Result<(), ChvoteError> {
+    let io = |e: std::io::Error| ChvoteError::Parameters(format!("{}: {e}", path.display()));
+    let partial = path.with_extension("partial");
+    let file = std::fs::File::create(&partial).map_err(io)?;
+    let params = &p.board.params;
+    let mut w = RecordWriter::new(std::io::BufWriter::with_capacity(1 << 20, file), "chvote")?;
+    w.append(
+        "parameters",
+        "parameters",
+        &rec::parameters_bytes(params, &p.board.set),
+    )?;
+    for (j, pk) in p.key_shares.iter().enumerate() {
+        w.append(
+            "key-share",
+            &format!("authority-{j}"),
+            &rec::key_share_bytes(params, pk),
+        )?;
+    }
+    let data = p
+        .voter_data
+        .as_ref()
+        .ok_or_else(|| ChvoteError::Parameters("the voter data was not kept".into()))?;
+    for (j, d) in data.iter().enumerate() {
+        w.append(
+            "voter-data",
+            &format!("authority-{j}"),
+            &rec::voter_data_bytes(params, d),
+        )?;
+    }
+    for (i, t) in p.transcripts.iter().enumerate() {
+        let name = format!("voter-{i}");
+        w.append("ballot", &name, &rec::ballot_bytes(params, &t.ballot))?;
+        w.append(
+            "responses",
+            &name,
+            &rec::responses_bytes(params, &t.responses),
+        )?;
+        w.append(
+            "confirmation",
+            &name,
+            &rec::confirmation_bytes(params, &t.confirmation),
+        )?;
+        w.append(
+            "finalizations",
+            &name,
+            &rec::finalizations_bytes(params, &t.finalizations),
+        )?;
+    }
+    w.append("input", "input", &rec::input_bytes(params, &p.lists[0]))?;
+    for (j, proof) in p.proofs.iter().enumerate() {
+        w.append(
+            "shuffle",
+            &format!("authority-{j}"),
+            &rec::shuffle_bytes(params, &p.lists[j + 1], proof),
+        )?;
+    }
+    for (j, share) in p.shares.iter().enumerate() {
+        w.append(
+            "decryption",
+            &format!("authority-{j}"),
+            &rec::share_bytes(params, share),
+        )?;
+    }
+    w.append(
+        "result",
+        "result",
+        &rec::result_bytes(&p.tally.counts, p.tally.invalid),
+    )?;
+    let mut out = w.into_inner()?;
+    std::io::Write::flush(&mut out).map_err(io)?;
+    drop(out);
+    std::fs::rename(&partial, path).map_err(io)
 }

@@ -62,6 +62,7 @@ fn simulations_count_exactly_at_both_levels_and_shapes() {
                 shape,
                 voters,
                 authorities: 4,
+                record: None,
             },
             &mut |_| {},
         )

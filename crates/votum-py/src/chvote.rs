@@ -11,15 +11,17 @@ use crate::errors::NativeError;
 /// Runs a whole CHVote election of `voters` voters (every voter casts, checks its return codes,
 /// confirms and checks its finalization code), then mixing, decryption and tallying; returns the
 /// step table (the proof of concept's step names, milliseconds), the tally and the votes cast.
-/// `progress(step)` is called before each step.
+/// With `record`, the election's record is written there (spec/92.10) and checked by the
+/// independent verifier (`verified`, `not_passed`). `progress(step)` is called before each step.
 #[pyfunction]
-#[pyo3(signature = (level, shape, voters, *, authorities = 4, progress = None))]
+#[pyo3(signature = (level, shape, voters, *, authorities = 4, record = None, progress = None))]
 pub fn chvote_simulate(
     py: Python<'_>,
     level: u8,
     shape: &str,
     voters: usize,
     authorities: usize,
+    record: Option<std::path::PathBuf>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Py<PyDict>> {
     let config = Config {
@@ -27,6 +29,7 @@ pub fn chvote_simulate(
         shape: Shape::from_name(shape).map_err(NativeError::Chvote)?,
         voters,
         authorities,
+        record: record.clone(),
     };
     if voters == 0 {
         return Err(
@@ -45,7 +48,14 @@ pub fn chvote_simulate(
             slot.get_or_insert(e);
         }
     };
-    let report = release(py, || run(&config, &mut tell)).map_err(NativeError::Chvote)?;
+    let (report, check) = release(py, || {
+        let report = run(&config, &mut tell)?;
+        let check = record
+            .as_ref()
+            .map(|path| votum_verify::verify_record(path, votum_verify::Options::default()).0);
+        Ok::<_, votum_chvote::ChvoteError>((report, check))
+    })
+    .map_err(NativeError::Chvote)?;
     if let Some(e) = raised.lock().ok().and_then(|mut s| s.take()) {
         return Err(e);
     }
@@ -62,5 +72,10 @@ pub fn chvote_simulate(
     d.set_item("confirmed", report.confirmed)?;
     d.set_item("p_bits", report.p_bits)?;
     d.set_item("elections", report.elections.clone())?;
+    d.set_item("record_ms", report.record_ms)?;
+    if let Some(check) = check {
+        d.set_item("verified", check.passed())?;
+        d.set_item("not_passed", check.not_passed())?;
+    }
     Ok(d.unbind())
 }

@@ -42,6 +42,15 @@ pub enum Check {
     Sv10,
     Sv11,
     Sv12,
+    Chv01,
+    Chv02,
+    Chv03,
+    Chv04,
+    Chv05,
+    Chv06,
+    Chv07,
+    Chv08,
+    Chv09,
 }
 
 impl Check {
@@ -96,10 +105,27 @@ impl Check {
         Check::Sv12,
     ];
 
+    /// The checks of a CHVote record (spec/92.10), in report order.
+    pub const CHV: [Check; 9] = [
+        Check::Chv01,
+        Check::Chv02,
+        Check::Chv03,
+        Check::Chv04,
+        Check::Chv05,
+        Check::Chv06,
+        Check::Chv07,
+        Check::Chv08,
+        Check::Chv09,
+    ];
+
     /// Every check of the registry: the ElectionGuard record's, the mix record's, the split-value
-    /// record's.
+    /// record's, the CHVote record's.
     pub fn all() -> impl Iterator<Item = Check> {
-        Check::EG.into_iter().chain(Check::MIX).chain(Check::SV)
+        Check::EG
+            .into_iter()
+            .chain(Check::MIX)
+            .chain(Check::SV)
+            .chain(Check::CHV)
     }
 
     /// The checks every submitted ballot goes through (one batch examines each of them).
@@ -240,6 +266,36 @@ impl Check {
                 "opened halves differ from their inputs by the t-values",
             ),
             Check::Sv12 => ("V-SV-12", "each tally is the count of the opened votes"),
+            Check::Chv01 => (
+                "V-CHV-01",
+                "the CHVote record reads; its entries come in order",
+            ),
+            Check::Chv02 => (
+                "V-CHV-02",
+                "parameters, key shares and the authorities' public voter data",
+            ),
+            Check::Chv03 => (
+                "V-CHV-03",
+                "ballots: one per voter, the voter's credential, the ballot proof",
+            ),
+            Check::Chv04 => (
+                "V-CHV-04",
+                "the revealed OT exponents give every authority's response",
+            ),
+            Check::Chv05 => (
+                "V-CHV-05",
+                "confirmations: after a ballot, the voter's credential, the proof",
+            ),
+            Check::Chv06 => (
+                "V-CHV-06",
+                "the input list is the confirmed ballots' encryptions",
+            ),
+            Check::Chv07 => ("V-CHV-07", "every authority's shuffle proof"),
+            Check::Chv08 => (
+                "V-CHV-08",
+                "every authority's decryption share and its proof",
+            ),
+            Check::Chv09 => ("V-CHV-09", "the result is the tally of the decrypted votes"),
         }
     }
 }
@@ -259,7 +315,7 @@ mod tests {
         ids.dedup();
         assert_eq!(
             ids.len(),
-            Check::EG.len() + Check::MIX.len() + Check::SV.len()
+            Check::EG.len() + Check::MIX.len() + Check::SV.len() + Check::CHV.len()
         );
     }
 

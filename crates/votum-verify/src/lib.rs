@@ -7,11 +7,13 @@
 //! - [`eg`]: the ElectionGuard 1.4 record, either form (directory or votum archive), streamed one
 //!   document at a time with ballots in parallel batches;
 //! - [`mix`]: a mixnet election's record (spec/91.7), streamed one board entry at a time;
-//! - [`sv`]: a split-value election's record (spec/97.8), streamed likewise.
+//! - [`sv`]: a split-value election's record (spec/97.8), streamed likewise;
+//! - [`chv`]: a CHVote election's record (spec/92.10), streamed likewise.
 //!
 //! This crate reads and checks; it produces no proof and holds no secret.
 
 pub mod checks;
+pub mod chv;
 pub mod eg;
 pub mod mix;
 pub mod report;
@@ -25,6 +27,7 @@ pub(crate) fn hex(b: &[u8]) -> String {
 }
 
 pub use checks::Check;
+pub use chv::verify_chvote_record;
 pub use eg::{verify_eg_record, BallotWorkers, Intermediates, Options, Progress};
 pub use mix::verify_mix_record;
 pub use report::{CheckResult, Finding, Report, Status};
@@ -38,6 +41,8 @@ pub fn verify_record(path: &Path, options: Options<'_>) -> (Report, Intermediate
         verify_mix_record(path, options)
     } else if votum_splitvalue::record::is_sv_record(path) {
         verify_sv_record(path, options)
+    } else if votum_chvote::record::is_chvote_record(path) {
+        verify_chvote_record(path, options)
     } else {
         verify_eg_record(path, options)
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -38,6 +39,13 @@ def chvote(
     level: Annotated[int, typer.Option(help="Security level: 1 (1024-bit p) or 2 (2048-bit p).")] = 2,
     election: Annotated[str, typer.Option(help=f"Election shape: {', '.join(SHAPES)}.")] = "single",
     authorities: Annotated[int, typer.Option(help="Election authorities.")] = 4,
+    out: Annotated[
+        Path,
+        typer.Option(
+            help="Where the election's record goes (one file, spec/92.10; an earlier one there is "
+            "replaced). Check it again any time with `votum verify FILE`."
+        ),
+    ] = Path("chvote-record.vchv"),
     json_out: Annotated[
         bool, typer.Option("--json", help="Print a machine-readable report instead.")
     ] = False,
@@ -57,7 +65,7 @@ def chvote(
                 current.append(name)
                 hook(name, 0, 1)
 
-            result = run_chvote(config, step)
+            result = run_chvote(config, step, record=out)
     except VotumError as err:
         console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
         raise typer.Exit(code=2) from err
@@ -72,11 +80,22 @@ def chvote(
             "invalid": result.invalid,
             "confirmed": result.confirmed,
             "exact": result.exact,
+            "record": str(out),
+            "verified": result.verified,
+            "not_passed": result.not_passed,
         }
         typer.echo(json.dumps(report))
     else:
         console.print(_table(result))
         console.print(f"tally {result.tally} · votes cast {result.expected} · confirmed {result.confirmed:,}")
+        console.print(
+            f"record {out}: the independent verifier passed every V-CHV check" if result.verified else ""
+        )
     if not result.exact:
         console.print("[red]error:[/red] the tally is not the votes cast")
+        raise typer.Exit(code=1)
+    if not result.verified:
+        console.print(
+            f"[red]error:[/red] the verifier did not pass the record: {', '.join(result.not_passed)}"
+        )
         raise typer.Exit(code=1)

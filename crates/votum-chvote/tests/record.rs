@@ -1,0 +1,231 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+//! The record of a CHVote election (spec/92.10) and the verifier's V-CHV checks: an honest record
+//! passes every check; a record changed in one place fails the check for that place, naming it.
+
+use std::path::{Path, PathBuf};
+
+use votum_chvote::record::{read_all, RecordWriter};
+use votum_chvote::sim::{run, Config};
+use votum_chvote::{Level, Shape};
+use votum_verify::{verify_record, Options, Status};
+
+fn honest(dir: &Path, shape: Shape, voters: usize) -> PathBuf {
+    let path = dir.join("election.vchv");
+    let report = run(
+        &Config {
+            level: Level::One,
+            shape,
+            voters,
+            authorities: 3,
+            record: Some(path.clone()),
+        },
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(report.tally.counts, report.expected);
+    path
+}
+
+fn statuses(path: &Path) -> Vec<(&'static str, Status, Vec<String>)> {
+    let (report, _) = verify_record(path, Options::default());
+    report
+        .checks
+        .iter()
+        .map(|c| {
+            (
+                c.id,
+                c.status,
+                c.findings
+                    .iter()
+                    .map(|f| format!("{}: {}", f.object, f.reason))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// A change to a record's entries.
+type Change = Box<dyn FnOnce(&mut Vec<votum_chvote::record::Entry>)>;
+
+/// Rewrites the record with `change` applied to its entries.
+fn tamper(path: &Path, out: &Path, change: impl FnOnce(&mut Vec<votum_chvote::record::Entry>)) {
+    let (id, mut entries) = read_all(&std::fs::read(path).unwrap()).unwrap();
+    change(&mut entries);
+    let mut w = RecordWriter::new(Vec::new(), &id).unwrap();
+    for e in &entries {
+        w.append(&e.kind, &e.name, &e.payload).unwrap();
+    }
+    std::fs::write(out, w.into_inner().unwrap()).unwrap();
+}
+
+fn failing(path: &Path) -> Vec<(&'static str, Vec<String>)> {
+    statuses(path)
+        .into_iter()
+        .filter(|(_, s, _)| *s != Status::Pass)
+        .map(|(id, _, f)| (id, f))
+        .collect()
+}
+
+fn index(entries: &[votum_chvote::record::Entry], kind: &str, name: &str) -> usize {
+    entries
+        .iter()
+        .position(|e| e.kind == kind && e.name == name)
+        .unwrap()
+}
+
+/// Changes one byte near the end of a payload (always to another value).
+fn flip(payload: &mut [u8], from_end: usize) {
+    let i = payload.len() - from_end;
+    payload[i] ^= 0x01;
+}
+
+#[test]
+fn an_honest_record_passes_every_check() {
+    let dir = tempdir();
+    let path = honest(dir.path(), Shape::SimpleSample, 12);
+    let all = statuses(&path);
+    assert_eq!(all.len(), 9);
+    for (id, status, findings) in &all {
+        assert_eq!(*status, Status::Pass, "{id}: {findings:?}");
+        assert!(id.starts_with("V-CHV-"));
+    }
+}
+
+#[test]
+fn each_tampering_fails_its_own_check() {
+    let dir = tempdir();
+    let path = honest(dir.path(), Shape::Single, 6);
+    let out = dir.path().join("tampered.vchv");
+    let cases: Vec<(&str, &str, Change)> = vec![
+        (
+            "V-CHV-03",
+            "voter-2",
+            Box::new(|e| {
+                let i = index(e, "ballot", "voter-2");
+                flip(&mut e[i].payload, 1); // s3
+            }),
+        ),
+        (
+            "V-CHV-04",
+            "voter-1 authority-2",
+            Box::new(|e| {
+                let i = index(e, "finalizations", "voter-1");
+                let n = e[i].payload.len();
+                // the last authority's last revealed exponent
+                e[i].payload[n - 1] ^= 0x01;
+            }),
+        ),
+        (
+            "V-CHV-05",
+            "voter-3",
+            Box::new(|e| {
+                let i = index(e, "confirmation", "voter-3");
+                flip(&mut e[i].payload, 1); // s
+            }),
+        ),
+        (
+            "V-CHV-06",
+            "input",
+            Box::new(|e| {
+                let c = index(e, "ballot", "voter-4");
+                let f = index(e, "finalizations", "voter-4");
+                e.drain(c..=f); // the input list keeps voter 4's encryption
+            }),
+        ),
+        (
+            "V-CHV-08",
+            "authority-1",
+            Box::new(|e| {
+                let i = index(e, "decryption", "authority-1");
+                flip(&mut e[i].payload, 300); // inside a partial decryption
+            }),
+        ),
+        (
+            "V-CHV-09",
+            "result",
+            Box::new(|e| {
+                let i = index(e, "result", "result");
+                flip(&mut e[i].payload, 9); // the last candidate's count
+            }),
+        ),
+        (
+            "V-CHV-01",
+            "entry",
+            Box::new(|e| {
+                let i = index(e, "shuffle", "authority-0");
+                let j = index(e, "shuffle", "authority-1");
+                e.swap(i, j);
+            }),
+        ),
+    ];
+    for (check, object, change) in cases {
+        tamper(&path, &out, change);
+        let failed = failing(&out);
+        assert!(!failed.is_empty(), "{check}: nothing failed");
+        assert_eq!(failed[0].0, check, "{check}: {failed:?}");
+        assert!(
+            failed[0].1.iter().any(|f| f.contains(object)),
+            "{check} should name {object}: {failed:?}"
+        );
+    }
+}
+
+#[test]
+fn a_swapped_pair_in_a_shuffle_fails_its_proof() {
+    let dir = tempdir();
+    let path = honest(dir.path(), Shape::Single, 5);
+    let out = dir.path().join("swapped.vchv");
+    let params = votum_chvote::Params::new(Level::One, 3).unwrap();
+    tamper(&path, &out, |e| {
+        let i = index(e, "shuffle", "authority-1");
+        let mut rng = rand_core::OsRng;
+        let (rows, proof) =
+            votum_chvote::record::decode_shuffle(&params, &e[i].payload, 5, &mut rng).unwrap();
+        let mut cts = rows.into_ciphertexts();
+        cts.swap(0, 3);
+        let rows = votum_shuffle::Rows::new(1, cts).unwrap();
+        e[i].payload = votum_chvote::record::shuffle_bytes(&params, &rows, &proof);
+    });
+    let failed = failing(&out);
+    assert_eq!(failed[0].0, "V-CHV-07", "{failed:?}");
+    assert!(failed[0].1[0].contains("authority-1"), "{failed:?}");
+}
+
+#[test]
+fn garbage_and_truncation_are_errors_not_passes() {
+    let dir = tempdir();
+    let path = honest(dir.path(), Shape::Single, 3);
+    let bytes = std::fs::read(&path).unwrap();
+    let out = dir.path().join("short.vchv");
+    std::fs::write(&out, &bytes[..bytes.len() - 40]).unwrap();
+    let all = statuses(&out);
+    assert!(all
+        .iter()
+        .any(|(id, s, _)| *id == "V-CHV-01" && *s != Status::Pass));
+    let (report, _) = verify_record(&out, Options::default());
+    assert!(!report.passed());
+}
+
+struct TempDir(PathBuf);
+impl TempDir {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+fn tempdir() -> TempDir {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let p = std::env::temp_dir().join(format!(
+        "votum-chvote-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&p).unwrap();
+    TempDir(p)
+}

@@ -1,0 +1,516 @@
+//! Verifying a CHVote election's record (spec/92.10, checks V-CHV-01..09 of spec/50.7), one entry
+//! at a time: memory holds the public credentials, the ballots of voters who have not yet
+//! confirmed, the confirmed encryptions, and the list being checked and the one before it.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use votum_chvote::messages::{
+    check_ballot_proof, check_confirmation_proof, check_revealed_response, generators,
+    query_product, shuffle_context, Ballot, PublicBoard, Response,
+};
+use votum_chvote::record::{self as rec, voter_of, Entry, RecordReader};
+use votum_chvote::tally;
+use votum_elgamal::Ciphertext;
+use votum_group::ModpGroup;
+use votum_shuffle::Rows;
+
+use crate::checks::Check;
+use crate::eg::{Intermediates, Options, Progress};
+use crate::report::{Ledger, Report};
+
+/// The form name reports give a CHVote record.
+pub const FORM: &str = "votum CHVote record";
+
+/// Verifies the CHVote record at `path`, every V-CHV check.
+pub fn verify_chvote_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
+    let name = path.display().to_string();
+    match File::open(path) {
+        Ok(f) => verify_chvote_stream(BufReader::with_capacity(1 << 20, f), &name, options),
+        Err(e) => {
+            let mut ledger = Ledger::new(&Check::CHV);
+            ledger.error(Check::Chv01, &name, e.to_string());
+            (
+                ledger.finish(name, "unreadable", 0),
+                Intermediates::default(),
+            )
+        }
+    }
+}
+
+struct Walk<'o, R: Read> {
+    ledger: Ledger,
+    reader: RecordReader<R>,
+    progress: Option<&'o mut dyn FnMut(Progress) -> ControlFlow<()>>,
+    seq: u64,
+    ballots: u64,
+}
+
+/// A voter's ballot until its finalizations are read.
+struct Pending {
+    voter: usize,
+    ballot: Ballot,
+    responses: Vec<Response>,
+    /// Nothing about this voter has failed so far (a failure is reported once).
+    ok: bool,
+    confirmed: bool,
+}
+
+/// Why the walk stopped early.
+enum Stop {
+    /// A finding was recorded; nothing after it can be checked.
+    Finding,
+    /// The progress hook asked to stop.
+    Asked,
+}
+
+impl<R: Read> Walk<'_, R> {
+    fn tell(&mut self, what: &str) -> Result<(), Stop> {
+        let stop = match self.progress.as_mut() {
+            Some(p) => p(Progress::Entry(what.to_owned())).is_break(),
+            None => false,
+        };
+        if stop {
+            Err(Stop::Asked)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The next entry, which must be of `kind`; a missing or other entry is a V-CHV-01 finding.
+    fn expect(&mut self, kind: &str) -> Result<Entry, Stop> {
+        match self.next()? {
+            Some(e) if e.kind == kind => Ok(e),
+            Some(e) => {
+                let object = format!("entry {}", e.seq);
+                self.ledger.fail(
+                    Check::Chv01,
+                    &object,
+                    format!("{} {} where a {kind} is due", e.kind, e.name),
+                );
+                Err(Stop::Finding)
+            }
+            None => {
+                self.ledger.error(
+                    Check::Chv01,
+                    "record",
+                    format!("ends where a {kind} is due"),
+                );
+                Err(Stop::Finding)
+            }
+        }
+    }
+
+    fn next(&mut self) -> Result<Option<Entry>, Stop> {
+        match self.reader.next_entry() {
+            Ok(e) => {
+                if e.is_some() {
+                    self.seq += 1;
+                    self.ledger.examined(Check::Chv01, 1);
+                }
+                Ok(e)
+            }
+            Err(e) => {
+                self.ledger.error(Check::Chv01, "record", e);
+                Err(Stop::Finding)
+            }
+        }
+    }
+
+    fn named(&mut self, e: &Entry, expected: &str) -> Result<(), Stop> {
+        if e.name == expected {
+            return Ok(());
+        }
+        self.ledger.fail(
+            Check::Chv01,
+            &format!("entry {}", e.seq),
+            format!("{} {} where {expected}'s is due", e.kind, e.name),
+        );
+        Err(Stop::Finding)
+    }
+
+    fn run(&mut self) -> Result<(), Stop> {
+        self.tell("parameters")?;
+        let first = self.expect("parameters")?;
+        let (params, set) = match rec::decode_parameters(&first.payload) {
+            Ok(x) => x,
+            Err(e) => {
+                self.ledger.error(Check::Chv02, "parameters", e.to_string());
+                return Err(Stop::Finding);
+            }
+        };
+        let s = params.authorities();
+        let mut key_shares = Vec::with_capacity(s);
+        for j in 0..s {
+            let e = self.expect("key-share")?;
+            self.named(&e, &format!("authority-{j}"))?;
+            match rec::decode_key_share(&params, &e.payload) {
+                Ok(k) => key_shares.push(k),
+                Err(err) => {
+                    self.ledger.fail(Check::Chv02, &e.name, err.to_string());
+                    return Err(Stop::Finding);
+                }
+            }
+        }
+        let mut voter_data = Vec::with_capacity(s);
+        for j in 0..s {
+            let e = self.expect("voter-data")?;
+            self.named(&e, &format!("authority-{j}"))?;
+            match rec::decode_voter_data(&params, &e.payload) {
+                Ok(d) => voter_data.push(d),
+                Err(err) => {
+                    self.ledger.fail(Check::Chv02, &e.name, err.to_string());
+                    return Err(Stop::Finding);
+                }
+            }
+        }
+        let board = match PublicBoard::new(params.clone(), set, key_shares, voter_data) {
+            Ok(b) => b,
+            Err(err) => {
+                self.ledger
+                    .fail(Check::Chv02, "voter data", err.to_string());
+                return Err(Stop::Finding);
+            }
+        };
+        self.ledger.examined(Check::Chv02, 1 + 2 * s as u64);
+        let eg = params.eg();
+        let mut rng = rand_core::OsRng;
+        // ballots, in increasing voter order; each followed by its responses, then perhaps the
+        // confirmation and the finalizations
+        let mut confirmed: Vec<Ciphertext<ModpGroup>> = Vec::new();
+        let mut last_voter: Option<usize> = None;
+        let mut pending: Option<Pending> = None;
+        let entry = loop {
+            let Some(e) = self.next()? else {
+                self.ledger
+                    .error(Check::Chv01, "record", "ends before the input list");
+                return Err(Stop::Finding);
+            };
+            match e.kind.as_str() {
+                "ballot" => {
+                    let Some(i) = voter_of(&e.name).filter(|&i| i < board.voters()) else {
+                        self.ledger
+                            .fail(Check::Chv03, &e.name, "not a voter of the electorate");
+                        pending = None;
+                        continue;
+                    };
+                    if last_voter.is_some_and(|l| i <= l) {
+                        self.ledger.fail(
+                            Check::Chv03,
+                            &e.name,
+                            "a second ballot, or ballots out of voter order",
+                        );
+                        pending = None;
+                        continue;
+                    }
+                    last_voter = Some(i);
+                    self.ballots += 1;
+                    if self.ballots.is_multiple_of(256) {
+                        self.tell(&e.name)?;
+                    }
+                    self.ledger.examined(Check::Chv03, 1);
+                    let ballot = match rec::decode_ballot(&params, &e.payload) {
+                        Ok(b) => b,
+                        Err(err) => {
+                            self.ledger.fail(Check::Chv03, &e.name, err.to_string());
+                            pending = None;
+                            continue;
+                        }
+                    };
+                    let k: usize = board.set.k_of(i).iter().sum();
+                    let mut ok = false;
+                    if ballot.x_hat != board.x_hat[i] {
+                        self.ledger.fail(
+                            Check::Chv03,
+                            &e.name,
+                            "not the voter's public voting credential",
+                        );
+                    } else if ballot.queries.len() != k {
+                        self.ledger.fail(
+                            Check::Chv03,
+                            &e.name,
+                            format!("{} queries for {k} selections", ballot.queries.len()),
+                        );
+                    } else if !check_ballot_proof(&board, &ballot) {
+                        self.ledger
+                            .fail(Check::Chv03, &e.name, "the ballot proof does not verify");
+                    } else {
+                        ok = true;
+                    }
+                    pending = Some(Pending {
+                        voter: i,
+                        ballot,
+                        responses: Vec::new(),
+                        ok,
+                        confirmed: false,
+                    });
+                }
+                "responses" => {
+                    let Some(p) = pending
+                        .as_mut()
+                        .filter(|p| voter_of(&e.name) == Some(p.voter))
+                    else {
+                        self.ledger
+                            .fail(Check::Chv04, &e.name, "responses without a ballot");
+                        continue;
+                    };
+                    match rec::decode_responses(&params, &e.payload) {
+                        Ok(r) if r.len() == s => p.responses = r,
+                        Ok(_) => {
+                            self.ledger
+                                .fail(Check::Chv04, &e.name, "one response per authority");
+                            p.ok = false;
+                        }
+                        Err(err) => {
+                            self.ledger.fail(Check::Chv04, &e.name, err.to_string());
+                            p.ok = false;
+                        }
+                    }
+                }
+                "confirmation" => {
+                    let Some(p) = pending
+                        .as_mut()
+                        .filter(|p| voter_of(&e.name) == Some(p.voter))
+                    else {
+                        self.ledger
+                            .fail(Check::Chv05, &e.name, "a confirmation without a ballot");
+                        continue;
+                    };
+                    if p.confirmed {
+                        self.ledger
+                            .fail(Check::Chv05, &e.name, "a second confirmation");
+                        continue;
+                    }
+                    p.confirmed = true;
+                    self.ledger.examined(Check::Chv05, 1);
+                    // a ballot that failed is reported once, under its own check
+                    if !p.ok {
+                        continue;
+                    }
+                    let verdict = match rec::decode_confirmation(&params, &e.payload) {
+                        Err(err) => Some(err.to_string()),
+                        Ok(g) if g.y_hat != board.y_hat[p.voter] => {
+                            Some("not the voter's confirmation credential".into())
+                        }
+                        Ok(g) if !check_confirmation_proof(&board, &g) => {
+                            Some("the confirmation proof does not verify".into())
+                        }
+                        Ok(_) => None,
+                    };
+                    if let Some(reason) = verdict {
+                        self.ledger.fail(Check::Chv05, &e.name, reason);
+                        p.ok = false;
+                    }
+                }
+                "finalizations" => {
+                    let Some(p) = pending
+                        .take()
+                        .filter(|p| voter_of(&e.name) == Some(p.voter))
+                    else {
+                        self.ledger
+                            .fail(Check::Chv04, &e.name, "finalizations without a ballot");
+                        continue;
+                    };
+                    if !p.confirmed {
+                        self.ledger.fail(
+                            Check::Chv04,
+                            &e.name,
+                            "finalizations without a confirmation",
+                        );
+                        continue;
+                    }
+                    // the authorities finalized this voter: its encryption goes to the mix
+                    confirmed.push(Ciphertext {
+                        pad: p.ballot.b.clone(),
+                        data: query_product(eg, &p.ballot.queries),
+                    });
+                    if !p.ok {
+                        continue;
+                    }
+                    self.ledger.examined(Check::Chv04, 1);
+                    let parts = match rec::decode_finalizations(&params, &e.payload) {
+                        Ok(parts) if parts.len() == s => parts,
+                        Ok(_) => {
+                            self.ledger.fail(
+                                Check::Chv04,
+                                &e.name,
+                                "one finalization per authority",
+                            );
+                            continue;
+                        }
+                        Err(err) => {
+                            self.ledger.fail(Check::Chv04, &e.name, err.to_string());
+                            continue;
+                        }
+                    };
+                    for (j, (r, part)) in p.responses.iter().zip(&parts).enumerate() {
+                        if !check_revealed_response(&board, p.voter, &p.ballot, r, &part.r) {
+                            self.ledger.fail(
+                                Check::Chv04,
+                                &format!("{} authority-{j}", e.name),
+                                "the revealed exponents do not give the authority's response",
+                            );
+                        }
+                    }
+                }
+                "input" => break e,
+                _ => {
+                    self.ledger.fail(
+                        Check::Chv01,
+                        &format!("entry {}", e.seq),
+                        format!("{} {} among the ballots", e.kind, e.name),
+                    );
+                    return Err(Stop::Finding);
+                }
+            }
+        };
+        self.tell("input")?;
+        self.ledger.examined(Check::Chv06, 1);
+        let input = match rec::decode_input(&params, &entry.payload, &mut rng) {
+            Ok(l) if l.width() == 1 => l,
+            Ok(_) => {
+                self.ledger
+                    .fail(Check::Chv06, "input", "a list of width other than 1");
+                return Err(Stop::Finding);
+            }
+            Err(err) => {
+                self.ledger.error(Check::Chv06, "input", err.to_string());
+                return Err(Stop::Finding);
+            }
+        };
+        if input.ciphertexts() != confirmed.as_slice() {
+            self.ledger.fail(
+                Check::Chv06,
+                "input",
+                format!(
+                    "{} encryptions posted, {} confirmed ballots; the lists differ",
+                    input.len(),
+                    confirmed.len()
+                ),
+            );
+        }
+        drop(confirmed);
+        let gens = generators(&board, input.len());
+        let mut current: Rows<ModpGroup> = input;
+        for j in 0..s {
+            let e = self.expect("shuffle")?;
+            self.named(&e, &format!("authority-{j}"))?;
+            self.tell(&e.name)?;
+            self.ledger.examined(Check::Chv07, 1);
+            let (out, proof) =
+                match rec::decode_shuffle(&params, &e.payload, current.len(), &mut rng) {
+                    Ok(x) => x,
+                    Err(err) => {
+                        self.ledger.error(Check::Chv07, &e.name, err.to_string());
+                        return Err(Stop::Finding);
+                    }
+                };
+            if let Err(err) = tally::check_shuffle(
+                &board,
+                j,
+                &gens,
+                &shuffle_context(&board, j),
+                &current,
+                &out,
+                &proof,
+                &mut rng,
+            ) {
+                self.ledger.fail(Check::Chv07, &e.name, err.to_string());
+            }
+            current = out;
+        }
+        let mut shares = Vec::with_capacity(s);
+        for j in 0..s {
+            let e = self.expect("decryption")?;
+            self.named(&e, &format!("authority-{j}"))?;
+            self.ledger.examined(Check::Chv08, 1);
+            match rec::decode_share(&params, &e.payload) {
+                Ok(share) => shares.push(share),
+                // the other shares and the result are still read; the votes cannot be decrypted
+                Err(err) => self.ledger.fail(Check::Chv08, &e.name, err.to_string()),
+            }
+        }
+        self.tell("decryption")?;
+        let decrypted = if shares.len() == s {
+            tally::decrypt(&board, &current, &shares)
+        } else {
+            Err(votum_chvote::ChvoteError::Parameters(String::new()))
+        };
+        let plaintexts = match decrypted {
+            Err(votum_chvote::ChvoteError::Parameters(_)) if shares.len() < s => None,
+            Ok(p) => Some(p),
+            Err(err) => {
+                let object = match &err {
+                    votum_chvote::ChvoteError::Decryption { authority, .. } => {
+                        format!("authority-{authority}")
+                    }
+                    _ => "decryption".into(),
+                };
+                self.ledger.fail(Check::Chv08, &object, err.to_string());
+                None
+            }
+        };
+        let e = self.expect("result")?;
+        self.ledger.examined(Check::Chv09, 1);
+        match rec::decode_result(&e.payload) {
+            Err(err) => self.ledger.error(Check::Chv09, "result", err.to_string()),
+            Ok((counts, invalid)) => {
+                if let Some(p) = plaintexts {
+                    let t = tally::tally(&board, &p);
+                    if t.counts != counts || t.invalid != invalid {
+                        self.ledger.fail(
+                            Check::Chv09,
+                            "result",
+                            format!(
+                                "posted {counts:?} (invalid {invalid}), the decrypted votes count {:?} (invalid {})",
+                                t.counts, t.invalid
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(e) = self.next()? {
+            self.ledger.fail(
+                Check::Chv01,
+                &format!("entry {}", e.seq),
+                format!("{} {} after the result", e.kind, e.name),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Verifies a CHVote record read from `input` (`name` is how the report names it).
+pub fn verify_chvote_stream<R: Read>(
+    input: R,
+    name: &str,
+    options: Options<'_>,
+) -> (Report, Intermediates) {
+    let mut ledger = Ledger::new(&Check::CHV);
+    let reader = match RecordReader::new(input) {
+        Ok(r) => r,
+        Err(e) => {
+            ledger.error(Check::Chv01, name, e);
+            return (
+                ledger.finish(name.into(), "unreadable", 0),
+                Intermediates::default(),
+            );
+        }
+    };
+    let mut walk = Walk {
+        ledger,
+        reader,
+        progress: options.progress,
+        seq: 0,
+        ballots: 0,
+    };
+    let _ = walk.run();
+    let ballots = walk.ballots;
+    (
+        walk.ledger.finish(name.into(), FORM, ballots),
+        Intermediates::default(),
+    )
+}
