@@ -86,9 +86,15 @@ impl Authority {
     /// 7.15 GenKeyPair.
     pub fn new<R: RngCore + CryptoRng>(index: usize, params: Params, rng: &mut R) -> Self {
         // a key of 2τ bits, as SP 800-56A allows for safe-prime groups (spec/92.3)
-        let secret = SecretKey::new(params.ephemeral(rng));
-        let public = PublicKey::new(params.eg(), secret.public_element(params.eg()))
-            .unwrap_or_else(|_| unreachable_key());
+        let secret: SecretKey<ModpGroup> = SecretKey::new(params.ephemeral(rng));
+        let eg = params.eg();
+        let g_sk = eg
+            .modulus()
+            .pow_secret(eg.generator().value(), secret.expose().value())
+            .ok()
+            .and_then(|x| eg.element(&x).ok())
+            .unwrap_or_else(|| eg.identity());
+        let public = PublicKey::new(eg, g_sk).unwrap_or_else(|_| unreachable_key());
         let key = KeyPair { secret, public };
         Self {
             index,

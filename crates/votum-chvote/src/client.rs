@@ -20,14 +20,24 @@ use crate::ChvoteError;
 /// ephemeral exponents and for the proof's full-length ω_3.
 pub struct ClientTables {
     pk_ephemeral: SecretBaseTable,
+    g_ephemeral: SecretBaseTable,
     pk: SecretBaseTable,
+    g: SecretBaseTable,
 }
+
+/// Rows of the client's combs for full-length exponents (256 entries, 64 KiB at 2048 bits).
+const FULL_ROWS: u32 = 8;
 
 impl ClientTables {
     pub fn new(board: &PublicBoard) -> Self {
+        let params = &board.params;
+        let eg = params.eg();
+        let q_bits = eg.order().significant_bits();
         Self {
-            pk_ephemeral: board.params.ephemeral_comb(board.pk.element()),
-            pk: board.params.eg().secret_table(board.pk.element()),
+            pk_ephemeral: params.ephemeral_comb(board.pk.element()),
+            g_ephemeral: params.ephemeral_comb(eg.generator()),
+            pk: params.comb(board.pk.element(), q_bits, FULL_ROWS),
+            g: params.comb(eg.generator(), q_bits, FULL_ROWS),
         }
     }
 }
@@ -88,14 +98,15 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
         r.push(ru);
     }
     let a = query_product(eg, &queries);
-    let b = eg.pow_secret(eg.generator(), &r_sum);
+    // r = Σ r_u is below k·2^(2τ): within the ephemeral comb's 2τ + 16 bits for k < 2^16
+    let b = board.params.comb_pow(&tables.g_ephemeral, &r_sum);
     // 7.21 GenBallotProof
     let mut w1 = ig.random_scalar(rng);
-    let w2 = eg.pow_secret(eg.generator(), &eg.random_scalar(rng));
+    let w2 = board.params.random_element(rng);
     let mut w3 = eg.random_scalar(rng);
     let t1 = ig.pow_secret(ig.generator(), &w1);
-    let t2 = eg.op(&w2, &eg.pow_secret_with(&tables.pk, &w3));
-    let t3 = eg.pow_secret(eg.generator(), &w3);
+    let t2 = eg.op(&w2, &board.params.comb_pow(&tables.pk, &w3));
+    let t3 = board.params.comb_pow(&tables.g, &w3);
     let mut ballot = Ballot {
         x_hat,
         queries,

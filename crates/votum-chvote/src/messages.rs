@@ -75,10 +75,7 @@ pub struct PublicBoard {
     /// commitments[j][i][v]: authority j, voter i, candidate v.
     pub commitments: Vec<Vec<Vec<[u8; 32]>>>,
     pub primes: Vec<ModElement>,
-    /// A small fixed-base table of pk (window 5: built in milliseconds, a third of a plain power),
-    /// built by the first ballot check.
-    pk_table: std::sync::OnceLock<votum_arith::FixedBaseTable>,
-    /// pk with votum-elgamal's full table, built by the first shuffle (spec/92.8).
+    /// pk with votum-elgamal's full fixed-base table, built at first use (the first ballot check).
     mix_key: std::sync::OnceLock<PublicKey<ModpGroup>>,
 }
 
@@ -140,7 +137,6 @@ impl PublicBoard {
             y_hat,
             commitments,
             primes,
-            pk_table: std::sync::OnceLock::new(),
             mix_key: std::sync::OnceLock::new(),
         })
     }
@@ -157,18 +153,10 @@ impl PublicBoard {
         })
     }
 
-    /// pk^e for a public exponent e < q.
+    /// pk^e for a public exponent e < q, from the full table of [`PublicBoard::mix_key`].
     pub fn pk_pow(&self, e: &Integer) -> ModElement {
         let eg = self.params.eg();
-        let table = self.pk_table.get_or_init(|| {
-            let pk = self.pk.element().value();
-            let bits = eg.order().significant_bits();
-            votum_arith::FixedBaseTable::with_window(eg.modulus(), pk, bits, 5)
-                .or_else(|_| votum_arith::FixedBaseTable::with_window(eg.modulus(), pk, bits, 1))
-                .unwrap_or_else(|_| unreachable_table())
-        });
-        let x = table.pow(e).unwrap_or_else(|_| Integer::from(1));
-        eg.element(&x).unwrap_or_else(|_| eg.identity())
+        self.mix_key().pow(eg, &eg.scalar_from_integer(e))
     }
 }
 
@@ -278,10 +266,6 @@ pub fn scalar(group: &ModpGroup, x: &Integer) -> ModScalar {
     group.scalar_from_integer(x)
 }
 
-#[allow(clippy::panic)]
-fn unreachable_table() -> votum_arith::FixedBaseTable {
-    panic!("a 1-bit table of an element modulo an odd prime")
-}
 
 /// The context a shuffle proof of authority j is bound to.
 pub fn shuffle_context(board: &PublicBoard, authority: usize) -> Vec<u8> {

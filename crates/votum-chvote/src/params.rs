@@ -164,13 +164,30 @@ impl Params {
     /// A constant-time comb of `base` for ephemeral exponents.
     #[cfg(feature = "prove")]
     pub fn ephemeral_comb(&self, base: &ModElement) -> votum_arith::SecretBaseTable {
-        votum_arith::SecretBaseTable::new(
-            self.0.eg.modulus(),
-            base.value(),
-            self.ephemeral_bits(),
-            votum_arith::SecretBaseTable::DEFAULT_ROWS,
-        )
-        .unwrap_or_else(|_| unreachable_comb())
+        self.comb(base, self.ephemeral_bits() + 16, votum_arith::SecretBaseTable::DEFAULT_ROWS)
+    }
+
+    /// A constant-time comb of `base` for exponents below 2^bits, with 2^rows entries.
+    #[cfg(feature = "prove")]
+    pub fn comb(&self, base: &ModElement, bits: u32, rows: u32) -> votum_arith::SecretBaseTable {
+        votum_arith::SecretBaseTable::new(self.0.eg.modulus(), base.value(), bits, rows)
+            .unwrap_or_else(|_| unreachable_comb())
+    }
+
+    /// A uniform element of G_q (the square of a uniform unit of Z_p): one squaring.
+    pub fn random_element<R: rand_core::RngCore + rand_core::CryptoRng>(&self, rng: &mut R) -> ModElement {
+        let eg = &self.0.eg;
+        loop {
+            let mut u = crate::poly::random_below(eg.p(), rng);
+            if u != 0 {
+                let x = eg.modulus().mul(&u, &u);
+                votum_arith::wipe_integer(&mut u);
+                // a square of a unit is a quadratic residue: the test cannot fail
+                if let Ok(e) = eg.element(&x) {
+                    return e;
+                }
+            }
+        }
     }
 
     /// `base^s` from [`Params::ephemeral_comb`] of `base`, in constant time.
