@@ -72,3 +72,21 @@ def test_cli_bad_input_exits_2() -> None:
     out = CliRunner().invoke(app, ["chvote", "--level", "7"])
     assert out.exit_code == 2
     assert "InvalidInput" in out.output
+
+
+def test_code_sheets_one_per_voter_owner_only(tmp_path: Path) -> None:
+    sheets = tmp_path / "sheets"
+    out = CliRunner().invoke(
+        app,
+        ["chvote", "--voters", "3", "--level", "1", "--out", str(tmp_path / "r.vchv"), "--sheets", str(sheets)],
+    )
+    assert out.exit_code == 0, out.output
+    files = sorted(sheets.iterdir())
+    assert [f.name for f in files] == ["voter-000000.html", "voter-000001.html", "voter-000002.html"]
+    for f in files:
+        assert f.stat().st_mode & 0o077 == 0
+        html = f.read_text()
+        assert "Voting code" in html and "Confirmation code" in html and "Finalization code" in html
+        assert html.count("<td>Candidate ") == 3
+    # every sheet's codes are its own
+    assert len({f.read_text() for f in files}) == 3

@@ -508,6 +508,7 @@ def chvote_simulate(
     *,
     authorities: int = 4,
     record: str | None = None,
+    sheets: str | None = None,
     progress: Callable[[str], object] | None = None,
 ) -> dict[str, Any]: ...
 def mix_election(

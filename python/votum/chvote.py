@@ -66,11 +66,16 @@ class ChvoteResult:
 
 
 def run_chvote(
-    config: ChvoteConfig, progress: Callable[[str], None] | None = None, *, record: Path | None = None
+    config: ChvoteConfig,
+    progress: Callable[[str], None] | None = None,
+    *,
+    record: Path | None = None,
+    sheets: Path | None = None,
 ) -> ChvoteResult:
     """Runs the whole election in this process (the authorities are separate values, spec/92.1).
     With `record`, the election's record is written there and checked by the independent verifier
-    (`votum verify RECORD` checks it again later)."""
+    (`votum verify RECORD` checks it again later). With `sheets`, the printing authority writes one
+    code sheet per voter into that directory (HTML, readable by its owner only: the codes are secret)."""
     config.check()
     raw = _native.chvote_simulate(
         config.level,
@@ -78,6 +83,7 @@ def run_chvote(
         config.voters,
         authorities=config.authorities,
         record=None if record is None else str(record),
+        sheets=None if sheets is None else str(sheets),
         progress=progress,
     )
     steps = [Step(name, ms / 1000.0, config.voters) for name, ms in raw["steps"]]

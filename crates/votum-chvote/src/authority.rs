@@ -88,12 +88,7 @@ impl Authority {
         // a key of 2τ bits, as SP 800-56A allows for safe-prime groups (spec/92.3)
         let secret: SecretKey<ModpGroup> = SecretKey::new(params.ephemeral(rng));
         let eg = params.eg();
-        let g_sk = eg
-            .modulus()
-            .pow_secret(eg.generator().value(), secret.expose().value())
-            .ok()
-            .and_then(|x| eg.element(&x).ok())
-            .unwrap_or_else(|| eg.identity());
+        let g_sk = params.comb_pow(params.g_ephemeral(), secret.expose());
         let public = PublicKey::new(eg, g_sk).unwrap_or_else(|_| unreachable_key());
         let key = KeyPair { secret, public };
         Self {

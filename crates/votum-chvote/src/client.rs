@@ -20,7 +20,6 @@ use crate::ChvoteError;
 /// ephemeral exponents and for the proof's full-length ω_3.
 pub struct ClientTables {
     pk_ephemeral: SecretBaseTable,
-    g_ephemeral: SecretBaseTable,
     pk: SecretBaseTable,
     g: SecretBaseTable,
 }
@@ -35,7 +34,6 @@ impl ClientTables {
         let q_bits = eg.order().significant_bits();
         Self {
             pk_ephemeral: params.ephemeral_comb(board.pk.element()),
-            g_ephemeral: params.ephemeral_comb(eg.generator()),
             pk: params.comb(board.pk.element(), q_bits, FULL_ROWS),
             g: params.comb(eg.generator(), q_bits, FULL_ROWS),
         }
@@ -99,7 +97,7 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
     }
     let a = query_product(eg, &queries);
     // r = Σ r_u is below k·2^(2τ): within the ephemeral comb's 2τ + 16 bits for k < 2^16
-    let b = board.params.comb_pow(&tables.g_ephemeral, &r_sum);
+    let b = board.params.comb_pow(board.params.g_ephemeral(), &r_sum);
     // 7.21 GenBallotProof
     let mut w1 = ig.random_scalar(rng);
     let w2 = board.params.random_element(rng);

@@ -75,8 +75,10 @@ pub struct PublicBoard {
     /// commitments[j][i][v]: authority j, voter i, candidate v.
     pub commitments: Vec<Vec<Vec<[u8; 32]>>>,
     pub primes: Vec<ModElement>,
-    /// pk with votum-elgamal's full fixed-base table, built at first use (the first ballot check).
+    /// pk with the group's large fixed-base table, for the shuffles' re-encryptions (built by the
+    /// first shuffle).
     mix_key: std::sync::OnceLock<PublicKey<ModpGroup>>,
+    pk_table: std::sync::OnceLock<std::sync::Arc<votum_arith::FixedBaseTable>>,
 }
 
 impl PublicBoard {
@@ -138,6 +140,7 @@ impl PublicBoard {
             commitments,
             primes,
             mix_key: std::sync::OnceLock::new(),
+            pk_table: std::sync::OnceLock::new(),
         })
     }
 
@@ -153,10 +156,68 @@ impl PublicBoard {
         })
     }
 
-    /// pk^e for a public exponent e < q, from the full table of [`PublicBoard::mix_key`].
+    /// pk^e for a public exponent e < q (ballot checks).
     pub fn pk_pow(&self, e: &Integer) -> ModElement {
+        self.fixed_pow(&self.pk_table, self.pk.element(), e)
+    }
+
+    /// g^e for a public exponent e < q (ballot checks), from the group's own table (the shuffles
+    /// use it too).
+    pub fn g_pow(&self, e: &Integer) -> ModElement {
         let eg = self.params.eg();
-        self.mix_key().pow(eg, &eg.scalar_from_integer(e))
+        eg.pow_generator(&eg.scalar_from_integer(e))
+    }
+
+    /// Powers of pk the ballot checks take: one per authority and voter.
+    fn uses(&self) -> usize {
+        (self.voters() * self.params.authorities()).max(1)
+    }
+
+    /// The fixed-base table of `base` in `cell`, built at first use, its window chosen for the
+    /// election's size: one power per authority and voter (spec/92.6).
+    fn table<'a>(
+        &self,
+        cell: &'a std::sync::OnceLock<std::sync::Arc<votum_arith::FixedBaseTable>>,
+        base: &ModElement,
+    ) -> &'a std::sync::Arc<votum_arith::FixedBaseTable> {
+        let eg = self.params.eg();
+        cell.get_or_init(|| {
+            let uses = self.uses();
+            let bits = eg.order().significant_bits();
+            let window = if uses >= LARGE {
+                votum_arith::FixedBaseTable::default_window(eg.modulus(), bits)
+            } else {
+                table_window(uses)
+            };
+            std::sync::Arc::new(
+                votum_arith::FixedBaseTable::with_window(eg.modulus(), base.value(), bits, window)
+                    .or_else(|_| {
+                        votum_arith::FixedBaseTable::with_window(
+                            eg.modulus(),
+                            base.value(),
+                            bits,
+                            1,
+                        )
+                    })
+                    .unwrap_or_else(|_| unreachable_table()),
+            )
+        })
+    }
+
+    /// `base^e` from its table in `cell`.
+    fn fixed_pow(
+        &self,
+        cell: &std::sync::OnceLock<std::sync::Arc<votum_arith::FixedBaseTable>>,
+        base: &ModElement,
+        e: &Integer,
+    ) -> ModElement {
+        let eg = self.params.eg();
+        let x = self
+            .table(cell, base)
+            .pow(e)
+            .unwrap_or_else(|_| Integer::from(1));
+        // a power of a member is a member: the Jacobi symbol test cannot fail
+        eg.element(&x).unwrap_or_else(|_| eg.identity())
     }
 }
 
@@ -195,7 +256,6 @@ pub fn check_ballot_proof(board: &PublicBoard, ballot: &Ballot) -> bool {
     let c = ballot_challenge(board, ballot, &a);
     let (ce, ci) = (scalar(eg, &c), scalar(ig, &c));
     let s1 = scalar(ig, &p.s1);
-    let s3 = scalar(eg, &p.s3);
     let lhs1 = ig.op(&p.t1, &ig.pow(&ballot.x_hat, &ci));
     if lhs1 != ig.pow_generator(&s1) {
         return false;
@@ -205,7 +265,7 @@ pub fn check_ballot_proof(board: &PublicBoard, ballot: &Ballot) -> bool {
         return false;
     }
     let lhs3 = eg.op(&p.t3, &eg.pow(&ballot.b, &ce));
-    lhs3 == eg.pow_generator(&s3)
+    lhs3 == board.g_pow(&p.s3)
 }
 
 pub fn confirmation_challenge(board: &PublicBoard, y_hat: &ModElement, t: &ModElement) -> Integer {
@@ -266,7 +326,6 @@ pub fn scalar(group: &ModpGroup, x: &Integer) -> ModScalar {
     group.scalar_from_integer(x)
 }
 
-
 /// The context a shuffle proof of authority j is bound to.
 pub fn shuffle_context(board: &PublicBoard, authority: usize) -> Vec<u8> {
     let mut c = board.digest.to_vec();
@@ -279,4 +338,20 @@ pub fn generators(board: &PublicBoard, n: usize) -> votum_shuffle::Generators<Mo
     let mut seed = hash::GENERATORS_SEED.to_vec();
     seed.extend(board.digest);
     votum_shuffle::Generators::derive(board.params.eg(), &seed, n.max(1))
+}
+
+/// From this many powers of one base on, the large default table pays (measured at N = 1,000).
+const LARGE: usize = 2000;
+
+/// The window of a fixed-base table for `uses` powers of 2,048-bit exponents: it minimises
+/// (bits/w)·(2^w + uses), the products to build the table and to use it.
+pub fn table_window(uses: usize) -> u32 {
+    (1u32..=16)
+        .min_by_key(|&w| ((1u64 << w) + uses as u64) * 2048u64.div_ceil(u64::from(w)))
+        .unwrap_or(8)
+}
+
+#[allow(clippy::panic)]
+fn unreachable_table() -> votum_arith::FixedBaseTable {
+    panic!("a 1-bit table of an element modulo an odd prime")
 }

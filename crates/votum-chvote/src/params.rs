@@ -54,6 +54,8 @@ struct Inner {
     l_r: usize,
     l_f: usize,
     l_m: usize,
+    #[cfg(feature = "prove")]
+    g_ephemeral: std::sync::OnceLock<votum_arith::SecretBaseTable>,
 }
 
 /// The public parameters of an election (cheap to clone).
@@ -108,6 +110,8 @@ impl Params {
             l_r: 2,
             l_f: 2,
             l_m,
+            #[cfg(feature = "prove")]
+            g_ephemeral: std::sync::OnceLock::new(),
         })))
     }
 
@@ -164,7 +168,11 @@ impl Params {
     /// A constant-time comb of `base` for ephemeral exponents.
     #[cfg(feature = "prove")]
     pub fn ephemeral_comb(&self, base: &ModElement) -> votum_arith::SecretBaseTable {
-        self.comb(base, self.ephemeral_bits() + 16, votum_arith::SecretBaseTable::DEFAULT_ROWS)
+        self.comb(
+            base,
+            self.ephemeral_bits() + 16,
+            votum_arith::SecretBaseTable::DEFAULT_ROWS,
+        )
     }
 
     /// A constant-time comb of `base` for exponents below 2^bits, with 2^rows entries.
@@ -174,8 +182,19 @@ impl Params {
             .unwrap_or_else(|_| unreachable_comb())
     }
 
+    /// The election's constant-time comb of g for ephemeral exponents (key shares, b), built once.
+    #[cfg(feature = "prove")]
+    pub fn g_ephemeral(&self) -> &votum_arith::SecretBaseTable {
+        self.0
+            .g_ephemeral
+            .get_or_init(|| self.ephemeral_comb(self.0.eg.generator()))
+    }
+
     /// A uniform element of G_q (the square of a uniform unit of Z_p): one squaring.
-    pub fn random_element<R: rand_core::RngCore + rand_core::CryptoRng>(&self, rng: &mut R) -> ModElement {
+    pub fn random_element<R: rand_core::RngCore + rand_core::CryptoRng>(
+        &self,
+        rng: &mut R,
+    ) -> ModElement {
         let eg = &self.0.eg;
         loop {
             let mut u = crate::poly::random_below(eg.p(), rng);

@@ -80,3 +80,79 @@ pub fn voting_cards(
     }
     Ok(cards)
 }
+
+/// One voter's printable code sheet as a standalone HTML page: the voting code, the return code of
+/// every candidate (by election), the confirmation code and the finalization code, with what the
+/// voter does with each. The page loads nothing and runs no script.
+pub fn sheet_html(card: &VotingCard, set: &crate::election::ElectionSet) -> String {
+    let mut rows = String::new();
+    let mut v = 0;
+    for (l, (&n, &k)) in set.candidates.iter().zip(&set.selections).enumerate() {
+        let eligible = set.eligible[card.voter][l];
+        rows.push_str(&format!(
+            "<tr><th colspan=\"2\">Election {} — choose {k} of {n}{}</th></tr>\n",
+            l + 1,
+            if eligible {
+                ""
+            } else {
+                " (not on your ballot)"
+            }
+        ));
+        for _ in 0..n {
+            rows.push_str(&format!(
+                "<tr><td>Candidate {}</td><td><code>{}</code></td></tr>\n",
+                v + 1,
+                card.return_codes[v]
+            ));
+            v += 1;
+        }
+    }
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<title>Code sheet, voter {voter}</title>\
+<style>body{{font-family:sans-serif;max-width:40em;margin:2em auto}}code{{font-size:1.1em}}\
+table{{border-collapse:collapse;width:100%}}td,th{{border:1px solid #999;padding:.3em .6em;text-align:left}}\
+.box{{border:2px solid #000;padding:.6em;margin:1em 0}}</style></head><body>\n\
+<h1>Code sheet, voter {voter}</h1>\n\
+<div class=\"box\"><strong>1. Voting code</strong> (enter it to cast your ballot):<br><code>{x}</code></div>\n\
+<p><strong>2. Return codes.</strong> After you vote, your device shows one code per choice. Each must be the \
+code printed next to the candidate you chose. If one differs, do not confirm: your vote was not recorded as \
+you cast it. Report it.</p>\n<table>\n{rows}</table>\n\
+<div class=\"box\"><strong>3. Confirmation code</strong> (enter it only if every return code matched):<br>\
+<code>{y}</code></div>\n\
+<div class=\"box\"><strong>4. Finalization code</strong> (your device shows it once your vote is counted; it \
+must be this):<br><code>{f}</code></div>\n</body></html>\n",
+        voter = card.voter,
+        x = card.voting_code,
+        y = card.confirmation_code,
+        f = card.finalization_code,
+    )
+}
+
+/// Writes one sheet per voter into `dir` (`voter-000001.html` …), created if missing. The files
+/// hold secrets: they are created readable by their owner only where the system allows it.
+pub fn write_sheets(
+    dir: &std::path::Path,
+    cards: &[VotingCard],
+    set: &crate::election::ElectionSet,
+) -> Result<(), ChvoteError> {
+    let io = |e: std::io::Error| ChvoteError::Parameters(format!("{}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let width = cards.len().max(1).to_string().len().max(6);
+    for card in cards {
+        let path = dir.join(format!("voter-{:0width$}.html", card.voter));
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options.open(&path).map_err(io)?;
+        let mut html = sheet_html(card, set);
+        let written = std::io::Write::write_all(&mut file, html.as_bytes());
+        html.zeroize();
+        written.map_err(io)?;
+    }
+    Ok(())
+}

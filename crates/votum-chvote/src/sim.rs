@@ -30,6 +30,8 @@ pub struct Config {
     pub authorities: usize,
     /// Where to write the election's record (spec/92.10), if anywhere.
     pub record: Option<std::path::PathBuf>,
+    /// Where to write one printable code sheet per voter (HTML), if anywhere.
+    pub sheets: Option<std::path::PathBuf>,
 }
 
 /// The step table (name, milliseconds) and the outcome.
@@ -180,6 +182,9 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
     progress(STEPS[8]);
     let cards = voting_cards(&params, &secret)?;
     drop(secret);
+    if let Some(dir) = &config.sheets {
+        crate::printing::write_sheets(dir, &cards, &set)?;
+    }
     clock.lap(STEPS[8]);
     progress(STEPS[9]);
     // the voting client's precomputation for this election (a real client does it once per page)

@@ -63,6 +63,7 @@ fn simulations_count_exactly_at_both_levels_and_shapes() {
                 voters,
                 authorities: 4,
                 record: None,
+                sheets: None,
             },
             &mut |_| {},
         )
@@ -329,4 +330,25 @@ fn debug_output_never_shows_secrets() {
     let shown = format!("{:?} {:?}", e.cards[0], e.authorities[0]);
     assert!(!shown.contains(&e.cards[0].voting_code));
     assert!(shown.contains("redacted"));
+}
+
+#[test]
+fn a_code_sheet_prints_the_cards_codes() {
+    let e = election(Level::One, Shape::SimpleSample, 10);
+    let card = &e.cards[0];
+    let html = votum_chvote::printing::sheet_html(card, &e.board.set);
+    for code in [
+        &card.voting_code,
+        &card.confirmation_code,
+        &card.finalization_code,
+    ] {
+        assert!(html.contains(code.as_str()));
+    }
+    for rc in &card.return_codes {
+        assert!(html.contains(&format!("<code>{rc}</code>")));
+    }
+    assert!(!html.contains("<script"));
+    // voter 9 does not take part in the third election; its sheet says so
+    let html9 = votum_chvote::printing::sheet_html(&e.cards[9], &e.board.set);
+    assert!(html9.contains("(not on your ballot)"));
 }

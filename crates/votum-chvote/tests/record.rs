@@ -19,6 +19,7 @@ fn honest(dir: &Path, shape: Shape, voters: usize) -> PathBuf {
             voters,
             authorities: 3,
             record: Some(path.clone()),
+            sheets: None,
         },
         &mut |_| {},
     )

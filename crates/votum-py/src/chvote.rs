@@ -12,9 +12,10 @@ use crate::errors::NativeError;
 /// confirms and checks its finalization code), then mixing, decryption and tallying; returns the
 /// step table (the proof of concept's step names, milliseconds), the tally and the votes cast.
 /// With `record`, the election's record is written there (spec/92.10) and checked by the
-/// independent verifier (`verified`, `not_passed`). `progress(step)` is called before each step.
+/// independent verifier (`verified`, `not_passed`); with `sheets`, one printable code sheet per voter
+/// (HTML, mode 0600) is written into that directory. `progress(step)` is called before each step.
 #[pyfunction]
-#[pyo3(signature = (level, shape, voters, *, authorities = 4, record = None, progress = None))]
+#[pyo3(signature = (level, shape, voters, *, authorities = 4, record = None, sheets = None, progress = None))]
 pub fn chvote_simulate(
     py: Python<'_>,
     level: u8,
@@ -22,6 +23,7 @@ pub fn chvote_simulate(
     voters: usize,
     authorities: usize,
     record: Option<std::path::PathBuf>,
+    sheets: Option<std::path::PathBuf>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Py<PyDict>> {
     let config = Config {
@@ -30,6 +32,7 @@ pub fn chvote_simulate(
         voters,
         authorities,
         record: record.clone(),
+        sheets: sheets.clone(),
     };
     if voters == 0 {
         return Err(

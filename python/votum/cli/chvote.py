@@ -46,6 +46,10 @@ def chvote(
             "replaced). Check it again any time with `votum verify FILE`."
         ),
     ] = Path("chvote-record.vchv"),
+    sheets: Annotated[
+        Path | None,
+        typer.Option(help="Write one printable code sheet per voter (HTML) into this directory."),
+    ] = None,
     json_out: Annotated[
         bool, typer.Option("--json", help="Print a machine-readable report instead.")
     ] = False,
@@ -65,7 +69,7 @@ def chvote(
                 current.append(name)
                 hook(name, 0, 1)
 
-            result = run_chvote(config, step, record=out)
+            result = run_chvote(config, step, record=out, sheets=sheets)
     except VotumError as err:
         console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
         raise typer.Exit(code=2) from err

@@ -42,6 +42,7 @@ fn main() {
         voters,
         authorities: 4,
         record: Some(path.clone()),
+        sheets: None,
     };
     let started = std::time::Instant::now();
     let report = run(&config, &mut |step| eprintln!("[bench-chvote] {step}"))
