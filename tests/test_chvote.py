@@ -78,7 +78,17 @@ def test_code_sheets_one_per_voter_owner_only(tmp_path: Path) -> None:
     sheets = tmp_path / "sheets"
     out = CliRunner().invoke(
         app,
-        ["chvote", "--voters", "3", "--level", "1", "--out", str(tmp_path / "r.vchv"), "--sheets", str(sheets)],
+        [
+            "chvote",
+            "--voters",
+            "3",
+            "--level",
+            "1",
+            "--out",
+            str(tmp_path / "r.vchv"),
+            "--sheets",
+            str(sheets),
+        ],
     )
     assert out.exit_code == 0, out.output
     files = sorted(sheets.iterdir())

@@ -16,6 +16,7 @@ use crate::errors::NativeError;
 /// (HTML, mode 0600) is written into that directory. `progress(step)` is called before each step.
 #[pyfunction]
 #[pyo3(signature = (level, shape, voters, *, authorities = 4, record = None, sheets = None, progress = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn chvote_simulate(
     py: Python<'_>,
     level: u8,
