@@ -7,8 +7,10 @@ use std::sync::Arc;
 
 use rand_core::OsRng;
 use votum_chvote::authority::{Authority, SecretVoterData};
-use votum_chvote::client::{self, ClientTables};
+use votum_chvote::client::{self, CastSecrets, ClientTables};
 use votum_chvote::messages::PublicBoard;
+use votum_chvote::messages::{Ballot, Confirmation, Finalization, Response};
+use votum_chvote::poly::Point;
 use votum_chvote::printing::{voting_cards, VotingCard};
 use votum_chvote::sim::{self, Config};
 use votum_chvote::{ChvoteError, ElectionSet, Level, Params, Shape};
@@ -49,6 +51,42 @@ fn election(level: Level, shape: Shape, voters: usize) -> Election {
     }
 }
 
+/// Every authority's response to `ballot` (each must accept it).
+fn respond(e: &Election, voter: usize, ballot: &Ballot) -> Vec<Response> {
+    e.authorities
+        .iter()
+        .map(|a| a.handle_ballot(voter, ballot, &mut OsRng).unwrap())
+        .collect()
+}
+
+/// Casts `selections` for `voter` with `code`: the ballot, the client's secrets, the responses and
+/// the points they give.
+fn cast_ballot(e: &Election, voter: usize, code: &str, selections: &[usize]) -> Cast {
+    let (ballot, secrets) =
+        client::gen_ballot(&e.board, &e.tables, voter, code, selections, &mut OsRng).unwrap();
+    let responses = respond(e, voter, &ballot);
+    let points = client::get_points(&e.board, &secrets, &responses).unwrap();
+    (ballot, secrets, responses, points)
+}
+
+/// Confirms with `code`: the confirmation and every authority's finalization (each must accept).
+fn confirm(
+    e: &Election,
+    secrets: &CastSecrets,
+    code: &str,
+    points: &[Vec<Point>],
+) -> (Confirmation, Vec<Finalization>) {
+    let gamma = client::gen_confirmation(&e.board, secrets, code, points, &mut OsRng).unwrap();
+    let parts = e
+        .authorities
+        .iter()
+        .map(|a| a.handle_confirmation(secrets.voter, &gamma).unwrap())
+        .collect();
+    (gamma, parts)
+}
+
+type Cast = (Ballot, CastSecrets, Vec<Response>, Vec<Vec<Point>>);
+
 #[test]
 fn simulations_count_exactly_at_both_levels_and_shapes() {
     for (level, shape, voters) in [
@@ -85,14 +123,7 @@ fn a_client_that_changes_the_vote_shows_codes_that_are_not_the_sheets() {
     let card = &e.cards[0];
     let intended = [1usize];
     let cast = [2usize]; // the client votes for candidate 2 instead
-    let (ballot, secrets) =
-        client::gen_ballot(&e.board, &e.tables, 0, &card.voting_code, &cast, &mut OsRng).unwrap();
-    let responses: Vec<_> = e
-        .authorities
-        .iter()
-        .map(|a| a.handle_ballot(0, &ballot, &mut OsRng).unwrap())
-        .collect();
-    let points = client::get_points(&e.board, &secrets, &responses).unwrap();
+    let (_, _, _, points) = cast_ballot(&e, 0, &card.voting_code, &cast);
     let shown = client::return_codes(&e.board, &cast, &points);
     // a lying client must show codes for the intended candidate; it only has the cast one's
     assert!(!client::check_return_codes(
@@ -114,14 +145,7 @@ fn a_client_that_changes_the_vote_shows_codes_that_are_not_the_sheets() {
 fn a_wrong_confirmation_code_is_refused_and_the_right_one_then_accepted() {
     let e = election(Level::One, Shape::Single, 2);
     let card = &e.cards[1];
-    let (ballot, secrets) =
-        client::gen_ballot(&e.board, &e.tables, 1, &card.voting_code, &[3], &mut OsRng).unwrap();
-    let responses: Vec<_> = e
-        .authorities
-        .iter()
-        .map(|a| a.handle_ballot(1, &ballot, &mut OsRng).unwrap())
-        .collect();
-    let points = client::get_points(&e.board, &secrets, &responses).unwrap();
+    let (_, secrets, _, points) = cast_ballot(&e, 1, &card.voting_code, &[3]);
     let mut wrong = card.confirmation_code.clone();
     let last = wrong.pop().unwrap();
     wrong.push(if last == 'A' { 'B' } else { 'A' });
@@ -143,19 +167,7 @@ fn a_wrong_confirmation_code_is_refused_and_the_right_one_then_accepted() {
     .unwrap();
     assert!(e.authorities[0].handle_confirmation(1, &other).is_err());
     // nothing changed: the right code still confirms, and the finalization code matches
-    let gamma = client::gen_confirmation(
-        &e.board,
-        &secrets,
-        &card.confirmation_code,
-        &points,
-        &mut OsRng,
-    )
-    .unwrap();
-    let parts: Vec<_> = e
-        .authorities
-        .iter()
-        .map(|a| a.handle_confirmation(1, &gamma).unwrap())
-        .collect();
+    let (gamma, parts) = confirm(&e, &secrets, &card.confirmation_code, &points);
     assert_eq!(
         client::finalization_code(&e.board, &parts),
         card.finalization_code
@@ -173,11 +185,7 @@ fn a_bad_response_is_attributed_to_its_authority() {
     let sel = client::random_selections(&e.board, 0, &mut OsRng);
     let (ballot, secrets) =
         client::gen_ballot(&e.board, &e.tables, 0, &card.voting_code, &sel, &mut OsRng).unwrap();
-    let responses: Vec<_> = e
-        .authorities
-        .iter()
-        .map(|a| a.handle_ballot(0, &ballot, &mut OsRng).unwrap())
-        .collect();
+    let responses = respond(&e, 0, &ballot);
     // authority 2 flips a byte of the encrypted point of the first selected candidate
     let mut bad = responses.clone();
     bad[2].c[sel[0] - 1][5] ^= 0x40;
@@ -198,19 +206,7 @@ fn a_bad_response_is_attributed_to_its_authority() {
     }
     // the honest responses decode, and after confirmation the revealed exponents give them
     let points = client::get_points(&e.board, &secrets, &responses).unwrap();
-    let gamma = client::gen_confirmation(
-        &e.board,
-        &secrets,
-        &card.confirmation_code,
-        &points,
-        &mut OsRng,
-    )
-    .unwrap();
-    let parts: Vec<_> = e
-        .authorities
-        .iter()
-        .map(|a| a.handle_confirmation(0, &gamma).unwrap())
-        .collect();
+    let (_, parts) = confirm(&e, &secrets, &card.confirmation_code, &points);
     for j in 0..4 {
         assert!(votum_chvote::messages::check_revealed_response(
             &e.board,
@@ -237,14 +233,7 @@ fn bad_input_gets_a_typed_error_and_changes_nothing() {
     let (card0, card1) = (&e.cards[0], &e.cards[1]);
     let a = &e.authorities[0];
     // a confirmation from a voter who has not voted
-    let (ballot, secrets) =
-        client::gen_ballot(&e.board, &e.tables, 0, &card0.voting_code, &[1], &mut OsRng).unwrap();
-    let responses: Vec<_> = e
-        .authorities
-        .iter()
-        .map(|a| a.handle_ballot(0, &ballot, &mut OsRng).unwrap())
-        .collect();
-    let points = client::get_points(&e.board, &secrets, &responses).unwrap();
+    let (_, secrets, _, points) = cast_ballot(&e, 0, &card0.voting_code, &[1]);
     let gamma = client::gen_confirmation(
         &e.board,
         &secrets,
@@ -296,11 +285,7 @@ fn bad_input_gets_a_typed_error_and_changes_nothing() {
     ));
     // nothing changed: voter 1's honest ballot goes through to the end
     b1.proof.s3 -= 1;
-    let responses: Vec<_> = e
-        .authorities
-        .iter()
-        .map(|a| a.handle_ballot(1, &b1, &mut OsRng).unwrap())
-        .collect();
+    let responses = respond(&e, 1, &b1);
     let points = client::get_points(&e.board, &s1, &responses).unwrap();
     let shown = client::return_codes(&e.board, &[3], &points);
     assert!(client::check_return_codes(

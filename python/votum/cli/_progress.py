@@ -3,7 +3,7 @@ table of timed steps they print at the end."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
@@ -32,6 +32,23 @@ def progress_hook(console: Console) -> Iterator[ProgressHook]:
             progress.update(tasks[name], completed=done)
 
         yield hook
+
+
+@contextmanager
+def step_progress(console: Console) -> Iterator[Callable[[str], None]]:
+    """For jobs that report only the name of the step they start (`votum mix`, `votum chvote`): each
+    name starts a bar and completes the one before."""
+    with progress_hook(console) as hook:
+        current: list[str] = []
+
+        def step(name: str) -> None:
+            if current:
+                hook(current[0], 1, 1)
+                current.clear()
+            current.append(name)
+            hook(name, 0, 1)
+
+        yield step
 
 
 def step_table(title: str, steps: list[Step], per_item_digits: int) -> Table:

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from votum.chvote import SHAPES, ChvoteConfig, ChvoteResult, run_chvote
-from votum.cli._progress import progress_hook
+from votum.cli._progress import step_progress
 from votum.errors import VotumError
 
 
@@ -59,16 +59,7 @@ def chvote(
     console = Console(stderr=json_out)
     config = ChvoteConfig(voters=voters, level=level, election=election, authorities=authorities)
     try:
-        with progress_hook(console) as hook:
-            current: list[str] = []
-
-            def step(name: str) -> None:
-                if current:
-                    hook(current[0], 1, 1)
-                    current.clear()
-                current.append(name)
-                hook(name, 0, 1)
-
+        with step_progress(console) as step:
             result = run_chvote(config, step, record=out, sheets=sheets)
     except VotumError as err:
         console.print(f"[red]error:[/red] {type(err).__name__}: {err}")

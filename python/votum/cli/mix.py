@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from votum.cli._progress import progress_hook
+from votum.cli._progress import step_progress
 from votum.errors import VotumError
 from votum.mix import GROUPS, RULES, MixConfig, MixResult, run_mix_election
 
@@ -87,16 +87,7 @@ def mix(
         seed=seed,
     )
     try:
-        with progress_hook(console) as hook:
-            current: list[str] = []
-
-            def step(name: str) -> None:
-                if current:
-                    hook(current[0], 1, 1)
-                    current.clear()
-                current.append(name)
-                hook(name, 0, 1)
-
+        with step_progress(console) as step:
             result = run_mix_election(config, step, record=out)
     except VotumError as err:
         console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
