@@ -50,7 +50,6 @@ struct Inner {
     /// p′, the prime of the polynomials' field.
     p_prime: Integer,
     tau: u32,
-    l_hash: usize,
     l_r: usize,
     l_f: usize,
     l_m: usize,
@@ -80,19 +79,17 @@ impl Params {
                 "{authorities} authorities (1 to 64)"
             )));
         }
-        let (eg, ig, tau, l_hash, field_bits) = match level {
+        let (eg, ig, tau, field_bits) = match level {
             Level::One => (
                 ModpGroup::rfc2409_1024(),
                 ModpGroup::chvote_identification(1024),
                 80,
-                20,
                 160u32,
             ),
             Level::Two => (
                 ModpGroup::rfc3526_2048(),
                 ModpGroup::chvote_identification(2048),
                 112,
-                32,
                 224u32,
             ),
         };
@@ -106,7 +103,6 @@ impl Params {
             ig,
             p_prime,
             tau,
-            l_hash,
             l_r: 2,
             l_f: 2,
             l_m,
@@ -133,9 +129,6 @@ impl Params {
     }
     pub fn tau(&self) -> u32 {
         self.0.tau
-    }
-    pub fn l_hash(&self) -> usize {
-        self.0.l_hash
     }
     pub fn l_r(&self) -> usize {
         self.0.l_r
