@@ -33,7 +33,7 @@ mod secret;
 mod secret_base;
 
 pub use fixed_base::FixedBaseTable;
-pub use modulus::Modulus;
+pub use modulus::{to_fixed_be, Modulus};
 pub(crate) use mont::MontContext;
 pub use multiexp::{multi_pow, multi_pow_parallel};
 pub use rug::integer::{IsPrime, Order};

@@ -152,7 +152,7 @@ impl Modulus {
 
 /// Big-endian encoding of a non-negative integer in exactly `len` bytes (left-padded with zeros).
 /// The caller guarantees `0 <= x < 256^len`.
-pub(crate) fn to_fixed_be(x: &Integer, len: usize) -> Vec<u8> {
+pub fn to_fixed_be(x: &Integer, len: usize) -> Vec<u8> {
     let digits = x.to_digits::<u8>(Order::Msf);
     let mut out = vec![0u8; len.saturating_sub(digits.len())];
     let skip = digits.len().saturating_sub(len);

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
-use votum_arith::{wipe_integer, Integer, SecretBaseTable};
+use votum_arith::{to_fixed_be, wipe_integer, Integer, SecretBaseTable};
 use votum_elgamal::{Ciphertext, KeyPair, PublicKey, SecretKey};
 use votum_group::{Group, ModElement, ModScalar, ModpGroup};
 use votum_mixnet::decrypt::DecryptionShare;
@@ -59,8 +59,8 @@ enum Slot {
     },
 }
 
-struct Tables {
-    board: Arc<PublicBoard>,
+/// The constant-time combs of the OT responses: one per candidate prime and one for pk.
+struct Combs {
     primes: Vec<SecretBaseTable>,
     pk: SecretBaseTable,
 }
@@ -73,7 +73,7 @@ pub struct Authority {
     points: Vec<Vec<Point>>,
     slots: Vec<Mutex<Slot>>,
     board: Option<Arc<PublicBoard>>,
-    tables: std::sync::OnceLock<Tables>,
+    combs: std::sync::OnceLock<Combs>,
 }
 
 impl std::fmt::Debug for Authority {
@@ -98,7 +98,7 @@ impl Authority {
             points: Vec::new(),
             slots: Vec::new(),
             board: None,
-            tables: std::sync::OnceLock::new(),
+            combs: std::sync::OnceLock::new(),
         }
     }
 
@@ -148,15 +148,12 @@ impl Authority {
                 // 7.10 GenSecretVoterData
                 let x = random_below(&bound, rng);
                 let y = random_below(&bound, rng);
-                let f = hash::points(points.iter().map(|p| (&p.x, &p.y)))[..params.l_f()].to_vec();
+                let f = hash::finalization_share(&points, params.l_f());
                 let rc = points
                     .iter()
-                    .map(|p| hash::point(&p.x, &p.y)[..params.l_r()].to_vec())
+                    .map(|p| hash::return_code_share(p, params.l_r()))
                     .collect();
-                let commitments = points
-                    .iter()
-                    .map(|p| hash::commitment(&p.x, &p.y))
-                    .collect();
+                let commitments = points.iter().map(hash::commitment).collect();
                 // 7.11 GetPublicVoterData
                 let h = hash::values_mod(&zeros, params.q_hat());
                 zeros.iter_mut().for_each(wipe_integer);
@@ -184,18 +181,20 @@ impl Authority {
         Ok((secret, public))
     }
 
-    /// Takes the published board (keys and credentials) and builds the constant-time combs the
-    /// responses use: one per candidate prime and one for pk (spec/92.6).
+    /// Takes the published board (keys and credentials); the combs the responses use are built
+    /// by the first ballot (spec/92.6).
     pub fn attach(&mut self, board: Arc<PublicBoard>) {
         self.board = Some(board);
     }
 
-    /// The board and the combs, built by the first ballot (spec/92.6).
-    fn tables(&self) -> Result<&Tables, ChvoteError> {
-        let board = self.board.as_ref().ok_or_else(|| {
-            ChvoteError::Parameters("the authority has not seen the board".into())
-        })?;
-        Ok(self.tables.get_or_init(|| {
+    fn board(&self) -> Result<&PublicBoard, ChvoteError> {
+        self.board
+            .as_deref()
+            .ok_or_else(|| ChvoteError::Parameters("the authority has not seen the board".into()))
+    }
+
+    fn combs(&self, board: &PublicBoard) -> &Combs {
+        self.combs.get_or_init(|| {
             let params = &self.params;
             let primes = board
                 .primes
@@ -203,12 +202,8 @@ impl Authority {
                 .map(|p| params.ephemeral_comb(p))
                 .collect();
             let pk = params.ephemeral_comb(board.pk.element());
-            Tables {
-                board: board.clone(),
-                primes,
-                pk,
-            }
-        }))
+            Combs { primes, pk }
+        })
     }
 
     /// 7.22 CheckBallot, then 7.25 GenResponse. A refused ballot changes nothing.
@@ -218,8 +213,7 @@ impl Authority {
         ballot: &Ballot,
         rng: &mut R,
     ) -> Result<Response, ChvoteError> {
-        let t = self.tables()?;
-        let board = &t.board;
+        let board = self.board()?;
         let eg = self.params.eg();
         let slot = self
             .slots
@@ -240,11 +234,12 @@ impl Authority {
                 ballot.queries.len()
             )));
         }
-        if !check_ballot_proof(board, ballot) {
+        let a = query_product(eg, &ballot.queries);
+        if !check_ballot_proof(board, ballot, &a) {
             return Err(ChvoteError::BallotProof(voter));
         }
-        let a = query_product(eg, &ballot.queries);
         // 7.25 GenResponse
+        let combs = self.combs(board);
         let points = &self.points[voter];
         let l_m = self.params.l_m();
         let half = l_m / 2;
@@ -261,15 +256,15 @@ impl Authority {
             }
             for _ in 0..n_l {
                 let point = &points[v];
-                let mut m = fixed(&point.x, half);
-                m.extend(fixed(&point.y, half));
-                let key = self.params.comb_pow(&t.primes[v], &r);
+                let mut m = to_fixed_be(&point.x, half);
+                m.extend(to_fixed_be(&point.y, half));
+                let key = self.params.comb_pow(&combs.primes[v], &r);
                 let pad = hash::ot_pad(key.value(), l_m);
                 hash::xor_into(&mut m, &pad);
                 c.push(m);
                 v += 1;
             }
-            d.push(self.params.comb_pow(&t.pk, &r));
+            d.push(self.params.comb_pow(&combs.pk, &r));
             rs.push(r);
         }
         *slot = Slot::Cast {
@@ -288,8 +283,7 @@ impl Authority {
         voter: usize,
         gamma: &Confirmation,
     ) -> Result<Finalization, ChvoteError> {
-        let t = self.tables()?;
-        let board = &t.board;
+        let board = self.board()?;
         let slot = self
             .slots
             .get(voter)
@@ -307,7 +301,7 @@ impl Authority {
             return Err(ChvoteError::ConfirmationProof(voter));
         }
         let points = &self.points[voter];
-        let f = hash::points(points.iter().map(|p| (&p.x, &p.y)))[..self.params.l_f()].to_vec();
+        let f = hash::finalization_share(points, self.params.l_f());
         let revealed = r
             .iter()
             .map(|s| self.params.eg().scalar_to_integer(s))
@@ -335,12 +329,12 @@ impl Authority {
         inputs: &Rows<ModpGroup>,
         rng: &mut R,
     ) -> Result<(Rows<ModpGroup>, ShuffleProof<ModpGroup>), ChvoteError> {
-        let t = self.tables()?;
+        let board = self.board()?;
         votum_shuffle::shuffle_and_prove(
             self.params.eg(),
-            t.board.mix_key(),
+            board.mix_key(),
             generators,
-            &shuffle_context(&t.board, self.index),
+            &shuffle_context(board, self.index),
             inputs,
             rng,
         )
@@ -356,12 +350,12 @@ impl Authority {
         pads: &[ModElement],
         rng: &mut R,
     ) -> Result<DecryptionShare<ModpGroup>, ChvoteError> {
-        let t = self.tables()?;
+        let board = self.board()?;
         votum_mixnet::election::decrypt_share(
             self.params.eg(),
             self.index as u64 + 1,
             &self.key.secret,
-            &t.board.digest,
+            &board.digest,
             pads,
             rng,
         )
@@ -384,14 +378,6 @@ fn gen_polynomial<R: RngCore + CryptoRng>(d: i64, p: &Integer, rng: &mut R) -> V
     }
     a.push(last);
     a
-}
-
-/// `x` as exactly `len` big-endian bytes (x < 256^len).
-pub(crate) fn fixed(x: &Integer, len: usize) -> Vec<u8> {
-    let digits = x.to_digits::<u8>(votum_arith::Order::Msf);
-    let mut out = vec![0u8; len.saturating_sub(digits.len())];
-    out.extend(digits);
-    out
 }
 
 /// g^x for x in [1, 2^(2τ)) is never the identity (2τ < |q|), so a key share is always a key.

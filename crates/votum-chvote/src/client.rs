@@ -80,11 +80,11 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
     let mut xs = ig.scalar_from_integer(&x);
     wipe_integer(&mut x);
     let x_hat = ig.pow_secret(ig.generator(), &xs);
-    let primes: Vec<&ModElement> = selections.iter().map(|&s| &board.primes[s - 1]).collect();
-    let mut m = eg.identity();
-    for q in &primes {
-        m = eg.op(&m, q);
-    }
+    let primes: Vec<ModElement> = selections
+        .iter()
+        .map(|&s| board.primes[s - 1].clone())
+        .collect();
+    let m = query_product(eg, &primes);
     // 7.20 GenQuery
     let mut r = Vec::with_capacity(primes.len());
     let mut queries = Vec::with_capacity(primes.len());
@@ -96,7 +96,7 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
         r.push(ru);
     }
     let a = query_product(eg, &queries);
-    // r = Σ r_u is below k·2^(2τ): within the ephemeral comb's 2τ + 16 bits for k < 2^16
+    // r = Σ r_u is below k·2^(2τ): within g's comb of 2τ + 16 bits for k < 2^16
     let b = board.params.comb_pow(board.params.g_ephemeral(), &r_sum);
     // 7.21 GenBallotProof
     let mut w1 = ig.random_scalar(rng);
@@ -183,7 +183,7 @@ pub fn get_points(
             if &point.x >= p_prime || &point.y >= p_prime {
                 return Err(bad("a point outside Z_p′"));
             }
-            if hash::commitment(&point.x, &point.y) != board.commitments[j][voter][s - 1] {
+            if hash::commitment(&point) != board.commitments[j][voter][s - 1] {
                 return Err(bad("a point that is not the one it committed to"));
             }
             points.push(point);
@@ -204,9 +204,9 @@ pub fn return_codes(
         .map(|u| {
             let mut rc = vec![0u8; l_r];
             for pj in points {
-                hash::xor_into(&mut rc, &hash::point(&pj[u].x, &pj[u].y)[..l_r]);
+                hash::xor_into(&mut rc, &hash::return_code_share(&pj[u], l_r));
             }
-            codes::bytes_to_code(&codes::mark(&rc, selections[u] - 1, crate::params::N_MAX))
+            codes::return_code(&rc, selections[u] - 1)
         })
         .collect()
 }

@@ -36,6 +36,12 @@ pub fn bytes_to_code(bytes: &[u8]) -> String {
     integer_to_code(&Integer::from_digits(bytes, Order::Msf), chars)
 }
 
+/// The return code of candidate `candidate` (0-based) from the XOR of the authorities' shares
+/// (7.13, 7.28).
+pub fn return_code(shares_xor: &[u8], candidate: usize) -> String {
+    bytes_to_code(&mark(shares_xor, candidate, crate::params::N_MAX))
+}
+
 /// MarkByteArray(B, m, m_max): the bits of m spread over B, so that codes of different candidates
 /// differ (spec/92.5).
 pub fn mark(bytes: &[u8], m: usize, m_max: usize) -> Vec<u8> {

@@ -4,6 +4,8 @@
 use votum_arith::{Integer, Order};
 use votum_hash::Transcript;
 
+use crate::poly::Point;
+
 pub const TAG_POINT: &str = "votum/v1/chvote/point";
 pub const TAG_POINTS: &str = "votum/v1/chvote/points";
 pub const TAG_COMMIT: &str = "votum/v1/chvote/point-commitment";
@@ -23,31 +25,32 @@ pub fn append_int(t: &mut Transcript, label: &str, x: &Integer) {
     t.append_bytes(label, &int_bytes(x));
 }
 
-/// The hash of one point (x, y).
-pub fn point(x: &Integer, y: &Integer) -> [u8; 32] {
-    let mut t = Transcript::new(TAG_POINT);
-    append_int(&mut t, "x", x);
-    append_int(&mut t, "y", y);
+/// The hash of the points under `tag`, each x then y.
+fn points_digest(tag: &str, points: &[Point]) -> [u8; 32] {
+    let mut t = Transcript::new(tag);
+    for p in points {
+        append_int(&mut t, "x", &p.x);
+        append_int(&mut t, "y", &p.y);
+    }
     t.digest()
 }
 
 /// The public commitment to authority j's point for voter i and candidate v (votum, spec/92.4):
 /// lets the client attribute a response that decodes to another point.
-pub fn commitment(x: &Integer, y: &Integer) -> [u8; 32] {
-    let mut t = Transcript::new(TAG_COMMIT);
-    append_int(&mut t, "x", x);
-    append_int(&mut t, "y", y);
-    t.digest()
+pub fn commitment(p: &Point) -> [u8; 32] {
+    points_digest(TAG_COMMIT, std::slice::from_ref(p))
 }
 
-/// The hash of a voter's whole list of points (for F).
-pub fn points<'a>(ps: impl Iterator<Item = (&'a Integer, &'a Integer)>) -> [u8; 32] {
-    let mut t = Transcript::new(TAG_POINTS);
-    for (x, y) in ps {
-        append_int(&mut t, "x", x);
-        append_int(&mut t, "y", y);
-    }
-    t.digest()
+/// An authority's share F_ij of a voter's finalization code: the first `len` bytes of the hash
+/// of the voter's whole list of points (7.10, 7.37).
+pub fn finalization_share(points: &[Point], len: usize) -> Vec<u8> {
+    points_digest(TAG_POINTS, points)[..len].to_vec()
+}
+
+/// An authority's share rc_ijv of a return code: the first `len` bytes of the point's hash
+/// (7.10, 7.28).
+pub fn return_code_share(p: &Point, len: usize) -> Vec<u8> {
+    points_digest(TAG_POINT, std::slice::from_ref(p))[..len].to_vec()
 }
 
 /// H(y_1 … y_t) mod q̂ (7.11, 7.30).

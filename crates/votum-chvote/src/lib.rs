@@ -39,8 +39,6 @@ pub enum ChvoteError {
     CredentialMismatch(usize),
     #[error("ballot shape: {0}")]
     BallotShape(String),
-    #[error("{0} is not an element of its group")]
-    NotInGroup(&'static str),
     #[error("the ballot proof of voter {0} does not verify")]
     BallotProof(usize),
     #[error("voter {0} has no ballot to confirm")]

@@ -2,7 +2,7 @@
 
 use votum_arith::Integer;
 use votum_elgamal::PublicKey;
-use votum_group::{Group, ModElement, ModScalar, ModpGroup};
+use votum_group::{Group, ModElement, ModpGroup};
 use votum_hash::Transcript;
 
 use crate::election::ElectionSet;
@@ -75,10 +75,9 @@ pub struct PublicBoard {
     /// commitments[j][i][v]: authority j, voter i, candidate v.
     pub commitments: Vec<Vec<Vec<[u8; 32]>>>,
     pub primes: Vec<ModElement>,
-    /// pk with the group's large fixed-base table, for the shuffles' re-encryptions (built by the
-    /// first shuffle).
     mix_key: std::sync::OnceLock<PublicKey<ModpGroup>>,
-    pk_table: std::sync::OnceLock<std::sync::Arc<votum_arith::FixedBaseTable>>,
+    /// A small fixed-base table of pk for the ballot checks of a small election.
+    pk_table: std::sync::OnceLock<votum_arith::FixedBaseTable>,
 }
 
 impl PublicBoard {
@@ -148,7 +147,8 @@ impl PublicBoard {
         self.set.voters()
     }
 
-    /// pk with a full fixed-base table, for the shuffles' re-encryptions.
+    /// pk with the group's large fixed-base table, for the shuffles' re-encryptions (and the
+    /// ballot checks of a large election), built at first use.
     pub fn mix_key(&self) -> &PublicKey<ModpGroup> {
         self.mix_key.get_or_init(|| {
             PublicKey::with_table(self.params.eg(), self.pk.element().clone())
@@ -156,66 +156,22 @@ impl PublicBoard {
         })
     }
 
-    /// pk^e for a public exponent e < q (ballot checks).
+    /// pk^e for a public exponent e < q (ballot checks, one per authority and voter): from
+    /// [`PublicBoard::mix_key`]'s table in a large election, else from a small table whose
+    /// window suits the election's size (spec/92.6).
     pub fn pk_pow(&self, e: &Integer) -> ModElement {
-        self.fixed_pow(&self.pk_table, self.pk.element(), e)
-    }
-
-    /// g^e for a public exponent e < q (ballot checks), from the group's own table (the shuffles
-    /// use it too).
-    pub fn g_pow(&self, e: &Integer) -> ModElement {
         let eg = self.params.eg();
-        eg.pow_generator(&eg.scalar_from_integer(e))
-    }
-
-    /// Powers of pk the ballot checks take: one per authority and voter.
-    fn uses(&self) -> usize {
-        (self.voters() * self.params.authorities()).max(1)
-    }
-
-    /// The fixed-base table of `base` in `cell`, built at first use, its window chosen for the
-    /// election's size: one power per authority and voter (spec/92.6).
-    fn table<'a>(
-        &self,
-        cell: &'a std::sync::OnceLock<std::sync::Arc<votum_arith::FixedBaseTable>>,
-        base: &ModElement,
-    ) -> &'a std::sync::Arc<votum_arith::FixedBaseTable> {
-        let eg = self.params.eg();
-        cell.get_or_init(|| {
-            let uses = self.uses();
-            let bits = eg.order().significant_bits();
-            let window = if uses >= LARGE {
-                votum_arith::FixedBaseTable::default_window(eg.modulus(), bits)
-            } else {
-                table_window(uses)
-            };
-            std::sync::Arc::new(
-                votum_arith::FixedBaseTable::with_window(eg.modulus(), base.value(), bits, window)
-                    .or_else(|_| {
-                        votum_arith::FixedBaseTable::with_window(
-                            eg.modulus(),
-                            base.value(),
-                            bits,
-                            1,
-                        )
-                    })
-                    .unwrap_or_else(|_| unreachable_table()),
-            )
-        })
-    }
-
-    /// `base^e` from its table in `cell`.
-    fn fixed_pow(
-        &self,
-        cell: &std::sync::OnceLock<std::sync::Arc<votum_arith::FixedBaseTable>>,
-        base: &ModElement,
-        e: &Integer,
-    ) -> ModElement {
-        let eg = self.params.eg();
-        let x = self
-            .table(cell, base)
-            .pow(e)
-            .unwrap_or_else(|_| Integer::from(1));
+        let uses = (self.voters() * self.params.authorities()).max(1);
+        if uses >= LARGE {
+            return self.mix_key().pow(eg, &eg.scalar_from_integer(e));
+        }
+        let table = self.pk_table.get_or_init(|| {
+            let (pk, bits) = (self.pk.element().value(), eg.order().significant_bits());
+            votum_arith::FixedBaseTable::with_window(eg.modulus(), pk, bits, table_window(uses))
+                .or_else(|_| votum_arith::FixedBaseTable::with_window(eg.modulus(), pk, bits, 1))
+                .unwrap_or_else(|_| unreachable_table())
+        });
+        let x = table.pow(e).unwrap_or_else(|_| Integer::from(1));
         // a power of a member is a member: the Jacobi symbol test cannot fail
         eg.element(&x).unwrap_or_else(|_| eg.identity())
     }
@@ -244,28 +200,29 @@ pub fn query_product(eg: &ModpGroup, queries: &[ModElement]) -> ModElement {
     queries.iter().fold(eg.identity(), |acc, q| eg.op(&acc, q))
 }
 
-/// 7.24 CheckBallotProof with the powers of c on the left (spec/92.6). The elements were decoded
-/// with their membership checked; s_1 and s_3 are checked to be in range here.
-pub fn check_ballot_proof(board: &PublicBoard, ballot: &Ballot) -> bool {
+/// 7.24 CheckBallotProof with the powers of c on the left (spec/92.6); `a` is the ballot's
+/// [`query_product`]. The elements were decoded with their membership checked; s_1 and s_3 are
+/// checked to be in range here.
+pub fn check_ballot_proof(board: &PublicBoard, ballot: &Ballot, a: &ModElement) -> bool {
     let (eg, ig) = (board.params.eg(), board.params.ig());
     let p = &ballot.proof;
     if p.s1 < 0 || &p.s1 >= ig.order() || p.s3 < 0 || &p.s3 >= eg.order() {
         return false;
     }
-    let a = query_product(eg, &ballot.queries);
-    let c = ballot_challenge(board, ballot, &a);
-    let (ce, ci) = (scalar(eg, &c), scalar(ig, &c));
-    let s1 = scalar(ig, &p.s1);
+    let c = ballot_challenge(board, ballot, a);
+    let (ce, ci) = (eg.scalar_from_integer(&c), ig.scalar_from_integer(&c));
+    let s1 = ig.scalar_from_integer(&p.s1);
+    let s3 = eg.scalar_from_integer(&p.s3);
     let lhs1 = ig.op(&p.t1, &ig.pow(&ballot.x_hat, &ci));
     if lhs1 != ig.pow_generator(&s1) {
         return false;
     }
-    let lhs2 = eg.op(&p.t2, &eg.pow(&a, &ce));
+    let lhs2 = eg.op(&p.t2, &eg.pow(a, &ce));
     if lhs2 != eg.op(&p.s2, &board.pk_pow(&p.s3)) {
         return false;
     }
     let lhs3 = eg.op(&p.t3, &eg.pow(&ballot.b, &ce));
-    lhs3 == board.g_pow(&p.s3)
+    lhs3 == eg.pow_generator(&s3)
 }
 
 pub fn confirmation_challenge(board: &PublicBoard, y_hat: &ModElement, t: &ModElement) -> Integer {
@@ -284,8 +241,8 @@ pub fn check_confirmation_proof(board: &PublicBoard, gamma: &Confirmation) -> bo
         return false;
     }
     let c = confirmation_challenge(board, &gamma.y_hat, &gamma.t);
-    let lhs = ig.op(&gamma.t, &ig.pow(&gamma.y_hat, &scalar(ig, &c)));
-    lhs == ig.pow_generator(&scalar(ig, &gamma.s))
+    let lhs = ig.op(&gamma.t, &ig.pow(&gamma.y_hat, &ig.scalar_from_integer(&c)));
+    lhs == ig.pow_generator(&ig.scalar_from_integer(&gamma.s))
 }
 
 /// The public check of a response once its exponents are revealed (7.37): b_u = a_u^(r_l) and
@@ -307,7 +264,7 @@ pub fn check_revealed_response(
     }
     let mut u = 0;
     for (l, &kl) in k.iter().enumerate() {
-        let r = scalar(eg, &revealed[l]);
+        let r = eg.scalar_from_integer(&revealed[l]);
         if board.pk_pow(&revealed[l]) != response.d[l] {
             return false;
         }
@@ -319,11 +276,6 @@ pub fn check_revealed_response(
         }
     }
     true
-}
-
-/// An integer as a scalar of `group` (reduced modulo its order).
-pub fn scalar(group: &ModpGroup, x: &Integer) -> ModScalar {
-    group.scalar_from_integer(x)
 }
 
 /// The context a shuffle proof of authority j is bound to.
@@ -340,7 +292,7 @@ pub fn generators(board: &PublicBoard, n: usize) -> votum_shuffle::Generators<Mo
     votum_shuffle::Generators::derive(board.params.eg(), &seed, n.max(1))
 }
 
-/// From this many powers of one base on, the large default table pays (measured at N = 1,000).
+/// From this many ballot checks on, the group's large table of pk pays (measured at N = 1,000).
 const LARGE: usize = 2000;
 
 /// The window of a fixed-base table for `uses` powers of 2,048-bit exponents: it minimises

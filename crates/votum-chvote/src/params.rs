@@ -161,11 +161,8 @@ impl Params {
     /// A constant-time comb of `base` for ephemeral exponents.
     #[cfg(feature = "prove")]
     pub fn ephemeral_comb(&self, base: &ModElement) -> votum_arith::SecretBaseTable {
-        self.comb(
-            base,
-            self.ephemeral_bits() + 16,
-            votum_arith::SecretBaseTable::DEFAULT_ROWS,
-        )
+        let rows = votum_arith::SecretBaseTable::DEFAULT_ROWS;
+        self.comb(base, self.ephemeral_bits(), rows)
     }
 
     /// A constant-time comb of `base` for exponents below 2^bits, with 2^rows entries.
@@ -175,12 +172,14 @@ impl Params {
             .unwrap_or_else(|_| unreachable_comb())
     }
 
-    /// The election's constant-time comb of g for ephemeral exponents (key shares, b), built once.
+    /// The election's constant-time comb of g for key shares and for b = g^(Σ r_u): 16 bits
+    /// above the ephemeral exponents, room for the sum of up to 2^16 of them. Built once.
     #[cfg(feature = "prove")]
     pub fn g_ephemeral(&self) -> &votum_arith::SecretBaseTable {
-        self.0
-            .g_ephemeral
-            .get_or_init(|| self.ephemeral_comb(self.0.eg.generator()))
+        self.0.g_ephemeral.get_or_init(|| {
+            let rows = votum_arith::SecretBaseTable::DEFAULT_ROWS;
+            self.comb(self.0.eg.generator(), self.ephemeral_bits() + 16, rows)
+        })
     }
 
     /// A uniform element of G_q (the square of a uniform unit of Z_p): one squaring.

@@ -6,7 +6,7 @@ use zeroize::Zeroize;
 
 use crate::authority::SecretVoterData;
 use crate::codes;
-use crate::params::{Params, N_MAX};
+use crate::params::Params;
 use crate::ChvoteError;
 
 /// A voter's code sheet: voting code X, confirmation code Y, finalization code FC and one return
@@ -70,7 +70,7 @@ pub fn voting_cards(
             return_codes: rc
                 .iter()
                 .enumerate()
-                .map(|(v, r)| codes::bytes_to_code(&codes::mark(r, v, N_MAX)))
+                .map(|(v, r)| codes::return_code(r, v))
                 .collect(),
         });
         wipe_integer(&mut x);

@@ -7,10 +7,11 @@
 use std::io::{Read, Write};
 
 use rand_core::{CryptoRng, RngCore};
-use votum_arith::{Integer, Order};
+use votum_arith::{to_fixed_be, Integer, Order};
 use votum_group::{Group, ModElement, ModpGroup};
 use votum_hash::board_file as bf;
 use votum_mixnet::decrypt::DecryptionShare;
+use votum_mixnet::wire::Cursor;
 use votum_shuffle::{Rows, ShuffleProof};
 
 use crate::election::ElectionSet;
@@ -79,86 +80,68 @@ impl<R: Read> RecordReader<R> {
 
 // --- byte helpers ----------------------------------------------------------------------------
 
+/// Writes a payload: counts as u64, elements at their group's width (votum-mixnet's wire
+/// encoding), integers at the width of their group's scalars.
 #[derive(Default)]
 struct Out(Vec<u8>);
 
 impl Out {
-    fn u32(&mut self, v: usize) {
-        self.0.extend((v as u32).to_be_bytes());
-    }
     fn u64(&mut self, v: u64) {
         self.0.extend(v.to_be_bytes());
+    }
+    fn count(&mut self, n: usize) {
+        self.u64(n as u64);
     }
     fn el(&mut self, g: &ModpGroup, e: &ModElement) {
         self.0.extend(g.encode_element(e));
     }
     fn els(&mut self, g: &ModpGroup, es: &[ModElement]) {
-        self.u32(es.len());
-        es.iter().for_each(|e| self.el(g, e));
+        votum_mixnet::wire::put_elements(g, es, &mut self.0);
     }
     fn int(&mut self, g: &ModpGroup, x: &Integer) {
-        let digits = x.to_digits::<u8>(Order::Msf);
-        let width = g.scalar_len();
-        self.0
-            .extend(std::iter::repeat_n(0u8, width.saturating_sub(digits.len())));
-        self.0.extend(digits);
+        self.0.extend(to_fixed_be(x, g.scalar_len()));
     }
     fn bytes(&mut self, b: &[u8]) {
-        self.u32(b.len());
+        self.count(b.len());
         self.0.extend_from_slice(b);
     }
 }
 
-struct In<'a> {
-    what: &'static str,
-    b: &'a [u8],
+/// Reads a payload with votum-mixnet's cursor, its errors as this crate's.
+struct In<'a>(Cursor<'a>);
+
+fn rec(e: votum_mixnet::MixError) -> ChvoteError {
+    bad(&e.to_string())
 }
 
 impl<'a> In<'a> {
     fn new(what: &'static str, b: &'a [u8]) -> Self {
-        Self { what, b }
-    }
-    fn err(&self, why: &str) -> ChvoteError {
-        bad(&format!("{}: {why}", self.what))
+        Self(Cursor::new(what, b))
     }
     fn take(&mut self, n: usize) -> Result<&'a [u8], ChvoteError> {
-        if self.b.len() < n {
-            return Err(self.err("truncated"));
-        }
-        let (head, rest) = self.b.split_at(n);
-        self.b = rest;
-        Ok(head)
+        self.0.take(n).map_err(rec)
     }
     fn u8(&mut self) -> Result<u8, ChvoteError> {
         Ok(self.take(1)?[0])
     }
-    fn u32(&mut self) -> Result<usize, ChvoteError> {
-        let b = self.take(4)?;
-        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
-    }
     fn u64(&mut self) -> Result<u64, ChvoteError> {
-        let b = self.take(8)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(u64::from_be_bytes(a))
+        self.0.u64().map_err(rec)
     }
-    /// A count that the rest of the payload can hold at `unit` bytes an item.
+    /// A number that must fit a `usize` (an index or a size, not a count of items that follow).
+    fn num(&mut self) -> Result<usize, ChvoteError> {
+        usize::try_from(self.u64()?).map_err(|_| bad("a number out of range"))
+    }
+    /// A count of items of `unit` bytes that the rest of the payload must hold.
     fn count(&mut self, unit: usize) -> Result<usize, ChvoteError> {
-        let n = self.u32()?;
-        if n.saturating_mul(unit.max(1)) > self.b.len() {
-            return Err(self.err("a count longer than the payload"));
-        }
-        Ok(n)
+        self.0.count(unit).map_err(rec)
     }
-    fn el(&mut self, g: &ModpGroup, what: &'static str) -> Result<ModElement, ChvoteError> {
-        let b = self.take(g.element_len())?;
-        g.decode_element(b)
-            .map_err(|_| ChvoteError::NotInGroup(what))
+    fn el(&mut self, g: &ModpGroup) -> Result<ModElement, ChvoteError> {
+        self.0.element(g).map_err(rec)
     }
-    fn els(&mut self, g: &ModpGroup, what: &'static str) -> Result<Vec<ModElement>, ChvoteError> {
-        let n = self.count(g.element_len())?;
-        (0..n).map(|_| self.el(g, what)).collect()
+    fn els(&mut self, g: &ModpGroup) -> Result<Vec<ModElement>, ChvoteError> {
+        self.0.elements(g).map_err(rec)
     }
+    /// An integer at the width of `g`'s scalars, not reduced (proof checks test the range).
     fn int(&mut self, g: &ModpGroup) -> Result<Integer, ChvoteError> {
         Ok(Integer::from_digits(self.take(g.scalar_len())?, Order::Msf))
     }
@@ -167,11 +150,7 @@ impl<'a> In<'a> {
         Ok(self.take(n)?.to_vec())
     }
     fn done(&self) -> Result<(), ChvoteError> {
-        if self.b.is_empty() {
-            Ok(())
-        } else {
-            Err(self.err("bytes after the end"))
-        }
+        self.0.done().map_err(rec)
     }
 }
 
@@ -182,13 +161,13 @@ impl<'a> In<'a> {
 pub fn parameters_bytes(params: &Params, set: &ElectionSet) -> Vec<u8> {
     let mut o = Out::default();
     o.0.push(params.level().number());
-    o.u32(params.authorities());
-    o.u32(set.elections());
+    o.count(params.authorities());
+    o.count(set.elections());
     for (&n, &k) in set.candidates.iter().zip(&set.selections) {
-        o.u32(n);
-        o.u32(k);
+        o.count(n);
+        o.count(k);
     }
-    o.u32(set.voters());
+    o.count(set.voters());
     let width = set.elections().div_ceil(8);
     for e in &set.eligible {
         let mut bytes = vec![0u8; width];
@@ -205,13 +184,13 @@ pub fn parameters_bytes(params: &Params, set: &ElectionSet) -> Vec<u8> {
 pub fn decode_parameters(bytes: &[u8]) -> Result<(Params, ElectionSet), ChvoteError> {
     let mut i = In::new("parameters", bytes);
     let level = Level::from_number(i.u8()?)?;
-    let s = i.u32()?;
+    let s = i.num()?;
     let t = i.count(8)?;
     let mut candidates = Vec::with_capacity(t);
     let mut selections = Vec::with_capacity(t);
     for _ in 0..t {
-        candidates.push(i.u32()?);
-        selections.push(i.u32()?);
+        candidates.push(i.num()?);
+        selections.push(i.num()?);
     }
     let width = t.div_ceil(8);
     let voters = i.count(width)?;
@@ -236,7 +215,7 @@ pub fn key_share_bytes(params: &Params, pk: &ModElement) -> Vec<u8> {
 
 pub fn decode_key_share(params: &Params, bytes: &[u8]) -> Result<ModElement, ChvoteError> {
     let mut i = In::new("key share", bytes);
-    let e = i.el(params.eg(), "a key share")?;
+    let e = i.el(params.eg())?;
     i.done()?;
     Ok(e)
 }
@@ -244,11 +223,11 @@ pub fn decode_key_share(params: &Params, bytes: &[u8]) -> Result<ModElement, Chv
 /// `voter-data`: per voter x̂_ij, ŷ_ij and the n point commitments.
 pub fn voter_data_bytes(params: &Params, data: &[PublicVoterData]) -> Vec<u8> {
     let mut o = Out::default();
-    o.u32(data.len());
+    o.count(data.len());
     for d in data {
         o.el(params.ig(), &d.x_hat);
         o.el(params.ig(), &d.y_hat);
-        o.u32(d.commitments.len());
+        o.count(d.commitments.len());
         d.commitments.iter().for_each(|c| o.0.extend_from_slice(c));
     }
     o.0
@@ -263,8 +242,8 @@ pub fn decode_voter_data(
     let n = i.count(2 * ig.element_len())?;
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        let x_hat = i.el(ig, "a public voting credential")?;
-        let y_hat = i.el(ig, "a public confirmation credential")?;
+        let x_hat = i.el(ig)?;
+        let y_hat = i.el(ig)?;
         let m = i.count(32)?;
         let mut commitments = Vec::with_capacity(m);
         for _ in 0..m {
@@ -301,15 +280,15 @@ pub fn decode_ballot(params: &Params, bytes: &[u8]) -> Result<Ballot, ChvoteErro
     let (eg, ig) = (params.eg(), params.ig());
     let mut i = In::new("ballot", bytes);
     let b = Ballot {
-        x_hat: i.el(ig, "x̂")?,
-        queries: i.els(eg, "a query")?,
-        b: i.el(eg, "b")?,
+        x_hat: i.el(ig)?,
+        queries: i.els(eg)?,
+        b: i.el(eg)?,
         proof: BallotProof {
-            t1: i.el(ig, "t1")?,
-            t2: i.el(eg, "t2")?,
-            t3: i.el(eg, "t3")?,
+            t1: i.el(ig)?,
+            t2: i.el(eg)?,
+            t3: i.el(eg)?,
             s1: i.int(ig)?,
-            s2: i.el(eg, "s2")?,
+            s2: i.el(eg)?,
             s3: i.int(eg)?,
         },
     };
@@ -321,10 +300,10 @@ pub fn decode_ballot(params: &Params, bytes: &[u8]) -> Result<Ballot, ChvoteErro
 pub fn responses_bytes(params: &Params, rs: &[Response]) -> Vec<u8> {
     let eg = params.eg();
     let mut o = Out::default();
-    o.u32(rs.len());
+    o.count(rs.len());
     for r in rs {
         o.els(eg, &r.b);
-        o.u32(r.c.len());
+        o.count(r.c.len());
         r.c.iter().for_each(|c| o.bytes(c));
         o.els(eg, &r.d);
     }
@@ -337,10 +316,10 @@ pub fn decode_responses(params: &Params, bytes: &[u8]) -> Result<Vec<Response>, 
     let n = i.count(12)?;
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        let b = i.els(eg, "a response's b")?;
+        let b = i.els(eg)?;
         let m = i.count(4)?;
         let c = (0..m).map(|_| i.bytes()).collect::<Result<Vec<_>, _>>()?;
-        let d = i.els(eg, "a response's d")?;
+        let d = i.els(eg)?;
         out.push(Response { b, c, d });
     }
     i.done()?;
@@ -360,8 +339,8 @@ pub fn decode_confirmation(params: &Params, bytes: &[u8]) -> Result<Confirmation
     let ig = params.ig();
     let mut i = In::new("confirmation", bytes);
     let c = Confirmation {
-        y_hat: i.el(ig, "ŷ")?,
-        t: i.el(ig, "t")?,
+        y_hat: i.el(ig)?,
+        t: i.el(ig)?,
         s: i.int(ig)?,
     };
     i.done()?;
@@ -371,10 +350,10 @@ pub fn decode_confirmation(params: &Params, bytes: &[u8]) -> Result<Confirmation
 /// `finalizations`: the s authorities' δ_j (F_j and the revealed exponents).
 pub fn finalizations_bytes(params: &Params, fs: &[Finalization]) -> Vec<u8> {
     let mut o = Out::default();
-    o.u32(fs.len());
+    o.count(fs.len());
     for f in fs {
         o.bytes(&f.f);
-        o.u32(f.r.len());
+        o.count(f.r.len());
         f.r.iter().for_each(|r| o.int(params.eg(), r));
     }
     o.0
@@ -406,7 +385,7 @@ pub fn shuffle_bytes(
 ) -> Vec<u8> {
     let mut o = Out::default();
     let rows = out.encode(params.eg());
-    o.u64(rows.len() as u64);
+    o.count(rows.len());
     o.0.extend(rows);
     o.0.extend(proof.encode(params.eg()));
     o.0
@@ -419,14 +398,17 @@ pub fn decode_shuffle<R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> Result<(Rows<ModpGroup>, ShuffleProof<ModpGroup>), ChvoteError> {
     let mut i = In::new("shuffle", bytes);
-    let len = i.u64()? as usize;
+    let len = i.count(1)?;
     let list = i.take(len)?;
+    // the proof is the rest of the payload
+    let rest = i.take(bytes.len() - 8 - len)?;
+    i.done()?;
     let out =
         Rows::decode(params.eg(), list, rng).map_err(|e| bad(&format!("shuffle list: {e}")))?;
     if out.len() != rows {
         return Err(bad("a shuffle of another length"));
     }
-    let proof = ShuffleProof::decode(params.eg(), i.b, rows, 1, rng)
+    let proof = ShuffleProof::decode(params.eg(), rest, rows, 1, rng)
         .map_err(|e| bad(&format!("shuffle proof: {e}")))?;
     Ok((out, proof))
 }
@@ -457,7 +439,7 @@ pub fn decode_share(
 /// `result`: the count per candidate and the invalid count.
 pub fn result_bytes(counts: &[u64], invalid: u64) -> Vec<u8> {
     let mut o = Out::default();
-    o.u32(counts.len());
+    o.count(counts.len());
     counts.iter().for_each(|&c| o.u64(c));
     o.u64(invalid);
     o.0

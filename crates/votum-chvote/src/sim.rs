@@ -145,8 +145,6 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
     clock.lap(STEPS[0]);
     progress(STEPS[1]);
     let set = ElectionSet::of_shape(config.shape, config.voters)?;
-    let primes = params.primes(set.total_candidates())?;
-    drop(primes);
     clock.lap(STEPS[1]);
     clock.lap(STEPS[2]);
     progress(STEPS[3]);
@@ -195,11 +193,15 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
             .map(|i| client::random_selections(&board, i, &mut rng))
             .collect()
     };
+    // each voter's transcript is kept only for the record
     let transcripts = cards
         .par_iter()
         .zip(&choices)
-        .map(|(card, s)| vote(&board, &tables, &authorities, card, s))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|(card, s)| {
+            let t = vote(&board, &tables, &authorities, card, s)?;
+            Ok(public_data.as_ref().map(|_| t))
+        })
+        .collect::<Result<Vec<_>, ChvoteError>>()?;
     clock.lap(STEPS[9]);
     progress(STEPS[10]);
     let inputs = Rows::new(1, authorities[0].encryptions())
@@ -244,13 +246,13 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
     let result = tally::tally(&board, &plaintexts);
     clock.lap(STEPS[12]);
     let mut record_ms = 0.0;
-    if let Some(path) = &config.record {
+    if let (Some(path), Some(voter_data)) = (&config.record, &public_data) {
         progress("writing the record");
         let at = Instant::now();
+        let transcripts: Vec<Transcript> = transcripts.into_iter().flatten().collect();
         let published = Published {
             board: &board,
-            key_shares: &board.key_shares,
-            voter_data: &public_data,
+            voter_data,
             transcripts: &transcripts,
             lists: &lists,
             proofs: &proofs,
@@ -285,8 +287,8 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
 /// Everything a record holds, borrowed from the run.
 pub struct Published<'a> {
     pub board: &'a PublicBoard,
-    pub key_shares: &'a [votum_group::ModElement],
-    pub voter_data: &'a Option<Vec<Vec<PublicVoterData>>>,
+    /// Each authority's public voter data (the board keeps only their products).
+    pub voter_data: &'a [Vec<PublicVoterData>],
     pub transcripts: &'a [Transcript],
     pub lists: &'a [Rows<ModpGroup>],
     pub proofs: &'a [votum_shuffle::ShuffleProof<ModpGroup>],
@@ -307,18 +309,14 @@ pub fn write_record(path: &std::path::Path, p: &Published<'_>) -> Result<(), Chv
         "parameters",
         &rec::parameters_bytes(params, &p.board.set),
     )?;
-    for (j, pk) in p.key_shares.iter().enumerate() {
+    for (j, pk) in p.board.key_shares.iter().enumerate() {
         w.append(
             "key-share",
             &format!("authority-{j}"),
             &rec::key_share_bytes(params, pk),
         )?;
     }
-    let data = p
-        .voter_data
-        .as_ref()
-        .ok_or_else(|| ChvoteError::Parameters("the voter data was not kept".into()))?;
-    for (j, d) in data.iter().enumerate() {
+    for (j, d) in p.voter_data.iter().enumerate() {
         w.append(
             "voter-data",
             &format!("authority-{j}"),

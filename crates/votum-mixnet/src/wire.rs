@@ -181,7 +181,7 @@ impl Parameters {
     }
 }
 
-pub(crate) fn put_elements<G: Group>(group: &G, es: &[G::Element], out: &mut Vec<u8>) {
+pub fn put_elements<G: Group>(group: &G, es: &[G::Element], out: &mut Vec<u8>) {
     out.extend_from_slice(&(es.len() as u64).to_be_bytes());
     for e in es {
         out.extend_from_slice(&group.encode_element(e));

@@ -14,7 +14,7 @@ use votum_chvote::messages::{
 use votum_chvote::record::{self as rec, voter_of, Entry, RecordReader};
 use votum_chvote::tally;
 use votum_elgamal::Ciphertext;
-use votum_group::ModpGroup;
+use votum_group::{ModElement, ModpGroup};
 use votum_shuffle::Rows;
 
 use crate::checks::Check;
@@ -52,6 +52,8 @@ struct Walk<'o, R: Read> {
 struct Pending {
     voter: usize,
     ballot: Ballot,
+    /// Π a_u: the encryption's data, (b, a).
+    a: ModElement,
     responses: Vec<Response>,
     /// Nothing about this voter has failed so far (a failure is reported once).
     ok: bool,
@@ -220,6 +222,7 @@ impl<R: Read> Walk<'_, R> {
                         }
                     };
                     let k: usize = board.set.k_of(i).iter().sum();
+                    let a = query_product(eg, &ballot.queries);
                     let mut ok = false;
                     if ballot.x_hat != board.x_hat[i] {
                         self.ledger.fail(
@@ -233,7 +236,7 @@ impl<R: Read> Walk<'_, R> {
                             &e.name,
                             format!("{} queries for {k} selections", ballot.queries.len()),
                         );
-                    } else if !check_ballot_proof(&board, &ballot) {
+                    } else if !check_ballot_proof(&board, &ballot, &a) {
                         self.ledger
                             .fail(Check::Chv03, &e.name, "the ballot proof does not verify");
                     } else {
@@ -242,6 +245,7 @@ impl<R: Read> Walk<'_, R> {
                     pending = Some(Pending {
                         voter: i,
                         ballot,
+                        a,
                         responses: Vec::new(),
                         ok,
                         confirmed: false,
@@ -324,7 +328,7 @@ impl<R: Read> Walk<'_, R> {
                     // the authorities finalized this voter: its encryption goes to the mix
                     confirmed.push(Ciphertext {
                         pad: p.ballot.b.clone(),
-                        data: query_product(eg, &p.ballot.queries),
+                        data: p.a.clone(),
                     });
                     if !p.ok {
                         continue;
