@@ -17,7 +17,9 @@
 //! Feature `secret` (on by default) compiles the constant-time code for secret exponents
 //! ([`Modulus::pow_secret`], `SecretBaseTable`); the independent verifier builds without it.
 //!
-//! This is the only crate with `unsafe` code (`mont`, `secret` and `secret_base`).
+//! * [`gmp_kernels`]: GMP's fast kernels on x86-64 CPUs its fat build does not recognise.
+//!
+//! This is the only crate with `unsafe` code (`mont`, `secret`, `secret_base` and `gmp_kernels`).
 //! * Batch entry points spread over cores with rayon.
 //!
 //! ```compile_fail
@@ -25,6 +27,7 @@
 //! ```
 
 mod fixed_base;
+pub mod gmp_kernels;
 mod modulus;
 mod mont;
 mod multiexp;

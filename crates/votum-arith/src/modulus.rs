@@ -28,6 +28,7 @@ impl Modulus {
         if p < 3 || p.is_even() {
             return Err(ArithError::BadModulus);
         }
+        crate::gmp_kernels::tune();
         let byte_len = p.significant_bits().div_ceil(8) as usize;
         Ok(Self {
             p,

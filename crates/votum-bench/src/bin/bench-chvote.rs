@@ -81,8 +81,10 @@ fn main() {
             format!("\"(verification)\": {verify_ms:.1}"),
         ])
         .collect();
+    let kernels = votum_arith::gmp_kernels::kernels().describe();
+    println!("(GMP kernels: {kernels})");
     println!(
-        "{{\"level\": {}, \"voters\": {voters}, \"p_bits\": {}, \"tally\": {:?}, \"steps\": {{{}}}}}",
+        "{{\"level\": {}, \"voters\": {voters}, \"p_bits\": {}, \"gmp_kernels\": \"{kernels}\", \"tally\": {:?}, \"steps\": {{{}}}}}",
         level.number(),
         report.p_bits,
         report.tally.counts,
