@@ -330,14 +330,18 @@ impl Authority {
         rng: &mut R,
     ) -> Result<(Rows<ModpGroup>, ShuffleProof<ModpGroup>), ChvoteError> {
         let board = self.board()?;
-        votum_shuffle::shuffle_and_prove(
+        // the re-encryption nonces are ephemeral exponents (spec/92.8)
+        let nonce_bits = Some(self.params.ephemeral_bits());
+        votum_shuffle::PreparedShuffle::prepare_with_nonce_bits(
             self.params.eg(),
             board.mix_key(),
             generators,
-            &shuffle_context(board, self.index),
-            inputs,
+            inputs.len(),
+            inputs.width(),
+            nonce_bits,
             rng,
         )
+        .and_then(|prepared| prepared.apply(inputs, &shuffle_context(board, self.index)))
         .map_err(|e| ChvoteError::Shuffle {
             authority: self.index,
             reason: e.to_string(),

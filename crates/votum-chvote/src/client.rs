@@ -17,25 +17,25 @@ use crate::poly::{value_at_zero, Point};
 use crate::ChvoteError;
 
 /// The client's precomputation for one election: constant-time combs of pk, for the query's
-/// ephemeral exponents and for the proof's full-length ω_3.
+/// ephemeral exponents, and of pk and g for the proof's ω_3.
 pub struct ClientTables {
     pk_ephemeral: SecretBaseTable,
     pk: SecretBaseTable,
     g: SecretBaseTable,
 }
 
-/// Rows of the client's combs for full-length exponents (256 entries, 64 KiB at 2048 bits).
-const FULL_ROWS: u32 = 8;
+/// Rows of the client's combs for ω_3 (256 entries, 64 KiB at 2048 bits).
+const NONCE_ROWS: u32 = 8;
 
 impl ClientTables {
     pub fn new(board: &PublicBoard) -> Self {
         let params = &board.params;
         let eg = params.eg();
-        let q_bits = eg.order().significant_bits();
+        let bits = params.ballot_nonce_bits();
         Self {
             pk_ephemeral: params.ephemeral_comb(board.pk.element()),
-            pk: params.comb(board.pk.element(), q_bits, FULL_ROWS),
-            g: params.comb(eg.generator(), q_bits, FULL_ROWS),
+            pk: params.comb(board.pk.element(), bits, NONCE_ROWS),
+            g: params.comb(eg.generator(), bits, NONCE_ROWS),
         }
     }
 }
@@ -101,7 +101,7 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
     // 7.21 GenBallotProof
     let mut w1 = ig.random_scalar(rng);
     let w2 = board.params.random_element(rng);
-    let mut w3 = eg.random_scalar(rng);
+    let mut w3 = board.params.ballot_nonce(rng);
     let t1 = ig.pow_secret(ig.generator(), &w1);
     let t2 = eg.op(&w2, &board.params.comb_pow(&tables.pk, &w3));
     let t3 = board.params.comb_pow(&tables.g, &w3);

@@ -147,29 +147,35 @@ impl PublicBoard {
         self.set.voters()
     }
 
-    /// pk with the group's large fixed-base table, for the shuffles' re-encryptions (and the
-    /// ballot checks of a large election), built at first use.
+    /// pk with a fixed-base table for the shuffles' re-encryptions, whose nonces are
+    /// ephemeral exponents (spec/92.8): 2τ bits, a window for the election's size. Built at
+    /// first use.
     pub fn mix_key(&self) -> &PublicKey<ModpGroup> {
         self.mix_key.get_or_init(|| {
-            PublicKey::with_table(self.params.eg(), self.pk.element().clone())
+            let uses = self.voters() * self.params.authorities();
+            let table = self.pk_table_for(uses, self.params.ephemeral_bits());
+            PublicKey::with_given_table(self.params.eg(), self.pk.element().clone(), table)
                 .unwrap_or_else(|_| self.pk.clone())
         })
     }
 
-    /// pk^e for a public exponent e < q (ballot checks, one per authority and voter): from
-    /// [`PublicBoard::mix_key`]'s table in a large election, else from a small table whose
-    /// window suits the election's size (spec/92.6).
+    fn pk_table_for(&self, uses: usize, bits: u32) -> votum_arith::FixedBaseTable {
+        let (eg, pk) = (self.params.eg(), self.pk.element().value());
+        let window = table_window(uses.max(1), bits);
+        votum_arith::FixedBaseTable::with_window(eg.modulus(), pk, bits, window)
+            .or_else(|_| votum_arith::FixedBaseTable::with_window(eg.modulus(), pk, bits, 1))
+            .unwrap_or_else(|_| unreachable_table())
+    }
+
+    /// pk^e for a public exponent e < q (ballot checks, one per authority and voter; revealed
+    /// OT exponents): from a table for the exponents an honest client sends (s_3 < 2^(L+1), L
+    /// the bits of ω_3), with a window for the election's size (spec/92.6). Longer exponents
+    /// take a plain exponentiation.
     pub fn pk_pow(&self, e: &Integer) -> ModElement {
         let eg = self.params.eg();
-        let uses = (self.voters() * self.params.authorities()).max(1);
-        if uses >= LARGE {
-            return self.mix_key().pow(eg, &eg.scalar_from_integer(e));
-        }
         let table = self.pk_table.get_or_init(|| {
-            let (pk, bits) = (self.pk.element().value(), eg.order().significant_bits());
-            votum_arith::FixedBaseTable::with_window(eg.modulus(), pk, bits, table_window(uses))
-                .or_else(|_| votum_arith::FixedBaseTable::with_window(eg.modulus(), pk, bits, 1))
-                .unwrap_or_else(|_| unreachable_table())
+            let uses = self.voters() * self.params.authorities();
+            self.pk_table_for(uses, self.params.ballot_nonce_bits() + 1)
         });
         let x = table.pow(e).unwrap_or_else(|_| Integer::from(1));
         // a power of a member is a member: the Jacobi symbol test cannot fail
@@ -292,14 +298,12 @@ pub fn generators(board: &PublicBoard, n: usize) -> votum_shuffle::Generators<Mo
     votum_shuffle::Generators::derive(board.params.eg(), &seed, n.max(1))
 }
 
-/// From this many ballot checks on, the group's large table of pk pays (measured at N = 1,000).
-const LARGE: usize = 2000;
-
-/// The window of a fixed-base table for `uses` powers of 2,048-bit exponents: it minimises
-/// (bits/w)·(2^w + uses), the products to build the table and to use it.
-pub fn table_window(uses: usize) -> u32 {
-    (1u32..=16)
-        .min_by_key(|&w| ((1u64 << w) + uses as u64) * 2048u64.div_ceil(u64::from(w)))
+/// The window of a fixed-base table for `uses` powers of `bits`-bit exponents: it minimises
+/// (bits/w)·(2^w + uses), the products to build the table and to use it, up to 2^12 entries
+/// per row (42 MiB for 481-bit exponents at 2048 bits).
+pub fn table_window(uses: usize, bits: u32) -> u32 {
+    (1u32..=12)
+        .min_by_key(|&w| ((1u64 << w) + uses as u64) * u64::from(bits).div_ceil(u64::from(w)))
         .unwrap_or(8)
 }
 

@@ -37,6 +37,9 @@ impl Level {
 /// The 64-character alphabet of every code (spec/92.2).
 pub const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
+/// The statistical hiding of the ballot proof's short nonce ω_3 (spec/92.6).
+pub const STATISTICAL_BITS: u32 = 128;
+
 /// The largest number of candidates (the proof of concept's n_max).
 pub const N_MAX: usize = 1678;
 
@@ -142,6 +145,24 @@ impl Params {
     /// Bits of the ephemeral exponents (the query's r_u and the OT's r_l): 2τ (spec/92.6).
     pub fn ephemeral_bits(&self) -> u32 {
         2 * self.0.tau
+    }
+
+    /// Bits of the ballot proof's ω_3 (spec/92.6): it hides c·r < 2^τ · 2^(2τ+16) with a
+    /// statistical distance below 2^−128, so s_3 = ω_3 + c·r never wraps modulo q.
+    pub fn ballot_nonce_bits(&self) -> u32 {
+        3 * self.0.tau + 16 + STATISTICAL_BITS
+    }
+
+    /// A uniform ω_3 below 2^[`Params::ballot_nonce_bits`].
+    pub fn ballot_nonce<R: rand_core::RngCore + rand_core::CryptoRng>(
+        &self,
+        rng: &mut R,
+    ) -> votum_group::ModScalar {
+        let bound = Integer::from(1) << self.ballot_nonce_bits();
+        let mut x = crate::poly::random_below(&bound, rng);
+        let s = self.0.eg.scalar_from_integer(&x);
+        votum_arith::wipe_integer(&mut x);
+        s
     }
 
     /// A uniform non-zero ephemeral exponent below 2^(2τ) (spec/92.6).

@@ -47,6 +47,17 @@ impl<G: Group> PublicKey<G> {
         Ok(pk)
     }
 
+    /// Same, with a table the caller built (one sized for the exponents it will use).
+    pub fn with_given_table(
+        group: &G,
+        element: G::Element,
+        table: G::Table,
+    ) -> Result<Self, ElGamalError> {
+        let mut pk = Self::new(group, element)?;
+        pk.table = Some(Arc::new(table));
+        Ok(pk)
+    }
+
     pub fn element(&self) -> &G::Element {
         &self.element
     }

@@ -98,15 +98,41 @@ struct RowSecrets<G: Group> {
     omega_prime: G::Scalar,
 }
 
-fn row_secrets<G: Group>(group: &G, seed: &[u8; 32], row: usize, width: usize) -> RowSecrets<G> {
+fn row_secrets<G: Group>(
+    group: &G,
+    seed: &[u8; 32],
+    row: usize,
+    width: usize,
+    nonce_bits: Option<u32>,
+) -> RowSecrets<G> {
     let mut rng = ChaCha20Rng::from_seed(*seed);
     rng.set_stream(row as u64);
     RowSecrets {
-        nonces: (0..width).map(|_| group.random_scalar(&mut rng)).collect(),
+        nonces: (0..width)
+            .map(|_| nonce(group, nonce_bits, &mut rng))
+            .collect(),
         r: group.random_scalar(&mut rng),
         r_hat: group.random_scalar(&mut rng),
         omega_hat: group.random_scalar(&mut rng),
         omega_prime: omega_prime(group, &mut rng),
+    }
+}
+
+/// A re-encryption nonce: uniform in Z_q, or below 2^bits when the caller asks for short ones
+/// (spec/90.4) and bits is below q's length.
+fn nonce<G: Group, R: RngCore + CryptoRng>(group: &G, bits: Option<u32>, rng: &mut R) -> G::Scalar {
+    match bits {
+        Some(b) if b > 0 && b < group.order().significant_bits() => {
+            let mut bytes = vec![0u8; b.div_ceil(8) as usize];
+            rng.fill_bytes(&mut bytes);
+            let mut x = votum_group::Integer::from_digits(&bytes, votum_group::Order::Msf);
+            x.keep_bits_mut(b);
+            bytes.zeroize();
+            let s = group.scalar_from_integer(&x);
+            votum_arith::wipe_integer(&mut x);
+            s
+        }
+        _ => group.random_scalar(rng),
     }
 }
 
@@ -138,6 +164,21 @@ impl<G: Group> PreparedShuffle<G> {
         generators: &Generators<G>,
         rows: usize,
         width: usize,
+        rng: &mut R,
+    ) -> Result<Self, ShuffleError> {
+        Self::prepare_with_nonce_bits(group, pk, generators, rows, width, None, rng)
+    }
+
+    /// [`PreparedShuffle::prepare`] with re-encryption nonces uniform below `2^bits` instead of
+    /// in Z_q when `nonce_bits` is `Some(bits)` (short exponents, for a protocol that argues for
+    /// them: CHVote, spec/92.8). The proof and its verification are unchanged.
+    pub fn prepare_with_nonce_bits<R: RngCore + CryptoRng>(
+        group: &G,
+        pk: &PublicKey<G>,
+        generators: &Generators<G>,
+        rows: usize,
+        width: usize,
+        nonce_bits: Option<u32>,
         rng: &mut R,
     ) -> Result<Self, ShuffleError> {
         if rows == 0 {
@@ -177,7 +218,7 @@ impl<G: Group> PreparedShuffle<G> {
         let omega4: Vec<G::Scalar> = (0..width).map(|_| group.random_scalar(rng)).collect();
         let secrets: Vec<RowSecrets<G>> = (0..rows)
             .into_par_iter()
-            .map(|i| row_secrets(group, &seed, i, width))
+            .map(|i| row_secrets(group, &seed, i, width, nonce_bits))
             .collect();
         seed.zeroize();
         let mut nonces = Vec::with_capacity(rows * width);

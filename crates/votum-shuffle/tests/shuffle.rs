@@ -455,3 +455,50 @@ fn prepared_shuffle_checks_its_inputs() {
     let (out, proof) = prepared.apply(&s.inputs, CONTEXT).unwrap();
     verify(&s, &out, &proof).unwrap();
 }
+
+#[test]
+fn short_nonces_re_encrypt_with_short_exponents_and_verify() {
+    let group = ModpGroup::rfc3526_2048();
+    // one row of two: the permutation is the identity, so out.pad / in.pad = g^r for each nonce
+    let s = setup(group.clone(), 1, 2, 5);
+    let mut rng = ChaCha20Rng::seed_from_u64(6);
+    let prepared =
+        PreparedShuffle::prepare_with_nonce_bits(&group, &s.pk, &s.gens, 1, 2, Some(12), &mut rng)
+            .unwrap();
+    let (out, proof) = prepared.apply(&s.inputs, CONTEXT).unwrap();
+    verify(&s, &out, &proof).unwrap();
+    assert_eq!(rows_of(&s, &out), rows_of(&s, &s.inputs));
+    for k in 0..2 {
+        let ratio = group.div(&out.row(0)[k].pad, &s.inputs.row(0)[k].pad);
+        // the discrete logarithm of the ratio is found below 2^12 by stepping through g^i
+        let mut x = group.identity();
+        let found = (0..1u32 << 12).any(|_| {
+            let hit = x == ratio;
+            x = group.op(&x, group.generator());
+            hit
+        });
+        assert!(found, "nonce {k} is not below 2^12");
+    }
+    // a full-length run of the same shuffle is not (2^-2036 chance of a false failure)
+    let mut rng = ChaCha20Rng::seed_from_u64(6);
+    let (out, _) = shuffle_and_prove(&group, &s.pk, &s.gens, CONTEXT, &s.inputs, &mut rng).unwrap();
+    let ratio = group.div(&out.row(0)[0].pad, &s.inputs.row(0)[0].pad);
+    let mut x = group.identity();
+    assert!((0..1u32 << 12).all(|_| {
+        let miss = x != ratio;
+        x = group.op(&x, group.generator());
+        miss
+    }));
+    // five rows with short nonces: the proof verifies and the messages are kept
+    let s = setup(group.clone(), 5, 1, 7);
+    let prepared =
+        PreparedShuffle::prepare_with_nonce_bits(&group, &s.pk, &s.gens, 5, 1, Some(224), &mut rng)
+            .unwrap();
+    let (out, proof) = prepared.apply(&s.inputs, CONTEXT).unwrap();
+    verify(&s, &out, &proof).unwrap();
+    let mut a = rows_of(&s, &out);
+    let mut b = rows_of(&s, &s.inputs);
+    a.sort_by_key(|r| group.encode_element(&r[0]));
+    b.sort_by_key(|r| group.encode_element(&r[0]));
+    assert_eq!(a, b);
+}
