@@ -76,8 +76,10 @@ pub struct PublicBoard {
     pub commitments: Vec<Vec<Vec<[u8; 32]>>>,
     pub primes: Vec<ModElement>,
     mix_key: std::sync::OnceLock<PublicKey<ModpGroup>>,
-    /// A small fixed-base table of pk for the ballot checks of a small election.
+    /// A fixed-base table of pk for the ballot checks.
     pk_table: std::sync::OnceLock<votum_arith::FixedBaseTable>,
+    /// A fixed-base table of ĝ for the ballot and confirmation checks.
+    g_hat_table: std::sync::OnceLock<votum_arith::FixedBaseTable>,
 }
 
 impl PublicBoard {
@@ -140,6 +142,7 @@ impl PublicBoard {
             primes,
             mix_key: std::sync::OnceLock::new(),
             pk_table: std::sync::OnceLock::new(),
+            g_hat_table: std::sync::OnceLock::new(),
         })
     }
 
@@ -165,6 +168,29 @@ impl PublicBoard {
         votum_arith::FixedBaseTable::with_window(eg.modulus(), pk, bits, window)
             .or_else(|_| votum_arith::FixedBaseTable::with_window(eg.modulus(), pk, bits, 1))
             .unwrap_or_else(|_| unreachable_table())
+    }
+
+    /// ĝ^e for a public exponent e < q̂ (the ballot and confirmation checks, two per authority
+    /// and voter), from a table with a window for the election's size.
+    pub fn g_hat_pow(&self, e: &Integer) -> ModElement {
+        let ig = self.params.ig();
+        let table = self.g_hat_table.get_or_init(|| {
+            let (g, bits) = (ig.generator().value(), ig.order().significant_bits());
+            let uses = 2 * self.voters() * self.params.authorities();
+            votum_arith::FixedBaseTable::with_window(
+                ig.modulus(),
+                g,
+                bits,
+                table_window(uses.max(1), bits),
+            )
+            .or_else(|_| votum_arith::FixedBaseTable::with_window(ig.modulus(), g, bits, 1))
+            .unwrap_or_else(|_| unreachable_table())
+        });
+        let x = table.pow(e).unwrap_or_else(|_| Integer::from(1));
+        // a power of a member is a member: only the range is checked, not membership again
+        ig.element_in_range(&x)
+            .map(votum_group::InRange::into_unchecked_part)
+            .unwrap_or_else(|_| ig.identity())
     }
 
     /// pk^e for a public exponent e < q (ballot checks, one per authority and voter; revealed
@@ -217,10 +243,9 @@ pub fn check_ballot_proof(board: &PublicBoard, ballot: &Ballot, a: &ModElement) 
     }
     let c = ballot_challenge(board, ballot, a);
     let (ce, ci) = (eg.scalar_from_integer(&c), ig.scalar_from_integer(&c));
-    let s1 = ig.scalar_from_integer(&p.s1);
     let s3 = eg.scalar_from_integer(&p.s3);
     let lhs1 = ig.op(&p.t1, &ig.pow(&ballot.x_hat, &ci));
-    if lhs1 != ig.pow_generator(&s1) {
+    if lhs1 != board.g_hat_pow(&p.s1) {
         return false;
     }
     let lhs2 = eg.op(&p.t2, &eg.pow(a, &ce));
@@ -248,7 +273,7 @@ pub fn check_confirmation_proof(board: &PublicBoard, gamma: &Confirmation) -> bo
     }
     let c = confirmation_challenge(board, &gamma.y_hat, &gamma.t);
     let lhs = ig.op(&gamma.t, &ig.pow(&gamma.y_hat, &ig.scalar_from_integer(&c)));
-    lhs == ig.pow_generator(&ig.scalar_from_integer(&gamma.s))
+    lhs == board.g_hat_pow(&gamma.s)
 }
 
 /// The public check of a response once its exponents are revealed (7.37): b_u = a_u^(r_l) and
@@ -296,6 +321,22 @@ pub fn generators(board: &PublicBoard, n: usize) -> votum_shuffle::Generators<Mo
     let mut seed = hash::GENERATORS_SEED.to_vec();
     seed.extend(board.digest);
     votum_shuffle::Generators::derive(board.params.eg(), &seed, n.max(1))
+}
+
+/// [`generators`] with the mixers' fixed-base table of h, its window chosen for the s shuffles'
+/// uses (one per row each, spec/90.4's t̂).
+#[cfg(feature = "prove")]
+pub fn mixing_generators(board: &PublicBoard, n: usize) -> votum_shuffle::Generators<ModpGroup> {
+    let gens = generators(board, n);
+    let eg = board.params.eg();
+    let bits = eg.order().significant_bits();
+    let uses = n.max(1) * board.params.authorities();
+    let h = gens.h().value();
+    match votum_arith::FixedBaseTable::with_window(eg.modulus(), h, bits, table_window(uses, bits))
+    {
+        Ok(table) => gens.with_h_table(table),
+        Err(_) => gens,
+    }
 }
 
 /// The window of a fixed-base table for `uses` powers of `bits`-bit exponents: it minimises

@@ -13,7 +13,7 @@ use votum_shuffle::Rows;
 use crate::authority::Authority;
 use crate::client::{self, ClientTables};
 use crate::election::{ElectionSet, Shape};
-use crate::messages::{generators, shuffle_context};
+use crate::messages::{mixing_generators, shuffle_context};
 use crate::messages::{Ballot, Confirmation, Finalization, PublicBoard, PublicVoterData, Response};
 use crate::params::{Level, Params};
 use crate::printing::{voting_cards, VotingCard};
@@ -207,7 +207,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
     let inputs = Rows::new(1, authorities[0].encryptions())
         .map_err(|e| ChvoteError::Parameters(e.to_string()))?;
     let confirmed = inputs.len();
-    let gens = generators(&board, confirmed);
+    let gens = mixing_generators(&board, confirmed);
     // each authority shuffles the list before it (the proof of concept's mixing step)
     let mut lists: Vec<Rows<ModpGroup>> = vec![inputs];
     let mut proofs = Vec::new();

@@ -93,6 +93,18 @@ impl<G: Group> Generators<G> {
         }
     }
 
+    /// Gives the prover a fixed-base table of [`Generators::h`] the caller built (one with a
+    /// window for the number of rows it will shuffle), instead of the group's default table.
+    /// It must be a table of h: a table of anything else makes the prover's proofs fail.
+    pub fn with_h_table(self, table: G::Table) -> Self {
+        let cell = OnceLock::new();
+        let _ = cell.set(table);
+        Self {
+            h_table: Arc::new(cell),
+            ..self
+        }
+    }
+
     pub fn seed(&self) -> &[u8] {
         &self.seed
     }
