@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import hashlib
 import os
 import stat
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -17,7 +18,7 @@ import uvloop
 from votum.channels import NodePeerKey, digests, signed_message
 from votum.nodes import Card, ChannelSettings, Identity, Keystore, Message, Node, NodeSettings, keygen
 from votum.nodes import errors as ne
-from votum.nodes.channel import Channel
+from votum.nodes.channel import ENVELOPE_VERSION, Channel
 from votum.nodes.identity import fingerprint, normalise_fingerprint
 from votum.nodes.local import make_identities, start_mesh
 
@@ -76,12 +77,13 @@ def forge(
     recipient: bytes | None = None,
     signer: Identity | None = None,
     hashes: list[bytes] | None = None,
+    version: int = ENVELOPE_VERSION,
 ) -> None:
     """Writes a hand-made frame on `ch`, honest unless told otherwise; advances the sequence."""
     items = [[kind, msg_id, None, h] for h in (hashes or digests(payloads))]
     header = msgpack.packb(
         {
-            "v": 1,
+            "v": version,
             "ch": channel_id or ch.channel_id,
             "from": sender or ch.identity.node_id,
             "to": recipient or ch.peer.node_id,
@@ -298,6 +300,7 @@ def test_a_known_node_at_the_wrong_address_is_refused(tmp_path: Path) -> None:
         ("other-recipient", ne.WrongChannel, "wrong-channel"),
         ("signed-by-another-node", ne.WrongSender, "wrong-sender"),
         ("malformed", ne.MalformedFrame, "malformed"),
+        ("old-version", ne.MalformedFrame, "malformed"),
         ("oversize", ne.FrameTooLarge, "frame-too-large"),
     ],
 )
@@ -331,6 +334,8 @@ def test_a_bad_frame_is_refused_and_the_connection_closed(
             elif how == "malformed":
                 body = msgpack.packb(["not", "bytes"], use_bin_type=True)
                 ch._writer.write(len(body).to_bytes(4, "big") + body)
+            elif how == "old-version":  # a node of version 1, whose digests were SHA-256
+                forge(ch, [b"v1"], kind="note", hashes=[hashlib.sha256(b"v1").digest()], version=1)
             elif how == "oversize":
                 ch._writer.write((2 << 20).to_bytes(4, "big") + b"\0" * 1024)
             err = await refused_with(ch, error)
@@ -609,7 +614,6 @@ def test_node_command_line_identity_and_peers(tmp_path: Path) -> None:
 
 
 def test_a_stream_of_hundreds_of_mib_goes_through_without_being_held_whole(tmp_path: Path) -> None:
-    import hashlib
     import tracemalloc
 
     from votum.nodes.streams import FileSink, file_chunks

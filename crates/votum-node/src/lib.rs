@@ -39,9 +39,11 @@ impl FrameError {
     }
 }
 
-/// SHA-256 of one payload, as carried in a header item.
+/// The digest of one payload, as carried in a header item: BLAKE3 with its 32-byte output (spec/95.3). A digest
+/// is computed by the sender and again by the receiver for every byte a channel carries, so it is the hash of the
+/// bulk path: BLAKE3 runs at several GB/s on one core where SHA-256 with SHA-NI runs at about 1.5 GB/s.
 pub fn digest(payload: &[u8]) -> [u8; 32] {
-    Sha256::digest(payload).into()
+    blake3::hash(payload).into()
 }
 
 /// The id of a node from its two public keys.

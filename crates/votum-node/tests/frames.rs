@@ -152,3 +152,20 @@ proptest! {
         prop_assert_eq!(peer.check_frame(&header, &sig, &payloads, &digests).is_ok(), !flip);
     }
 }
+
+/// The payload digest is BLAKE3-256 (spec/95.3), pinned by the BLAKE3 team's test vectors.
+#[test]
+fn payload_digest_is_blake3() {
+    assert_eq!(
+        hex(&digest(b"")),
+        "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262"
+    );
+    assert_eq!(
+        hex(&digest(b"abc")),
+        "6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85"
+    );
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

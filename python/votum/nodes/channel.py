@@ -34,6 +34,8 @@ FRAME_PAYLOAD = 4 << 20
 #: frames at most this long are checked on the event loop: a hop to a worker thread costs more than the check
 INLINE_CHECK = 64 << 10
 HELLO_MAX = 1024
+#: the envelope header's version (spec/95.3); 2 since payload digests are BLAKE3
+ENVELOPE_VERSION = 2
 #: payloads from this size on are written as their own buffer rather than copied into the frame's
 BIG_PIECE = 64 << 10
 
@@ -305,7 +307,7 @@ class Channel:
             item.append(h)
         header = _pack(
             {
-                "v": 1,
+                "v": ENVELOPE_VERSION,
                 "ch": self.channel_id,
                 "from": self.identity.node_id,
                 "to": self.peer.node_id,
@@ -408,8 +410,8 @@ class Channel:
                 raise ValueError("not [header, signature, payload, ...]")
             header_bin, signature, payloads = frame[0], frame[1], frame[2:]
             header = msgpack.unpackb(header_bin, raw=False)
-            if not isinstance(header, dict) or header.get("v") != 1:
-                raise ValueError("header version")
+            if not isinstance(header, dict) or header.get("v") != ENVELOPE_VERSION:
+                raise ValueError(f"header version {header.get('v')!r}, not {ENVELOPE_VERSION}")
             for key, typ in (("ch", bytes), ("from", bytes), ("to", bytes), ("seq", int), ("items", list)):
                 if not isinstance(header.get(key), typ):
                     raise ValueError(f"header field {key}")

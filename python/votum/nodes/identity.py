@@ -27,7 +27,7 @@ from votum.nodes.errors import KeyFileError, SealError
 
 KEY_FILE = "key.pem"
 CARD_FILE = "card.json"
-ALPN = "votum-node/1"
+ALPN = "votum-node/2"
 SEAL_TAG = b"votum-node/seal/v1\0"
 _SUITE = hpke.Suite(hpke.KEM.X25519, hpke.KDF.HKDF_SHA256, hpke.AEAD.CHACHA20_POLY1305)
 _RAW = (serialization.Encoding.Raw, serialization.PublicFormat.Raw)
