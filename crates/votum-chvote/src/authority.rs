@@ -106,6 +106,10 @@ impl Authority {
         self.index
     }
 
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
     /// pk_j, posted to the board.
     pub fn key_share(&self) -> ModElement {
         self.key.public.element().clone()

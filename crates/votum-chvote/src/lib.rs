@@ -21,6 +21,8 @@ pub mod authority;
 #[cfg(feature = "prove")]
 pub mod client;
 #[cfg(feature = "prove")]
+pub mod parties;
+#[cfg(feature = "prove")]
 pub mod printing;
 #[cfg(feature = "prove")]
 pub mod sim;

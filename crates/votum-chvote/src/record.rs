@@ -83,73 +83,73 @@ impl<R: Read> RecordReader<R> {
 /// Writes a payload: counts as u64, elements at their group's width (votum-mixnet's wire
 /// encoding), integers at the width of their group's scalars.
 #[derive(Default)]
-struct Out(Vec<u8>);
+pub(crate) struct Out(pub(crate) Vec<u8>);
 
 impl Out {
-    fn u64(&mut self, v: u64) {
+    pub(crate) fn u64(&mut self, v: u64) {
         self.0.extend(v.to_be_bytes());
     }
-    fn count(&mut self, n: usize) {
+    pub(crate) fn count(&mut self, n: usize) {
         self.u64(n as u64);
     }
-    fn el(&mut self, g: &ModpGroup, e: &ModElement) {
+    pub(crate) fn el(&mut self, g: &ModpGroup, e: &ModElement) {
         self.0.extend(g.encode_element(e));
     }
-    fn els(&mut self, g: &ModpGroup, es: &[ModElement]) {
+    pub(crate) fn els(&mut self, g: &ModpGroup, es: &[ModElement]) {
         votum_mixnet::wire::put_elements(g, es, &mut self.0);
     }
-    fn int(&mut self, g: &ModpGroup, x: &Integer) {
+    pub(crate) fn int(&mut self, g: &ModpGroup, x: &Integer) {
         self.0.extend(to_fixed_be(x, g.scalar_len()));
     }
-    fn bytes(&mut self, b: &[u8]) {
+    pub(crate) fn bytes(&mut self, b: &[u8]) {
         self.count(b.len());
         self.0.extend_from_slice(b);
     }
 }
 
 /// Reads a payload with votum-mixnet's cursor, its errors as this crate's.
-struct In<'a>(Cursor<'a>);
+pub(crate) struct In<'a>(Cursor<'a>);
 
 fn rec(e: votum_mixnet::MixError) -> ChvoteError {
     bad(&e.to_string())
 }
 
 impl<'a> In<'a> {
-    fn new(what: &'static str, b: &'a [u8]) -> Self {
+    pub(crate) fn new(what: &'static str, b: &'a [u8]) -> Self {
         Self(Cursor::new(what, b))
     }
-    fn take(&mut self, n: usize) -> Result<&'a [u8], ChvoteError> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], ChvoteError> {
         self.0.take(n).map_err(rec)
     }
-    fn u8(&mut self) -> Result<u8, ChvoteError> {
+    pub(crate) fn u8(&mut self) -> Result<u8, ChvoteError> {
         Ok(self.take(1)?[0])
     }
-    fn u64(&mut self) -> Result<u64, ChvoteError> {
+    pub(crate) fn u64(&mut self) -> Result<u64, ChvoteError> {
         self.0.u64().map_err(rec)
     }
     /// A number that must fit a `usize` (an index or a size, not a count of items that follow).
-    fn num(&mut self) -> Result<usize, ChvoteError> {
+    pub(crate) fn num(&mut self) -> Result<usize, ChvoteError> {
         usize::try_from(self.u64()?).map_err(|_| bad("a number out of range"))
     }
     /// A count of items of `unit` bytes that the rest of the payload must hold.
-    fn count(&mut self, unit: usize) -> Result<usize, ChvoteError> {
+    pub(crate) fn count(&mut self, unit: usize) -> Result<usize, ChvoteError> {
         self.0.count(unit).map_err(rec)
     }
-    fn el(&mut self, g: &ModpGroup) -> Result<ModElement, ChvoteError> {
+    pub(crate) fn el(&mut self, g: &ModpGroup) -> Result<ModElement, ChvoteError> {
         self.0.element(g).map_err(rec)
     }
-    fn els(&mut self, g: &ModpGroup) -> Result<Vec<ModElement>, ChvoteError> {
+    pub(crate) fn els(&mut self, g: &ModpGroup) -> Result<Vec<ModElement>, ChvoteError> {
         self.0.elements(g).map_err(rec)
     }
     /// An integer at the width of `g`'s scalars, not reduced (proof checks test the range).
-    fn int(&mut self, g: &ModpGroup) -> Result<Integer, ChvoteError> {
+    pub(crate) fn int(&mut self, g: &ModpGroup) -> Result<Integer, ChvoteError> {
         Ok(Integer::from_digits(self.take(g.scalar_len())?, Order::Msf))
     }
-    fn bytes(&mut self) -> Result<Vec<u8>, ChvoteError> {
+    pub(crate) fn bytes(&mut self) -> Result<Vec<u8>, ChvoteError> {
         let n = self.count(1)?;
         Ok(self.take(n)?.to_vec())
     }
-    fn done(&self) -> Result<(), ChvoteError> {
+    pub(crate) fn done(&self) -> Result<(), ChvoteError> {
         self.0.done().map_err(rec)
     }
 }

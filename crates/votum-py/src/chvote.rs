@@ -83,3 +83,329 @@ pub fn chvote_simulate(
     }
     Ok(d.unbind())
 }
+
+// --- the parties as separate processes (spec/92.12) ---------------------------------------------
+
+use pyo3::types::PyBytes;
+use votum_chvote::parties;
+use votum_chvote::ChvoteError;
+
+fn chv(e: ChvoteError) -> PyErr {
+    NativeError::Chvote(e).into()
+}
+
+fn views(items: &[Vec<u8>]) -> Vec<&[u8]> {
+    items.iter().map(Vec::as_slice).collect()
+}
+
+/// The `parameters` payload of a new CHVote election (level 1 or 2, shape `single` or
+/// `simple-sample`, `authorities` authorities): every party reads the election from it.
+#[pyfunction]
+#[pyo3(signature = (level, shape, voters, authorities = 4))]
+pub fn chvote_parameters<'py>(
+    py: Python<'py>,
+    level: u8,
+    shape: &str,
+    voters: usize,
+    authorities: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let p = release(py, || {
+        parties::parameters(level, shape, voters, authorities)
+    })
+    .map_err(chv)?;
+    Ok(PyBytes::new(py, &p))
+}
+
+/// 7.13 GetVotingCards by the printing authority: one card per voter (bytes for its voter only)
+/// from every authority's secret voter data, in authority order; with `sheets`, one printable
+/// page per voter in that directory (mode 0600).
+#[pyfunction]
+#[pyo3(signature = (parameters, secret_data, sheets = None))]
+pub fn chvote_print_cards<'py>(
+    py: Python<'py>,
+    parameters: Vec<u8>,
+    secret_data: Vec<Vec<u8>>,
+    sheets: Option<std::path::PathBuf>,
+) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    let mut secret_data = secret_data;
+    let cards = release(py, || {
+        parties::print_cards(&parameters, &views(&secret_data), sheets.as_deref())
+    });
+    secret_data.iter_mut().for_each(zeroize::Zeroize::zeroize);
+    Ok(cards
+        .map_err(chv)?
+        .iter()
+        .map(|c| PyBytes::new(py, c))
+        .collect())
+}
+
+/// The board's last step: every decryption share checked, the last list decrypted and counted.
+/// Returns the `result` payload, the counts per candidate and the invalid count.
+#[pyfunction]
+pub fn chvote_tally<'py>(
+    py: Python<'py>,
+    parameters: Vec<u8>,
+    key_shares: Vec<Vec<u8>>,
+    voter_data: Vec<Vec<u8>>,
+    input: Vec<u8>,
+    shuffles: Vec<Vec<u8>>,
+    shares: Vec<Vec<u8>>,
+) -> PyResult<(Bound<'py, PyBytes>, Vec<u64>, u64)> {
+    let (result, counts, invalid) = release(py, || {
+        let board = parties::public_board(&parameters, &views(&key_shares), &views(&voter_data))?;
+        parties::tally_result(&board, &input, &views(&shuffles), &views(&shares))
+    })
+    .map_err(chv)?;
+    Ok((PyBytes::new(py, &result), counts, invalid))
+}
+
+/// One election authority (spec/92.12): its key share, its voters' points and the ballots it
+/// accepted stay in this object; every method answers with a payload of spec/92.10.
+#[pyclass(name = "ChvoteAuthority", module = "votum._native")]
+pub struct PyChvoteAuthority {
+    inner: parties::AuthorityParty,
+}
+
+#[pymethods]
+impl PyChvoteAuthority {
+    #[new]
+    fn new(py: Python<'_>, parameters: Vec<u8>, index: usize) -> PyResult<Self> {
+        let inner =
+            release(py, || parties::AuthorityParty::new(&parameters, index)).map_err(chv)?;
+        Ok(Self { inner })
+    }
+
+    #[getter]
+    fn index(&self) -> usize {
+        self.inner.index()
+    }
+
+    fn key_share<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.key_share())
+    }
+
+    /// (secret voter data for the printing authority, `voter-data` payload for the board).
+    fn electoral_data<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let inner = &mut self.inner;
+        let (secret, public) = release(py, || inner.electoral_data()).map_err(chv)?;
+        Ok((PyBytes::new(py, &secret), PyBytes::new(py, &public)))
+    }
+
+    fn attach(
+        &mut self,
+        py: Python<'_>,
+        parameters: Vec<u8>,
+        key_shares: Vec<Vec<u8>>,
+        voter_data: Vec<Vec<u8>>,
+    ) -> PyResult<()> {
+        let inner = &mut self.inner;
+        release(py, || {
+            inner.attach(&parameters, &views(&key_shares), &views(&voter_data))
+        })
+        .map_err(chv)
+    }
+
+    /// 7.22 CheckBallot and 7.25 GenResponse (a refused ballot changes nothing).
+    fn ballot<'py>(
+        &self,
+        py: Python<'py>,
+        voter: usize,
+        ballot: Vec<u8>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let inner = &self.inner;
+        let r = release(py, || inner.ballot(voter, &ballot)).map_err(chv)?;
+        Ok(PyBytes::new(py, &r))
+    }
+
+    /// 7.34 CheckConfirmation and 7.37 GetFinalization (a refused confirmation changes nothing).
+    fn confirmation<'py>(
+        &self,
+        py: Python<'py>,
+        voter: usize,
+        confirmation: Vec<u8>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let inner = &self.inner;
+        let r = release(py, || inner.confirmation(voter, &confirmation)).map_err(chv)?;
+        Ok(PyBytes::new(py, &r))
+    }
+
+    fn input<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let inner = &self.inner;
+        let r = release(py, || inner.input()).map_err(chv)?;
+        Ok(PyBytes::new(py, &r))
+    }
+
+    /// Checks the earlier shuffles, then shuffles the last list: this authority's `shuffle`.
+    fn shuffle<'py>(
+        &mut self,
+        py: Python<'py>,
+        input: Vec<u8>,
+        shuffles: Vec<Vec<u8>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let inner = &mut self.inner;
+        let r = release(py, || inner.shuffle(&input, &views(&shuffles))).map_err(chv)?;
+        Ok(PyBytes::new(py, &r))
+    }
+
+    /// Checks the shuffles not yet checked, then its `decryption` share of the last list.
+    fn decrypt<'py>(
+        &mut self,
+        py: Python<'py>,
+        input: Vec<u8>,
+        shuffles: Vec<Vec<u8>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let inner = &mut self.inner;
+        let r = release(py, || inner.decrypt(&input, &views(&shuffles))).map_err(chv)?;
+        Ok(PyBytes::new(py, &r))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("ChvoteAuthority({}, <redacted>)", self.inner.index())
+    }
+}
+
+/// The voters' client (spec/92.12): every voter's card, ballot, confirmation and the checks of
+/// return and finalization codes. Voters are independent: several may vote at once.
+#[pyclass(name = "ChvoteVoters", module = "votum._native")]
+pub struct PyChvoteVoters {
+    inner: parties::VotersClient,
+}
+
+#[pymethods]
+impl PyChvoteVoters {
+    #[new]
+    fn new(
+        py: Python<'_>,
+        parameters: Vec<u8>,
+        key_shares: Vec<Vec<u8>>,
+        voter_data: Vec<Vec<u8>>,
+    ) -> PyResult<Self> {
+        let inner = release(py, || {
+            parties::VotersClient::new(&parameters, &views(&key_shares), &views(&voter_data))
+        })
+        .map_err(chv)?;
+        Ok(Self { inner })
+    }
+
+    /// Takes one voter's card; returns the voter's index.
+    fn add_card(&mut self, card: Vec<u8>) -> PyResult<usize> {
+        let mut card = card;
+        let r = self.inner.add_card(&card);
+        zeroize::Zeroize::zeroize(&mut card);
+        r.map_err(chv)
+    }
+
+    /// 7.18 GenBallot for `selections` (1-based), or a random allowed choice.
+    #[pyo3(signature = (voter, selections = None))]
+    fn ballot<'py>(
+        &self,
+        py: Python<'py>,
+        voter: usize,
+        selections: Option<Vec<usize>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let inner = &self.inner;
+        let r = release(py, || inner.ballot(voter, selections)).map_err(chv)?;
+        Ok(PyBytes::new(py, &r))
+    }
+
+    /// The return codes checked against the card from every authority's response, then the
+    /// confirmation.
+    fn confirm<'py>(
+        &self,
+        py: Python<'py>,
+        voter: usize,
+        responses: Vec<Vec<u8>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let inner = &self.inner;
+        let r = release(py, || inner.confirm(voter, &views(&responses))).map_err(chv)?;
+        Ok(PyBytes::new(py, &r))
+    }
+
+    /// The finalization code checked against the card; returns the voter's selections.
+    fn finalize(
+        &self,
+        py: Python<'_>,
+        voter: usize,
+        finalizations: Vec<Vec<u8>>,
+    ) -> PyResult<Vec<usize>> {
+        let inner = &self.inner;
+        release(py, || inner.finalize(voter, &views(&finalizations))).map_err(chv)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("{:?}", self.inner)
+    }
+}
+
+type ChvFile = votum_chvote::record::RecordWriter<std::io::BufWriter<std::fs::File>>;
+
+/// The record of a CHVote election written by its board (spec/92.10), entry by entry, into a
+/// sibling file renamed over `path` by `finish`; `abort` (or a run that never finishes) leaves
+/// no record.
+#[pyclass(name = "ChvoteRecordFile", module = "votum._native")]
+pub struct PyChvoteRecordFile {
+    path: std::path::PathBuf,
+    partial: std::path::PathBuf,
+    writer: Option<ChvFile>,
+}
+
+fn io_err(path: &std::path::Path, e: std::io::Error) -> PyErr {
+    chv(ChvoteError::Parameters(format!("{}: {e}", path.display())))
+}
+
+#[pymethods]
+impl PyChvoteRecordFile {
+    #[new]
+    fn new(path: std::path::PathBuf, election_id: &str) -> PyResult<Self> {
+        let partial = path.with_extension("partial");
+        let file = std::fs::File::create(&partial).map_err(|e| io_err(&partial, e))?;
+        let writer = votum_chvote::record::RecordWriter::new(
+            std::io::BufWriter::with_capacity(1 << 20, file),
+            election_id,
+        )
+        .map_err(chv)?;
+        Ok(Self {
+            path,
+            partial,
+            writer: Some(writer),
+        })
+    }
+
+    /// Appends one entry; returns the new head of the chain.
+    fn append<'py>(
+        &mut self,
+        py: Python<'py>,
+        kind: &str,
+        name: &str,
+        payload: Vec<u8>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let w = self
+            .writer
+            .as_mut()
+            .ok_or_else(|| chv(ChvoteError::Parameters("the record is closed".into())))?;
+        release(py, || w.append(kind, name, &payload)).map_err(chv)?;
+        Ok(PyBytes::new(py, &w.head()))
+    }
+
+    /// Flushes the record and puts it in place.
+    fn finish(&mut self) -> PyResult<()> {
+        let w = self
+            .writer
+            .take()
+            .ok_or_else(|| chv(ChvoteError::Parameters("the record is closed".into())))?;
+        let mut out = w.into_inner().map_err(chv)?;
+        std::io::Write::flush(&mut out).map_err(|e| io_err(&self.partial, e))?;
+        drop(out);
+        std::fs::rename(&self.partial, &self.path).map_err(|e| io_err(&self.path, e))
+    }
+
+    /// Drops what was written: no record is left.
+    fn abort(&mut self) {
+        if self.writer.take().is_some() {
+            let _ = std::fs::remove_file(&self.partial);
+        }
+    }
+}

@@ -83,6 +83,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(board::board_link, m)?)?;
     m.add_function(wrap_pyfunction!(board::board_payload_digest, m)?)?;
     m.add_function(wrap_pyfunction!(chvote::chvote_simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(chvote::chvote_parameters, m)?)?;
+    m.add_function(wrap_pyfunction!(chvote::chvote_print_cards, m)?)?;
+    m.add_function(wrap_pyfunction!(chvote::chvote_tally, m)?)?;
+    m.add_class::<chvote::PyChvoteAuthority>()?;
+    m.add_class::<chvote::PyChvoteVoters>()?;
+    m.add_class::<chvote::PyChvoteRecordFile>()?;
     m.add_function(wrap_pyfunction!(mix::mix_election, m)?)?;
     m.add_function(wrap_pyfunction!(mix::mix_count, m)?)?;
     m.add_function(wrap_pyfunction!(sv::sv_election, m)?)?;

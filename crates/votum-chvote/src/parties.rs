@@ -1,0 +1,562 @@
+//! The parties of a CHVote election as separate processes (spec/92.12): each authority, the
+//! printing authority and the voters' client hold their own secrets and exchange bytes. Public
+//! messages use the record's encodings (spec/92.10), so what a party posts is what the record
+//! holds. Two private messages never reach the record: an authority's secret voter data for the
+//! printing authority, and a voter's card for the voters' client. Their encodings are here. The
+//! channels seal both to their recipient (spec/95.6); the bytes handed out are `Zeroizing`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rand_core::OsRng;
+use votum_arith::{Integer, Order};
+use votum_group::ModpGroup;
+use votum_shuffle::{Rows, ShuffleProof};
+use zeroize::{Zeroize, Zeroizing};
+
+use crate::authority::{Authority, SecretVoterData};
+use crate::client::{self, CastSecrets, ClientTables};
+use crate::election::{ElectionSet, Shape};
+use crate::messages::{mixing_generators, shuffle_context, PublicBoard};
+use crate::params::{Level, Params};
+use crate::printing::{voting_cards, write_sheets, VotingCard};
+use crate::record::{self as rec, In, Out};
+use crate::tally;
+use crate::ChvoteError;
+
+/// The `parameters` payload of a new election: every party reads the election from it.
+pub fn parameters(
+    level: u8,
+    shape: &str,
+    voters: usize,
+    authorities: usize,
+) -> Result<Vec<u8>, ChvoteError> {
+    if voters == 0 {
+        return Err(ChvoteError::Parameters("no voters".into()));
+    }
+    let params = Params::new(Level::from_number(level)?, authorities)?;
+    let set = ElectionSet::of_shape(Shape::from_name(shape)?, voters)?;
+    Ok(rec::parameters_bytes(&params, &set))
+}
+
+/// The public board from the posted parameters, key shares and voter data (one each per
+/// authority, in authority order).
+pub fn public_board(
+    parameters: &[u8],
+    key_shares: &[&[u8]],
+    voter_data: &[&[u8]],
+) -> Result<PublicBoard, ChvoteError> {
+    let (params, set) = rec::decode_parameters(parameters)?;
+    let shares = key_shares
+        .iter()
+        .map(|b| rec::decode_key_share(&params, b))
+        .collect::<Result<Vec<_>, _>>()?;
+    let data = voter_data
+        .iter()
+        .map(|b| rec::decode_voter_data(&params, b))
+        .collect::<Result<Vec<_>, _>>()?;
+    PublicBoard::new(params, set, shares, data)
+}
+
+fn integer_bytes(o: &mut Out, x: &Integer) {
+    let mut digits = x.to_digits::<u8>(Order::Msf);
+    o.bytes(&digits);
+    digits.zeroize();
+}
+
+fn integer_of(i: &mut In<'_>) -> Result<Integer, ChvoteError> {
+    let mut digits = i.bytes()?;
+    let x = Integer::from_digits(&digits, Order::Msf);
+    digits.zeroize();
+    Ok(x)
+}
+
+/// Authority j's secret voter data for the printing authority (7.10): per voter x, y, F and the
+/// return-code shares.
+fn secret_data_bytes(data: &[SecretVoterData]) -> Zeroizing<Vec<u8>> {
+    let mut o = Out::default();
+    o.count(data.len());
+    for d in data {
+        integer_bytes(&mut o, &d.x);
+        integer_bytes(&mut o, &d.y);
+        o.bytes(&d.f);
+        o.count(d.rc.len());
+        d.rc.iter().for_each(|r| o.bytes(r));
+    }
+    Zeroizing::new(std::mem::take(&mut o.0))
+}
+
+fn decode_secret_data(
+    bytes: &[u8],
+    voters: usize,
+    candidates: usize,
+) -> Result<Vec<SecretVoterData>, ChvoteError> {
+    let mut i = In::new("secret voter data", bytes);
+    let n = i.count(1)?;
+    if n != voters {
+        return Err(ChvoteError::Parameters(format!(
+            "secret voter data for {n} voters, not {voters}"
+        )));
+    }
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let x = integer_of(&mut i)?;
+        let y = integer_of(&mut i)?;
+        let f = i.bytes()?;
+        let m = i.count(8)?;
+        if m != candidates {
+            return Err(ChvoteError::Parameters(
+                "return-code shares for another election".into(),
+            ));
+        }
+        let rc = (0..m).map(|_| i.bytes()).collect::<Result<Vec<_>, _>>()?;
+        out.push(SecretVoterData { x, y, f, rc });
+    }
+    i.done()?;
+    Ok(out)
+}
+
+/// A voting card as the printing authority hands it to its voter.
+fn card_bytes(card: &VotingCard) -> Zeroizing<Vec<u8>> {
+    let mut o = Out::default();
+    o.count(card.voter);
+    o.bytes(card.voting_code.as_bytes());
+    o.bytes(card.confirmation_code.as_bytes());
+    o.bytes(card.finalization_code.as_bytes());
+    o.count(card.return_codes.len());
+    card.return_codes.iter().for_each(|c| o.bytes(c.as_bytes()));
+    Zeroizing::new(std::mem::take(&mut o.0))
+}
+
+fn decode_card(bytes: &[u8]) -> Result<VotingCard, ChvoteError> {
+    let mut i = In::new("voting card", bytes);
+    let text = |i: &mut In<'_>| {
+        String::from_utf8(i.bytes()?)
+            .map_err(|_| ChvoteError::Parameters("a voting card's code is not text".into()))
+    };
+    let voter = i.num()?;
+    let voting_code = text(&mut i)?;
+    let confirmation_code = text(&mut i)?;
+    let finalization_code = text(&mut i)?;
+    let n = i.count(8)?;
+    let return_codes = (0..n)
+        .map(|_| text(&mut i))
+        .collect::<Result<Vec<_>, _>>()?;
+    i.done()?;
+    Ok(VotingCard {
+        voter,
+        voting_code,
+        confirmation_code,
+        finalization_code,
+        return_codes,
+    })
+}
+
+/// One election authority in its own process (spec/92.12): its key, its voters' points and
+/// the ballots it has accepted never leave it.
+pub struct AuthorityParty {
+    authority: Authority,
+    set: ElectionSet,
+    board: Option<Arc<PublicBoard>>,
+    /// the shuffles this authority has checked (7.47: every shuffle but its own)
+    checked: Vec<bool>,
+}
+
+impl std::fmt::Debug for AuthorityParty {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AuthorityParty({})", self.authority.index())
+    }
+}
+
+impl AuthorityParty {
+    /// 7.15 GenKeyPair for authority `index` of the election `parameters` describes.
+    pub fn new(parameters: &[u8], index: usize) -> Result<Self, ChvoteError> {
+        let (params, set) = rec::decode_parameters(parameters)?;
+        let s = params.authorities();
+        if index >= s {
+            return Err(ChvoteError::Parameters(format!(
+                "authority {index} of an election with {s}"
+            )));
+        }
+        Ok(Self {
+            authority: Authority::new(index, params, &mut OsRng),
+            set,
+            board: None,
+            checked: vec![false; s],
+        })
+    }
+
+    pub fn index(&self) -> usize {
+        self.authority.index()
+    }
+
+    fn params(&self) -> Result<&Params, ChvoteError> {
+        Ok(&self.board()?.params)
+    }
+
+    fn board(&self) -> Result<&PublicBoard, ChvoteError> {
+        self.board
+            .as_deref()
+            .ok_or_else(|| ChvoteError::Parameters("the authority has not seen the board".into()))
+    }
+
+    /// The `key-share` payload.
+    pub fn key_share(&self) -> Vec<u8> {
+        rec::key_share_bytes(self.authority.params(), &self.authority.key_share())
+    }
+
+    /// 7.6 GenElectorateData: the secret voter data for the printing authority and the
+    /// `voter-data` payload for the board.
+    pub fn electoral_data(&mut self) -> Result<(Zeroizing<Vec<u8>>, Vec<u8>), ChvoteError> {
+        let (secret, public) = self.authority.gen_electorate_data(&self.set)?;
+        Ok((
+            secret_data_bytes(&secret),
+            rec::voter_data_bytes(self.authority.params(), &public),
+        ))
+    }
+
+    /// Takes the published board; refuses one whose key share for this authority is not its own.
+    pub fn attach(
+        &mut self,
+        parameters: &[u8],
+        key_shares: &[&[u8]],
+        voter_data: &[&[u8]],
+    ) -> Result<(), ChvoteError> {
+        let board = public_board(parameters, key_shares, voter_data)?;
+        if board.key_shares.get(self.index()) != Some(&self.authority.key_share()) {
+            return Err(ChvoteError::Parameters(format!(
+                "the board does not hold authority {}'s key share",
+                self.index()
+            )));
+        }
+        let board = Arc::new(board);
+        self.authority.attach(board.clone());
+        self.board = Some(board);
+        Ok(())
+    }
+
+    /// 7.22 CheckBallot and 7.25 GenResponse: the `responses` encoding of this one response.
+    pub fn ballot(&self, voter: usize, ballot: &[u8]) -> Result<Vec<u8>, ChvoteError> {
+        let params = self.params()?;
+        let ballot = rec::decode_ballot(params, ballot)?;
+        let response = self.authority.handle_ballot(voter, &ballot, &mut OsRng)?;
+        Ok(rec::responses_bytes(params, &[response]))
+    }
+
+    /// 7.34 CheckConfirmation and 7.37 GetFinalization: the `finalizations` encoding of this one.
+    pub fn confirmation(&self, voter: usize, confirmation: &[u8]) -> Result<Vec<u8>, ChvoteError> {
+        let params = self.params()?;
+        let gamma = rec::decode_confirmation(params, confirmation)?;
+        let f = self.authority.handle_confirmation(voter, &gamma)?;
+        Ok(rec::finalizations_bytes(params, &[f]))
+    }
+
+    /// The `input` payload: the confirmed ballots' encryptions in voter order.
+    pub fn input(&self) -> Result<Vec<u8>, ChvoteError> {
+        let params = self.params()?;
+        let rows = Rows::new(1, self.authority.encryptions())
+            .map_err(|e| ChvoteError::Parameters(e.to_string()))?;
+        Ok(rec::input_bytes(params, &rows))
+    }
+
+    /// Checks every shuffle in `shuffles` it has not checked (its own excepted), then shuffles
+    /// the last list: the `shuffle` payload of this authority.
+    pub fn shuffle(&mut self, input: &[u8], shuffles: &[&[u8]]) -> Result<Vec<u8>, ChvoteError> {
+        if shuffles.len() != self.index() {
+            return Err(ChvoteError::Parameters(format!(
+                "authority {} shuffles after {} shuffles, not {}",
+                self.index(),
+                self.index(),
+                shuffles.len()
+            )));
+        }
+        let board = self.board.clone().ok_or_else(|| {
+            ChvoteError::Parameters("the authority has not seen the board".into())
+        })?;
+        let (lists, gens) = self.check(&board, input, shuffles)?;
+        let last = lists
+            .last()
+            .ok_or_else(|| ChvoteError::Parameters("no list".into()))?;
+        let (out, proof) = self.authority.shuffle(&gens, last, &mut OsRng)?;
+        Ok(rec::shuffle_bytes(&board.params, &out, &proof))
+    }
+
+    /// Checks the shuffles it has not checked, then its share of the last list's decryption:
+    /// the `decryption` payload.
+    pub fn decrypt(&mut self, input: &[u8], shuffles: &[&[u8]]) -> Result<Vec<u8>, ChvoteError> {
+        let board = self.board.clone().ok_or_else(|| {
+            ChvoteError::Parameters("the authority has not seen the board".into())
+        })?;
+        if shuffles.len() != board.params.authorities() {
+            return Err(ChvoteError::Parameters(
+                "one shuffle per authority before decryption".into(),
+            ));
+        }
+        let (lists, _) = self.check(&board, input, shuffles)?;
+        let last = lists
+            .last()
+            .ok_or_else(|| ChvoteError::Parameters("no list".into()))?;
+        let pads: Vec<_> = last.ciphertexts().iter().map(|c| c.pad.clone()).collect();
+        let share = self.authority.decrypt(&pads, &mut OsRng)?;
+        Ok(rec::share_bytes(&board.params, &share))
+    }
+
+    /// Decodes the input and the shuffles' lists, checking each shuffle not yet checked.
+    fn check(
+        &mut self,
+        board: &PublicBoard,
+        input: &[u8],
+        shuffles: &[&[u8]],
+    ) -> Result<(Vec<Rows<ModpGroup>>, votum_shuffle::Generators<ModpGroup>), ChvoteError> {
+        let params = &board.params;
+        let first = rec::decode_input(params, input, &mut OsRng)?;
+        let n = first.len();
+        let gens = mixing_generators(board, n);
+        let mut lists = vec![first];
+        for (j, bytes) in shuffles.iter().enumerate() {
+            let (out, proof): (Rows<ModpGroup>, ShuffleProof<ModpGroup>) =
+                rec::decode_shuffle(params, bytes, n, &mut OsRng).map_err(|e| {
+                    ChvoteError::Shuffle {
+                        authority: j,
+                        reason: e.to_string(),
+                    }
+                })?;
+            if j != self.index() && !self.checked[j] {
+                tally::check_shuffle(
+                    board,
+                    j,
+                    &gens,
+                    &shuffle_context(board, j),
+                    &lists[j],
+                    &out,
+                    &proof,
+                    &mut OsRng,
+                )?;
+                self.checked[j] = true;
+            }
+            lists.push(out);
+        }
+        Ok((lists, gens))
+    }
+}
+
+/// 7.13 GetVotingCards by the printing authority: one card per voter from every authority's
+/// secret voter data (in authority order); with `sheets`, one printable page per voter there.
+pub fn print_cards(
+    parameters: &[u8],
+    secret_data: &[&[u8]],
+    sheets: Option<&std::path::Path>,
+) -> Result<Vec<Zeroizing<Vec<u8>>>, ChvoteError> {
+    let (params, set) = rec::decode_parameters(parameters)?;
+    if secret_data.len() != params.authorities() {
+        return Err(ChvoteError::Parameters(
+            "secret voter data from every authority".into(),
+        ));
+    }
+    let data = secret_data
+        .iter()
+        .map(|b| decode_secret_data(b, set.voters(), set.total_candidates()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let cards = voting_cards(&params, &data)?;
+    drop(data);
+    if let Some(dir) = sheets {
+        write_sheets(dir, &cards, &set)?;
+    }
+    Ok(cards.iter().map(card_bytes).collect())
+}
+
+/// Where one voter stands in the voters' client.
+struct Voting {
+    card: VotingCard,
+    secrets: Option<CastSecrets>,
+    points: Vec<Vec<crate::poly::Point>>,
+    selections: Vec<usize>,
+}
+
+/// The voters' client (spec/92.12): every voter's card, ballot and confirmation. A real client
+/// serves one voter; this one serves the electorate of a simulation.
+pub struct VotersClient {
+    board: Arc<PublicBoard>,
+    tables: ClientTables,
+    voters: HashMap<usize, Mutex<Voting>>,
+}
+
+impl std::fmt::Debug for VotersClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "VotersClient({} voters, <redacted>)", self.voters.len())
+    }
+}
+
+impl VotersClient {
+    pub fn new(
+        parameters: &[u8],
+        key_shares: &[&[u8]],
+        voter_data: &[&[u8]],
+    ) -> Result<Self, ChvoteError> {
+        let board = Arc::new(public_board(parameters, key_shares, voter_data)?);
+        let tables = ClientTables::new(&board);
+        Ok(Self {
+            board,
+            tables,
+            voters: HashMap::new(),
+        })
+    }
+
+    /// Takes one voter's card; returns the voter's index.
+    pub fn add_card(&mut self, card: &[u8]) -> Result<usize, ChvoteError> {
+        let card = decode_card(card)?;
+        let voter = card.voter;
+        if voter >= self.board.voters() {
+            return Err(ChvoteError::UnknownVoter(voter));
+        }
+        self.voters.insert(
+            voter,
+            Mutex::new(Voting {
+                card,
+                secrets: None,
+                points: Vec::new(),
+                selections: Vec::new(),
+            }),
+        );
+        Ok(voter)
+    }
+
+    /// One voter's state; voters are independent, so several may vote at once.
+    fn voting(&self, voter: usize) -> Result<MutexGuard<'_, Voting>, ChvoteError> {
+        let v = self
+            .voters
+            .get(&voter)
+            .ok_or(ChvoteError::UnknownVoter(voter))?;
+        Ok(v.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// 7.18 GenBallot for `selections` (1-based, increasing), or for a random allowed choice:
+    /// the `ballot` payload.
+    pub fn ballot(
+        &self,
+        voter: usize,
+        selections: Option<Vec<usize>>,
+    ) -> Result<Vec<u8>, ChvoteError> {
+        let board = &self.board;
+        let mut v = self.voting(voter)?;
+        let selections =
+            selections.unwrap_or_else(|| client::random_selections(board, voter, &mut OsRng));
+        let (ballot, secrets) = client::gen_ballot(
+            board,
+            &self.tables,
+            voter,
+            &v.card.voting_code,
+            &selections,
+            &mut OsRng,
+        )?;
+        v.secrets = Some(secrets);
+        v.selections = selections;
+        Ok(rec::ballot_bytes(&board.params, &ballot))
+    }
+
+    /// 7.26–7.29: the points from every authority's response (one `responses` payload each, in
+    /// authority order; a bad one names its authority), the return codes compared with the
+    /// card, then 7.30 GenConfirmation: the `confirmation` payload.
+    pub fn confirm(&self, voter: usize, responses: &[&[u8]]) -> Result<Vec<u8>, ChvoteError> {
+        let board = self.board.clone();
+        let params = &board.params;
+        let mut all = Vec::with_capacity(responses.len());
+        for (j, bytes) in responses.iter().enumerate() {
+            let mut one =
+                rec::decode_responses(params, bytes).map_err(|e| ChvoteError::BadResponse {
+                    authority: j,
+                    reason: e.to_string(),
+                })?;
+            if one.len() != 1 {
+                return Err(ChvoteError::BadResponse {
+                    authority: j,
+                    reason: "not one response".into(),
+                });
+            }
+            all.push(one.remove(0));
+        }
+        let mut guard = self.voting(voter)?;
+        let v = &mut *guard;
+        let secrets = v.secrets.as_ref().ok_or(ChvoteError::NoBallot(voter))?;
+        let points = client::get_points(&board, secrets, &all)?;
+        let shown = client::return_codes(&board, &v.selections, &points);
+        if !client::check_return_codes(&v.card.return_codes, &shown, &v.selections) {
+            return Err(ChvoteError::Selections(format!(
+                "voter {voter}: the return codes shown are not the card's"
+            )));
+        }
+        let gamma = client::gen_confirmation(
+            &board,
+            secrets,
+            &v.card.confirmation_code,
+            &points,
+            &mut OsRng,
+        )?;
+        v.points = points;
+        Ok(rec::confirmation_bytes(params, &gamma))
+    }
+
+    /// 7.38/7.39: the finalization code from every authority's part (one `finalizations`
+    /// payload each), compared with the card. Returns the voter's selections.
+    pub fn finalize(
+        &self,
+        voter: usize,
+        finalizations: &[&[u8]],
+    ) -> Result<Vec<usize>, ChvoteError> {
+        let board = self.board.clone();
+        let mut parts = Vec::with_capacity(finalizations.len());
+        for (j, bytes) in finalizations.iter().enumerate() {
+            let mut one = rec::decode_finalizations(&board.params, bytes).map_err(|e| {
+                ChvoteError::BadResponse {
+                    authority: j,
+                    reason: e.to_string(),
+                }
+            })?;
+            if one.len() != 1 {
+                return Err(ChvoteError::BadResponse {
+                    authority: j,
+                    reason: "not one finalization".into(),
+                });
+            }
+            parts.push(one.remove(0));
+        }
+        let mut v = self.voting(voter)?;
+        if client::finalization_code(&board, &parts) != v.card.finalization_code {
+            return Err(ChvoteError::Selections(format!(
+                "voter {voter}: the finalization code is not the card's"
+            )));
+        }
+        v.secrets = None;
+        v.points = Vec::new();
+        Ok(v.selections.clone())
+    }
+}
+
+/// The board's last step: every decryption share checked against its authority's key share,
+/// the plaintexts decoded and counted: the `result` payload and the counts.
+pub fn tally_result(
+    board: &PublicBoard,
+    input: &[u8],
+    shuffles: &[&[u8]],
+    shares: &[&[u8]],
+) -> Result<(Vec<u8>, Vec<u64>, u64), ChvoteError> {
+    let params = &board.params;
+    let n = rec::decode_input(params, input, &mut OsRng)?.len();
+    let last = match shuffles.last() {
+        Some(bytes) => rec::decode_shuffle(params, bytes, n, &mut OsRng)?.0,
+        None => return Err(ChvoteError::Parameters("no shuffle".into())),
+    };
+    let shares = shares
+        .iter()
+        .enumerate()
+        .map(|(j, b)| {
+            rec::decode_share(params, b).map_err(|e| ChvoteError::Decryption {
+                authority: j,
+                reason: e.to_string(),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let plaintexts = tally::decrypt(board, &last, &shares)?;
+    let t = tally::tally(board, &plaintexts);
+    Ok((rec::result_bytes(&t.counts, t.invalid), t.counts, t.invalid))
+}

@@ -1,0 +1,114 @@
+"""CHVote between separate processes (spec/92.12): every authority, the printing authority and the voters'
+client in a process of its own, over the channels; the controller is the board. Honest runs count exactly
+and their records pass the independent verifier; a bad response is blamed on its authority; a party that dies
+fails the run with its name and leaves no record."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+import votum
+from votum.nodes.chvote import ChvoteFailed, joined, run_local
+from votum.verifier import verify
+
+
+def _run(tmp_path: Path, **kw: object) -> object:
+    args: dict[str, object] = {
+        "level": 1,
+        "shape": "single",
+        "voters": 8,
+        "authorities": 3,
+        "record": tmp_path / "record.vchv",
+        "homes": tmp_path / "homes",
+        "timeout": 60.0,
+    }
+    args.update(kw)
+    return asyncio.run(run_local(**args))  # type: ignore[arg-type]
+
+
+def _left(tmp_path: Path) -> list[str]:
+    return sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("record"))
+
+
+def test_an_election_between_processes_counts_exactly_and_its_record_verifies(tmp_path: Path) -> None:
+    choices = [[1], [2], [2], [3], [1], [1], [3], [1]]
+    steps: list[str] = []
+    run = _run(tmp_path, choices=choices, sheets=tmp_path / "sheets", progress=steps.append)
+    assert run.tally == [4, 2, 2] == run.expected  # type: ignore[attr-defined]
+    assert run.exact and run.invalid == 0  # type: ignore[attr-defined]
+    assert steps[-4:] == ["voting phase", "mixing", "decryption", "tallying"]
+    report = verify(tmp_path / "record.vchv")
+    assert report.passed, report.not_passed
+    assert len(list((tmp_path / "sheets").glob("voter-*.html"))) == 8
+    assert _left(tmp_path) == ["record.vchv"]
+
+
+def test_simple_sample_at_level_2_between_processes(tmp_path: Path) -> None:
+    run = _run(tmp_path, level=2, shape="simple-sample", voters=12, authorities=2)
+    assert run.exact  # type: ignore[attr-defined]
+    assert sum(run.tally[:3]) == 12  # type: ignore[attr-defined]
+    assert verify(tmp_path / "record.vchv").passed
+
+
+def test_a_bad_response_is_blamed_on_its_authority_and_nothing_is_recorded(tmp_path: Path) -> None:
+    with pytest.raises(ChvoteFailed) as err:
+        _run(tmp_path, faults={"authority-1": "bad-response"})
+    assert err.value.phase == "voting phase"
+    assert err.value.party == "authority-1"
+    assert _left(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("party", "fault", "phase"),
+    [("authority-2", "die-in-shuffle", "mixing"), ("voters", "die-voting", "voting phase")],
+)
+def test_a_party_that_dies_fails_the_run_by_name_and_leaves_no_record(
+    tmp_path: Path, party: str, fault: str, phase: str
+) -> None:
+    with pytest.raises(ChvoteFailed) as err:
+        _run(tmp_path, voters=40, faults={party: fault})
+    assert err.value.phase == phase
+    assert err.value.party == party
+    assert _left(tmp_path) == []
+
+
+def test_the_parties_refuse_bad_input_and_change_nothing() -> None:
+    parameters = votum.chvote_parameters(1, "single", 2, 2)
+    authorities = [votum.ChvoteAuthority(parameters, j) for j in range(2)]
+    with pytest.raises(votum.InvalidInput):
+        votum.ChvoteAuthority(parameters, 2)
+    shares = [a.key_share() for a in authorities]
+    made = [a.electoral_data() for a in authorities]
+    data = [public for _, public in made]
+    for a in authorities:
+        a.attach(parameters, shares, data)
+    # a board that does not hold an authority's own key share is refused
+    other = votum.ChvoteAuthority(parameters, 0)
+    with pytest.raises(votum.InvalidInput):
+        other.attach(parameters, shares, data)
+    cards = votum.chvote_print_cards(parameters, [secret for secret, _ in made])
+    client = votum.ChvoteVoters(parameters, shares, data)
+    assert [client.add_card(c) for c in cards] == [0, 1]
+    ballot = client.ballot(0, [2])
+    with pytest.raises(votum.InvalidInput):
+        authorities[0].ballot(0, ballot[:-1])  # truncated
+    with pytest.raises(votum.InvalidInput):
+        authorities[0].ballot(1, ballot)  # another voter's credential
+    with pytest.raises(votum.InvalidInput):
+        authorities[0].confirmation(0, b"\0" * 8)  # not a confirmation
+    responses = [a.ballot(0, ballot) for a in authorities]
+    with pytest.raises(votum.WrongPhase):
+        authorities[0].ballot(0, ballot)  # a second ballot
+    confirmation = client.confirm(0, responses)
+    finals = [a.confirmation(0, confirmation) for a in authorities]
+    assert client.finalize(0, finals) == [2]
+    with pytest.raises(votum.WrongPhase):
+        authorities[0].confirmation(1, confirmation)  # voter 1 has cast no ballot
+    with pytest.raises(votum.WrongPhase):
+        authorities[1].confirmation(0, confirmation)  # confirmed already
+    # a record's list of every authority's item is the count, then each one's item
+    assert joined(responses)[:8] == (2).to_bytes(8, "big")
+    assert len(joined(responses)) == sum(len(r) - 8 for r in responses) + 8
+    assert "redacted" in repr(client) and "redacted" in repr(authorities[0])
