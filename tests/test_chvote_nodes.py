@@ -40,7 +40,7 @@ def test_an_election_between_processes_counts_exactly_and_its_record_verifies(tm
     assert run.exact and run.invalid == 0  # type: ignore[attr-defined]
     assert steps[-4:] == ["voting phase", "mixing", "decryption", "tallying"]
     report = verify(tmp_path / "record.vchv")
-    assert report.passed, report.not_passed
+    assert report.passed, report.not_passed()
     assert len(list((tmp_path / "sheets").glob("voter-*.html"))) == 8
     assert _left(tmp_path) == ["record.vchv"]
 
@@ -112,3 +112,30 @@ def test_the_parties_refuse_bad_input_and_change_nothing() -> None:
     assert joined(responses)[:8] == (2).to_bytes(8, "big")
     assert len(joined(responses)) == sum(len(r) - 8 for r in responses) + 8
     assert "redacted" in repr(client) and "redacted" in repr(authorities[0])
+
+
+def test_cli_runs_the_parties_as_processes(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+    from votum.cli import app
+
+    record = tmp_path / "cli.vchv"
+    args = [
+        "chvote",
+        "--processes",
+        "--voters",
+        "5",
+        "--level",
+        "1",
+        "--authorities",
+        "2",
+        "--out",
+        str(record),
+    ]
+    out = CliRunner().invoke(app, [*args, "--json"])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert report["exact"] and report["verified"] and report["confirmed"] == 5
+    assert [s["name"] for s in report["steps"]][-1] == "tallying"
+    assert verify(record).passed

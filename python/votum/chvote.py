@@ -100,3 +100,71 @@ def run_chvote(
         verified=raw.get("verified"),
         not_passed=list(raw.get("not_passed", [])),
     )
+
+
+def _elections(parameters: bytes) -> list[tuple[int, int]]:
+    """(n_j, k_j) of each election from a `parameters` payload (spec/92.10: level, s, t, then the pairs)."""
+    t = int.from_bytes(parameters[9:17], "big")
+    at = 17
+    pairs = []
+    for _ in range(t):
+        pairs.append(
+            (
+                int.from_bytes(parameters[at : at + 8], "big"),
+                int.from_bytes(parameters[at + 8 : at + 16], "big"),
+            )
+        )
+        at += 16
+    return pairs
+
+
+def run_chvote_processes(
+    config: ChvoteConfig,
+    progress: Callable[[str], None] | None = None,
+    *,
+    record: Path,
+    sheets: Path | None = None,
+    homes: Path | None = None,
+    timeout: float = 600.0,
+) -> ChvoteResult:
+    """The same election with every authority, the printing authority and the voters' client in a process of
+    its own over the channels (spec/92.12), driven from this process, which writes the record; then the
+    independent verifier checks it. `homes` keeps the parties' identities between runs (a temporary directory
+    otherwise). Raises `votum.nodes.chvote.ChvoteFailed` naming the phase and the party when one fails."""
+    import asyncio
+    import tempfile
+
+    from votum.nodes.chvote import run_local
+    from votum.verifier import verify
+
+    config.check()
+    with tempfile.TemporaryDirectory(prefix="votum-chvote-") as scratch:
+        run = asyncio.run(
+            run_local(
+                config.level,
+                config.election,
+                config.voters,
+                config.authorities,
+                record,
+                homes or Path(scratch),
+                sheets=sheets,
+                timeout=timeout,
+                progress=progress,
+            )
+        )
+    if progress is not None:
+        progress("verification")
+    report = verify(record)
+    return ChvoteResult(
+        config=config,
+        steps=[Step(name, seconds, config.voters) for name, seconds in run.phases],
+        tally=run.tally,
+        expected=run.expected,
+        invalid=run.invalid,
+        confirmed=run.confirmed,
+        p_bits=1024 if config.level == 1 else 2048,
+        elections=_elections(run.parameters),
+        record=record,
+        verified=report.passed,
+        not_passed=report.not_passed(),
+    )

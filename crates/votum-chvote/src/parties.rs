@@ -158,8 +158,6 @@ pub struct AuthorityParty {
     authority: Authority,
     set: ElectionSet,
     board: Option<Arc<PublicBoard>>,
-    /// the shuffles this authority has checked (7.47: every shuffle but its own)
-    checked: Vec<bool>,
 }
 
 impl std::fmt::Debug for AuthorityParty {
@@ -182,7 +180,6 @@ impl AuthorityParty {
             authority: Authority::new(index, params, &mut OsRng),
             set,
             board: None,
-            checked: vec![false; s],
         })
     }
 
@@ -259,9 +256,10 @@ impl AuthorityParty {
         Ok(rec::input_bytes(params, &rows))
     }
 
-    /// Checks every shuffle in `shuffles` it has not checked (its own excepted), then shuffles
-    /// the last list: the `shuffle` payload of this authority.
-    pub fn shuffle(&mut self, input: &[u8], shuffles: &[&[u8]]) -> Result<Vec<u8>, ChvoteError> {
+    /// Shuffles the last list (the input after the earlier authorities' shuffles): the `shuffle`
+    /// payload of this authority. The shuffles are checked at decryption (spec/92.8), where every
+    /// authority checks at once; here they are only decoded.
+    pub fn shuffle(&self, input: &[u8], shuffles: &[&[u8]]) -> Result<Vec<u8>, ChvoteError> {
         if shuffles.len() != self.index() {
             return Err(ChvoteError::Parameters(format!(
                 "authority {} shuffles after {} shuffles, not {}",
@@ -273,7 +271,7 @@ impl AuthorityParty {
         let board = self.board.clone().ok_or_else(|| {
             ChvoteError::Parameters("the authority has not seen the board".into())
         })?;
-        let (lists, gens) = self.check(&board, input, shuffles)?;
+        let (lists, gens) = self.lists(&board, input, shuffles, false)?;
         let last = lists
             .last()
             .ok_or_else(|| ChvoteError::Parameters("no list".into()))?;
@@ -281,9 +279,9 @@ impl AuthorityParty {
         Ok(rec::shuffle_bytes(&board.params, &out, &proof))
     }
 
-    /// Checks the shuffles it has not checked, then its share of the last list's decryption:
+    /// Checks every shuffle but its own (7.47), then its share of the last list's decryption:
     /// the `decryption` payload.
-    pub fn decrypt(&mut self, input: &[u8], shuffles: &[&[u8]]) -> Result<Vec<u8>, ChvoteError> {
+    pub fn decrypt(&self, input: &[u8], shuffles: &[&[u8]]) -> Result<Vec<u8>, ChvoteError> {
         let board = self.board.clone().ok_or_else(|| {
             ChvoteError::Parameters("the authority has not seen the board".into())
         })?;
@@ -292,7 +290,7 @@ impl AuthorityParty {
                 "one shuffle per authority before decryption".into(),
             ));
         }
-        let (lists, _) = self.check(&board, input, shuffles)?;
+        let (lists, _) = self.lists(&board, input, shuffles, true)?;
         let last = lists
             .last()
             .ok_or_else(|| ChvoteError::Parameters("no list".into()))?;
@@ -301,12 +299,13 @@ impl AuthorityParty {
         Ok(rec::share_bytes(&board.params, &share))
     }
 
-    /// Decodes the input and the shuffles' lists, checking each shuffle not yet checked.
-    fn check(
-        &mut self,
+    /// Decodes the input and the shuffles' lists; with `check`, checks each shuffle but its own.
+    fn lists(
+        &self,
         board: &PublicBoard,
         input: &[u8],
         shuffles: &[&[u8]],
+        check: bool,
     ) -> Result<(Vec<Rows<ModpGroup>>, votum_shuffle::Generators<ModpGroup>), ChvoteError> {
         let params = &board.params;
         let first = rec::decode_input(params, input, &mut OsRng)?;
@@ -321,7 +320,7 @@ impl AuthorityParty {
                         reason: e.to_string(),
                     }
                 })?;
-            if j != self.index() && !self.checked[j] {
+            if check && j != self.index() {
                 tally::check_shuffle(
                     board,
                     j,
@@ -332,7 +331,6 @@ impl AuthorityParty {
                     &proof,
                     &mut OsRng,
                 )?;
-                self.checked[j] = true;
             }
             lists.push(out);
         }

@@ -238,26 +238,26 @@ impl PyChvoteAuthority {
         Ok(PyBytes::new(py, &r))
     }
 
-    /// Checks the earlier shuffles, then shuffles the last list: this authority's `shuffle`.
+    /// Shuffles the last list (checks come at decryption): this authority's `shuffle`.
     fn shuffle<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         input: Vec<u8>,
         shuffles: Vec<Vec<u8>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let inner = &mut self.inner;
+        let inner = &self.inner;
         let r = release(py, || inner.shuffle(&input, &views(&shuffles))).map_err(chv)?;
         Ok(PyBytes::new(py, &r))
     }
 
-    /// Checks the shuffles not yet checked, then its `decryption` share of the last list.
+    /// Checks every shuffle but its own, then its `decryption` share of the last list.
     fn decrypt<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         input: Vec<u8>,
         shuffles: Vec<Vec<u8>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let inner = &mut self.inner;
+        let inner = &self.inner;
         let r = release(py, || inner.decrypt(&input, &views(&shuffles))).map_err(chv)?;
         Ok(PyBytes::new(py, &r))
     }

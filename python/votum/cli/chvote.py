@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from votum.chvote import SHAPES, ChvoteConfig, ChvoteResult, run_chvote
+from votum.chvote import SHAPES, ChvoteConfig, ChvoteResult, run_chvote, run_chvote_processes
 from votum.cli._progress import step_progress
 from votum.errors import VotumError
 
@@ -50,6 +50,14 @@ def chvote(
         Path | None,
         typer.Option(help="Write one printable code sheet per voter (HTML) into this directory."),
     ] = None,
+    processes: Annotated[
+        bool,
+        typer.Option(
+            "--processes",
+            help="Run every authority, the printing authority and the voters' client as a process of its "
+            "own over the secure channels (spec/92.12); this process is the board.",
+        ),
+    ] = False,
     json_out: Annotated[
         bool, typer.Option("--json", help="Print a machine-readable report instead.")
     ] = False,
@@ -60,7 +68,10 @@ def chvote(
     config = ChvoteConfig(voters=voters, level=level, election=election, authorities=authorities)
     try:
         with step_progress(console) as step:
-            result = run_chvote(config, step, record=out, sheets=sheets)
+            if processes:
+                result = run_chvote_processes(config, step, record=out, sheets=sheets)
+            else:
+                result = run_chvote(config, step, record=out, sheets=sheets)
     except VotumError as err:
         console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
         raise typer.Exit(code=2) from err

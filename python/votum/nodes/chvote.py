@@ -351,6 +351,8 @@ class ChvoteRun:
     invalid: int
     confirmed: int
     record: Path
+    #: the `parameters` payload (spec/92.10) the parties read the election from
+    parameters: bytes = b""
     launch_seconds: float = 0.0
 
     @property
@@ -483,7 +485,7 @@ async def coordinate(
         for k, v in answer["expected"].items():
             expected[int(k) - 1] = int(v)
         await asyncio.gather(*(ask(p, "chv/close", {}) for p in [PRINTER, VOTERS, *names]))
-        return ChvoteRun(phases, list(counts), expected, int(invalid), voters, record)
+        return ChvoteRun(phases, list(counts), expected, int(invalid), voters, record, parameters)
     except ChvoteFailed:
         raise
     except VotumError as e:

@@ -1,0 +1,138 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+//! The parties' objects (spec/92.12), driven by hand in one process as the processes drive them over
+//! the channels: only bytes pass between them. The election counts exactly, its record passes the
+//! independent verifier, and bad bytes between parties are refused.
+
+use votum_chvote::parties::{self, AuthorityParty, VotersClient};
+use votum_chvote::record::RecordWriter;
+use votum_chvote::ChvoteError;
+
+/// The record's list of every authority's item from each authority's one-item list.
+fn joined(parts: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = (parts.len() as u64).to_be_bytes().to_vec();
+    for p in parts {
+        assert_eq!(p[..8], 1u64.to_be_bytes());
+        out.extend_from_slice(&p[8..]);
+    }
+    out
+}
+
+fn views(v: &[Vec<u8>]) -> Vec<&[u8]> {
+    v.iter().map(Vec::as_slice).collect()
+}
+
+#[test]
+fn an_election_through_the_parties_bytes_counts_exactly_and_verifies() {
+    let s = 3;
+    let voters = 6;
+    let parameters = parties::parameters(1, "single", voters, s).unwrap();
+    let mut authorities: Vec<AuthorityParty> = (0..s)
+        .map(|j| AuthorityParty::new(&parameters, j).unwrap())
+        .collect();
+    let key_shares: Vec<Vec<u8>> = authorities.iter().map(AuthorityParty::key_share).collect();
+    let mut secret = Vec::new();
+    let mut voter_data = Vec::new();
+    for a in authorities.iter_mut() {
+        let (sd, pd) = a.electoral_data().unwrap();
+        secret.push(sd.to_vec());
+        voter_data.push(pd);
+    }
+    for a in authorities.iter_mut() {
+        a.attach(&parameters, &views(&key_shares), &views(&voter_data))
+            .unwrap();
+    }
+    // the printing authority refuses secret data that is not every authority's, or not whole
+    assert!(parties::print_cards(&parameters, &views(&secret[..2]), None).is_err());
+    let mut cut = secret.clone();
+    cut[1].pop();
+    assert!(parties::print_cards(&parameters, &views(&cut), None).is_err());
+    let cards = parties::print_cards(&parameters, &views(&secret), None).unwrap();
+    let mut client =
+        VotersClient::new(&parameters, &views(&key_shares), &views(&voter_data)).unwrap();
+    assert!(client.add_card(&cards[0][..cards[0].len() - 1]).is_err());
+    for card in &cards {
+        client.add_card(card).unwrap();
+    }
+    assert!(format!("{client:?}").contains("redacted"));
+
+    let path = std::env::temp_dir().join(format!("votum-parties-{}.vchv", std::process::id()));
+    let mut w = RecordWriter::new(std::fs::File::create(&path).unwrap(), "parties").unwrap();
+    w.append("parameters", "parameters", &parameters).unwrap();
+    for (j, k) in key_shares.iter().enumerate() {
+        w.append("key-share", &format!("authority-{j}"), k).unwrap();
+    }
+    for (j, d) in voter_data.iter().enumerate() {
+        w.append("voter-data", &format!("authority-{j}"), d)
+            .unwrap();
+    }
+    let mut expected = [0u64; 3];
+    for i in 0..voters {
+        let choice = 1 + i % 3;
+        expected[choice - 1] += 1;
+        let ballot = client.ballot(i, Some(vec![choice])).unwrap();
+        let responses: Vec<Vec<u8>> = authorities
+            .iter()
+            .map(|a| a.ballot(i, &ballot).unwrap())
+            .collect();
+        // a response cut short is refused and names its authority
+        let mut bad = responses.clone();
+        bad[2].pop();
+        assert!(matches!(
+            client.confirm(i, &views(&bad)),
+            Err(ChvoteError::BadResponse { authority: 2, .. })
+        ));
+        let confirmation = client.confirm(i, &views(&responses)).unwrap();
+        let finals: Vec<Vec<u8>> = authorities
+            .iter()
+            .map(|a| a.confirmation(i, &confirmation).unwrap())
+            .collect();
+        assert_eq!(client.finalize(i, &views(&finals)).unwrap(), vec![choice]);
+        let name = format!("voter-{i}");
+        w.append("ballot", &name, &ballot).unwrap();
+        w.append("responses", &name, &joined(&responses)).unwrap();
+        w.append("confirmation", &name, &confirmation).unwrap();
+        w.append("finalizations", &name, &joined(&finals)).unwrap();
+    }
+    let input = authorities[0].input().unwrap();
+    assert!(authorities.iter().all(|a| a.input().unwrap() == input));
+    w.append("input", "input", &input).unwrap();
+    let mut shuffles: Vec<Vec<u8>> = Vec::new();
+    // an authority shuffles in its turn only
+    assert!(authorities[1].shuffle(&input, &[]).is_err());
+    for (j, a) in authorities.iter().enumerate() {
+        let sh = a.shuffle(&input, &views(&shuffles)).unwrap();
+        w.append("shuffle", &format!("authority-{j}"), &sh).unwrap();
+        shuffles.push(sh);
+    }
+    // a tampered shuffle is refused by every other authority at decryption, naming its mixer
+    let mut tampered = shuffles.clone();
+    let at = tampered[1].len() - 3;
+    tampered[1][at] ^= 1;
+    assert!(matches!(
+        authorities[0].decrypt(&input, &views(&tampered)),
+        Err(ChvoteError::Shuffle { authority: 1, .. })
+    ));
+    let shares: Vec<Vec<u8>> = authorities
+        .iter()
+        .map(|a| a.decrypt(&input, &views(&shuffles)).unwrap())
+        .collect();
+    for (j, sh) in shares.iter().enumerate() {
+        w.append("decryption", &format!("authority-{j}"), sh)
+            .unwrap();
+    }
+    let board =
+        parties::public_board(&parameters, &views(&key_shares), &views(&voter_data)).unwrap();
+    let (result, counts, invalid) =
+        parties::tally_result(&board, &input, &views(&shuffles), &views(&shares)).unwrap();
+    assert_eq!(counts, expected.to_vec());
+    assert_eq!(invalid, 0);
+    // a decryption share that is another's does not count
+    let swapped = [shares[1].clone(), shares[0].clone(), shares[2].clone()];
+    assert!(parties::tally_result(&board, &input, &views(&shuffles), &views(&swapped)).is_err());
+    w.append("result", "result", &result).unwrap();
+    w.into_inner().unwrap();
+    let (report, _) = votum_verify::verify_record(&path, votum_verify::Options::default());
+    std::fs::remove_file(&path).unwrap();
+    assert!(report.passed(), "{:?}", report.not_passed());
+}
