@@ -382,7 +382,7 @@ async def coordinate(
     phase = "creating public parameters"
     t0 = time.perf_counter()
     out: ChvoteRecordFile | None = None
-    transcripts: list[list[Any]] = []
+    next_voter = 0
 
     def begin(name: str) -> None:
         nonlocal phase, t0
@@ -408,12 +408,23 @@ async def coordinate(
         return list(await asyncio.gather(*(ask(a, kind, body(j)) for j, a in enumerate(names))))
 
     async def take(m: Message) -> bytes:
+        """A chunk of voters' transcripts, appended to the record at once, in voter order: the board holds
+        no more than one chunk."""
+        nonlocal next_voter
         if m.peer.name != VOTERS:
             raise errors.WrongSender(f"{m.peer.name} does not post voters' transcripts")
         body = unpack(m.payload, m.kind)
-        if body.get("election") != election:
-            raise errors.HandlerError("not this election")
-        transcripts.extend(body["entries"])
+        if body.get("election") != election or out is None or phase != "voting phase":
+            raise errors.HandlerError("not this election's voting phase")
+        for i, ballot, responses, confirmation, finals in body["entries"]:
+            if int(i) != next_voter:
+                raise errors.HandlerError(f"voter {i}'s transcript where voter {next_voter}'s was due")
+            name = f"voter-{next_voter}"
+            out.append("ballot", name, bytes(ballot))
+            out.append("responses", name, bytes(responses))
+            out.append("confirmation", name, bytes(confirmation))
+            out.append("finalizations", name, bytes(finals))
+            next_voter += 1
         return b""
 
     node.route("chv/transcripts", take)
@@ -448,15 +459,8 @@ async def coordinate(
         done()
         begin("voting phase")
         answer = unpack(await ask(VOTERS, "chv/vote", {"voters": voters, "choices": choices}), "vote")
-        if [int(t[0]) for t in transcripts] != list(range(voters)):
-            raise ChvoteFailed(phase, "the voters' transcripts are not every voter's, in order", VOTERS)
-        for i, ballot, responses, confirmation, finals in transcripts:
-            name = f"voter-{int(i)}"
-            out.append("ballot", name, bytes(ballot))
-            out.append("responses", name, bytes(responses))
-            out.append("confirmation", name, bytes(confirmation))
-            out.append("finalizations", name, bytes(finals))
-        transcripts.clear()
+        if next_voter != voters:
+            raise ChvoteFailed(phase, f"transcripts of {next_voter} voters, not {voters}", VOTERS)
         done()
         begin("mixing")
         inputs = await each("chv/input", lambda j: {})
