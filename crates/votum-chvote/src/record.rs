@@ -238,12 +238,14 @@ pub fn decode_voter_data(
     bytes: &[u8],
 ) -> Result<Vec<PublicVoterData>, ChvoteError> {
     let ig = params.ig();
+    let len = ig.element_len();
     let mut i = In::new("voter data", bytes);
-    let n = i.count(2 * ig.element_len())?;
-    let mut out = Vec::with_capacity(n);
+    let n = i.count(2 * len)?;
+    // the credentials' bytes first, then one batched membership test for all 2N of them
+    let mut raw = Vec::with_capacity(2 * n * len);
+    let mut all_commitments = Vec::with_capacity(n);
     for _ in 0..n {
-        let x_hat = i.el(ig)?;
-        let y_hat = i.el(ig)?;
+        raw.extend_from_slice(i.take(2 * len)?);
         let m = i.count(32)?;
         let mut commitments = Vec::with_capacity(m);
         for _ in 0..m {
@@ -251,14 +253,22 @@ pub fn decode_voter_data(
             c.copy_from_slice(i.take(32)?);
             commitments.push(c);
         }
-        out.push(PublicVoterData {
-            x_hat,
-            y_hat,
-            commitments,
-        });
+        all_commitments.push(commitments);
     }
     i.done()?;
-    Ok(out)
+    let elements = ig
+        .decode_many(&raw, &mut rand_core::OsRng)
+        .map_err(|(at, e)| bad(&format!("voter data: credential {at}: {e}")))?;
+    // decode_many answers one element per `len` bytes: 2 per voter
+    Ok(elements
+        .chunks_exact(2)
+        .zip(all_commitments)
+        .map(|(pair, commitments)| PublicVoterData {
+            x_hat: pair[0].clone(),
+            y_hat: pair[1].clone(),
+            commitments,
+        })
+        .collect())
 }
 
 pub fn ballot_bytes(params: &Params, b: &Ballot) -> Vec<u8> {
