@@ -367,7 +367,6 @@ pub fn print_cards(
 struct Voting {
     card: VotingCard,
     secrets: Option<CastSecrets>,
-    points: Vec<Vec<crate::poly::Point>>,
     selections: Vec<usize>,
 }
 
@@ -412,7 +411,6 @@ impl VotersClient {
             Mutex::new(Voting {
                 card,
                 secrets: None,
-                points: Vec::new(),
                 selections: Vec::new(),
             }),
         );
@@ -458,21 +456,7 @@ impl VotersClient {
     pub fn confirm(&self, voter: usize, responses: &[&[u8]]) -> Result<Vec<u8>, ChvoteError> {
         let board = self.board.clone();
         let params = &board.params;
-        let mut all = Vec::with_capacity(responses.len());
-        for (j, bytes) in responses.iter().enumerate() {
-            let mut one =
-                rec::decode_responses(params, bytes).map_err(|e| ChvoteError::BadResponse {
-                    authority: j,
-                    reason: e.to_string(),
-                })?;
-            if one.len() != 1 {
-                return Err(ChvoteError::BadResponse {
-                    authority: j,
-                    reason: "not one response".into(),
-                });
-            }
-            all.push(one.remove(0));
-        }
+        let all = one_each(responses, |b| rec::decode_responses(params, b))?;
         let mut guard = self.voting(voter)?;
         let v = &mut *guard;
         let secrets = v.secrets.as_ref().ok_or(ChvoteError::NoBallot(voter))?;
@@ -490,7 +474,6 @@ impl VotersClient {
             &points,
             &mut OsRng,
         )?;
-        v.points = points;
         Ok(rec::confirmation_bytes(params, &gamma))
     }
 
@@ -502,22 +485,9 @@ impl VotersClient {
         finalizations: &[&[u8]],
     ) -> Result<Vec<usize>, ChvoteError> {
         let board = self.board.clone();
-        let mut parts = Vec::with_capacity(finalizations.len());
-        for (j, bytes) in finalizations.iter().enumerate() {
-            let mut one = rec::decode_finalizations(&board.params, bytes).map_err(|e| {
-                ChvoteError::BadResponse {
-                    authority: j,
-                    reason: e.to_string(),
-                }
-            })?;
-            if one.len() != 1 {
-                return Err(ChvoteError::BadResponse {
-                    authority: j,
-                    reason: "not one finalization".into(),
-                });
-            }
-            parts.push(one.remove(0));
-        }
+        let parts = one_each(finalizations, |b| {
+            rec::decode_finalizations(&board.params, b)
+        })?;
         let mut v = self.voting(voter)?;
         if client::finalization_code(&board, &parts) != v.card.finalization_code {
             return Err(ChvoteError::Selections(format!(
@@ -525,9 +495,28 @@ impl VotersClient {
             )));
         }
         v.secrets = None;
-        v.points = Vec::new();
         Ok(v.selections.clone())
     }
+}
+
+/// Each authority's answer (a list of one item, in authority order), decoded; one that does not
+/// decode, or is not one item, names its authority.
+fn one_each<T>(
+    payloads: &[&[u8]],
+    decode: impl Fn(&[u8]) -> Result<Vec<T>, ChvoteError>,
+) -> Result<Vec<T>, ChvoteError> {
+    let bad = |authority, reason: String| ChvoteError::BadResponse { authority, reason };
+    payloads
+        .iter()
+        .enumerate()
+        .map(|(j, bytes)| {
+            let mut one = decode(bytes).map_err(|e| bad(j, e.to_string()))?;
+            match one.len() {
+                1 => Ok(one.remove(0)),
+                n => Err(bad(j, format!("{n} items, not one"))),
+            }
+        })
+        .collect()
 }
 
 /// The board's last step: every decryption share checked against its authority's key share,

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import os
 import re
-import signal
 import struct
 import sys
 import time
@@ -35,11 +33,9 @@ from votum import (
 from votum.errors import VotumError
 from votum.nodes import errors
 from votum.nodes.channel import Message
-from votum.nodes.identity import Identity
-from votum.nodes.keystore import PEERS_FILE, Keystore
-from votum.nodes.local import NodeProcess, trusting_homes
+from votum.nodes.local import PartyProcess, controller_node, party_main, trusting_homes
 from votum.nodes.messages import pack, unpack
-from votum.nodes.node import Node, NodeSettings, open_node
+from votum.nodes.node import Node
 
 CONTROLLER = "controller"
 PRINTER = "printer"
@@ -502,22 +498,6 @@ async def coordinate(
 # -- processes on one machine --------------------------------------------------------------------------------
 
 
-class PartyProcess(NodeProcess):
-    """`python -m votum.nodes.chvote HOME` in its own process."""
-
-    def __init__(self, home: Path, fault: str | None = None) -> None:
-        super().__init__("votum.nodes.chvote", home, ["--fault", fault] if fault else [])
-
-    def address(self, timeout: float) -> str:
-        try:
-            address = self.announced(timeout)
-        except TimeoutError as e:
-            raise ChvoteFailed("launch", str(e), self.home.name) from None
-        if address is None:
-            raise ChvoteFailed("launch", f"the process exited ({self.proc.poll()})", self.home.name)
-        return address
-
-
 async def run_local(
     level: int,
     shape: str,
@@ -539,17 +519,13 @@ async def run_local(
     controller_home, party_homes = all_homes[0], all_homes[1:]
     faults = faults or {}
     t0 = time.perf_counter()
-    procs = [PartyProcess(h, faults.get(h.name)) for h in party_homes]
+    procs = [PartyProcess("votum.nodes.chvote", h, ChvoteFailed, faults.get(h.name)) for h in party_homes]
     loop = asyncio.get_running_loop()
     try:
         addresses = await asyncio.gather(*(loop.run_in_executor(None, p.address, 60.0) for p in procs))
         launch = time.perf_counter() - t0
-        keystore = Keystore.load(controller_home / PEERS_FILE)
-        node = Node(Identity(controller_home), keystore, NodeSettings(connect_timeout=min(timeout, 10.0)))
+        node = controller_node(controller_home, party_homes, list(addresses), timeout)
         try:
-            for h, address in zip(party_homes, addresses, strict=True):
-                card = keystore.find(h.name)
-                node.trust(dataclasses.replace(card, address=address), card.fingerprint)
             host, port = await node.start("127.0.0.1", 0)
             result = await coordinate(
                 node,
@@ -572,38 +548,5 @@ async def run_local(
         await asyncio.gather(*(loop.run_in_executor(None, p.stop) for p in procs))
 
 
-def serve(home: Path, host: str, port: int, fault: str | None, announce: Callable[[str], None]) -> None:
-    """Runs one party until its election ends (or SIGTERM)."""
-    import uvloop
-
-    async def main() -> None:
-        node = open_node(home, settings=NodeSettings(connect_timeout=10.0))
-        stop = asyncio.Event()
-        Party(node, fault, on_done=stop.set)
-        bound = await node.start(host, port)
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        announce(f"{bound[0]}:{bound[1]}")
-        await stop.wait()
-        await node.close()
-
-    uvloop.run(main())
-
-
-def _main(argv: list[str]) -> None:
-    import argparse
-
-    parser = argparse.ArgumentParser(description="One party of a CHVote election (spec/92.12).")
-    parser.add_argument("home", type=Path)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--fault", choices=FAULTS, help="tests only")
-    args = parser.parse_args(argv)
-    serve(
-        args.home, args.host, args.port, args.fault, lambda a: print(json.dumps({"address": a}), flush=True)
-    )
-
-
 if __name__ == "__main__":
-    _main(sys.argv[1:])
+    party_main(sys.argv[1:], "One party of a CHVote election (spec/92.12).", FAULTS, Party)

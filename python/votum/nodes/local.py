@@ -11,11 +11,12 @@ import selectors
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from votum.nodes.identity import Card, Identity, keygen
 from votum.nodes.keystore import PEERS_FILE, Keystore
-from votum.nodes.node import Node, NodeSettings
+from votum.nodes.node import Node, NodeSettings, open_node
 
 
 def make_identities(root: Path, names: list[str]) -> list[Path]:
@@ -110,3 +111,88 @@ def environment(unset: str, value: str | None) -> dict[str, str]:
     if value is not None:
         env[unset] = value
     return env
+
+
+class PartyProcess(NodeProcess):
+    """One party of an election run across processes: `python -m MODULE HOME [--fault F]`, announcing its
+    address; `failed(phase, detail, party)` is the election's error for a party that does not start."""
+
+    def __init__(
+        self,
+        module: str,
+        home: Path,
+        failed: Callable[[str, str, str], Exception],
+        fault: str | None = None,
+        prefix: list[str] | None = None,
+        host: str = "127.0.0.1",
+    ) -> None:
+        super().__init__(module, home, ["--fault", fault] if fault else [], None, prefix, host)
+        self.failed = failed
+
+    def address(self, timeout: float) -> str:
+        try:
+            address = self.announced(timeout)
+        except TimeoutError as e:
+            raise self.failed("launch", str(e), self.home.name) from None
+        if address is None:
+            raise self.failed("launch", f"the process exited ({self.proc.poll()})", self.home.name)
+        return address
+
+
+def controller_node(home: Path, parties: list[Path], addresses: list[str], timeout: float) -> Node:
+    """The controller's node (not started), trusting every party's key from its keystore at the address the
+    party announced."""
+    keystore = Keystore.load(home / PEERS_FILE)
+    node = Node(Identity(home), keystore, NodeSettings(connect_timeout=min(timeout, 10.0)))
+    for h, address in zip(parties, addresses, strict=True):
+        card = keystore.find(h.name)
+        node.trust(dataclasses.replace(card, address=address), card.fingerprint)
+    return node
+
+
+#: makes a party's handlers on its node: (node, fault, called when the election is over)
+MakeParty = Callable[[Node, "str | None", Callable[[], None]], object]
+
+
+def serve_party(
+    home: Path, host: str, port: int, fault: str | None, make: MakeParty, announce: Callable[[str], None]
+) -> None:
+    """Runs one party's node until its election ends (or SIGINT/SIGTERM), announcing its address once it
+    listens."""
+    import asyncio
+
+    import uvloop
+
+    async def main() -> None:
+        node = open_node(home, settings=NodeSettings(connect_timeout=10.0))
+        stop = asyncio.Event()
+        make(node, fault, stop.set)
+        bound = await node.start(host, port)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        announce(f"{bound[0]}:{bound[1]}")
+        await stop.wait()
+        await node.close()
+
+    uvloop.run(main())
+
+
+def party_main(argv: list[str], description: str, faults: tuple[str, ...], make: MakeParty) -> None:
+    """`python -m …` of one party: HOME, --host, --port, --fault (tests); prints its address as JSON."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("home", type=Path)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--fault", choices=faults, help="tests only")
+    args = parser.parse_args(argv)
+    serve_party(
+        args.home,
+        args.host,
+        args.port,
+        args.fault,
+        make,
+        lambda a: print(json.dumps({"address": a}), flush=True),
+    )

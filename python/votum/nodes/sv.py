@@ -15,10 +15,8 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
-import json
 import os
 import re
-import signal
 import struct
 import sys
 import time
@@ -40,11 +38,10 @@ from votum import (
     sv_tally,
 )
 from votum.errors import VotumError
-from votum.nodes import errors
+from votum.nodes import errors, local
 from votum.nodes.channel import Message
-from votum.nodes.identity import Card, Identity
-from votum.nodes.keystore import PEERS_FILE, Keystore
-from votum.nodes.local import NodeProcess, trusting_homes
+from votum.nodes.identity import Card
+from votum.nodes.local import trusting_homes
 from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node, NodeSettings, open_node
 
@@ -872,22 +869,13 @@ def prepare_homes(root: Path, names: list[str]) -> tuple[Path, list[Path]]:
     return homes[0], homes[1:]
 
 
-class PartyProcess(NodeProcess):
+class PartyProcess(local.PartyProcess):
     """`python -m votum.nodes.sv HOME` in its own process; `prefix` runs it elsewhere (`ip netns exec NS`)."""
 
     def __init__(
         self, home: Path, fault: str | None = None, prefix: list[str] | None = None, host: str = "127.0.0.1"
     ) -> None:
-        super().__init__("votum.nodes.sv", home, ["--fault", fault] if fault else [], None, prefix, host)
-
-    def address(self, timeout: float) -> str:
-        try:
-            address = self.announced(timeout)
-        except TimeoutError as e:
-            raise SvFailed("launch", str(e), self.home.name) from None
-        if address is None:
-            raise SvFailed("launch", f"the process exited ({self.proc.poll()})", self.home.name)
-        return address
+        super().__init__("votum.nodes.sv", home, SvFailed, fault, prefix, host)
 
 
 async def run_local(
@@ -918,12 +906,8 @@ async def run_local(
     try:
         addresses = await asyncio.gather(*(loop.run_in_executor(None, p.address, 60.0) for p in procs))
         launch = time.perf_counter() - t0
-        keystore = Keystore.load(controller_home / PEERS_FILE)
-        node = Node(Identity(controller_home), keystore, NodeSettings(connect_timeout=min(timeout, 10.0)))
+        node = local.controller_node(controller_home, party_homes, list(addresses), timeout)
         try:
-            for h, address in zip(party_homes, addresses, strict=True):
-                card = keystore.find(h.name)
-                node.trust(dataclasses.replace(card, address=address), card.fingerprint)
             result = await coordinate(node, params, voters, record, votes, seed, timeout, progress, rerun)
         finally:
             await node.close()
@@ -935,36 +919,8 @@ async def run_local(
 
 def serve(home: Path, host: str, port: int, fault: str | None, announce: Callable[[str], None]) -> None:
     """Runs one party until its election ends (or SIGTERM)."""
-    import uvloop
-
-    async def main() -> None:
-        node = open_node(home, settings=NodeSettings(connect_timeout=10.0))
-        stop = asyncio.Event()
-        Party(node, fault, on_done=stop.set)
-        bound = await node.start(host, port)
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        announce(f"{bound[0]}:{bound[1]}")
-        await stop.wait()
-        await node.close()
-
-    uvloop.run(main())
-
-
-def _main(argv: list[str]) -> None:
-    import argparse
-
-    parser = argparse.ArgumentParser(description="One party of a split-value election (spec/97.13).")
-    parser.add_argument("home", type=Path)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--fault", choices=FAULTS, help="tests only")
-    args = parser.parse_args(argv)
-    serve(
-        args.home, args.host, args.port, args.fault, lambda a: print(json.dumps({"address": a}), flush=True)
-    )
+    local.serve_party(home, host, port, fault, Party, announce)
 
 
 if __name__ == "__main__":
-    _main(sys.argv[1:])
+    local.party_main(sys.argv[1:], "One party of a split-value election (spec/97.13).", FAULTS, Party)
