@@ -259,3 +259,99 @@ def test_cli_verify_on_a_local_cluster(election: ElectionResult) -> None:
     )
     assert bad.returncode == 2
     assert "expected local:N" in bad.stdout + bad.stderr
+
+
+@pytest.fixture(scope="module")
+def mix_record(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from votum.mix import MixConfig, run_mix_election
+
+    path = tmp_path_factory.mktemp("mix") / "mix.vmix"
+    config = MixConfig(voters=40, group="modp-2048", candidates=3, mixers=3, trustees=3, quorum=2)
+    result = run_mix_election(config, record=path)
+    assert result.verified
+    return path
+
+
+def _flip_in_proof(path: Path, mixer: int) -> None:
+    """Inverts one byte near the end of mixer `mixer`'s entry: inside its shuffle proof."""
+    data = bytearray(path.read_bytes())
+    label = b"\x03mix" + bytes([len(f"mix-{mixer}")]) + f"mix-{mixer}".encode()
+    at = data.index(label) + len(label)
+    size = int.from_bytes(data[at : at + 8], "big")
+    data[at + 8 + size - 40] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def test_a_mix_records_shuffle_proofs_are_checked_on_the_cluster_with_the_in_process_report(
+    client: Any, mix_record: Path
+) -> None:
+    local = verify(mix_record)
+    assert local.passed, local.not_passed()
+    workers = DaskBallotWorkers(client)
+    text, _ = verify_record_report(str(mix_record), None, workers)
+    assert workers.shuffle_work is not None and workers.shuffle_work.tasks == 3  # one task per mixer
+    remote = verify(mix_record, client=client)
+    assert remote.raw == local.raw
+    assert remote.intermediates == local.intermediates
+    assert json.loads(text) == local.raw
+
+
+def test_a_tampered_shuffle_fails_on_the_cluster_with_the_in_process_check_and_culprit(
+    client: Any, mix_record: Path, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.vmix"
+    shutil.copy(mix_record, bad)
+    _flip_in_proof(bad, 2)
+    local = verify(bad)
+    remote = verify(bad, client=client)
+    assert "V-MIX-04" in local.not_passed()
+    assert remote.raw == local.raw
+    # mixer 2's proof fails, and mixer 3's too: its context is the board's head, which holds mix-2's bytes
+    findings = remote.check("V-MIX-04").findings
+    assert [obj for obj, _ in findings] == ["mix-2", "mix-3"], findings
+    assert "equation" in findings[0][1]
+
+
+class _Recorder:
+    """Stands in as the verifier's shuffle workers: keeps what it is given and passes every proof."""
+
+    def __init__(self) -> None:
+        self.params: tuple[bytes, bytes] | None = None
+        self.args: list[tuple[bytes, bytes, bytes]] = []
+
+    def shuffle_setup(self, parameters: bytes, joint: bytes) -> None:
+        self.params = (parameters, joint)
+
+    def shuffle_submit(self, context: bytes, input: bytes, payload: bytes) -> None:
+        self.args.append((context, input, payload))
+
+    def shuffle_collect(self) -> list[tuple[str, str | None]]:
+        return [("pass", None)] * len(self.args)
+
+
+def test_a_worker_that_wrongly_fails_a_shuffle_cannot_change_the_verdict(mix_record: Path) -> None:
+    import msgpack  # type: ignore[import-untyped]
+    from votum.cluster.tasks import check_shuffle
+    from votum.cluster.work import Task
+
+    recorder = _Recorder()
+    verify_record_report(str(mix_record), None, recorder)
+    assert recorder.params is not None and len(recorder.args) == 3
+
+    class Liar:
+        params = msgpack.packb(recorder.params)
+
+        def result(self, task: Task) -> tuple[str, str]:
+            return ("fail", "a lie")
+
+    workers = DaskBallotWorkers(None)
+    workers.shuffle_work = Liar()  # type: ignore[assignment]
+    workers._shuffles = [
+        Task(None, check_shuffle, args, f"shuffle {i}") for i, args in enumerate(recorder.args)
+    ]
+    assert workers.shuffle_collect() == [("pass", None)] * 3
+    # and a proof that does not hold is failed by the client's own check, whatever the worker said
+    _, input, payload = recorder.args[1]
+    workers._shuffles = [Task(None, check_shuffle, (bytes(32), input, payload), "shuffle 1")]
+    [(status, reason)] = workers.shuffle_collect()
+    assert status == "fail" and reason is not None and "a lie" not in reason

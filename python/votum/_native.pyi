@@ -511,6 +511,9 @@ def chvote_simulate(
     sheets: str | None = None,
     progress: Callable[[str], object] | None = None,
 ) -> dict[str, Any]: ...
+def mix_check_shuffle(
+    parameters: bytes, joint: bytes, context: bytes, input: bytes, payload: bytes
+) -> tuple[str, str | None]: ...
 def chvote_parameters(level: int, shape: str, voters: int, authorities: int = 4) -> bytes: ...
 def chvote_print_cards(
     parameters: bytes, secret_data: list[bytes], sheets: str | os.PathLike[str] | None = None

@@ -100,9 +100,10 @@ def verify(
     is in the report. `progress(stage, n)` is told of documents, ballots and mix record entries.
 
     With `scheduler` (`local:N`, `tcp://…`, `tls://…`) or a `distributed.Client` as `client`, an
-    ElectionGuard record's ballots are checked on that cluster, `chunk` ballots per task (spec/98.3);
-    the report is the same. `tls` is (CA, certificate, key) for a `tls://` scheduler; `announce` is told
-    the cluster's dashboard address. Raises `ClusterError` when the cluster does not answer (spec/98.5)."""
+    ElectionGuard record's ballots are checked on that cluster, `chunk` ballots per task, and a mix
+    record's shuffle proofs one task each, all at once (spec/98.3); the report is the same. `tls` is
+    (CA, certificate, key) for a `tls://` scheduler; `announce` is told the cluster's dashboard address.
+    Raises `ClusterError` when the cluster does not answer (spec/98.5)."""
     if scheduler is None and client is None:
         text, intermediates = verify_record_report(record, progress)
     else:

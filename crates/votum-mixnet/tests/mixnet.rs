@@ -632,3 +632,84 @@ fn counting_rules_on_known_ballots() {
     let o = count(Rule::Stv { seats: 2 }, 3, &rows);
     assert_eq!(o.winners, vec![1, 3]);
 }
+
+/// Shuffle workers that check each proof at once with `check_shuffle_task`, as a cluster's task
+/// would (spec/98.3), and may lie.
+struct Inline {
+    setup: Option<(Vec<u8>, Vec<u8>)>,
+    verdicts: Vec<Result<Option<String>, String>>,
+    lie: bool,
+}
+
+impl votum_verify::ShuffleWorkers for Inline {
+    fn setup(&mut self, parameters: &[u8], joint: &[u8]) -> std::ops::ControlFlow<()> {
+        self.setup = Some((parameters.to_vec(), joint.to_vec()));
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn submit(
+        &mut self,
+        context: &[u8; 32],
+        input: &[u8],
+        payload: &[u8],
+    ) -> std::ops::ControlFlow<()> {
+        let (parameters, joint) = self.setup.as_ref().unwrap();
+        let verdict = if self.lie {
+            Ok(None)
+        } else {
+            votum_verify::check_shuffle_task(parameters, joint, context, input, payload)
+        };
+        self.verdicts.push(verdict);
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn collect(&mut self) -> std::ops::ControlFlow<(), Vec<Result<Option<String>, String>>> {
+        std::ops::ControlFlow::Continue(std::mem::take(&mut self.verdicts))
+    }
+}
+
+fn verify_with(record: &[u8], workers: &mut Inline) -> Report {
+    verify_mix_stream(
+        record,
+        "record",
+        Options {
+            shuffle_workers: Some(workers),
+            ..Options::default()
+        },
+    )
+    .0
+}
+
+#[test]
+fn shuffle_proofs_checked_elsewhere_give_the_same_report() {
+    let g = ModpGroup::rfc3526_2048();
+    let p = params(Rule::Plurality, 3, 1);
+    let votes = random_rows(&p, 12, &mut ChaCha20Rng::seed_from_u64(8));
+    let none_b = |_: &mut Vec<EncryptedBallot<ModpGroup>>| {};
+    let honest = raw_election(&g, &p, &votes, &none_b, &|_, _| {});
+    let swapped = raw_election(&g, &p, &votes, &none_b, &|m, c| {
+        if m == 2 {
+            c.swap(0, 1)
+        }
+    });
+    for record in [&honest, &swapped] {
+        let mut w = Inline {
+            setup: None,
+            verdicts: Vec::new(),
+            lie: false,
+        };
+        let here = verify(record);
+        let there = verify_with(record, &mut w);
+        assert_eq!(format!("{:?}", here.checks), format!("{:?}", there.checks));
+        assert!(w.setup.is_some());
+    }
+    assert_eq!(not_passed(&swapped), vec!["V-MIX-04"]);
+    // workers that pass every proof are believed (the cluster is the verifier's own, spec/98):
+    // the client still checks what it reads itself, but not the proofs
+    let mut liar = Inline {
+        setup: None,
+        verdicts: Vec::new(),
+        lie: true,
+    };
+    assert!(verify_with(&swapped, &mut liar).passed());
+}

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use votum_verify::{verify_record, BallotWorkers, Options, Progress};
+use votum_verify::{verify_record, BallotWorkers, Options, Progress, ShuffleWorkers};
 
 use crate::convert::release;
 
@@ -15,8 +15,11 @@ use crate::convert::release;
 /// progress step) or an exception raised by `progress` stops the verification and is raised here.
 /// `workers`, when given, checks an ElectionGuard record's ballots elsewhere (spec/98.3): an object
 /// with `setup(params: bytes)`, `submit(ballots: list[str])`, `collect() -> list[bool]` (the
-/// oldest batch's verdicts) and `window() -> int`; an exception from any of them stops the
-/// verification and is raised here.
+/// oldest batch's verdicts) and `window() -> int`; for a mix record's shuffle proofs (spec/98.3),
+/// when it has them, `shuffle_setup(parameters: bytes, joint: bytes)`, `shuffle_submit(context,
+/// input, payload)` and `shuffle_collect() -> list[tuple[str, str | None]]` ("pass", "fail" or
+/// "error" with the reason, in order). An exception from any of them stops the verification and is
+/// raised here.
 #[pyfunction]
 #[pyo3(signature = (record, progress=None, workers=None))]
 pub fn verify_record_report(
@@ -25,12 +28,20 @@ pub fn verify_record_report(
     progress: Option<PyObject>,
     workers: Option<PyObject>,
 ) -> PyResult<(String, String)> {
+    let shuffles = match &workers {
+        Some(w) if w.bind(py).hasattr("shuffle_submit")? => Some(PyWorkers {
+            workers: w.clone_ref(py),
+            raised: None,
+        }),
+        _ => None,
+    };
     let (texts, raised) = release(py, move || {
         let mut raised: Option<PyErr> = None;
         let mut remote = workers.map(|w| PyWorkers {
             workers: w,
             raised: None,
         });
+        let mut shuffles = shuffles;
         let mut hook = |p: Progress| {
             let (stage, n) = match p {
                 Progress::Document(kind) => (kind.name().to_string(), 1u64),
@@ -57,10 +68,14 @@ pub fn verify_record_report(
             Options {
                 progress: Some(&mut hook),
                 ballot_workers: remote.as_mut().map(|w| w as &mut dyn BallotWorkers),
+                shuffle_workers: shuffles.as_mut().map(|w| w as &mut dyn ShuffleWorkers),
             },
         );
         if raised.is_none() {
             raised = remote.and_then(|w| w.raised);
+        }
+        if raised.is_none() {
+            raised = shuffles.and_then(|w| w.raised);
         }
         let texts = serde_json::to_string(&report).and_then(|report| {
             serde_json::to_string(&intermediates.values).map(|values| (report, values))
@@ -126,4 +141,68 @@ impl BallotWorkers for PyWorkers {
                 .unwrap_or(1)
         })
     }
+}
+
+impl ShuffleWorkers for PyWorkers {
+    fn setup(&mut self, parameters: &[u8], joint: &[u8]) -> ControlFlow<()> {
+        self.call(|py, w| {
+            let args = (
+                pyo3::types::PyBytes::new(py, parameters),
+                pyo3::types::PyBytes::new(py, joint),
+            );
+            w.call_method1(py, "shuffle_setup", args).map(drop)
+        })
+    }
+
+    fn submit(&mut self, context: &[u8; 32], input: &[u8], payload: &[u8]) -> ControlFlow<()> {
+        self.call(|py, w| {
+            let args = (
+                pyo3::types::PyBytes::new(py, context),
+                pyo3::types::PyBytes::new(py, input),
+                pyo3::types::PyBytes::new(py, payload),
+            );
+            w.call_method1(py, "shuffle_submit", args).map(drop)
+        })
+    }
+
+    fn collect(&mut self) -> ControlFlow<(), Vec<Result<Option<String>, String>>> {
+        let raw = self.call(|py, w| {
+            w.call_method0(py, "shuffle_collect")?
+                .extract::<Vec<(String, Option<String>)>>(py)
+        })?;
+        let mut out = Vec::with_capacity(raw.len());
+        for (status, reason) in raw {
+            out.push(match (status.as_str(), reason) {
+                ("pass", _) => Ok(None),
+                ("fail", Some(r)) => Ok(Some(r)),
+                (_, r) => Err(r.unwrap_or_else(|| format!("a worker's verdict {status:?}"))),
+            });
+        }
+        ControlFlow::Continue(out)
+    }
+}
+
+/// One shuffle proof of a mix record checked on its own (the cluster's task, spec/98.3), with the
+/// GIL released: ("pass", None), ("fail", reason) as V-MIX-04 reports it, or ("error", reason).
+#[pyfunction]
+pub fn mix_check_shuffle(
+    py: Python<'_>,
+    parameters: Vec<u8>,
+    joint: Vec<u8>,
+    context: Vec<u8>,
+    input: Vec<u8>,
+    payload: Vec<u8>,
+) -> PyResult<(String, Option<String>)> {
+    let context: [u8; 32] = context
+        .as_slice()
+        .try_into()
+        .map_err(|_| pyo3::exceptions::PyValueError::new_err("a context is 32 bytes"))?;
+    let verdict = release(py, || {
+        votum_verify::check_shuffle_task(&parameters, &joint, &context, &input, &payload)
+    });
+    Ok(match verdict {
+        Ok(None) => ("pass".into(), None),
+        Ok(Some(r)) => ("fail".into(), Some(r)),
+        Err(r) => ("error".into(), Some(r)),
+    })
 }

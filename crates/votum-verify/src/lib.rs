@@ -28,8 +28,8 @@ pub(crate) fn hex(b: &[u8]) -> String {
 
 pub use checks::Check;
 pub use chv::verify_chvote_record;
-pub use eg::{verify_eg_record, BallotWorkers, Intermediates, Options, Progress};
-pub use mix::verify_mix_record;
+pub use eg::{verify_eg_record, BallotWorkers, Intermediates, Options, Progress, ShuffleWorkers};
+pub use mix::{check_shuffle_task, verify_mix_record};
 pub use report::{CheckResult, Finding, Report, Status};
 pub use sv::verify_sv_record;
 

@@ -22,7 +22,7 @@ use votum_mixnet::wire;
 use votum_shuffle::{Generators, Rows, ShuffleProof};
 
 use crate::checks::Check;
-use crate::eg::{Intermediates, Options, Progress};
+use crate::eg::{Intermediates, Options, Progress, ShuffleWorkers};
 use crate::hex;
 use crate::report::{Ledger, Report};
 
@@ -108,6 +108,9 @@ pub fn verify_mix_stream<R: Read>(
         params,
         reader,
         progress: options.progress,
+        workers: options.shuffle_workers,
+        parameters: first.payload.clone(),
+        pending: Vec::new(),
         prev_hash: first.hash,
         ballots: 0,
     };
@@ -146,6 +149,12 @@ struct Walk<'o, R: Read> {
     params: Parameters,
     reader: RecordReader<R>,
     progress: Option<&'o mut dyn FnMut(Progress) -> ControlFlow<()>>,
+    /// Where the shuffle proofs are checked, when not here.
+    workers: Option<&'o mut dyn ShuffleWorkers>,
+    /// The `parameters` payload (the workers derive everything from it).
+    parameters: Vec<u8>,
+    /// The mix entries whose proofs are with the workers, in order.
+    pending: Vec<String>,
     prev_hash: [u8; 32],
     ballots: u64,
 }
@@ -322,20 +331,32 @@ impl<R: Read> Walk<'_, R> {
                         );
                     }
                     drop(cast);
-                    generators = Some(Generators::derive(group, &p.generators_seed(), input.len()));
+                    if self.workers.is_none() {
+                        generators =
+                            Some(Generators::derive(group, &p.generators_seed(), input.len()));
+                    } else if self.remote_setup(group, &joint).is_break() {
+                        break;
+                    }
                     current = Some(input);
                     due = Due::Mix(1);
                 }
                 Due::Mix(m) => {
-                    let result = check_mix(
-                        group,
-                        &joint,
-                        generators.as_ref(),
-                        &context,
-                        current.as_ref(),
-                        &entry.payload,
-                        w,
-                    );
+                    let result = if self.workers.is_some() {
+                        match self.remote_mix(group, &context, current.as_ref(), &entry, w) {
+                            ControlFlow::Continue(r) => r,
+                            ControlFlow::Break(()) => break,
+                        }
+                    } else {
+                        check_mix(
+                            group,
+                            &joint,
+                            generators.as_ref(),
+                            &context,
+                            current.as_ref(),
+                            &entry.payload,
+                            w,
+                        )
+                    };
                     self.ledger.examined(Check::Mix04, 1);
                     match result {
                         Ok((out, None)) => current = Some(out),
@@ -414,9 +435,97 @@ impl<R: Read> Walk<'_, R> {
                 Due::End => unreachable!("nothing is due after the result"),
             }
         }
+        self.remote_verdicts();
         self.out
             .values
             .insert("head".into(), json!(hex(&self.prev_hash)));
+    }
+
+    /// Hands the workers the parameters and the joint key, once.
+    fn remote_setup<G: Group>(&mut self, group: &G, joint: &G::Element) -> ControlFlow<()> {
+        let parameters = self.parameters.clone();
+        match self.workers.as_mut() {
+            Some(w) => w.setup(&parameters, &group.encode_element(joint)),
+            None => ControlFlow::Continue(()),
+        }
+    }
+
+    /// A `mix` entry with the workers: its output list decoded here (the next shuffle and the
+    /// decryption need it), its proof sent out; the verdict comes in `remote_verdicts`.
+    #[allow(clippy::type_complexity)]
+    fn remote_mix<G: Group>(
+        &mut self,
+        group: &G,
+        context: &[u8; 32],
+        input: Option<&Rows<G>>,
+        entry: &Entry,
+        w: usize,
+    ) -> ControlFlow<(), Result<(Rows<G>, Option<String>), String>> {
+        let rng = &mut weights_rng(&mut rand_core::OsRng);
+        let decoded = wire::split_mix(&entry.payload, group.element_len())
+            .map_err(|e| e.to_string())
+            .and_then(|(list, _)| {
+                Rows::decode(group, list, rng).map_err(|e| format!("output list: {e}"))
+            });
+        let out = match (decoded, input) {
+            (Err(e), _) => return ControlFlow::Continue(Err(e)),
+            (Ok(_), None) => {
+                return ControlFlow::Continue(Err(
+                    "no readable input list to check the shuffle against".into(),
+                ))
+            }
+            (Ok(out), Some(input)) => {
+                if out.len() != input.len() || out.width() != w {
+                    let reason = format!(
+                        "{} rows of width {} (the input has {} of width {w})",
+                        out.len(),
+                        out.width(),
+                        input.len()
+                    );
+                    return ControlFlow::Continue(Ok((out, Some(reason))));
+                }
+                let encoded = input.encode(group);
+                if let Some(workers) = self.workers.as_mut() {
+                    workers.submit(context, &encoded, &entry.payload)?;
+                }
+                self.pending.push(entry.name.clone());
+                out
+            }
+        };
+        ControlFlow::Continue(Ok((out, None)))
+    }
+
+    /// The workers' verdicts on every proof sent out, each reported as the check here would have.
+    fn remote_verdicts(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let Some(workers) = self.workers.as_mut() else {
+            return;
+        };
+        let ControlFlow::Continue(verdicts) = workers.collect() else {
+            return;
+        };
+        let names = std::mem::take(&mut self.pending);
+        if verdicts.len() != names.len() {
+            self.ledger.error(
+                Check::Mix04,
+                "shuffles",
+                format!(
+                    "{} verdicts from the workers for {} shuffles",
+                    verdicts.len(),
+                    names.len()
+                ),
+            );
+            return;
+        }
+        for (name, verdict) in names.iter().zip(verdicts) {
+            match verdict {
+                Ok(None) => {}
+                Ok(Some(reason)) => self.ledger.fail(Check::Mix04, name, reason),
+                Err(reason) => self.ledger.error(Check::Mix04, name, reason),
+            }
+        }
     }
 
     /// V-MIX-06 and V-MIX-07 on the `result` entry.
@@ -548,4 +657,74 @@ fn check_mix<G: Group>(
         .err()
         .map(|e| format!("shuffle proof: {e}"));
     Ok((out, verdict))
+}
+
+/// One shuffle proof checked on its own (a cluster task, spec/98.3): `parameters` is the record's
+/// `parameters` payload, `joint` the encoded joint key, `context` the board's head before the
+/// `mix` entry, `input` the encoded list it shuffles and `payload` the entry. `Ok(None)`: the proof
+/// holds; `Ok(Some(reason))`: it does not (as V-MIX-04 reports it); `Err`: it could not be read.
+pub fn check_shuffle_task(
+    parameters: &[u8],
+    joint: &[u8],
+    context: &[u8; 32],
+    input: &[u8],
+    payload: &[u8],
+) -> Result<Option<String>, String> {
+    let (gid, params) = Parameters::decode(parameters).map_err(|e| e.to_string())?;
+    fn run<G: Group>(
+        group: &G,
+        params: &Parameters,
+        joint: &[u8],
+        context: &[u8; 32],
+        input: &[u8],
+        payload: &[u8],
+    ) -> Result<Option<String>, String> {
+        let joint = group
+            .decode_element(joint)
+            .map_err(|e| format!("joint key: {e}"))?;
+        let rng = &mut weights_rng(&mut rand_core::OsRng);
+        let input = Rows::decode(group, input, rng).map_err(|e| format!("input list: {e}"))?;
+        let generators = Generators::derive(group, &params.generators_seed(), input.len());
+        check_mix(
+            group,
+            &joint,
+            Some(&generators),
+            context,
+            Some(&input),
+            payload,
+            params.width,
+        )
+        .map(|(_, verdict)| verdict)
+    }
+    match gid {
+        GroupId::Ristretto255 => run(&Ristretto255, &params, joint, context, input, payload),
+        GroupId::Modp2048 => run(
+            &ModpGroup::rfc3526_2048(),
+            &params,
+            joint,
+            context,
+            input,
+            payload,
+        ),
+        GroupId::Modp3072 => run(
+            &ModpGroup::rfc3526_3072(),
+            &params,
+            joint,
+            context,
+            input,
+            payload,
+        ),
+        GroupId::Eg4096 => run(
+            &ModpGroup::eg_4096(),
+            &params,
+            joint,
+            context,
+            input,
+            payload,
+        ),
+        other => match ModpGroup::of_id(other) {
+            Some(group) => run(&group, &params, joint, context, input, payload),
+            None => Err(format!("no group {}", other.name())),
+        },
+    }
 }

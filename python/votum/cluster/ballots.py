@@ -1,4 +1,5 @@
-"""An ElectionGuard record's ballot checks on a cluster (spec/98.3): the verifier's `BallotWorkers`.
+"""A record's checks on a cluster (spec/98.3): an ElectionGuard record's ballots (the verifier's
+`BallotWorkers`) and a mix record's shuffle proofs (its `ShuffleWorkers`).
 
 The verifier hands over batches of 256 ballots in record order; each batch goes out as chunks of `chunk`
 ballots, one task each, and the verdicts come back in the same order. The verifier keeps `window()`
@@ -11,7 +12,9 @@ import math
 from collections import deque
 from typing import Any
 
-from votum.cluster.tasks import check_ballots
+import msgpack  # type: ignore[import-untyped]
+
+from votum.cluster.tasks import check_ballots, check_shuffle
 from votum.cluster.work import Task, Work
 from votum.errors import ClusterError
 
@@ -37,6 +40,8 @@ class DaskBallotWorkers:
         self._timeout = task_timeout
         self.work: Work | None = None
         self._pending: deque[list[tuple[Task, int]]] = deque()
+        self.shuffle_work: Work | None = None
+        self._shuffles: list[Task] = []
 
     # --- the verifier's side -------------------------------------------------------------------------
 
@@ -63,8 +68,40 @@ class DaskBallotWorkers:
         threads = self.work.threads() if self.work is not None else 1
         return max(2, math.ceil(2 * threads / math.ceil(BATCH / self._chunk)))
 
+    # --- a mix record's shuffle proofs: each a task, all in flight at once -------------------------------
+
+    def shuffle_setup(self, parameters: bytes, joint: bytes) -> None:
+        self.shuffle_work = Work(self._client, msgpack.packb((parameters, joint)), timeout=self._timeout)
+
+    def shuffle_submit(self, context: bytes, input: bytes, payload: bytes) -> None:
+        assert self.shuffle_work is not None, "shuffle_setup comes first"
+        what = f"the check of shuffle {len(self._shuffles) + 1}"
+        self._shuffles.append(self.shuffle_work.submit(check_shuffle, context, input, payload, what=what))
+
+    def shuffle_collect(self) -> list[tuple[str, str | None]]:
+        assert self.shuffle_work is not None, "shuffle_setup comes first"
+        verdicts = []
+        for task in self._shuffles:
+            answer = self.shuffle_work.result(task)
+            if (
+                not isinstance(answer, tuple | list)
+                or len(answer) != 2
+                or answer[0] not in ("pass", "fail", "error")
+            ):
+                raise ClusterError(f"a worker's answer for {task.what} is not a verdict")
+            if answer[0] != "pass":
+                # checked again here: the finding is the client's own, and a worker that wrongly failed a
+                # proof cannot change a report (spec/98.3)
+                answer = check_shuffle(self.shuffle_work.params, *task.args)
+            verdicts.append((str(answer[0]), None if answer[1] is None else str(answer[1])))
+        self._shuffles.clear()
+        return verdicts
+
     def close(self) -> None:
         """Cancels whatever is still in flight (a stopped verification)."""
         if self.work is not None:
             self.work.cancel([t for batch in self._pending for t, _ in batch])
+        if self.shuffle_work is not None:
+            self.shuffle_work.cancel(self._shuffles)
         self._pending.clear()
+        self._shuffles.clear()

@@ -15,7 +15,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TypeVar
 
-from votum import EgBallotChecker, EgEncryptionDevice, Group
+import msgpack  # type: ignore[import-untyped]
+
+from votum import EgBallotChecker, EgEncryptionDevice, Group, mix_check_shuffle
 
 _EG = Group("eg-4096")
 
@@ -75,3 +77,11 @@ def encrypt_ballots(
     checker = _checkers.get(params)
     assert isinstance(checker, EgBallotChecker)
     return ballots, checker.check([text for text, _hash in done])
+
+
+def check_shuffle(params: bytes, context: bytes, input: bytes, payload: bytes) -> tuple[str, str | None]:
+    """One mix record's shuffle proof (spec/98.3): `params` is the scattered (parameters payload, joint
+    key) pair, `input` the encoded list the `mix` entry `payload` shuffles under `context`. Answers ("pass",
+    None), ("fail", reason) as V-MIX-04 reports it, or ("error", reason)."""
+    parameters, joint = msgpack.unpackb(params)
+    return mix_check_shuffle(parameters, joint, context, input, payload)
