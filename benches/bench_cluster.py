@@ -9,7 +9,10 @@ same record, same run (spec/98).
    (rayon, all cores) and on `LocalCluster(BENCH_WORKERS workers of one thread)`, started once before,
    BENCH_REPEAT times each (default 3), alternating; the cluster's reports must equal the in-process one
    (BENCH_LOCAL=0: the cluster only).
-4. What the client alone costs per ballot (workers that answer at once; BENCH_CLIENT_ALONE=0 skips).
+4. A mix record's shuffle proofs (spec/98.3): an nVotes-shaped modp-2048 record of BENCH_MIX voters (default
+   2,000; 0 skips; 4 mixers, 4 trustees, kept under BENCH_DIR) verified in this process and with its proofs on
+   the cluster, BENCH_REPEAT times each, alternating, the reports equal.
+4b. What the client alone costs per ballot (workers that answer at once; BENCH_CLIENT_ALONE=0 skips).
 5. The election's encryption and ballot checks (BENCH_ELECTION ballots, default 2,048; 0 skips) in one
    process and on the cluster.
 
@@ -108,6 +111,38 @@ def client_alone(record: Path, repeat: int) -> None:
     emit(bench="client alone (verdicts free)", seconds=summary(times))
 
 
+def mix_record_rows(client: Any, base: Path, voters: int, repeat: int) -> None:
+    """An nVotes-shaped mix record (modp-2048, 4 mixers, 4 trustees) verified in process and with its shuffle
+    proofs on the cluster (spec/98.3), alternating, with equal reports."""
+    from votum.mix import MixConfig, run_mix_election
+
+    path = base / f"mix-modp2048-{voters}.vmix"
+    if not path.exists():
+        base.mkdir(parents=True, exist_ok=True)
+        config = MixConfig(voters=voters, group="modp-2048", candidates=4, mixers=4, trustees=4, quorum=3)
+        t = time.perf_counter()
+        run_mix_election(config, record=path)
+        emit(bench="mix record made", voters=voters, seconds=time.perf_counter() - t)
+    local_t: list[float] = []
+    cluster_t: list[float] = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        here = verify(path)
+        local_t.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        there = verify(path, client=client)
+        cluster_t.append(time.perf_counter() - t)
+        assert here.passed and there.raw == here.raw, "the cluster's report differs"
+        emit(bench="mix verify", voters=voters, in_process_s=local_t[-1], cluster_s=cluster_t[-1])
+    emit(
+        bench="mix verify summary",
+        voters=voters,
+        in_process_s=summary(local_t),
+        cluster_s=summary(cluster_t),
+        ratio_min=round(min(cluster_t) / min(local_t), 3),
+    )
+
+
 def main() -> None:
     repeat = int(os.environ.get("BENCH_REPEAT", "3"))
     workers = int(os.environ.get("BENCH_WORKERS", "2"))
@@ -171,6 +206,9 @@ def main() -> None:
                 ratio_min=round(min(cluster_t) / min(local_t), 3),
             )
 
+        mix = int(os.environ.get("BENCH_MIX", "2000"))
+        if mix:
+            mix_record_rows(client, base, mix, repeat)
         if os.environ.get("BENCH_CLIENT_ALONE", "1") == "1":
             client_alone(record, repeat)
         m = int(os.environ.get("BENCH_ELECTION", "2048"))
