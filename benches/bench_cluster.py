@@ -11,7 +11,8 @@ same record, same run (spec/98).
    (BENCH_LOCAL=0: the cluster only).
 4. A mix record's shuffle proofs (spec/98.3): an nVotes-shaped modp-2048 record of BENCH_MIX voters (default
    2,000; 0 skips; 4 mixers, 4 trustees, kept under BENCH_DIR) verified in this process and with its proofs on
-   the cluster, BENCH_REPEAT times each, alternating, the reports equal.
+   the cluster, BENCH_REPEAT times each, alternating, the reports equal; then the same election run in one
+   process and with the trustees' shuffle checks and the verifier's on the cluster, alternating.
 4b. What the client alone costs per ballot (workers that answer at once; BENCH_CLIENT_ALONE=0 skips).
 5. The election's encryption and ballot checks (BENCH_ELECTION ballots, default 2,048; 0 skips) in one
    process and on the cluster.
@@ -143,6 +144,20 @@ def mix_record_rows(client: Any, base: Path, voters: int, repeat: int) -> None:
     )
 
 
+def mix_election_rows(client: Any, base: Path, voters: int, repeat: int) -> None:
+    """An nVotes-shaped mixnet election (modp-2048, 4 mixers, 4 trustees) in one process and with the trustees'
+    shuffle checks and the verifier's on the cluster (spec/98.3), alternating."""
+    from votum.mix import MixConfig, run_mix_election
+
+    config = MixConfig(voters=voters, group="modp-2048", candidates=4, mixers=4, trustees=4, quorum=3)
+    for _ in range(repeat):
+        for where, kw in (("in process", {}), ("cluster", {"client": client})):
+            result = run_mix_election(config, record=base / "mix-election.vmix", **kw)
+            assert result.verified and result.multiset_ok
+            steps = {s.name: round(s.seconds, 2) for s in result.steps}
+            emit(bench="mix election", where=where, voters=voters, steps=steps)
+
+
 def main() -> None:
     repeat = int(os.environ.get("BENCH_REPEAT", "3"))
     workers = int(os.environ.get("BENCH_WORKERS", "2"))
@@ -209,6 +224,7 @@ def main() -> None:
         mix = int(os.environ.get("BENCH_MIX", "2000"))
         if mix:
             mix_record_rows(client, base, mix, repeat)
+            mix_election_rows(client, base, mix, repeat)
         if os.environ.get("BENCH_CLIENT_ALONE", "1") == "1":
             client_alone(record, repeat)
         m = int(os.environ.get("BENCH_ELECTION", "2048"))

@@ -355,3 +355,26 @@ def test_a_worker_that_wrongly_fails_a_shuffle_cannot_change_the_verdict(mix_rec
     workers._shuffles = [Task(None, check_shuffle, (bytes(32), input, payload), "shuffle 1")]
     [(status, reason)] = workers.shuffle_collect()
     assert status == "fail" and reason is not None and "a lie" not in reason
+
+
+def test_a_mix_election_with_its_shuffle_checks_on_the_cluster(client: Any, tmp_path: Path) -> None:
+    from votum.mix import MixConfig, run_mix_election
+
+    config = MixConfig(voters=30, group="modp-2048", candidates=3, mixers=3, trustees=3, quorum=2, seed=5)
+    here = run_mix_election(config, record=tmp_path / "here.vmix")
+    there = run_mix_election(config, record=tmp_path / "there.vmix", client=client)
+    assert there.verified and there.multiset_ok
+    assert there.outcome == here.outcome and sorted(there.plaintexts) == sorted(here.plaintexts)
+    assert there.shuffle_checks == here.shuffle_checks == 3 * 2  # every trustee but the mixer itself
+    assert verify(tmp_path / "there.vmix").passed
+
+
+def test_cli_mix_on_a_local_cluster(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+    from votum.cli import app
+
+    out = tmp_path / "cli.vmix"
+    args = ["mix", "--voters", "12", "--group", "modp-2048", "--mixers", "2", "--out", str(out)]
+    result = CliRunner().invoke(app, [*args, "--scheduler", "local:2", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout[result.stdout.index("{") :])["verified"] is True

@@ -569,6 +569,7 @@ def mix_election(
     election_id: str = "mix-election",
     seed: bytes | None = None,
     progress: Callable[[str], object] | None = None,
+    workers: Any | None = None,
 ) -> dict[str, Any]: ...
 def sv_parameters(
     races: list[tuple[str, list[str], int]], *, n_fail: int = 0, n_leak: int = 2, copies: int = 24

@@ -118,19 +118,47 @@ def run_mix_election(
     progress: Callable[[str], object] | None = None,
     votes: list[list[int]] | None = None,
     record: str | os.PathLike[str] | None = None,
+    *,
+    scheduler: str | None = None,
+    client: Any = None,
+    task_timeout: float = 600.0,
+    tls: tuple[str, str, str] | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> MixResult:
     """Runs a whole mixnet election, writes its record to `record` (a file; an earlier one there
     is replaced; None: a temporary file, removed afterwards) and verifies it; `votes` defaults to
-    `random_votes(config)`."""
+    `random_votes(config)`. With `scheduler` (`local:N`, `tcp://…`, `tls://…`) or a
+    `distributed.Client` as `client`, the trustees' checks of every shuffle and the verifier's checks of
+    the shuffle proofs run on that cluster, one task each (spec/98.3); the outcome and the record are
+    the same. `tls` and `announce` are as for `votum.verifier.verify`."""
     config.check()
     if votes is None:
         votes = random_votes(config)
+    if scheduler is None and client is None:
+        return _run_at(config, progress, votes, record, None)
+    from votum.cluster import DaskBallotWorkers, using
+
+    with using(scheduler, client, tls=tls, announce=announce) as c:
+        workers = DaskBallotWorkers(c, task_timeout=task_timeout)
+        try:
+            return _run_at(config, progress, votes, record, workers)
+        finally:
+            workers.close()
+
+
+def _run_at(
+    config: MixConfig,
+    progress: Callable[[str], object] | None,
+    votes: list[list[int]],
+    record: str | os.PathLike[str] | None,
+    workers: Any,
+) -> MixResult:
     if record is None:
         with tempfile.TemporaryDirectory(prefix="votum-mix-") as tmp:
-            result = _run(config, progress, votes, Path(tmp) / "record.vmix")
+            result = _run(config, progress, votes, Path(tmp) / "record.vmix", workers)
         result.record = None
         return result
-    return _run(config, progress, votes, Path(record))
+    return _run(config, progress, votes, Path(record), workers)
 
 
 def _run(
@@ -138,6 +166,7 @@ def _run(
     progress: Callable[[str], object] | None,
     votes: list[list[int]],
     record: Path,
+    workers: Any = None,
 ) -> MixResult:
     raw = _native.mix_election(
         config.group,
@@ -154,6 +183,7 @@ def _run(
         election_id=f"mix-{config.seed}",
         seed=None,  # keys, nonces and permutations: fresh from the operating system
         progress=progress,
+        workers=workers,
     )
     steps = [Step(name, seconds, config.voters) for name, seconds in raw["steps"]]
     return MixResult(

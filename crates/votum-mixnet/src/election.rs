@@ -170,7 +170,23 @@ pub fn run<G: Group, R: RngCore + CryptoRng, W: Write>(
     votes: &[Vec<u64>],
     rng: &mut R,
     out: W,
+    progress: impl FnMut(&str) -> ControlFlow<()>,
+) -> Result<(Report, W), MixError> {
+    run_with(group, params, votes, rng, out, progress, None)
+}
+
+/// [`run`], with the trustees' checks of each shuffle handed to `workers` (a cluster, spec/98.3)
+/// when given: each trustee's check of mixer m's shuffle is one task, sent as the shuffle is
+/// posted, so the next mixer shuffles while they run; every verdict is in before decryption, and
+/// one that is not a pass fails the election naming the mixer.
+pub fn run_with<G: Group, R: RngCore + CryptoRng, W: Write>(
+    group: &G,
+    params: &Parameters,
+    votes: &[Vec<u64>],
+    rng: &mut R,
+    out: W,
     mut progress: impl FnMut(&str) -> ControlFlow<()>,
+    mut workers: Option<&mut dyn crate::remote::ShuffleWorkers>,
 ) -> Result<(Report, W), MixError> {
     use votum_shuffle::{Generators, ShuffleProof};
 
@@ -237,6 +253,16 @@ pub fn run<G: Group, R: RngCore + CryptoRng, W: Write>(
     let mut mixing = 0.0;
     let mut checking = 0.0;
     let mut checks = 0;
+    // which mixer each check sent out is of
+    let mut remote: Vec<usize> = Vec::new();
+    if let Some(w) = workers.as_deref_mut() {
+        let parameters = params.encode_for(group.id());
+        if w.setup(&parameters, &group.encode_element(&joint))
+            .is_break()
+        {
+            return Err(MixError::Stopped);
+        }
+    }
     for m in 1..=params.mixers {
         let t = Instant::now();
         let ctx = board.head();
@@ -254,6 +280,24 @@ pub fn run<G: Group, R: RngCore + CryptoRng, W: Write>(
 
         // every other trustee checks this shuffle from what the board holds
         let t = Instant::now();
+        if let Some(w) = workers.as_deref_mut() {
+            let list = board
+                .current()
+                .ok_or(MixError::Input("no output list".into()))?
+                .encode(group);
+            let mut payload = list;
+            payload.extend_from_slice(&proof_bytes);
+            let input = input.encode(group);
+            for _ in (1..=params.trustees).filter(|&trustee| trustee != m) {
+                if w.submit(&ctx, &input, &payload).is_break() {
+                    return Err(MixError::Stopped);
+                }
+                remote.push(m);
+                checks += 1;
+            }
+            checking += t.elapsed().as_secs_f64();
+            continue;
+        }
         let output = board
             .current()
             .ok_or(MixError::Input("no output list".into()))?;
@@ -266,6 +310,28 @@ pub fn run<G: Group, R: RngCore + CryptoRng, W: Write>(
                 .and_then(|p| p.verify(group, &joint, &generators, &ctx, &input, output, &mut r))
                 .map_err(|source| MixError::Shuffle { mixer: m, source })?;
             checks += 1;
+        }
+        checking += t.elapsed().as_secs_f64();
+    }
+    if let Some(w) = workers {
+        let t = Instant::now();
+        let ControlFlow::Continue(verdicts) = w.collect() else {
+            return Err(MixError::Stopped);
+        };
+        if verdicts.len() != remote.len() {
+            return Err(MixError::Input(format!(
+                "{} verdicts from the workers for {} checks",
+                verdicts.len(),
+                remote.len()
+            )));
+        }
+        if let Some((m, reason)) = remote.iter().zip(verdicts).find_map(|(m, v)| match v {
+            Ok(None) => None,
+            Ok(Some(r)) | Err(r) => Some((*m, r)),
+        }) {
+            return Err(MixError::Input(format!(
+                "mixer {m}'s shuffle failed a trustee's check: {reason}"
+            )));
         }
         checking += t.elapsed().as_secs_f64();
     }

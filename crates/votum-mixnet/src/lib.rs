@@ -10,6 +10,7 @@
 //! * [`record`]: the mix record file the board writes (spec/91.7).
 //! * [`wire`]: the entries' payloads and their decoders.
 //! * [`params`]: an election's parameters, its random weights, random rows for tests.
+//! * [`remote`]: the hook through which shuffle proofs are checked on other machines.
 //! * [`election`] (feature `prove`, on by default): the parties that hold secrets (trustees,
 //!   voters) and a whole election in one process, step by step; the verifier builds without it.
 
@@ -22,6 +23,7 @@ pub mod decrypt;
 pub mod election;
 pub mod params;
 pub mod record;
+pub mod remote;
 pub mod wire;
 
 /// Why a mixnet step or check failed.

@@ -713,3 +713,56 @@ fn shuffle_proofs_checked_elsewhere_give_the_same_report() {
     };
     assert!(verify_with(&swapped, &mut liar).passed());
 }
+
+#[test]
+fn trustees_checks_done_elsewhere_run_and_a_failed_one_stops_the_election() {
+    let g = ModpGroup::rfc3526_2048();
+    let p = params(Rule::Plurality, 3, 1);
+    let votes = random_rows(&p, 10, &mut ChaCha20Rng::seed_from_u64(9));
+    let mut rng = ChaCha20Rng::seed_from_u64(10);
+    let mut honest = Inline {
+        setup: None,
+        verdicts: Vec::new(),
+        lie: false,
+    };
+    let (report, record) = votum_mixnet::election::run_with(
+        &g,
+        &p,
+        &votes,
+        &mut rng,
+        Vec::new(),
+        |_| std::ops::ControlFlow::Continue(()),
+        Some(&mut honest),
+    )
+    .unwrap();
+    assert_eq!(report.shuffle_checks, p.mixers * (p.trustees - 1));
+    assert!(report.multiset_ok);
+    assert!(verify(&record).passed());
+
+    struct Refuse;
+    impl votum_verify::ShuffleWorkers for Refuse {
+        fn setup(&mut self, _: &[u8], _: &[u8]) -> std::ops::ControlFlow<()> {
+            std::ops::ControlFlow::Continue(())
+        }
+        fn submit(&mut self, _: &[u8; 32], _: &[u8], _: &[u8]) -> std::ops::ControlFlow<()> {
+            std::ops::ControlFlow::Continue(())
+        }
+        fn collect(&mut self) -> std::ops::ControlFlow<(), Vec<Result<Option<String>, String>>> {
+            // every check sent: mixers × (trustees − 1), the first of mixer 1 refused
+            let mut v: Vec<Result<Option<String>, String>> = vec![Ok(None); 3 * 2];
+            v[0] = Ok(Some("equation t1 fails".into()));
+            std::ops::ControlFlow::Continue(v)
+        }
+    }
+    let e = votum_mixnet::election::run_with(
+        &g,
+        &p,
+        &votes,
+        &mut rng,
+        Vec::new(),
+        |_| std::ops::ControlFlow::Continue(()),
+        Some(&mut Refuse),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("mixer 1"), "{e}");
+}

@@ -6,13 +6,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use votum_group::{Group, GroupId, ModpGroup, Ristretto255};
 use votum_mixnet::count::{count, Outcome, Rule};
-use votum_mixnet::election::run;
+use votum_mixnet::election::run_with;
 use votum_mixnet::params::Parameters;
 use votum_mixnet::MixError;
-use votum_verify::{verify_mix_record, Options};
+use votum_verify::{verify_mix_record, Options, ShuffleWorkers};
 
 use crate::convert::{release, rng_from};
 use crate::errors::NativeError;
+use crate::verify::PyWorkers;
 
 fn parse_rule(rule: &str, seats: usize, k: Option<usize>, width: usize) -> PyResult<Rule> {
     Ok(match rule {
@@ -60,6 +61,7 @@ pub fn mix_count<'py>(
     outcome_dict(py, &count(rule, candidates, &rows))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_in<G: Group>(
     py: Python<'_>,
     group: G,
@@ -68,8 +70,12 @@ fn run_in<G: Group>(
     record: PathBuf,
     seed: Option<&[u8]>,
     progress: Option<Py<PyAny>>,
+    workers: Option<PyObject>,
 ) -> PyResult<Py<PyDict>> {
     let mut rng = rng_from(seed)?;
+    // the trustees' checks, then the verifier's, on the cluster (two handles on one object)
+    let mut checks = workers.as_ref().map(|w| PyWorkers::new(w.clone_ref(py)));
+    let mut verifier = workers.map(PyWorkers::new);
     // Ctrl-C (a pending signal) or an exception from the callback stops the election at the next
     // step and is raised from here
     let raised: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
@@ -95,8 +101,16 @@ fn run_in<G: Group>(
         let file = std::fs::File::create(&record)
             .map_err(|e| NativeError::Mix(MixError::Io(format!("{}: {e}", record.display()))))?;
         let out = std::io::BufWriter::with_capacity(1 << 20, file);
-        let (report, out) =
-            run(&group, &params, &votes, &mut rng, out, tell).map_err(NativeError::Mix)?;
+        let (report, out) = run_with(
+            &group,
+            &params,
+            &votes,
+            &mut rng,
+            out,
+            tell,
+            checks.as_mut().map(|w| w as &mut dyn ShuffleWorkers),
+        )
+        .map_err(NativeError::Mix)?;
         out.into_inner()
             .map_err(|e| NativeError::Mix(MixError::Io(e.to_string())))?
             .sync_all()
@@ -105,11 +119,22 @@ fn run_in<G: Group>(
             return Err(NativeError::Mix(MixError::Stopped));
         }
         let t = std::time::Instant::now();
-        let (check, _) = verify_mix_record(&record, Options::default());
+        let (check, _) = verify_mix_record(
+            &record,
+            Options {
+                shuffle_workers: verifier.as_mut().map(|w| w as &mut dyn ShuffleWorkers),
+                ..Options::default()
+            },
+        );
         Ok((report, check, t.elapsed().as_secs_f64()))
     });
     if let Some(e) = raised.lock().ok().and_then(|mut slot| slot.take()) {
         return Err(e);
+    }
+    for w in [checks, verifier].into_iter().flatten() {
+        if let Some(e) = w.raised {
+            return Err(e);
+        }
     }
     let (report, check, verification) = result?;
     let d = PyDict::new(py);
@@ -137,7 +162,7 @@ fn run_in<G: Group>(
 #[pyfunction]
 #[pyo3(signature = (group, votes, *, candidates, width, rule, record, seats = 1, k = None,
     mixers = 3, trustees = 3, quorum = 2, election_id = "mix-election", seed = None,
-    progress = None))]
+    progress = None, workers = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mix_election(
     py: Python<'_>,
@@ -155,6 +180,7 @@ pub fn mix_election(
     election_id: &str,
     seed: Option<&[u8]>,
     progress: Option<Py<PyAny>>,
+    workers: Option<PyObject>,
 ) -> PyResult<Py<PyDict>> {
     let params = Parameters {
         election_id: election_id.to_owned(),
@@ -167,7 +193,16 @@ pub fn mix_election(
     };
     let id = GroupId::from_name(group).map_err(NativeError::Group)?;
     match id {
-        GroupId::Ristretto255 => run_in(py, Ristretto255, params, votes, record, seed, progress),
+        GroupId::Ristretto255 => run_in(
+            py,
+            Ristretto255,
+            params,
+            votes,
+            record,
+            seed,
+            progress,
+            workers,
+        ),
         GroupId::Modp2048 => run_in(
             py,
             ModpGroup::rfc3526_2048(),
@@ -176,6 +211,7 @@ pub fn mix_election(
             record,
             seed,
             progress,
+            workers,
         ),
         GroupId::Modp3072 => run_in(
             py,
@@ -185,6 +221,7 @@ pub fn mix_election(
             record,
             seed,
             progress,
+            workers,
         ),
         GroupId::Eg4096 => run_in(
             py,
@@ -194,6 +231,7 @@ pub fn mix_election(
             record,
             seed,
             progress,
+            workers,
         ), // CHVote's groups: not returned by `GroupId::from_name`
         _ => Err(NativeError::Group(votum_group::GroupError::UnknownGroup).into()),
     }

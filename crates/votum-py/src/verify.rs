@@ -90,13 +90,21 @@ pub fn verify_record_report(
     })
 }
 
-/// A Python object standing in as the verifier's ballot workers (spec/98.3).
-struct PyWorkers {
+/// A Python object standing in as the verifier's ballot workers, or as shuffle workers
+/// (spec/98.3).
+pub(crate) struct PyWorkers {
     workers: PyObject,
-    raised: Option<PyErr>,
+    pub(crate) raised: Option<PyErr>,
 }
 
 impl PyWorkers {
+    pub(crate) fn new(workers: PyObject) -> Self {
+        Self {
+            workers,
+            raised: None,
+        }
+    }
+
     fn call<T>(
         &mut self,
         f: impl FnOnce(Python<'_>, &PyObject) -> PyResult<T>,

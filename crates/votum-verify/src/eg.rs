@@ -60,20 +60,9 @@ pub struct Options<'a> {
     pub shuffle_workers: Option<&'a mut dyn ShuffleWorkers>,
 }
 
-/// Checks of a mix record's shuffle proofs done elsewhere (spec/98.3), all in flight at once: the
-/// verifier decodes each output list itself (the next shuffle and the decryption need it) and
-/// hands over the proof. Any method answering `ControlFlow::Break` stops the verification.
-pub trait ShuffleWorkers {
-    /// The record's `parameters` payload and the joint key (encoded), once, before the first proof.
-    fn setup(&mut self, parameters: &[u8], joint: &[u8]) -> ControlFlow<()>;
-    /// Starts checking the shuffle posted as `payload` (a `mix` entry) of the encoded list `input`
-    /// under `context` (the board's head before the entry), without waiting for it.
-    fn submit(&mut self, context: &[u8; 32], input: &[u8], payload: &[u8]) -> ControlFlow<()>;
-    /// The verdicts of every shuffle submitted and not yet collected, in order: `Ok(None)` the
-    /// proof holds, `Ok(Some(reason))` it does not, `Err(reason)` it could not be checked.
-    #[allow(clippy::type_complexity)]
-    fn collect(&mut self) -> ControlFlow<(), Vec<Result<Option<String>, String>>>;
-}
+/// Checks of a mix record's shuffle proofs done elsewhere (spec/98.3): the verifier decodes each
+/// output list itself (the next shuffle and the decryption need it) and hands over the proof.
+pub use votum_mixnet::remote::ShuffleWorkers;
 
 /// Checks of ballots done elsewhere (spec/98.3), a batch at a time, several batches in flight.
 /// Any method answering `ControlFlow::Break` stops the verification (as the progress hook does).

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from votum.cli._cluster import Scheduler, TaskTimeout, TlsCa, TlsCert, TlsKey, cluster_options
 from votum.cli._progress import step_progress
 from votum.errors import VotumError
 from votum.mix import GROUPS, RULES, MixConfig, MixResult, run_mix_election
@@ -70,9 +71,18 @@ def mix(
     json_out: Annotated[
         bool, typer.Option("--json", help="Print a machine-readable report instead.")
     ] = False,
+    scheduler: Scheduler = None,
+    task_timeout: TaskTimeout = 600.0,
+    tls_ca: TlsCa = None,
+    tls_cert: TlsCert = None,
+    tls_key: TlsKey = None,
 ) -> None:
-    """Voting, a mix cascade with shuffle proofs, threshold decryption with proofs, counting, verification."""
+    """Voting, a mix cascade with shuffle proofs, threshold decryption with proofs, counting, verification.
+    With --scheduler, the trustees' checks of every shuffle and the verifier's run on a Dask cluster
+    (spec/98)."""
     console = Console(stderr=json_out)
+    on_cluster = cluster_options(console, scheduler, 64, task_timeout, tls_ca, tls_cert, tls_key)
+    on_cluster.pop("chunk", None)
     config = MixConfig(
         voters=voters,
         group=group,
@@ -88,7 +98,7 @@ def mix(
     )
     try:
         with step_progress(console) as step:
-            result = run_mix_election(config, step, record=out)
+            result = run_mix_election(config, step, record=out, **on_cluster)
     except VotumError as err:
         console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
         raise typer.Exit(code=2) from err
