@@ -145,8 +145,8 @@ def mix_record_rows(client: Any, base: Path, voters: int, repeat: int) -> None:
 
 
 def mix_election_rows(client: Any, base: Path, voters: int, repeat: int) -> None:
-    """An nVotes-shaped mixnet election (modp-2048, 4 mixers, 4 trustees) in one process and with the trustees'
-    shuffle checks and the verifier's on the cluster (spec/98.3), alternating."""
+    """An nVotes-shaped mixnet election (modp-2048, 4 mixers, 4 trustees) in one process and with the
+    trustees' shuffle checks and the verifier's on the cluster (spec/98.3), alternating."""
     from votum.mix import MixConfig, run_mix_election
 
     config = MixConfig(voters=voters, group="modp-2048", candidates=4, mixers=4, trustees=4, quorum=3)
