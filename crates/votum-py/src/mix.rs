@@ -61,17 +61,25 @@ pub fn mix_count<'py>(
     outcome_dict(py, &count(rule, candidates, &rows))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_in<G: Group>(
-    py: Python<'_>,
-    group: G,
+/// One election to run, in whichever group its parameters name.
+struct MixJob<'a> {
     params: Parameters,
     votes: Vec<Vec<u64>>,
     record: PathBuf,
-    seed: Option<&[u8]>,
+    seed: Option<&'a [u8]>,
     progress: Option<Py<PyAny>>,
     workers: Option<PyObject>,
-) -> PyResult<Py<PyDict>> {
+}
+
+fn run_in<G: Group>(py: Python<'_>, group: G, job: MixJob<'_>) -> PyResult<Py<PyDict>> {
+    let MixJob {
+        params,
+        votes,
+        record,
+        seed,
+        progress,
+        workers,
+    } = job;
     let mut rng = rng_from(seed)?;
     // the trustees' checks, then the verifier's, on the cluster (two handles on one object)
     let mut checks = workers.as_ref().map(|w| PyWorkers::new(w.clone_ref(py)));
@@ -192,47 +200,20 @@ pub fn mix_election(
         quorum,
     };
     let id = GroupId::from_name(group).map_err(NativeError::Group)?;
+    let job = MixJob {
+        params,
+        votes,
+        record,
+        seed,
+        progress,
+        workers,
+    };
     match id {
-        GroupId::Ristretto255 => run_in(
-            py,
-            Ristretto255,
-            params,
-            votes,
-            record,
-            seed,
-            progress,
-            workers,
-        ),
-        GroupId::Modp2048 => run_in(
-            py,
-            ModpGroup::rfc3526_2048(),
-            params,
-            votes,
-            record,
-            seed,
-            progress,
-            workers,
-        ),
-        GroupId::Modp3072 => run_in(
-            py,
-            ModpGroup::rfc3526_3072(),
-            params,
-            votes,
-            record,
-            seed,
-            progress,
-            workers,
-        ),
-        GroupId::Eg4096 => run_in(
-            py,
-            ModpGroup::eg_4096(),
-            params,
-            votes,
-            record,
-            seed,
-            progress,
-            workers,
-        ), // CHVote's groups: not returned by `GroupId::from_name`
+        GroupId::Ristretto255 => run_in(py, Ristretto255, job),
+        GroupId::Modp2048 => run_in(py, ModpGroup::rfc3526_2048(), job),
+        GroupId::Modp3072 => run_in(py, ModpGroup::rfc3526_3072(), job),
+        GroupId::Eg4096 => run_in(py, ModpGroup::eg_4096(), job),
+        // CHVote's groups: not returned by `GroupId::from_name`
         _ => Err(NativeError::Group(votum_group::GroupError::UnknownGroup).into()),
     }
 }

@@ -475,13 +475,7 @@ impl<R: Read> Walk<'_, R> {
                 ))
             }
             (Ok(out), Some(input)) => {
-                if out.len() != input.len() || out.width() != w {
-                    let reason = format!(
-                        "{} rows of width {} (the input has {} of width {w})",
-                        out.len(),
-                        out.width(),
-                        input.len()
-                    );
+                if let Some(reason) = size_mismatch(&out, input, w) {
                     return ControlFlow::Continue(Ok((out, Some(reason))));
                 }
                 let encoded = input.encode(group);
@@ -626,6 +620,18 @@ fn describe(due: Due) -> String {
 /// One mixer's entry: Ok((output, None)) when its proof verifies, Ok((output, Some(reason)))
 /// when it does not, Err(reason) when the list or the proof cannot be read (or there is no input
 /// list to check it against).
+/// Why a shuffle's output list cannot be its input's (another length or width), if it cannot.
+fn size_mismatch<G: Group>(out: &Rows<G>, input: &Rows<G>, w: usize) -> Option<String> {
+    (out.len() != input.len() || out.width() != w).then(|| {
+        format!(
+            "{} rows of width {} (the input has {} of width {w})",
+            out.len(),
+            out.width(),
+            input.len()
+        )
+    })
+}
+
 fn check_mix<G: Group>(
     group: &G,
     joint: &G::Element,
@@ -641,13 +647,7 @@ fn check_mix<G: Group>(
     let (Some(input), Some(generators)) = (input, generators) else {
         return Err("no readable input list to check the shuffle against".into());
     };
-    if out.len() != input.len() || out.width() != w {
-        let reason = format!(
-            "{} rows of width {} (the input has {} of width {w})",
-            out.len(),
-            out.width(),
-            input.len()
-        );
+    if let Some(reason) = size_mismatch(&out, input, w) {
         return Ok((out, Some(reason)));
     }
     let proof = ShuffleProof::decode(group, proof, input.len(), w, rng)
@@ -671,60 +671,51 @@ pub fn check_shuffle_task(
     payload: &[u8],
 ) -> Result<Option<String>, String> {
     let (gid, params) = Parameters::decode(parameters).map_err(|e| e.to_string())?;
-    fn run<G: Group>(
-        group: &G,
-        params: &Parameters,
-        joint: &[u8],
-        context: &[u8; 32],
-        input: &[u8],
-        payload: &[u8],
-    ) -> Result<Option<String>, String> {
+    let task = ShuffleTask {
+        params,
+        joint,
+        context,
+        input,
+        payload,
+    };
+    match gid {
+        GroupId::Ristretto255 => task.run(&Ristretto255),
+        GroupId::Modp2048 => task.run(&ModpGroup::rfc3526_2048()),
+        GroupId::Modp3072 => task.run(&ModpGroup::rfc3526_3072()),
+        GroupId::Eg4096 => task.run(&ModpGroup::eg_4096()),
+        other => match ModpGroup::of_id(other) {
+            Some(group) => task.run(&group),
+            None => Err(format!("no group {}", other.name())),
+        },
+    }
+}
+
+/// What one shuffle task checks, in any group.
+struct ShuffleTask<'a> {
+    params: Parameters,
+    joint: &'a [u8],
+    context: &'a [u8; 32],
+    input: &'a [u8],
+    payload: &'a [u8],
+}
+
+impl ShuffleTask<'_> {
+    fn run<G: Group>(&self, group: &G) -> Result<Option<String>, String> {
         let joint = group
-            .decode_element(joint)
+            .decode_element(self.joint)
             .map_err(|e| format!("joint key: {e}"))?;
         let rng = &mut weights_rng(&mut rand_core::OsRng);
-        let input = Rows::decode(group, input, rng).map_err(|e| format!("input list: {e}"))?;
-        let generators = Generators::derive(group, &params.generators_seed(), input.len());
+        let input = Rows::decode(group, self.input, rng).map_err(|e| format!("input list: {e}"))?;
+        let generators = Generators::derive(group, &self.params.generators_seed(), input.len());
         check_mix(
             group,
             &joint,
             Some(&generators),
-            context,
+            self.context,
             Some(&input),
-            payload,
-            params.width,
+            self.payload,
+            self.params.width,
         )
         .map(|(_, verdict)| verdict)
-    }
-    match gid {
-        GroupId::Ristretto255 => run(&Ristretto255, &params, joint, context, input, payload),
-        GroupId::Modp2048 => run(
-            &ModpGroup::rfc3526_2048(),
-            &params,
-            joint,
-            context,
-            input,
-            payload,
-        ),
-        GroupId::Modp3072 => run(
-            &ModpGroup::rfc3526_3072(),
-            &params,
-            joint,
-            context,
-            input,
-            payload,
-        ),
-        GroupId::Eg4096 => run(
-            &ModpGroup::eg_4096(),
-            &params,
-            joint,
-            context,
-            input,
-            payload,
-        ),
-        other => match ModpGroup::of_id(other) {
-            Some(group) => run(&group, &params, joint, context, input, payload),
-            None => Err(format!("no group {}", other.name())),
-        },
     }
 }
