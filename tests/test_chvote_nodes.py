@@ -139,3 +139,17 @@ def test_cli_runs_the_parties_as_processes(tmp_path: Path) -> None:
     assert report["exact"] and report["verified"] and report["confirmed"] == 5
     assert [s["name"] for s in report["steps"]][-1] == "tallying"
     assert verify(record).passed
+
+
+def test_an_election_too_large_for_the_channels_frames_is_refused_before_anything_starts(
+    tmp_path: Path,
+) -> None:
+    from votum.nodes.chvote import largest_message
+
+    # the bound holds for what a run really sends: the decryption request of the honest run above is far below
+    assert largest_message(1, 8, 3) < 1 << 20
+    with pytest.raises(ChvoteFailed) as err:
+        _run(tmp_path, level=2, voters=100_000, authorities=4)
+    assert "frame" in str(err.value) and "without --processes" in str(err.value)
+    assert not (tmp_path / "homes").exists()  # no identity made, no process started
+    assert _left(tmp_path) == []

@@ -35,7 +35,7 @@ from votum.nodes import errors
 from votum.nodes.channel import Message
 from votum.nodes.local import PartyProcess, controller_node, party_main, trusting_homes
 from votum.nodes.messages import pack, unpack
-from votum.nodes.node import Node
+from votum.nodes.node import Node, NodeSettings
 
 CONTROLLER = "controller"
 PRINTER = "printer"
@@ -64,6 +64,26 @@ class ChvoteFailed(VotumError):
         self.phase, self.detail, self.party = phase, detail, party
         who = f" ({party})" if party else ""
         super().__init__(f"{phase}{who}: {detail}")
+
+
+def largest_message(level: int, voters: int, authorities: int) -> int:
+    """A bound on the largest request of a run (`chv/decrypt`: the input list and every shuffle, spec/92.12),
+    in bytes: a list is two elements per voter, a shuffle its output list and a proof under eight elements per
+    voter (7.2 measured)."""
+    element = 128 if level == 1 else 256
+    return 4096 + voters * element * (2 + 8 * authorities)
+
+
+def check_size(level: int, voters: int, authorities: int, frame: int) -> None:
+    """Refuses, before anything starts, an election whose messages would not fit a frame (spec/92.12)."""
+    need = largest_message(level, voters, authorities)
+    if need > frame:
+        raise ChvoteFailed(
+            "creating public parameters",
+            f"{voters:,} voters need messages of up to {need:,} bytes between the parties, more than a frame "
+            f"holds ({frame:,}); run this election in one process (without --processes), or with fewer "
+            "voters",
+        )
 
 
 def joined(parts: list[bytes]) -> bytes:
@@ -424,6 +444,7 @@ async def coordinate(
         return b""
 
     node.route("chv/transcripts", take)
+    check_size(level, voters, authorities, node.settings.channel.max_frame)
     try:
         parameters = await asyncio.to_thread(chvote_parameters, level, shape, voters, authorities)
         out = ChvoteRecordFile(record, election)
@@ -514,6 +535,7 @@ async def run_local(
     """Starts the printing authority, the voters' client and every authority as processes (identities under
     `homes`, made once and kept) and drives the election from this process. `faults` (party name → fault)
     are for tests. The processes are stopped however it ends."""
+    check_size(level, voters, authorities, NodeSettings().channel.max_frame)
     names = party_names(authorities)
     all_homes = trusting_homes(homes, [CONTROLLER, *names])
     controller_home, party_homes = all_homes[0], all_homes[1:]
