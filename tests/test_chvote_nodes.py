@@ -146,10 +146,21 @@ def test_an_election_too_large_for_the_channels_frames_is_refused_before_anythin
 ) -> None:
     from votum.nodes.chvote import largest_message
 
-    # the bound holds for what a run really sends: the decryption request of the honest run above is far below
+    # the bound: eight elements per voter (a shuffle and its proof, the largest message not streamed)
     assert largest_message(1, 8, 3) < 1 << 20
     with pytest.raises(ChvoteFailed) as err:
         _run(tmp_path, level=2, voters=100_000, authorities=4)
     assert "frame" in str(err.value) and "without --processes" in str(err.value)
     assert not (tmp_path / "homes").exists()  # no identity made, no process started
     assert _left(tmp_path) == []
+
+
+def test_requests_too_big_for_one_frame_go_as_streams(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import votum.nodes.chvote as chv
+
+    monkeypatch.setattr(chv, "STREAM_ABOVE", 0)  # every request from the controller as a stream
+    run = _run(tmp_path, voters=6, choices=[[1], [3], [3], [2], [3], [1]])
+    assert run.tally == [2, 1, 3] == run.expected  # type: ignore[attr-defined]
+    assert verify(tmp_path / "record.vchv").passed

@@ -18,7 +18,7 @@ import re
 import struct
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,12 +66,15 @@ class ChvoteFailed(VotumError):
         super().__init__(f"{phase}{who}: {detail}")
 
 
+#: a request from the controller larger than this goes as a stream (`chv/blob`, spec/95.5), not one frame
+STREAM_ABOVE = 4 << 20
+
+
 def largest_message(level: int, voters: int, authorities: int) -> int:
-    """A bound on the largest request of a run (`chv/decrypt`: the input list and every shuffle, spec/92.12),
-    in bytes: a list is two elements per voter, a shuffle its output list and a proof under eight elements per
-    voter (7.2 measured)."""
+    """A bound on the largest message of a run that is not streamed (an authority's answer to `chv/shuffle`:
+    its output list and proof, spec/92.12), in bytes: under eight group elements per voter (7.2 measured)."""
     element = 128 if level == 1 else 256
-    return 4096 + voters * element * (2 + 8 * authorities)
+    return 4096 + voters * element * 8
 
 
 def check_size(level: int, voters: int, authorities: int, frame: int) -> None:
@@ -103,6 +106,29 @@ def _cards_purpose(election: str) -> str:
     return f"chvote/{election}/voting-cards"
 
 
+class _Relay:
+    """One `chv/blob` stream: a controller's request too big for one frame, its kind (a length byte, then the
+    name) and then its body. Handed whole to that kind's handler, whose answer answers the stream."""
+
+    def __init__(self, m: Message, handlers: dict[str, Callable[[Message], Awaitable[bytes]]]) -> None:
+        self.m, self.handlers, self.data = m, handlers, bytearray()
+
+    async def write(self, data: bytes | memoryview) -> None:
+        self.data += data
+
+    async def finish(self) -> bytes:
+        n = self.data[0] if self.data else 0
+        kind = bytes(self.data[1 : 1 + n]).decode("ascii", errors="replace")
+        handler = self.handlers.get(kind)
+        if handler is None:
+            raise errors.MalformedFrame(f"a chv/blob of kind {kind!r}")
+        body, self.data = bytes(self.data[1 + n :]), bytearray()
+        return await handler(Message(self.m.peer, kind, self.m.id, body, self.m.channel))
+
+    async def abort(self) -> None:
+        self.data = bytearray()
+
+
 class Party:
     """One process's part; the role comes with the controller's `chv/setup`."""
 
@@ -121,6 +147,7 @@ class Party:
         self.voters: ChvoteVoters | None = None
         self.secret: dict[int, bytes] = {}
         self.cards_ready = asyncio.Event()
+        self.handlers: dict[str, Callable[[Message], Awaitable[bytes]]] = {}
         for kind, fn in (
             ("chv/setup", self._setup),
             ("chv/electoral-data", self._electoral_data),
@@ -137,6 +164,8 @@ class Party:
             ("chv/close", self._close),
         ):
             node.route(kind, fn)
+            self.handlers[kind] = fn
+        node.route_stream("chv/blob", lambda m: _Relay(m, self.handlers))
 
     # -- checks and helpers ----------------------------------------------------------------------------------
 
@@ -412,8 +441,12 @@ async def coordinate(
     async def ask(party: str, kind: str, body: dict[str, Any]) -> bytes:
         # longer than the parties' own limit on what they ask each other, so theirs fires first and names
         # the party that held them up
+        payload = pack({"election": election, **body})
         try:
-            return await node.request(party, kind, pack({"election": election, **body}), 2 * timeout)
+            if len(payload) > STREAM_ABOVE:
+                head = bytes([len(kind)]) + kind.encode("ascii")
+                return await node.stream(party, "chv/blob", [head, payload], 2 * timeout)
+            return await node.request(party, kind, payload, 2 * timeout)
         except (errors.NodeError, asyncio.TimeoutError, OSError) as e:
             blamed = _BLAME.search(str(e))
             raise ChvoteFailed(
