@@ -274,17 +274,15 @@ pub fn run_with<G: Group, R: RngCore + CryptoRng, W: Write>(
                 .map_err(|source| MixError::Shuffle { mixer: m, source })?;
         let proof_bytes = proof.encode(group);
         drop(proof);
-        let input = board.post_mix(m, &out.encode(group), &proof_bytes)?;
+        let list = out.encode(group);
         drop(out);
+        let input = board.post_mix(m, &list, &proof_bytes)?;
         mixing += t.elapsed().as_secs_f64();
 
         // every other trustee checks this shuffle from what the board holds
         let t = Instant::now();
         if let Some(w) = workers.as_deref_mut() {
-            let list = board
-                .current()
-                .ok_or(MixError::Input("no output list".into()))?
-                .encode(group);
+            // the `mix` entry as posted: the output list, then the proof
             let mut payload = list;
             payload.extend_from_slice(&proof_bytes);
             let input = input.encode(group);
@@ -298,6 +296,7 @@ pub fn run_with<G: Group, R: RngCore + CryptoRng, W: Write>(
             checking += t.elapsed().as_secs_f64();
             continue;
         }
+        drop(list);
         let output = board
             .current()
             .ok_or(MixError::Input("no output list".into()))?;

@@ -33,8 +33,8 @@ from votum import (
 from votum.errors import VotumError
 from votum.nodes import errors
 from votum.nodes.channel import Message
-from votum.nodes.local import PartyProcess, controller_node, party_main, trusting_homes
-from votum.nodes.messages import pack, unpack
+from votum.nodes.local import PartyProcess, apply_roster, controller_node, party_main, trusting_homes
+from votum.nodes.messages import pack, unpack, unpack_list
 from votum.nodes.node import Node, NodeSettings
 
 CONTROLLER = "controller"
@@ -98,6 +98,14 @@ def joined(parts: list[bytes]) -> bytes:
     return _COUNT.pack(len(parts)) + b"".join(p[_COUNT.size :] for p in parts)
 
 
+def is_party(node: Node, m: Message, name: str) -> bool:
+    """Whether `m` comes from the node this one trusts as `name` (by key, not by the name a card gives)."""
+    try:
+        return m.peer.node_id == node.keystore.find(name).node_id
+    except errors.UnknownPeer:
+        return False
+
+
 def _secret_purpose(election: str, authority: int) -> str:
     return f"chvote/{election}/secret-voter-data/{authority}"
 
@@ -136,7 +144,7 @@ class Party:
         self, node: Node, fault: str | None = None, on_done: Callable[[], None] | None = None
     ) -> None:
         self.node, self.fault, self.on_done = node, fault, on_done
-        self.controller = node.keystore.find(CONTROLLER)
+        node.keystore.find(CONTROLLER)  # UnknownPeer: a party trusts its controller before it starts
         self.role = ""
         self.election = ""
         self.parameters = b""
@@ -170,7 +178,7 @@ class Party:
     # -- checks and helpers ----------------------------------------------------------------------------------
 
     def _body(self, m: Message, sender: str = CONTROLLER) -> dict[str, Any]:
-        if m.peer.name != sender:
+        if not is_party(self.node, m, sender):
             raise errors.WrongSender(f"{m.peer.name} may not send {m.kind}")
         body = unpack(m.payload, m.kind)
         if m.kind != "chv/setup" and body.get("election") != self.election:
@@ -210,12 +218,7 @@ class Party:
         self.election, self.role = str(body["election"]), str(body["role"])
         self.parameters, self.authorities = bytes(body["parameters"]), int(body["authorities"])
         self.timeout, self.sheets = float(body["timeout"]), body.get("sheets")
-        for name, address in dict(body.get("roster", {})).items():
-            if name == self.node.name:
-                continue
-            known = self.node.keystore.find(str(name))  # UnknownPeer: the roster adds no trust
-            if address and address != known.address:
-                self.node.trust(dataclasses.replace(known, address=str(address)), known.fingerprint)
+        apply_roster(self.node, dict(body.get("roster", {})))
         if self.role == "authority":
             index = int(body["index"])
             if self.node.name != authority_name(index):
@@ -271,7 +274,9 @@ class Party:
         self._role("voters")
         if self.voters is None:
             raise errors.HandlerError("the voters' client has not seen the board")
-        cards = unpack_list(self.node.open_sealed(m.peer, _cards_purpose(self.election), bytes(body["box"])))
+        cards = unpack_list(
+            self.node.open_sealed(m.peer, _cards_purpose(self.election), bytes(body["box"])), "list of cards"
+        )
         for card in cards:
             self.voters.add_card(card)
         del cards
@@ -371,18 +376,6 @@ class Party:
         return b""
 
 
-def unpack_list(payload: bytes) -> list[bytes]:
-    import msgpack  # type: ignore[import-untyped]
-
-    try:
-        items = msgpack.unpackb(payload, raw=False)
-    except Exception as e:
-        raise errors.MalformedFrame(f"a list of cards is not MessagePack: {e}") from None
-    if not isinstance(items, list) or not all(isinstance(x, bytes) for x in items):
-        raise errors.MalformedFrame("a list of cards is a list of bytes")
-    return items
-
-
 # -- the controller ------------------------------------------------------------------------------------------
 
 
@@ -460,7 +453,7 @@ async def coordinate(
         """A chunk of voters' transcripts, appended to the record at once, in voter order: the board holds
         no more than one chunk."""
         nonlocal next_voter
-        if m.peer.name != VOTERS:
+        if not is_party(node, m, VOTERS):
             raise errors.WrongSender(f"{m.peer.name} does not post voters' transcripts")
         body = unpack(m.payload, m.kind)
         if body.get("election") != election or out is None or phase != "voting phase":

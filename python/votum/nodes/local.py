@@ -113,6 +113,17 @@ def environment(unset: str, value: str | None) -> dict[str, str]:
     return env
 
 
+def apply_roster(node: Node, roster: dict[str, str]) -> None:
+    """Takes the addresses a controller's roster gives (name → address) for peers this node already trusts:
+    a roster adds addresses, never trust (an unknown name is `UnknownPeer`)."""
+    for name, address in roster.items():
+        if name == node.name:
+            continue
+        known = node.keystore.find(str(name))
+        if address and address != known.address:
+            node.trust(dataclasses.replace(known, address=str(address)), known.fingerprint)
+
+
 class PartyProcess(NodeProcess):
     """One party of an election run across processes: `python -m MODULE HOME [--fault F]`, announcing its
     address; `failed(phase, detail, party)` is the election's error for a party that does not start."""

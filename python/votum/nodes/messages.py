@@ -23,3 +23,14 @@ def unpack(payload: bytes, what: str = "message") -> dict[str, Any]:
     if not isinstance(body, dict):
         raise errors.MalformedFrame(f"a {what} is a map")
     return body
+
+
+def unpack_list(payload: bytes, what: str = "list") -> list[bytes]:
+    """A list of byte strings, or `MalformedFrame` naming `what`."""
+    try:
+        items = msgpack.unpackb(payload, raw=False)
+    except Exception as e:
+        raise errors.MalformedFrame(f"a {what} is not MessagePack: {e}") from None
+    if not isinstance(items, list) or not all(isinstance(x, bytes) for x in items):
+        raise errors.MalformedFrame(f"a {what} is a list of byte strings")
+    return items

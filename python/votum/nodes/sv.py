@@ -41,7 +41,7 @@ from votum.errors import VotumError
 from votum.nodes import errors, local
 from votum.nodes.channel import Message
 from votum.nodes.identity import Card
-from votum.nodes.local import trusting_homes
+from votum.nodes.local import apply_roster, trusting_homes
 from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node, NodeSettings, open_node
 
@@ -264,12 +264,7 @@ class Party:
         self.params = SvParams.decode(bytes(body["params"]))
         self.seed = body.get("seed")
         self.timeout = float(body.get("timeout", self.timeout))
-        for name, address in dict(body.get("roster", {})).items():
-            if name == self.node.name:
-                continue
-            known = self.node.keystore.find(str(name))  # UnknownPeer: the roster adds no trust
-            if address and address != known.address:
-                self.node.trust(dataclasses.replace(known, address=str(address)), known.fingerprint)
+        apply_roster(self.node, dict(body.get("roster", {})))
         if self.role == BOARD:
             self.board = SvBoardFile(str(body["record"]), self.election)
             head = self.board.append("parameters", "parameters", bytes(body["params"]))
