@@ -13,6 +13,9 @@ same record, same run (spec/98).
    2,000; 0 skips; 4 mixers, 4 trustees, kept under BENCH_DIR) verified in this process and with its proofs on
    the cluster, BENCH_REPEAT times each, alternating, the reports equal; then the same election run in one
    process and with the trustees' shuffle checks and the verifier's on the cluster, alternating.
+4a. A split-value record (spec/98.3): the thesis's election shape with BENCH_SV voters (default 200,000; 0
+   skips; kept under BENCH_DIR) verified in this process and with its heavy checks on the cluster, the jobs
+   reading the record where it lies, BENCH_REPEAT times each, alternating, the reports equal.
 4b. What the client alone costs per ballot (workers that answer at once; BENCH_CLIENT_ALONE=0 skips).
 5. The election's encryption and ballot checks (BENCH_ELECTION ballots, default 2,048; 0 skips) in one
    process and on the cluster.
@@ -124,6 +127,25 @@ def mix_record_rows(client: Any, base: Path, voters: int, repeat: int) -> None:
         t = time.perf_counter()
         run_mix_election(config, record=path)
         emit(bench="mix record made", voters=voters, seconds=time.perf_counter() - t)
+    compare_verify(client, path, "mix", voters, repeat)
+
+
+def sv_record_rows(client: Any, base: Path, voters: int, repeat: int) -> None:
+    """The thesis-shaped split-value record (one race of two candidates and a 16-character write-in, 3×3
+    grid, 2m = 24) verified in process and with its heavy checks on the cluster (spec/98.3), alternating,
+    with equal reports."""
+    from votum.sv import SvConfig, run_sv_election
+
+    path = base / f"sv-{voters}.vsv"
+    if not path.exists():
+        base.mkdir(parents=True, exist_ok=True)
+        t = time.perf_counter()
+        run_sv_election(SvConfig(voters=voters, seed=1), record=path)
+        emit(bench="sv record made", voters=voters, seconds=time.perf_counter() - t)
+    compare_verify(client, path, "sv", voters, repeat)
+
+
+def compare_verify(client: Any, path: Path, kind: str, voters: int, repeat: int) -> None:
     local_t: list[float] = []
     cluster_t: list[float] = []
     for _ in range(repeat):
@@ -134,9 +156,9 @@ def mix_record_rows(client: Any, base: Path, voters: int, repeat: int) -> None:
         there = verify(path, client=client)
         cluster_t.append(time.perf_counter() - t)
         assert here.passed and there.raw == here.raw, "the cluster's report differs"
-        emit(bench="mix verify", voters=voters, in_process_s=local_t[-1], cluster_s=cluster_t[-1])
+        emit(bench=f"{kind} verify", voters=voters, in_process_s=local_t[-1], cluster_s=cluster_t[-1])
     emit(
-        bench="mix verify summary",
+        bench=f"{kind} verify summary",
         voters=voters,
         in_process_s=summary(local_t),
         cluster_s=summary(cluster_t),
@@ -225,6 +247,9 @@ def main() -> None:
         if mix:
             mix_record_rows(client, base, mix, repeat)
             mix_election_rows(client, base, mix, repeat)
+        sv = int(os.environ.get("BENCH_SV", "200000"))
+        if sv:
+            sv_record_rows(client, base, sv, repeat)
         if os.environ.get("BENCH_CLIENT_ALONE", "1") == "1":
             client_alone(record, repeat)
         m = int(os.environ.get("BENCH_ELECTION", "2048"))

@@ -378,3 +378,93 @@ def test_cli_mix_on_a_local_cluster(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, [*args, "--scheduler", "local:2", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout[result.stdout.index("{") :])["verified"] is True
+
+
+# --- split-value records (spec/98.3): the heavy checks as jobs that read the record where it lies -------
+
+
+@pytest.fixture(scope="module")
+def sv_record(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from votum.sv import Race, SvConfig, run_sv_election
+
+    path = tmp_path_factory.mktemp("sv") / "sv.vsv"
+    races = (Race("President", ("Alice", "Bob"), write_in=8), Race("Measure", ("Yes", "No")))
+    result = run_sv_election(SvConfig(voters=60, races=races, copies=6, seed=3), record=path)
+    assert result.verified
+    return path
+
+
+def test_a_split_value_record_is_checked_on_the_cluster_with_the_in_process_report(
+    client: Any, sv_record: Path
+) -> None:
+    local = verify(sv_record)
+    assert local.passed, local.not_passed()
+    workers = DaskBallotWorkers(client)
+    text, intermediates = verify_record_report(str(sv_record), None, workers)
+    # per race: one job per copy (opened or checked) and one for the input halves
+    assert workers.sv_work is not None and workers.sv_work.tasks == 2 * (6 + 1)
+    assert json.loads(text) == local.raw
+    assert json.loads(intermediates) == local.intermediates
+    remote = verify(sv_record, client=client)
+    assert remote.raw == local.raw
+
+
+def _flip_in_entry(path: Path, kind: bytes, name: bytes, back: int) -> None:
+    """Inverts the byte `back` bytes before the end of the named entry's payload."""
+    data = bytearray(path.read_bytes())
+    label = bytes([len(kind)]) + kind + bytes([len(name)]) + name
+    at = data.index(label) + len(label)
+    size = int.from_bytes(data[at : at + 8], "big")
+    data[at + 8 + size - back] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def test_a_tampered_split_value_record_fails_on_the_cluster_as_in_process(
+    client: Any, sv_record: Path, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.vsv"
+    shutil.copy(sv_record, bad)
+    _flip_in_entry(bad, b"tally", b"tally-0", 1)
+    local = verify(bad)
+    assert not local.passed
+    remote = verify(bad, client=client)
+    assert remote.raw == local.raw
+
+
+def test_a_worker_killed_mid_split_value_verification_changes_nothing(client: Any, sv_record: Path) -> None:
+    local = verify(sv_record)
+    client.wait_for_workers(2, timeout=60)
+    victim = sorted(_worker_pids(client).values())[0]
+
+    class Killing(DaskBallotWorkers):
+        killed = False
+
+        def sv_submit(self, job: bytes) -> None:
+            super().sv_submit(job)
+            if not self.killed:
+                self.killed = True
+                os.kill(victim, signal.SIGKILL)
+
+    workers = Killing(client)
+    text, _ = verify_record_report(str(sv_record), None, workers)
+    assert workers.killed
+    assert json.loads(text) == local.raw
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_a_split_value_record_workers_cannot_read_is_a_clear_error(client: Any, sv_record: Path) -> None:
+    workers = DaskBallotWorkers(client)
+    # the client's file is not the one at the workers' path: here, a shorter file at another path
+    with pytest.raises(ClusterError, match="cannot read the record at"):
+        workers._client = _Elsewhere(client)
+        workers.sv_setup(b"", str(sv_record))
+
+
+class _Elsewhere:
+    """A client whose workers see another filesystem: each answers that the file is missing."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def run(self, fn: Any, path: str, wait: bool = True) -> dict[str, Any]:
+        return {w: f"[Errno 2] No such file or directory: {path!r}" for w in self._client.nthreads()}

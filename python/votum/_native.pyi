@@ -514,6 +514,9 @@ def chvote_simulate(
 def mix_check_shuffle(
     parameters: bytes, joint: bytes, context: bytes, input: bytes, payload: bytes
 ) -> tuple[str, str | None]: ...
+def sv_check_task(
+    parameters: bytes, record: str | os.PathLike[str], job: bytes
+) -> tuple[str, bytes | str]: ...
 def chvote_parameters(level: int, shape: str, voters: int, authorities: int = 4) -> bytes: ...
 def chvote_print_cards(
     parameters: bytes, secret_data: list[bytes], sheets: str | os.PathLike[str] | None = None

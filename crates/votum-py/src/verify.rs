@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use votum_verify::{verify_record, BallotWorkers, Options, Progress, ShuffleWorkers};
+use votum_verify::{verify_record, BallotWorkers, Options, Progress, ShuffleWorkers, SvWorkers};
 
 use crate::convert::release;
 
@@ -18,8 +18,10 @@ use crate::convert::release;
 /// oldest batch's verdicts) and `window() -> int`; for a mix record's shuffle proofs (spec/98.3),
 /// when it has them, `shuffle_setup(parameters: bytes, joint: bytes)`, `shuffle_submit(context,
 /// input, payload)` and `shuffle_collect() -> list[tuple[str, str | None]]` ("pass", "fail" or
-/// "error" with the reason, in order). An exception from any of them stops the verification and is
-/// raised here.
+/// "error" with the reason, in order); for a split-value record's heavy checks, when it has them,
+/// `sv_setup(parameters: bytes, record: str)`, `sv_submit(job: bytes)` and `sv_collect() ->
+/// list[tuple[str, bytes | str]]` (("ok", answer) or ("error", reason), in order). An exception from
+/// any of them stops the verification and is raised here.
 #[pyfunction]
 #[pyo3(signature = (record, progress=None, workers=None))]
 pub fn verify_record_report(
@@ -35,6 +37,10 @@ pub fn verify_record_report(
         }),
         _ => None,
     };
+    let svs = match &workers {
+        Some(w) if w.bind(py).hasattr("sv_submit")? => Some(PyWorkers::new(w.clone_ref(py))),
+        _ => None,
+    };
     let (texts, raised) = release(py, move || {
         let mut raised: Option<PyErr> = None;
         let mut remote = workers.map(|w| PyWorkers {
@@ -42,6 +48,7 @@ pub fn verify_record_report(
             raised: None,
         });
         let mut shuffles = shuffles;
+        let mut svs = svs;
         let mut hook = |p: Progress| {
             let (stage, n) = match p {
                 Progress::Document(kind) => (kind.name().to_string(), 1u64),
@@ -69,10 +76,14 @@ pub fn verify_record_report(
                 progress: Some(&mut hook),
                 ballot_workers: remote.as_mut().map(|w| w as &mut dyn BallotWorkers),
                 shuffle_workers: shuffles.as_mut().map(|w| w as &mut dyn ShuffleWorkers),
+                sv_workers: svs.as_mut().map(|w| w as &mut dyn SvWorkers),
             },
         );
         if raised.is_none() {
             raised = remote.and_then(|w| w.raised);
+        }
+        if raised.is_none() {
+            raised = svs.and_then(|w| w.raised);
         }
         if raised.is_none() {
             raised = shuffles.and_then(|w| w.raised);
@@ -187,6 +198,67 @@ impl ShuffleWorkers for PyWorkers {
             });
         }
         ControlFlow::Continue(out)
+    }
+}
+
+impl SvWorkers for PyWorkers {
+    fn setup(&mut self, parameters: &[u8], record: &std::path::Path) -> ControlFlow<()> {
+        self.call(|py, w| {
+            let args = (
+                pyo3::types::PyBytes::new(py, parameters),
+                record.to_string_lossy().into_owned(),
+            );
+            w.call_method1(py, "sv_setup", args).map(drop)
+        })
+    }
+
+    fn submit(&mut self, job: &[u8]) -> ControlFlow<()> {
+        self.call(|py, w| {
+            w.call_method1(py, "sv_submit", (pyo3::types::PyBytes::new(py, job),))
+                .map(drop)
+        })
+    }
+
+    fn collect(&mut self) -> ControlFlow<(), Vec<Result<Vec<u8>, String>>> {
+        self.call(|py, w| {
+            let raw = w.call_method0(py, "sv_collect")?;
+            let items = raw.bind(py).try_iter()?;
+            let mut out = Vec::new();
+            for item in items {
+                let (status, body): (String, Bound<'_, PyAny>) = item?.extract()?;
+                out.push(match status.as_str() {
+                    "ok" => Ok(body.extract::<Vec<u8>>()?),
+                    _ => Err(body
+                        .extract::<String>()
+                        .unwrap_or_else(|_| format!("a worker's answer {status:?}"))),
+                });
+            }
+            Ok(out)
+        })
+    }
+}
+
+/// One job of a split-value record's checks run on its own (the cluster's task, spec/98.3), with
+/// the GIL released: ("ok", answer) or ("error", reason).
+#[pyfunction]
+pub fn sv_check_task(
+    py: Python<'_>,
+    parameters: Vec<u8>,
+    record: PathBuf,
+    job: Vec<u8>,
+) -> (String, PyObject) {
+    let got = release(py, || {
+        votum_verify::check_sv_task(&parameters, &record, &job)
+    });
+    match got {
+        Ok(answer) => (
+            "ok".into(),
+            pyo3::types::PyBytes::new(py, &answer).into_any().unbind(),
+        ),
+        Err(reason) => (
+            "error".into(),
+            pyo3::types::PyString::new(py, &reason).into_any().unbind(),
+        ),
     }
 }
 

@@ -405,3 +405,193 @@ fn a_record_file_is_verified_like_a_stream() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// How a lying worker changes a job's answer.
+type Lie = fn(Vec<u8>) -> Result<Vec<u8>, String>;
+
+/// Workers that run each job here, as a cluster's worker would (spec/98.3), optionally lying.
+struct Inline {
+    parameters: Vec<u8>,
+    record: std::path::PathBuf,
+    answers: Vec<Result<Vec<u8>, String>>,
+    jobs: usize,
+    lie: Option<Lie>,
+}
+
+impl votum_verify::SvWorkers for Inline {
+    fn setup(&mut self, parameters: &[u8], record: &std::path::Path) -> std::ops::ControlFlow<()> {
+        self.parameters = parameters.to_vec();
+        self.record = record.to_path_buf();
+        std::ops::ControlFlow::Continue(())
+    }
+    fn submit(&mut self, job: &[u8]) -> std::ops::ControlFlow<()> {
+        self.jobs += 1;
+        let a = votum_verify::check_sv_task(&self.parameters, &self.record, job);
+        self.answers.push(match (self.lie, a) {
+            (Some(lie), Ok(a)) => lie(a),
+            (_, a) => a,
+        });
+        std::ops::ControlFlow::Continue(())
+    }
+    fn collect(&mut self) -> std::ops::ControlFlow<(), Vec<Result<Vec<u8>, String>>> {
+        std::ops::ControlFlow::Continue(std::mem::take(&mut self.answers))
+    }
+}
+
+fn inline(lie: Option<Lie>) -> Inline {
+    Inline {
+        parameters: Vec::new(),
+        record: std::path::PathBuf::new(),
+        answers: Vec::new(),
+        jobs: 0,
+        lie,
+    }
+}
+
+/// The heavy checks on workers give the in-process report, finding for finding, for honest
+/// records of several shapes and for each kind of cheating; a worker that lies about a finding or
+/// answers nonsense changes nothing (the client walks the record again in process).
+#[test]
+fn workers_give_the_in_process_report() {
+    let dir = std::env::temp_dir().join(format!("votum-sv-workers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let three = Params::new(
+        0,
+        2,
+        4,
+        &[race("A", 3, 0), race("B", 5, 4), race("C", 0, 10)],
+    )
+    .unwrap();
+    let cases: Vec<(Params, Option<Cheat>)> = vec![
+        (default_params(), None),
+        (three, None),
+        (
+            Params::new(1, 1, 8, &[race("President", 2, 16)]).unwrap(),
+            None,
+        ),
+        (default_params(), Some(Cheat::WrongPath { race: 0 })),
+        (default_params(), Some(Cheat::BadOpening { race: 0 })),
+        (default_params(), Some(Cheat::BadInputOpening { race: 0 })),
+        (default_params(), Some(Cheat::BadTally { race: 0 })),
+        (
+            default_params(),
+            Some(Cheat::AlterShare {
+                race: 0,
+                row: 1,
+                column: 1,
+                position: 3,
+                copies: Copies::All,
+            }),
+        ),
+    ];
+    let lies: [Option<Lie>; 3] = [
+        None,
+        Some(|a| {
+            Ok(String::from_utf8(a)
+                .unwrap()
+                .replace("\"clean\":true", "\"clean\":false")
+                .into_bytes())
+        }),
+        Some(|_| Err("lost".into())),
+    ];
+    for (i, (params, cheat)) in cases.into_iter().enumerate() {
+        let values = random_values(&params, 40 + i, &[i as u8; 32]);
+        let honest = cheat.is_none();
+        let client_side = matches!(cheat, Some(Cheat::BadTally { .. }));
+        let (_, record) = election(&params, &values, 20 + i as u8, cheat);
+        let path = dir.join(format!("r{i}.vsv"));
+        std::fs::write(&path, &record).unwrap();
+        let mut steps_here = 0;
+        let mut count = |_| {
+            steps_here += 1;
+            std::ops::ControlFlow::Continue(())
+        };
+        // one walk with every check in line (a stream has no file for jobs to read)
+        let inline_walk = verify_sv_stream(
+            record.as_slice(),
+            "test",
+            Options {
+                progress: Some(&mut count),
+                ..Options::default()
+            },
+        );
+        // the file: its jobs on this machine's threads
+        let here = votum_verify::sv::verify_sv_record(&path, Options::default());
+        assert_eq!(failing(&here.0), failing(&inline_walk.0), "case {i}");
+        for lie in lies {
+            let mut workers = inline(lie);
+            let mut steps = 0;
+            let mut count = |_| {
+                steps += 1;
+                std::ops::ControlFlow::Continue(())
+            };
+            let there = votum_verify::sv::verify_sv_record(
+                &path,
+                Options {
+                    progress: Some(&mut count),
+                    sv_workers: Some(&mut workers),
+                    ..Options::default()
+                },
+            );
+            // the record is walked again in process exactly when a worker's answer was not a
+            // clean pass: for a cheat the workers find, or a lying or lost worker (a wrong tally
+            // is the client's own check)
+            let again = !(honest || client_side) || lie.is_some();
+            assert_eq!(steps > steps_here, again, "case {i}");
+            assert_eq!(
+                serde_json::to_string(&there.0).unwrap(),
+                serde_json::to_string(&here.0).unwrap(),
+                "case {i}"
+            );
+            assert_eq!(there.1.values, here.1.values, "case {i}");
+            assert_eq!(here.0.passed(), honest, "case {i}");
+            let races = params.races.len();
+            assert_eq!(workers.jobs, races * (params.copies + 1), "case {i}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A worker whose record differs from the client's (another file at the same path) refuses the
+/// job instead of checking the wrong bytes; the client then verifies in process.
+#[test]
+fn a_worker_reading_another_record_refuses_the_job() {
+    let dir = std::env::temp_dir().join(format!("votum-sv-other-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let params = default_params();
+    let values = random_values(&params, 30, &[9; 32]);
+    let (_, a) = election(&params, &values, 1, None);
+    let (_, b) = election(&params, &values, 2, None);
+    let (pa, pb) = (dir.join("a.vsv"), dir.join("b.vsv"));
+    std::fs::write(&pa, &a).unwrap();
+    std::fs::write(&pb, &b).unwrap();
+    struct Elsewhere(Inline, std::path::PathBuf);
+    impl votum_verify::SvWorkers for Elsewhere {
+        fn setup(&mut self, p: &[u8], _: &std::path::Path) -> std::ops::ControlFlow<()> {
+            let other = self.1.clone();
+            self.0.setup(p, &other)
+        }
+        fn submit(&mut self, job: &[u8]) -> std::ops::ControlFlow<()> {
+            self.0.submit(job)
+        }
+        fn collect(&mut self) -> std::ops::ControlFlow<(), Vec<Result<Vec<u8>, String>>> {
+            let answers = self.0.collect();
+            if let std::ops::ControlFlow::Continue(a) = &answers {
+                let e = a[0].as_ref().unwrap_err();
+                assert!(e.contains("is not the entry the client read"), "{e}");
+            }
+            answers
+        }
+    }
+    let mut workers = Elsewhere(inline(None), pb.clone());
+    let report = votum_verify::sv::verify_sv_record(
+        &pa,
+        Options {
+            sv_workers: Some(&mut workers),
+            ..Options::default()
+        },
+    )
+    .0;
+    assert!(report.passed());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

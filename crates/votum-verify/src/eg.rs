@@ -58,6 +58,9 @@ pub struct Options<'a> {
     /// Where a mix record's shuffle proofs are checked when not here (a cluster, spec/98.3): each
     /// verdict comes back and is reported under V-MIX-04 as the proof's own check would be.
     pub shuffle_workers: Option<&'a mut dyn ShuffleWorkers>,
+    /// Where a split-value record's heavy checks run when not here (a cluster, spec/98.3); the
+    /// report is the in-process one.
+    pub sv_workers: Option<&'a mut dyn crate::sv_remote::SvWorkers>,
 }
 
 /// Checks of a mix record's shuffle proofs done elsewhere (spec/98.3): the verifier decodes each

@@ -18,6 +18,7 @@ pub mod eg;
 pub mod mix;
 pub mod report;
 pub mod sv;
+pub mod sv_remote;
 
 use std::path::Path;
 
@@ -32,6 +33,7 @@ pub use eg::{verify_eg_record, BallotWorkers, Intermediates, Options, Progress, 
 pub use mix::{check_shuffle_task, verify_mix_record};
 pub use report::{CheckResult, Finding, Report, Status};
 pub use sv::verify_sv_record;
+pub use sv_remote::{check_sv_task, SvWorkers};
 
 /// Verifies the record at `path`, whatever its kind: a mix record (spec/91.7, recognised by its
 /// first bytes) gets the V-MIX checks; anything else is read as an ElectionGuard 1.4 record

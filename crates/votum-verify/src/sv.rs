@@ -17,6 +17,7 @@ use votum_splitvalue::commit::{com, output_root, ListHasher};
 use votum_splitvalue::field::Zm;
 use votum_splitvalue::params::Params;
 use votum_splitvalue::record::{BoardReader, Entry, MAGIC, WHAT};
+use votum_splitvalue::sharing::Sharing;
 use votum_splitvalue::wire::{names, Reader, Tally, BALLOTS_PER_ENTRY};
 use votum_splitvalue::SvError;
 
@@ -24,27 +25,53 @@ use crate::checks::Check;
 use crate::eg::{Intermediates, Options, Progress};
 use crate::hex;
 use crate::report::{Ledger, Report};
+use crate::sv_remote::{sv_check, Answer, Job, Loc, SvWorkers};
 
 /// The form name reports give a split-value record.
 pub const FORM: &str = WHAT;
 
-/// Verifies the split-value record at `path`, every V-SV check.
+/// Verifies the split-value record at `path`, every V-SV check. The heavy checks run as jobs
+/// (spec/98.3) on this machine's threads, or on `options.sv_workers` when given, and the report is
+/// the one-walk report; when a job's answer is anything but a clean pass, the record is walked
+/// again with every check in line, and that report is returned.
 pub fn verify_sv_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
     let name = path.display().to_string();
-    match File::open(path) {
-        Ok(f) => verify_sv_walk(
-            BufReader::with_capacity(1 << 20, f),
-            &name,
-            options,
-            Some(path.to_path_buf()),
-        ),
-        Err(e) => {
-            let mut ledger = Ledger::new(&Check::SV);
-            ledger.error(Check::Sv01, &name, e.to_string());
-            (
-                ledger.finish(name, "unreadable", 0),
-                Intermediates::default(),
-            )
+    let Options {
+        mut progress,
+        sv_workers,
+        ..
+    } = options;
+    // a file's heavy checks run on this machine's threads unless workers elsewhere are given
+    let mut threads = crate::sv_remote::ThreadWorkers::new();
+    let mut workers: Option<&mut dyn SvWorkers> = match sv_workers {
+        Some(w) => Some(w),
+        None => Some(&mut threads),
+    };
+    loop {
+        match File::open(path) {
+            Ok(f) => {
+                let remote = workers.take();
+                let was_remote = remote.is_some();
+                let (report, out, again, back) = verify_sv_walk(
+                    BufReader::with_capacity(1 << 20, f),
+                    &name,
+                    progress,
+                    Some(path.to_path_buf()),
+                    remote,
+                );
+                if !(again && was_remote) {
+                    return (report, out);
+                }
+                progress = back;
+            }
+            Err(e) => {
+                let mut ledger = Ledger::new(&Check::SV);
+                ledger.error(Check::Sv01, &name, e.to_string());
+                return (
+                    ledger.finish(name, "unreadable", 0),
+                    Intermediates::default(),
+                );
+            }
         }
     }
 }
@@ -52,7 +79,7 @@ pub fn verify_sv_record(path: &Path, options: Options<'_>) -> (Report, Intermedi
 /// Where a checked copy's t-values of one row are: in memory, or (when the record is a file) at an
 /// offset of it, with the digest the chain absorbed, read again when the halves arrive. A file then
 /// costs one row's t-values of memory instead of every checked copy's (1.15 GB at 10^6 voters).
-enum TValues {
+pub(crate) enum TValues {
     Held(Vec<(u128, u128)>),
     InFile {
         offset: u64,
@@ -66,13 +93,18 @@ enum TValues {
 type ReadT = (Option<Vec<(u128, u128)>>, u64, usize, [u8; 32]);
 
 /// What a checked copy posted before the sides: its path and, per row, its t-values.
-struct Checked {
-    copy: usize,
-    path: Option<Vec<u32>>,
-    t: Vec<TValues>,
+pub(crate) struct Checked {
+    pub copy: usize,
+    pub path: Option<Vec<u32>>,
+    pub t: Vec<TValues>,
 }
 
-fn decode_t(zm: &Zm, payload: &[u8], name: &str, n: usize) -> Result<Vec<(u128, u128)>, SvError> {
+pub(crate) fn decode_t(
+    zm: &Zm,
+    payload: &[u8],
+    name: &str,
+    n: usize,
+) -> Result<Vec<(u128, u128)>, SvError> {
     let mut r = Reader::new(payload, name);
     let v = (0..n)
         .map(|_| Ok((r.value(zm)?, r.value(zm)?)))
@@ -98,7 +130,7 @@ fn reread(path: &Path, offset: u64, len: usize, digest: &[u8; 32]) -> Result<Vec
     Ok(b)
 }
 
-struct Walk<'o, R: Read> {
+struct Walk<'o, 'v, R: Read> {
     ledger: Ledger,
     out: Intermediates,
     reader: BoardReader<R>,
@@ -107,9 +139,53 @@ struct Walk<'o, R: Read> {
     stopped: bool,
     /// The record's file, when it is one: t-values are read again from it instead of held.
     file: Option<std::path::PathBuf>,
+    /// Where the heavy checks go when not here (only for a file, spec/98.3).
+    workers: Option<&'v mut dyn SvWorkers>,
+    /// Set when a worker's answer was not a clean pass: the record is then walked again in process.
+    again: bool,
+    /// Per job submitted, in order: the race of an opened copy's job, `None` for the others.
+    jobs: Vec<Option<usize>>,
 }
 
-impl<R: Read> Walk<'_, R> {
+impl<R: Read> Walk<'_, '_, R> {
+    /// As `next`, with where the entry lies (for a worker to read it, spec/98.3).
+    fn next_loc(&mut self, kind: &str, name: &str) -> Option<Loc> {
+        let prev = self.reader.head();
+        let e = self.next(kind, name)?;
+        Some(self.loc(&e, prev))
+    }
+
+    fn loc(&self, e: &Entry, prev: [u8; 32]) -> Loc {
+        Loc {
+            at: self.reader.offset() - e.payload.len() as u64,
+            len: e.payload.len(),
+            seq: e.seq,
+            kind: e.kind.clone(),
+            name: e.name.clone(),
+            prev,
+            hash: e.hash,
+        }
+    }
+
+    /// Hands `job` to the workers; a refusal stops the walk.
+    fn submit(&mut self, job: &Job) {
+        let Some(workers) = self.workers.as_mut() else {
+            return;
+        };
+        let Ok(bytes) = serde_json::to_vec(job) else {
+            // a job is plain numbers, strings and byte arrays: it always serialises
+            self.stopped = true;
+            return;
+        };
+        self.jobs.push(match job {
+            Job::Opened { race, .. } => Some(*race),
+            _ => None,
+        });
+        if workers.submit(&bytes).is_break() {
+            self.stopped = true;
+        }
+    }
+
     /// The next entry, which must be `kind`/`name`; `None` (and the walk stops) otherwise.
     fn next(&mut self, kind: &str, name: &str) -> Option<Entry> {
         if self.stopped {
@@ -154,8 +230,13 @@ impl<R: Read> Walk<'_, R> {
 
     /// A decoding failure of `entry` under `check` (an Error: the entry cannot be examined).
     fn undecodable(&mut self, check: Check, name: &str, e: SvError) {
-        self.ledger.error(check, name, e.to_string());
+        undecodable(&mut self.ledger, check, name, e);
     }
+}
+
+/// A decoding failure of `entry` under `check` (an Error: the entry cannot be examined).
+pub(crate) fn undecodable(ledger: &mut Ledger, check: Check, name: &str, e: SvError) {
+    ledger.error(check, name, e.to_string());
 }
 
 /// Verifies a split-value record read from `input` (`name` is how the report names it).
@@ -164,15 +245,21 @@ pub fn verify_sv_stream<R: Read>(
     name: &str,
     options: Options<'_>,
 ) -> (Report, Intermediates) {
-    verify_sv_walk(input, name, options, None)
+    let (report, out, _, _) = verify_sv_walk(input, name, options.progress, None, None);
+    (report, out)
 }
 
-fn verify_sv_walk<R: Read>(
+type ProgressHook<'a> = Option<&'a mut dyn FnMut(Progress) -> ControlFlow<()>>;
+
+/// One walk over the record; also answers whether it must be walked again in process (a worker's
+/// answer was not a clean pass), and hands the progress hook back for that.
+fn verify_sv_walk<'a, R: Read>(
     input: R,
     name: &str,
-    options: Options<'_>,
+    progress: ProgressHook<'a>,
     file: Option<std::path::PathBuf>,
-) -> (Report, Intermediates) {
+    workers: Option<&mut dyn SvWorkers>,
+) -> (Report, Intermediates, bool, ProgressHook<'a>) {
     let mut ledger = Ledger::new(&Check::SV);
     let reader = match BoardReader::new(input, MAGIC, WHAT) {
         Ok(r) => r,
@@ -181,16 +268,22 @@ fn verify_sv_walk<R: Read>(
             return (
                 ledger.finish(name.into(), "unreadable", 0),
                 Intermediates::default(),
+                false,
+                progress,
             );
         }
     };
+    let workers = if file.is_some() { workers } else { None };
     let mut w = Walk {
         ledger,
         out: Intermediates::default(),
         reader,
-        progress: options.progress,
+        progress,
         stopped: false,
         file,
+        workers,
+        again: false,
+        jobs: Vec::new(),
     };
     let ballots = walk(&mut w);
     if !w.stopped {
@@ -207,11 +300,16 @@ fn verify_sv_walk<R: Read>(
     w.out
         .values
         .insert("head".into(), json!(hex(&w.reader.head())));
-    (w.ledger.finish(name.into(), FORM, ballots), w.out)
+    (
+        w.ledger.finish(name.into(), FORM, ballots),
+        w.out,
+        w.again,
+        w.progress,
+    )
 }
 
 /// Reads the record front to back; returns the number of ballots.
-fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
+fn walk<R: Read>(w: &mut Walk<'_, '_, R>) -> u64 {
     let Some(first) = w.next("parameters", "parameters") else {
         return 0;
     };
@@ -224,6 +322,13 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
         }
     };
     w.ledger.examined(Check::Sv02, 1);
+    if let (Some(workers), Some(file)) = (w.workers.as_mut(), w.file.as_deref()) {
+        if workers.setup(&first.payload, file).is_break() {
+            w.stopped = true;
+            return 0;
+        }
+    }
+    let remote = w.workers.is_some();
     let grid = params.grid;
     let (rows, copies) = (grid.rows, params.copies);
     let races = params.races.len();
@@ -235,13 +340,17 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
 
     // ballots: per ballot, per race, per row, (COM(u), COM(v))
     let per_ballot = races * rows * 2;
+    // the ballots' commitments (in process), or where their entries lie (for the workers)
     let mut coms: Vec<[u8; 32]> = Vec::new();
+    let mut ballot_locs: Vec<Loc> = Vec::new();
+    let mut posted = 0usize;
     let mut chunk = 0usize;
     let n: usize;
     loop {
         if w.stopped {
-            return (coms.len() / per_ballot) as u64;
+            return posted as u64;
         }
+        let prev = w.reader.head();
         let e = match w.reader.next_entry() {
             Ok(Some(e)) => e,
             Ok(None) => {
@@ -259,7 +368,7 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
         };
         w.ledger.examined(Check::Sv01, 1);
         if e.kind == "seal" && e.name == "seal" {
-            let have = (coms.len() / per_ballot) as u64;
+            let have = posted as u64;
             match <[u8; 8]>::try_from(e.payload.as_slice()) {
                 Ok(b) if u64::from_be_bytes(b) == have => {}
                 Ok(b) => w.ledger.fail(
@@ -295,7 +404,7 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
                 return 0;
             }
         };
-        let have = (coms.len() / per_ballot) as u64;
+        let have = posted as u64;
         if start != have || count == 0 || count as usize > BALLOTS_PER_ENTRY {
             w.ledger.fail(
                 Check::Sv03,
@@ -317,11 +426,16 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
             w.stopped = true;
             return 0;
         }
-        for c in body.chunks_exact(32) {
-            let mut h = [0u8; 32];
-            h.copy_from_slice(c);
-            coms.push(h);
+        if remote {
+            ballot_locs.push(w.loc(&e, prev));
+        } else {
+            for c in body.chunks_exact(32) {
+                let mut h = [0u8; 32];
+                h.copy_from_slice(c);
+                coms.push(h);
+            }
         }
+        posted += count as usize;
         w.ledger.examined(Check::Sv03, u64::from(count));
         chunk += 1;
     }
@@ -407,10 +521,29 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
     // opened copies, paths and t-values, race by race
     let mut tallies: Vec<Option<Tally>> = vec![None; races];
     let mut checked_posts: Vec<Vec<Checked>> = Vec::new();
+    // in remote mode, per race: each checked copy's path and t-values, where they lie
+    let mut remote_checked: Vec<Vec<(usize, Loc, Vec<Loc>)>> = vec![Vec::new(); races];
     for (ri, race) in params.races.iter().enumerate() {
         let zm = &race.zm;
         let mut reference: Option<(usize, Vec<u128>)> = None;
         for &k in &opened {
+            if remote {
+                let mut locs = Vec::with_capacity(rows);
+                for i in 0..rows {
+                    let Some(loc) = w.next_loc("opened", &names::opened(ri, k, i + 1)) else {
+                        return n as u64;
+                    };
+                    locs.push(loc);
+                }
+                w.submit(&Job::Opened {
+                    race: ri,
+                    copy: k,
+                    n,
+                    rows: locs,
+                    roots: (0..rows).map(|i| roots[ri][i][k]).collect(),
+                });
+                continue;
+            }
             let mut copy_rows: Vec<Option<Vec<u128>>> = Vec::with_capacity(rows);
             for i in 0..rows {
                 let name = names::opened(ri, k, i + 1);
@@ -418,7 +551,7 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
                     return n as u64;
                 };
                 copy_rows.push(check_opened(
-                    w,
+                    &mut w.ledger,
                     zm,
                     &e.payload,
                     &name,
@@ -434,31 +567,7 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
             let Some(copy_rows) = copy_rows.into_iter().collect::<Option<Vec<_>>>() else {
                 continue;
             };
-            // V-SV-06: rows consistent; the same multiset of votes in every opened copy
-            let mut votes = Vec::with_capacity(n);
-            let mut shares = vec![0u128; rows];
-            let mut bad = 0u64;
-            for q in 0..n {
-                for (s, row) in shares.iter_mut().zip(&copy_rows) {
-                    *s = row[q];
-                }
-                match sharing.value(zm, &shares) {
-                    Some(v) => votes.push(v),
-                    None => {
-                        bad += 1;
-                        if bad <= 3 {
-                            w.ledger.fail(
-                                Check::Sv06,
-                                &format!("race {ri}, copy {k}, position {q}"),
-                                "the rows' values do not lie on one polynomial of degree below the threshold",
-                            );
-                        }
-                        votes.push(sharing.reconstruct(zm, &shares));
-                    }
-                }
-            }
-            w.ledger.examined(Check::Sv06, n as u64);
-            votes.sort_unstable();
+            let votes = copy_votes(&mut w.ledger, zm, &sharing, &copy_rows, (ri, k), n);
             match &reference {
                 None => {
                     tallies[ri] = Some(Tally::count(race, votes.iter().copied()));
@@ -479,11 +588,25 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
         }
         let mut race_checked = Vec::new();
         for &k in &checked {
+            if remote {
+                let Some(path) = w.next_loc("path", &names::path(ri, k)) else {
+                    return n as u64;
+                };
+                let mut t = Vec::with_capacity(rows);
+                for i in 0..rows {
+                    let Some(loc) = w.next_loc("tvalues", &names::tvalues(ri, k, i + 1)) else {
+                        return n as u64;
+                    };
+                    t.push(loc);
+                }
+                remote_checked[ri].push((k, path, t));
+                continue;
+            }
             let name = names::path(ri, k);
             let Some(e) = w.next("path", &name) else {
                 return n as u64;
             };
-            let path = check_path(w, &e.payload, &name, n);
+            let path = check_path(&mut w.ledger, &e.payload, &name, n);
             // per row: the decoded t-values (dropped after V-SV-08 when the record is a file), where
             // the entry's payload lies, and its digest
             let mut t: Vec<ReadT> = Vec::with_capacity(rows);
@@ -506,28 +629,10 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
                     }
                 }
             }
-            // V-SV-08: per position, (t^u_i + t^v_i)_i is a zero sharing
             if t.iter().all(|x| x.0.is_some()) {
-                let mut sums = vec![0u128; rows];
-                let mut bad = 0u64;
-                for q in 0..n {
-                    for (s, row) in sums.iter_mut().zip(&t) {
-                        if let Some(row) = &row.0 {
-                            *s = zm.add(row[q].0, row[q].1);
-                        }
-                    }
-                    if sharing.value(zm, &sums) != Some(0) {
-                        bad += 1;
-                        if bad <= 3 {
-                            w.ledger.fail(
-                                Check::Sv08,
-                                &format!("race {ri}, copy {k}, position {q}"),
-                                "the rows' t^u + t^v are not a sharing of zero",
-                            );
-                        }
-                    }
-                }
-                w.ledger.examined(Check::Sv08, n as u64);
+                let rows_t: Vec<&[(u128, u128)]> =
+                    t.iter().filter_map(|x| x.0.as_deref()).collect();
+                check_t(&mut w.ledger, zm, &sharing, &rows_t, (ri, k), n);
             }
             let held = w.file.is_none();
             let t = t
@@ -569,6 +674,43 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
     for (ri, race) in params.races.iter().enumerate() {
         let zm = &race.zm;
         let side = &side_bits[ri];
+        if remote {
+            let mut inputs = Vec::with_capacity(rows);
+            for i in 0..rows {
+                let Some(loc) = w.next_loc("inputs", &names::inputs(ri, i + 1)) else {
+                    return n as u64;
+                };
+                inputs.push(loc);
+            }
+            w.submit(&Job::Inputs {
+                race: ri,
+                n,
+                h2,
+                ballots: ballot_locs.clone(),
+                inputs: inputs.clone(),
+            });
+            for (k, path, t) in std::mem::take(&mut remote_checked[ri]) {
+                let mut halves = Vec::with_capacity(rows);
+                for i in 0..rows {
+                    let Some(loc) = w.next_loc("halves", &names::halves(ri, k, i + 1)) else {
+                        return n as u64;
+                    };
+                    halves.push(loc);
+                }
+                w.submit(&Job::Checked {
+                    race: ri,
+                    copy: k,
+                    n,
+                    h2,
+                    path,
+                    t,
+                    inputs: inputs.clone(),
+                    halves,
+                    roots: (0..rows).map(|i| roots[ri][i][k]).collect(),
+                });
+            }
+            continue;
+        }
         // V-SV-09: the input halves, one entry per row; keep their values per ballot and row
         let mut inputs: Option<Vec<u128>> = Some(vec![0u128; n * rows]);
         for i in 0..rows {
@@ -577,7 +719,7 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
                 return n as u64;
             };
             let got = check_inputs(
-                w,
+                &mut w.ledger,
                 zm,
                 &e.payload,
                 &name,
@@ -604,7 +746,8 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
                     return n as u64;
                 };
                 check_halves(
-                    w,
+                    &mut w.ledger,
+                    w.file.as_deref(),
                     zm,
                     &e.payload,
                     &name,
@@ -618,6 +761,10 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
                 );
             }
         }
+    }
+
+    if remote && !merge_answers(w, &params, &mut tallies) {
+        return n as u64;
     }
 
     // V-SV-12: the tallies
@@ -657,10 +804,144 @@ fn walk<R: Read>(w: &mut Walk<'_, R>) -> u64 {
     n as u64
 }
 
+/// Takes every worker's answer (spec/98.3): when all are clean passes and the opened copies of
+/// each race agree, their counts go into the ledger and the first opened copy's tally is the
+/// race's, as in process; otherwise the walk stops and the record is walked again in process.
+fn merge_answers<R: Read>(
+    w: &mut Walk<'_, '_, R>,
+    params: &Params,
+    tallies: &mut [Option<Tally>],
+) -> bool {
+    let Some(workers) = w.workers.as_mut() else {
+        return true;
+    };
+    let ControlFlow::Continue(answers) = workers.collect() else {
+        w.stopped = true;
+        return false;
+    };
+    let jobs = std::mem::take(&mut w.jobs);
+    let mut counts: Vec<(Check, u64)> = Vec::new();
+    let mut votes: Vec<Option<[u8; 32]>> = vec![None; params.races.len()];
+    let mut clean = answers.len() == jobs.len();
+    for (answer, opened) in answers.into_iter().zip(jobs) {
+        let Some(a) = answer
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Answer>(&b).ok())
+        else {
+            clean = false;
+            break;
+        };
+        if !a.clean {
+            clean = false;
+            break;
+        }
+        for (id, c) in &a.counts {
+            match sv_check(id) {
+                Some(check) => counts.push((check, *c)),
+                None => clean = false,
+            }
+        }
+        // an opened copy's answer: its votes must be every other opened copy's of the race
+        if let Some(ri) = opened {
+            let race = &params.races[ri];
+            match (
+                a.votes,
+                a.tally
+                    .map(|t| Tally::decode(&t, race.candidates.len(), "tally")),
+            ) {
+                (Some(d), Some(Ok(t))) if votes[ri].is_none() => {
+                    votes[ri] = Some(d);
+                    tallies[ri] = Some(t);
+                }
+                (Some(d), Some(Ok(_))) if votes[ri] == Some(d) => {}
+                _ => {
+                    clean = false;
+                    break;
+                }
+            }
+        }
+    }
+    if !clean {
+        w.again = true;
+        w.stopped = true;
+        return false;
+    }
+    for (check, c) in counts {
+        w.ledger.examined(check, c);
+    }
+    true
+}
+
+/// V-SV-06, one opened copy: its rows' values at each position lie on one polynomial of degree
+/// below the threshold; returns the copy's votes, sorted.
+pub(crate) fn copy_votes(
+    ledger: &mut Ledger,
+    zm: &Zm,
+    sharing: &Sharing,
+    copy_rows: &[Vec<u128>],
+    (ri, k): (usize, usize),
+    n: usize,
+) -> Vec<u128> {
+    let mut votes = Vec::with_capacity(n);
+    let mut shares = vec![0u128; copy_rows.len()];
+    let mut bad = 0u64;
+    for q in 0..n {
+        for (s, row) in shares.iter_mut().zip(copy_rows) {
+            *s = row[q];
+        }
+        match sharing.value(zm, &shares) {
+            Some(v) => votes.push(v),
+            None => {
+                bad += 1;
+                if bad <= 3 {
+                    ledger.fail(
+                        Check::Sv06,
+                        &format!("race {ri}, copy {k}, position {q}"),
+                        "the rows' values do not lie on one polynomial of degree below the threshold",
+                    );
+                }
+                votes.push(sharing.reconstruct(zm, &shares));
+            }
+        }
+    }
+    ledger.examined(Check::Sv06, n as u64);
+    votes.sort_unstable();
+    votes
+}
+
+/// V-SV-08, one checked copy: per position, its rows' (t^u + t^v) are a sharing of zero.
+pub(crate) fn check_t(
+    ledger: &mut Ledger,
+    zm: &Zm,
+    sharing: &Sharing,
+    t: &[&[(u128, u128)]],
+    (ri, k): (usize, usize),
+    n: usize,
+) {
+    let mut sums = vec![0u128; t.len()];
+    let mut bad = 0u64;
+    for q in 0..n {
+        for (s, row) in sums.iter_mut().zip(t) {
+            *s = zm.add(row[q].0, row[q].1);
+        }
+        if sharing.value(zm, &sums) != Some(0) {
+            bad += 1;
+            if bad <= 3 {
+                ledger.fail(
+                    Check::Sv08,
+                    &format!("race {ri}, copy {k}, position {q}"),
+                    "the rows' t^u + t^v are not a sharing of zero",
+                );
+            }
+        }
+    }
+    ledger.examined(Check::Sv08, n as u64);
+}
+
 /// V-SV-05: an opened copy's row regenerates its root; returns its values when it does.
 #[allow(clippy::too_many_arguments)]
-fn check_opened<R: Read>(
-    w: &mut Walk<'_, R>,
+pub(crate) fn check_opened(
+    ledger: &mut Ledger,
     zm: &Zm,
     payload: &[u8],
     name: &str,
@@ -680,13 +961,13 @@ fn check_opened<R: Read>(
     let (tau, y) = match parsed {
         Ok(x) => x,
         Err(e) => {
-            w.undecodable(Check::Sv05, name, e);
+            undecodable(ledger, Check::Sv05, name, e);
             return None;
         }
     };
-    w.ledger.examined(Check::Sv05, 1);
+    ledger.examined(Check::Sv05, 1);
     if output_root(zm, &tau, race, copy, row, &y) != *root {
-        w.ledger.fail(
+        ledger.fail(
             Check::Sv05,
             name,
             "its seed and values do not regenerate the root posted before the cut",
@@ -697,15 +978,15 @@ fn check_opened<R: Read>(
 }
 
 /// V-SV-07: a path is a permutation of 0 … N−1.
-fn check_path<R: Read>(
-    w: &mut Walk<'_, R>,
+pub(crate) fn check_path(
+    ledger: &mut Ledger,
     payload: &[u8],
     name: &str,
     n: usize,
 ) -> Option<Vec<u32>> {
-    w.ledger.examined(Check::Sv07, 1);
+    ledger.examined(Check::Sv07, 1);
     if payload.len() != 4 * n {
-        w.ledger.error(
+        ledger.error(
             Check::Sv07,
             name,
             format!("{} bytes for {n} positions", payload.len()),
@@ -721,7 +1002,7 @@ fn check_path<R: Read>(
         match seen.get_mut(p as usize) {
             Some(s) if !*s => *s = true,
             _ => {
-                w.ledger.fail(
+                ledger.fail(
                     Check::Sv07,
                     &format!("{name}, position {q}"),
                     format!("input {p} is out of range or already taken"),
@@ -736,8 +1017,8 @@ fn check_path<R: Read>(
 /// V-SV-09: one row's input halves open the ballots' commitments; returns, per ballot, the
 /// opened half's value.
 #[allow(clippy::too_many_arguments)]
-fn check_inputs<R: Read>(
-    w: &mut Walk<'_, R>,
+pub(crate) fn check_inputs(
+    ledger: &mut Ledger,
     zm: &Zm,
     payload: &[u8],
     name: &str,
@@ -755,7 +1036,7 @@ fn check_inputs<R: Read>(
         let (v, key) = match got {
             Ok(x) => x,
             Err(e) => {
-                w.undecodable(Check::Sv09, name, e);
+                undecodable(ledger, Check::Sv09, name, e);
                 return None;
             }
         };
@@ -763,7 +1044,7 @@ fn check_inputs<R: Read>(
         if com(v, &key) != coms[at] {
             bad += 1;
             if bad <= 3 {
-                w.ledger.fail(
+                ledger.fail(
                     Check::Sv09,
                     &format!("race {race}, ballot {p}, row {}", row + 1),
                     format!(
@@ -780,18 +1061,19 @@ fn check_inputs<R: Read>(
         values.push(v);
     }
     if let Err(e) = r.end() {
-        w.undecodable(Check::Sv09, name, e);
+        undecodable(ledger, Check::Sv09, name, e);
         return None;
     }
-    w.ledger.examined(Check::Sv09, n as u64);
+    ledger.examined(Check::Sv09, n as u64);
     Some(values)
 }
 
 /// V-SV-10 (the half openings give the root) and V-SV-11 (they differ from their inputs by the
 /// t-values) for one checked copy and row.
 #[allow(clippy::too_many_arguments)]
-fn check_halves<R: Read>(
-    w: &mut Walk<'_, R>,
+pub(crate) fn check_halves(
+    ledger: &mut Ledger,
+    file: Option<&Path>,
     zm: &Zm,
     payload: &[u8],
     name: &str,
@@ -804,8 +1086,7 @@ fn check_halves<R: Read>(
     root: &[u8; 32],
 ) {
     let Some(path) = post.path.as_deref() else {
-        w.ledger
-            .error(Check::Sv10, name, "the copy's path could not be read");
+        ledger.error(Check::Sv10, name, "the copy's path could not be read");
         return;
     };
     let reread_t;
@@ -817,7 +1098,7 @@ fn check_halves<R: Read>(
             digest,
         } => {
             let tname = names::tvalues(race, copy, row + 1);
-            let got = match &w.file {
+            let got = match file {
                 Some(path) => {
                     reread(path, *offset, *len, digest).and_then(|b| decode_t(zm, &b, &tname, n))
                 }
@@ -829,7 +1110,7 @@ fn check_halves<R: Read>(
                     Some(&reread_t)
                 }
                 Err(e) => {
-                    w.ledger.error(Check::Sv11, &tname, e.to_string());
+                    ledger.error(Check::Sv11, &tname, e.to_string());
                     None
                 }
             }
@@ -846,7 +1127,7 @@ fn check_halves<R: Read>(
         let (v, key, other) = match got {
             Ok(x) => x,
             Err(e) => {
-                w.undecodable(Check::Sv10, name, e);
+                undecodable(ledger, Check::Sv10, name, e);
                 return;
             }
         };
@@ -862,7 +1143,7 @@ fn check_halves<R: Read>(
             if zm.sub(v, inputs[p as usize * rows + row]) != want {
                 bad += 1;
                 if bad <= 3 {
-                    w.ledger.fail(
+                    ledger.fail(
                         Check::Sv11,
                         &format!(
                             "race {race}, copy {copy}, row {}, position {q} (ballot {p})",
@@ -878,13 +1159,13 @@ fn check_halves<R: Read>(
         }
     }
     if let Err(e) = r.end() {
-        w.undecodable(Check::Sv10, name, e);
+        undecodable(ledger, Check::Sv10, name, e);
         return;
     }
-    w.ledger.examined(Check::Sv10, 1);
-    w.ledger.examined(Check::Sv11, n as u64);
+    ledger.examined(Check::Sv10, 1);
+    ledger.examined(Check::Sv11, n as u64);
     if h.finish() != *root {
-        w.ledger.fail(
+        ledger.fail(
             Check::Sv10,
             name,
             "the half openings and other commitments do not give the root posted before the cut",

@@ -1,5 +1,6 @@
 """A record's checks on a cluster (spec/98.3): an ElectionGuard record's ballots (the verifier's
-`BallotWorkers`) and a mix record's shuffle proofs (its `ShuffleWorkers`).
+`BallotWorkers`), a mix record's shuffle proofs (its `ShuffleWorkers`) and a split-value record's
+heavy checks (its `SvWorkers`).
 
 The verifier hands over batches of 256 ballots in record order; each batch goes out as chunks of `chunk`
 ballots, one task each, and the verdicts come back in the same order. The verifier keeps `window()`
@@ -9,12 +10,13 @@ batches in flight and merges each into its own ballot box as it is collected.
 from __future__ import annotations
 
 import math
+import os
 from collections import deque
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 
-from votum.cluster.tasks import check_ballots, check_shuffle
+from votum.cluster.tasks import check_ballots, check_shuffle, check_sv, record_size
 from votum.cluster.work import Task, Work
 from votum.errors import ClusterError
 
@@ -42,6 +44,9 @@ class DaskBallotWorkers:
         self._pending: deque[list[tuple[Task, int]]] = deque()
         self.shuffle_work: Work | None = None
         self._shuffles: list[Task] = []
+        self.sv_work: Work | None = None
+        self._sv_record = ""
+        self._sv_jobs: list[Task] = []
 
     # --- the verifier's side -------------------------------------------------------------------------
 
@@ -97,11 +102,59 @@ class DaskBallotWorkers:
         self._shuffles.clear()
         return verdicts
 
+    # --- a split-value record's heavy checks: each job a task, all in flight at once ---------------------
+
+    def sv_setup(self, parameters: bytes, record: str) -> None:
+        """The record is checked where it lies: every worker must read the same file at the same path
+        (shared storage), which is checked here by its size before any job goes out."""
+        path = os.path.abspath(record)
+        size = os.path.getsize(path)
+        try:
+            seen = self._client.run(record_size, path, wait=True)
+        except Exception as e:
+            raise ClusterError(f"the cluster's workers could not be asked about the record: {e!r}") from e
+        if not seen:
+            raise ClusterError("the cluster has no workers to check the record")
+        for worker, got in sorted(seen.items()):
+            if got != size:
+                why = got if isinstance(got, str) else f"a file of {got} bytes where the record has {size}"
+                raise ClusterError(
+                    f"worker {worker} cannot read the record at {path} ({why}): a split-value record is "
+                    "checked where it lies, so put it on storage every worker reads at the same path"
+                )
+        self._sv_record = path
+        self.sv_work = Work(self._client, parameters, timeout=self._timeout)
+
+    def sv_submit(self, job: bytes) -> None:
+        assert self.sv_work is not None, "sv_setup comes first"
+        what = f"split-value check job {len(self._sv_jobs) + 1}"
+        self._sv_jobs.append(self.sv_work.submit(check_sv, self._sv_record, job, what=what))
+
+    def sv_collect(self) -> list[tuple[str, bytes | str]]:
+        """Every job's answer, in order. An answer that is not a clean pass makes the verifier walk the
+        record again in process (spec/98.3), so a worker cannot change a report by what it answers."""
+        assert self.sv_work is not None, "sv_setup comes first"
+        answers: list[tuple[str, bytes | str]] = []
+        for task in self._sv_jobs:
+            answer = self.sv_work.result(task)
+            if (
+                not isinstance(answer, tuple | list)
+                or len(answer) != 2
+                or (answer[0], type(answer[1])) not in (("ok", bytes), ("error", str))
+            ):
+                raise ClusterError(f"a worker's answer for {task.what} is not an answer")
+            answers.append((answer[0], answer[1]))
+        self._sv_jobs.clear()
+        return answers
+
     def close(self) -> None:
         """Cancels whatever is still in flight (a stopped verification)."""
         if self.work is not None:
             self.work.cancel([t for batch in self._pending for t, _ in batch])
         if self.shuffle_work is not None:
             self.shuffle_work.cancel(self._shuffles)
+        if self.sv_work is not None:
+            self.sv_work.cancel(self._sv_jobs)
         self._pending.clear()
         self._shuffles.clear()
+        self._sv_jobs.clear()

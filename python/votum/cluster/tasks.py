@@ -10,6 +10,7 @@ answers the same.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from typing import TypeVar
 
 import msgpack  # type: ignore[import-untyped]
 
-from votum import EgBallotChecker, EgEncryptionDevice, Group, mix_check_shuffle
+from votum import EgBallotChecker, EgEncryptionDevice, Group, mix_check_shuffle, sv_check_task
 
 _EG = Group("eg-4096")
 
@@ -85,3 +86,18 @@ def check_shuffle(params: bytes, context: bytes, input: bytes, payload: bytes) -
     None), ("fail", reason) as V-MIX-04 reports it, or ("error", reason)."""
     parameters, joint = msgpack.unpackb(params)
     return mix_check_shuffle(parameters, joint, context, input, payload)
+
+
+def check_sv(parameters: bytes, record: str, job: bytes) -> tuple[str, bytes | str]:
+    """One job of a split-value record's checks (spec/98.3): the entries it names are read from the
+    record at `record` on this worker and checked against the client's chain. Answers ("ok", answer)
+    or ("error", reason)."""
+    return sv_check_task(parameters, record, job)
+
+
+def record_size(record: str) -> int | str:
+    """The size of the file at `record` on this worker, or why it cannot be read (spec/98.3)."""
+    try:
+        return os.path.getsize(record)
+    except OSError as e:
+        return str(e)
