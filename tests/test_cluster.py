@@ -468,3 +468,74 @@ class _Elsewhere:
 
     def run(self, fn: Any, path: str, wait: bool = True) -> dict[str, Any]:
         return {w: f"[Errno 2] No such file or directory: {path!r}" for w in self._client.nthreads()}
+
+
+# --- a mixer's shuffle proved with its batches of powers on the cluster (spec/98.7) -------------------------
+
+
+class _ChecksOnly:
+    """The cluster's trustees' checks without its powers: the shuffles are then proved in process."""
+
+    def __init__(self, workers: DaskBallotWorkers) -> None:
+        self.shuffle_setup = workers.shuffle_setup
+        self.shuffle_submit = workers.shuffle_submit
+        self.shuffle_collect = workers.shuffle_collect
+
+
+def _seeded_mix(record: Path, workers: Any) -> dict[str, Any]:
+    from votum import _native
+
+    votes = [[i % 3] for i in range(24)]
+    return _native.mix_election(
+        "modp-2048", votes, candidates=3, width=1, rule="plurality", record=str(record), seats=1, k=None,
+        mixers=3, trustees=3, quorum=2, election_id="mix-pows", seed=bytes(range(32)), progress=None,
+        workers=workers,
+    )  # fmt: skip
+
+
+def test_shuffles_proved_with_their_powers_on_the_cluster_are_byte_for_byte_the_in_process_ones(
+    client: Any, tmp_path: Path
+) -> None:
+    full = DaskBallotWorkers(client)
+    there = _seeded_mix(tmp_path / "there.vmix", full)
+    # per mixer: factors (2), commitments, t3, the chain (2), t4, t-hat (2); every batch cut into pieces
+    assert full.pow_work is not None and full.pow_work.tasks >= 3 * 9
+    here = _seeded_mix(tmp_path / "here.vmix", _ChecksOnly(DaskBallotWorkers(client)))
+    assert (tmp_path / "there.vmix").read_bytes() == (tmp_path / "here.vmix").read_bytes()
+    assert there["outcome"] == here["outcome"] and there["multiset_ok"]
+    assert verify(tmp_path / "there.vmix").passed
+
+
+def test_a_worker_lost_while_a_shuffle_is_proved_changes_nothing(client: Any, tmp_path: Path) -> None:
+    client.wait_for_workers(2, timeout=60)
+    victim = sorted(_worker_pids(client).values())[0]
+
+    class Killing(DaskBallotWorkers):
+        killed = False
+
+        def pow_fixed(self, base: str, chunks: list[bytes]) -> list[bytes]:
+            if not self.killed and self.pow_work is not None and self.pow_work.tasks > 8:
+                self.killed = True
+                os.kill(victim, signal.SIGKILL)
+            return super().pow_fixed(base, chunks)
+
+    workers = Killing(client)
+    _seeded_mix(tmp_path / "killed.vmix", workers)
+    assert workers.killed
+    _seeded_mix(tmp_path / "here.vmix", _ChecksOnly(DaskBallotWorkers(client)))
+    assert (tmp_path / "killed.vmix").read_bytes() == (tmp_path / "here.vmix").read_bytes()
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_workers_that_answer_wrong_powers_fail_the_mixer_by_its_check(client: Any, tmp_path: Path) -> None:
+    from votum import InvalidInput
+
+    class Liar(DaskBallotWorkers):
+        def pow_fixed(self, base: str, chunks: list[bytes]) -> list[bytes]:
+            answers = super().pow_fixed(base, chunks)
+            if base == "h":  # the chain and t-hat: another element of the group in the first place
+                answers[0] = answers[-1][-256:] + answers[0][256:]
+            return answers
+
+    with pytest.raises(InvalidInput, match="mixer 1's shuffle failed a trustee's check"):
+        _seeded_mix(tmp_path / "liar.vmix", Liar(client))

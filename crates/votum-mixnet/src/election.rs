@@ -269,9 +269,13 @@ pub fn run_with<G: Group, R: RngCore + CryptoRng, W: Write>(
         let input = board
             .current()
             .ok_or(MixError::Input("no list to mix".into()))?;
-        let (out, proof) =
-            votum_shuffle::shuffle_and_prove(group, &pk, &generators, &ctx, input, rng)
-                .map_err(|source| MixError::Shuffle { mixer: m, source })?;
+        let shuffled = match workers.as_deref_mut().and_then(|w| w.pows()) {
+            Some(pows) => {
+                votum_shuffle::shuffle_and_prove_on(group, &pk, &generators, &ctx, input, rng, pows)
+            }
+            None => votum_shuffle::shuffle_and_prove(group, &pk, &generators, &ctx, input, rng),
+        };
+        let (out, proof) = shuffled.map_err(|source| MixError::Shuffle { mixer: m, source })?;
         let proof_bytes = proof.encode(group);
         drop(proof);
         let list = out.encode(group);

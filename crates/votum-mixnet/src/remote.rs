@@ -17,4 +17,10 @@ pub trait ShuffleWorkers {
     /// proof holds, `Ok(Some(reason))` it does not, `Err(reason)` it could not be checked.
     #[allow(clippy::type_complexity)]
     fn collect(&mut self) -> ControlFlow<(), Vec<Result<Option<String>, String>>>;
+    /// Where a mixnet election's mixers compute their shuffles' batches of powers (spec/98.7),
+    /// when these workers do that too.
+    #[cfg(feature = "prove")]
+    fn pows(&mut self) -> Option<&mut dyn votum_shuffle::remote::PowWorkers> {
+        None
+    }
 }

@@ -210,6 +210,8 @@ fn classify(e: &NativeError) -> (Kind, String) {
                 M::Ballot { .. } | M::Key { .. } | M::Decryption { .. } => InvalidProof,
                 M::Shuffle { source, .. } => match source {
                     votum_shuffle::ShuffleError::Equation { .. } => InvalidProof,
+                    // only seen when the workers' own exception was lost
+                    votum_shuffle::ShuffleError::Workers(_) => InvalidInput,
                     votum_shuffle::ShuffleError::Length { .. }
                     | votum_shuffle::ShuffleError::Encoding(_)
                     | votum_shuffle::ShuffleError::Element { .. } => RecordFormatError,

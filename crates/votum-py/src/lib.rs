@@ -111,6 +111,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify::verify_record_report, m)?)?;
     m.add_function(wrap_pyfunction!(verify::mix_check_shuffle, m)?)?;
     m.add_function(wrap_pyfunction!(verify::sv_check_task, m)?)?;
+    m.add_class::<verify::MixPowTables>()?;
     m.add_function(wrap_pyfunction!(record::record_check, m)?)?;
     m.add_function(wrap_pyfunction!(record::record_unpack, m)?)?;
     m.add_function(wrap_pyfunction!(group::_restore_element, m)?)?;

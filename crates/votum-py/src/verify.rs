@@ -184,6 +184,16 @@ impl ShuffleWorkers for PyWorkers {
         })
     }
 
+    fn pows(&mut self) -> Option<&mut dyn votum_shuffle::remote::PowWorkers> {
+        let has =
+            Python::with_gil(|py| self.workers.bind(py).hasattr("pow_fixed").unwrap_or(false));
+        if has {
+            Some(self)
+        } else {
+            None
+        }
+    }
+
     fn collect(&mut self) -> ControlFlow<(), Vec<Result<Option<String>, String>>> {
         let raw = self.call(|py, w| {
             w.call_method0(py, "shuffle_collect")?
@@ -198,6 +208,146 @@ impl ShuffleWorkers for PyWorkers {
             });
         }
         ControlFlow::Continue(out)
+    }
+}
+
+/// A mixer's batches of powers on a Python object's workers (spec/98.7): `pow_setup(group, pk,
+/// h)`, `pow_fixed(base, chunks) -> list[bytes]`, `pow_multi(jobs) -> list[bytes]` and
+/// `pow_pieces() -> int`. An exception is kept and answered as the workers' failure.
+impl votum_shuffle::remote::PowWorkers for PyWorkers {
+    fn setup(&mut self, group: &str, pk: &[u8], h: &[u8]) -> Result<(), String> {
+        self.pow_call(|py, w| {
+            let args = (
+                group.to_string(),
+                pyo3::types::PyBytes::new(py, pk),
+                pyo3::types::PyBytes::new(py, h),
+            );
+            w.call_method1(py, "pow_setup", args).map(drop)
+        })
+    }
+
+    fn fixed(
+        &mut self,
+        base: votum_shuffle::remote::Base,
+        chunks: Vec<Vec<u8>>,
+    ) -> Result<Vec<Vec<u8>>, String> {
+        self.pow_call(|py, w| {
+            let chunks: Vec<Bound<'_, pyo3::types::PyBytes>> = chunks
+                .iter()
+                .map(|c| pyo3::types::PyBytes::new(py, c))
+                .collect();
+            w.call_method1(py, "pow_fixed", (base.name(), chunks))?
+                .extract::<Vec<Vec<u8>>>(py)
+        })
+    }
+
+    fn multi(&mut self, jobs: Vec<(Vec<u8>, Vec<u8>)>) -> Result<Vec<Vec<u8>>, String> {
+        self.pow_call(|py, w| {
+            let jobs: Vec<(
+                Bound<'_, pyo3::types::PyBytes>,
+                Bound<'_, pyo3::types::PyBytes>,
+            )> = jobs
+                .iter()
+                .map(|(b, e)| {
+                    (
+                        pyo3::types::PyBytes::new(py, b),
+                        pyo3::types::PyBytes::new(py, e),
+                    )
+                })
+                .collect();
+            w.call_method1(py, "pow_multi", (jobs,))?
+                .extract::<Vec<Vec<u8>>>(py)
+        })
+    }
+
+    fn pieces(&self) -> usize {
+        Python::with_gil(|py| {
+            self.workers
+                .call_method0(py, "pow_pieces")
+                .and_then(|n| n.extract::<usize>(py))
+                .unwrap_or(1)
+        })
+    }
+}
+
+impl PyWorkers {
+    /// A call for the prover's workers: an exception is kept (raised to the caller later) and
+    /// answered as a failure, which stops the shuffle.
+    fn pow_call<T>(
+        &mut self,
+        f: impl FnOnce(Python<'_>, &PyObject) -> PyResult<T>,
+    ) -> Result<T, String> {
+        match self.call(f) {
+            ControlFlow::Continue(v) => Ok(v),
+            ControlFlow::Break(()) => Err(self
+                .raised
+                .as_ref()
+                .map_or_else(|| "stopped".to_string(), ToString::to_string)),
+        }
+    }
+}
+
+/// A cluster worker's tables for a mixer's batches of powers (spec/98.7): g, the key and h of one
+/// shuffle's key, built once.
+#[pyclass(module = "votum._native", frozen)]
+pub struct MixPowTables {
+    tables: PowTablesAny,
+}
+
+enum PowTablesAny {
+    Modp(votum_shuffle::remote::PowTables<votum_group::ModpGroup>),
+    Ristretto(Box<votum_shuffle::remote::PowTables<votum_group::Ristretto255>>),
+}
+
+#[pymethods]
+impl MixPowTables {
+    #[new]
+    fn new(py: Python<'_>, group: &str, pk: Vec<u8>, h: Vec<u8>) -> PyResult<Self> {
+        let id =
+            votum_group::GroupId::from_name(group).map_err(crate::errors::NativeError::Group)?;
+        let tables = release(py, move || match crate::dual::AnyGroup::from_id(id) {
+            crate::dual::AnyGroup::Modp(g) => {
+                votum_shuffle::remote::PowTables::new(g, &pk, &h).map(PowTablesAny::Modp)
+            }
+            crate::dual::AnyGroup::Ristretto(g) => {
+                votum_shuffle::remote::PowTables::new(g, &pk, &h)
+                    .map(|t| PowTablesAny::Ristretto(Box::new(t)))
+            }
+        })
+        .map_err(pyo3::exceptions::PyValueError::new_err)?;
+        Ok(Self { tables })
+    }
+
+    /// `base` ("g", "pk" or "h") raised to each scalar of `exps`, with the GIL released.
+    fn fixed<'py>(
+        &self,
+        py: Python<'py>,
+        base: &str,
+        exps: Vec<u8>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let base = votum_shuffle::remote::Base::from_name(base)
+            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("base must be g, pk or h"))?;
+        let out = release(py, || match &self.tables {
+            PowTablesAny::Modp(t) => t.fixed(base, &exps),
+            PowTablesAny::Ristretto(t) => t.fixed(base, &exps),
+        })
+        .map_err(pyo3::exceptions::PyValueError::new_err)?;
+        Ok(pyo3::types::PyBytes::new(py, &out))
+    }
+
+    /// Π bᵢ^eᵢ of encoded bases and scalars, with the GIL released.
+    fn multi<'py>(
+        &self,
+        py: Python<'py>,
+        bases: Vec<u8>,
+        exps: Vec<u8>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let out = release(py, || match &self.tables {
+            PowTablesAny::Modp(t) => t.multi(&bases, &exps),
+            PowTablesAny::Ristretto(t) => t.multi(&bases, &exps),
+        })
+        .map_err(pyo3::exceptions::PyValueError::new_err)?;
+        Ok(pyo3::types::PyBytes::new(py, &out))
     }
 }
 

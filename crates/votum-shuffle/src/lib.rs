@@ -14,6 +14,8 @@ mod digest;
 mod proof;
 #[cfg(feature = "prove")]
 mod prove;
+#[cfg(feature = "prove")]
+pub mod remote;
 mod rows;
 mod transcript;
 mod verify;
@@ -21,7 +23,7 @@ mod verify;
 pub use digest::{elements_digest, list_digest, list_digest_of_bytes, CHUNK_ITEMS};
 pub use proof::ShuffleProof;
 #[cfg(feature = "prove")]
-pub use prove::{shuffle_and_prove, PreparedShuffle};
+pub use prove::{shuffle_and_prove, shuffle_and_prove_on, PreparedShuffle};
 pub use rows::Rows;
 pub use transcript::short_scalars;
 
@@ -48,6 +50,9 @@ pub enum ShuffleError {
     },
     #[error("shuffle proof: equation {name} fails (index {index})")]
     Equation { name: &'static str, index: usize },
+    /// The workers a prover handed its powers to did not answer as asked (spec/98.7).
+    #[error("the prover's workers: {0}")]
+    Workers(String),
 }
 
 /// The generators h (the chain's start) and h_1 … h_N (the permutation commitment's bases),

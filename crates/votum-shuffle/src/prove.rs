@@ -8,6 +8,7 @@ use votum_group::Group;
 use zeroize::Zeroize;
 
 use crate::proof::ShuffleProof;
+use crate::remote::{self, Base, PowWorkers};
 use crate::rows::Rows;
 use crate::transcript::{batching, challenge, Commitments, Statement};
 use crate::{Generators, ShuffleError};
@@ -181,6 +182,53 @@ impl<G: Group> PreparedShuffle<G> {
         nonce_bits: Option<u32>,
         rng: &mut R,
     ) -> Result<Self, ShuffleError> {
+        Self::prepare_inner(group, pk, generators, rows, width, nonce_bits, rng, None)
+    }
+
+    /// [`PreparedShuffle::prepare_with_nonce_bits`] with the batches of powers done by
+    /// `workers` (spec/98.7). The secrets, and so the shuffle and its proof, are those the same
+    /// `rng` gives in process.
+    #[allow(clippy::too_many_arguments)]
+    pub fn prepare_on<R: RngCore + CryptoRng>(
+        group: &G,
+        pk: &PublicKey<G>,
+        generators: &Generators<G>,
+        rows: usize,
+        width: usize,
+        nonce_bits: Option<u32>,
+        rng: &mut R,
+        workers: &mut dyn PowWorkers,
+    ) -> Result<Self, ShuffleError> {
+        workers
+            .setup(
+                group.id().name(),
+                &group.encode_element(pk.element()),
+                &group.encode_element(generators.h()),
+            )
+            .map_err(ShuffleError::Workers)?;
+        Self::prepare_inner(
+            group,
+            pk,
+            generators,
+            rows,
+            width,
+            nonce_bits,
+            rng,
+            Some(workers),
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn prepare_inner<R: RngCore + CryptoRng>(
+        group: &G,
+        pk: &PublicKey<G>,
+        generators: &Generators<G>,
+        rows: usize,
+        width: usize,
+        nonce_bits: Option<u32>,
+        rng: &mut R,
+        mut workers: Option<&mut dyn PowWorkers>,
+    ) -> Result<Self, ShuffleError> {
         if rows == 0 {
             return Err(ShuffleError::Length {
                 what: "rows",
@@ -235,36 +283,54 @@ impl<G: Group> PreparedShuffle<G> {
             omega_hat.push(s.omega_hat);
             omega_prime.push(s.omega_prime);
         }
-        let factors: Vec<Ciphertext<G>> = nonces
-            .par_iter()
-            .map(|x| Ciphertext {
-                pad: group.pow_generator(x),
-                data: pk.pow(group, x),
-            })
-            .collect();
+        let factors: Vec<Ciphertext<G>> = match workers.as_deref_mut() {
+            None => nonces
+                .par_iter()
+                .map(|x| Ciphertext {
+                    pad: group.pow_generator(x),
+                    data: pk.pow(group, x),
+                })
+                .collect(),
+            Some(w) => {
+                let pads = remote::fixed(group, w, Base::G, &nonces)?;
+                let datas = remote::fixed(group, w, Base::Pk, &nonces)?;
+                pads.into_iter()
+                    .zip(datas)
+                    .map(|(pad, data)| Ciphertext { pad, data })
+                    .collect()
+            }
+        };
         let mut inverse = vec![0usize; rows];
         for (i, &j) in perm.iter().enumerate() {
             inverse[j] = i;
         }
         let hs = generators.hs();
-        let commitments: Vec<G::Element> = (0..rows)
-            .into_par_iter()
-            .map(|j| group.op(&group.pow_generator(&r[j]), &hs[inverse[j]]))
+        let g_r: Vec<G::Element> = match workers.as_deref_mut() {
+            None => r.par_iter().map(|x| group.pow_generator(x)).collect(),
+            Some(w) => remote::fixed(group, w, Base::G, &r)?,
+        };
+        let commitments: Vec<G::Element> = g_r
+            .par_iter()
+            .enumerate()
+            .map(|(j, gr)| group.op(gr, &hs[inverse[j]]))
             .collect();
         inverse.zeroize();
-        let t3 = group.op(
-            &group.pow_generator(&omega[2]),
-            &group
+        let hs_omega = match workers.as_deref_mut() {
+            None => group
                 .multi_pow_par(&hs[..rows], &omega_prime)
                 .map_err(|_| ShuffleError::Encoding("generators"))?,
-        );
+            Some(w) => remote::multi(group, w, &[(&hs[..rows], &omega_prime)])?.remove(0),
+        };
+        let t3 = group.op(&group.pow_generator(&omega[2]), &hs_omega);
         let t = [
             group.pow_generator(&omega[0]),
             group.pow_generator(&omega[1]),
             t3,
         ];
-        // the h table is built here, offline, for the chain and t-hat
-        let _ = generators.h_table(group);
+        // the h table is built here, offline, for the chain and t-hat (on workers, they hold it)
+        if workers.is_none() {
+            let _ = generators.h_table(group);
+        }
         Ok(Self {
             group: group.clone(),
             pk,
@@ -299,6 +365,26 @@ impl<G: Group> PreparedShuffle<G> {
         self,
         inputs: &Rows<G>,
         context: &[u8],
+    ) -> Result<(Rows<G>, ShuffleProof<G>), ShuffleError> {
+        self.apply_inner(inputs, context, None)
+    }
+
+    /// [`PreparedShuffle::apply`] with the batches of powers done by `workers` (spec/98.7),
+    /// which `prepare_on` set up; the outputs and proof are the in-process ones.
+    pub fn apply_on(
+        self,
+        inputs: &Rows<G>,
+        context: &[u8],
+        workers: &mut dyn PowWorkers,
+    ) -> Result<(Rows<G>, ShuffleProof<G>), ShuffleError> {
+        self.apply_inner(inputs, context, Some(workers))
+    }
+
+    fn apply_inner(
+        self,
+        inputs: &Rows<G>,
+        context: &[u8],
+        mut workers: Option<&mut dyn PowWorkers>,
     ) -> Result<(Rows<G>, ShuffleProof<G>), ShuffleError> {
         let g = &self.group;
         let (n, w) = (self.rows, self.width);
@@ -353,15 +439,19 @@ impl<G: Group> PreparedShuffle<G> {
             big_u.push(next_u);
             big_r.push(next_r);
         }
-        let h_table = self.generators.h_table(g);
+        let h_table = || self.generators.h_table(g);
         let closed = |i: usize| {
             g.op(
                 &g.pow_generator(&big_r[i]),
-                &g.pow_table(h_table, &big_u[i]),
+                &g.pow_table(h_table(), &big_u[i]),
             )
         };
-        // chain ĉ_1 … ĉ_n (index i-1 holds ĉ_i)
-        let chain: Vec<G::Element> = if g.order().significant_bits() >= RECURRENCE_FROM_BITS {
+        // chain ĉ_1 … ĉ_n (index i-1 holds ĉ_i); on workers, by its closed form
+        let chain: Vec<G::Element> = if let Some(w) = workers.as_deref_mut() {
+            let a = remote::fixed(g, w, Base::G, &big_r[1..])?;
+            let b = remote::fixed(g, w, Base::H, &big_u[1..])?;
+            a.iter().zip(&b).map(|(x, y)| g.op(x, y)).collect()
+        } else if g.order().significant_bits() >= RECURRENCE_FROM_BITS {
             let segment = n.div_ceil(4 * rayon::current_num_threads()).max(16);
             (0..n.div_ceil(segment))
                 .into_par_iter()
@@ -385,33 +475,80 @@ impl<G: Group> PreparedShuffle<G> {
             (1..=n).into_par_iter().map(closed).collect()
         };
 
-        let mut t4 = Vec::with_capacity(w);
-        for k in 0..w {
-            let pads: Vec<G::Element> = (0..n).map(|i| outputs.row(i)[k].pad.clone()).collect();
-            let datas: Vec<G::Element> = (0..n).map(|i| outputs.row(i)[k].data.clone()).collect();
-            let minus = g.scalar_neg(&self.omega4[k]);
-            let multi = |bases: &[G::Element]| {
-                g.multi_pow_par(bases, &self.omega_prime)
-                    .map_err(|_| ShuffleError::Encoding("outputs"))
-            };
-            t4.push(Ciphertext {
-                pad: g.op(&g.pow_generator(&minus), &multi(&pads)?),
-                data: g.op(&self.pk.pow(g, &minus), &multi(&datas)?),
-            });
-        }
-        // t̂_i = g^{ω̂_i + R_{i-1}ω'_i} · h^{U_{i-1}ω'_i}
-        let t_hat: Vec<G::Element> = (0..n)
-            .into_par_iter()
-            .map(|i| {
-                let mut a = g.scalar_mul(&big_r[i], &self.omega_prime[i]);
-                a = g.scalar_add(&a, &self.omega_hat[i]);
-                let mut b = g.scalar_mul(&big_u[i], &self.omega_prime[i]);
-                let out = g.op(&g.pow_generator(&a), &g.pow_table(h_table, &b));
-                a.zeroize();
-                b.zeroize();
-                out
+        // per column k, Π pads^ω' and Π datas^ω'
+        #[allow(clippy::type_complexity)]
+        let columns: Vec<(Vec<G::Element>, Vec<G::Element>)> = (0..w)
+            .map(|k| {
+                (
+                    (0..n).map(|i| outputs.row(i)[k].pad.clone()).collect(),
+                    (0..n).map(|i| outputs.row(i)[k].data.clone()).collect(),
+                )
             })
             .collect();
+        let products: Vec<G::Element> = match workers.as_deref_mut() {
+            Some(workers) => {
+                let op = self.omega_prime.as_slice();
+                let jobs: Vec<remote::MultiJob<'_, G>> = columns
+                    .iter()
+                    .flat_map(|(p, d)| [(p.as_slice(), op), (d.as_slice(), op)])
+                    .collect();
+                remote::multi(g, workers, &jobs)?
+            }
+            None => {
+                let mut out = Vec::with_capacity(2 * w);
+                for (p, d) in &columns {
+                    for bases in [p, d] {
+                        out.push(
+                            g.multi_pow_par(bases, &self.omega_prime)
+                                .map_err(|_| ShuffleError::Encoding("outputs"))?,
+                        );
+                    }
+                }
+                out
+            }
+        };
+        drop(columns);
+        let t4: Vec<Ciphertext<G>> = (0..w)
+            .map(|k| {
+                let minus = g.scalar_neg(&self.omega4[k]);
+                Ciphertext {
+                    pad: g.op(&g.pow_generator(&minus), &products[2 * k]),
+                    data: g.op(&self.pk.pow(g, &minus), &products[2 * k + 1]),
+                }
+            })
+            .collect();
+        // t̂_i = g^{ω̂_i + R_{i-1}ω'_i} · h^{U_{i-1}ω'_i}
+        let t_hat: Vec<G::Element> = match workers {
+            None => (0..n)
+                .into_par_iter()
+                .map(|i| {
+                    let mut a = g.scalar_mul(&big_r[i], &self.omega_prime[i]);
+                    a = g.scalar_add(&a, &self.omega_hat[i]);
+                    let mut b = g.scalar_mul(&big_u[i], &self.omega_prime[i]);
+                    let out = g.op(&g.pow_generator(&a), &g.pow_table(h_table(), &b));
+                    a.zeroize();
+                    b.zeroize();
+                    out
+                })
+                .collect(),
+            Some(workers) => {
+                let (mut a, mut b): (Vec<G::Scalar>, Vec<G::Scalar>) = (0..n)
+                    .into_par_iter()
+                    .map(|i| {
+                        let a = g.scalar_mul(&big_r[i], &self.omega_prime[i]);
+                        (
+                            g.scalar_add(&a, &self.omega_hat[i]),
+                            g.scalar_mul(&big_u[i], &self.omega_prime[i]),
+                        )
+                    })
+                    .unzip();
+                let ga = remote::fixed(g, workers, Base::G, &a);
+                let hb = remote::fixed(g, workers, Base::H, &b);
+                a.zeroize();
+                b.zeroize();
+                ga?.iter().zip(&hb?).map(|(x, y)| g.op(x, y)).collect()
+            }
+        };
         let c = challenge(
             &mut transcript,
             g,
@@ -475,6 +612,30 @@ impl<G: Group> PreparedShuffle<G> {
         };
         Ok((outputs, proof))
     }
+}
+
+/// [`shuffle_and_prove`] with the batches of powers done by `workers` (spec/98.7): the same
+/// outputs and proof as in process for the same `rng`.
+pub fn shuffle_and_prove_on<G: Group, R: RngCore + CryptoRng>(
+    group: &G,
+    pk: &PublicKey<G>,
+    generators: &Generators<G>,
+    context: &[u8],
+    inputs: &Rows<G>,
+    rng: &mut R,
+    workers: &mut dyn PowWorkers,
+) -> Result<(Rows<G>, ShuffleProof<G>), ShuffleError> {
+    PreparedShuffle::prepare_on(
+        group,
+        pk,
+        generators,
+        inputs.len(),
+        inputs.width(),
+        None,
+        rng,
+        workers,
+    )?
+    .apply_on(inputs, context, workers)
 }
 
 /// Shuffles `inputs` with fresh secrets from `rng` and proves it (prepare, then apply).

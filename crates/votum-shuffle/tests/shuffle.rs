@@ -502,3 +502,113 @@ fn short_nonces_re_encrypt_with_short_exponents_and_verify() {
     b.sort_by_key(|r| group.encode_element(&r[0]));
     assert_eq!(a, b);
 }
+
+/// Powers done on "workers" (spec/98.7): here, tables in this process behind the byte interface a
+/// cluster uses, optionally corrupting one answer.
+struct Inline<G: Group> {
+    group: G,
+    tables: Option<votum_shuffle::remote::PowTables<G>>,
+    corrupt: bool,
+    batches: usize,
+}
+
+impl<G: Group> votum_shuffle::remote::PowWorkers for Inline<G> {
+    fn setup(&mut self, group: &str, pk: &[u8], h: &[u8]) -> Result<(), String> {
+        assert_eq!(group, self.group.id().name());
+        self.tables = Some(votum_shuffle::remote::PowTables::new(
+            self.group.clone(),
+            pk,
+            h,
+        )?);
+        Ok(())
+    }
+    fn fixed(
+        &mut self,
+        base: votum_shuffle::remote::Base,
+        chunks: Vec<Vec<u8>>,
+    ) -> Result<Vec<Vec<u8>>, String> {
+        self.batches += 1;
+        let t = self.tables.as_ref().unwrap();
+        let mut out = chunks
+            .iter()
+            .map(|c| t.fixed(base, c))
+            .collect::<Result<Vec<_>, _>>()?;
+        if self.corrupt && base == votum_shuffle::remote::Base::H {
+            // one element replaced by another group element: h^x becomes g
+            let len = self.group.element_len();
+            out[0][..len].copy_from_slice(&self.group.encode_element(self.group.generator()));
+        }
+        Ok(out)
+    }
+    fn multi(&mut self, jobs: Vec<(Vec<u8>, Vec<u8>)>) -> Result<Vec<Vec<u8>>, String> {
+        self.batches += 1;
+        let t = self.tables.as_ref().unwrap();
+        jobs.iter().map(|(b, e)| t.multi(b, e)).collect()
+    }
+    fn pieces(&self) -> usize {
+        3
+    }
+}
+
+fn on_workers_is_in_process<G: Group>(group: G, n: usize, w: usize) {
+    let s = setup(group.clone(), n, w, 41);
+    let (here_out, here_proof) = shuffle_and_prove(
+        &group,
+        &s.pk,
+        &s.gens,
+        CONTEXT,
+        &s.inputs,
+        &mut ChaCha20Rng::seed_from_u64(9),
+    )
+    .unwrap();
+    let mut workers = Inline {
+        group: group.clone(),
+        tables: None,
+        corrupt: false,
+        batches: 0,
+    };
+    let (out, proof) = votum_shuffle::shuffle_and_prove_on(
+        &group,
+        &s.pk,
+        &s.gens,
+        CONTEXT,
+        &s.inputs,
+        &mut ChaCha20Rng::seed_from_u64(9),
+        &mut workers,
+    )
+    .unwrap();
+    // byte for byte: the same secrets, the same outputs, the same proof
+    assert_eq!(out.encode(&group), here_out.encode(&group));
+    assert_eq!(proof.encode(&group), here_proof.encode(&group));
+    // factors (2), commitments, t3, the chain (2), t4, t-hat (2)
+    assert_eq!(workers.batches, 9);
+    verify(&s, &out, &proof).unwrap();
+
+    // a worker that answers a wrong power makes a proof its check refuses
+    let mut liar = Inline {
+        group: group.clone(),
+        tables: None,
+        corrupt: true,
+        batches: 0,
+    };
+    let (out, proof) = votum_shuffle::shuffle_and_prove_on(
+        &group,
+        &s.pk,
+        &s.gens,
+        CONTEXT,
+        &s.inputs,
+        &mut ChaCha20Rng::seed_from_u64(9),
+        &mut liar,
+    )
+    .unwrap();
+    assert!(matches!(
+        verify(&s, &out, &proof),
+        Err(ShuffleError::Equation { .. })
+    ));
+}
+
+#[test]
+fn a_shuffle_proved_on_workers_is_the_in_process_shuffle() {
+    on_workers_is_in_process(ModpGroup::rfc3526_2048(), 23, 2);
+    on_workers_is_in_process(Ristretto255, 40, 3);
+}

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 
-from votum.cluster.tasks import check_ballots, check_shuffle, check_sv, record_size
+from votum.cluster.tasks import check_ballots, check_shuffle, check_sv, pow_fixed, pow_multi, record_size
 from votum.cluster.work import Task, Work
 from votum.errors import ClusterError
 
@@ -47,6 +47,8 @@ class DaskBallotWorkers:
         self.sv_work: Work | None = None
         self._sv_record = ""
         self._sv_jobs: list[Task] = []
+        self.pow_work: Work | None = None
+        self._pow_params = b""
 
     # --- the verifier's side -------------------------------------------------------------------------
 
@@ -146,6 +148,35 @@ class DaskBallotWorkers:
             answers.append((answer[0], answer[1]))
         self._sv_jobs.clear()
         return answers
+
+    # --- a mixer's batches of powers (spec/98.7): each batch cut into pieces, all in flight at once -------
+
+    def pow_setup(self, group: str, pk: bytes, h: bytes) -> None:
+        params = msgpack.packb((group, pk, h))
+        if self.pow_work is None or params != self._pow_params:
+            self.pow_work = Work(self._client, params, timeout=self._timeout)
+            self._pow_params = params
+
+    def pow_fixed(self, base: str, chunks: list[bytes]) -> list[bytes]:
+        assert self.pow_work is not None, "pow_setup comes first"
+        work = self.pow_work
+        tasks = [work.submit(pow_fixed, base, c, what=f"a batch of powers of {base}") for c in chunks]
+        return [self._bytes(work.result(t), t) for t in tasks]
+
+    def pow_multi(self, jobs: list[tuple[bytes, bytes]]) -> list[bytes]:
+        assert self.pow_work is not None, "pow_setup comes first"
+        work = self.pow_work
+        tasks = [work.submit(pow_multi, b, e, what="a piece of a multi-exponentiation") for b, e in jobs]
+        return [self._bytes(work.result(t), t) for t in tasks]
+
+    def pow_pieces(self) -> int:
+        return 2 * (self.pow_work.threads() if self.pow_work is not None else 1)
+
+    @staticmethod
+    def _bytes(answer: Any, task: Task) -> bytes:
+        if not isinstance(answer, bytes):
+            raise ClusterError(f"a worker's answer for {task.what} is not bytes")
+        return answer
 
     def close(self) -> None:
         """Cancels whatever is still in flight (a stopped verification)."""

@@ -19,6 +19,7 @@ from typing import TypeVar
 import msgpack  # type: ignore[import-untyped]
 
 from votum import EgBallotChecker, EgEncryptionDevice, Group, mix_check_shuffle, sv_check_task
+from votum._native import MixPowTables
 
 _EG = Group("eg-4096")
 
@@ -52,6 +53,7 @@ class _Kept:
 
 
 _checkers = _Kept(EgBallotChecker)
+_tables = _Kept(lambda params: MixPowTables(*msgpack.unpackb(params)))
 _devices = _Kept(EgEncryptionDevice.from_check_params)
 
 
@@ -101,3 +103,19 @@ def record_size(record: str) -> int | str:
         return os.path.getsize(record)
     except OSError as e:
         return str(e)
+
+
+def pow_fixed(params: bytes, base: str, exps: bytes) -> bytes:
+    """A mixer's batch of powers (spec/98.7): `base` ("g", "pk" or "h") raised to each scalar of `exps`
+    (canonical encodings, concatenated), answered likewise. `params` is the scattered (group, key, h);
+    the worker builds the three tables once per key."""
+    tables = _tables.get(params)
+    assert isinstance(tables, MixPowTables)
+    return tables.fixed(base, exps)
+
+
+def pow_multi(params: bytes, bases: bytes, exps: bytes) -> bytes:
+    """A piece of a mixer's multi-exponentiation (spec/98.7): the product of `bases` raised to `exps`."""
+    tables = _tables.get(params)
+    assert isinstance(tables, MixPowTables)
+    return tables.multi(bases, exps)
