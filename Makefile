@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-cluster fuzz clean
+.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-cluster bench-cluster-netns fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -150,3 +150,7 @@ bench-nodes: setup
 ## BENCH_WORKERS, BENCH_REPEAT, BENCH_ELECTION; see benches/bench_cluster.py).
 bench-cluster: setup
 	$(PY) benches/bench_cluster.py
+
+## Two workers in their own network namespaces, delays added by a relay (root; docs/cluster.md)
+bench-cluster-netns: setup
+	$(PY) benches/bench_cluster_netns.py

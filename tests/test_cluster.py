@@ -498,7 +498,7 @@ def test_shuffles_proved_with_their_powers_on_the_cluster_are_byte_for_byte_the_
 ) -> None:
     full = DaskBallotWorkers(client)
     there = _seeded_mix(tmp_path / "there.vmix", full)
-    # per mixer: factors (2), commitments, t3, the chain (2), t4, t-hat (2); every batch cut into pieces
+    # per mixer: factors (2) and commitments, t3, the chain (2) and t-hat (2), t4; each batch cut into pieces
     assert full.pow_work is not None and full.pow_work.tasks >= 3 * 9
     here = _seeded_mix(tmp_path / "here.vmix", _ChecksOnly(DaskBallotWorkers(client)))
     assert (tmp_path / "there.vmix").read_bytes() == (tmp_path / "here.vmix").read_bytes()
@@ -513,11 +513,11 @@ def test_a_worker_lost_while_a_shuffle_is_proved_changes_nothing(client: Any, tm
     class Killing(DaskBallotWorkers):
         killed = False
 
-        def pow_fixed(self, base: str, chunks: list[bytes]) -> list[bytes]:
+        def pow_fixed(self, chunks: list[tuple[str, bytes]]) -> list[bytes]:
             if not self.killed and self.pow_work is not None and self.pow_work.tasks > 8:
                 self.killed = True
                 os.kill(victim, signal.SIGKILL)
-            return super().pow_fixed(base, chunks)
+            return super().pow_fixed(chunks)
 
     workers = Killing(client)
     _seeded_mix(tmp_path / "killed.vmix", workers)
@@ -531,10 +531,11 @@ def test_workers_that_answer_wrong_powers_fail_the_mixer_by_its_check(client: An
     from votum import InvalidInput
 
     class Liar(DaskBallotWorkers):
-        def pow_fixed(self, base: str, chunks: list[bytes]) -> list[bytes]:
-            answers = super().pow_fixed(base, chunks)
-            if base == "h":  # the chain and t-hat: another element of the group in the first place
-                answers[0] = answers[-1][-256:] + answers[0][256:]
+        def pow_fixed(self, chunks: list[tuple[str, bytes]]) -> list[bytes]:
+            answers = super().pow_fixed(chunks)
+            k = next((k for k, (base, _) in enumerate(chunks) if base == "h"), None)
+            if k is not None:  # the chain and t-hat: another element of the group in the first place
+                answers[k] = answers[k - 1][-256:] + answers[k][256:]
             return answers
 
     with pytest.raises(InvalidInput, match="mixer 1's shuffle failed a trustee's check"):

@@ -212,7 +212,7 @@ impl ShuffleWorkers for PyWorkers {
 }
 
 /// A mixer's batches of powers on a Python object's workers (spec/98.7): `pow_setup(group, pk,
-/// h)`, `pow_fixed(base, chunks) -> list[bytes]`, `pow_multi(jobs) -> list[bytes]` and
+/// h)`, `pow_fixed(chunks: list[tuple[base, bytes]]) -> list[bytes]`, `pow_multi(jobs) -> list[bytes]` and
 /// `pow_pieces() -> int`. An exception is kept and answered as the workers' failure.
 impl votum_shuffle::remote::PowWorkers for PyWorkers {
     fn setup(&mut self, group: &str, pk: &[u8], h: &[u8]) -> Result<(), String> {
@@ -228,15 +228,14 @@ impl votum_shuffle::remote::PowWorkers for PyWorkers {
 
     fn fixed(
         &mut self,
-        base: votum_shuffle::remote::Base,
-        chunks: Vec<Vec<u8>>,
+        chunks: Vec<(votum_shuffle::remote::Base, Vec<u8>)>,
     ) -> Result<Vec<Vec<u8>>, String> {
         self.pow_call(|py, w| {
-            let chunks: Vec<Bound<'_, pyo3::types::PyBytes>> = chunks
+            let chunks: Vec<(&str, Bound<'_, pyo3::types::PyBytes>)> = chunks
                 .iter()
-                .map(|c| pyo3::types::PyBytes::new(py, c))
+                .map(|(b, c)| (b.name(), pyo3::types::PyBytes::new(py, c)))
                 .collect();
-            w.call_method1(py, "pow_fixed", (base.name(), chunks))?
+            w.call_method1(py, "pow_fixed", (chunks,))?
                 .extract::<Vec<Vec<u8>>>(py)
         })
     }

@@ -283,21 +283,34 @@ impl<G: Group> PreparedShuffle<G> {
             omega_hat.push(s.omega_hat);
             omega_prime.push(s.omega_prime);
         }
-        let factors: Vec<Ciphertext<G>> = match workers.as_deref_mut() {
-            None => nonces
-                .par_iter()
-                .map(|x| Ciphertext {
-                    pad: group.pow_generator(x),
-                    data: pk.pow(group, x),
-                })
-                .collect(),
+        // the re-encryption factors and g^r_j: on workers, one round of three batches
+        let (factors, g_r): (Vec<Ciphertext<G>>, Vec<G::Element>) = match workers.as_deref_mut() {
+            None => (
+                nonces
+                    .par_iter()
+                    .map(|x| Ciphertext {
+                        pad: group.pow_generator(x),
+                        data: pk.pow(group, x),
+                    })
+                    .collect(),
+                r.par_iter().map(|x| group.pow_generator(x)).collect(),
+            ),
             Some(w) => {
-                let pads = remote::fixed(group, w, Base::G, &nonces)?;
-                let datas = remote::fixed(group, w, Base::Pk, &nonces)?;
-                pads.into_iter()
-                    .zip(datas)
-                    .map(|(pad, data)| Ciphertext { pad, data })
-                    .collect()
+                let batches = [
+                    (Base::G, &nonces[..]),
+                    (Base::Pk, &nonces[..]),
+                    (Base::G, &r[..]),
+                ];
+                let [pads, datas, g_r]: [Vec<G::Element>; 3] = remote::fixed(group, w, &batches)?
+                    .try_into()
+                    .map_err(|_| ShuffleError::Workers("three batches asked for".into()))?;
+                (
+                    pads.into_iter()
+                        .zip(datas)
+                        .map(|(pad, data)| Ciphertext { pad, data })
+                        .collect(),
+                    g_r,
+                )
             }
         };
         let mut inverse = vec![0usize; rows];
@@ -305,10 +318,6 @@ impl<G: Group> PreparedShuffle<G> {
             inverse[j] = i;
         }
         let hs = generators.hs();
-        let g_r: Vec<G::Element> = match workers.as_deref_mut() {
-            None => r.par_iter().map(|x| group.pow_generator(x)).collect(),
-            Some(w) => remote::fixed(group, w, Base::G, &r)?,
-        };
         let commitments: Vec<G::Element> = g_r
             .par_iter()
             .enumerate()
@@ -446,11 +455,34 @@ impl<G: Group> PreparedShuffle<G> {
                 &g.pow_table(h_table(), &big_u[i]),
             )
         };
-        // chain ĉ_1 … ĉ_n (index i-1 holds ĉ_i); on workers, by its closed form
+        // chain ĉ_1 … ĉ_n (index i-1 holds ĉ_i); on workers, by its closed form, in one round with
+        // t̂_i = g^{ω̂_i + R_{i-1}ω'_i} · h^{U_{i-1}ω'_i}
+        let mut t_hat_there: Option<Vec<G::Element>> = None;
         let chain: Vec<G::Element> = if let Some(w) = workers.as_deref_mut() {
-            let a = remote::fixed(g, w, Base::G, &big_r[1..])?;
-            let b = remote::fixed(g, w, Base::H, &big_u[1..])?;
-            a.iter().zip(&b).map(|(x, y)| g.op(x, y)).collect()
+            let (mut a, mut b): (Vec<G::Scalar>, Vec<G::Scalar>) = (0..n)
+                .into_par_iter()
+                .map(|i| {
+                    let a = g.scalar_mul(&big_r[i], &self.omega_prime[i]);
+                    (
+                        g.scalar_add(&a, &self.omega_hat[i]),
+                        g.scalar_mul(&big_u[i], &self.omega_prime[i]),
+                    )
+                })
+                .unzip();
+            let batches = [
+                (Base::G, &big_r[1..]),
+                (Base::H, &big_u[1..]),
+                (Base::G, &a[..]),
+                (Base::H, &b[..]),
+            ];
+            let got = remote::fixed(g, w, &batches);
+            a.zeroize();
+            b.zeroize();
+            let [gr, hu, ga, hb]: [Vec<G::Element>; 4] = got?
+                .try_into()
+                .map_err(|_| ShuffleError::Workers("four batches asked for".into()))?;
+            t_hat_there = Some(ga.iter().zip(&hb).map(|(x, y)| g.op(x, y)).collect());
+            gr.iter().zip(&hu).map(|(x, y)| g.op(x, y)).collect()
         } else if g.order().significant_bits() >= RECURRENCE_FROM_BITS {
             let segment = n.div_ceil(4 * rayon::current_num_threads()).max(16);
             (0..n.div_ceil(segment))
@@ -485,7 +517,7 @@ impl<G: Group> PreparedShuffle<G> {
                 )
             })
             .collect();
-        let products: Vec<G::Element> = match workers.as_deref_mut() {
+        let products: Vec<G::Element> = match workers {
             Some(workers) => {
                 let op = self.omega_prime.as_slice();
                 let jobs: Vec<remote::MultiJob<'_, G>> = columns
@@ -518,7 +550,7 @@ impl<G: Group> PreparedShuffle<G> {
             })
             .collect();
         // t̂_i = g^{ω̂_i + R_{i-1}ω'_i} · h^{U_{i-1}ω'_i}
-        let t_hat: Vec<G::Element> = match workers {
+        let t_hat: Vec<G::Element> = match t_hat_there {
             None => (0..n)
                 .into_par_iter()
                 .map(|i| {
@@ -531,23 +563,7 @@ impl<G: Group> PreparedShuffle<G> {
                     out
                 })
                 .collect(),
-            Some(workers) => {
-                let (mut a, mut b): (Vec<G::Scalar>, Vec<G::Scalar>) = (0..n)
-                    .into_par_iter()
-                    .map(|i| {
-                        let a = g.scalar_mul(&big_r[i], &self.omega_prime[i]);
-                        (
-                            g.scalar_add(&a, &self.omega_hat[i]),
-                            g.scalar_mul(&big_u[i], &self.omega_prime[i]),
-                        )
-                    })
-                    .unzip();
-                let ga = remote::fixed(g, workers, Base::G, &a);
-                let hb = remote::fixed(g, workers, Base::H, &b);
-                a.zeroize();
-                b.zeroize();
-                ga?.iter().zip(&hb?).map(|(x, y)| g.op(x, y)).collect()
-            }
+            Some(t) => t,
         };
         let c = challenge(
             &mut transcript,

@@ -50,8 +50,9 @@ pub trait PowWorkers {
     /// Once per shuffle: the group's name, the key and h, encoded (workers build their tables of
     /// the three bases from them once and keep them).
     fn setup(&mut self, group: &str, pk: &[u8], h: &[u8]) -> Result<(), String>;
-    /// For each chunk of scalars, `base` raised to each, in order; all chunks in flight at once.
-    fn fixed(&mut self, base: Base, chunks: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String>;
+    /// For each chunk (a base, scalars), the base raised to each scalar, in order; all chunks in
+    /// flight at once.
+    fn fixed(&mut self, chunks: Vec<(Base, Vec<u8>)>) -> Result<Vec<Vec<u8>>, String>;
     /// For each job (bases, scalars), the product of the powers; all jobs in flight at once.
     fn multi(&mut self, jobs: Vec<(Vec<u8>, Vec<u8>)>) -> Result<Vec<Vec<u8>>, String>;
     /// How many pieces to cut a batch into (about twice the workers' threads).
@@ -102,29 +103,39 @@ fn decode_scalars<G: Group>(group: &G, bytes: &[u8]) -> Result<Vec<G::Scalar>, S
         .collect()
 }
 
-/// `base`^x for each x of `xs`, on `workers`, cut into their number of pieces.
+/// For each batch (a base, its exponents), the base raised to each, on `workers`: every batch cut
+/// into their number of pieces, all pieces of all batches in flight at once.
 pub(crate) fn fixed<G: Group>(
     group: &G,
     workers: &mut dyn PowWorkers,
-    base: Base,
-    xs: &[G::Scalar],
-) -> Result<Vec<G::Element>, ShuffleError> {
-    if xs.is_empty() {
-        return Ok(Vec::new());
+    batches: &[(Base, &[G::Scalar])],
+) -> Result<Vec<Vec<G::Element>>, ShuffleError> {
+    let pieces = workers.pieces().max(1);
+    let mut chunks: Vec<(Base, Vec<u8>)> = Vec::new();
+    let mut sizes: Vec<Vec<usize>> = Vec::with_capacity(batches.len());
+    for (base, xs) in batches {
+        let per = xs.len().div_ceil(pieces).max(1);
+        sizes.push(xs.chunks(per).map(<[_]>::len).collect());
+        chunks.extend(xs.chunks(per).map(|c| (*base, encode_scalars(group, c))));
     }
-    let per = xs.len().div_ceil(workers.pieces().max(1));
-    let mut chunks: Vec<Vec<u8>> = xs.chunks(per).map(|c| encode_scalars(group, c)).collect();
-    let got = workers.fixed(base, chunks.clone());
-    chunks.iter_mut().for_each(Zeroize::zeroize);
+    let got = workers.fixed(chunks.clone());
+    chunks.iter_mut().for_each(|(_, c)| c.zeroize());
     let got = got.map_err(ShuffleError::Workers)?;
-    if got.len() != xs.len().div_ceil(per) {
+    let want: usize = sizes.iter().map(Vec::len).sum();
+    if got.len() != want {
         return Err(ShuffleError::Workers(format!(
-            "{} answers for {} pieces",
-            got.len(),
-            xs.len().div_ceil(per)
+            "{} answers for {want} pieces",
+            got.len()
         )));
     }
-    decode_trusted(group, &got.concat(), xs.len())
+    let mut answers = got.into_iter();
+    sizes
+        .iter()
+        .map(|batch| {
+            let bytes: Vec<u8> = answers.by_ref().take(batch.len()).flatten().collect();
+            decode_trusted(group, &bytes, batch.iter().sum())
+        })
+        .collect()
 }
 
 /// A multi-exponentiation to do: its bases and exponents.

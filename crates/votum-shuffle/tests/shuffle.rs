@@ -524,19 +524,23 @@ impl<G: Group> votum_shuffle::remote::PowWorkers for Inline<G> {
     }
     fn fixed(
         &mut self,
-        base: votum_shuffle::remote::Base,
-        chunks: Vec<Vec<u8>>,
+        chunks: Vec<(votum_shuffle::remote::Base, Vec<u8>)>,
     ) -> Result<Vec<Vec<u8>>, String> {
         self.batches += 1;
         let t = self.tables.as_ref().unwrap();
         let mut out = chunks
             .iter()
-            .map(|c| t.fixed(base, c))
+            .map(|(base, c)| t.fixed(*base, c))
             .collect::<Result<Vec<_>, _>>()?;
-        if self.corrupt && base == votum_shuffle::remote::Base::H {
-            // one element replaced by another group element: h^x becomes g
-            let len = self.group.element_len();
-            out[0][..len].copy_from_slice(&self.group.encode_element(self.group.generator()));
+        if self.corrupt {
+            // one power of h replaced by another group element: g
+            if let Some(k) = chunks
+                .iter()
+                .position(|(b, _)| *b == votum_shuffle::remote::Base::H)
+            {
+                let len = self.group.element_len();
+                out[k][..len].copy_from_slice(&self.group.encode_element(self.group.generator()));
+            }
         }
         Ok(out)
     }
@@ -580,8 +584,8 @@ fn on_workers_is_in_process<G: Group>(group: G, n: usize, w: usize) {
     // byte for byte: the same secrets, the same outputs, the same proof
     assert_eq!(out.encode(&group), here_out.encode(&group));
     assert_eq!(proof.encode(&group), here_proof.encode(&group));
-    // factors (2), commitments, t3, the chain (2), t4, t-hat (2)
-    assert_eq!(workers.batches, 9);
+    // rounds: factors and commitments; t3; the chain and t-hat; t4
+    assert_eq!(workers.batches, 4);
     verify(&s, &out, &proof).unwrap();
 
     // a worker that answers a wrong power makes a proof its check refuses

@@ -22,6 +22,9 @@ from votum.errors import ClusterError
 
 #: ballots the verifier hands over at a time (votum-verify's BATCH)
 BATCH = 256
+#: a mixer's batches of powers go before queued checks: the next shuffle waits on them, the checks only
+#: have to be in before decryption
+PROVER = 10
 
 
 def verdicts_of(answer: Any, n: int) -> list[bool]:
@@ -157,16 +160,21 @@ class DaskBallotWorkers:
             self.pow_work = Work(self._client, params, timeout=self._timeout)
             self._pow_params = params
 
-    def pow_fixed(self, base: str, chunks: list[bytes]) -> list[bytes]:
+    def pow_fixed(self, chunks: list[tuple[str, bytes]]) -> list[bytes]:
+        """Each chunk (a base's name, scalars) as one task, all at once; the answers in order."""
         assert self.pow_work is not None, "pow_setup comes first"
         work = self.pow_work
-        tasks = [work.submit(pow_fixed, base, c, what=f"a batch of powers of {base}") for c in chunks]
+        tasks = [
+            work.submit(pow_fixed, base, c, what=f"a batch of powers of {base}", priority=PROVER)
+            for base, c in chunks
+        ]
         return [self._bytes(work.result(t), t) for t in tasks]
 
     def pow_multi(self, jobs: list[tuple[bytes, bytes]]) -> list[bytes]:
         assert self.pow_work is not None, "pow_setup comes first"
         work = self.pow_work
-        tasks = [work.submit(pow_multi, b, e, what="a piece of a multi-exponentiation") for b, e in jobs]
+        what = "a piece of a multi-exponentiation"
+        tasks = [work.submit(pow_multi, b, e, what=what, priority=PROVER) for b, e in jobs]
         return [self._bytes(work.result(t), t) for t in tasks]
 
     def pow_pieces(self) -> int:

@@ -17,6 +17,7 @@ class Task:
     fn: Callable[..., Any]
     args: tuple[Any, ...]
     what: str
+    priority: int = 0
 
 
 class Work:
@@ -46,9 +47,11 @@ class Work:
                 f"(are there workers?): {e}"
             ) from e
 
-    def submit(self, fn: Callable[..., Any], *args: Any, what: str) -> Task:
+    def submit(self, fn: Callable[..., Any], *args: Any, what: str, priority: int = 0) -> Task:
+        """Sends `fn(params, *args)`; a higher `priority` runs before queued tasks of a lower one."""
         self.tasks += 1
-        return Task(self.client.submit(fn, self._scattered, *args, pure=False), fn, args, what)
+        future = self.client.submit(fn, self._scattered, *args, pure=False, priority=priority)
+        return Task(future, fn, args, what, priority)
 
     def result(self, task: Task) -> Any:
         try:
@@ -60,7 +63,7 @@ class Work:
         except Exception as first:
             self.resent += 1
             self._scatter()
-            again = self.submit(task.fn, *task.args, what=task.what)
+            again = self.submit(task.fn, *task.args, what=task.what, priority=task.priority)
             try:
                 return again.future.result(timeout=self.timeout)
             except Exception as e:
