@@ -559,7 +559,9 @@ pub fn sv_tally<'py>(
 }
 
 /// A last-column server's outputs for one race (spec/97.6–97.7): its lists, the seeds τ (from the
-/// OS, or from `seed` in reproducible runs), kept here and zeroized when dropped.
+/// OS, or from `seed` in reproducible runs), kept here and zeroized when dropped. With `spill` (a
+/// directory) the lists wait in an unlinked file there, sealed with a key only this object holds,
+/// so memory holds one list at a time (spec/97.13).
 #[pyclass(name = "SvLastColumn", module = "votum._native")]
 pub struct PySvLastColumn {
     params: Params,
@@ -569,8 +571,14 @@ pub struct PySvLastColumn {
 #[pymethods]
 impl PySvLastColumn {
     #[new]
-    #[pyo3(signature = (params, race, row, seed = None))]
-    fn new(params: &PySvParams, race: usize, row: usize, seed: Option<&[u8]>) -> PyResult<Self> {
+    #[pyo3(signature = (params, race, row, seed = None, spill = None))]
+    fn new(
+        params: &PySvParams,
+        race: usize,
+        row: usize,
+        seed: Option<&[u8]>,
+        spill: Option<PathBuf>,
+    ) -> PyResult<Self> {
         let p = params.inner.clone();
         race_of(&p, race)?;
         if row >= p.grid.rows {
@@ -585,15 +593,15 @@ impl PySvLastColumn {
                 seeds.seed(&[b"output".as_slice(), &[row as u8, k as u8, race as u8]].concat())
             })
             .collect();
-        let copies = p.copies;
+        let zm = p.races[race].zm;
+        let lists = match spill {
+            Some(dir) => votum_splitvalue::servers::ListStore::spilling(zm, p.copies, &dir)
+                .map_err(sv_err)?,
+            None => votum_splitvalue::servers::ListStore::in_memory(zm, p.copies),
+        };
         Ok(Self {
             params: p,
-            inner: votum_splitvalue::servers::LastColumn {
-                race,
-                row,
-                taus,
-                outputs: vec![Vec::new(); copies],
-            },
+            inner: votum_splitvalue::servers::LastColumn::new(race, row, taus, lists),
         })
     }
 
@@ -603,33 +611,31 @@ impl PySvLastColumn {
         if copy >= self.params.copies {
             return Err(sv_err(SvError::Params(format!("no copy {copy}"))));
         }
-        let v = release(py, || {
-            votum_splitvalue::servers::decode_list(&zm, list, "output list")
+        let inner = &mut self.inner;
+        release(py, || {
+            let v = votum_splitvalue::servers::decode_list(&zm, list, "output list")?;
+            inner.store(&zm, copy, v)
         })
-        .map_err(sv_err)?;
-        self.inner.outputs[copy] = v;
-        Ok(())
+        .map_err(sv_err)
     }
 
     /// The `outputs` entry: one root per copy.
     fn roots<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        if self.inner.outputs.iter().any(Vec::is_empty) {
-            return Err(sv_err(SvError::Params(
+        let r = self.inner.roots().ok_or_else(|| {
+            sv_err(SvError::Params(
                 "not every copy's output list is here".into(),
-            )));
-        }
-        let zm = self.zm();
-        let r = release(py, || self.inner.roots(&zm));
+            ))
+        })?;
         Ok(PyBytes::new(py, &r))
     }
 
     /// The `opened` entry of copy `copy` (an opened copy).
     fn opened<'py>(&self, py: Python<'py>, copy: usize) -> PyResult<Bound<'py, PyBytes>> {
         let zm = self.zm();
-        let (tau, y) = self.copy(copy)?;
+        let (tau, y) = self.copy(py, copy)?;
         Ok(PyBytes::new(
             py,
-            &votum_splitvalue::servers::opened_payload(&zm, tau, y),
+            &votum_splitvalue::servers::opened_payload(&zm, &tau, &y),
         ))
     }
 
@@ -643,7 +649,8 @@ impl PySvLastColumn {
         v_in: &[u8],
     ) -> PyResult<Bound<'py, PyBytes>> {
         let zm = self.zm();
-        let (tau, y) = self.copy(copy)?;
+        let (tau, y) = self.copy(py, copy)?;
+        let (tau, y) = (&*tau, y.as_slice());
         let path = path_from(path)?;
         let race = self.inner.race;
         let out = release(py, || -> Result<Vec<u8>, SvError> {
@@ -672,7 +679,8 @@ impl PySvLastColumn {
         h2: &[u8],
     ) -> PyResult<Bound<'py, PyBytes>> {
         let zm = self.zm();
-        let (tau, y) = self.copy(copy)?;
+        let (tau, y) = self.copy(py, copy)?;
+        let (tau, y) = (&*tau, y.as_slice());
         let path = path_from(path)?;
         let h2 = seed32(h2, "h2")?;
         if path.len() != y.len() || path.iter().any(|&p| p as usize >= y.len()) {
@@ -693,15 +701,19 @@ impl PySvLastColumn {
         self.params.races[self.inner.race].zm
     }
 
-    fn copy(&self, copy: usize) -> PyResult<(&[u8; 32], &[u128])> {
-        match (self.inner.taus.get(copy), self.inner.outputs.get(copy)) {
-            (Some(t), Some(y)) if !y.is_empty() => Ok((t, y)),
-            _ => Err(sv_err(SvError::Params(format!(
-                "no output list of copy {copy}"
-            )))),
-        }
+    /// Copy `copy`'s seed and list (read back from the spill file when spilled).
+    fn copy(&self, py: Python<'_>, copy: usize) -> PyResult<SecretCopy> {
+        let tau =
+            zeroize::Zeroizing::new(*self.inner.taus.get(copy).ok_or_else(|| {
+                sv_err(SvError::Params(format!("no output list of copy {copy}")))
+            })?);
+        let y = release(py, || self.inner.lists.get(copy)).map_err(sv_err)?;
+        Ok((tau, y))
     }
 }
+
+/// A copy's seed τ and output list, held while they are used and wiped when dropped.
+type SecretCopy = (zeroize::Zeroizing<[u8; 32]>, zeroize::Zeroizing<Vec<u128>>);
 
 /// The board's record file (spec/97.8): appends entries, keeps the running head.
 #[pyclass(name = "SvBoardFile", module = "votum._native")]

@@ -595,3 +595,69 @@ fn a_worker_reading_another_record_refuses_the_job() {
     assert!(report.passed());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A last-column server's lists spilled to disk come back as they went in; the file is gone from
+/// the directory at once; a list changed on disk is refused (spec/97.13).
+#[test]
+fn spilled_lists_come_back_and_a_changed_one_is_refused() {
+    use votum_splitvalue::servers::{LastColumn, ListStore};
+    let dir = std::env::temp_dir().join(format!("votum-sv-spill-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let params = default_params();
+    let zm = params.races[0].zm;
+    let lists: Vec<Vec<u128>> = (0..4u128)
+        .map(|k| (0..1000u128).map(|i| (i * 7919 + k) % 1_000_003).collect())
+        .collect();
+    let taus: Vec<[u8; 32]> = (0..4).map(|k| [k as u8; 32]).collect();
+    let mut spilled = LastColumn::new(
+        0,
+        1,
+        taus.clone(),
+        ListStore::spilling(zm, 4, &dir).unwrap(),
+    );
+    let mut held = LastColumn::new(0, 1, taus, ListStore::in_memory(zm, 4));
+    // nothing named in the directory, even while the file is in use
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    assert!(spilled.roots().is_none());
+    for (k, l) in lists.iter().enumerate().rev() {
+        spilled.store(&zm, k, l.clone()).unwrap();
+        held.store(&zm, k, l.clone()).unwrap();
+    }
+    assert_eq!(spilled.roots(), held.roots());
+    for (k, l) in lists.iter().enumerate() {
+        assert_eq!(*spilled.lists.get(k).unwrap(), *l);
+    }
+    // the bytes on disk are not the list: find the spill file through /proc and flip one byte
+    let fd = std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.unwrap().path()).ok())
+        .find(|p| p.to_string_lossy().contains(".sv-lists-"))
+        .expect("the spill file is open");
+    assert!(fd.to_string_lossy().ends_with("(deleted)"));
+    let bytes = {
+        let mut f = std::fs::OpenOptions::new();
+        f.read(true).write(true);
+        let proc_path = std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| std::fs::read_link(p).is_ok_and(|t| t == fd))
+            .unwrap();
+        let mut file = f.open(&proc_path).unwrap();
+        use std::io::{Read, Seek, SeekFrom, Write};
+        let mut all = Vec::new();
+        file.read_to_end(&mut all).unwrap();
+        file.seek(SeekFrom::Start(5)).unwrap();
+        file.write_all(&[all[5] ^ 1]).unwrap();
+        all
+    };
+    let plain = votum_splitvalue::servers::encode_list(&zm, &lists[3]);
+    assert!(!bytes
+        .windows(64)
+        .any(|w| plain.windows(64).next() == Some(w)));
+    // copy 3 was written first: its list holds the flipped byte
+    let err = spilled.lists.get(3).unwrap_err();
+    assert!(err.to_string().contains("changed on disk"), "{err}");
+    assert_eq!(*spilled.lists.get(0).unwrap(), lists[0]);
+    drop(spilled);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

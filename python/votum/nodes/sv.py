@@ -284,6 +284,8 @@ class Party:
                         race,
                         self.row - 1,
                         None if self.seed is None else test_seed(self.seed, f"out-{self.row}"),
+                        # the 2m lists wait sealed on disk: memory holds one at a time (spec/97.13)
+                        spill=str(self.node.identity.home),
                     )
                     for race in range(p.races)
                 ]
