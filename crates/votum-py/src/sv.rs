@@ -145,6 +145,10 @@ pub fn sv_election(
             });
         }
     };
+    let spill_dir = match record.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
     let result = release(py, || -> Result<_, NativeError> {
         let file = std::fs::File::create(&record)
             .map_err(|e| NativeError::Sv(SvError::Record(format!("{}: {e}", record.display()))))?;
@@ -156,6 +160,8 @@ pub fn sv_election(
                 seeds: seed.map_or_else(Seeds::os, Seeds::seeded),
                 cheat: None,
                 progress: Some(&tell),
+                // the last column's lists wait sealed beside the record (spec/97.13)
+                spill: Some(spill_dir.clone()),
             },
             file,
         )

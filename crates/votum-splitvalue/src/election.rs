@@ -22,7 +22,8 @@ use crate::field::Zm;
 use crate::params::{Choice, Params, Race};
 use crate::record::{BoardWriter, MAGIC};
 use crate::servers::{
-    encode_t_values, input_halves, opened_payload, output_halves, t_values, tally_of,
+    encode_t_values, input_halves, opened_payload, output_halves, t_values, tally_of, LastColumn,
+    ListStore,
 };
 use crate::sharing::Sharing;
 use crate::stream::{key, permutation, stream};
@@ -482,6 +483,9 @@ pub struct RunOptions<'a> {
     pub seeds: Seeds,
     pub cheat: Option<Cheat>,
     pub progress: Option<Progress<'a>>,
+    /// Where the last column's output lists wait between mixing and proving, sealed
+    /// (`servers::ListStore`, spec/97.13): `None` keeps all 2m lists of every row in memory.
+    pub spill: Option<std::path::PathBuf>,
 }
 
 impl Default for RunOptions<'_> {
@@ -490,6 +494,7 @@ impl Default for RunOptions<'_> {
             seeds: Seeds::os(),
             cheat: None,
             progress: None,
+            spill: None,
         }
     }
 }
@@ -625,31 +630,46 @@ pub fn run<W: Write>(
     board.append("seal", "seal", &(n as u64).to_be_bytes())?;
     phases.push(("casting", t.elapsed()));
 
-    // mixing: every copy through the grid, then the last column's roots
+    // mixing: every copy through the grid, a few copies at a time, each row's lists (and roots)
+    // kept by that row's last-column server; then the roots
     let t = Instant::now();
-    let mut outputs: Vec<Vec<Vec<Vec<u128>>>> = Vec::with_capacity(params.races.len());
+    let mut outputs: Vec<Vec<LastColumn>> = Vec::with_capacity(params.races.len());
     for (ri, race) in params.races.iter().enumerate() {
         let inputs: Vec<Vec<u128>> = cast[ri].iter().map(|row| row.shares(&race.zm)).collect();
-        let mixed: Vec<Vec<Vec<u128>>> = (0..copies)
-            .into_par_iter()
-            .map(|k| mix_copy(race, ri, &sharing, &column_seeds, &inputs, k, cheat))
-            .collect();
+        let mut last: Vec<LastColumn> = (0..rows)
+            .map(|i| {
+                let lists = match &options.spill {
+                    Some(dir) => ListStore::spilling(race.zm, copies, dir)?,
+                    None => ListStore::in_memory(race.zm, copies),
+                };
+                Ok(LastColumn::new(ri, i, taus[i].clone(), lists))
+            })
+            .collect::<Result<_, SvError>>()?;
+        let ks: Vec<usize> = (0..copies).collect();
+        in_order(
+            &ks,
+            |&k| {
+                let mixed = mix_copy(race, ri, &sharing, &column_seeds, &inputs, k, cheat);
+                let roots: Vec<[u8; 32]> = (0..rows)
+                    .map(|i| output_root(&race.zm, &taus[i][k], ri, k, i, &mixed[i]))
+                    .collect();
+                (mixed, roots)
+            },
+            |&k, (mixed, roots)| {
+                for ((col, list), root) in last.iter_mut().zip(mixed).zip(roots) {
+                    col.store_rooted(k, list, root)?;
+                }
+                Ok(())
+            },
+        )?;
         report("mixing", (ri + 1) as u64, params.races.len() as u64);
-        let pairs: Vec<(usize, usize)> = (0..rows)
-            .flat_map(|i| (0..copies).map(move |k| (i, k)))
-            .collect();
-        let roots: Vec<[u8; 32]> = pairs
-            .par_iter()
-            .map(|&(i, k)| output_root(&race.zm, &taus[i][k], ri, k, i, &mixed[k][i]))
-            .collect();
-        for i in 0..rows {
-            let mut w = Writer::with_capacity(32 * copies);
-            for root in &roots[i * copies..(i + 1) * copies] {
-                w.bytes(root);
-            }
-            board.append("outputs", &names::outputs(ri, i + 1), &w.into_inner())?;
+        for (i, col) in last.iter().enumerate() {
+            let roots = col
+                .roots()
+                .ok_or_else(|| SvError::Params("a copy was not mixed".into()))?;
+            board.append("outputs", &names::outputs(ri, i + 1), &roots)?;
         }
-        outputs.push(mixed);
+        outputs.push(last);
     }
     phases.push(("mixing", t.elapsed()));
 
@@ -669,7 +689,7 @@ pub fn run<W: Write>(
         let zm = &race.zm;
         for &k in &opened {
             for i in 0..rows {
-                let mut payload = opened_payload(zm, &taus[i][k], &outputs[ri][k][i]);
+                let mut payload = opened_payload(zm, &taus[i][k], &outputs[ri][i].lists.get(k)?);
                 if matches!(cheat, Some(Cheat::BadOpening { race }) if *race == ri)
                     && i == 0
                     && k == opened[0]
@@ -706,17 +726,10 @@ pub fn run<W: Write>(
                 .into_par_iter()
                 .map(|i| {
                     let inp = &cast[ri][i];
-                    t_values(
-                        zm,
-                        &taus[i][k],
-                        ri,
-                        &outputs[ri][k][i],
-                        path,
-                        &inp.u,
-                        &inp.v,
-                    )
+                    let y = outputs[ri][i].lists.get(k)?;
+                    Ok(t_values(zm, &taus[i][k], ri, &y, path, &inp.u, &inp.v))
                 })
-                .collect();
+                .collect::<Result<_, SvError>>()?;
             if cover {
                 cover_t_values(zm, &sharing, &mut t);
             }
@@ -754,17 +767,11 @@ pub fn run<W: Write>(
             &items,
             |&(ci, i)| {
                 let k = checked[ci];
-                output_halves(
-                    zm,
-                    &taus[i][k],
-                    ri,
-                    &outputs[ri][k][i],
-                    &paths[ri][ci],
-                    side,
-                )
+                let y = outputs[ri][i].lists.get(k)?;
+                Ok(output_halves(zm, &taus[i][k], ri, &y, &paths[ri][ci], side))
             },
-            |&(ci, i), payload| {
-                board.append("halves", &names::halves(ri, checked[ci], i + 1), &payload)?;
+            |&(ci, i), payload: Result<Vec<u8>, SvError>| {
+                board.append("halves", &names::halves(ri, checked[ci], i + 1), &payload?)?;
                 Ok(())
             },
         )?;
@@ -780,7 +787,11 @@ pub fn run<W: Write>(
     let t = Instant::now();
     let mut tallies = Vec::new();
     for (ri, race) in params.races.iter().enumerate() {
-        let refs: Vec<&[u128]> = outputs[ri][opened[0]].iter().map(Vec::as_slice).collect();
+        let lists = outputs[ri]
+            .iter()
+            .map(|col| col.lists.get(opened[0]))
+            .collect::<Result<Vec<_>, SvError>>()?;
+        let refs: Vec<&[u128]> = lists.iter().map(|l| l.as_slice()).collect();
         let mut tally = tally_of(race, &sharing, &refs);
         if matches!(cheat, Some(Cheat::BadTally { race }) if *race == ri) {
             if let Some(c) = tally.counts.first_mut() {

@@ -405,6 +405,18 @@ impl LastColumn {
         Ok(())
     }
 
+    /// Keeps copy `copy`'s output list with its root, computed by the caller.
+    pub(crate) fn store_rooted(
+        &mut self,
+        copy: usize,
+        list: Vec<u128>,
+        root: [u8; 32],
+    ) -> Result<(), SvError> {
+        self.lists.put(copy, list)?;
+        self.roots[copy] = Some(root);
+        Ok(())
+    }
+
     /// The `outputs` entry: one root per copy, once every copy's list is here.
     pub fn roots(&self) -> Option<Vec<u8>> {
         self.roots

@@ -50,6 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &values,
             RunOptions {
                 seeds: Seeds::seeded([n as u8; 32]),
+                spill: Some(std::env::temp_dir()),
                 ..RunOptions::default()
             },
             file,
