@@ -18,8 +18,14 @@ from typing import TypeVar
 
 import msgpack  # type: ignore[import-untyped]
 
-from votum import EgBallotChecker, EgEncryptionDevice, Group, mix_check_shuffle, sv_check_task
-from votum._native import MixPowTables
+from votum import (
+    EgBallotChecker,
+    EgEncryptionDevice,
+    Group,
+    MixPowTables,
+    mix_check_shuffle,
+    sv_check_task,
+)
 
 _EG = Group("eg-4096")
 
