@@ -645,23 +645,29 @@ pub fn run<W: Write>(
                 Ok(LastColumn::new(ri, i, taus[i].clone(), lists))
             })
             .collect::<Result<_, SvError>>()?;
+        // a few copies at a time: mixed, rooted and sealed in parallel, then kept in order
         let ks: Vec<usize> = (0..copies).collect();
-        in_order(
-            &ks,
-            |&k| {
-                let mixed = mix_copy(race, ri, &sharing, &column_seeds, &inputs, k, cheat);
-                let roots: Vec<[u8; 32]> = (0..rows)
-                    .map(|i| output_root(&race.zm, &taus[i][k], ri, k, i, &mixed[i]))
-                    .collect();
-                (mixed, roots)
-            },
-            |&k, (mixed, roots)| {
-                for ((col, list), root) in last.iter_mut().zip(mixed).zip(roots) {
-                    col.store_rooted(k, list, root)?;
+        for batch in ks.chunks(rayon::current_num_threads().max(1) * 2) {
+            let done = batch
+                .par_iter()
+                .map(|&k| {
+                    let mixed = mix_copy(race, ri, &sharing, &column_seeds, &inputs, k, cheat);
+                    mixed
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, list)| {
+                            let root = output_root(&race.zm, &taus[i][k], ri, k, i, &list);
+                            Ok((last[i].lists.seal(k, list)?, root))
+                        })
+                        .collect::<Result<Vec<_>, SvError>>()
+                })
+                .collect::<Result<Vec<_>, SvError>>()?;
+            for sealed in done {
+                for (col, (list, root)) in last.iter_mut().zip(sealed) {
+                    col.store_sealed(list, root)?;
                 }
-                Ok(())
-            },
-        )?;
+            }
+        }
         report("mixing", (ri + 1) as u64, params.races.len() as u64);
         for (i, col) in last.iter().enumerate() {
             let roots = col
@@ -687,9 +693,21 @@ pub fn run<W: Write>(
     let mut paths: Vec<Vec<Vec<u32>>> = Vec::new();
     for (ri, race) in params.races.iter().enumerate() {
         let zm = &race.zm;
-        for &k in &opened {
-            for i in 0..rows {
-                let mut payload = opened_payload(zm, &taus[i][k], &outputs[ri][i].lists.get(k)?);
+        let items: Vec<(usize, usize)> = opened
+            .iter()
+            .flat_map(|&k| (0..rows).map(move |i| (k, i)))
+            .collect();
+        in_order(
+            &items,
+            |&(k, i)| -> Result<Vec<u8>, SvError> {
+                Ok(opened_payload(
+                    zm,
+                    &taus[i][k],
+                    &outputs[ri][i].lists.get(k)?,
+                ))
+            },
+            |&(k, i), payload| {
+                let mut payload = payload?;
                 if matches!(cheat, Some(Cheat::BadOpening { race }) if *race == ri)
                     && i == 0
                     && k == opened[0]
@@ -701,8 +719,9 @@ pub fn run<W: Write>(
                     payload[32..32 + zm.width()].copy_from_slice(&v);
                 }
                 board.append("opened", &names::opened(ri, k, i + 1), &payload)?;
-            }
-        }
+                Ok(())
+            },
+        )?;
         let mut race_paths: Vec<Vec<u32>> = checked
             .par_iter()
             .map(|&k| path_of(&column_seeds, ri, k, n))

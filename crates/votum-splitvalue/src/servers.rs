@@ -197,7 +197,7 @@ pub fn tally_of(race: &Race, sharing: &Sharing, rows: &[&[u128]]) -> Tally {
 /// file sealed with a key that exists only in this process's memory: a server then holds one list
 /// at a time instead of all 2m (at 10^6 voters, 16 MB instead of 384 MB per race). The file is
 /// unlinked as soon as it is made, so nothing is left behind by a crash; each list is encrypted with
-/// ChaCha20 (its own stream per copy) and checked against its SHA-256 when read back.
+/// a keyed BLAKE3 keystream (its own per copy) and checked against its BLAKE3 hash when read back.
 pub struct ListStore {
     zm: Zm,
     slots: Vec<Slot>,
@@ -212,6 +212,17 @@ enum Slot {
         len: usize,
         digest: [u8; 32],
     },
+}
+
+/// A list ready for [`ListStore::put_sealed`].
+pub struct Sealed {
+    copy: usize,
+    body: SealedBody,
+}
+
+enum SealedBody {
+    Held(zeroize::Zeroizing<Vec<u128>>),
+    Spilled { bytes: Vec<u8>, digest: [u8; 32] },
 }
 
 struct Spill {
@@ -287,14 +298,16 @@ impl ListStore {
         self.slots.iter().all(|s| !matches!(s, Slot::Empty))
     }
 
+    /// XORs `data` with copy `copy`'s keystream: keyed BLAKE3's extendable output (the key, then
+    /// the copy's number, as input), a stream cipher as fast as the hash.
     fn keystream(key: &[u8; 32], copy: usize, data: &mut [u8]) {
-        use rand_chacha::ChaCha20Rng;
-        use rand_core::{RngCore, SeedableRng};
-        let mut rng = ChaCha20Rng::from_seed(*key);
-        rng.set_stream(copy as u64);
-        let mut block = [0u8; 4096];
+        let mut xof = blake3::Hasher::new_keyed(key)
+            .update(b"votum-sv/spill/v1")
+            .update(&(copy as u64).to_be_bytes())
+            .finalize_xof();
+        let mut block = [0u8; 1 << 16];
         for chunk in data.chunks_mut(block.len()) {
-            rng.fill_bytes(&mut block[..chunk.len()]);
+            xof.fill(&mut block[..chunk.len()]);
             for (d, k) in chunk.iter_mut().zip(&block) {
                 *d ^= k;
             }
@@ -303,32 +316,60 @@ impl ListStore {
     }
 
     /// Keeps copy `copy`'s list (taking it: a spilled list is wiped from memory once written).
-    pub fn put(&mut self, copy: usize, mut list: Vec<u128>) -> Result<(), SvError> {
+    pub fn put(&mut self, copy: usize, list: Vec<u128>) -> Result<(), SvError> {
+        let sealed = self.seal(copy, list)?;
+        self.put_sealed(sealed)
+    }
+
+    /// Copy `copy`'s list made ready to keep: encrypted and hashed when spilling. Takes `&self`,
+    /// so several lists can be sealed at once while one is written.
+    pub fn seal(&self, copy: usize, mut list: Vec<u128>) -> Result<Sealed, SvError> {
         if copy >= self.slots.len() {
             return Err(SvError::Params(format!("no copy {copy}")));
         }
-        let Some(spill) = self.spill.as_mut() else {
-            self.slots[copy] = Slot::Held(list);
-            return Ok(());
+        let Some(spill) = self.spill.as_ref() else {
+            return Ok(Sealed {
+                copy,
+                body: SealedBody::Held(zeroize::Zeroizing::new(list)),
+            });
         };
-        use sha2::Digest;
-        use std::io::{Seek, SeekFrom, Write};
         let mut bytes = encode_list(&self.zm, &list);
         list.zeroize();
-        let digest: [u8; 32] = sha2::Sha256::digest(&bytes).into();
+        let digest: [u8; 32] = blake3::hash(&bytes).into();
         Self::keystream(&spill.key, copy, &mut bytes);
-        let at = spill.end;
-        spill
-            .file
-            .seek(SeekFrom::Start(at))
-            .and_then(|_| spill.file.write_all(&bytes))
-            .map_err(|e| io("the spilled lists", e))?;
-        spill.end += bytes.len() as u64;
-        self.slots[copy] = Slot::Spilled {
-            at,
-            len: bytes.len(),
-            digest,
-        };
+        Ok(Sealed {
+            copy,
+            body: SealedBody::Spilled { bytes, digest },
+        })
+    }
+
+    /// Keeps a sealed list (writes it when spilling).
+    pub fn put_sealed(&mut self, sealed: Sealed) -> Result<(), SvError> {
+        let copy = sealed.copy;
+        match sealed.body {
+            SealedBody::Held(mut list) => {
+                self.slots[copy] = Slot::Held(std::mem::take(&mut *list));
+            }
+            SealedBody::Spilled { bytes, digest } => {
+                use std::io::{Seek, SeekFrom, Write};
+                let spill = self
+                    .spill
+                    .as_mut()
+                    .ok_or_else(|| SvError::Record("no spill file".into()))?;
+                let at = spill.end;
+                spill
+                    .file
+                    .seek(SeekFrom::Start(at))
+                    .and_then(|_| spill.file.write_all(&bytes))
+                    .map_err(|e| io("the spilled lists", e))?;
+                spill.end += bytes.len() as u64;
+                self.slots[copy] = Slot::Spilled {
+                    at,
+                    len: bytes.len(),
+                    digest,
+                };
+            }
+        }
         Ok(())
     }
 
@@ -337,7 +378,6 @@ impl ListStore {
         match self.slots.get(copy) {
             Some(Slot::Held(v)) => Ok(zeroize::Zeroizing::new(v.clone())),
             Some(Slot::Spilled { at, len, digest }) => {
-                use sha2::Digest;
                 use std::os::unix::fs::FileExt;
                 let spill = self
                     .spill
@@ -349,7 +389,7 @@ impl ListStore {
                     .read_exact_at(&mut bytes, *at)
                     .map_err(|e| io("the spilled lists", e))?;
                 Self::keystream(&spill.key, copy, &mut bytes);
-                if sha2::Sha256::digest(bytes.as_slice()).as_slice() != digest {
+                if blake3::hash(bytes.as_slice()).as_bytes() != digest {
                     return Err(SvError::Record(format!(
                         "copy {copy}'s spilled list changed on disk"
                     )));
@@ -405,14 +445,10 @@ impl LastColumn {
         Ok(())
     }
 
-    /// Keeps copy `copy`'s output list with its root, computed by the caller.
-    pub(crate) fn store_rooted(
-        &mut self,
-        copy: usize,
-        list: Vec<u128>,
-        root: [u8; 32],
-    ) -> Result<(), SvError> {
-        self.lists.put(copy, list)?;
+    /// Keeps a list its caller sealed ([`ListStore::seal`]) with its root.
+    pub(crate) fn store_sealed(&mut self, sealed: Sealed, root: [u8; 32]) -> Result<(), SvError> {
+        let copy = sealed.copy;
+        self.lists.put_sealed(sealed)?;
         self.roots[copy] = Some(root);
         Ok(())
     }
