@@ -565,12 +565,13 @@ fn on_workers_is_in_process<G: Group>(group: G, n: usize, w: usize) {
         &mut ChaCha20Rng::seed_from_u64(9),
     )
     .unwrap();
-    let mut workers = Inline {
+    let inline = |corrupt| Inline {
         group: group.clone(),
         tables: None,
-        corrupt: false,
+        corrupt,
         batches: 0,
     };
+    let mut workers = inline(false);
     let (out, proof) = votum_shuffle::shuffle_and_prove_on(
         &group,
         &s.pk,
@@ -589,12 +590,7 @@ fn on_workers_is_in_process<G: Group>(group: G, n: usize, w: usize) {
     verify(&s, &out, &proof).unwrap();
 
     // a worker that answers a wrong power makes a proof its check refuses
-    let mut liar = Inline {
-        group: group.clone(),
-        tables: None,
-        corrupt: true,
-        batches: 0,
-    };
+    let mut liar = inline(true);
     let (out, proof) = votum_shuffle::shuffle_and_prove_on(
         &group,
         &s.pk,

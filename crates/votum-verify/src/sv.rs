@@ -155,6 +155,16 @@ impl<R: Read> Walk<'_, '_, R> {
         Some(self.loc(&e, prev))
     }
 
+    /// The next `rows` entries, named `name(i)` for rows i = 1 …, and where they lie.
+    fn row_locs(
+        &mut self,
+        kind: &str,
+        rows: usize,
+        name: impl Fn(usize) -> String,
+    ) -> Option<Vec<Loc>> {
+        (1..=rows).map(|i| self.next_loc(kind, &name(i))).collect()
+    }
+
     fn loc(&self, e: &Entry, prev: [u8; 32]) -> Loc {
         Loc {
             at: self.reader.offset() - e.payload.len() as u64,
@@ -528,13 +538,9 @@ fn walk<R: Read>(w: &mut Walk<'_, '_, R>) -> u64 {
         let mut reference: Option<(usize, Vec<u128>)> = None;
         for &k in &opened {
             if remote {
-                let mut locs = Vec::with_capacity(rows);
-                for i in 0..rows {
-                    let Some(loc) = w.next_loc("opened", &names::opened(ri, k, i + 1)) else {
-                        return n as u64;
-                    };
-                    locs.push(loc);
-                }
+                let Some(locs) = w.row_locs("opened", rows, |i| names::opened(ri, k, i)) else {
+                    return n as u64;
+                };
                 w.submit(&Job::Opened {
                     race: ri,
                     copy: k,
@@ -592,13 +598,9 @@ fn walk<R: Read>(w: &mut Walk<'_, '_, R>) -> u64 {
                 let Some(path) = w.next_loc("path", &names::path(ri, k)) else {
                     return n as u64;
                 };
-                let mut t = Vec::with_capacity(rows);
-                for i in 0..rows {
-                    let Some(loc) = w.next_loc("tvalues", &names::tvalues(ri, k, i + 1)) else {
-                        return n as u64;
-                    };
-                    t.push(loc);
-                }
+                let Some(t) = w.row_locs("tvalues", rows, |i| names::tvalues(ri, k, i)) else {
+                    return n as u64;
+                };
                 remote_checked[ri].push((k, path, t));
                 continue;
             }
@@ -675,13 +677,9 @@ fn walk<R: Read>(w: &mut Walk<'_, '_, R>) -> u64 {
         let zm = &race.zm;
         let side = &side_bits[ri];
         if remote {
-            let mut inputs = Vec::with_capacity(rows);
-            for i in 0..rows {
-                let Some(loc) = w.next_loc("inputs", &names::inputs(ri, i + 1)) else {
-                    return n as u64;
-                };
-                inputs.push(loc);
-            }
+            let Some(inputs) = w.row_locs("inputs", rows, |i| names::inputs(ri, i)) else {
+                return n as u64;
+            };
             w.submit(&Job::Inputs {
                 race: ri,
                 n,
@@ -690,13 +688,9 @@ fn walk<R: Read>(w: &mut Walk<'_, '_, R>) -> u64 {
                 inputs: inputs.clone(),
             });
             for (k, path, t) in std::mem::take(&mut remote_checked[ri]) {
-                let mut halves = Vec::with_capacity(rows);
-                for i in 0..rows {
-                    let Some(loc) = w.next_loc("halves", &names::halves(ri, k, i + 1)) else {
-                        return n as u64;
-                    };
-                    halves.push(loc);
-                }
+                let Some(halves) = w.row_locs("halves", rows, |i| names::halves(ri, k, i)) else {
+                    return n as u64;
+                };
                 w.submit(&Job::Checked {
                     race: ri,
                     copy: k,
