@@ -655,7 +655,11 @@ fn check_mix<G: Group>(
     let verdict = proof
         .verify(group, joint, generators, context, input, &out, rng)
         .err()
-        .map(|e| format!("shuffle proof: {e}"));
+        .map(|e| match e {
+            // its own text already says "shuffle proof: equation …"
+            votum_shuffle::ShuffleError::Equation { .. } => e.to_string(),
+            _ => format!("shuffle proof: {e}"),
+        });
     Ok((out, verdict))
 }
 
