@@ -228,7 +228,7 @@ impl votum_shuffle::remote::PowWorkers for PyWorkers {
 
     fn fixed(
         &mut self,
-        chunks: Vec<(votum_shuffle::remote::Base, Vec<u8>)>,
+        chunks: &[(votum_shuffle::remote::Base, Vec<u8>)],
     ) -> Result<Vec<Vec<u8>>, String> {
         self.pow_call(|py, w| {
             let chunks: Vec<(&str, Bound<'_, pyo3::types::PyBytes>)> = chunks
@@ -240,7 +240,7 @@ impl votum_shuffle::remote::PowWorkers for PyWorkers {
         })
     }
 
-    fn multi(&mut self, jobs: Vec<(Vec<u8>, Vec<u8>)>) -> Result<Vec<Vec<u8>>, String> {
+    fn multi(&mut self, jobs: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<Vec<u8>>, String> {
         self.pow_call(|py, w| {
             let jobs: Vec<(
                 Bound<'_, pyo3::types::PyBytes>,

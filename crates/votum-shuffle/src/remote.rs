@@ -51,10 +51,10 @@ pub trait PowWorkers {
     /// the three bases from them once and keep them).
     fn setup(&mut self, group: &str, pk: &[u8], h: &[u8]) -> Result<(), String>;
     /// For each chunk (a base, scalars), the base raised to each scalar, in order; all chunks in
-    /// flight at once.
-    fn fixed(&mut self, chunks: Vec<(Base, Vec<u8>)>) -> Result<Vec<Vec<u8>>, String>;
+    /// flight at once. The scalars are secrets: the caller wipes them after.
+    fn fixed(&mut self, chunks: &[(Base, Vec<u8>)]) -> Result<Vec<Vec<u8>>, String>;
     /// For each job (bases, scalars), the product of the powers; all jobs in flight at once.
-    fn multi(&mut self, jobs: Vec<(Vec<u8>, Vec<u8>)>) -> Result<Vec<Vec<u8>>, String>;
+    fn multi(&mut self, jobs: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<Vec<u8>>, String>;
     /// How many pieces to cut a batch into (about twice the workers' threads).
     fn pieces(&self) -> usize;
 }
@@ -118,7 +118,7 @@ pub(crate) fn fixed<G: Group>(
         sizes.push(xs.chunks(per).map(<[_]>::len).collect());
         chunks.extend(xs.chunks(per).map(|c| (*base, encode_scalars(group, c))));
     }
-    let got = workers.fixed(chunks.clone());
+    let got = workers.fixed(&chunks);
     chunks.iter_mut().for_each(|(_, c)| c.zeroize());
     let got = got.map_err(ShuffleError::Workers)?;
     let want: usize = sizes.iter().map(Vec::len).sum();
@@ -169,7 +169,7 @@ pub(crate) fn multi<G: Group>(
             owner.push(j);
         }
     }
-    let got = workers.multi(sent.clone());
+    let got = workers.multi(&sent);
     for (_, x) in &mut sent {
         x.zeroize();
     }

@@ -524,7 +524,7 @@ impl<G: Group> votum_shuffle::remote::PowWorkers for Inline<G> {
     }
     fn fixed(
         &mut self,
-        chunks: Vec<(votum_shuffle::remote::Base, Vec<u8>)>,
+        chunks: &[(votum_shuffle::remote::Base, Vec<u8>)],
     ) -> Result<Vec<Vec<u8>>, String> {
         self.batches += 1;
         let t = self.tables.as_ref().unwrap();
@@ -544,7 +544,7 @@ impl<G: Group> votum_shuffle::remote::PowWorkers for Inline<G> {
         }
         Ok(out)
     }
-    fn multi(&mut self, jobs: Vec<(Vec<u8>, Vec<u8>)>) -> Result<Vec<Vec<u8>>, String> {
+    fn multi(&mut self, jobs: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<Vec<u8>>, String> {
         self.batches += 1;
         let t = self.tables.as_ref().unwrap();
         jobs.iter().map(|(b, e)| t.multi(b, e)).collect()

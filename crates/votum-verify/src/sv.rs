@@ -37,43 +37,44 @@ pub const FORM: &str = WHAT;
 pub fn verify_sv_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
     let name = path.display().to_string();
     let Options {
-        mut progress,
+        progress,
         sv_workers,
         ..
     } = options;
+    let open = || match File::open(path) {
+        Ok(f) => Ok(BufReader::with_capacity(1 << 20, f)),
+        Err(e) => {
+            let mut ledger = Ledger::new(&Check::SV);
+            ledger.error(Check::Sv01, &name, e.to_string());
+            Err((
+                ledger.finish(name.clone(), "unreadable", 0),
+                Intermediates::default(),
+            ))
+        }
+    };
     // a file's heavy checks run on this machine's threads unless workers elsewhere are given
     let mut threads = crate::sv_remote::ThreadWorkers::new();
-    let mut workers: Option<&mut dyn SvWorkers> = match sv_workers {
-        Some(w) => Some(w),
-        None => Some(&mut threads),
+    let workers: &mut dyn SvWorkers = match sv_workers {
+        Some(w) => w,
+        None => &mut threads,
     };
-    loop {
-        match File::open(path) {
-            Ok(f) => {
-                let remote = workers.take();
-                let was_remote = remote.is_some();
-                let (report, out, again, back) = verify_sv_walk(
-                    BufReader::with_capacity(1 << 20, f),
-                    &name,
-                    progress,
-                    Some(path.to_path_buf()),
-                    remote,
-                );
-                if !(again && was_remote) {
-                    return (report, out);
-                }
-                progress = back;
-            }
-            Err(e) => {
-                let mut ledger = Ledger::new(&Check::SV);
-                ledger.error(Check::Sv01, &name, e.to_string());
-                return (
-                    ledger.finish(name, "unreadable", 0),
-                    Intermediates::default(),
-                );
-            }
-        }
+    let file = Some(path.to_path_buf());
+    let input = match open() {
+        Ok(f) => f,
+        Err(unreadable) => return unreadable,
+    };
+    let (report, out, again, progress) =
+        verify_sv_walk(input, &name, progress, file.clone(), Some(workers));
+    if !again {
+        return (report, out);
     }
+    // a job's answer was not a clean pass: the findings are the in-line walk's
+    let input = match open() {
+        Ok(f) => f,
+        Err(unreadable) => return unreadable,
+    };
+    let (report, out, _, _) = verify_sv_walk(input, &name, progress, file, None);
+    (report, out)
 }
 
 /// Where a checked copy's t-values of one row are: in memory, or (when the record is a file) at an

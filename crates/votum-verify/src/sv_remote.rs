@@ -44,7 +44,7 @@ pub trait SvWorkers {
 pub struct ThreadWorkers {
     parameters: std::sync::Arc<Vec<u8>>,
     record: std::sync::Arc<std::path::PathBuf>,
-    pending: Vec<std::sync::mpsc::Receiver<Result<Vec<u8>, String>>>,
+    pending: std::collections::VecDeque<std::sync::mpsc::Receiver<Result<Vec<u8>, String>>>,
     done: Vec<Result<Vec<u8>, String>>,
 }
 
@@ -53,17 +53,16 @@ impl ThreadWorkers {
         Self {
             parameters: Default::default(),
             record: Default::default(),
-            pending: Vec::new(),
+            pending: Default::default(),
             done: Vec::new(),
         }
     }
 
     /// Waits for the oldest job in flight.
     fn settle_one(&mut self) {
-        if self.pending.is_empty() {
+        let Some(rx) = self.pending.pop_front() else {
             return;
-        }
-        let rx = self.pending.remove(0);
+        };
         self.done.push(
             rx.recv()
                 .unwrap_or_else(|_| Err("a job's thread stopped without an answer".into())),
@@ -94,7 +93,7 @@ impl SvWorkers for ThreadWorkers {
         rayon::spawn(move || {
             let _ = tx.send(check_sv_task(&parameters, &record, &job));
         });
-        self.pending.push(rx);
+        self.pending.push_back(rx);
         ControlFlow::Continue(())
     }
 
@@ -314,9 +313,8 @@ pub fn check_sv_task(parameters: &[u8], record: &Path, job: &[u8]) -> Result<Vec
             let mut all = vec![0u128; *n * rows];
             for (i, loc) in inputs.iter().enumerate() {
                 let payload = read(&mut file, loc)?;
-                let mut scratch = Ledger::new(&Check::SV);
-                let values = check_inputs_values(&mut scratch, &r.zm, &payload, loc, *n)
-                    .ok_or_else(|| format!("{}: the input halves do not decode", loc.name))?;
+                let values = input_values(&r.zm, &payload, &loc.name, *n)
+                    .map_err(|e| format!("the input halves do not decode: {e}"))?;
                 for (p, v) in values.into_iter().enumerate() {
                     all[p * rows + i] = v;
                 }
@@ -370,30 +368,24 @@ pub fn check_sv_task(parameters: &[u8], record: &Path, job: &[u8]) -> Result<Vec
     .map_err(|e| e.to_string())
 }
 
-/// The input halves' values of one row, without their commitments (decoding only).
-fn check_inputs_values(
-    ledger: &mut Ledger,
+/// The input halves' values of one row, without their commitments (decoding only: checking them
+/// is the inputs job's V-SV-09).
+fn input_values(
     zm: &votum_splitvalue::field::Zm,
     payload: &[u8],
-    loc: &Loc,
+    name: &str,
     n: usize,
-) -> Option<Vec<u128>> {
-    let mut r = votum_splitvalue::wire::Reader::new(payload, &loc.name);
-    let got = (0..n)
+) -> Result<Vec<u128>, votum_splitvalue::SvError> {
+    let mut r = votum_splitvalue::wire::Reader::new(payload, name);
+    let values = (0..n)
         .map(|_| {
             let v = r.value(zm)?;
             r.key()?;
             Ok(v)
         })
-        .collect::<Result<Vec<u128>, votum_splitvalue::SvError>>()
-        .and_then(|v| r.end().map(|()| v));
-    match got {
-        Ok(v) => Some(v),
-        Err(e) => {
-            undecodable(ledger, Check::Sv09, &loc.name, e);
-            None
-        }
-    }
+        .collect::<Result<Vec<u128>, votum_splitvalue::SvError>>()?;
+    r.end()?;
+    Ok(values)
 }
 
 /// The check a report row id names, among a split-value record's.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -162,19 +163,18 @@ class DaskBallotWorkers:
 
     def pow_fixed(self, chunks: list[tuple[str, bytes]]) -> list[bytes]:
         """Each chunk (a base's name, scalars) as one task, all at once; the answers in order."""
-        assert self.pow_work is not None, "pow_setup comes first"
-        work = self.pow_work
-        tasks = [
-            work.submit(pow_fixed, base, c, what=f"a batch of powers of {base}", priority=PROVER)
-            for base, c in chunks
-        ]
-        return [self._bytes(work.result(t), t) for t in tasks]
+        return self._pow_tasks(pow_fixed, chunks, lambda item: f"a batch of powers of {item[0]}")
 
     def pow_multi(self, jobs: list[tuple[bytes, bytes]]) -> list[bytes]:
+        """Each piece (bases, scalars) of a multi-exponentiation as one task, all at once."""
+        return self._pow_tasks(pow_multi, jobs, lambda _: "a piece of a multi-exponentiation")
+
+    def _pow_tasks(
+        self, fn: Any, items: list[tuple[Any, bytes]], what: Callable[[tuple[Any, bytes]], str]
+    ) -> list[bytes]:
         assert self.pow_work is not None, "pow_setup comes first"
         work = self.pow_work
-        what = "a piece of a multi-exponentiation"
-        tasks = [work.submit(pow_multi, b, e, what=what, priority=PROVER) for b, e in jobs]
+        tasks = [work.submit(fn, *item, what=what(item), priority=PROVER) for item in items]
         return [self._bytes(work.result(t), t) for t in tasks]
 
     def pow_pieces(self) -> int:
