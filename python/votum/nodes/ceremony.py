@@ -24,6 +24,8 @@ from votum import (
     EgContext,
     EgGuardian,
     EgManifest,
+    Group,
+    eg_from_hex,
     eg_to_hex,
     eg_verify_challenge_answer,
     eg_verify_guardian_record,
@@ -119,6 +121,7 @@ class GuardianService:
         for kind, handler in (
             ("start", self._start),
             ("records", self._records),
+            ("agree", self._agree),
             ("backup", self._backup),
             ("report", self._report),
             ("answer", self._answer),
@@ -137,7 +140,13 @@ class GuardianService:
         self.order: dict[str, int] = {}
         self.records: dict[str, str] = {}
         self.records_ready = asyncio.Event()
+        #: the digest of the roster and record set this guardian was shown (spec/96.3)
+        self.set_digest = b""
         self.received: dict[str, dict[str, Any]] = {}
+        #: receivers that disputed this guardian's backup, as each told this guardian over its own channel
+        self.disputed_by: set[str] = set()
+        #: receivers whose dispute this guardian has answered (once each, spec/96.4)
+        self.answered: set[str] = set()
 
     # -- checks ---------------------------------------------------------------------------------------------
 
@@ -156,6 +165,25 @@ class GuardianService:
 
     async def _work(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await self.node.run_in_worker(fn, *args)
+
+    def _guardian_of(self, m: Message, claimed: object) -> str:
+        """The roster guardian id `claimed` by the sender of `m`, if the channel's peer is that guardian."""
+        sender = str(claimed)
+        card = self.roster.get(sender)
+        if card is None or card.node_id != m.peer.node_id or sender == self.guardian_id:
+            raise errors.WrongSender(f"{m.peer.name} is not guardian {sender!r} of this ceremony")
+        return sender
+
+    def _set_digest(self, records: dict[str, str]) -> bytes:
+        """What every guardian must have been shown alike: the ceremony, n, the quorum, the roster (ids,
+        orders, node ids) and every record."""
+        shown = {
+            "ceremony": self.ceremony,
+            "quorum": self.quorum,
+            "roster": sorted([g, self.order[g], c.node_id] for g, c in self.roster.items()),
+            "records": sorted([g, r] for g, r in records.items()),
+        }
+        return hashlib.sha256(b"votum/eg-ceremony-set/v1\0" + _pack(shown)).digest()
 
     # -- handlers -------------------------------------------------------------------------------------------
 
@@ -199,8 +227,14 @@ class GuardianService:
         if records[self.guardian_id] != me.public_record():
             raise errors.HandlerError("the records carry another record under this guardian's id")
         await self._work(eg_verify_guardian_records, list(records.values()), self.quorum)  # one batch
+        if self.records_ready.is_set():
+            raise errors.HandlerError("the records of this ceremony came already")
         self.records = records
+        self.set_digest = self._set_digest(records)
         self.records_ready.set()
+        # no backup is made until every other guardian says it was shown the same roster and records: a
+        # coordinator that shows this guardian a record of its own making would get the backup made for it
+        await self._agree_with_everyone()
         # the backups in sequence order of their receivers: a seeded guardian draws as eg_key_ceremony does
         receivers = sorted((g for g in self.roster if g != self.guardian_id), key=self.order.__getitem__)
         backups: dict[str, str] = {}
@@ -217,23 +251,55 @@ class GuardianService:
                 answer = _unpack(await self.node.request(card, "ceremony/backup", payload, self.timeout))
             except (errors.NodeError, asyncio.TimeoutError) as e:
                 return gid, f"undelivered: {e or type(e).__name__}"
-            return gid, "ok" if answer.get("verified") else f"disputed: {answer.get('reason', '')}"
+            if answer.get("verified"):
+                return gid, "ok"
+            self.disputed_by.add(gid)  # the receiver says so itself, over its own channel
+            return gid, f"disputed: {answer.get('reason', '')}"
 
         verdicts = dict(await asyncio.gather(*(deliver(g) for g in receivers)))
         return _pack({"backups": backups, "verdicts": verdicts})
+
+    async def _agree_with_everyone(self) -> None:
+        others = [g for g in self.roster if g != self.guardian_id]
+        body = _pack({"ceremony": self.ceremony, "sender": self.guardian_id, "digest": self.set_digest})
+
+        async def ask(gid: str) -> bytes:
+            answer = _unpack(await self.node.request(self.roster[gid], "ceremony/agree", body, self.timeout))
+            return bytes(answer["digest"])
+
+        theirs = await asyncio.gather(*(ask(g) for g in others))
+        differ = [g for g, d in zip(others, theirs, strict=True) if d != self.set_digest]
+        if differ:
+            raise errors.HandlerError(
+                f"the record set shown to {self.guardian_id} differs from the one shown to "
+                f"{', '.join(differ)}: no backup was made"
+            )
+
+    async def _wait_for_records(self) -> None:
+        try:
+            await asyncio.wait_for(self.records_ready.wait(), self.timeout)
+        except asyncio.TimeoutError:
+            raise errors.HandlerError("the records never came from the coordinator") from None
+
+    async def _agree(self, m: Message) -> bytes:
+        """Another guardian's digest of what it was shown: answered with this guardian's own digest (each
+        side compares; spec/96.3)."""
+        body = _unpack(m.payload)
+        if self.guardian is None or body.get("ceremony") != self.ceremony:
+            raise errors.HandlerError("not the ceremony this guardian takes part in")
+        self._guardian_of(m, body.get("sender"))
+        await self._wait_for_records()
+        return _pack({"digest": self.set_digest})
 
     async def _backup(self, m: Message) -> bytes:
         body = _unpack(m.payload)
         if self.guardian is None or body.get("ceremony") != self.ceremony:
             raise errors.HandlerError("not the ceremony this guardian takes part in")
-        sender = str(body.get("sender"))
-        card = self.roster.get(sender)
-        if card is None or card.node_id != m.peer.node_id or sender == self.guardian_id:
-            raise errors.WrongSender(f"{m.peer.name} is not guardian {sender!r} of this ceremony")
-        try:
-            await asyncio.wait_for(self.records_ready.wait(), self.timeout)
-        except asyncio.TimeoutError:
-            raise errors.HandlerError("the records never came from the coordinator") from None
+        sender = self._guardian_of(m, body.get("sender"))
+        card = self.roster[sender]
+        await self._wait_for_records()
+        if sender in self.received:
+            raise errors.HandlerError(f"{sender} sent its backup already")
         backup = self.node.open_sealed(card, _backup_purpose(self.ceremony or ""), bytes(body["box"]))
         try:
             await self._work(self.guardian.receive_backup, self.records[sender], backup.decode())
@@ -250,6 +316,13 @@ class GuardianService:
     async def _answer(self, m: Message) -> bytes:
         body = self._from_coordinator(m)
         receiver = str(body["receiver"])
+        # the answer reveals the receiver's share in public: only for a receiver that disputed this
+        # guardian's backup itself (its verdict came back on its own channel), and only once (spec/96.4)
+        if receiver not in self.disputed_by:
+            raise errors.HandlerError(f"{receiver} did not dispute {self.guardian_id}'s backup")
+        if receiver in self.answered:
+            raise errors.HandlerError(f"{receiver}'s dispute was answered already")
+        self.answered.add(receiver)
         if "refuse-answer" in self.faults:
             raise errors.HandlerError("this guardian will not answer")
         answer = str(await self._work(self._mine().answer_challenge, self.records[receiver]))
@@ -263,13 +336,17 @@ class GuardianService:
     async def _accept(self, m: Message) -> bytes:
         body = self._from_coordinator(m)
         sender = str(body["sender"])
+        if self.received.get(sender, {}).get("verified", True):
+            raise errors.HandlerError(f"{self.guardian_id} did not dispute {sender}'s backup")
         await self._work(self._mine().accept_challenge_response, self.records[sender], str(body["answer"]))
         self.received[sender] = {"verified": True, "reason": "answered in public"}
         return _pack({})
 
     async def _finish(self, m: Message) -> bytes:
-        self._from_coordinator(m)
+        body = self._from_coordinator(m)
         me = self._mine()
+        if str(body.get("joint_key", "")).upper() != _joint_key(self.records):
+            raise errors.HandlerError("the joint key is not the product of the agreed records' keys")
         held = len(me.backups_held)
         if held != len(self.roster) - 1:
             raise errors.HandlerError(f"this guardian holds {held} backups, not {len(self.roster) - 1}")
@@ -289,6 +366,15 @@ class GuardianService:
         if self.on_done is not None:
             asyncio.get_running_loop().call_later(0.2, self.on_done)
         return _pack({})
+
+
+def _joint_key(records: dict[str, str]) -> str:
+    """The joint public key of a record set: the product of the guardians' election public keys."""
+    group = Group("eg-4096")
+    joint = group.identity
+    for record in records.values():
+        joint = joint * group.element_from_int(eg_from_hex(json.loads(record)["election_public_key"]))
+    return str(eg_to_hex(joint.to_int())).upper()
 
 
 def load_guardian_state(identity: Identity, ceremony: str, records: list[str]) -> EgGuardian:
