@@ -248,3 +248,66 @@ fn accepts_votum_ballots_in_every_form() {
     }
     assert_eq!(bb.counts(), (2, 1));
 }
+
+/// The reference ballot under a new id, with its ballot hash and code recomputed: a copy of its
+/// ciphertexts that every per-ballot check accepts.
+fn replay(object_id: &str) -> String {
+    use votum_hash::eg::{hash_elems, EgHashItem};
+    let g = ModpGroup::eg_4096();
+    let mut v: Value = serde_json::from_str(&vector("submitted_ballot.json")).unwrap();
+    let mut contests: Vec<&Value> = v["contests"].as_array().unwrap().iter().collect();
+    contests.sort_by_key(|c| c["sequence_order"].as_i64().unwrap());
+    let mut items = vec![
+        EgHashItem::Str(object_id.into()),
+        EgHashItem::Num(hex(&v["manifest_hash"])),
+    ];
+    items.extend(
+        contests
+            .iter()
+            .map(|c| EgHashItem::Num(hex(&c["crypto_hash"]))),
+    );
+    let crypto = hash_elems(&items, g.order());
+    let code = hash_elems(
+        &[
+            EgHashItem::Num(hex(&v["code_seed"])),
+            EgHashItem::Int(v["timestamp"].as_i64().unwrap()),
+            EgHashItem::Num(crypto.clone()),
+        ],
+        g.order(),
+    );
+    v["object_id"] = Value::String(object_id.into());
+    v["crypto_hash"] = Value::String(to_hex(&crypto));
+    v["code"] = Value::String(to_hex(&code));
+    v.to_string()
+}
+
+#[test]
+fn refuses_a_replayed_encryption_under_another_id() {
+    let mut bb = new_box();
+    // the copy alone is a valid ballot
+    assert!(bb.check(&replay("copy-1")).is_ok());
+    bb.submit(&vector("submitted_ballot.json"), BallotState::Cast)
+        .unwrap();
+    assert_eq!(
+        bb.submit(&replay("copy-1"), BallotState::Spoiled)
+            .unwrap_err(),
+        BallotError::Replayed {
+            ballot: "copy-1".into(),
+            original: "cast-000000".into()
+        }
+    );
+    assert_eq!(bb.counts(), (1, 0));
+    // in one batch: the second copy repeats the first
+    let mut fresh = new_box();
+    let (a, b) = (replay("copy-a"), replay("copy-b"));
+    let out = fresh.submit_many(&[(&a, BallotState::Cast), (&b, BallotState::Spoiled)]);
+    assert!(out[0].is_ok());
+    assert_eq!(
+        out[1].clone().unwrap_err(),
+        BallotError::Replayed {
+            ballot: "copy-b".into(),
+            original: "copy-a".into()
+        }
+    );
+    assert_eq!(fresh.counts(), (1, 0));
+}

@@ -97,7 +97,7 @@ fn classify_ballot(x: &BallotError) -> Kind {
         BallotError::Format(_) => Kind::RecordFormatError,
         BallotError::Proof { .. } => Kind::InvalidProof,
         BallotError::HashMismatch { .. } => Kind::VerificationFailed,
-        BallotError::Duplicate(_) => Kind::DuplicateBallot,
+        BallotError::Duplicate(_) | BallotError::Replayed { .. } => Kind::DuplicateBallot,
         BallotError::BadElement { .. }
         | BallotError::WrongManifest
         | BallotError::UnknownStyle(_)

@@ -1,6 +1,7 @@
 //! Verifying an ElectionGuard 1.4 election record (either form), one document at a time (spec/50).
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::ops::ControlFlow;
 use std::path::Path;
 
@@ -424,8 +425,29 @@ impl<'a> Verifier<'a> {
         }
         let mut ids = HashSet::new();
         let mut orders = HashSet::new();
+        // a commitment in two guardians' records: one guardian copied another's (spec/50, V-GUARD-01)
+        let mut holders: HashMap<&Integer, &str> = HashMap::new();
         for g in &self.guardians {
             let object = format!("guardian {:?}", g.id);
+            let mut repeats = BTreeSet::new();
+            for c in &g.commitments {
+                match holders.entry(c.value()) {
+                    Entry::Occupied(e) if *e.get() != g.id.as_str() => {
+                        repeats.insert(*e.get());
+                    }
+                    Entry::Occupied(_) => {}
+                    Entry::Vacant(e) => {
+                        e.insert(g.id.as_str());
+                    }
+                }
+            }
+            for other in repeats {
+                self.ledger.fail(
+                    Check::Guard01,
+                    &object,
+                    format!("a coefficient commitment repeats one of guardian {other:?}'s"),
+                );
+            }
             if !ids.insert(g.id.clone()) {
                 self.ledger
                     .fail(Check::Guard01, &object, "a second record with this id");
@@ -706,7 +728,7 @@ impl<'a> Verifier<'a> {
             | BallotError::ContestMismatch(_)
             | BallotError::SelectionMismatch { .. } => Check::Ballot01,
             BallotError::BadElement { .. } => Check::Ballot03,
-            BallotError::Duplicate(_) => Check::Ballot05,
+            BallotError::Duplicate(_) | BallotError::Replayed { .. } => Check::Ballot05,
             BallotError::HashMismatch { which, .. } => match which {
                 BallotHash::ContestDescription => Check::Ballot01,
                 BallotHash::CiphertextAccumulation => Check::Ballot04,

@@ -31,13 +31,15 @@ from votum.store.rows import PHASES, BallotRow, ElectionRow, Entry, check_id, el
 from votum.store.rules import (
     CodeLink,
     add_ballots,
+    add_ciphertexts,
     add_codes,
+    ciphertext_owners,
     claim_guardian_key,
     code_links,
     existing_ballots,
     mark_chained,
 )
-from votum.store.schema import elections
+from votum.store.schema import ciphertext_fingerprints, elections
 from votum.store.transaction import Tx, payload_digest
 
 __all__ = [
@@ -49,8 +51,11 @@ __all__ = [
     "Store",
     "Tx",
     "add_ballots",
+    "add_ciphertexts",
     "add_codes",
     "check_id",
+    "ciphertext_fingerprints",
+    "ciphertext_owners",
     "claim_guardian_key",
     "code_links",
     "existing_ballots",

@@ -1,5 +1,6 @@
 """The uniqueness rules checked inside a write transaction, under the election's lock: ballot ids,
-ballot codes and the chains devices extend (spec/80.5), and guardian keys (spec/80.4)."""
+ballot codes and the chains devices extend, selection ciphertexts (spec/80.5), and guardian keys
+(spec/80.4)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from sqlalchemy import bindparam, select, update
 from votum.errors import Conflict
 from votum.store import schema
 from votum.store.rows import BallotRow, ballot_row, chunks
-from votum.store.schema import ballots, codes, guardian_keys
+from votum.store.schema import ballots, ciphertexts, codes, guardian_keys
 from votum.store.transaction import Tx
 
 
@@ -28,6 +29,28 @@ def existing_ballots(tx: Tx, ballot_ids: list[str]) -> dict[str, BallotRow]:
 def add_ballots(tx: Tx, rows: list[dict[str, Any]]) -> None:
     if rows:
         tx.conn.execute(ballots.insert(), [{"election_id": tx.election.id, **r} for r in rows])
+
+
+def ciphertext_owners(tx: Tx, fingerprints: list[bytes]) -> dict[bytes, str]:
+    """For each of `fingerprints` that an accepted ballot of this election holds: that ballot's id."""
+    found: dict[bytes, str] = {}
+    for chunk in chunks(fingerprints):
+        for fingerprint, ballot_id in tx.conn.execute(
+            select(ciphertexts.c.fingerprint, ciphertexts.c.ballot_id).where(
+                ciphertexts.c.election_id == tx.election.id, ciphertexts.c.fingerprint.in_(chunk)
+            )
+        ):
+            found[bytes(fingerprint)] = ballot_id
+    return found
+
+
+def add_ciphertexts(tx: Tx, owners: list[tuple[bytes, str]]) -> None:
+    """Records the selection ciphertexts (fingerprint, ballot id) of newly accepted ballots."""
+    if owners:
+        tx.conn.execute(
+            ciphertexts.insert(),
+            [{"election_id": tx.election.id, "fingerprint": f, "ballot_id": b} for f, b in owners],
+        )
 
 
 def add_codes(tx: Tx, new_codes: list[str], owner: str | None) -> None:

@@ -114,7 +114,32 @@ guardian_keys = Table(
     PrimaryKeyConstraint("key_digest"),
 )
 
+#: every selection ciphertext of every accepted ballot, by fingerprint (migration 4): a ballot that repeats
+#: one is a replay of another ballot's encryption, refused (spec/80.5), since a copy submitted as spoiled
+#: would be decrypted at publication and show the original's vote
+ciphertexts = Table(
+    "ciphertexts",
+    metadata,
+    Column("election_id", String(128), nullable=False),
+    Column("fingerprint", LargeBinary, nullable=False),
+    Column("ballot_id", String(128), nullable=False),
+    PrimaryKeyConstraint("election_id", "fingerprint"),
+)
+
 V1_TABLES = [elections, board, ballots, codes]
+
+
+def ciphertext_fingerprints(ballot: dict[str, object]) -> list[bytes]:
+    """The fingerprint of each selection ciphertext (pad and data) of a ballot in votum's canonical
+    ElectionGuard 1.4 JSON, placeholders included, in the ballot's order: BLAKE2b-128 of
+    `votum/eg-ciphertext/v1` and the two canonical hex numbers (spec/80.5)."""
+    out = []
+    for contest in ballot["contests"]:  # type: ignore[attr-defined]
+        for selection in contest["ballot_selections"]:
+            c = selection["ciphertext"]
+            text_ = f"votum/eg-ciphertext/v1\0{c['pad']}\0{c['data']}"
+            out.append(hashlib.blake2b(text_.encode(), digest_size=16).digest())
+    return out
 
 
 def _v1(conn: Connection) -> None:
@@ -148,6 +173,28 @@ def _v3(conn: Connection) -> None:
             index.create(conn, checkfirst=True)
 
 
+def _v4(conn: Connection) -> None:
+    # the ciphertexts of the ballots already stored (the first of a repeat keeps the fingerprint)
+    metadata.create_all(conn, tables=[ciphertexts])
+    seen: set[tuple[str, bytes]] = set()
+    rows = conn.execute(
+        select(board.c.election_id, board.c.payload)
+        .where(board.c.kind == "submitted_ballot")
+        .order_by(board.c.election_id, board.c.seq)
+    )
+    batch: list[dict[str, object]] = []
+    for election_id, payload in rows:
+        ballot = json.loads(payload)
+        for fingerprint in ciphertext_fingerprints(ballot):
+            if (election_id, fingerprint) not in seen:
+                seen.add((election_id, fingerprint))
+                batch.append(
+                    {"election_id": election_id, "fingerprint": fingerprint, "ballot_id": ballot["object_id"]}
+                )
+    if batch:
+        conn.execute(ciphertexts.insert(), batch)
+
+
 def guardian_key_digest(election_public_key: str) -> str:
     """How `guardian_keys` names a guardian's election public key (hex; any spelling of one number)."""
     return hashlib.sha256(int(election_public_key or "0", 16).to_bytes(512, "big")).hexdigest()
@@ -158,7 +205,7 @@ def guardian_key_digest(election_public_key: str) -> str:
 MIGRATION_LOCK = int.from_bytes(hashlib.sha256(b"votum schema migrations").digest()[:8], "big", signed=True)
 
 #: migration number -> function; applied in order, each once, each in one transaction
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4}
 LATEST = max(MIGRATIONS)
 
 

@@ -1,6 +1,7 @@
 //! The ballot box: verified ballots in, duplicates refused, cast ballots tallied.
 
 use std::collections::{BTreeMap, HashSet};
+use std::hash::{Hash, Hasher};
 
 use rayon::prelude::*;
 use votum_arith::Integer;
@@ -19,6 +20,10 @@ pub enum BallotState {
 pub struct BallotBox {
     pub(crate) verifier: BallotVerifier,
     pub(crate) seen: HashSet<String>,
+    /// Every selection ciphertext of the recorded ballots (spec/62.5), naming its ballot in `ids`.
+    sightings: HashSet<Sighting>,
+    /// The recorded ballots' ids, in order: what a [`Sighting`]'s ordinal names.
+    ids: Vec<String>,
     pub(crate) tally: TallyMap,
     pub(crate) cast: u64,
     pub(crate) spoiled: u64,
@@ -37,6 +42,8 @@ impl BallotBox {
         Self {
             verifier,
             seen: HashSet::new(),
+            sightings: HashSet::new(),
+            ids: Vec::new(),
             tally: BTreeMap::new(),
             cast: 0,
             spoiled: 0,
@@ -55,7 +62,7 @@ impl BallotBox {
             return Err(BallotError::Duplicate(ballot.object_id().to_owned()));
         }
         let ballot = self.verifier.verify(ballot)?;
-        Ok(self.record(ballot, state))
+        self.record(ballot, state)
     }
 
     /// Parses, checks (in one batch, spec/62.4) and records many ballots, in order; each gets
@@ -150,11 +157,42 @@ impl BallotBox {
         verified
             .into_iter()
             .zip(items)
-            .map(|(r, (_, state))| r.map(|b| self.record(b, *state)))
+            .map(|(r, (_, state))| r.and_then(|b| self.record(b, *state)))
             .collect()
     }
 
-    pub(crate) fn record(&mut self, ballot: EncryptedBallot, state: BallotState) -> Receipt {
+    /// Records a verified ballot unless one of its selection ciphertexts was seen before.
+    pub(crate) fn record(
+        &mut self,
+        ballot: EncryptedBallot,
+        state: BallotState,
+    ) -> Result<Receipt, BallotError> {
+        let ordinal = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
+        let mut mine = HashSet::new();
+        let mut repeated = None;
+        for fingerprint in fingerprints(&ballot) {
+            let sighting = Sighting::new(fingerprint, ordinal);
+            let earlier = self.sightings.get(&sighting).map(|s| s.ordinal());
+            if earlier.is_some() || !mine.insert(sighting) {
+                repeated = Some(earlier);
+                break;
+            }
+        }
+        if let Some(earlier) = repeated {
+            let original = earlier
+                .and_then(|o| self.ids.get(o as usize).cloned())
+                .unwrap_or_else(|| ballot.object_id.clone());
+            return Err(BallotError::Replayed {
+                ballot: ballot.object_id,
+                original,
+            });
+        }
+        self.sightings.extend(mine);
+        self.ids.push(ballot.object_id.clone());
+        Ok(self.tally_in(ballot, state))
+    }
+
+    fn tally_in(&mut self, ballot: EncryptedBallot, state: BallotState) -> Receipt {
         let g = &self.verifier.group;
         if state == BallotState::Cast {
             add_ballot(g, &mut self.tally, &ballot);
@@ -179,4 +217,51 @@ impl BallotBox {
     pub fn counts(&self) -> (u64, u64) {
         (self.cast, self.spoiled)
     }
+}
+
+/// A selection ciphertext seen in a recorded ballot: the low 96 bits of its pad, and the ordinal of
+/// its ballot in the box's `ids`. Equal and hashed by the pad bits alone. Honest pads are uniform in
+/// the subgroup, so two honest ones share 96 bits with probability about N²/2^97 for N selections;
+/// a copier cannot make a new pad share them with another without about 2^96 work, since a valid
+/// 0/1 proof needs the pad's nonce (spec/62.5).
+#[derive(Clone, Copy, Debug)]
+struct Sighting(u128);
+
+impl Sighting {
+    const PAD_BITS: u128 = (1 << 96) - 1;
+
+    fn new(pad_bits: u128, ordinal: u32) -> Self {
+        Self(((pad_bits & Self::PAD_BITS) << 32) | u128::from(ordinal))
+    }
+
+    fn pad_bits(self) -> u128 {
+        self.0 >> 32
+    }
+
+    fn ordinal(self) -> u32 {
+        (self.0 & u128::from(u32::MAX)) as u32
+    }
+}
+
+impl PartialEq for Sighting {
+    fn eq(&self, other: &Self) -> bool {
+        self.pad_bits() == other.pad_bits()
+    }
+}
+
+impl Eq for Sighting {}
+
+impl Hash for Sighting {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.pad_bits().hash(state);
+    }
+}
+
+/// The low 128 bits of every selection ciphertext's pad, placeholders included.
+fn fingerprints(ballot: &EncryptedBallot) -> impl Iterator<Item = u128> + '_ {
+    ballot
+        .contests
+        .iter()
+        .flat_map(|c| c.selections.iter())
+        .map(|s| s.ciphertext.pad.value().to_u128_wrapping())
 }

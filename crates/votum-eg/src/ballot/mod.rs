@@ -31,6 +31,10 @@ pub enum BallotError {
     },
     #[error("ballot {0:?} was already submitted")]
     Duplicate(String),
+    /// A selection ciphertext of this ballot is one of an earlier ballot's (or repeats within
+    /// it): a replayed encryption (spec/62.5).
+    #[error("ballot {ballot:?} repeats a selection ciphertext of ballot {original:?} (a replayed encryption)")]
+    Replayed { ballot: String, original: String },
     #[error("ballot is for another manifest")]
     WrongManifest,
     #[error("unknown ballot style {0:?}")]

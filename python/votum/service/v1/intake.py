@@ -33,8 +33,11 @@ from votum.store import (
     CodeLink,
     Store,
     add_ballots,
+    add_ciphertexts,
     add_codes,
     check_id,
+    ciphertext_fingerprints,
+    ciphertext_owners,
     code_links,
     existing_ballots,
     mark_chained,
@@ -57,6 +60,8 @@ class _Ballot:
     seed: str = ""
     payload: bytes = b""
     digest: bytes = b""
+    #: the fingerprint of each selection ciphertext (a replay repeats one, spec/80.5)
+    fingerprints: list[bytes] = field(default_factory=list)
     #: what the verifier accepted, for the running tally
     verified: votum.EgVerifiedBallot | None = None
 
@@ -234,6 +239,7 @@ class Intake:
         b.code, b.seed = doc["code"], doc["code_seed"]
         b.payload = canonical.encode()
         b.digest = payload_digest(b.payload)
+        b.fingerprints = ciphertext_fingerprints(doc)
 
     def process(self, election_id: str, jobs: list[_Job]) -> None:
         """Stores the checked requests of a group (`verify` ran on them) in one transaction and
@@ -256,11 +262,11 @@ class Intake:
 
     @staticmethod
     def _check(
-        job: _Job, taken: dict[str, bytes], links: dict[str, CodeLink]
+        job: _Job, taken: dict[str, bytes], links: dict[str, CodeLink], owners: dict[bytes, str]
     ) -> tuple[list[_Ballot], dict[str, CodeLink]]:
         """The request's new ballots, and its changes to the code links (code -> the ballot chained
         from it and whose chain it is on), given what the database and the group's earlier requests
-        hold."""
+        hold (`owners`: ciphertext fingerprint -> the accepted ballot holding it)."""
         fresh: list[_Ballot] = []
         for b in job.ballots:
             if b.ballot_id in taken:
@@ -270,6 +276,16 @@ class Intake:
                     )
                 continue
             fresh.append(b)
+        mine: dict[bytes, str] = {}
+        for b in fresh:
+            for f in b.fingerprints:
+                other = owners.get(f) or mine.get(f)
+                if other is not None:
+                    raise Conflict(
+                        f"ballot {b.ballot_id!r} repeats a selection ciphertext of ballot {other!r}: "
+                        "a replayed encryption is refused"
+                    )
+                mine[f] = b.ballot_id
         overlay: dict[str, CodeLink] = {b.code: CodeLink(None, job.owner) for b in fresh}
         for b in fresh:
             if b.seed in overlay:
@@ -300,20 +316,34 @@ class Intake:
             ids = list({b.ballot_id for job in jobs for b in job.ballots})
             have = existing_ballots(tx, ids)
             links = code_links(tx, list({b.seed for job in jobs for b in job.ballots}))
+            owners = ciphertext_owners(
+                tx,
+                list(
+                    {
+                        f
+                        for job in jobs
+                        for b in job.ballots
+                        if b.ballot_id not in have
+                        for f in b.fingerprints
+                    }
+                ),
+            )
             taken: dict[str, bytes] = {i: r.digest for i, r in have.items()}
             accepted: list[_Ballot] = []
             for job in jobs:
                 try:
-                    fresh, overlay = self._check(job, taken, links)
+                    fresh, overlay = self._check(job, taken, links, owners)
                 except VotumError as e:
                     job.error = e  # this request alone fails; the group's state is untouched
                     continue
                 taken.update((b.ballot_id, b.digest) for b in fresh)
                 links.update(overlay)
+                owners.update((f, b.ballot_id) for b in fresh for f in b.fingerprints)
                 accepted += fresh
                 add_codes(tx, [b.code for b in fresh], job.owner)
             if accepted:
                 mark_chained(tx, [(b.seed, b.ballot_id) for b in accepted])
+                add_ciphertexts(tx, [(f, b.ballot_id) for b in accepted for f in b.fingerprints])
                 rows = []
                 for b in accepted:
                     entry = tx.append(
