@@ -145,6 +145,15 @@ class Card:
             raise KeyFileError(
                 f"card {self.name!r}: the certificate's self-signature does not verify"
             ) from None
+        try:
+            is_ca = cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+        except x509.ExtensionNotFound:
+            is_ca = False
+        if is_ca:
+            raise KeyFileError(
+                f"card {self.name!r}: the certificate may sign other certificates (CA:TRUE, made by votum "
+                "before spec/95.1 forbade it); make a new identity with `votum node keygen`, trust its card"
+            )
 
 
 def signing_key_of_certificate(der: bytes) -> bytes:
@@ -165,7 +174,8 @@ def _certificate(name: str, key: Ed25519PrivateKey, node_id: bytes) -> str:
         .serial_number(int.from_bytes(node_id[:16], "big") >> 1 or 1)
         .not_valid_before(datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc))
         .not_valid_after(datetime.datetime(9999, 12, 31, tzinfo=datetime.timezone.utc))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        # no CA: the pinned certificate must not be able to vouch for any other key in a handshake
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .sign(key, None)
     )
     return cert.public_bytes(serialization.Encoding.PEM).decode()
