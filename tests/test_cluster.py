@@ -389,7 +389,7 @@ def sv_record(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     path = tmp_path_factory.mktemp("sv") / "sv.vsv"
     races = (Race("President", ("Alice", "Bob"), write_in=8), Race("Measure", ("Yes", "No")))
-    result = run_sv_election(SvConfig(voters=60, races=races, copies=6, seed=3), record=path)
+    result = run_sv_election(SvConfig(voters=60, races=races, seed=3), record=path)
     assert result.verified
     return path
 

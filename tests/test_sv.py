@@ -42,7 +42,7 @@ def test_tallies_are_exact_for_random_shapes_and_votes(data: st.DataObject) -> N
         for i in range(data.draw(st.integers(1, 3)))
     )
     n_fail, n_leak = data.draw(st.sampled_from([(0, 2), (1, 1), (0, 1), (0, 0)]))
-    copies = data.draw(st.sampled_from([2, 4, 8]))
+    copies = data.draw(st.sampled_from([132, 134, 140]))
     n = data.draw(st.integers(2, 30))
 
     def choice(race: Race) -> st.SearchStrategy[int | str]:
@@ -69,7 +69,7 @@ def test_tallies_are_exact_for_random_shapes_and_votes(data: st.DataObject) -> N
 def test_the_default_election_is_the_thesiss_and_its_record_verifies_again(tmp_path: Path) -> None:
     config = SvConfig(voters=300, seed=7)
     p = parameters(config)
-    assert (p["rows"], p["columns"], p["threshold"], p["copies"]) == (3, 3, 3, 24)
+    assert (p["rows"], p["columns"], p["threshold"], p["copies"]) == (3, 3, 3, 132)
     assert int(p["moduli"][0]) > 2 + 67**16
     result = run_sv_election(config, record=tmp_path / "sv.vsv")
     assert result.verified
@@ -95,7 +95,7 @@ def test_the_default_election_is_the_thesiss_and_its_record_verifies_again(tmp_p
 
 def test_a_byte_changed_in_the_record_fails_verification(tmp_path: Path) -> None:
     path = tmp_path / "sv.vsv"
-    run_sv_election(SvConfig(voters=50, copies=4, seed=3), record=path)
+    run_sv_election(SvConfig(voters=50, seed=3), record=path)
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 1
     path.write_bytes(bytes(data))
@@ -126,7 +126,7 @@ def test_bad_votes_are_refused_before_anything_is_written(
     "config",
     [
         SvConfig(copies=3),
-        SvConfig(copies=66),
+        SvConfig(copies=256),
         SvConfig(n_leak=16),
         SvConfig(races=()),
         SvConfig(races=(Race("r", (), 0),)),
@@ -157,7 +157,7 @@ def test_cli_runs_an_election_with_several_races_and_reports_json(tmp_path: Path
             "--n-leak",
             "1",
             "--copies",
-            "6",
+            "134",
             "--seed",
             "4",
             "--out",
@@ -175,3 +175,27 @@ def test_cli_runs_an_election_with_several_races_and_reports_json(tmp_path: Path
     assert res.exit_code == 0, res.output
     bad = CliRunner().invoke(app, ["sv", "--race", "Mayor", "--out", str(tmp_path / "x.vsv")])
     assert bad.exit_code != 0
+
+
+def test_a_record_with_two_copies_is_a_proof_of_one_bit_and_is_refused(tmp_path: Path) -> None:
+    """Issue 45, finding 5: `votum sv --copies 2` used to write a record that `votum verify` passed. The cut
+    then chooses 1 of binom(2, 1) = 2 ways: one bit, which a prover grinds in two tries. The verifier prints
+    the soundness of every split-value record and refuses one below the floor of 128 bits."""
+    out = tmp_path / "weak.vsv"
+    made = CliRunner().invoke(app, ["sv", "--voters", "50", "--copies", "2", "--out", str(out)])
+    assert made.exit_code == 1 and "V-SV-02" in made.output, made.output
+    assert out.exists()
+    res = CliRunner().invoke(app, ["verify", str(out)], terminal_width=200)
+    assert res.exit_code == 1
+    assert "soundness: the cut (binom(2, 1) ways to choose the opened copies): 1.0 bits (floor 128 bits)" in (
+        " ".join(res.output.split())
+    )
+    report = verify(out)
+    assert report.not_passed() == ["V-SV-02"]
+    assert [(s.bits, s.floor) for s in report.soundness] == [(1.0, 128.0), (1.0, None)]
+    # the default makes a record at the floor, and says so
+    good = tmp_path / "good.vsv"
+    run_sv_election(SvConfig(voters=50, seed=1), record=good)
+    res = CliRunner().invoke(app, ["verify", str(good)], terminal_width=200)
+    assert res.exit_code == 0, res.output
+    assert "128.1 bits (floor 128 bits)" in " ".join(res.output.split())

@@ -37,7 +37,7 @@ def run(coro: Awaitable[T], timeout: float = 240.0) -> T:
 
 def _params() -> SvParams:
     return SvParams(
-        [("Mayor", ["Ann", "Bob"], 6), ("Measure", ["Yes", "No"], 0)], n_fail=1, n_leak=1, copies=6
+        [("Mayor", ["Ann", "Bob"], 6), ("Measure", ["Yes", "No"], 0)], n_fail=1, n_leak=1, copies=132
     )
 
 
@@ -46,7 +46,7 @@ def test_an_election_across_processes_counts_exactly_and_verifies(tmp_path: Path
     votes += [["Zed", 0], [0, 2], ["Zed", 1]]
     config = SvConfig(
         voters=len(votes), races=(Race("Mayor", ("Ann", "Bob"), 6), Race("Measure", ("Yes", "No"))), n_fail=1,
-        n_leak=1, copies=6, seed=5,
+        n_leak=1, copies=132, seed=5,
     )  # fmt: skip
     result = run_sv_processes(config, tmp_path / "r.vsv", tmp_path / "homes", timeout=60, votes=votes)
     assert result.verified, result.not_passed
@@ -195,7 +195,7 @@ def test_a_failed_election_is_rerun_from_its_sealed_ballots(tmp_path: Path) -> N
     votes: list[list[int | str]] = [[1 + i % 2, 2 - i % 2] for i in range(25)] + [["Kim", 0]]
     config = SvConfig(
         voters=len(votes), races=(Race("Mayor", ("Ann", "Bob"), 6), Race("Measure", ("Yes", "No"))), n_fail=1,
-        n_leak=1, copies=6, seed=8,
+        n_leak=1, copies=132, seed=8,
     )  # fmt: skip
     first = tmp_path / "first.vsv"
     homes = tmp_path / "homes"
@@ -232,7 +232,7 @@ def test_a_failed_election_is_rerun_from_its_sealed_ballots(tmp_path: Path) -> N
 def test_the_controller_joins_parties_already_running(tmp_path: Path) -> None:
     from votum.nodes.sv import PartyProcess, party_names, prepare_homes
 
-    params = SvParams([("Q", ["Yes", "No"], 0)], n_fail=0, n_leak=1, copies=4)
+    params = SvParams([("Q", ["Yes", "No"], 0)], n_fail=0, n_leak=1, copies=132)
     controller_home, homes = prepare_homes(tmp_path / "homes", party_names(params.rows, params.columns))
     procs = [PartyProcess(h) for h in homes]
     try:
@@ -243,7 +243,7 @@ def test_the_controller_joins_parties_already_running(tmp_path: Path) -> None:
             card = store.find(h.name)
             store.add(dataclasses.replace(card, address=proc.address(30)), card.fingerprint)
         store.save()
-        config = SvConfig(voters=20, races=(Race("Q", ("Yes", "No")),), n_leak=1, copies=4)
+        config = SvConfig(voters=20, races=(Race("Q", ("Yes", "No")),), n_leak=1, copies=132)
         result = run_sv_processes(config, tmp_path / "r.vsv", tmp_path / "homes", timeout=60, join=True)
         assert result.verified and result.ballots == 20
     finally:

@@ -575,7 +575,7 @@ def mix_election(
     workers: Any | None = None,
 ) -> dict[str, Any]: ...
 def sv_parameters(
-    races: list[tuple[str, list[str], int]], *, n_fail: int = 0, n_leak: int = 2, copies: int = 24
+    races: list[tuple[str, list[str], int]], *, n_fail: int = 0, n_leak: int = 2, copies: int = 132
 ) -> dict[str, Any]: ...
 def sv_election(
     races: list[tuple[str, list[str], int]],
@@ -585,7 +585,7 @@ def sv_election(
     voters: int = 0,
     n_fail: int = 0,
     n_leak: int = 2,
-    copies: int = 24,
+    copies: int = 132,
     election_id: str = "sv-election",
     seed: bytes | None = None,
     progress: Callable[[str, int, int], object] | None = None,
@@ -593,7 +593,7 @@ def sv_election(
 
 class SvParams:
     def __new__(
-        cls, races: list[tuple[str, list[str], int]], *, n_fail: int = 0, n_leak: int = 2, copies: int = 24
+        cls, races: list[tuple[str, list[str], int]], *, n_fail: int = 0, n_leak: int = 2, copies: int = 132
     ) -> SvParams: ...
     @staticmethod
     def decode(payload: bytes) -> SvParams: ...

@@ -55,7 +55,7 @@ class SvConfig:
     races: tuple[Race, ...] = (DEFAULT_RACE,)
     n_fail: int = 0
     n_leak: int = 2
-    copies: int = 24
+    copies: int = 132
     seed: int | None = None
     election_id: str = "sv-election"
 

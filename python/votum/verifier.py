@@ -35,6 +35,17 @@ class CheckResult:
 
 
 @dataclass(frozen=True)
+class Soundness:
+    """How sound one of the record's proofs is, as the record's parameters make it (spec/50.1)."""
+
+    what: str
+    #: -log2 of a cheating prover's chance per attempt
+    bits: float
+    #: below this the record is refused (a check fails); None: reported only
+    floor: float | None
+
+
+@dataclass(frozen=True)
 class VerificationReport:
     record: str
     form: str
@@ -43,6 +54,8 @@ class VerificationReport:
     #: values the verifier recomputed (hashes, joint key, encrypted tally, counts), to compare with others
     intermediates: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: the soundness of the proofs whose level depends on a parameter in the record
+    soundness: list[Soundness] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -139,4 +152,5 @@ def _report(text: str, intermediates: str) -> VerificationReport:
         checks=checks,
         intermediates=json.loads(intermediates),
         raw=raw,
+        soundness=[Soundness(s["what"], float(s["bits"]), s["floor"]) for s in raw.get("soundness", [])],
     )

@@ -80,7 +80,7 @@ fn tally_dict<'py>(
 
 /// The grid and moduli parameters give (a check of the parameters without running anything).
 #[pyfunction]
-#[pyo3(signature = (races, *, n_fail = 0, n_leak = 2, copies = 24))]
+#[pyo3(signature = (races, *, n_fail = 0, n_leak = 2, copies = 132))]
 pub fn sv_parameters<'py>(
     py: Python<'py>,
     races: Vec<(String, Vec<String>, u8)>,
@@ -110,7 +110,7 @@ pub fn sv_parameters<'py>(
 /// and the verdict. `seed` (32 bytes) makes every secret seed reproducible; without it they come
 /// from the operating system.
 #[pyfunction]
-#[pyo3(signature = (races, *, record, votes = None, voters = 0, n_fail = 0, n_leak = 2, copies = 24,
+#[pyo3(signature = (races, *, record, votes = None, voters = 0, n_fail = 0, n_leak = 2, copies = 132,
     election_id = "sv-election", seed = None, progress = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn sv_election(
@@ -247,7 +247,7 @@ pub struct PySvParams {
 #[pymethods]
 impl PySvParams {
     #[new]
-    #[pyo3(signature = (races, *, n_fail = 0, n_leak = 2, copies = 24))]
+    #[pyo3(signature = (races, *, n_fail = 0, n_leak = 2, copies = 132))]
     fn new(
         races: Vec<(String, Vec<String>, u8)>,
         n_fail: u8,

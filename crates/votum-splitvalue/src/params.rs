@@ -204,6 +204,22 @@ impl Race {
     }
 }
 
+/// The most copies a record may have (2m is written as one byte, and is even).
+pub const MAX_COPIES: usize = 254;
+
+/// The floor of the cut's soundness in bits (spec/97.10): records below it are refused (V-SV-02).
+pub const CUT_SOUNDNESS_FLOOR: f64 = 128.0;
+
+/// The default 2m: the fewest copies whose cut reaches [`CUT_SOUNDNESS_FLOOR`] (log2 binom(132, 66)
+/// ≈ 128.15).
+pub const DEFAULT_COPIES: usize = 132;
+
+/// log2 binom(copies, copies / 2), summed as Σ log2((m + i) / i) (exact to f64 rounding).
+pub fn cut_soundness_bits(copies: usize) -> f64 {
+    let m = copies / 2;
+    (1..=m).map(|i| ((m + i) as f64 / i as f64).log2()).sum()
+}
+
 /// Everything the `parameters` entry fixes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Params {
@@ -224,9 +240,9 @@ pub struct RaceSpec {
 impl Params {
     pub fn new(n_fail: u8, n_leak: u8, copies: usize, races: &[RaceSpec]) -> Result<Self, SvError> {
         let grid = Grid::new(n_fail, n_leak)?;
-        if !(2..=64).contains(&copies) || copies % 2 == 1 {
+        if !(2..=MAX_COPIES).contains(&copies) || copies % 2 == 1 {
             return Err(SvError::Params(format!(
-                "{copies} copies: an even number from 2 to 64"
+                "{copies} copies: an even number from 2 to {MAX_COPIES}"
             )));
         }
         if races.is_empty() || races.len() > 64 {
@@ -250,6 +266,12 @@ impl Params {
     /// m: the number of checked (and of opened) copies.
     pub fn half(&self) -> usize {
         self.copies / 2
+    }
+
+    /// log2 binom(2m, m): the bits a prover must guess to have the cut open exactly the copies it
+    /// cheated in (spec/97.10); a Fiat–Shamir prover buys t of them with 2^t attempts.
+    pub fn cut_soundness_bits(&self) -> f64 {
+        cut_soundness_bits(self.copies)
     }
 
     /// The `parameters` payload.
@@ -374,6 +396,9 @@ mod tests {
             write_in: 16,
         }];
         let p = Params::new(0, 2, 24, &specs).unwrap();
+        assert!((p.cut_soundness_bits() - 21.366_746_950_949_633).abs() < 1e-9);
+        assert!(cut_soundness_bits(DEFAULT_COPIES) >= CUT_SOUNDNESS_FLOOR);
+        assert!(cut_soundness_bits(DEFAULT_COPIES - 2) < CUT_SOUNDNESS_FLOOR);
         let bytes = p.encode();
         assert_eq!(Params::decode(&bytes).unwrap(), p);
         let mut bad = bytes.clone();

@@ -6,7 +6,7 @@
 use votum_splitvalue::election::{
     encode_votes, random_values, run, Cheat, Copies, RunOptions, Seeds, Summary,
 };
-use votum_splitvalue::params::{Choice, Params, RaceSpec};
+use votum_splitvalue::params::{Choice, Params, RaceSpec, CUT_SOUNDNESS_FLOOR, DEFAULT_COPIES};
 use votum_splitvalue::record::{MAGIC, WHAT};
 use votum_splitvalue::wire::Tally;
 use votum_verify::eg::Options;
@@ -56,16 +56,16 @@ fn failing(report: &Report) -> Vec<&'static str> {
 fn honest_elections_of_several_shapes_give_exact_tallies() {
     // (n_fail, n_leak, copies, races)
     let shapes: Vec<(u8, u8, usize, Vec<RaceSpec>)> = vec![
-        (0, 2, 24, vec![race("President", 2, 16)]),
-        (1, 1, 8, vec![race("President", 2, 16)]),
+        (0, 2, 132, vec![race("President", 2, 16)]),
+        (1, 1, 134, vec![race("President", 2, 16)]),
         (
             0,
             2,
-            2,
+            136,
             vec![race("A", 3, 0), race("B", 5, 4), race("C", 0, 10)],
         ),
-        (0, 0, 4, vec![race("Solo", 2, 0)]),
-        (2, 1, 6, vec![race("Wide", 4, 3)]),
+        (0, 0, 140, vec![race("Solo", 2, 0)]),
+        (2, 1, 254, vec![race("Wide", 4, 3)]),
     ];
     for (shape, (f, l, copies, races)) in shapes.into_iter().enumerate() {
         let params = Params::new(f, l, copies, &races).unwrap();
@@ -91,7 +91,7 @@ fn honest_elections_of_several_shapes_give_exact_tallies() {
 
 #[test]
 fn chosen_votes_blanks_write_ins_and_invalid_values_are_counted() {
-    let params = Params::new(0, 2, 4, &[race("Mayor", 2, 8)]).unwrap();
+    let params = Params::new(0, 2, 136, &[race("Mayor", 2, 8)]).unwrap();
     let votes: Vec<Vec<Choice>> = [
         Choice::Candidate(1),
         Choice::Candidate(2),
@@ -125,7 +125,8 @@ fn chosen_votes_blanks_write_ins_and_invalid_values_are_counted() {
 }
 
 fn default_params() -> Params {
-    Params::new(0, 2, 24, &[race("President", 2, 16)]).unwrap()
+    // the fewest copies whose cut reaches the verifier's floor (spec/97.10)
+    Params::new(0, 2, DEFAULT_COPIES, &[race("President", 2, 16)]).unwrap()
 }
 
 /// The checks a cheat trips (every other check passes).
@@ -160,7 +161,7 @@ fn altering_one_copy_is_caught_whether_it_is_opened_or_checked() {
     let (_, entries) = votum_hash::board_file::read_all(&honest, MAGIC, WHAT).unwrap();
     let cut = &entries.iter().find(|e| e.name == "cut").unwrap().payload[32..];
     let mut kinds = std::collections::BTreeSet::new();
-    for k in 0..24usize {
+    for k in 0..params.copies {
         let cheat = Cheat::Alter {
             race: 0,
             ballots: vec![7],
@@ -176,7 +177,7 @@ fn altering_one_copy_is_caught_whether_it_is_opened_or_checked() {
         );
         kinds.insert(got[0]);
     }
-    assert_eq!(cut.len(), 12);
+    assert_eq!(cut.len(), params.half());
     assert_eq!(
         kinds.len(),
         2,
@@ -206,7 +207,7 @@ fn dropped_and_duplicated_votes_are_caught() {
 #[test]
 fn one_server_changing_its_share_breaks_the_zero_sharing_or_the_copies() {
     // 4×2 grid: extra rows make a single server's change inconsistent
-    let params = Params::new(1, 1, 8, &[race("President", 2, 16)]).unwrap();
+    let params = Params::new(1, 1, 140, &[race("President", 2, 16)]).unwrap();
     let values = random_values(&params, 40, &[2; 32]);
     let cheat = Cheat::AlterShare {
         race: 0,
@@ -459,7 +460,7 @@ fn workers_give_the_in_process_report() {
     let three = Params::new(
         0,
         2,
-        4,
+        136,
         &[race("A", 3, 0), race("B", 5, 4), race("C", 0, 10)],
     )
     .unwrap();
@@ -467,7 +468,7 @@ fn workers_give_the_in_process_report() {
         (default_params(), None),
         (three, None),
         (
-            Params::new(1, 1, 8, &[race("President", 2, 16)]).unwrap(),
+            Params::new(1, 1, 140, &[race("President", 2, 16)]).unwrap(),
             None,
         ),
         (default_params(), Some(Cheat::WrongPath { race: 0 })),
@@ -669,7 +670,7 @@ fn spilled_lists_come_back_and_a_changed_one_is_refused() {
 fn an_election_with_spilled_lists_writes_the_same_record() {
     let dir = std::env::temp_dir().join(format!("votum-sv-spill-run-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let params = Params::new(0, 2, 6, &[race("A", 3, 4), race("B", 2, 0)]).unwrap();
+    let params = Params::new(0, 2, 138, &[race("A", 3, 4), race("B", 2, 0)]).unwrap();
     let values = random_values(&params, 77, &[4; 32]);
     let (_, held) = election(&params, &values, 31, None);
     let mut out = Vec::new();
@@ -690,4 +691,30 @@ fn an_election_with_spilled_lists_writes_the_same_record() {
     // nothing left behind
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A record with few copies is a proof of few bits (issue 45, finding 5): the verifier reports its
+/// soundness and fails V-SV-02 below the floor, whatever else passes.
+#[test]
+fn a_record_below_the_soundness_floor_fails_its_parameters() {
+    for (copies, fails) in [(2, true), (24, true), (130, true), (DEFAULT_COPIES, false)] {
+        let params = Params::new(0, 2, copies, &[race("President", 2, 0)]).unwrap();
+        let values = random_values(&params, 20, &[9; 32]);
+        let (_, record) = election(&params, &values, 9, None);
+        let report = verify(&record);
+        let cut = &report.soundness[0];
+        assert!((cut.bits - params.cut_soundness_bits()).abs() < 1e-9);
+        assert_eq!(cut.floor, Some(CUT_SOUNDNESS_FLOOR));
+        if fails {
+            assert_eq!(failing(&report), vec!["V-SV-02"], "{copies} copies");
+            let finding = &report.result(Check::Sv02).unwrap().findings[0];
+            assert!(
+                finding.reason.contains("below the floor of 128"),
+                "{}",
+                finding.reason
+            );
+        } else {
+            assert!(report.passed(), "{copies} copies: {:?}", failing(&report));
+        }
+    }
 }

@@ -31,7 +31,7 @@ pub use checks::Check;
 pub use chv::verify_chvote_record;
 pub use eg::{verify_eg_record, BallotWorkers, Intermediates, Options, Progress, ShuffleWorkers};
 pub use mix::{check_shuffle_task, verify_mix_record};
-pub use report::{CheckResult, Finding, Report, Status};
+pub use report::{CheckResult, Finding, Report, Soundness, Status};
 pub use sv::verify_sv_record;
 pub use sv_remote::{check_sv_task, SvWorkers};
 

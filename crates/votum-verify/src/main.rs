@@ -51,6 +51,13 @@ fn human(report: &Report) -> String {
             out += &format!("{:>13}   warning: {}: {}\n", "", w.object, w.reason);
         }
     }
+    for s in &report.soundness {
+        let floor = s
+            .floor
+            .map(|f| format!(" (floor {f} bits)"))
+            .unwrap_or_default();
+        out += &format!("soundness: {}: {:.1} bits{floor}\n", s.what, s.bits);
+    }
     let bad = report
         .checks
         .iter()

@@ -55,6 +55,17 @@ pub struct CheckResult {
     pub warnings: Vec<Finding>,
 }
 
+/// How sound one of the record's proofs is, as its parameters in the record make it (spec/50.1).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Soundness {
+    /// Which proof, and what its level counts.
+    pub what: String,
+    /// -log2 of a cheating prover's chance per attempt (a Fiat–Shamir prover may make many).
+    pub bits: f64,
+    /// The level below which the spec refuses the record (its check then fails); `None`: reported only.
+    pub floor: Option<f64>,
+}
+
 /// The whole verification.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -64,6 +75,8 @@ pub struct Report {
     pub form: &'static str,
     pub ballots: u64,
     pub checks: Vec<CheckResult>,
+    /// The soundness of the record's proofs whose level depends on a parameter in the record.
+    pub soundness: Vec<Soundness>,
 }
 
 impl Report {
@@ -92,6 +105,7 @@ pub(crate) struct Ledger {
     set: Vec<Check>,
     results: Vec<CheckResult>,
     ran: Vec<bool>,
+    soundness: Vec<Soundness>,
 }
 
 impl Ledger {
@@ -112,7 +126,25 @@ impl Ledger {
                 })
                 .collect(),
             ran: vec![false; set.len()],
+            soundness: Vec::new(),
         }
+    }
+
+    /// The soundness of a proof of the record; below its floor, `check` fails for `object`.
+    pub(crate) fn soundness(&mut self, check: Check, object: &str, level: Soundness) {
+        if let Some(floor) = level.floor {
+            if level.bits < floor {
+                self.fail(
+                    check,
+                    object,
+                    format!(
+                        "{}: {:.1} bits, below the floor of {floor} bits",
+                        level.what, level.bits
+                    ),
+                );
+            }
+        }
+        self.soundness.push(level);
     }
 
     /// Where `check` is in this ledger. A check of another record kind is a bug in the caller, but
@@ -193,6 +225,7 @@ impl Ledger {
             form,
             ballots,
             checks: self.results,
+            soundness: self.soundness,
         }
     }
 }

@@ -15,7 +15,7 @@ use serde_json::json;
 use votum_splitvalue::challenge::{cut, sides};
 use votum_splitvalue::commit::{com, output_root, ListHasher};
 use votum_splitvalue::field::Zm;
-use votum_splitvalue::params::Params;
+use votum_splitvalue::params::{Params, CUT_SOUNDNESS_FLOOR};
 use votum_splitvalue::record::{BoardReader, Entry, MAGIC, WHAT};
 use votum_splitvalue::sharing::Sharing;
 use votum_splitvalue::wire::{names, Reader, Tally, BALLOTS_PER_ENTRY};
@@ -24,7 +24,7 @@ use votum_splitvalue::SvError;
 use crate::checks::Check;
 use crate::eg::{Intermediates, Options, Progress};
 use crate::hex;
-use crate::report::{Ledger, Report};
+use crate::report::{Ledger, Report, Soundness};
 use crate::sv_remote::{sv_check, Answer, Job, Loc, SvWorkers};
 
 /// The form name reports give a split-value record.
@@ -333,6 +333,29 @@ fn walk<R: Read>(w: &mut Walk<'_, '_, R>) -> u64 {
         }
     };
     w.ledger.examined(Check::Sv02, 1);
+    // the cut is a Fiat–Shamir challenge over 2m copies: its level is the record's to choose
+    w.ledger.soundness(
+        Check::Sv02,
+        "parameters",
+        Soundness {
+            what: format!(
+                "the cut (binom({}, {}) ways to choose the opened copies)",
+                params.copies,
+                params.half()
+            ),
+            bits: params.cut_soundness_bits(),
+            floor: Some(CUT_SOUNDNESS_FLOOR),
+        },
+    );
+    w.ledger.soundness(
+        Check::Sv02,
+        "parameters",
+        Soundness {
+            what: "each vote changed in a checked copy (its side, spec/97.10)".into(),
+            bits: 1.0,
+            floor: None,
+        },
+    );
     if let (Some(workers), Some(file)) = (w.workers.as_mut(), w.file.as_deref()) {
         if workers.setup(&first.payload, file).is_break() {
             w.stopped = true;

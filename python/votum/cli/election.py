@@ -172,6 +172,10 @@ def verify(
             for obj, reason in c.warnings:
                 table.add_row("", "", "", f"[yellow]warning[/yellow] {escape(obj)}: {escape(reason)}")
         console.print(table)
+        for level in report.soundness:
+            floor = f" (floor {level.floor:g} bits)" if level.floor is not None else ""
+            colour = "green" if level.floor is None or level.bits >= level.floor else "red"
+            console.print(f"soundness: {escape(level.what)}: [{colour}]{level.bits:.1f} bits[/]{floor}")
         if report.passed:
             console.print("[green]every check passed[/green]")
         else:

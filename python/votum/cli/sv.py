@@ -61,7 +61,13 @@ def sv(
     ] = None,
     n_fail: Annotated[int, typer.Option(help="Servers that may fail (extra rows).")] = 0,
     n_leak: Annotated[int, typer.Option(help="Servers that may leak (columns = n_leak + 1).")] = 2,
-    copies: Annotated[int, typer.Option(help="2m: copies mixed; half are opened, half checked.")] = 24,
+    copies: Annotated[
+        int,
+        typer.Option(
+            help="2m: copies mixed; half are opened, half checked. Below 132 the cut gives under 128 "
+            "bits and `votum verify` refuses the record (spec/97.10)."
+        ),
+    ] = 132,
     seed: Annotated[
         int | None,
         typer.Option(help="Makes every secret reproducible (tests and benchmarks only; default: fresh)."),
