@@ -136,8 +136,9 @@ class PartyProcess(NodeProcess):
         fault: str | None = None,
         prefix: list[str] | None = None,
         host: str = "127.0.0.1",
+        env: dict[str, str] | None = None,
     ) -> None:
-        super().__init__(module, home, ["--fault", fault] if fault else [], None, prefix, host)
+        super().__init__(module, home, ["--fault", fault] if fault else [], env, prefix, host)
         self.failed = failed
 
     def address(self, timeout: float) -> str:

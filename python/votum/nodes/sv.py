@@ -41,10 +41,13 @@ from votum.errors import VotumError
 from votum.nodes import errors, local
 from votum.nodes.channel import Message
 from votum.nodes.identity import Card
-from votum.nodes.local import apply_roster, trusting_homes
+from votum.nodes.local import apply_roster, environment, trusting_homes
 from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node, NodeSettings, open_node
 
+#: a party's test seed (an integer, tests and benchmarks only): read from its own environment, never from a
+#: message (spec/97.14)
+SEED_ENV = "VOTUM_SV_SEED"
 CONTROLLER = "controller"
 BOARD = "board"
 VOTERS = "voters"
@@ -52,7 +55,7 @@ VOTERS = "voters"
 CHUNK = 16_384
 #: output lists a server has in flight to the next column
 IN_FLIGHT = 2
-FAULTS = ("die-in-mix", "die-posting", "bad-packet", "hang-in-mix")
+FAULTS = ("die-in-mix", "die-posting", "die-at-halves", "bad-packet", "hang-in-mix")
 #: how a party's error names another party as the one at fault (the controller reads it)
 _BLAME = re.compile(r"blame=([a-z0-9-]+)")
 _LEN = struct.Struct(">I")
@@ -178,7 +181,13 @@ class Party:
         self.election = ""
         self.params: SvParams | None = None
         self.row = self.column = 0
-        self.seed: int | None = None
+        seed = os.environ.get(SEED_ENV)
+        self.seed: int | None = int(seed) if seed else None
+        #: the challenges this party acts on, each taken once per election from the board and compared with
+        #: the controller's word (spec/97.14)
+        self.challenges: dict[str, bytes] = {}
+        self.cut_known = False
+        self.over = False
         self.column_seed: bytes | None = None
         self.seed_ready = asyncio.Event()
         self.inputs: SvRowInputs | None = None
@@ -188,6 +197,8 @@ class Party:
         self.flight = asyncio.Semaphore(IN_FLIGHT)
         self.checked: set[int] = set()
         self.resumed_from = ""
+        #: the election whose voters cast the ballots this first-column server holds (spec/97.12)
+        self.origin = ""
         #: seconds a stream to another party may take (the controller's phase timeout)
         self.timeout = 600.0
         self.storing = asyncio.Lock()
@@ -196,6 +207,8 @@ class Party:
         # the board's state
         self.board: SvBoardFile | None = None
         self.due: tuple[str, str, str] | None = None
+        #: every entry name the board holds (a name is posted once)
+        self.names: set[str] = set()
         self.next_chunk = 0
         self.ballots = 0
         for kind, fn in (
@@ -210,6 +223,7 @@ class Party:
             ("sv/opened", self._opened),
             ("sv/expect", self._expect),
             ("sv/head", self._head),
+            ("sv/challenge", self._read_challenge),
             ("sv/close", self._close),
             ("sv/abort", self._abort),
         ):
@@ -230,7 +244,44 @@ class Party:
         body = _unpack(m.payload)
         if m.kind != "sv/setup" and body.get("election") != self.election:
             raise errors.HandlerError("not the election this party takes part in")
+        if self.over and m.kind != "sv/abort":
+            raise errors.HandlerError(f"election {self.election} is over for {self.node.name}")
         return body
+
+    async def _challenge(self, name: str, claimed: bytes) -> bytes:
+        """The payload of the board's challenge entry `name` ("cut": h1 and the checked copies; "sides": h2)
+        as this party acts on it: read from the board itself, which appends a challenge only when it is its
+        own head (spec/97.14), and equal to what the controller says. Taken once per election: a second,
+        different value is refused, so neither the controller nor the board alone can make a party act on
+        two challenges, or on one of its own choosing."""
+        kept = self.challenges.get(name)
+        if kept is None:
+            try:
+                kept = await self.node.request(
+                    BOARD, "sv/challenge", _pack({"election": self.election, "name": name}), self.timeout
+                )
+            except (errors.NodeError, asyncio.TimeoutError, OSError) as e:
+                raise errors.HandlerError(f"blame={BOARD}: the board gave no {name} challenge: {e}") from None
+            self.challenges[name] = kept
+        if kept[:32] != claimed:
+            raise errors.HandlerError(
+                f"the controller's {name} challenge is not the board's "
+                f"({self.node.name} acts on one per election)"
+            )
+        return kept
+
+    async def _cut_known_here(self, h1: bytes) -> None:
+        payload = await self._challenge("cut", h1)
+        self.checked = set(sv_cut(payload[:32], self._p().copies))
+        self.cut_known = True
+
+    def _need_cut(self, copy: int, checked: bool) -> None:
+        """A copy's secrets go out only after the cut, and only the half the cut allows: an opened copy's
+        outputs, a checked copy's permutations, t-values and halves."""
+        if not self.cut_known:
+            raise errors.HandlerError(f"{self.node.name} does not know the cut yet")
+        if (copy in self.checked) != checked:
+            raise errors.HandlerError(f"copy {copy} is {'an opened' if checked else 'a checked'} copy")
 
     def _p(self) -> SvParams:
         if self.params is None:
@@ -259,10 +310,16 @@ class Party:
 
     async def _setup(self, m: Message) -> bytes:
         body = self._from_controller(m)
+        if body.get("seed") is not None:
+            raise errors.HandlerError(
+                f"a test seed comes only from {self.node.name}'s own environment ({SEED_ENV}), "
+                "never from a message"
+            )
+        if self.role:
+            raise errors.HandlerError(f"{self.node.name} is set up for election {self.election} already")
         self.election = str(body["election"])
         self.role = str(body["role"])
         self.params = SvParams.decode(bytes(body["params"]))
-        self.seed = body.get("seed")
         self.timeout = float(body.get("timeout", self.timeout))
         apply_roster(self.node, dict(body.get("roster", {})))
         if self.role == BOARD:
@@ -274,9 +331,17 @@ class Party:
             p = self._p()
             if self.column == 1:
                 self.inputs = SvRowInputs(p, self.row - 1)
+                self.origin = self.election
                 if body.get("resume"):
                     self.resumed_from = str(body["resume"])
+                    self.origin = self._origin_of(self.resumed_from)
+                    if self._revealed(self.origin).exists():
+                        raise errors.HandlerError(
+                            f"the input halves of the ballots first cast in {self.origin} were revealed in "
+                            "an election rerun from them: they are never mixed again (spec/97.12)"
+                        )
                     await self._work(self._reload, self.resumed_from)
+                self._write_durably(self._origin_file(self.election), self.origin.encode())
             if self.column == p.columns:
                 self.last = [
                     SvLastColumn(
@@ -367,6 +432,28 @@ class Party:
     def _kept(self, election: str) -> Path:
         return self.node.identity.home / f"sv-packets-{election}-row{self.row}.sealed"
 
+    def _origin_file(self, election: str) -> Path:
+        """Names the election whose voters cast the ballots `election` mixes (itself, or the one it reran)."""
+        return self.node.identity.home / f"sv-origin-{election}-row{self.row}"
+
+    def _origin_of(self, election: str) -> str:
+        try:
+            return self._origin_file(election).read_text()
+        except FileNotFoundError:
+            return election
+
+    def _revealed(self, origin: str) -> Path:
+        """Present once any election mixing the ballots first cast in `origin` posted input halves."""
+        return self.node.identity.home / f"sv-revealed-{origin}-row{self.row}"
+
+    @staticmethod
+    def _write_durably(path: Path, data: bytes) -> None:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+
     def _keep(self, ballots: bytes, packet: bytes) -> None:
         """Keeps an accepted chunk, sealed to this node itself (mode 0600), so a failed election can be rerun
         from its sealed ballots (spec/97.12) without the voters casting again."""
@@ -450,22 +537,21 @@ class Party:
     # -- proving --------------------------------------------------------------------------------------------
 
     async def _permutations(self, m: Message) -> bytes:
-        """A column leader's permutation of one checked copy (the controller asks only after the cut, and
-        only for checked copies: an opened copy's permutations stay secret)."""
+        """A column leader's permutation of one checked copy (only after the cut, and only for checked
+        copies: an opened copy's permutations stay secret)."""
         body = self._from_controller(m)
         if self.row != 1 or self.column_seed is None:
             raise errors.HandlerError("only a column's leader reveals its permutations")
         copy = int(body["copy"])
-        if copy not in self.checked:
-            raise errors.HandlerError(f"copy {copy} is not a checked copy")
+        self._need_cut(copy, checked=True)
         return bytes(
             await self._work(sv_permutation, int(body["race"]), self.column_seed, copy, int(body["n"]))
         )
 
     async def _cut(self, m: Message) -> bytes:
-        """The cut, recomputed from the head the controller names (the board's, which anyone can check)."""
+        """The cut: h1 as the board posted it, equal to the controller's (once per election)."""
         body = self._from_controller(m)
-        self.checked = set(sv_cut(bytes(body["h1"]), self._p().copies))
+        await self._cut_known_here(bytes(body["h1"]))
         return _pack({})
 
     async def _send_splits(self, m: Message) -> bytes:
@@ -500,10 +586,12 @@ class Party:
         return _pack({})
 
     async def _opened(self, m: Message) -> bytes:
-        """A last server's `opened` payload of one copy (the controller counts the tally from them)."""
+        """A last server's `opened` payload of one opened copy (the controller counts the tally from them)."""
         body = self._from_controller(m)
+        copy = int(body["copy"])
+        self._need_cut(copy, checked=False)
         last = self.last[int(body["race"])]
-        return bytes(await self._work(last.opened, int(body["copy"])))
+        return bytes(await self._work(last.opened, copy))
 
     async def _post(self, m: Message) -> bytes:
         """Makes one entry (the controller says which) and streams it to the board; answers the board's
@@ -511,6 +599,12 @@ class Party:
         body = self._from_controller(m)
         kind, name, race = str(body["kind"]), str(body["name"]), int(body.get("race", 0))
         self._die("die-posting")
+        if kind == "halves":
+            self._die("die-at-halves")
+        if kind in ("opened", "tvalues", "halves"):
+            self._need_cut(int(body["copy"]), checked=kind != "opened")
+        if kind in ("inputs", "halves"):
+            await self._challenge("sides", bytes(body["h2"]))
         if kind == "outputs":
             payload = await self._work(self.last[race].roots)
         elif kind == "opened":
@@ -522,6 +616,8 @@ class Party:
             payload = await self._work(self.last[race].tvalues, int(body["copy"]), bytes(body["path"]), u, v)
         elif kind == "inputs":
             assert self.inputs is not None
+            # before any half leaves: these ballots are never mixed again under fresh sides (spec/97.12)
+            self._write_durably(self._revealed(self.origin), self.election.encode())
             payload = await self._work(self.inputs.halves, race, bytes(body["h2"]))
         elif kind == "halves":
             payload = await self._work(
@@ -545,6 +641,8 @@ class Party:
         if self.board is None:
             raise errors.HandlerError("no board open")
         kind, name = str(header["kind"]), str(header["name"])
+        if name in self.names:
+            raise errors.BadSequence(f"the board holds an entry {name!r} already")
         if kind == "ballots" and self.due == ("ballots", "*", peer.name):
             if name != f"ballots-{self.next_chunk}":
                 raise errors.BadSequence(f"{name} where ballots-{self.next_chunk} is due")
@@ -553,9 +651,48 @@ class Party:
             raise errors.BadSequence(f"{kind} {name} from {peer.name} where {self.due} is due")
         else:
             self.due = None
+        if kind == "challenge":
+            self._check_challenge(name, parts[0])
         board = self.board
         head = await self._work(board.append, kind, name, parts[0])
+        self.names.add(name)
+        if kind == "challenge":
+            self.challenges[name] = parts[0]
         return bytes(head)
+
+    def _check_challenge(self, name: str, payload: bytes) -> None:
+        """A challenge is the board's own head, drawn once everything it covers is posted (spec/97.7): the cut
+        after every output root, the sides after every checked copy's t-values."""
+        assert self.board is not None
+        p = self._p()
+        head = bytes(self.board.head())
+        if name == "cut":
+            due = {f"outputs-{r}-{i}" for r in range(p.races) for i in range(1, p.rows + 1)}
+            expected = head + bytes(sv_cut(head, p.copies))
+        elif name == "sides" and "cut" in self.challenges:
+            checked = sv_cut(self.challenges["cut"][:32], p.copies)
+            due = {
+                f"tvalues-{r}-{k}-{i}" for r in range(p.races) for k in checked for i in range(1, p.rows + 1)
+            }
+            expected = head
+        else:
+            raise errors.BadSequence(f"no {name} challenge is due")
+        if not due <= self.names:
+            raise errors.BadSequence(
+                f"the {name} challenge comes before {len(due - self.names)} of its entries"
+            )
+        if payload != expected:
+            raise errors.BadSequence(f"the {name} challenge is not drawn from the board's head")
+
+    async def _read_challenge(self, m: Message) -> bytes:
+        """A posted challenge's payload, to any party of the election (it acts on the board's, spec/97.14)."""
+        body = _unpack(m.payload)
+        if body.get("election") != self.election or self.board is None:
+            raise errors.HandlerError("not the election this board holds")
+        kept = self.challenges.get(str(body.get("name")))
+        if kept is None:
+            raise errors.HandlerError(f"no {body.get('name')} challenge is posted")
+        return kept
 
     async def _head(self, m: Message) -> bytes:
         self._from_controller(m)
@@ -576,6 +713,7 @@ class Party:
     async def _abort(self, m: Message) -> bytes:
         """Forgets the election (the board closes its record as it stands); answers what this process used."""
         body = self._from_controller(m)
+        self.over = True
         if self.board is not None:
             self.board.close()  # what was posted stays; no tally was
         if self.inputs is not None and not body.get("keep", True):
@@ -640,7 +778,6 @@ async def coordinate(
     voters: int,
     record: Path,
     votes: list[list[int | str]] | None = None,
-    seed: int | None = None,
     timeout: float = 600.0,
     progress: Callable[[str, int, int], object] | None = None,
     rerun: Rerun | None = None,
@@ -689,7 +826,7 @@ async def coordinate(
 
     try:
         roster = {c.name: c.address for c in node.keystore.cards()}
-        common = {"params": params.encode(), "roster": roster, "seed": seed, "timeout": timeout}
+        common = {"params": params.encode(), "roster": roster, "timeout": timeout}
         await ask(BOARD, "sv/setup", {**common, "role": BOARD, "record": str(record)})
         await ask(VOTERS, "sv/setup", {**common, "role": VOTERS})
         resume = {"resume": rerun.election} if rerun is not None else {}
@@ -740,7 +877,11 @@ async def coordinate(
         checked = sv_cut(h1, copies)
         opened = [k for k in range(copies) if k not in checked]
         await post("challenge", "cut", CONTROLLER, payload=h1 + bytes(checked))
-        await asyncio.gather(*(ask(server_name(1, j), "sv/cut", {"h1": h1}) for j in range(1, cols + 1)))
+        # the column leaders (permutations) and the last column (openings, t-values, halves) act on the cut
+        told = {server_name(1, j) for j in range(1, cols + 1)} | {
+            server_name(i, cols) for i in range(1, rows + 1)
+        }
+        await asyncio.gather(*(ask(s, "sv/cut", {"h1": h1}) for s in sorted(told)))
         await asyncio.gather(*(ask(server_name(i, 1), "sv/send-splits", {}) for i in range(1, rows + 1)))
         paths: dict[tuple[int, int], bytes] = {}
         for race in range(races):
@@ -835,7 +976,7 @@ async def join(
     addresses (`votum node peers add`)."""
     node = open_node(controller_home, settings=NodeSettings(connect_timeout=min(timeout, 10.0)))
     try:
-        return await coordinate(node, params, voters, record, None, None, timeout, progress, rerun)
+        return await coordinate(node, params, voters, record, None, timeout, progress, rerun)
     finally:
         await node.close()
 
@@ -867,12 +1008,19 @@ def prepare_homes(root: Path, names: list[str]) -> tuple[Path, list[Path]]:
 
 
 class PartyProcess(local.PartyProcess):
-    """`python -m votum.nodes.sv HOME` in its own process; `prefix` runs it elsewhere (`ip netns exec NS`)."""
+    """`python -m votum.nodes.sv HOME` in its own process; `prefix` runs it elsewhere (`ip netns exec NS`);
+    `seed` (tests only) reaches it in its environment, never over the network."""
 
     def __init__(
-        self, home: Path, fault: str | None = None, prefix: list[str] | None = None, host: str = "127.0.0.1"
+        self,
+        home: Path,
+        fault: str | None = None,
+        prefix: list[str] | None = None,
+        host: str = "127.0.0.1",
+        seed: int | None = None,
     ) -> None:
-        super().__init__("votum.nodes.sv", home, SvFailed, fault, prefix, host)
+        env = environment(SEED_ENV, None if seed is None else str(seed))
+        super().__init__("votum.nodes.sv", home, SvFailed, fault, prefix, host, env)
 
 
 async def run_local(
@@ -896,7 +1044,9 @@ async def run_local(
     faults = faults or {}
     t0 = time.perf_counter()
     procs = [
-        PartyProcess(h, faults.get(h.name), *(placement(h.name) if placement else ([], "127.0.0.1")))
+        PartyProcess(
+            h, faults.get(h.name), *(placement(h.name) if placement else ([], "127.0.0.1")), seed=seed
+        )
         for h in party_homes
     ]
     loop = asyncio.get_running_loop()
@@ -905,7 +1055,7 @@ async def run_local(
         launch = time.perf_counter() - t0
         node = local.controller_node(controller_home, party_homes, list(addresses), timeout)
         try:
-            result = await coordinate(node, params, voters, record, votes, seed, timeout, progress, rerun)
+            result = await coordinate(node, params, voters, record, votes, timeout, progress, rerun)
         finally:
             await node.close()
         result.launch_seconds = launch
