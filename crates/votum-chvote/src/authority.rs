@@ -115,6 +115,38 @@ impl Authority {
         self.key.public.element().clone()
     }
 
+    /// The `key-share` payload: pk_j and a Schnorr proof of knowledge of sk_j bound to the
+    /// election `digest` and this authority's index (spec/92.3), so that no authority can post a
+    /// share chosen from the others' (g^x / Π pk_i) without knowing its secret. The nonce is
+    /// uniform modulo q (it hides the short secret in the response) and raised in constant time.
+    pub fn key_share_payload<R: RngCore + CryptoRng>(
+        &self,
+        digest: &[u8; 32],
+        rng: &mut R,
+    ) -> Vec<u8> {
+        let eg = self.params.eg();
+        let public = self.key_share();
+        let mut w = eg.random_scalar(rng);
+        let commitment = eg.pow_secret(eg.generator(), &w);
+        let oracle = crate::record::key_share_oracle(digest, self.index);
+        let challenge = votum_proofs::ChallengeOracle::challenge(
+            &oracle,
+            eg,
+            votum_proofs::ProofKind::Schnorr,
+            &[&public, &commitment],
+        );
+        let mut cx = eg.scalar_mul(&challenge, self.key.secret.expose());
+        let response = eg.scalar_add(&w, &cx);
+        w.zeroize();
+        cx.zeroize();
+        let proof = votum_proofs::SchnorrProof {
+            commitment,
+            challenge,
+            response,
+        };
+        crate::record::key_share_bytes(&self.params, &public, &proof)
+    }
+
     /// 7.6 GenElectorateData: the points, secret data and public data of every voter. The
     /// secret data goes to the printing authority only; the public data to the board.
     pub fn gen_electorate_data(

@@ -47,9 +47,12 @@ pub fn public_board(
     voter_data: &[&[u8]],
 ) -> Result<PublicBoard, ChvoteError> {
     let (params, set) = rec::decode_parameters(parameters)?;
+    // every share's proof of knowledge is checked before the joint key is formed (spec/92.3)
+    let digest = params.digest_with(&set.shape_bytes());
     let shares = key_shares
         .iter()
-        .map(|b| rec::decode_key_share(&params, b))
+        .enumerate()
+        .map(|(j, b)| rec::decode_key_share(&params, &digest, j, b))
         .collect::<Result<Vec<_>, _>>()?;
     let data = voter_data
         .iter()
@@ -197,9 +200,10 @@ impl AuthorityParty {
             .ok_or_else(|| ChvoteError::Parameters("the authority has not seen the board".into()))
     }
 
-    /// The `key-share` payload.
+    /// The `key-share` payload: the share and its proof of knowledge (spec/92.3).
     pub fn key_share(&self) -> Vec<u8> {
-        rec::key_share_bytes(self.authority.params(), &self.authority.key_share())
+        let digest = self.authority.params().digest_with(&self.set.shape_bytes());
+        self.authority.key_share_payload(&digest, &mut OsRng)
     }
 
     /// 7.6 GenElectorateData: the secret voter data for the printing authority and the

@@ -12,6 +12,7 @@ use votum_group::{Group, ModElement, ModpGroup};
 use votum_hash::board_file as bf;
 use votum_mixnet::decrypt::DecryptionShare;
 use votum_mixnet::wire::Cursor;
+use votum_proofs::{NativeOracle, SchnorrProof};
 use votum_shuffle::{Rows, ShuffleProof};
 
 use crate::election::ElectionSet;
@@ -209,15 +210,62 @@ pub fn decode_parameters(bytes: &[u8]) -> Result<(Params, ElectionSet), ChvoteEr
     Ok((Params::new(level, s)?, set))
 }
 
-pub fn key_share_bytes(params: &Params, pk: &ModElement) -> Vec<u8> {
-    params.eg().encode_element(pk)
+/// The context of authority `j`'s proof of knowledge of its key share (spec/92.3): the election
+/// digest and `j`, so a proof is neither another election's nor another authority's.
+pub fn key_share_oracle(digest: &[u8; 32], j: usize) -> NativeOracle {
+    let mut context = b"votum/chvote/key-share/v1\0".to_vec();
+    context.extend_from_slice(digest);
+    context.extend_from_slice(&(j as u64).to_be_bytes());
+    NativeOracle::new(&context)
 }
 
-pub fn decode_key_share(params: &Params, bytes: &[u8]) -> Result<ModElement, ChvoteError> {
+/// `key-share`: pk_j, then its Schnorr proof (commitment, challenge, response).
+pub fn key_share_bytes(
+    params: &Params,
+    pk: &ModElement,
+    proof: &SchnorrProof<ModpGroup>,
+) -> Vec<u8> {
+    let g = params.eg();
+    let mut o = Out::default();
+    o.el(g, pk);
+    o.el(g, &proof.commitment);
+    o.0.extend(g.encode_scalar(&proof.challenge));
+    o.0.extend(g.encode_scalar(&proof.response));
+    o.0
+}
+
+/// Authority `j`'s key share, once its proof of knowledge verifies (spec/92.3): a share without
+/// one (a record written before the proof, or a share chosen to cancel the others) is refused.
+pub fn decode_key_share(
+    params: &Params,
+    digest: &[u8; 32],
+    j: usize,
+    bytes: &[u8],
+) -> Result<ModElement, ChvoteError> {
+    let g = params.eg();
     let mut i = In::new("key share", bytes);
-    let e = i.el(params.eg())?;
+    let pk = i.el(g)?;
+    let commitment = i.el(g)?;
+    let scalar = |b: &[u8]| {
+        g.decode_scalar(b)
+            .map_err(|e| bad(&format!("key share: {e}")))
+    };
+    let challenge = scalar(i.take(g.scalar_len())?)?;
+    let response = scalar(i.take(g.scalar_len())?)?;
     i.done()?;
-    Ok(e)
+    let proof = SchnorrProof {
+        commitment,
+        challenge,
+        response,
+    };
+    proof
+        .verify(g, &key_share_oracle(digest, j), &pk)
+        .map_err(|e| {
+            ChvoteError::Parameters(format!(
+                "authority {j}'s key share: its proof of knowledge fails ({e})"
+            ))
+        })?;
+    Ok(pk)
 }
 
 /// `voter-data`: per voter x̂_ij, ŷ_ij and the n point commitments.

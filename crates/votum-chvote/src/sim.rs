@@ -153,7 +153,17 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
         .map(|j| Authority::new(j, params.clone(), &mut OsRng))
         .collect();
     clock.lap(STEPS[3]);
-    let key_shares: Vec<_> = authorities.iter().map(Authority::key_share).collect();
+    // each share with its proof of knowledge, checked as every other party checks it (spec/92.3)
+    let digest = params.digest_with(&set.shape_bytes());
+    let key_payloads: Vec<Vec<u8>> = authorities
+        .iter()
+        .map(|a| a.key_share_payload(&digest, &mut OsRng))
+        .collect();
+    let key_shares = key_payloads
+        .iter()
+        .enumerate()
+        .map(|(j, b)| rec::decode_key_share(&params, &digest, j, b))
+        .collect::<Result<Vec<_>, _>>()?;
     clock.lap(STEPS[4]);
     clock.lap(STEPS[5]);
     progress(STEPS[6]);
@@ -252,6 +262,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
         let transcripts: Vec<Transcript> = transcripts.into_iter().flatten().collect();
         let published = Published {
             board: &board,
+            key_shares: &key_payloads,
             voter_data,
             transcripts: &transcripts,
             lists: &lists,
@@ -287,6 +298,8 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
 /// Everything a record holds, borrowed from the run.
 pub struct Published<'a> {
     pub board: &'a PublicBoard,
+    /// Each authority's `key-share` payload (its share and proof of knowledge).
+    pub key_shares: &'a [Vec<u8>],
     /// Each authority's public voter data (the board keeps only their products).
     pub voter_data: &'a [Vec<PublicVoterData>],
     pub transcripts: &'a [Transcript],
@@ -309,12 +322,8 @@ pub fn write_record(path: &std::path::Path, p: &Published<'_>) -> Result<(), Chv
         "parameters",
         &rec::parameters_bytes(params, &p.board.set),
     )?;
-    for (j, pk) in p.board.key_shares.iter().enumerate() {
-        w.append(
-            "key-share",
-            &format!("authority-{j}"),
-            &rec::key_share_bytes(params, pk),
-        )?;
+    for (j, payload) in p.key_shares.iter().enumerate() {
+        w.append("key-share", &format!("authority-{j}"), payload)?;
     }
     for (j, d) in p.voter_data.iter().enumerate() {
         w.append(

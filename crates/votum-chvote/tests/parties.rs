@@ -136,3 +136,41 @@ fn an_election_through_the_parties_bytes_counts_exactly_and_verifies() {
     std::fs::remove_file(&path).unwrap();
     assert!(report.passed(), "{:?}", report.not_passed());
 }
+
+/// Issue 45, finding 6: the authority that publishes its key share last chooses it as
+/// g^x / Π pk_j, so that the joint key is g^x and it alone can decrypt every ballot. A key share
+/// carries a proof of knowledge of its secret, which such a share cannot have; every other
+/// authority, the voters' client and the verifier refuse it before anything is encrypted.
+#[test]
+fn a_key_share_chosen_to_cancel_the_others_is_refused_by_every_party() {
+    use votum_group::Group;
+    let s = 3;
+    let parameters = parties::parameters(1, "single", 4, s).unwrap();
+    let (params, _) = votum_chvote::record::decode_parameters(&parameters).unwrap();
+    let eg = params.eg();
+    let mut authorities: Vec<AuthorityParty> = (0..s)
+        .map(|j| AuthorityParty::new(&parameters, j).unwrap())
+        .collect();
+    let mut key_shares: Vec<Vec<u8>> = authorities.iter().map(AuthorityParty::key_share).collect();
+    // the rogue (the last) replaces its share by g^x / (pk_0 · pk_1), keeping the rest of its payload
+    let width = eg.element_len();
+    let x = eg.scalar_from_integer(&votum_arith::Integer::from(123_456_789u64));
+    let mut rogue = eg.pow_generator(&x);
+    for k in &key_shares[..s - 1] {
+        let pk = eg.decode_element(&k[..width]).unwrap();
+        rogue = eg.op(&rogue, &eg.inverse(&pk));
+    }
+    key_shares[s - 1].splice(..width, eg.encode_element(&rogue));
+    let mut voter_data = Vec::new();
+    for a in authorities.iter_mut() {
+        voter_data.push(a.electoral_data().unwrap().1);
+    }
+    for a in authorities.iter_mut().take(s - 1) {
+        assert!(
+            a.attach(&parameters, &views(&key_shares), &views(&voter_data))
+                .is_err(),
+            "an honest authority accepted a key share without a valid proof"
+        );
+    }
+    assert!(VotersClient::new(&parameters, &views(&key_shares), &views(&voter_data)).is_err());
+}

@@ -100,6 +100,16 @@ fn each_tampering_fails_its_own_check() {
     let out = dir.path().join("tampered.vchv");
     let cases: Vec<(&str, &str, Change)> = vec![
         (
+            // a key share whose proof of knowledge fails (spec/92.3: a share chosen from the
+            // others' would have none)
+            "V-CHV-02",
+            "authority-1",
+            Box::new(|e| {
+                let i = index(e, "key-share", "authority-1");
+                flip(&mut e[i].payload, 1); // the proof's response
+            }),
+        ),
+        (
             "V-CHV-03",
             "voter-2",
             Box::new(|e| {

@@ -145,10 +145,12 @@ impl<R: Read> Walk<'_, R> {
         };
         let s = params.authorities();
         let mut key_shares = Vec::with_capacity(s);
+        // each share's proof of knowledge: a share chosen to cancel the others has none (spec/92.3)
+        let digest = params.digest_with(&set.shape_bytes());
         for j in 0..s {
             let e = self.expect("key-share")?;
             self.named(&e, &format!("authority-{j}"))?;
-            match rec::decode_key_share(&params, &e.payload) {
+            match rec::decode_key_share(&params, &digest, j, &e.payload) {
                 Ok(k) => key_shares.push(k),
                 Err(err) => {
                     self.ledger.fail(Check::Chv02, &e.name, err.to_string());
