@@ -161,6 +161,8 @@ pub struct AuthorityParty {
     authority: Authority,
     set: ElectionSet,
     board: Option<Arc<PublicBoard>>,
+    /// The shuffle this authority made: it decrypts only a chain holding it in its own slot.
+    shuffled: Mutex<Option<Vec<u8>>>,
 }
 
 impl std::fmt::Debug for AuthorityParty {
@@ -183,6 +185,7 @@ impl AuthorityParty {
             authority: Authority::new(index, params, &mut OsRng),
             set,
             board: None,
+            shuffled: Mutex::new(None),
         })
     }
 
@@ -260,10 +263,31 @@ impl AuthorityParty {
         Ok(rec::input_bytes(params, &rows))
     }
 
+    /// Refuses an input other than the one this authority derives from the ballots it confirmed
+    /// itself (spec/92.12): the controller can neither drop a confirmed ballot nor add one.
+    fn own_input(&self, input: &[u8]) -> Result<(), ChvoteError> {
+        if input != self.input()? {
+            return Err(ChvoteError::Parameters(format!(
+                "the mix input is not the ballots authority {} confirmed",
+                self.index()
+            )));
+        }
+        Ok(())
+    }
+
     /// Shuffles the last list (the input after the earlier authorities' shuffles): the `shuffle`
-    /// payload of this authority. The shuffles are checked at decryption (spec/92.8), where every
-    /// authority checks at once; here they are only decoded.
+    /// payload of this authority, made once. The input must be the one this authority confirmed;
+    /// the earlier shuffles are checked at decryption (spec/92.8), where every authority checks
+    /// at once; here they are only decoded.
     pub fn shuffle(&self, input: &[u8], shuffles: &[&[u8]]) -> Result<Vec<u8>, ChvoteError> {
+        self.own_input(input)?;
+        let mut made = self.shuffled.lock().unwrap_or_else(|e| e.into_inner());
+        if made.is_some() {
+            return Err(ChvoteError::Parameters(format!(
+                "authority {} has shuffled already",
+                self.index()
+            )));
+        }
         if shuffles.len() != self.index() {
             return Err(ChvoteError::Parameters(format!(
                 "authority {} shuffles after {} shuffles, not {}",
@@ -280,12 +304,28 @@ impl AuthorityParty {
             .last()
             .ok_or_else(|| ChvoteError::Parameters("no list".into()))?;
         let (out, proof) = self.authority.shuffle(&gens, last, &mut OsRng)?;
-        Ok(rec::shuffle_bytes(&board.params, &out, &proof))
+        let payload = rec::shuffle_bytes(&board.params, &out, &proof);
+        *made = Some(payload.clone());
+        Ok(payload)
     }
 
-    /// Checks every shuffle but its own (7.47), then its share of the last list's decryption:
-    /// the `decryption` payload.
+    /// Checks that the input is the one it confirmed, that its own slot holds the shuffle it made,
+    /// and every other shuffle (7.47); then its share of the last list's decryption: the
+    /// `decryption` payload. A chain the controller made itself (a shuffle needs no secret) has
+    /// no shuffle of this authority's, so its permutations would all be the controller's.
     pub fn decrypt(&self, input: &[u8], shuffles: &[&[u8]]) -> Result<Vec<u8>, ChvoteError> {
+        self.own_input(input)?;
+        let mine = self
+            .shuffled
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if mine.as_deref() != shuffles.get(self.index()).copied() {
+            return Err(ChvoteError::Shuffle {
+                authority: self.index(),
+                reason: "this slot does not hold the shuffle this authority made".into(),
+            });
+        }
         let board = self.board.clone().ok_or_else(|| {
             ChvoteError::Parameters("the authority has not seen the board".into())
         })?;

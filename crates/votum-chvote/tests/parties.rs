@@ -174,3 +174,112 @@ fn a_key_share_chosen_to_cancel_the_others_is_refused_by_every_party() {
     }
     assert!(VotersClient::new(&parameters, &views(&key_shares), &views(&voter_data)).is_err());
 }
+
+/// An election through the parties up to the mix: the parameters, the authorities (each holding
+/// every confirmed ballot), the key shares and voter data, and the confirmed input.
+/// (parameters, authorities, key shares, voter data)
+type Voted = (Vec<u8>, Vec<AuthorityParty>, Vec<Vec<u8>>, Vec<Vec<u8>>);
+
+fn voted(s: usize, voters: usize) -> Voted {
+    let parameters = parties::parameters(1, "single", voters, s).unwrap();
+    let mut authorities: Vec<AuthorityParty> = (0..s)
+        .map(|j| AuthorityParty::new(&parameters, j).unwrap())
+        .collect();
+    let key_shares: Vec<Vec<u8>> = authorities.iter().map(AuthorityParty::key_share).collect();
+    let mut secret = Vec::new();
+    let mut voter_data = Vec::new();
+    for a in authorities.iter_mut() {
+        let (sd, pd) = a.electoral_data().unwrap();
+        secret.push(sd.to_vec());
+        voter_data.push(pd);
+    }
+    for a in authorities.iter_mut() {
+        a.attach(&parameters, &views(&key_shares), &views(&voter_data))
+            .unwrap();
+    }
+    let cards = parties::print_cards(&parameters, &views(&secret), None).unwrap();
+    let mut client =
+        VotersClient::new(&parameters, &views(&key_shares), &views(&voter_data)).unwrap();
+    for card in &cards {
+        client.add_card(card).unwrap();
+    }
+    for i in 0..voters {
+        let ballot = client.ballot(i, Some(vec![1 + i % 3])).unwrap();
+        let responses: Vec<Vec<u8>> = authorities
+            .iter()
+            .map(|a| a.ballot(i, &ballot).unwrap())
+            .collect();
+        let confirmation = client.confirm(i, &views(&responses)).unwrap();
+        for a in &authorities {
+            a.confirmation(i, &confirmation).unwrap();
+        }
+    }
+    (parameters, authorities, key_shares, voter_data)
+}
+
+/// Issue 45, finding 2: a Terelius–Wikström proof needs no secret, so a controller can make the
+/// whole chain of shuffles itself, keep every permutation and have the authorities decrypt it;
+/// or it can hand the first authority an input without some confirmed ballots. Each authority
+/// derives the input from its own confirmed ballots and decrypts only a chain whose slot of its
+/// own is the shuffle it made.
+#[test]
+fn a_controller_cannot_drop_confirmed_ballots_or_mix_for_the_authorities() {
+    use votum_chvote::messages::{mixing_generators, shuffle_context};
+    use votum_chvote::record;
+    let (s, voters) = (3, 5);
+    let (parameters, authorities, key_shares, voter_data) = voted(s, voters);
+    let input = authorities[0].input().unwrap();
+    let board =
+        parties::public_board(&parameters, &views(&key_shares), &views(&voter_data)).unwrap();
+    let params = &board.params;
+    let mut rng = rand_core::OsRng;
+    let first = record::decode_input(params, &input, &mut rng).unwrap();
+
+    // an input without voter 0's confirmed ballot
+    let fewer = votum_shuffle::Rows::new(1, first.ciphertexts()[1..].to_vec()).unwrap();
+    let dropped = record::input_bytes(params, &fewer);
+    assert!(
+        authorities[0].shuffle(&dropped, &[]).is_err(),
+        "an authority shuffled an input without a ballot it confirmed"
+    );
+
+    // the controller's own chain, every permutation known to it
+    let gens = mixing_generators(&board, voters);
+    let mut list = first;
+    let mut chain: Vec<Vec<u8>> = Vec::new();
+    for j in 0..s {
+        let (out, proof) = votum_shuffle::PreparedShuffle::prepare_with_nonce_bits(
+            params.eg(),
+            board.mix_key(),
+            &gens,
+            list.len(),
+            list.width(),
+            Some(params.ephemeral_bits()),
+            &mut rng,
+        )
+        .and_then(|p| p.apply(&list, &shuffle_context(&board, j)))
+        .unwrap();
+        chain.push(record::shuffle_bytes(params, &out, &proof));
+        list = out;
+    }
+    for (j, a) in authorities.iter().enumerate() {
+        assert!(
+            a.decrypt(&input, &views(&chain)).is_err(),
+            "authority {j} decrypted a chain in which it never shuffled"
+        );
+    }
+    // the honest chain: each authority shuffles once, then every authority decrypts it
+    let mut shuffles: Vec<Vec<u8>> = Vec::new();
+    for a in &authorities {
+        shuffles.push(a.shuffle(&input, &views(&shuffles)).unwrap());
+    }
+    for a in &authorities {
+        a.decrypt(&input, &views(&shuffles)).unwrap();
+    }
+    // an authority's own slot replaced by the controller's shuffle of the same list is refused
+    let mut swapped = shuffles.clone();
+    swapped[s - 1] = chain[s - 1].clone();
+    assert!(authorities[s - 1]
+        .decrypt(&input, &views(&swapped))
+        .is_err());
+}

@@ -110,6 +110,15 @@ fn each_tampering_fails_its_own_check() {
             }),
         ),
         (
+            // a confirmed voter's finalizations left out: its ballot still belongs in the input
+            "V-CHV-04",
+            "voter-4",
+            Box::new(|e| {
+                let i = index(e, "finalizations", "voter-4");
+                e.remove(i);
+            }),
+        ),
+        (
             "V-CHV-03",
             "voter-2",
             Box::new(|e| {

@@ -121,6 +121,24 @@ impl<R: Read> Walk<'_, R> {
         }
     }
 
+    /// A voter whose entries ended without finalizations: a valid confirmation obliges the
+    /// authorities to finalize, and its ballot belongs in the mix input (spec/92.8), so a missing
+    /// finalization is a finding and the ballot is expected in the input all the same.
+    fn unfinalized(&mut self, p: Pending, confirmed: &mut Vec<Ciphertext<ModpGroup>>) {
+        if !(p.confirmed && p.ok) {
+            return;
+        }
+        self.ledger.fail(
+            Check::Chv04,
+            &format!("voter-{}", p.voter),
+            "a valid confirmation without finalizations: its ballot belongs in the mix input",
+        );
+        confirmed.push(Ciphertext {
+            pad: p.ballot.b,
+            data: p.a,
+        });
+    }
+
     fn named(&mut self, e: &Entry, expected: &str) -> Result<(), Stop> {
         if e.name == expected {
             return Ok(());
@@ -192,6 +210,11 @@ impl<R: Read> Walk<'_, R> {
                     .error(Check::Chv01, "record", "ends before the input list");
                 return Err(Stop::Finding);
             };
+            if e.kind == "ballot" || e.kind == "input" {
+                if let Some(p) = pending.take() {
+                    self.unfinalized(p, &mut confirmed);
+                }
+            }
             match e.kind.as_str() {
                 "ballot" => {
                     let Some(i) = voter_of(&e.name).filter(|&i| i < board.voters()) else {
