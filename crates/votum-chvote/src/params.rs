@@ -229,12 +229,15 @@ impl Params {
         comb: &votum_arith::SecretBaseTable,
         s: &votum_group::ModScalar,
     ) -> ModElement {
-        let x = comb.pow(s.value()).unwrap_or_else(|_| Integer::from(1));
+        // a failure cannot happen, and a stand-in value would be a wrong secret result: stop
+        let x = comb
+            .pow(s.value())
+            .unwrap_or_else(|_| votum_group::secret_power_failed());
         // a power of a member is a member: the Jacobi symbol test cannot fail
         self.0
             .eg
             .element(&x)
-            .unwrap_or_else(|_| self.0.eg.identity())
+            .unwrap_or_else(|_| votum_group::secret_power_failed())
     }
 
     /// q̂.

@@ -15,6 +15,8 @@ mod modp;
 mod params;
 mod ristretto;
 
+#[cfg(feature = "secret")]
+pub use modp::secret_power_failed;
 pub use modp::{InRange, ModElement, ModScalar, ModpGroup};
 pub use ristretto::Ristretto255;
 pub use votum_arith::{Integer, Order};

@@ -506,7 +506,7 @@ impl ModpGroup {
     /// `base^s` in constant time, with `table` = [`ModpGroup::secret_table`] of `base`.
     #[cfg(feature = "secret")]
     pub fn pow_secret_with(&self, table: &SecretBaseTable, s: &ModScalar) -> ModElement {
-        ModElement(table.pow(&s.0).unwrap_or_else(|_| Integer::from(1)))
+        ModElement(table.pow(&s.0).unwrap_or_else(|_| secret_power_failed()))
     }
 
     fn make_table(&self, base: &ModElement) -> FixedBaseTable {
@@ -532,6 +532,15 @@ impl ModpGroup {
 #[cold]
 fn unreachable_modulus() -> Modulus {
     panic!("hard-coded group modulus rejected")
+}
+
+/// A power with a secret exponent that failed: it cannot (the group's own scalars and tables), and
+/// a stand-in value (1) would, in an encryption, publish the plaintext. The process stops instead
+/// of going on with a wrong secret result (issue 45, finding 12).
+#[cfg(feature = "secret")]
+#[cold]
+pub fn secret_power_failed() -> ! {
+    std::process::abort()
 }
 
 #[cfg(feature = "secret")]
@@ -611,7 +620,7 @@ impl Group for ModpGroup {
             self.0
                 .modulus
                 .pow_secret(&base.0, &s.0)
-                .unwrap_or_else(|_| Integer::from(1)),
+                .unwrap_or_else(|_| secret_power_failed()),
         )
     }
 

@@ -426,12 +426,13 @@ pub fn decrypt_share<G: Group, R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> Result<DecryptionShare<G>, MixError> {
     let x = share.expose();
-    let public_share = group.pow_generator(x);
+    // a long-term secret and its proof's nonce: constant time (ADR 0002; issue 45, finding 12)
+    let public_share = group.pow_secret(group.generator(), x);
     let partials: Vec<G::Element> = pads.par_iter().map(|a| group.pow_secret(a, x)).collect();
     let (t, e) = batch(group, context, trustee, &public_share, pads, &partials);
     let a = combination(group, trustee, pads, &e)?;
     let mut w = group.random_scalar(rng);
-    let commit_g = group.pow_generator(&w);
+    let commit_g = group.pow_secret(group.generator(), &w);
     let commit_a = group.pow_secret(&a, &w);
     let c = challenge(group, t, &commit_g, &commit_a);
     let response = group.scalar_add(&w, &group.scalar_mul(&c, x));

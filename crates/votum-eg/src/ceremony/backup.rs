@@ -139,7 +139,8 @@ impl BackupChallengeResponse {
         if sender.id != self.sender {
             return Err(CeremonyError::UnknownGuardian(self.sender.clone()));
         }
-        if group.pow_generator(&self.coordinate)
+        // the coordinate is this guardian's share of the sender's secret: constant time
+        if group.pow_secret(group.generator(), &self.coordinate)
             != sender.recovery_key(group, self.receiver_sequence_order)
         {
             return Err(CeremonyError::InvalidBackup {

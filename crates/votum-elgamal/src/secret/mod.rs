@@ -178,7 +178,8 @@ pub fn verify_share<G: Group>(
     x: u64,
     share: &G::Scalar,
 ) -> Result<(), ElGamalError> {
-    if group.pow_generator(share) == public_share(group, commitments, x)? {
+    // a secret share: raised in constant time (ADR 0002)
+    if group.pow_secret(group.generator(), share) == public_share(group, commitments, x)? {
         Ok(())
     } else {
         Err(ElGamalError::InvalidShare { index: x })

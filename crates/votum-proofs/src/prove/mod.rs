@@ -24,7 +24,8 @@ impl<G: Group> SchnorrProof<G> {
         public: &G::Element,
         w: &G::Scalar,
     ) -> Self {
-        let commitment = group.pow_generator(w);
+        // the nonce hides a long-term secret in u = w + c·x: constant time (ADR 0002)
+        let commitment = group.pow_secret(group.generator(), w);
         let challenge = oracle.challenge(group, ProofKind::Schnorr, &[public, &commitment]);
         let response = group.scalar_add(w, &group.scalar_mul(&challenge, secret));
         Self {
