@@ -243,6 +243,12 @@ pub fn decode_key_share(
     bytes: &[u8],
 ) -> Result<ModElement, ChvoteError> {
     let g = params.eg();
+    if bytes.len() == g.element_len() {
+        return Err(bad(&format!(
+            "authority {j}'s key share has no proof of knowledge (a record written before spec/92.3 \
+             required one): refused"
+        )));
+    }
     let mut i = In::new("key share", bytes);
     let pk = i.el(g)?;
     let commitment = i.el(g)?;

@@ -119,6 +119,17 @@ fn each_tampering_fails_its_own_check() {
             }),
         ),
         (
+            // a record written before key shares carried their proof
+            "V-CHV-02",
+            "no proof of knowledge",
+            Box::new(|e| {
+                let i = index(e, "key-share", "authority-0");
+                // pk, commitment, challenge and response are of one width in these groups
+                let width = e[i].payload.len() / 4;
+                e[i].payload.truncate(width);
+            }),
+        ),
+        (
             "V-CHV-03",
             "voter-2",
             Box::new(|e| {
