@@ -260,3 +260,16 @@ fn tempdir() -> TempDir {
     std::fs::create_dir_all(&p).unwrap();
     TempDir(p)
 }
+
+/// The record's security level is reported with the verification (spec/50.1), without a floor.
+#[test]
+fn the_report_gives_the_records_security_level() {
+    let dir = tempdir();
+    let path = honest(dir.path(), Shape::Single, 3);
+    let (report, _) = verify_record(&path, Options::default());
+    assert!(report.passed());
+    assert_eq!(report.soundness.len(), 1);
+    assert_eq!(report.soundness[0].bits, 80.0);
+    assert_eq!(report.soundness[0].floor, None);
+    assert!(report.soundness[0].what.contains("level 1"));
+}

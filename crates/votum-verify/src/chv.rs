@@ -19,7 +19,7 @@ use votum_shuffle::Rows;
 
 use crate::checks::Check;
 use crate::eg::{Intermediates, Options, Progress};
-use crate::report::{Ledger, Report};
+use crate::report::{Ledger, Report, Soundness};
 
 /// The form name reports give a CHVote record.
 pub const FORM: &str = "votum CHVote record";
@@ -161,6 +161,20 @@ impl<R: Read> Walk<'_, R> {
                 return Err(Stop::Finding);
             }
         };
+        // the record's security level sets the groups, exponent and hash lengths (spec/92.3):
+        // reported, with no floor (level 1 is the proof of concept's level for tests)
+        self.ledger.soundness(
+            Check::Chv02,
+            "parameters",
+            Soundness {
+                what: format!(
+                    "the security level (CHVote level {}, τ)",
+                    params.level().number()
+                ),
+                bits: f64::from(params.tau()),
+                floor: None,
+            },
+        );
         let s = params.authorities();
         let mut key_shares = Vec::with_capacity(s);
         // each share's proof of knowledge: a share chosen to cancel the others has none (spec/92.3)
