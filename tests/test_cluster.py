@@ -389,8 +389,9 @@ def sv_record(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     path = tmp_path_factory.mktemp("sv") / "sv.vsv"
     races = (Race("President", ("Alice", "Bob"), write_in=8), Race("Measure", ("Yes", "No")))
-    result = run_sv_election(SvConfig(voters=60, races=races, seed=3), record=path)
-    assert result.verified
+    config = SvConfig(voters=60, races=races, seed=3)
+    result = run_sv_election(config, record=path)
+    assert result.verified and config.copies == 132
     return path
 
 
@@ -402,7 +403,7 @@ def test_a_split_value_record_is_checked_on_the_cluster_with_the_in_process_repo
     workers = DaskBallotWorkers(client)
     text, intermediates = verify_record_report(str(sv_record), None, workers)
     # per race: one job per copy (opened or checked) and one for the input halves
-    assert workers.sv_work is not None and workers.sv_work.tasks == 2 * (6 + 1)
+    assert workers.sv_work is not None and workers.sv_work.tasks == 2 * (132 + 1)
     assert json.loads(text) == local.raw
     assert json.loads(intermediates) == local.intermediates
     remote = verify(sv_record, client=client)
