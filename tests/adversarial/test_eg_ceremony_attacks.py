@@ -231,3 +231,41 @@ def test_a_guardian_keeps_no_state_for_a_joint_key_other_than_its_records_make(t
                 await node.close()
 
     run(main())
+
+
+def test_a_guardian_takes_one_start_per_ceremony_and_finishes_once(tmp_path: Path) -> None:
+    """A coordinator that starts a guardian again mid-ceremony (after its backups went out) would make it
+    throw away the polynomial the others hold shares of; a second finish would seal its state twice. Both are
+    refused, and the ceremony goes on."""
+    refusals: list[str] = []
+
+    async def main() -> None:
+        nodes = await mesh(tmp_path, 3)
+        try:
+            original = nodes[0].request
+
+            async def rogue(who: Any, kind: str, payload: bytes, timeout: float | None = None) -> bytes:
+                answer = await original(who, kind, payload, timeout)
+                body = unpack(payload)
+                if kind in ("ceremony/report", "ceremony/finish") and who == nodes[0].keystore.find("g1"):
+                    again = (
+                        {**body, "guardian_id": "guardian-1", "order": 1, "n": 3, "quorum": 2, "roster": []}
+                        if kind == "ceremony/report"
+                        else body
+                    )
+                    try:
+                        await original(who, kind.replace("report", "start"), pack(again), timeout)
+                    except ne.NodeError as e:
+                        refusals.append(f"{kind}: {e}")
+                return answer
+
+            nodes[0].request = rogue  # type: ignore[method-assign]
+            result = await coordinate(nodes[0], ["g1", "g2", "g3"], 2, EM, timeout=10)
+            assert result.disputes == []
+        finally:
+            for node in nodes:
+                await node.close()
+
+    run(main())
+    assert len(refusals) == 2, refusals
+    assert "under way" in refusals[0] and "finished already" in refusals[1]

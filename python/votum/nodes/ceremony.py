@@ -147,6 +147,9 @@ class GuardianService:
         self.disputed_by: set[str] = set()
         #: receivers whose dispute this guardian has answered (once each, spec/96.4)
         self.answered: set[str] = set()
+        #: senders whose answer this guardian has accepted (once each)
+        self.accepted: set[str] = set()
+        self.finished = False
 
     # -- checks ---------------------------------------------------------------------------------------------
 
@@ -189,6 +192,9 @@ class GuardianService:
 
     async def _start(self, m: Message) -> bytes:
         body = self._from_coordinator(m)
+        if self.guardian is not None and not self.finished:
+            # one ceremony at a time: a second start would throw away a polynomial whose backups may be out
+            raise errors.HandlerError(f"ceremony {self.ceremony} is under way; abort it first")
         self._reset()
         n, quorum = int(body["n"]), int(body["quorum"])
         roster: dict[str, Card] = {}
@@ -336,8 +342,9 @@ class GuardianService:
     async def _accept(self, m: Message) -> bytes:
         body = self._from_coordinator(m)
         sender = str(body["sender"])
-        if self.received.get(sender, {}).get("verified", True):
-            raise errors.HandlerError(f"{self.guardian_id} did not dispute {sender}'s backup")
+        if self.received.get(sender, {}).get("verified", True) or sender in self.accepted:
+            raise errors.HandlerError(f"{self.guardian_id} has no open dispute with {sender}")
+        self.accepted.add(sender)
         await self._work(self._mine().accept_challenge_response, self.records[sender], str(body["answer"]))
         self.received[sender] = {"verified": True, "reason": "answered in public"}
         return _pack({})
@@ -345,6 +352,8 @@ class GuardianService:
     async def _finish(self, m: Message) -> bytes:
         body = self._from_coordinator(m)
         me = self._mine()
+        if self.finished:
+            raise errors.HandlerError(f"ceremony {self.ceremony} is finished already")
         if str(body.get("joint_key", "")).upper() != _joint_key(self.records):
             raise errors.HandlerError("the joint key is not the product of the agreed records' keys")
         held = len(me.backups_held)
@@ -356,6 +365,7 @@ class GuardianService:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(box)
+        self.finished = True
         if self.on_done is not None:
             asyncio.get_running_loop().call_later(0.2, self.on_done)
         return _pack({"backups_held": held, "state": path.name})
