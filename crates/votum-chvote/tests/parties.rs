@@ -22,10 +22,18 @@ fn views(v: &[Vec<u8>]) -> Vec<&[u8]> {
     v.iter().map(Vec::as_slice).collect()
 }
 
-#[test]
-fn an_election_through_the_parties_bytes_counts_exactly_and_verifies() {
-    let s = 3;
-    let voters = 6;
+/// (parameters, authorities, key shares, secret voter data, public voter data)
+type Published = (
+    Vec<u8>,
+    Vec<AuthorityParty>,
+    Vec<Vec<u8>>,
+    Vec<Vec<u8>>,
+    Vec<Vec<u8>>,
+);
+
+/// The parties of an election of `s` authorities and `voters` voters, with their key shares and
+/// electoral data made and the board attached by every authority.
+fn published(s: usize, voters: usize) -> Published {
     let parameters = parties::parameters(1, "single", voters, s).unwrap();
     let mut authorities: Vec<AuthorityParty> = (0..s)
         .map(|j| AuthorityParty::new(&parameters, j).unwrap())
@@ -42,6 +50,14 @@ fn an_election_through_the_parties_bytes_counts_exactly_and_verifies() {
         a.attach(&parameters, &views(&key_shares), &views(&voter_data))
             .unwrap();
     }
+    (parameters, authorities, key_shares, secret, voter_data)
+}
+
+#[test]
+fn an_election_through_the_parties_bytes_counts_exactly_and_verifies() {
+    let s = 3;
+    let voters = 6;
+    let (parameters, authorities, key_shares, secret, voter_data) = published(s, voters);
     // the printing authority refuses secret data that is not every authority's, or not whole
     assert!(parties::print_cards(&parameters, &views(&secret[..2]), None).is_err());
     let mut cut = secret.clone();
@@ -176,27 +192,11 @@ fn a_key_share_chosen_to_cancel_the_others_is_refused_by_every_party() {
 }
 
 /// An election through the parties up to the mix: the parameters, the authorities (each holding
-/// every confirmed ballot), the key shares and voter data, and the confirmed input.
-/// (parameters, authorities, key shares, voter data)
+/// every confirmed ballot), the key shares and voter data.
 type Voted = (Vec<u8>, Vec<AuthorityParty>, Vec<Vec<u8>>, Vec<Vec<u8>>);
 
 fn voted(s: usize, voters: usize) -> Voted {
-    let parameters = parties::parameters(1, "single", voters, s).unwrap();
-    let mut authorities: Vec<AuthorityParty> = (0..s)
-        .map(|j| AuthorityParty::new(&parameters, j).unwrap())
-        .collect();
-    let key_shares: Vec<Vec<u8>> = authorities.iter().map(AuthorityParty::key_share).collect();
-    let mut secret = Vec::new();
-    let mut voter_data = Vec::new();
-    for a in authorities.iter_mut() {
-        let (sd, pd) = a.electoral_data().unwrap();
-        secret.push(sd.to_vec());
-        voter_data.push(pd);
-    }
-    for a in authorities.iter_mut() {
-        a.attach(&parameters, &views(&key_shares), &views(&voter_data))
-            .unwrap();
-    }
+    let (parameters, authorities, key_shares, secret, voter_data) = published(s, voters);
     let cards = parties::print_cards(&parameters, &views(&secret), None).unwrap();
     let mut client =
         VotersClient::new(&parameters, &views(&key_shares), &views(&voter_data)).unwrap();
