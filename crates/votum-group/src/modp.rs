@@ -99,6 +99,15 @@ impl Zeroize for ModScalar {
     }
 }
 
+/// Every scalar wipes its limbs when dropped: nonces, keys and shares are scalars, and wiping
+/// by hand at each use missed some (issue 45, finding 12). Public scalars pay a memset of at most
+/// 512 bytes.
+impl Drop for ModScalar {
+    fn drop(&mut self) {
+        wipe_integer(&mut self.0);
+    }
+}
+
 struct Inner {
     id: GroupId,
     modulus: Modulus,
