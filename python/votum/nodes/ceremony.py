@@ -232,11 +232,12 @@ class GuardianService:
             raise errors.HandlerError("the records are not the roster's guardians'")
         if records[self.guardian_id] != me.public_record():
             raise errors.HandlerError("the records carry another record under this guardian's id")
-        await self._work(eg_verify_guardian_records, list(records.values()), self.quorum)  # one batch
-        if self.records_ready.is_set():
+        if self.set_digest:
             raise errors.HandlerError("the records of this ceremony came already")
-        self.records = records
+        # claimed before the first await, so two `records` messages at once cannot both be taken
         self.set_digest = self._set_digest(records)
+        await self._work(eg_verify_guardian_records, list(records.values()), self.quorum)  # one batch
+        self.records = records
         self.records_ready.set()
         # no backup is made until every other guardian says it was shown the same roster and records: a
         # coordinator that shows this guardian a record of its own making would get the backup made for it

@@ -186,7 +186,6 @@ class Party:
         #: the challenges this party acts on, each taken once per election from the board and compared with
         #: the controller's word (spec/97.14)
         self.challenges: dict[str, bytes] = {}
-        self.cut_known = False
         self.over = False
         self.column_seed: bytes | None = None
         self.seed_ready = asyncio.Event()
@@ -195,7 +194,8 @@ class Party:
         self.splits: dict[int, tuple[bytes, bytes]] = {}
         self.splits_ready: dict[int, asyncio.Event] = {}
         self.flight = asyncio.Semaphore(IN_FLIGHT)
-        self.checked: set[int] = set()
+        #: the checked copies, once this party knows the cut (None before)
+        self.checked: set[int] | None = None
         self.resumed_from = ""
         #: the election whose voters cast the ballots this first-column server holds (spec/97.12)
         self.origin = ""
@@ -273,12 +273,11 @@ class Party:
     async def _cut_known_here(self, h1: bytes) -> None:
         payload = await self._challenge("cut", h1)
         self.checked = set(sv_cut(payload[:32], self._p().copies))
-        self.cut_known = True
 
     def _need_cut(self, copy: int, checked: bool) -> None:
         """A copy's secrets go out only after the cut, and only the half the cut allows: an opened copy's
         outputs, a checked copy's permutations, t-values and halves."""
-        if not self.cut_known:
+        if self.checked is None:
             raise errors.HandlerError(f"{self.node.name} does not know the cut yet")
         if (copy in self.checked) != checked:
             raise errors.HandlerError(f"copy {copy} is {'an opened' if checked else 'a checked'} copy")
@@ -670,7 +669,7 @@ class Party:
             due = {f"outputs-{r}-{i}" for r in range(p.races) for i in range(1, p.rows + 1)}
             expected = head + bytes(sv_cut(head, p.copies))
         elif name == "sides" and "cut" in self.challenges:
-            checked = sv_cut(self.challenges["cut"][:32], p.copies)
+            checked = self.challenges["cut"][32:]  # the cut this board appended, checked against its head
             due = {
                 f"tvalues-{r}-{k}-{i}" for r in range(p.races) for k in checked for i in range(1, p.rows + 1)
             }

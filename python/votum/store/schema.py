@@ -176,21 +176,28 @@ def _v3(conn: Connection) -> None:
 def _v4(conn: Connection) -> None:
     # the ciphertexts of the ballots already stored (the first of a repeat keeps the fingerprint)
     metadata.create_all(conn, tables=[ciphertexts])
-    seen: set[tuple[str, bytes]] = set()
     rows = conn.execute(
         select(board.c.election_id, board.c.payload)
         .where(board.c.kind == "submitted_ballot")
         .order_by(board.c.election_id, board.c.seq)
     )
+    # rows come election by election: the fingerprints seen are one election's, and inserts go in chunks
+    current: str | None = None
+    seen: set[bytes] = set()
     batch: list[dict[str, object]] = []
     for election_id, payload in rows:
+        if election_id != current:
+            current, seen = election_id, set()  # a fingerprint repeated across elections is no replay
         ballot = json.loads(payload)
         for fingerprint in ciphertext_fingerprints(ballot):
-            if (election_id, fingerprint) not in seen:
-                seen.add((election_id, fingerprint))
+            if fingerprint not in seen:
+                seen.add(fingerprint)
                 batch.append(
                     {"election_id": election_id, "fingerprint": fingerprint, "ballot_id": ballot["object_id"]}
                 )
+        if len(batch) >= 10_000:
+            conn.execute(ciphertexts.insert(), batch)
+            batch = []
     if batch:
         conn.execute(ciphertexts.insert(), batch)
 
