@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-cluster bench-cluster-netns fuzz clean
+.PHONY: setup peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-cluster bench-cluster-netns fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -23,7 +23,11 @@ demo: setup
 	$(VENV)/bin/votum demo
 
 ## Every test: lints, Rust tests, Python tests.
-test: setup peer lint test-rust test-python
+test: setup peer lint ct-check test-rust test-python
+
+# secret-exponent paths under valgrind memcheck, secrets marked undefined (ADR 0002)
+ct-check:
+	scripts/ct-check.sh
 
 test-rust:
 	cargo test --workspace --profile ci --locked

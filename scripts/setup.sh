@@ -22,6 +22,9 @@ command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
 # headless Chromium and its WebDriver: the web pages' tests run in a real browser
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
+# valgrind: `make ct-check` runs the secret-exponent paths under memcheck, and votum-ct builds
+# against its client-request headers
+command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/memcheck.h ] || need_apt+=(valgrind)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     log "installing ${need_apt[*]} with apt-get"

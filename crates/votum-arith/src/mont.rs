@@ -53,8 +53,21 @@ pub(crate) struct MontContext {
     r2: Vec<u64>,
 }
 
-/// A product buffer, reused across multiplications.
-pub(crate) struct Scratch(Vec<u64>);
+/// A product buffer, reused across multiplications, and the work area of GMP's side-channel-silent
+/// products (`mpn_sec_mul`, `mpn_sec_sqr`).
+pub(crate) struct Scratch(Vec<u64>, Vec<u64>);
+
+/// The scratch held products of secret values on the constant-time paths: wiped when dropped
+/// (a few hundred limbs, next to thousands of products).
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        for x in self.0.iter_mut().chain(self.1.iter_mut()) {
+            // SAFETY: a valid, aligned, exclusive reference.
+            unsafe { std::ptr::write_volatile(x, 0) };
+        }
+        std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
+    }
+}
 
 impl MontContext {
     pub(crate) fn new(modulus: &Modulus) -> Result<Self, ArithError> {
@@ -89,7 +102,10 @@ impl MontContext {
     }
 
     pub(crate) fn scratch(&self) -> Scratch {
-        Scratch(vec![0; 2 * self.n])
+        let n = self.n as gmp::size_t;
+        // SAFETY: the itch functions only compute sizes.
+        let sec = unsafe { gmp::mpn_sec_mul_itch(n, n).max(gmp::mpn_sec_sqr_itch(n)) };
+        Scratch(vec![0; 2 * self.n], vec![0; sec.max(1) as usize])
     }
 
     fn limbs(&self, x: &Integer) -> Vec<u64> {
@@ -154,9 +170,9 @@ impl MontContext {
     }
 
     /// `out = a·b / R mod m` (`a == b` allowed: a squaring) with no branch or memory access that
-    /// depends on the values: schoolbook-free `mpn_mul_n`/`mpn_sqr` (their paths depend on the
-    /// length only), GMP's quadratic `mpn_redc_1`, and the final subtraction done always and kept
-    /// or dropped with `mpn_cnd_swap`. `tmp` has n limbs. For secret exponents ([`crate::SecretBaseTable`]).
+    /// depends on the values: GMP's `mpn_sec_mul`/`mpn_sec_sqr`, its quadratic `mpn_redc_1`, and the
+    /// final subtraction done always and kept or dropped with `mpn_cnd_swap`. `tmp` has n limbs.
+    /// For secret exponents ([`crate::SecretBaseTable`]); `make ct-check` checks it under valgrind.
     #[cfg(feature = "secret")]
     pub(crate) fn mul_ct(
         &self,
@@ -169,13 +185,23 @@ impl MontContext {
         debug_assert!(a.len() == self.n && b.len() == self.n && out.len() == self.n);
         debug_assert!(tmp.len() == self.n);
         let n = self.n as gmp::size_t;
-        // SAFETY: all slices have n limbs, the scratch 2n; out and tmp do not alias the scratch or
-        // each other; mpn_mul_n/mpn_sqr write the scratch, disjoint from their inputs.
+        // SAFETY: all slices have n limbs, the scratch 2n and its work area the itch of both
+        // products (`scratch`); out and tmp do not alias the scratch or each other.
+        // mpn_sec_mul/mpn_sec_sqr are GMP's schoolbook products without data-dependent branches or
+        // addresses; mpn_mul_n is not (its Karatsuba step branches on the sign of a difference of
+        // the operands' halves, which `make ct-check` caught).
         unsafe {
             if a.as_ptr() == b.as_ptr() {
-                gmp::mpn_sqr(s.0.as_mut_ptr(), a.as_ptr(), n);
+                gmp::mpn_sec_sqr(s.0.as_mut_ptr(), a.as_ptr(), n, s.1.as_mut_ptr());
             } else {
-                gmp::mpn_mul_n(s.0.as_mut_ptr(), a.as_ptr(), b.as_ptr(), n);
+                gmp::mpn_sec_mul(
+                    s.0.as_mut_ptr(),
+                    a.as_ptr(),
+                    n,
+                    b.as_ptr(),
+                    n,
+                    s.1.as_mut_ptr(),
+                );
             }
             let carry = mpn_redc_1(
                 out.as_mut_ptr(),
@@ -188,6 +214,17 @@ impl MontContext {
             // subtract m when the reduction carried out or out >= m (no borrow)
             gmp::mpn_cnd_swap(carry | (borrow ^ 1), out.as_mut_ptr(), tmp.as_mut_ptr(), n);
         }
+    }
+
+    /// `a / R mod m` as n limbs, with [`MontContext::mul_ct`]: the way out of Montgomery form for a
+    /// result that may be secret (`out_of_mont` reduces with a branch on the value).
+    #[cfg(feature = "secret")]
+    pub(crate) fn out_of_mont_ct(&self, a: &[u64], s: &mut Scratch, tmp: &mut [u64]) -> Vec<u64> {
+        let mut one = vec![0u64; self.n];
+        one[0] = 1;
+        let mut out = vec![0; self.n];
+        self.mul_ct(&mut out, a, &one, s, tmp);
+        out
     }
 
     /// `x·R mod m` for `0 <= x < m`.

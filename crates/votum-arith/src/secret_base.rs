@@ -53,7 +53,8 @@ impl SecretBaseTable {
         }
         let mont = MontContext::new(modulus)?;
         let n = mont.limbs_len();
-        let cols = max_bits.div_ceil(rows);
+        // cover whole limbs, so that `pow` checks an exponent's length and never its top bits
+        let cols = (64 * max_bits.div_ceil(64)).div_ceil(rows);
         let mut s = mont.scratch();
         let mut heads = Vec::with_capacity(rows as usize);
         let mut head = mont.to_mont(&modulus.reduce(base), &mut s);
@@ -90,21 +91,22 @@ impl SecretBaseTable {
         self.max_bits
     }
 
-    /// `base^exp mod m` in constant time (for `exp` below `2^max_bits`; the time depends on the
-    /// table's shape only).
+    /// `base^exp mod m` in constant time, for `exp` of at most [`SecretBaseTable::max_limbs`]
+    /// 64-bit limbs (every exponent below `2^max_bits` is). The time and the memory addresses
+    /// depend on the table's shape only: the exponent's limbs are copied by their count (its
+    /// length, as with `mpz_powm_sec`) and never compared or normalised.
     pub fn pow(&self, exp: &Integer) -> Result<Integer, ArithError> {
         if *exp < 0 {
             return Err(ArithError::NegativeExponent);
         }
-        if exp.significant_bits() > self.max_bits {
+        let limbs = exp.as_limbs();
+        if limbs.len() > self.max_limbs() {
             return Err(ArithError::OutOfRange { what: "exponent" });
         }
         let n = self.mont.limbs_len();
         let bits = (self.rows * self.cols) as usize;
         let mut e = vec![0u64; bits.div_ceil(64)];
-        // least significant limb first; it fits (exp < 2^max_bits <= 2^bits)
-        let digits = exp.significant_digits::<u64>();
-        exp.write_digits(&mut e[..digits], Order::Lsf);
+        e[..limbs.len()].copy_from_slice(limbs);
         let mut s = self.mont.scratch();
         let mut tmp = vec![0u64; n];
         let mut acc = self.mont.one(&mut s);
@@ -125,11 +127,25 @@ impl SecretBaseTable {
             self.mont
                 .mul_ct(&mut acc, &square, &chosen, &mut s, &mut tmp);
         }
-        let out = self.mont.out_of_mont(&acc, &mut s);
-        for buf in [&mut e, &mut acc, &mut square, &mut chosen, &mut tmp] {
+        let mut out = self.mont.out_of_mont_ct(&acc, &mut s, &mut tmp);
+        let result = Integer::from_digits(&out, Order::Lsf);
+        for buf in [
+            &mut e,
+            &mut acc,
+            &mut square,
+            &mut chosen,
+            &mut tmp,
+            &mut out,
+        ] {
             wipe(buf);
         }
-        Ok(out)
+        Ok(result)
+    }
+
+    /// The longest exponent, in 64-bit limbs, that [`SecretBaseTable::pow`] takes: the table covers
+    /// `rows·cols` bits, at least `64·⌈max_bits/64⌉` (`new`), so the check is on the length alone.
+    pub fn max_limbs(&self) -> usize {
+        (self.rows * self.cols) as usize / 64
     }
 }
 
@@ -140,9 +156,10 @@ const ONCE_WINDOW: usize = 5;
 /// window of [`ONCE_WINDOW`] bits over `64·limbs(exp)` bits (the time depends on the exponent's
 /// limb count only, as `mpz_powm_sec`'s does), every product [`MontContext::mul_ct`], every
 /// lookup `mpn_sec_tabselect`. The table of `base^0..base^31` is public and is built with the
-/// fast product. At 4096 bits it takes 0.72× `mpz_powm_sec`'s time: GMP's `mpn_sec_powm`
-/// multiplies with the schoolbook `mpn_mul_basecase`, `mul_ct` with `mpn_mul_n` (Karatsuba
-/// from GMP's threshold on, whose path depends on the length only).
+/// fast product. At 4096 bits it takes about 0.96× `mpz_powm_sec`'s time (both multiply with
+/// GMP's schoolbook `mpn_sec_mul`; the window saves a few products). Until 2026-11-26 `mul_ct`
+/// used `mpn_mul_n` and this took 0.72×, but GMP's Karatsuba branches on the operands' values
+/// (`make ct-check` caught it).
 pub(crate) fn pow_secret_public_base(
     mont: &MontContext,
     modulus: &Modulus,
@@ -153,9 +170,11 @@ pub(crate) fn pow_secret_public_base(
         return Err(ArithError::NegativeExponent);
     }
     let n = mont.limbs_len();
-    let limbs = exp.significant_digits::<u64>().max(1);
+    // the exponent's limbs by their count, never normalised or compared
+    let given = exp.as_limbs();
+    let limbs = given.len().max(1);
     let mut e = vec![0u64; limbs];
-    exp.write_digits(&mut e[..exp.significant_digits::<u64>()], Order::Lsf);
+    e[..given.len()].copy_from_slice(given);
     let bits = 64 * limbs;
     let windows = bits.div_ceil(ONCE_WINDOW);
     let mut s = mont.scratch();
@@ -196,11 +215,12 @@ pub(crate) fn pow_secret_public_base(
         prev.copy_from_slice(&acc);
         mont.mul_ct(&mut acc, &prev, &chosen, &mut s, &mut tmp);
     }
-    let out = mont.out_of_mont(&acc, &mut s);
-    for buf in [&mut e, &mut acc, &mut prev, &mut chosen, &mut tmp] {
+    let mut out = mont.out_of_mont_ct(&acc, &mut s, &mut tmp);
+    let result = Integer::from_digits(&out, Order::Lsf);
+    for buf in [&mut e, &mut acc, &mut prev, &mut chosen, &mut tmp, &mut out] {
         wipe(buf);
     }
-    Ok(out)
+    Ok(result)
 }
 
 /// `out` = entry `index` of `table` (`count` entries of `out.len()` limbs), read with GMP's
@@ -325,6 +345,13 @@ mod tests {
             t.pow(&Integer::from(-1)).unwrap_err(),
             ArithError::NegativeExponent
         );
+        // the table covers whole limbs: an exponent longer than max_bits but not than its limbs
+        // is computed, not refused (pow checks the length only, never the top bits)
+        let short = SecretBaseTable::new(&m, &b, 250, 7).unwrap();
+        assert_eq!(short.max_limbs(), 4);
+        let e = (Integer::from(1) << 256u32) - 3u32;
+        assert_eq!(short.pow(&e).unwrap(), m.pow(&b, &e).unwrap());
+        assert!(short.pow(&(Integer::from(1) << 256u32)).is_err());
         assert!(SecretBaseTable::new(&m, &b, 256, 0).is_err());
         assert!(SecretBaseTable::new(&m, &b, 0, 6).is_err());
         // base 0 and base 1

@@ -499,8 +499,8 @@ impl ModpGroup {
 
     /// A constant-time comb table of `base`, for raising it to several secret scalars
     /// ([`ModpGroup::pow_secret_with`]); worth it from two exponents on (votum-arith's
-    /// `SecretBaseTable`: about 1.3 ms to build, 0.46 ms per power, against 2.1 ms for
-    /// `mpz_powm_sec`, at 4096 bits).
+    /// `SecretBaseTable`: about 0.7 ms to build, 0.30 ms per power, against 1.08 ms for
+    /// `mpz_powm_sec`, at 4096 bits on the machine of BENCHMARKS.md's 2026-11-26 entry).
     #[cfg(feature = "secret")]
     pub fn secret_table(&self, base: &ModElement) -> SecretBaseTable {
         SecretBaseTable::new(
