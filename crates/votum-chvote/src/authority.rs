@@ -8,7 +8,7 @@ use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 use votum_arith::{to_fixed_be, wipe_integer, Integer, SecretBaseTable};
 use votum_elgamal::{Ciphertext, KeyPair, PublicKey, SecretKey};
-use votum_group::{Group, ModElement, ModScalar, ModpGroup};
+use votum_group::{Group, ModElement, ModScalar, ModpGroup, Secret};
 use votum_mixnet::decrypt::DecryptionShare;
 use votum_shuffle::{Generators, Rows, ShuffleProof};
 use zeroize::Zeroize;
@@ -126,7 +126,7 @@ impl Authority {
     ) -> Vec<u8> {
         let eg = self.params.eg();
         let public = self.key_share();
-        let mut w = eg.random_scalar(rng);
+        let w = eg.random_secret(rng);
         let commitment = eg.pow_secret(eg.generator(), &w);
         let oracle = crate::record::key_share_oracle(digest, self.index);
         let challenge = votum_proofs::ChallengeOracle::challenge(
@@ -136,8 +136,8 @@ impl Authority {
             &[&public, &commitment],
         );
         let mut cx = eg.scalar_mul(&challenge, self.key.secret.expose());
-        let response = eg.scalar_add(&w, &cx);
-        w.zeroize();
+        let response = eg.scalar_add(w.expose(), &cx);
+        drop(w);
         cx.zeroize();
         let proof = votum_proofs::SchnorrProof {
             commitment,
@@ -194,8 +194,8 @@ impl Authority {
                 let h = hash::values_mod(&zeros, params.q_hat());
                 zeros.iter_mut().for_each(wipe_integer);
                 let mut y_plus = Integer::from(&y + &h) % params.q_hat();
-                let xs = ig.scalar_from_integer(&x);
-                let ys = ig.scalar_from_integer(&y_plus);
+                let xs = Secret::new(ig.scalar_from_integer(&x));
+                let ys = Secret::new(ig.scalar_from_integer(&y_plus));
                 wipe_integer(&mut y_plus);
                 let public = PublicVoterData {
                     x_hat: ig.pow_secret(ig.generator(), &xs),
@@ -287,7 +287,7 @@ impl Authority {
         for (l, &n_l) in board.set.candidates.iter().enumerate() {
             let r = self.params.ephemeral(rng);
             for _ in 0..k[l] {
-                b.push(eg.pow_secret(&ballot.queries[u], &r));
+                b.push(eg.pow_secret(&ballot.queries[u], &Secret::new(r.clone())));
                 u += 1;
             }
             for _ in 0..n_l {

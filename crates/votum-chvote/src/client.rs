@@ -4,7 +4,7 @@
 
 use rand_core::{CryptoRng, RngCore};
 use votum_arith::{wipe_integer, Integer, SecretBaseTable};
-use votum_group::{Group, ModElement, ModScalar};
+use votum_group::{Group, ModElement, ModScalar, Secret};
 use zeroize::Zeroize;
 
 use crate::codes;
@@ -77,7 +77,7 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
             "the voting code is out of range".into(),
         ));
     }
-    let mut xs = ig.scalar_from_integer(&x);
+    let xs = Secret::new(ig.scalar_from_integer(&x));
     wipe_integer(&mut x);
     let x_hat = ig.pow_secret(ig.generator(), &xs);
     let primes: Vec<ModElement> = selections
@@ -99,7 +99,7 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
     // r = Σ r_u is below k·2^(2τ): within g's comb of 2τ + 16 bits for k < 2^16
     let b = board.params.comb_pow(board.params.g_ephemeral(), &r_sum);
     // 7.21 GenBallotProof
-    let mut w1 = ig.random_scalar(rng);
+    let w1 = ig.random_secret(rng);
     let w2 = board.params.random_element(rng);
     let mut w3 = board.params.ballot_nonce(rng);
     let t1 = ig.pow_secret(ig.generator(), &w1);
@@ -120,15 +120,15 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
     };
     let c = ballot_challenge(board, &ballot, &a);
     let (ci, ce) = (ig.scalar_from_integer(&c), eg.scalar_from_integer(&c));
-    let s1 = ig.scalar_add(&w1, &ig.scalar_mul(&ci, &xs));
+    let s1 = ig.scalar_add(w1.expose(), &ig.scalar_mul(&ci, xs.expose()));
     let s2 = eg.op(&w2, &eg.pow(&m, &ce));
     let s3 = eg.scalar_add(&w3, &eg.scalar_mul(&ce, &r_sum));
     ballot.proof.s1 = ig.scalar_to_integer(&s1);
     ballot.proof.s2 = s2;
     ballot.proof.s3 = eg.scalar_to_integer(&s3);
-    w1.zeroize();
+    drop(w1);
     w3.zeroize();
-    xs.zeroize();
+    drop(xs);
     r_sum.zeroize();
     Ok((
         ballot,
@@ -173,7 +173,8 @@ pub fn get_points(
         for (u, &s) in secrets.selections.iter().enumerate() {
             let l = board.set.election_of(s - 1);
             // k = b_u·d_l^(−r_u), with r_u short: the inverse of d_l^(r_u)
-            let key = eg.div(&beta.b[u], &eg.pow_secret(&beta.d[l], &secrets.r[u]));
+            let r_u = Secret::new(secrets.r[u].clone());
+            let key = eg.div(&beta.b[u], &eg.pow_secret(&beta.d[l], &r_u));
             let mut m = beta.c[s - 1].clone();
             hash::xor_into(&mut m, &hash::ot_pad(key.value(), l_m));
             let x = Integer::from_digits(&m[..l_m / 2], votum_arith::Order::Msf);
@@ -238,15 +239,18 @@ pub fn gen_confirmation<R: RngCore + CryptoRng>(
         values.iter_mut().for_each(wipe_integer);
     }
     y %= q_hat;
-    let mut ys = ig.scalar_from_integer(&y);
+    let ys = Secret::new(ig.scalar_from_integer(&y));
     wipe_integer(&mut y);
     let y_hat = ig.pow_secret(ig.generator(), &ys);
-    let mut w = ig.random_scalar(rng);
+    let w = ig.random_secret(rng);
     let t = ig.pow_secret(ig.generator(), &w);
     let c = confirmation_challenge(board, &y_hat, &t);
-    let s = ig.scalar_add(&w, &ig.scalar_mul(&ig.scalar_from_integer(&c), &ys));
-    w.zeroize();
-    ys.zeroize();
+    let s = ig.scalar_add(
+        w.expose(),
+        &ig.scalar_mul(&ig.scalar_from_integer(&c), ys.expose()),
+    );
+    drop(w);
+    drop(ys);
     Ok(Confirmation {
         y_hat,
         t,

@@ -16,7 +16,7 @@ use crabgrind::memcheck::{mark_mem, MemState};
 use curve25519_dalek::Scalar;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
-use votum_group::{Group, Integer, ModElement, ModScalar, ModpGroup, Ristretto255};
+use votum_group::{Group, Integer, ModElement, ModScalar, ModpGroup, Ristretto255, Secret};
 
 /// Marks `len` bytes at `ptr` as undefined (secret) or defined (public again).
 fn mark(ptr: *const c_void, len: usize, state: MemState) {
@@ -61,32 +61,34 @@ fn modp_cases(group: &ModpGroup, tag: &'static str, rng: &mut ChaCha20Rng) -> Ve
     {
         let group = group.clone();
         let base = base.clone();
-        let secret: ModScalar = group.random_scalar(rng);
+        let secret: Secret<ModScalar> = group.random_secret(rng);
         let table = group.secret_table(&base);
         // build the generator's table outside the measured part: it holds no secret
         let _ = group.pow_secret(
             group.generator(),
-            &group
-                .scalar(&Integer::from(1))
-                .unwrap_or_else(|_| unreachable()),
+            &Secret::new(
+                group
+                    .scalar(&Integer::from(1))
+                    .unwrap_or_else(|_| unreachable()),
+            ),
         );
         let name: &'static str = Box::leak(format!("{tag}: {name}").into_boxed_str());
         cases.push(Case {
             name,
             control: i == 3,
             run: Box::new(move || {
-                secret_integer(secret.value());
+                secret_integer(secret.expose().value());
                 let out: Integer = match i {
                     0 => group.pow_secret(group.generator(), &secret).value().clone(),
                     1 => group.pow_secret(&base, &secret).value().clone(),
                     2 => group.pow_secret_with(&table, &secret).value().clone(),
                     _ => group
                         .modulus()
-                        .pow(base.value(), secret.value())
+                        .pow(base.value(), secret.expose().value())
                         .unwrap_or_else(|_| unreachable()),
                 };
                 declassify_integer(&out);
-                declassify_integer(secret.value());
+                declassify_integer(secret.expose().value());
                 std::hint::black_box(out);
             }),
         });
@@ -97,12 +99,12 @@ fn modp_cases(group: &ModpGroup, tag: &'static str, rng: &mut ChaCha20Rng) -> Ve
 fn ristretto_case(rng: &mut ChaCha20Rng) -> Case {
     let group = Ristretto255;
     let base = group.pow_generator(&group.random_scalar(rng));
-    let secret: Scalar = group.random_scalar(rng);
+    let secret: Secret<Scalar> = group.random_secret(rng);
     Case {
         name: "ristretto255: pow_secret (curve25519-dalek)",
         control: false,
         run: Box::new(move || {
-            let bytes = secret.as_bytes();
+            let bytes = secret.expose().as_bytes();
             mark(bytes.as_ptr().cast(), bytes.len(), MemState::Undefined);
             let out = group.pow_secret(&base, &secret);
             let enc = out.compress();

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 use votum_elgamal::SecretPolynomial;
-use votum_group::ModScalar;
 use votum_group::{Group, ModpGroup};
+use votum_group::{ModScalar, Secret};
 
 use crate::ceremony::*;
 use crate::json::{self, FieldError};
@@ -43,12 +43,12 @@ impl Guardian {
             record
         );
         for (j, a) in self.polynomial.coefficients().iter().enumerate() {
-            let hex = zeroize::Zeroizing::new(votum_hash::eg::to_hex(a.value()));
+            let hex = zeroize::Zeroizing::new(votum_hash::eg::to_hex(a.expose().value()));
             let _ = write!(out, "{}\"{}\"", if j == 0 { "" } else { "," }, hex.as_str());
         }
         out.push_str("],\"backups\":{");
         for (j, (sender, coordinate)) in self.backups.iter().enumerate() {
-            let hex = zeroize::Zeroizing::new(votum_hash::eg::to_hex(coordinate.value()));
+            let hex = zeroize::Zeroizing::new(votum_hash::eg::to_hex(coordinate.expose().value()));
             let _ = write!(
                 out,
                 "{}{}:\"{}\"",
@@ -149,14 +149,14 @@ impl Guardian {
         }
         let mut coefficients = Vec::with_capacity(quorum);
         for (j, x) in list.iter().enumerate() {
-            let a = scalar(x, "a coefficient")?;
+            let a = Secret::new(scalar(x, "a coefficient")?);
             if group.pow_secret(group.generator(), &a) != public.commitments[j] {
                 return Err(CeremonyError::KeyMismatch {
                     guardian: public.id.clone(),
                     what: "a secret coefficient does not match its commitment",
                 });
             }
-            coefficients.push(a);
+            coefficients.push(a.expose().clone());
         }
         let polynomial = SecretPolynomial::from_coefficients(coefficients).map_err(|_| {
             CeremonyError::BadQuorum {
@@ -172,9 +172,12 @@ impl Guardian {
                 message: "backups must be an object".into(),
             })?;
         for (sender, x) in held {
-            let coordinate = scalar(x, "a backup")?;
+            let coordinate = Secret::new(scalar(x, "a backup")?);
             if let Some(s) = known.iter().find(|k| &k.id == sender) {
-                if group.pow_generator(&coordinate) != s.recovery_key(group, public.sequence_order)
+                // a share of the sender's secret: constant time (it was the fast table until the
+                // secret type refused it)
+                if group.pow_secret(group.generator(), &coordinate)
+                    != s.recovery_key(group, public.sequence_order)
                 {
                     return Err(CeremonyError::InvalidBackup {
                         sender: sender.clone(),

@@ -24,6 +24,59 @@ pub use votum_arith::{Integer, Order};
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 use std::fmt;
+use zeroize::Zeroize;
+
+/// A secret scalar: a long-term key, a key share, a polynomial coefficient, or the nonce of a
+/// proof about one (ADR 0002). The only powers it takes are the constant-time
+/// [`Group::pow_secret`] and `ModpGroup::pow_secret_with`; the fast variable-time tables
+/// ([`Group::pow_generator`], [`Group::pow_table`], [`Group::pow`]) take a plain scalar, so handing
+/// them a secret needs a visible [`Secret::expose`]. Wiped when dropped, printed as `<redacted>`.
+///
+/// A secret goes to the constant-time power:
+/// ```
+/// use votum_group::{Group, ModpGroup, Secret};
+/// let group = ModpGroup::rfc3526_2048();
+/// let key = Secret::new(group.scalar_from_u64(5));
+/// assert_eq!(group.pow_secret(group.generator(), &key), group.pow_generator(&group.scalar_from_u64(5)));
+/// ```
+/// and the fast variable-time table refuses it at compile time:
+/// ```compile_fail
+/// use votum_group::{Group, ModpGroup, Secret};
+/// let group = ModpGroup::rfc3526_2048();
+/// let key = Secret::new(group.scalar_from_u64(5));
+/// let _ = group.pow_generator(&key);
+/// ```
+pub struct Secret<S: Zeroize>(S);
+
+impl<S: Zeroize> Secret<S> {
+    pub fn new(value: S) -> Self {
+        Self(value)
+    }
+
+    /// The value itself, for scalar arithmetic (a proof's response, a share's sum); never for a
+    /// variable-time power, a log or a message the protocol does not name.
+    pub fn expose(&self) -> &S {
+        &self.0
+    }
+}
+
+impl<S: Zeroize + Clone> Clone for Secret<S> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<S: Zeroize> Drop for Secret<S> {
+    fn drop(&mut self) {
+        self.0.zeroize();
+    }
+}
+
+impl<S: Zeroize> fmt::Debug for Secret<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
+}
 
 /// Which group, by its stable name (used in encodings, records and the Python API).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -125,7 +178,12 @@ pub trait Group: Clone + Send + Sync + fmt::Debug + 'static {
     /// `base^s` in constant time, for long-term secrets (feature `secret`, on by default;
     /// the independent verifier builds without it).
     #[cfg(feature = "secret")]
-    fn pow_secret(&self, base: &Self::Element, s: &Self::Scalar) -> Self::Element;
+    fn pow_secret(&self, base: &Self::Element, s: &Secret<Self::Scalar>) -> Self::Element;
+    /// A fresh random secret (a proof nonce about a long-term secret, a key).
+    #[cfg(feature = "secret")]
+    fn random_secret<R: RngCore + CryptoRng>(&self, rng: &mut R) -> Secret<Self::Scalar> {
+        Secret::new(self.random_scalar(rng))
+    }
     /// `g^s` from the generator's fixed-base table.
     fn pow_generator(&self, s: &Self::Scalar) -> Self::Element;
     /// Builds a fixed-base table for `base` (worth it from a few dozen exponentiations).

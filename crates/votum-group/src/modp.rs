@@ -11,6 +11,8 @@ use votum_arith::{
 use zeroize::Zeroize;
 
 use crate::params;
+#[cfg(feature = "secret")]
+use crate::Secret;
 use crate::{Group, GroupError, GroupId};
 
 /// An element of the order-q subgroup of Z_p^*, as an integer in `[1, p)`.
@@ -514,8 +516,12 @@ impl ModpGroup {
 
     /// `base^s` in constant time, with `table` = [`ModpGroup::secret_table`] of `base`.
     #[cfg(feature = "secret")]
-    pub fn pow_secret_with(&self, table: &SecretBaseTable, s: &ModScalar) -> ModElement {
-        ModElement(table.pow(&s.0).unwrap_or_else(|_| secret_power_failed()))
+    pub fn pow_secret_with(&self, table: &SecretBaseTable, s: &Secret<ModScalar>) -> ModElement {
+        ModElement(
+            table
+                .pow(&s.expose().0)
+                .unwrap_or_else(|_| secret_power_failed()),
+        )
     }
 
     fn make_table(&self, base: &ModElement) -> FixedBaseTable {
@@ -617,7 +623,7 @@ impl Group for ModpGroup {
     }
 
     #[cfg(feature = "secret")]
-    fn pow_secret(&self, base: &ModElement, s: &ModScalar) -> ModElement {
+    fn pow_secret(&self, base: &ModElement, s: &Secret<ModScalar>) -> ModElement {
         if base.0 == self.0.g.0 {
             let table = self
                 .0
@@ -628,7 +634,7 @@ impl Group for ModpGroup {
         ModElement(
             self.0
                 .modulus
-                .pow_secret(&base.0, &s.0)
+                .pow_secret(&base.0, &s.expose().0)
                 .unwrap_or_else(|_| secret_power_failed()),
         )
     }

@@ -6,6 +6,8 @@ use rand_core::{CryptoRng, RngCore};
 use std::sync::OnceLock;
 use votum_arith::{Integer, Order};
 
+#[cfg(feature = "secret")]
+use crate::Secret;
 use crate::{Group, GroupError, GroupId};
 
 /// The ristretto255 prime-order group (curve25519-dalek), written multiplicatively.
@@ -64,9 +66,9 @@ impl Group for Ristretto255 {
     }
 
     #[cfg(feature = "secret")]
-    fn pow_secret(&self, base: &RistrettoPoint, s: &Scalar) -> RistrettoPoint {
+    fn pow_secret(&self, base: &RistrettoPoint, s: &Secret<Scalar>) -> RistrettoPoint {
         // dalek's variable-base multiplication is constant time.
-        base * s
+        base * s.expose()
     }
 
     fn pow_generator(&self, s: &Scalar) -> RistrettoPoint {

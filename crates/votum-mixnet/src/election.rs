@@ -15,9 +15,8 @@ use std::time::Instant;
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 use votum_elgamal::Ciphertext;
-use votum_group::Group;
+use votum_group::{Group, Secret};
 use votum_proofs::SchnorrProof;
-use zeroize::Zeroize;
 
 use crate::ballot::{oracle, EncryptedBallot};
 use crate::board::MixBoard;
@@ -92,14 +91,14 @@ pub fn key_share<G: Group>(
 ) -> Result<votum_elgamal::SecretKey<G>, MixError> {
     let mut x = group.scalar_from_u64(0);
     for (k, d) in dealings.iter().enumerate() {
-        let s = d.polynomial.evaluate(group, j);
+        let s = Secret::new(d.polynomial.evaluate(group, j));
         votum_elgamal::secret::verify_share(group, &d.commitments, j, &s).map_err(|e| {
             MixError::Key {
                 trustee: k as u64 + 1,
                 reason: e.to_string(),
             }
         })?;
-        x = group.scalar_add(&x, &s);
+        x = group.scalar_add(&x, s.expose());
     }
     Ok(votum_elgamal::SecretKey::new(x))
 }
@@ -405,11 +404,11 @@ pub fn encrypt_ballot<G: Group, R: RngCore + CryptoRng>(
     let mut cts = Vec::with_capacity(messages.len());
     let mut proofs = Vec::with_capacity(messages.len());
     for (k, m) in messages.iter().enumerate() {
-        let mut r = group.random_scalar(rng);
-        let ct = Ciphertext::encrypt_element(group, pk, m, &r);
+        // an encryption nonce: the fast tables encrypt with it (ADR 0002), its proof is constant time
+        let r = group.random_secret(rng);
+        let ct = Ciphertext::encrypt_element(group, pk, m, r.expose());
         let o = oracle(group, context, voter, k, &ct.data);
         proofs.push(SchnorrProof::prove(group, &o, &r, &ct.pad, rng));
-        r.zeroize();
         cts.push(ct);
     }
     EncryptedBallot { voter, cts, proofs }
@@ -425,18 +424,18 @@ pub fn decrypt_share<G: Group, R: RngCore + CryptoRng>(
     pads: &[G::Element],
     rng: &mut R,
 ) -> Result<DecryptionShare<G>, MixError> {
-    let x = share.expose();
+    let x = share.secret();
     // a long-term secret and its proof's nonce: constant time (ADR 0002; issue 45, finding 12)
     let public_share = group.pow_secret(group.generator(), x);
     let partials: Vec<G::Element> = pads.par_iter().map(|a| group.pow_secret(a, x)).collect();
     let (t, e) = batch(group, context, trustee, &public_share, pads, &partials);
     let a = combination(group, trustee, pads, &e)?;
-    let mut w = group.random_scalar(rng);
+    let w = group.random_secret(rng);
     let commit_g = group.pow_secret(group.generator(), &w);
     let commit_a = group.pow_secret(&a, &w);
     let c = challenge(group, t, &commit_g, &commit_a);
-    let response = group.scalar_add(&w, &group.scalar_mul(&c, x));
-    w.zeroize();
+    let response = group.scalar_add(w.expose(), &group.scalar_mul(&c, x.expose()));
+    drop(w);
     Ok(DecryptionShare {
         trustee,
         partials,

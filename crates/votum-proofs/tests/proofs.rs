@@ -12,7 +12,7 @@ fn all_proofs<G: Group, O: ChallengeOracle<G>>(group: &G, oracle: &O, seed: u64)
     let pk = PublicKey::with_table(group, kp.public.element().clone()).unwrap();
     let k = pk.element().clone();
     // Schnorr
-    let sp = SchnorrProof::prove(group, oracle, kp.secret.expose(), &k, &mut rng);
+    let sp = SchnorrProof::prove(group, oracle, kp.secret.secret(), &k, &mut rng);
     sp.verify(group, oracle, &k).unwrap();
     let mut t = sp.clone();
     t.challenge = group.scalar_add(&t.challenge, &group.scalar_from_u64(1));
@@ -181,7 +181,7 @@ fn native_context_separates_proofs() {
     let p = SchnorrProof::prove(
         &g,
         &NativeOracle::new(b"a"),
-        kp.secret.expose(),
+        kp.secret.secret(),
         kp.public.element(),
         &mut rng,
     );

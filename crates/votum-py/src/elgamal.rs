@@ -438,7 +438,7 @@ impl PySecretPolynomial {
     /// The constant term as a secret key (the dealer's own key).
     fn secret_key(&self) -> PyResult<PySecretKey> {
         with_group!(&group_of(self.inner.group), g => Ok(PySecretKey {
-            inner: Tagged::new(g, SecretKey::new(self.inner.get(g)?.coefficients()[0].clone()))
+            inner: Tagged::new(g, SecretKey::new(self.inner.get(g)?.coefficients()[0].expose().clone()))
         }))
     }
 
@@ -480,7 +480,7 @@ pub fn verify_share(
 ) -> PyResult<()> {
     with_group!(&group_of_list(&commitments)?, g => {
         let cs = elements(g, &commitments)?;
-        let s = share.get(g)?.clone();
+        let s = votum_group::Secret::new(share.get(g)?.clone());
         Ok(release(py, || secret::verify_share(g, &cs, x, &s)).map_err(NativeError::from)?)
     })
 }

@@ -54,7 +54,7 @@ impl PySchnorrProof {
         with_group!(&group_of(secret_key.inner.group), g => {
             let sk = secret_key.get(g)?;
             let public = sk.public_element(g);
-            Ok(Self { inner: Tagged::new(g, SchnorrProof::prove(g, &oracle, sk.expose(), &public, &mut rng)) })
+            Ok(Self { inner: Tagged::new(g, SchnorrProof::prove(g, &oracle, sk.secret(), &public, &mut rng)) })
         })
     }
 

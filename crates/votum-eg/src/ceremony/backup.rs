@@ -2,8 +2,8 @@
 
 use serde_json::{json, Value};
 use votum_elgamal::hashed::HashedCiphertext;
-use votum_group::ModScalar;
 use votum_group::{Group, ModpGroup};
+use votum_group::{ModScalar, Secret};
 
 use super::*;
 use crate::json::{self, FieldError};
@@ -140,7 +140,7 @@ impl BackupChallengeResponse {
             return Err(CeremonyError::UnknownGuardian(self.sender.clone()));
         }
         // the coordinate is this guardian's share of the sender's secret: constant time
-        if group.pow_secret(group.generator(), &self.coordinate)
+        if group.pow_secret(group.generator(), &Secret::new(self.coordinate.clone()))
             != sender.recovery_key(group, self.receiver_sequence_order)
         {
             return Err(CeremonyError::InvalidBackup {

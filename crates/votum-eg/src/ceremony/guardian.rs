@@ -13,7 +13,7 @@ use votum_elgamal::hashed::HashedCiphertext;
 use votum_elgamal::SecretPolynomial;
 use votum_elgamal::{PublicKey, SecretKey};
 use votum_group::{Group, ModpGroup};
-use votum_group::{ModElement, ModScalar};
+use votum_group::{ModElement, ModScalar, Secret};
 use votum_proofs::{Eg1Oracle, SchnorrProof};
 
 use super::backup::{backup_plaintext, read_backup_plaintext};
@@ -25,7 +25,7 @@ pub struct Guardian {
     pub(crate) public: GuardianPublicKey,
     pub(crate) polynomial: SecretPolynomial<ModpGroup>,
     /// sender id -> (sender's sequence order, P_sender(my sequence order)), verified
-    pub(crate) backups: BTreeMap<String, ModScalar>,
+    pub(crate) backups: BTreeMap<String, Secret<ModScalar>>,
     pub(crate) number_of_guardians: usize,
 }
 
@@ -36,14 +36,6 @@ impl fmt::Debug for Guardian {
             .field("sequence_order", &self.public.sequence_order)
             .field("backups_held", &self.backups.len())
             .finish_non_exhaustive()
-    }
-}
-
-impl Drop for Guardian {
-    fn drop(&mut self) {
-        for v in self.backups.values_mut() {
-            zeroize::Zeroize::zeroize(v);
-        }
     }
 }
 
@@ -149,7 +141,7 @@ impl Guardian {
     }
 
     pub(crate) fn secret(&self) -> SecretKey<ModpGroup> {
-        SecretKey::new(self.polynomial.coefficients()[0].clone())
+        SecretKey::new(self.polynomial.coefficients()[0].expose().clone())
     }
 
     /// Refuses a message (backup or challenge answer) meant for another guardian.
@@ -244,7 +236,7 @@ impl Guardian {
         &self,
         sender: &GuardianPublicKey,
         backup: &PartialKeyBackup,
-    ) -> Result<ModScalar, CeremonyError> {
+    ) -> Result<Secret<ModScalar>, CeremonyError> {
         let group = ModpGroup::eg_4096();
         self.check_addressed(
             &backup.sender,
@@ -265,7 +257,7 @@ impl Guardian {
         if from != sender.id || from != backup.sender || to != self.public.id {
             return Err(unreadable());
         }
-        Ok(coordinate)
+        Ok(Secret::new(coordinate))
     }
 
     /// Publishes `P_me(receiver)` in the clear, as the protocol asks of a challenged sender.
@@ -293,7 +285,7 @@ impl Guardian {
         )?;
         response.verify(&group, sender)?;
         self.backups
-            .insert(sender.id.clone(), response.coordinate.clone());
+            .insert(sender.id.clone(), Secret::new(response.coordinate.clone()));
         Ok(())
     }
 }
@@ -312,7 +304,7 @@ impl Guardian {
 /// argument is 62.4's). The left side's exponent mixes secrets: it is raised in constant time.
 fn backups_hold<'a, R: RngCore + CryptoRng>(
     group: &ModpGroup,
-    opened: impl Iterator<Item = (&'a GuardianPublicKey, u64, &'a ModScalar)>,
+    opened: impl Iterator<Item = (&'a GuardianPublicKey, u64, &'a Secret<ModScalar>)>,
     rng: &mut R,
 ) -> bool {
     let q = group.order();
@@ -320,7 +312,7 @@ fn backups_hold<'a, R: RngCore + CryptoRng>(
     let mut exps: BTreeMap<(&str, usize), (&ModElement, Integer)> = BTreeMap::new();
     for (sender, x, coordinate) in opened {
         let w = crate::batch::weight(rng);
-        sum += Integer::from(&w * coordinate.value());
+        sum += Integer::from(&w * coordinate.expose().value());
         let mut power = w;
         for (j, k) in sender.commitments.iter().enumerate() {
             let entry = exps
@@ -334,9 +326,9 @@ fn backups_hold<'a, R: RngCore + CryptoRng>(
         .into_values()
         .map(|(k, e)| (k.clone(), group.scalar_from_integer(&e)))
         .unzip();
-    let mut total = group.scalar_from_integer(&sum);
+    let total = Secret::new(group.scalar_from_integer(&sum));
     let lhs = group.pow_secret(group.generator(), &total);
-    zeroize::Zeroize::zeroize(&mut total);
+    drop(total);
     votum_arith::wipe_integer(&mut sum);
     group.multi_pow(&bases, &powers).is_ok_and(|rhs| rhs == lhs)
 }
@@ -416,7 +408,10 @@ fn exchange_backups<R: RngCore + CryptoRng>(
         .par_iter()
         .map(|&(s, j, r)| match &tables[j] {
             Some(table) => {
-                guardians[s].seal_backup(&publics[j], r, |r| group.pow_secret_with(table, r))
+                guardians[s].seal_backup(&publics[j], r, |r| {
+                    // an ephemeral nonce, raised in constant time all the same (spec/63.2)
+                    group.pow_secret_with(table, &Secret::new(r.clone()))
+                })
             }
             None => guardians[s].backup_with_nonce(&publics[j], r),
         })
@@ -455,7 +450,8 @@ fn exchange_backups<R: RngCore + CryptoRng>(
         })
         .collect::<Result<Vec<_>, _>>()
         .map(|flat| {
-            let mut per_receiver: Vec<Vec<(&GuardianPublicKey, ModScalar)>> = vec![Vec::new(); n];
+            let mut per_receiver: Vec<Vec<(&GuardianPublicKey, Secret<ModScalar>)>> =
+                (0..n).map(|_| Vec::new()).collect();
             for (r, sender, c) in flat {
                 per_receiver[r].push((sender, c));
             }
@@ -515,9 +511,13 @@ mod tests {
         }
         let check = |list: &[(&GuardianPublicKey, u64, ModScalar)]| {
             let mut weights = ChaCha20Rng::seed_from_u64(1);
+            let secret: Vec<_> = list
+                .iter()
+                .map(|(s, x, c)| (*s, *x, Secret::new(c.clone())))
+                .collect();
             backups_hold(
                 &group,
-                list.iter().map(|(s, x, c)| (*s, *x, c)),
+                secret.iter().map(|(s, x, c)| (*s, *x, c)),
                 &mut weights,
             )
         };

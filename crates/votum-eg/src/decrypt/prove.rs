@@ -5,8 +5,8 @@ use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 use votum_arith::Integer;
 use votum_elgamal::Ciphertext;
-use votum_group::ModScalar;
 use votum_group::{Group, ModpGroup};
+use votum_group::{ModScalar, Secret};
 use votum_proofs::{ChaumPedersenProof, Eg1Oracle};
 
 use super::ProvenShare;
@@ -18,7 +18,7 @@ impl Guardian {
     /// a ciphertext's powers (the shares and the proof nonces `α^w`) come from one constant-time
     /// comb table of its `α`; `g^w` from the group's constant-time comb of g.
     pub(crate) fn prove_shares<R: RngCore + CryptoRng>(
-        secrets: &[&ModScalar],
+        secrets: &[&Secret<ModScalar>],
         ciphertexts: &[Ciphertext<ModpGroup>],
         extended_base_hash: &Integer,
         rng: &mut R,
@@ -35,7 +35,7 @@ impl Guardian {
                     .iter()
                     .map(|secret| {
                         let share = group.pow_secret_with(&table, secret);
-                        let w = group.random_scalar(&mut r);
+                        let w = group.random_secret(&mut r);
                         // a = g^w, b = α^w: constant-time, w would reveal the secret
                         let a = group.pow_secret(group.generator(), &w);
                         let b = group.pow_secret_with(&table, &w);
@@ -45,9 +45,9 @@ impl Guardian {
                             votum_proofs::ProofKind::ChaumPedersen,
                             &[&ct.pad, &ct.data, &a, &b, &share],
                         );
-                        let response = group.scalar_add(&w, &group.scalar_mul(&challenge, secret));
-                        let mut w = w;
-                        zeroize::Zeroize::zeroize(&mut w);
+                        let response = group
+                            .scalar_add(w.expose(), &group.scalar_mul(&challenge, secret.expose()));
+                        drop(w);
                         ProvenShare {
                             share,
                             proof: ChaumPedersenProof {
@@ -116,8 +116,7 @@ impl Guardian {
         extended_base_hash: &Integer,
         rng: &mut R,
     ) -> Result<(Vec<ProvenShare>, Vec<Vec<ProvenShare>>), CeremonyError> {
-        let group = ModpGroup::eg_4096();
-        let mut secrets: Vec<&ModScalar> = Vec::new();
+        let mut secrets: Vec<&Secret<ModScalar>> = Vec::new();
         if with_own {
             secrets.push(&self.polynomial.coefficients()[0]);
         }
@@ -129,10 +128,6 @@ impl Guardian {
                         holder: self.public.id.clone(),
                         missing: m.id.clone(),
                     })?;
-            debug_assert_eq!(
-                group.pow_generator(coordinate),
-                m.recovery_key(&group, self.public.sequence_order)
-            );
             secrets.push(coordinate);
         }
         let mut lists = Self::prove_shares(&secrets, ciphertexts, extended_base_hash, rng);

@@ -90,7 +90,7 @@ impl<G: Group> HashedCiphertext<G> {
     }
 
     pub fn decrypt(&self, group: &G, sk: &SecretKey<G>) -> Result<Vec<u8>, ElGamalError> {
-        let shared = group.pow_secret(&self.pad, sk.expose());
+        let shared = group.pow_secret(&self.pad, sk.secret());
         let (mut k_enc, mut k_mac) = keys(group, &self.pad, &shared);
         let ok = hmac_sha256_verify(
             &k_mac,

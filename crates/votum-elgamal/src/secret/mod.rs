@@ -7,8 +7,7 @@ use std::fmt;
 
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
-use votum_group::Group;
-use zeroize::Zeroize;
+use votum_group::{Group, Secret};
 
 use crate::keys::PublicKey;
 use crate::threshold::{lagrange_coefficient, public_share};
@@ -18,24 +17,33 @@ pub mod hashed;
 
 // --- keys -----------------------------------------------------------------------------------------
 
-/// A secret exponent. Wiped on drop, printed as `<redacted>`, exponentiated in constant time.
+/// A secret exponent. Wiped on drop ([`Secret`]), printed as `<redacted>`, exponentiated in
+/// constant time only.
 pub struct SecretKey<G: Group> {
-    scalar: G::Scalar,
+    scalar: Secret<G::Scalar>,
 }
 
 impl<G: Group> SecretKey<G> {
     pub fn new(scalar: G::Scalar) -> Self {
-        Self { scalar }
+        Self {
+            scalar: Secret::new(scalar),
+        }
     }
 
     pub fn random<R: RngCore + CryptoRng>(group: &G, rng: &mut R) -> Self {
         Self {
-            scalar: group.random_scalar(rng),
+            scalar: group.random_secret(rng),
         }
     }
 
-    /// The secret value itself; callers must not log or store it.
+    /// The secret value itself, for scalar arithmetic; callers must not log or store it, nor raise
+    /// a public base to it (use [`SecretKey::secret`] with `Group::pow_secret`).
     pub fn expose(&self) -> &G::Scalar {
+        self.scalar.expose()
+    }
+
+    /// The secret as the type that constant-time powers take.
+    pub fn secret(&self) -> &Secret<G::Scalar> {
         &self.scalar
     }
 
@@ -50,12 +58,6 @@ impl<G: Group> Clone for SecretKey<G> {
         Self {
             scalar: self.scalar.clone(),
         }
-    }
-}
-
-impl<G: Group> Drop for SecretKey<G> {
-    fn drop(&mut self) {
-        self.scalar.zeroize();
     }
 }
 
@@ -100,7 +102,7 @@ impl<G: Group> fmt::Debug for KeyPair<G> {
 
 /// A secret polynomial of degree `k - 1`; wiped on drop.
 pub struct SecretPolynomial<G: Group> {
-    coefficients: Vec<G::Scalar>,
+    coefficients: Vec<Secret<G::Scalar>>,
 }
 
 impl<G: Group> fmt::Debug for SecretPolynomial<G> {
@@ -110,14 +112,6 @@ impl<G: Group> fmt::Debug for SecretPolynomial<G> {
             "SecretPolynomial(degree {}, <redacted>)",
             self.coefficients.len().saturating_sub(1)
         )
-    }
-}
-
-impl<G: Group> Drop for SecretPolynomial<G> {
-    fn drop(&mut self) {
-        for c in &mut self.coefficients {
-            c.zeroize();
-        }
     }
 }
 
@@ -132,7 +126,7 @@ impl<G: Group> SecretPolynomial<G> {
             return Err(ElGamalError::BadQuorum { k: 0, n: 0 });
         }
         Ok(Self {
-            coefficients: (0..quorum).map(|_| group.random_scalar(rng)).collect(),
+            coefficients: (0..quorum).map(|_| group.random_secret(rng)).collect(),
         })
     }
 
@@ -141,14 +135,16 @@ impl<G: Group> SecretPolynomial<G> {
         if coefficients.is_empty() {
             return Err(ElGamalError::BadQuorum { k: 0, n: 0 });
         }
-        Ok(Self { coefficients })
+        Ok(Self {
+            coefficients: coefficients.into_iter().map(Secret::new).collect(),
+        })
     }
 
     pub fn quorum(&self) -> usize {
         self.coefficients.len()
     }
 
-    pub fn coefficients(&self) -> &[G::Scalar] {
+    pub fn coefficients(&self) -> &[Secret<G::Scalar>] {
         &self.coefficients
     }
 
@@ -165,7 +161,7 @@ impl<G: Group> SecretPolynomial<G> {
         let xs = group.scalar_from_u64(x);
         let mut acc = group.scalar_from_u64(0);
         for a in self.coefficients.iter().rev() {
-            acc = group.scalar_add(&group.scalar_mul(&acc, &xs), a);
+            acc = group.scalar_add(&group.scalar_mul(&acc, &xs), a.expose());
         }
         acc
     }
@@ -176,7 +172,7 @@ pub fn verify_share<G: Group>(
     group: &G,
     commitments: &[G::Element],
     x: u64,
-    share: &G::Scalar,
+    share: &Secret<G::Scalar>,
 ) -> Result<(), ElGamalError> {
     // a secret share: raised in constant time (ADR 0002)
     if group.pow_secret(group.generator(), share) == public_share(group, commitments, x)? {
@@ -241,7 +237,7 @@ impl<G: Group> Ciphertext<G> {
 
     /// `pad^s`: the (partial) decryption share of the holder of `s`.
     pub fn partial_decrypt(&self, group: &G, sk: &SecretKey<G>) -> G::Element {
-        group.pow_secret(&self.pad, sk.expose())
+        group.pow_secret(&self.pad, sk.secret())
     }
 
     /// `data / pad^s`: the plaintext element (`g^m` for exponential ElGamal).

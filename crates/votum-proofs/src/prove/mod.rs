@@ -4,7 +4,7 @@
 
 use rand_core::{CryptoRng, RngCore};
 use votum_elgamal::{Ciphertext, PublicKey};
-use votum_group::Group;
+use votum_group::{Group, Secret};
 
 use crate::chaum_pedersen::hash_inputs;
 use crate::disjunctive::NAME as DISJUNCTIVE;
@@ -20,14 +20,14 @@ impl<G: Group> SchnorrProof<G> {
     pub fn prove_with_nonce<O: ChallengeOracle<G>>(
         group: &G,
         oracle: &O,
-        secret: &G::Scalar,
+        secret: &Secret<G::Scalar>,
         public: &G::Element,
-        w: &G::Scalar,
+        w: &Secret<G::Scalar>,
     ) -> Self {
         // the nonce hides a long-term secret in u = w + c·x: constant time (ADR 0002)
         let commitment = group.pow_secret(group.generator(), w);
         let challenge = oracle.challenge(group, ProofKind::Schnorr, &[public, &commitment]);
-        let response = group.scalar_add(w, &group.scalar_mul(&challenge, secret));
+        let response = group.scalar_add(w.expose(), &group.scalar_mul(&challenge, secret.expose()));
         Self {
             commitment,
             challenge,
@@ -38,11 +38,11 @@ impl<G: Group> SchnorrProof<G> {
     pub fn prove<O: ChallengeOracle<G>, R: RngCore + CryptoRng>(
         group: &G,
         oracle: &O,
-        secret: &G::Scalar,
+        secret: &Secret<G::Scalar>,
         public: &G::Element,
         rng: &mut R,
     ) -> Self {
-        let w = group.random_scalar(rng);
+        let w = group.random_secret(rng);
         Self::prove_with_nonce(group, oracle, secret, public, &w)
     }
 }
