@@ -75,7 +75,7 @@ def test_a_party_that_dies_fails_the_run_by_name_and_leaves_no_record(
 
 
 def test_the_parties_refuse_bad_input_and_change_nothing() -> None:
-    parameters = votum.chvote_parameters(1, "single", 2, 2)
+    parameters = votum.chvote_parameters(1, "single", 2, 2, election_id="nodes-test")
     authorities = [votum.ChvoteAuthority(parameters, j) for j in range(2)]
     with pytest.raises(votum.InvalidInput):
         votum.ChvoteAuthority(parameters, 2)

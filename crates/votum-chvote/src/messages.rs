@@ -80,6 +80,8 @@ pub struct PublicBoard {
     pk_table: std::sync::OnceLock<votum_arith::FixedBaseTable>,
     /// A fixed-base table of ĝ for the ballot and confirmation checks.
     g_hat_table: std::sync::OnceLock<votum_arith::FixedBaseTable>,
+    /// Fixed-base tables of the candidate primes, for opening finalized voters' OT messages.
+    prime_tables: std::sync::OnceLock<Vec<votum_arith::FixedBaseTable>>,
 }
 
 impl PublicBoard {
@@ -87,6 +89,7 @@ impl PublicBoard {
     pub fn new(
         params: Params,
         set: ElectionSet,
+        election_id: &str,
         key_shares: Vec<ModElement>,
         voter_data: Vec<Vec<PublicVoterData>>,
     ) -> Result<Self, ChvoteError> {
@@ -128,7 +131,10 @@ impl PublicBoard {
             .into_iter()
             .map(|d| d.into_iter().map(|v| v.commitments).collect())
             .collect();
-        let digest = params.digest_with(&set.shape_bytes());
+        let digest = params.election_digest(
+            &params.digest_with(&set.shape_bytes(), election_id),
+            pk.element(),
+        );
         let primes = params.primes(n)?;
         Ok(Self {
             params,
@@ -143,6 +149,7 @@ impl PublicBoard {
             mix_key: std::sync::OnceLock::new(),
             pk_table: std::sync::OnceLock::new(),
             g_hat_table: std::sync::OnceLock::new(),
+            prime_tables: std::sync::OnceLock::new(),
         })
     }
 
@@ -197,6 +204,36 @@ impl PublicBoard {
     /// OT exponents): from a table for the exponents an honest client sends (s_3 < 2^(L+1), L
     /// the bits of ω_3), with a window for the election's size (spec/92.6). Longer exponents
     /// take a plain exponentiation.
+    /// Γ(v)^r for a public (revealed) ephemeral exponent r: one table per candidate prime, its
+    /// window for one use per voter and authority; a longer r takes a plain exponentiation.
+    pub fn prime_pow(&self, v: usize, r: &Integer) -> ModElement {
+        let eg = self.params.eg();
+        let tables = self.prime_tables.get_or_init(|| {
+            let bits = self.params.ephemeral_bits();
+            let window = table_window((self.voters() * self.params.authorities()).max(1), bits);
+            self.primes
+                .iter()
+                .map(|p| {
+                    votum_arith::FixedBaseTable::with_window(eg.modulus(), p.value(), bits, window)
+                        .or_else(|_| {
+                            votum_arith::FixedBaseTable::with_window(
+                                eg.modulus(),
+                                p.value(),
+                                bits,
+                                1,
+                            )
+                        })
+                        .unwrap_or_else(|_| unreachable_table())
+                })
+                .collect()
+        });
+        match tables.get(v).map(|t| t.pow(r)) {
+            // a power of a member is a member
+            Some(Ok(x)) => eg.element(&x).unwrap_or_else(|_| eg.identity()),
+            _ => eg.pow(&self.primes[v], &eg.scalar_from_integer(r)),
+        }
+    }
+
     pub fn pk_pow(&self, e: &Integer) -> ModElement {
         let eg = self.params.eg();
         let table = self.pk_table.get_or_init(|| {
@@ -307,6 +344,67 @@ pub fn check_revealed_response(
         }
     }
     true
+}
+
+/// Once a voter is finalized, anyone can open authority `j`'s OT response with the revealed
+/// exponents (spec/92.8, issue 45 finding 9): every c_v decrypts to a point whose commitment is the
+/// one the authority published in its voter data (7.11), and the finalization share F_ij is the
+/// hash of those points. An authority that answered a voter with points other than its committed
+/// ones, or finalized with another F, is named. Returns what differs, or `None`.
+pub fn check_opened_points(
+    board: &PublicBoard,
+    voter: usize,
+    authority: usize,
+    response: &Response,
+    finalization: &Finalization,
+) -> Option<String> {
+    let n = board.set.total_candidates();
+    let Some(commitments) = board.commitments.get(authority).and_then(|c| c.get(voter)) else {
+        return Some("no voter data of this authority for this voter".into());
+    };
+    if response.c.len() != n || commitments.len() != n {
+        return Some(format!(
+            "{} OT messages for {n} candidates",
+            response.c.len()
+        ));
+    }
+    let l_m = board.params.l_m();
+    let half = l_m / 2;
+    let mut points = Vec::with_capacity(n);
+    let mut v = 0;
+    for (l, &n_l) in board.set.candidates.iter().enumerate() {
+        let Some(r) = finalization.r.get(l) else {
+            return Some(format!("no revealed exponent for election {}", l + 1));
+        };
+        for _ in 0..n_l {
+            let key = board.prime_pow(v, r);
+            let mut m = response.c[v].clone();
+            if m.len() != l_m {
+                return Some(format!(
+                    "candidate {}: an OT message of {} bytes",
+                    v + 1,
+                    m.len()
+                ));
+            }
+            hash::xor_into(&mut m, &hash::ot_pad(key.value(), l_m));
+            let point = crate::poly::Point {
+                x: Integer::from_digits(&m[..half], votum_arith::Order::Msf),
+                y: Integer::from_digits(&m[half..], votum_arith::Order::Msf),
+            };
+            if hash::commitment(&point) != commitments[v] {
+                return Some(format!(
+                    "candidate {}: the response opens to a point other than the committed one",
+                    v + 1
+                ));
+            }
+            points.push(point);
+            v += 1;
+        }
+    }
+    if hash::finalization_share(&points, board.params.l_f()) != finalization.f {
+        return Some("the finalization share is not the hash of the committed points".into());
+    }
+    None
 }
 
 /// The context a shuffle proof of authority j is bound to.

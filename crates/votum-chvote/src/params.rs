@@ -259,14 +259,29 @@ impl Params {
         Ok(member_primes(&self.0.eg, n))
     }
 
-    /// The digest the election's proofs are bound to (spec/92.6): level, s and the shape.
-    pub fn digest_with(&self, shape: &[u8]) -> [u8; 32] {
+    /// The digest the key shares' proofs are bound to (spec/92.3): level, s, the shape and the
+    /// election id. Everything after the keys is bound to [`Params::election_digest`], which adds
+    /// the joint key.
+    pub fn digest_with(&self, shape: &[u8], election_id: &str) -> [u8; 32] {
         let mut h = Sha256::new();
-        h.update(b"votum/v1/chvote/election");
+        h.update(b"votum/v2/chvote/election");
         h.update([self.0.level.number()]);
         h.update((self.0.authorities as u64).to_be_bytes());
         h.update((shape.len() as u64).to_be_bytes());
         h.update(shape);
+        h.update((election_id.len() as u64).to_be_bytes());
+        h.update(election_id.as_bytes());
+        h.finalize().into()
+    }
+
+    /// The election digest (spec/92.3): the key digest ([`Params::digest_with`]) and the joint key
+    /// pk. Ballots, confirmations, shuffles and decryptions are bound to it, so none of them is
+    /// another election's or valid under another key.
+    pub fn election_digest(&self, key_digest: &[u8; 32], pk: &ModElement) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(b"votum/v2/chvote/election-key");
+        h.update(key_digest);
+        h.update(self.0.eg.encode_element(pk));
         h.finalize().into()
     }
 }

@@ -30,13 +30,19 @@ pub fn parameters(
     shape: &str,
     voters: usize,
     authorities: usize,
+    election_id: &str,
 ) -> Result<Vec<u8>, ChvoteError> {
+    if election_id.is_empty() || election_id.len() > rec::MAX_ELECTION_ID {
+        return Err(ChvoteError::Parameters(
+            "an election id of 1 to 256 bytes".into(),
+        ));
+    }
     if voters == 0 {
         return Err(ChvoteError::Parameters("no voters".into()));
     }
     let params = Params::new(Level::from_number(level)?, authorities)?;
     let set = ElectionSet::of_shape(Shape::from_name(shape)?, voters)?;
-    Ok(rec::parameters_bytes(&params, &set))
+    Ok(rec::parameters_bytes(&params, &set, election_id))
 }
 
 /// The public board from the posted parameters, key shares and voter data (one each per
@@ -46,9 +52,9 @@ pub fn public_board(
     key_shares: &[&[u8]],
     voter_data: &[&[u8]],
 ) -> Result<PublicBoard, ChvoteError> {
-    let (params, set) = rec::decode_parameters(parameters)?;
+    let (params, set, election_id) = rec::decode_parameters(parameters)?;
     // every share's proof of knowledge is checked before the joint key is formed (spec/92.3)
-    let digest = params.digest_with(&set.shape_bytes());
+    let digest = params.digest_with(&set.shape_bytes(), &election_id);
     let shares = key_shares
         .iter()
         .enumerate()
@@ -58,7 +64,7 @@ pub fn public_board(
         .iter()
         .map(|b| rec::decode_voter_data(&params, b))
         .collect::<Result<Vec<_>, _>>()?;
-    PublicBoard::new(params, set, shares, data)
+    PublicBoard::new(params, set, &election_id, shares, data)
 }
 
 fn integer_bytes(o: &mut Out, x: &Integer) {
@@ -160,6 +166,8 @@ fn decode_card(bytes: &[u8]) -> Result<VotingCard, ChvoteError> {
 pub struct AuthorityParty {
     authority: Authority,
     set: ElectionSet,
+    /// The id in the parameters, bound into the key shares' proofs (spec/92.3).
+    election_id: String,
     board: Option<Arc<PublicBoard>>,
     /// The shuffle this authority made: it decrypts only a chain holding it in its own slot.
     shuffled: Mutex<Option<Vec<u8>>>,
@@ -174,7 +182,7 @@ impl std::fmt::Debug for AuthorityParty {
 impl AuthorityParty {
     /// 7.15 GenKeyPair for authority `index` of the election `parameters` describes.
     pub fn new(parameters: &[u8], index: usize) -> Result<Self, ChvoteError> {
-        let (params, set) = rec::decode_parameters(parameters)?;
+        let (params, set, election_id) = rec::decode_parameters(parameters)?;
         let s = params.authorities();
         if index >= s {
             return Err(ChvoteError::Parameters(format!(
@@ -184,6 +192,7 @@ impl AuthorityParty {
         Ok(Self {
             authority: Authority::new(index, params, &mut OsRng),
             set,
+            election_id,
             board: None,
             shuffled: Mutex::new(None),
         })
@@ -205,7 +214,10 @@ impl AuthorityParty {
 
     /// The `key-share` payload: the share and its proof of knowledge (spec/92.3).
     pub fn key_share(&self) -> Vec<u8> {
-        let digest = self.authority.params().digest_with(&self.set.shape_bytes());
+        let digest = self
+            .authority
+            .params()
+            .digest_with(&self.set.shape_bytes(), &self.election_id);
         self.authority.key_share_payload(&digest, &mut OsRng)
     }
 
@@ -389,7 +401,7 @@ pub fn print_cards(
     secret_data: &[&[u8]],
     sheets: Option<&std::path::Path>,
 ) -> Result<Vec<Zeroizing<Vec<u8>>>, ChvoteError> {
-    let (params, set) = rec::decode_parameters(parameters)?;
+    let (params, set, _) = rec::decode_parameters(parameters)?;
     if secret_data.len() != params.authorities() {
         return Err(ChvoteError::Parameters(
             "secret voter data from every authority".into(),

@@ -77,6 +77,11 @@ impl<R: Read> RecordReader<R> {
     pub fn head(&self) -> [u8; 32] {
         self.0.head()
     }
+
+    /// The election id in the record's header.
+    pub fn election_id(&self) -> &str {
+        self.0.election_id()
+    }
 }
 
 // --- byte helpers ----------------------------------------------------------------------------
@@ -157,9 +162,13 @@ impl<'a> In<'a> {
 
 // --- payloads --------------------------------------------------------------------------------
 
+/// The longest election id a `parameters` payload takes.
+pub const MAX_ELECTION_ID: usize = 256;
+
 /// `parameters`: level, s, then the election set (t, (n_j, k_j)…, N, each voter's eligibility as
-/// ⌈t/8⌉ bytes).
-pub fn parameters_bytes(params: &Params, set: &ElectionSet) -> Vec<u8> {
+/// ⌈t/8⌉ bytes), then the election id (u64 length, UTF-8): the id is bound into the election
+/// digest (spec/92.3) and must equal the record's.
+pub fn parameters_bytes(params: &Params, set: &ElectionSet, election_id: &str) -> Vec<u8> {
     let mut o = Out::default();
     o.0.push(params.level().number());
     o.count(params.authorities());
@@ -179,10 +188,11 @@ pub fn parameters_bytes(params: &Params, set: &ElectionSet) -> Vec<u8> {
         }
         o.0.extend(bytes);
     }
+    o.bytes(election_id.as_bytes());
     o.0
 }
 
-pub fn decode_parameters(bytes: &[u8]) -> Result<(Params, ElectionSet), ChvoteError> {
+pub fn decode_parameters(bytes: &[u8]) -> Result<(Params, ElectionSet, String), ChvoteError> {
     let mut i = In::new("parameters", bytes);
     let level = Level::from_number(i.u8()?)?;
     let s = i.num()?;
@@ -200,14 +210,25 @@ pub fn decode_parameters(bytes: &[u8]) -> Result<(Params, ElectionSet), ChvoteEr
         let b = i.take(width)?;
         eligible.push((0..t).map(|j| b[j / 8] >> (j % 8) & 1 == 1).collect());
     }
+    if i.done().is_ok() {
+        return Err(bad(
+            "the parameters carry no election id (a record written before spec/92.3 bound the \
+             election id and the joint key into the election digest): refused",
+        ));
+    }
+    let id = i.bytes()?;
     i.done()?;
+    let election_id = String::from_utf8(id)
+        .ok()
+        .filter(|id| !id.is_empty() && id.len() <= MAX_ELECTION_ID)
+        .ok_or_else(|| bad("the election id is not 1 to 256 bytes of UTF-8"))?;
     let set = ElectionSet {
         candidates,
         selections,
         eligible,
     };
     set.check()?;
-    Ok((Params::new(level, s)?, set))
+    Ok((Params::new(level, s)?, set, election_id))
 }
 
 /// The context of authority `j`'s proof of knowledge of its key share (spec/92.3): the election

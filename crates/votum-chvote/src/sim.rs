@@ -21,6 +21,9 @@ use crate::record::{self as rec, RecordWriter};
 use crate::tally::{self, Tally};
 use crate::ChvoteError;
 
+/// The election id of a simulated run's record (bound into its election digest, spec/92.3).
+pub const ELECTION_ID: &str = "chvote";
+
 /// What to simulate.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -154,7 +157,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
         .collect();
     clock.lap(STEPS[3]);
     // each share with its proof of knowledge, checked as every other party checks it (spec/92.3)
-    let digest = params.digest_with(&set.shape_bytes());
+    let digest = params.digest_with(&set.shape_bytes(), ELECTION_ID);
     let key_payloads: Vec<Vec<u8>> = authorities
         .iter()
         .map(|a| a.key_share_payload(&digest, &mut OsRng))
@@ -180,6 +183,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
     let board = Arc::new(PublicBoard::new(
         params.clone(),
         set.clone(),
+        ELECTION_ID,
         key_shares,
         public,
     )?);
@@ -316,11 +320,14 @@ pub fn write_record(path: &std::path::Path, p: &Published<'_>) -> Result<(), Chv
     let partial = path.with_extension("partial");
     let file = std::fs::File::create(&partial).map_err(io)?;
     let params = &p.board.params;
-    let mut w = RecordWriter::new(std::io::BufWriter::with_capacity(1 << 20, file), "chvote")?;
+    let mut w = RecordWriter::new(
+        std::io::BufWriter::with_capacity(1 << 20, file),
+        ELECTION_ID,
+    )?;
     w.append(
         "parameters",
         "parameters",
-        &rec::parameters_bytes(params, &p.board.set),
+        &rec::parameters_bytes(params, &p.board.set, ELECTION_ID),
     )?;
     for (j, payload) in p.key_shares.iter().enumerate() {
         w.append("key-share", &format!("authority-{j}"), payload)?;

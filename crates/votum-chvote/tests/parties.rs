@@ -34,7 +34,7 @@ type Published = (
 /// The parties of an election of `s` authorities and `voters` voters, with their key shares and
 /// electoral data made and the board attached by every authority.
 fn published(s: usize, voters: usize) -> Published {
-    let parameters = parties::parameters(1, "single", voters, s).unwrap();
+    let parameters = parties::parameters(1, "single", voters, s, "parties-test").unwrap();
     let mut authorities: Vec<AuthorityParty> = (0..s)
         .map(|j| AuthorityParty::new(&parameters, j).unwrap())
         .collect();
@@ -73,7 +73,7 @@ fn an_election_through_the_parties_bytes_counts_exactly_and_verifies() {
     assert!(format!("{client:?}").contains("redacted"));
 
     let path = std::env::temp_dir().join(format!("votum-parties-{}.vchv", std::process::id()));
-    let mut w = RecordWriter::new(std::fs::File::create(&path).unwrap(), "parties").unwrap();
+    let mut w = RecordWriter::new(std::fs::File::create(&path).unwrap(), "parties-test").unwrap();
     w.append("parameters", "parameters", &parameters).unwrap();
     for (j, k) in key_shares.iter().enumerate() {
         w.append("key-share", &format!("authority-{j}"), k).unwrap();
@@ -161,8 +161,8 @@ fn an_election_through_the_parties_bytes_counts_exactly_and_verifies() {
 fn a_key_share_chosen_to_cancel_the_others_is_refused_by_every_party() {
     use votum_group::Group;
     let s = 3;
-    let parameters = parties::parameters(1, "single", 4, s).unwrap();
-    let (params, _) = votum_chvote::record::decode_parameters(&parameters).unwrap();
+    let parameters = parties::parameters(1, "single", 4, s, "parties-test").unwrap();
+    let (params, _, _) = votum_chvote::record::decode_parameters(&parameters).unwrap();
     let eg = params.eg();
     let mut authorities: Vec<AuthorityParty> = (0..s)
         .map(|j| AuthorityParty::new(&parameters, j).unwrap())

@@ -29,7 +29,7 @@ fn election(level: Level, shape: Shape, voters: usize) -> Election {
     let mut authorities: Vec<Authority> = (0..4)
         .map(|j| Authority::new(j, params.clone(), &mut OsRng))
         .collect();
-    let keys = authorities.iter().map(Authority::key_share).collect();
+    let keys: Vec<_> = authorities.iter().map(Authority::key_share).collect();
     let mut secret: Vec<Vec<SecretVoterData>> = Vec::new();
     let mut public = Vec::new();
     for a in authorities.iter_mut() {
@@ -37,7 +37,8 @@ fn election(level: Level, shape: Shape, voters: usize) -> Election {
         secret.push(s);
         public.push(p);
     }
-    let board = Arc::new(PublicBoard::new(params.clone(), set, keys, public).unwrap());
+    let board =
+        Arc::new(PublicBoard::new(params.clone(), set, "protocol-test", keys, public).unwrap());
     for a in authorities.iter_mut() {
         a.attach(board.clone());
     }

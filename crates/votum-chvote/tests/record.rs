@@ -148,6 +148,36 @@ fn each_tampering_fails_its_own_check() {
             }),
         ),
         (
+            // an authority finalized voter 2 with another F than its committed points' hash
+            "V-CHV-04",
+            "finalization share",
+            Box::new(|e| {
+                let (params, _, _) =
+                    votum_chvote::record::decode_parameters(&e[0].payload).unwrap();
+                let i = index(e, "finalizations", "voter-2");
+                let mut fs =
+                    votum_chvote::record::decode_finalizations(&params, &e[i].payload).unwrap();
+                fs[1].f[0] ^= 0x01;
+                e[i].payload = votum_chvote::record::finalizations_bytes(&params, &fs);
+            }),
+        ),
+        (
+            // authority 0 answered voter 5 with an OT message that opens to an uncommitted
+            // point: the revealed exponents still give b and d, but c_1 is not the committed
+            // point's (finding 9 of issue 45)
+            "V-CHV-04",
+            "candidate 1",
+            Box::new(|e| {
+                let (params, _, _) =
+                    votum_chvote::record::decode_parameters(&e[0].payload).unwrap();
+                let i = index(e, "responses", "voter-5");
+                let mut rs =
+                    votum_chvote::record::decode_responses(&params, &e[i].payload).unwrap();
+                rs[0].c[0][3] ^= 0x01;
+                e[i].payload = votum_chvote::record::responses_bytes(&params, &rs);
+            }),
+        ),
+        (
             "V-CHV-05",
             "voter-3",
             Box::new(|e| {
@@ -272,4 +302,53 @@ fn the_report_gives_the_records_security_level() {
     assert_eq!(report.soundness[0].bits, 80.0);
     assert_eq!(report.soundness[0].floor, None);
     assert!(report.soundness[0].what.contains("level 1"));
+}
+
+/// The election digest binds the record's election id and joint key (issue 45, finding 9): a
+/// record passed off as another election fails V-CHV-02, whether only its header is relabelled or
+/// its parameters are rewritten to match (the key shares' proofs then fail: they are bound to the
+/// id they were made for); a record without an id in its parameters is refused by version.
+#[test]
+fn a_record_passed_off_as_another_election_fails() {
+    let dir = tempdir();
+    let path = honest(dir.path(), Shape::Single, 3);
+    let (id, entries) = read_all(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(id, votum_chvote::sim::ELECTION_ID);
+    let (params, set, _) = votum_chvote::record::decode_parameters(&entries[0].payload).unwrap();
+    let write = |id: &str, entries: &[votum_chvote::record::Entry]| {
+        let out = dir.path().join("relabelled.vchv");
+        let mut w = RecordWriter::new(Vec::new(), id).unwrap();
+        for e in entries {
+            w.append(&e.kind, &e.name, &e.payload).unwrap();
+        }
+        std::fs::write(&out, w.into_inner().unwrap()).unwrap();
+        failing(&out)
+    };
+    // only the header says "another-election"
+    let failed = write("another-election", &entries);
+    assert_eq!(failed[0].0, "V-CHV-02", "{failed:?}");
+    assert!(
+        failed[0].1[0].contains("the parameters are election \"chvote\"'s"),
+        "{failed:?}"
+    );
+    // header and parameters both say it: the key shares' proofs were made for "chvote"
+    let mut relabelled = entries.clone();
+    relabelled[0].payload =
+        votum_chvote::record::parameters_bytes(&params, &set, "another-election");
+    let failed = write("another-election", &relabelled);
+    assert_eq!(failed[0].0, "V-CHV-02", "{failed:?}");
+    assert!(
+        failed[0].1[0].contains("proof of knowledge fails"),
+        "{failed:?}"
+    );
+    // parameters from before the id was bound: refused by version
+    let mut old = entries.clone();
+    let cut = old[0].payload.len() - 8 - id.len();
+    old[0].payload.truncate(cut);
+    let failed = write(&id, &old);
+    assert_eq!(failed[0].0, "V-CHV-02", "{failed:?}");
+    assert!(
+        failed[0].1[0].contains("carry no election id"),
+        "{failed:?}"
+    );
 }

@@ -99,18 +99,20 @@ fn views(items: &[Vec<u8>]) -> Vec<&[u8]> {
 }
 
 /// The `parameters` payload of a new CHVote election (level 1 or 2, shape `single` or
-/// `simple-sample`, `authorities` authorities): every party reads the election from it.
+/// `simple-sample`, `authorities` authorities, `election_id` the record's id, bound into the
+/// election digest): every party reads the election from it.
 #[pyfunction]
-#[pyo3(signature = (level, shape, voters, authorities = 4))]
+#[pyo3(signature = (level, shape, voters, authorities = 4, *, election_id))]
 pub fn chvote_parameters<'py>(
     py: Python<'py>,
     level: u8,
     shape: &str,
     voters: usize,
     authorities: usize,
+    election_id: &str,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let p = release(py, || {
-        parties::parameters(level, shape, voters, authorities)
+        parties::parameters(level, shape, voters, authorities, election_id)
     })
     .map_err(chv)?;
     Ok(PyBytes::new(py, &p))

@@ -2,14 +2,15 @@
 //! at a time: memory holds the public credentials, the ballots of voters who have not yet
 //! confirmed, the confirmed encryptions, and the list being checked and the one before it.
 
+use rayon::prelude::*;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::ops::ControlFlow;
 use std::path::Path;
 
 use votum_chvote::messages::{
-    check_ballot_proof, check_confirmation_proof, check_revealed_response, generators,
-    query_product, shuffle_context, Ballot, PublicBoard, Response,
+    check_ballot_proof, check_confirmation_proof, check_opened_points, check_revealed_response,
+    generators, query_product, shuffle_context, Ballot, PublicBoard, Response,
 };
 use votum_chvote::record::{self as rec, voter_of, Entry, RecordReader};
 use votum_chvote::tally;
@@ -154,7 +155,7 @@ impl<R: Read> Walk<'_, R> {
     fn run(&mut self) -> Result<(), Stop> {
         self.tell("parameters")?;
         let first = self.expect("parameters")?;
-        let (params, set) = match rec::decode_parameters(&first.payload) {
+        let (params, set, election_id) = match rec::decode_parameters(&first.payload) {
             Ok(x) => x,
             Err(e) => {
                 self.ledger.error(Check::Chv02, "parameters", e.to_string());
@@ -178,7 +179,19 @@ impl<R: Read> Walk<'_, R> {
         let s = params.authorities();
         let mut key_shares = Vec::with_capacity(s);
         // each share's proof of knowledge: a share chosen to cancel the others has none (spec/92.3)
-        let digest = params.digest_with(&set.shape_bytes());
+        // the id the digests bind must be the record's own (spec/92.3)
+        if election_id != self.reader.election_id() {
+            self.ledger.fail(
+                Check::Chv02,
+                "parameters",
+                format!(
+                    "the parameters are election {election_id:?}'s, the record election {:?}'s",
+                    self.reader.election_id()
+                ),
+            );
+            return Err(Stop::Finding);
+        }
+        let digest = params.digest_with(&set.shape_bytes(), &election_id);
         for j in 0..s {
             let e = self.expect("key-share")?;
             self.named(&e, &format!("authority-{j}"))?;
@@ -202,14 +215,15 @@ impl<R: Read> Walk<'_, R> {
                 }
             }
         }
-        let board = match PublicBoard::new(params.clone(), set, key_shares, voter_data) {
-            Ok(b) => b,
-            Err(err) => {
-                self.ledger
-                    .fail(Check::Chv02, "voter data", err.to_string());
-                return Err(Stop::Finding);
-            }
-        };
+        let board =
+            match PublicBoard::new(params.clone(), set, &election_id, key_shares, voter_data) {
+                Ok(b) => b,
+                Err(err) => {
+                    self.ledger
+                        .fail(Check::Chv02, "voter data", err.to_string());
+                    return Err(Stop::Finding);
+                }
+            };
         self.ledger.examined(Check::Chv02, 1 + 2 * s as u64);
         let eg = params.eg();
         let mut rng = rand_core::OsRng;
@@ -388,12 +402,30 @@ impl<R: Read> Walk<'_, R> {
                             continue;
                         }
                     };
-                    for (j, (r, part)) in p.responses.iter().zip(&parts).enumerate() {
-                        if !check_revealed_response(&board, p.voter, &p.ballot, r, &part.r) {
+                    // each authority's response on its own thread: the openings are most of
+                    // V-CHV-04's work (n short powers per authority)
+                    let verdicts: Vec<Option<String>> = p
+                        .responses
+                        .par_iter()
+                        .zip(&parts)
+                        .enumerate()
+                        .map(|(j, (r, part))| {
+                            if !check_revealed_response(&board, p.voter, &p.ballot, r, &part.r) {
+                                Some(
+                                    "the revealed exponents do not give the authority's response"
+                                        .to_string(),
+                                )
+                            } else {
+                                check_opened_points(&board, p.voter, j, r, part)
+                            }
+                        })
+                        .collect();
+                    for (j, what) in verdicts.into_iter().enumerate() {
+                        if let Some(what) = what {
                             self.ledger.fail(
                                 Check::Chv04,
                                 &format!("{} authority-{j}", e.name),
-                                "the revealed exponents do not give the authority's response",
+                                what,
                             );
                         }
                     }

@@ -472,7 +472,9 @@ async def coordinate(
     node.route("chv/transcripts", take)
     check_size(level, voters, authorities, node.settings.channel.max_frame)
     try:
-        parameters = await asyncio.to_thread(chvote_parameters, level, shape, voters, authorities)
+        parameters = await asyncio.to_thread(
+            lambda: chvote_parameters(level, shape, voters, authorities, election_id=election)
+        )
         out = ChvoteRecordFile(record, election)
         out.append("parameters", "parameters", parameters)
         done()
