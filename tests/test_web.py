@@ -298,6 +298,8 @@ def make_mix_records(folder: Path) -> dict[str, dict[str, Any]]:
     data[-20] ^= 1  # inside the result entry's winners or tallies
     (folder / "tampered.vmix").write_bytes(bytes(data))
     (folder / "not a record name.vmix").write_bytes(b"ignored: not a valid name")
+    # another system's record under a mix name (issue 43, item 5): neither listed nor verified
+    (folder / "chvote.vmix").write_bytes(b"VOTUMCHV" + bytes(64))
     return outcomes
 
 
@@ -321,6 +323,8 @@ def test_mix_records_are_shown_only_once_verified(tmp_path: Path) -> None:
         listing = text_of(get("/mix"))
         assert "irv" in listing and "stv" in listing and "tampered" in listing
         assert "not a record name" not in listing
+        assert "chvote" not in listing
+        assert http.post("/mix/chvote/verification", follow_redirects=False).status_code == 404
         assert "not verified yet" in listing
         assert "no mixnet election record named “nope”" in text_of(get("/mix/nope", 404))
         assert 'id="rounds"' not in get("/mix/irv"), "no result before the verifier has passed the record"

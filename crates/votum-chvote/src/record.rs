@@ -197,6 +197,9 @@ pub fn decode_parameters(bytes: &[u8]) -> Result<(Params, ElectionSet, String), 
     let level = Level::from_number(i.u8()?)?;
     let s = i.num()?;
     let t = i.count(8)?;
+    if t == 0 {
+        return Err(bad("no elections (t = 0)"));
+    }
     let mut candidates = Vec::with_capacity(t);
     let mut selections = Vec::with_capacity(t);
     for _ in 0..t {

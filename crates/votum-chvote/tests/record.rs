@@ -352,3 +352,29 @@ fn a_record_passed_off_as_another_election_fails() {
         "{failed:?}"
     );
 }
+
+/// Issue 43, item 5: a `parameters` payload with t = 0 elections and a huge voter count of
+/// zero-width eligibility rows made both verifiers allocate for 2^64 rows (an abort). The count is
+/// bounded by the payload whatever the item width, and t = 0 is refused by name.
+#[test]
+fn parameters_with_no_elections_are_refused_without_allocating() {
+    let mut p = vec![1u8]; // level 1
+    p.extend(3u64.to_be_bytes()); // s
+    p.extend(0u64.to_be_bytes()); // t = 0
+    p.extend(u64::MAX.to_be_bytes()); // N: rows of ⌈0/8⌉ = 0 bytes each
+    let err = votum_chvote::record::decode_parameters(&p)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("no elections") || err.contains("cannot hold"),
+        "{err}"
+    );
+    // the same through the verifier, as a record on disk
+    let dir = tempdir();
+    let path = dir.path().join("t0.vchv");
+    let mut w = RecordWriter::new(Vec::new(), "t0").unwrap();
+    w.append("parameters", "parameters", &p).unwrap();
+    std::fs::write(&path, w.into_inner().unwrap()).unwrap();
+    let failed = failing(&path);
+    assert_eq!(failed[0].0, "V-CHV-02", "{failed:?}");
+}

@@ -44,10 +44,13 @@ impl<'a> Cursor<'a> {
     }
 
     /// A count of items, refused when the rest of the payload cannot hold that many of `item_len`.
+    /// Items of length 0 count as 1 byte each: a count is never larger than the bytes left, so no
+    /// caller allocates for more items than the payload's length (issue 43, item 5: a count of
+    /// zero-width rows once asked for 2^64 of them).
     pub fn count(&mut self, item_len: usize) -> Result<usize, MixError> {
         let n = self.u64()?;
         let rest = (self.bytes.len() - self.at) as u64;
-        if item_len > 0 && n > rest / item_len as u64 {
+        if n > rest / item_len.max(1) as u64 {
             return Err(self.err(format!("a count of {n} that the payload cannot hold")));
         }
         usize::try_from(n).map_err(|_| self.err("count out of range"))

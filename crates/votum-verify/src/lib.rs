@@ -38,14 +38,77 @@ pub use sv_remote::{check_sv_task, SvWorkers};
 /// Verifies the record at `path`, whatever its kind: a mix record (spec/91.7, recognised by its
 /// first bytes) gets the V-MIX checks; anything else is read as an ElectionGuard 1.4 record
 /// (directory or votum archive).
+///
+/// A panic inside the verifier (a bug: every reader refuses bad input with a finding) never ends the
+/// host process: it becomes an Error of the kind's first check, saying that the record was not
+/// verified (issue 43, item 5).
 pub fn verify_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
-    if votum_mixnet::record::is_mix_record(path) {
-        verify_mix_record(path, options)
+    let (checks, run): (
+        &'static [Check],
+        fn(&Path, Options<'_>) -> (Report, Intermediates),
+    ) = if votum_mixnet::record::is_mix_record(path) {
+        (&Check::MIX, verify_mix_record)
     } else if votum_splitvalue::record::is_sv_record(path) {
-        verify_sv_record(path, options)
+        (&Check::SV, verify_sv_record)
     } else if votum_chvote::record::is_chvote_record(path) {
-        verify_chvote_record(path, options)
+        (&Check::CHV, verify_chvote_record)
     } else {
-        verify_eg_record(path, options)
+        (&Check::EG, verify_eg_record)
+    };
+    guarded(path, options, checks, run)
+}
+
+/// Runs `run`, turning a panic into an Error finding of `checks[0]` (see [`verify_record`]).
+fn guarded(
+    path: &Path,
+    options: Options<'_>,
+    checks: &'static [Check],
+    run: fn(&Path, Options<'_>) -> (Report, Intermediates),
+) -> (Report, Intermediates) {
+    // the options hold callbacks; a panic abandons them with the run, nothing observes them after
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(path, options))) {
+        Ok(done) => done,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            let mut ledger = report::Ledger::new(checks);
+            ledger.error(
+                checks[0],
+                &path.display().to_string(),
+                format!(
+                    "the verifier stopped on an internal error ({what}): the record is not \
+                     verified; this is a bug in votum, please report it"
+                ),
+            );
+            (
+                ledger.finish(path.display().to_string(), "unverified", 0),
+                Intermediates::default(),
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[allow(clippy::panic)]
+    fn panics(_: &Path, _: Options<'_>) -> (Report, Intermediates) {
+        panic!("an impossible state")
+    }
+
+    /// A panic in a verifier is an Error finding that says the record is not verified.
+    #[test]
+    fn a_panic_is_a_finding_not_an_abort() {
+        let (report, _) = guarded(Path::new("r.vchv"), Options::default(), &Check::CHV, panics);
+        assert!(!report.passed());
+        let first = &report.checks[0];
+        assert_eq!(first.id, "V-CHV-01");
+        assert_eq!(first.status, Status::Error);
+        assert!(first.findings[0].reason.contains("an impossible state"));
+        assert!(first.findings[0].reason.contains("not verified"));
     }
 }

@@ -220,13 +220,28 @@ def dashboard_page(request: Request, election_id: str) -> HTMLResponse:
 # --- mixnet election records (`mix_records`: a directory of `votum mix --out` files) ----------------------
 
 MIX_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+#: the first bytes of a mixnet election record (spec/91.7): other systems' records under a `.vmix` name
+#: are neither listed nor verified here (issue 43, item 5)
+MIX_MAGIC = b"VOTUMMIX"
+
+
+def _is_mix_record(path: Path) -> bool:
+    try:
+        with path.open("rb") as f:
+            return f.read(len(MIX_MAGIC)) == MIX_MAGIC
+    except OSError:
+        return False
 
 
 def _mix_files(request: Request) -> dict[str, Path]:
     folder: Path | None = request.app.state.settings.mix_records
     if folder is None or not folder.is_dir():
         return {}
-    return {p.stem: p for p in sorted(folder.glob("*.vmix")) if p.is_file() and MIX_NAME.fullmatch(p.stem)}
+    return {
+        p.stem: p
+        for p in sorted(folder.glob("*.vmix"))
+        if p.is_file() and MIX_NAME.fullmatch(p.stem) and _is_mix_record(p)
+    }
 
 
 def _mix_version(path: Path) -> str:
