@@ -43,10 +43,7 @@ pub use sv_remote::{check_sv_task, SvWorkers};
 /// host process: it becomes an Error of the kind's first check, saying that the record was not
 /// verified (issue 43, item 5).
 pub fn verify_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
-    let (checks, run): (
-        &'static [Check],
-        fn(&Path, Options<'_>) -> (Report, Intermediates),
-    ) = if votum_mixnet::record::is_mix_record(path) {
+    let (checks, run): (&'static [Check], Verifier) = if votum_mixnet::record::is_mix_record(path) {
         (&Check::MIX, verify_mix_record)
     } else if votum_splitvalue::record::is_sv_record(path) {
         (&Check::SV, verify_sv_record)
@@ -58,12 +55,15 @@ pub fn verify_record(path: &Path, options: Options<'_>) -> (Report, Intermediate
     guarded(path, options, checks, run)
 }
 
+/// One record kind's verifier.
+type Verifier = fn(&Path, Options<'_>) -> (Report, Intermediates);
+
 /// Runs `run`, turning a panic into an Error finding of `checks[0]` (see [`verify_record`]).
 fn guarded(
     path: &Path,
     options: Options<'_>,
     checks: &'static [Check],
-    run: fn(&Path, Options<'_>) -> (Report, Intermediates),
+    run: Verifier,
 ) -> (Report, Intermediates) {
     // the options hold callbacks; a panic abandons them with the run, nothing observes them after
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(path, options))) {
