@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -79,13 +80,14 @@ def test_full_election_record_verifies(
 ) -> None:
     from votum.service.v1 import elections as elections_router
 
-    exported: list[tuple[Path, int]] = []
+    exported: list[tuple[Path, int, str]] = []
     real_export = elections_router.export_record
 
-    def export(store: Store, election_id: str, path: Path) -> None:
-        # the temporary file is made inside a directory of the server's own, never in the shared /tmp
-        exported.append((path, path.parent.stat().st_mode & 0o7777))
-        real_export(store, election_id, path)
+    def export(store: Store, election_id: str, path: Path, upto: int | None = None) -> int:
+        # made inside a directory of the server's own, never in the shared /tmp, on the exports'
+        # own thread (not the pool that takes ballots)
+        exported.append((path, path.parent.stat().st_mode & 0o7777, threading.current_thread().name))
+        return real_export(store, election_id, path, upto)
 
     monkeypatch.setattr(elections_router, "export_record", export)
     run = run_stateful_election(
@@ -109,8 +111,17 @@ def test_full_election_record_verifies(
     archive = tmp_path / "full.votum"
     archive.write_bytes(service.client.get("/v1/elections/full/record"))
     assert verify_record(archive) == run.counts
-    [(path, mode)] = exported
-    assert mode == 0o700 and not path.exists() and not path.parent.exists(), "private and cleaned up"
+    [(path, mode, thread)] = exported
+    assert mode == 0o700 and thread.startswith("votum-record-export"), (mode, thread)
+    assert not path.exists() and path.with_suffix(".votum").is_file(), "written aside, renamed into place"
+    # a second reader of the same head gets the same bytes, and nothing is exported again
+    again = service.http.get("/v1/elections/full/record")
+    assert again.content == archive.read_bytes() and len(exported) == 1
+    assert again.headers["x-votum-head"] == run.head["hash"]
+    assert int(again.headers["x-votum-head-seq"]) == run.head["seq"]
+    service.http.__exit__(None, None, None)  # the server stops: its exports go with it
+    assert not path.parent.exists()
+    service.http.__enter__()
     results = service.client.get("/v1/elections/full/results")
     assert results["missing"] == ["guardian-3"] and results["present"] == ["guardian-1", "guardian-2"]
 
@@ -647,3 +658,38 @@ def test_guardian_records_are_not_reused_across_elections(service: Service) -> N
     fresh = json.loads(votum.EgGuardian("guardian-1", 1, 3, 2).public_record())
     c.post("/v1/elections/second/guardians/guardian-1", {"record": fresh}, token=token)
     c.post("/v1/elections/first/guardians/guardian-1", {"record": record}, token=token)
+
+
+def test_record_readers_share_one_export_while_ballots_come_in(
+    opened: tuple[Service, ElectionDriver], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 43, item 1: every `GET …/record` used to export the whole record again, on the pool
+    that takes ballots. Now readers share one export per head, and while the board moves an export
+    younger than `record_export_interval` (30 s here) is served with the head it covers: 20 readers
+    between ballots cost no export, and the ballots are all taken."""
+    from votum.service.v1 import elections as elections_router
+
+    s, d = opened
+    exports: list[int | None] = []
+    real_export = elections_router.export_record
+
+    def export(store: Store, election_id: str, path: Path, upto: int | None = None) -> int:
+        exports.append(upto)
+        return real_export(store, election_id, path, *([] if upto is None else [upto]))
+
+    monkeypatch.setattr(elections_router, "export_record", export)
+    first = s.http.get("/v1/elections/e1/record")
+    assert first.status_code == 200 and len(exports) == 1
+    d.register_device(1)
+    plans = d.plan(6)
+    answers = []
+    for plan in plans:
+        d.submit([plan])
+        answers += [s.http.get("/v1/elections/e1/record") for _ in range(20 // len(plans) + 1)]
+    assert len(exports) == 1, f"{len(exports)} exports for {len(answers) + 1} readers"
+    assert all(r.status_code == 200 and r.content == first.content for r in answers)
+    seq = int(first.headers["x-votum-head-seq"])
+    assert exports == [seq] and all(int(r.headers["x-votum-head-seq"]) == seq for r in answers)
+    assert s.store.election("e1").cast_count == len(plans)
+    # the export covers its head only: an archive of the entries up to `seq`
+    assert s.store.election("e1").head_seq > seq

@@ -60,6 +60,10 @@ class Settings(BaseModel):
     #: a directory of mixnet election records (`*.vmix`, written by `votum mix --out`) shown by the pages
     #: at `/mix`: each verified on demand, its outcome and counting rounds shown from the verifier's recount
     mix_records: Path | None = None
+    #: while an election's board moves, a record export (`GET …/record`) younger than this many seconds is
+    #: served as it is instead of exporting again: readers cost at most one export per election per
+    #: interval (0: export at every new head)
+    record_export_interval: float = Field(default=30.0, ge=0)
     #: log lines as `text` (a terminal) or `json` (one object per line, for a log collector)
     log_format: Literal["text", "json"] = "text"
 

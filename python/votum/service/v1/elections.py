@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+import anyio
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import FileResponse
+from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
-from starlette.background import BackgroundTask
 
 import votum
 from votum.eg import encrypted_tally_json
@@ -20,6 +20,7 @@ from votum.record import LAYOUT, ArchiveSink
 from votum.service.auth import require
 from votum.service.codec import NegotiatedRoute
 from votum.service.v1.common import EG, Head, objects_of, payload_of, store_of
+from votum.service.v1.exports import RecordExports, chunks
 from votum.store import ElectionRow, Tx
 
 router = APIRouter(prefix="/v1/elections", tags=["elections"], route_class=NegotiatedRoute)
@@ -253,15 +254,18 @@ def results(request: Request, election_id: str) -> dict[str, Any]:
 RECORD_KINDS = [kind for kind, _folder, _name in LAYOUT]
 
 
-def export_record(store: Any, election_id: str, out: Path) -> int:
+def export_record(store: Any, election_id: str, out: Path, upto: int | None = None) -> int:
     """Writes the election's record, as on its board, to a votum archive at `out` (spec/70): the record
-    kinds in the archive's order, board order within a kind. Returns the number of documents."""
+    kinds in the archive's order, board order within a kind; with `upto`, only the entries up to that
+    board sequence number (the head an export covers). Returns the number of documents."""
     store.election(election_id)
     sink = ArchiveSink(out)
     n = 0
     try:
         for kind in RECORD_KINDS:
             for e in store.iter_entries(election_id, [kind]):
+                if upto is not None and e.seq > upto:
+                    continue
                 sink.add(kind, e.name, e.text())
                 n += 1
     finally:
@@ -271,28 +275,31 @@ def export_record(store: Any, election_id: str, out: Path) -> int:
 
 @router.get(
     "/{election_id}/record",
-    response_class=FileResponse,
+    response_class=StreamingResponse,
     responses={200: {"content": {"application/octet-stream": {}}, "description": "a votum record archive"}},
 )
-def record(request: Request, election_id: str) -> FileResponse:
+async def record(request: Request, election_id: str) -> StreamingResponse:
     """The election record (a votum archive, spec/70) exported from the board; `votum verify` reads it,
-    and `votum record unpack` turns it into electionguard 1.4's directory layout."""
+    and `votum record unpack` turns it into electionguard 1.4's directory layout. Exported once per
+    board head and shared by every reader (`exports`); while ballots come in, an export up to
+    `record_export_interval` seconds old is served. `X-Votum-Head` and `X-Votum-Head-Seq` name the head
+    the archive covers."""
     store = store_of(request)
-    row = store.election(election_id)
+    exports: RecordExports = request.app.state.record_exports
+    row = await anyio.to_thread.run_sync(store.election, election_id)
     if row.phase == "ceremony":
         raise WrongPhase(f"election {election_id!r} has no record before it is opened")
-    # a directory of this process's own (mode 0700, made atomically): no other local user can take
-    # or swap the file's name between its choice and its creation
-    private = Path(tempfile.mkdtemp(prefix="votum-record-"))
-    path = private / "record.votum"
-    try:
-        export_record(store, election_id, path)
-    except BaseException:
-        shutil.rmtree(private, ignore_errors=True)
-        raise
-    return FileResponse(
-        path,
+    export = exports.cached(row)
+    if export is None:
+        # the export itself runs on the exports' own thread, never on the pool that takes ballots
+        export = await asyncio.wrap_future(exports.pool.submit(exports.build, store, election_id))
+    return StreamingResponse(
+        chunks(export),
         media_type="application/octet-stream",
-        filename=f"{election_id}.votum",
-        background=BackgroundTask(shutil.rmtree, private, ignore_errors=True),
+        headers={
+            "Content-Length": str(export.size),
+            "Content-Disposition": f'attachment; filename="{quote(election_id)}.votum"',
+            "X-Votum-Head": export.head,
+            "X-Votum-Head-Seq": str(export.head_seq),
+        },
     )
