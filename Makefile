@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-cluster bench-cluster-netns fuzz clean
+.PHONY: setup peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-cluster bench-cluster-netns fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -138,6 +138,10 @@ bench-service: setup
 ## Sustained ballot submissions through the stateful API, on SQLite and on PostgreSQL.
 bench-service-v1: setup
 	$(PY) benches/bench_service_v1.py
+
+## Ballot intake while anonymous clients loop on the record export (issue 43, item 1).
+bench-service-attack: setup
+	$(PY) benches/bench_service_attack.py
 
 ## The web pages (spec/80.9) with 10^5 ballots on the board: an election through /v1, then each page fetched 30
 ## times (BENCH_N, BENCH_REPEAT; BENCH_WEB_DATA=DIR keeps the data directory to run the pages again).

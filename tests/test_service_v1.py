@@ -693,3 +693,23 @@ def test_record_readers_share_one_export_while_ballots_come_in(
     assert s.store.election("e1").cast_count == len(plans)
     # the export covers its head only: an archive of the entries up to `seq`
     assert s.store.election("e1").head_seq > seq
+
+
+def test_record_downloads_beyond_the_limit_are_busy(opened: tuple[Service, ElectionDriver]) -> None:
+    """At most `record_downloads` archives are sent at once (4 by default); one more reader is
+    answered 503 `busy` with Retry-After, and is served once a slot is free."""
+    s, _d = opened
+    exports = s.http.app.state.record_exports  # type: ignore[attr-defined]
+    held = [exports.downloads.acquire(blocking=False) for _ in range(4)]
+    assert all(held)
+    try:
+        r = s.http.get("/v1/elections/e1/record")
+        assert r.status_code == 503 and r.json()["type"] == "busy" and r.headers["retry-after"] == "5"
+    finally:
+        for _ in held:
+            exports.downloads.release()
+    assert s.http.get("/v1/elections/e1/record").status_code == 200
+    # every slot is back once the archives are sent
+    assert all(exports.downloads.acquire(blocking=False) for _ in range(4))
+    for _ in range(4):
+        exports.downloads.release()

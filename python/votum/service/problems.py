@@ -62,6 +62,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "unsupported_version": (422, "A document declares a format version this server does not read"),
     "record_format": (422, "A document does not follow its format"),
     "internal": (500, "Internal error"),
+    "busy": (503, "The server is serving as many of these as it allows; retry after the Retry-After seconds"),
 }
 
 _VOTUM: list[tuple[type[VotumError], str]] = [

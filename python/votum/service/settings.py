@@ -64,6 +64,9 @@ class Settings(BaseModel):
     #: served as it is instead of exporting again: readers cost at most one export per election per
     #: interval (0: export at every new head)
     record_export_interval: float = Field(default=30.0, ge=0)
+    #: record archives sent at once; more readers are answered 503 `busy` with Retry-After, so readers
+    #: cannot take the CPU that ballot intake needs (a proxy in front can cache the archive instead)
+    record_downloads: int = Field(default=4, ge=1)
     #: log lines as `text` (a terminal) or `json` (one object per line, for a log collector)
     log_format: Literal["text", "json"] = "text"
 

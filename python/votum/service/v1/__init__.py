@@ -21,8 +21,11 @@ def install(app: FastAPI, store: Store) -> None:
     app.state.intake = Intake(store, app.state.objects)
     settings = getattr(app.state, "settings", None)
     interval = settings.record_export_interval if settings is not None else 30.0
+    downloads = settings.record_downloads if settings is not None else 4
     # looked up at each export, so a test can watch `elections.export_record`
-    app.state.record_exports = RecordExports(interval, lambda *args: elections.export_record(*args))
+    app.state.record_exports = RecordExports(
+        interval, lambda *args: elections.export_record(*args), downloads
+    )
     exports = app.state.record_exports
     previous = app.router.lifespan_context
 

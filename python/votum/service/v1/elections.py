@@ -19,6 +19,7 @@ from votum.errors import Conflict, InvalidInput, WrongPhase
 from votum.record import LAYOUT, ArchiveSink
 from votum.service.auth import require
 from votum.service.codec import NegotiatedRoute
+from votum.service.problems import ApiError
 from votum.service.v1.common import EG, Head, objects_of, payload_of, store_of
 from votum.service.v1.exports import RecordExports, chunks
 from votum.store import ElectionRow, Tx
@@ -289,12 +290,23 @@ async def record(request: Request, election_id: str) -> StreamingResponse:
     row = await anyio.to_thread.run_sync(store.election, election_id)
     if row.phase == "ceremony":
         raise WrongPhase(f"election {election_id!r} has no record before it is opened")
-    export = exports.cached(row)
-    if export is None:
-        # the export itself runs on the exports' own thread, never on the pool that takes ballots
-        export = await asyncio.wrap_future(exports.pool.submit(exports.build, store, election_id))
+    if not exports.downloads.acquire(blocking=False):
+        raise ApiError(
+            503,
+            "busy",
+            "as many record archives are being sent as this server allows (record_downloads); retry",
+            headers={"Retry-After": "5"},
+        )
+    try:
+        export = exports.cached(row)
+        if export is None:
+            # the export itself runs on the exports' own thread, never on the pool that takes ballots
+            export = await asyncio.wrap_future(exports.pool.submit(exports.build, store, election_id))
+    except BaseException:
+        exports.downloads.release()
+        raise
     return StreamingResponse(
-        chunks(export),
+        chunks(export, exports.downloads.release),
         media_type="application/octet-stream",
         headers={
             "Content-Length": str(export.size),

@@ -46,7 +46,9 @@ class Export:
 
 
 class RecordExports:
-    def __init__(self, interval: float, export: Callable[[Any, str, Path, int], int]) -> None:
+    def __init__(
+        self, interval: float, export: Callable[[Any, str, Path, int], int], downloads: int = 4
+    ) -> None:
         #: a directory of this process's own (mode 0700, made atomically), at the first export
         self._root: Path | None = None
         self.interval = interval
@@ -56,6 +58,8 @@ class RecordExports:
         self._lock = threading.Lock()
         #: election id -> (file, head_seq, head hex, made at)
         self._latest: dict[str, tuple[Path, int, str, float]] = {}
+        #: archives being sent at once (`record_downloads`)
+        self.downloads = threading.BoundedSemaphore(downloads)
 
     def root(self) -> Path:
         with self._lock:
@@ -121,8 +125,12 @@ def _open(path: Path, seq: int, head: str) -> Export:
     return Export(f, os.fstat(f.fileno()).st_size, seq, head)
 
 
-def chunks(export: Export, size: int = 1 << 20) -> Any:
-    """The export's bytes, a chunk at a time (the file closes at the end or when the reader goes)."""
-    with contextlib.closing(export.file) as f:
-        while chunk := f.read(size):
-            yield chunk
+def chunks(export: Export, release: Callable[[], None], size: int = 1 << 20) -> Any:
+    """The export's bytes, a chunk at a time; the file closes and `release` runs at the end or when
+    the reader goes."""
+    try:
+        with contextlib.closing(export.file) as f:
+            while chunk := f.read(size):
+                yield chunk
+    finally:
+        release()
