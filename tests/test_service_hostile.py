@@ -5,6 +5,7 @@ the seed endpoints' default, tokens that never leak."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -243,6 +244,50 @@ def test_a_request_head_sent_slowly_is_cut_off(tmp_path: Path) -> None:
             assert sock.recv(1024) == b"", "the server closes the connection without answering"
             sock.close()
         assert get_health().startswith(b"HTTP/1.1 200")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_one_address_cannot_hold_the_room_of_all(tmp_path: Path) -> None:
+    """Issue 43, item 3: one client held about 1,030 idle keep-alive connections and a device's
+    ballots were answered 503. One address now holds at most `max_connections_per_address` (2 here,
+    loopback included because it is set): the next is answered 503 and closed, while a client at
+    another address is served, and the address is served again once one of its connections closes."""
+    import os
+    import socket
+
+    from votum.service.local import start_server
+
+    env = {
+        **os.environ,
+        "VOTUM_TOKENS": f"admin={'A' * 32}",
+        "VOTUM_MAX_CONNECTIONS_PER_ADDRESS": "2",
+    }
+    server, url = start_server(["--data-dir", str(tmp_path), "--log-level", "warning"], env)
+    port = int(url.rsplit(":", 1)[1])
+
+    def get_health(source: str) -> bytes:
+        with socket.create_connection(("127.0.0.1", port), source_address=(source, 0)) as whole:
+            whole.settimeout(30)
+            whole.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            return whole.recv(1024)
+
+    try:
+        held = [
+            socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.1", 0)) for _ in range(2)
+        ]
+        answer = get_health("127.0.0.1")
+        assert answer.startswith(b"HTTP/1.1 503") and b"Retry-After: 5" in answer, answer
+        assert get_health("127.0.0.2").startswith(b"HTTP/1.1 200"), "another address keeps its room"
+        held.pop().close()
+        deadline = 50
+        while not (answer := get_health("127.0.0.1")).startswith(b"HTTP/1.1 200") and deadline:
+            deadline -= 1  # the server sees the close a moment later
+            time.sleep(0.05)
+        assert answer.startswith(b"HTTP/1.1 200"), answer
+        for sock in held:
+            sock.close()
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -101,7 +101,11 @@ def serve(
         log_level=log_level,
         access_log=False,  # votum.access writes one line per request, with its id
         log_config=None,  # uvicorn's loggers go through the handler configured above
-        http=http.with_header_timeout(settings.header_timeout) if workers == 1 else http.IMPORT_NAME,
+        http=(
+            http.with_limits(settings.header_timeout, settings.max_connections_per_address)
+            if workers == 1
+            else http.IMPORT_NAME
+        ),
         limit_concurrency=settings.max_connections,
         ssl_certfile=settings.tls_cert,
         ssl_keyfile=settings.tls_key,

@@ -92,6 +92,7 @@ def app_from_environment() -> FastAPI:
     settings = Settings.model_validate(given["settings"])
     configure_logging(given["log_level"], settings.log_format)
     HeaderDeadlineProtocol.seconds = settings.header_timeout  # uvicorn loads it as `http.IMPORT_NAME`
+    HeaderDeadlineProtocol.per_address = settings.max_connections_per_address
     return create_app(settings)
 
 

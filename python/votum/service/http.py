@@ -9,9 +9,24 @@ pure-Python h11 parser, which mattered for devices that send one ballot per requ
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import ipaddress
+from collections import Counter
+from typing import Any, ClassVar
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+#: what a refused connection is told before it is closed
+BUSY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\nRetry-After: 5\r\n\r\n"
+
+#: connections one address may hold when `max_connections_per_address` is not set (loopback exempt)
+DEFAULT_PER_ADDRESS = 64
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class HeaderDeadlineProtocol(HttpToolsProtocol):
@@ -20,15 +35,38 @@ class HeaderDeadlineProtocol(HttpToolsProtocol):
     `seconds` from its settings before it accepts a connection."""
 
     seconds: float = 10.0
+    #: connections one peer address may hold at once (issue 43, item 3); `None`: DEFAULT_PER_ADDRESS
+    #: for every address but loopback (a proxy on this machine, local tools)
+    per_address: int | None = None
+    #: open connections per peer address, in this process (one event loop: no lock)
+    _open: ClassVar[Counter[str]] = Counter()
+    _peer: str | None = None
     _deadline: asyncio.TimerHandle | None = None
     _cycle_when_armed: Any = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        peer = transport.get_extra_info("peername")
+        host = str(peer[0]) if peer else ""
+        cap = self.per_address
+        if cap is None:
+            cap = 0 if _loopback(host) else DEFAULT_PER_ADDRESS
+        if cap and self._open[host] >= cap:
+            # one address holding this many connections would crowd out everyone else's
+            transport.write(BUSY)
+            transport.close()
+            return
+        self._open[host] += 1
+        self._peer = host
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._peer is not None:
+            self._open[self._peer] -= 1
+            if self._open[self._peer] <= 0:
+                del self._open[self._peer]
+            self._peer = None
         super().connection_lost(exc)
 
     def on_response_complete(self) -> None:
@@ -55,6 +93,10 @@ class HeaderDeadlineProtocol(HttpToolsProtocol):
 IMPORT_NAME = "votum.service.http:HeaderDeadlineProtocol"
 
 
-def with_header_timeout(seconds: float) -> type[asyncio.Protocol]:
+def with_limits(seconds: float, per_address: int | None) -> type[asyncio.Protocol]:
     """The protocol class to give `uvicorn.run(http=...)` in one process."""
-    return type("HeaderDeadlineProtocol", (HeaderDeadlineProtocol,), {"seconds": seconds})
+    return type(
+        "HeaderDeadlineProtocol",
+        (HeaderDeadlineProtocol,),
+        {"seconds": seconds, "per_address": per_address, "_open": Counter()},
+    )

@@ -50,6 +50,11 @@ class Settings(BaseModel):
     #: connections and requests served at once; more are answered 503 at once (uvicorn's
     #: `limit_concurrency`), so slow clients cannot pile up without bound
     max_connections: int = Field(default=1024, ge=1)
+    #: connections one client address may hold at once; more are answered 503 and closed, so that one
+    #: client cannot take the room of `max_connections` from the others. `None` (the default): 64 for
+    #: every address but loopback (behind a proxy on this machine every client is the proxy: the proxy
+    #: caps them, docs/deploy.md); a number: that cap for every address, loopback included
+    max_connections_per_address: int | None = Field(default=None, ge=1)
     #: largest count a decryption looks for (discrete log table bound)
     max_count: int = Field(default=1_000_000, ge=1)
     #: TLS: the server's certificate chain and private key (PEM), both or neither
@@ -128,6 +133,9 @@ _ENV = {
     "VOTUM_MAX_COUNT": "max_count",
     "VOTUM_HEADER_TIMEOUT": "header_timeout",
     "VOTUM_MAX_CONNECTIONS": "max_connections",
+    "VOTUM_MAX_CONNECTIONS_PER_ADDRESS": "max_connections_per_address",
+    "VOTUM_RECORD_EXPORT_INTERVAL": "record_export_interval",
+    "VOTUM_RECORD_DOWNLOADS": "record_downloads",
     "VOTUM_LOG_FORMAT": "log_format",
     "VOTUM_TLS_CERT": "tls_cert",
     "VOTUM_TLS_KEY": "tls_key",
