@@ -291,3 +291,18 @@ def test_one_address_cannot_hold_the_room_of_all(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_a_json_integer_of_thousands_of_digits_is_4xx(app: tuple[TestClient, Tokens]) -> None:
+    """Issue 43, item 11: Python refuses to convert an integer of more than 4,300 digits, with a
+    ValueError the JSON decoder let through as a 500 with a traceback, anonymously on the seed
+    endpoints. It is a malformed body (400), and nothing is stored."""
+    http, tokens = app
+    big = b"1" * 5000
+    seed = b'{"party_names": [], "candidate_names": ["a"], "number_of_guardians": ' + big + b', "quorum": 1}'
+    response = http.post("/setup_guardians", content=seed, headers={"content-type": "application/json"})
+    assert _type(response) == (400, "malformed_body")
+    body = b'{"election_id": "e1", "number_of_guardians": ' + big + b', "quorum": 1, "manifest": {}}'
+    admin = {**_bearer(tokens.admin), "content-type": "application/json"}
+    assert _type(http.post("/v1/elections", content=body, headers=admin)) == (400, "malformed_body")
+    assert http.get("/v1/elections/e1").status_code == 404

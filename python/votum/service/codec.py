@@ -144,6 +144,10 @@ def decode_json(body: bytes) -> Any:
         value = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise MalformedBody("the body is not valid JSON") from e
+    except ValueError as e:
+        # an integer of more than sys.get_int_max_str_digits() digits (4,300): no count, size or
+        # value votum takes is that long (issue 43, item 11)
+        raise MalformedBody("the body holds a number too long to read") from e
     if _LONE_SURROGATE_HINT.search(body):
         _only_json_values(value)
     return value
