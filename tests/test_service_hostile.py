@@ -171,6 +171,15 @@ def test_token_errors_never_show_a_token() -> None:
     assert "two roles" in str(info.value) and good[:8] not in str(info.value)
     # the same token twice for one role is harmless
     assert load_settings(env={"VOTUM_TOKENS": f"admin={good},admin={good}"}).tokens == {good: "admin"}
+    # a token typed where the role goes (issue 43, item 21): the error does not echo it
+    swapped = "S" * 40
+    for env in (f"{swapped}=admin", f"admin={good},{swapped}={good}"):
+        with pytest.raises(InvalidInput) as info:
+            load_settings(env={"VOTUM_TOKENS": env})
+        assert swapped[:8] not in str(info.value), str(info.value)
+    with pytest.raises(InvalidInput) as info:
+        load_settings(env={"VOTUM_TOKENS": f"{swapped}={good}"})  # role and token both look like tokens
+    assert swapped[:8] not in str(info.value) and "unknown role" in str(info.value), str(info.value)
 
 
 def test_audit_tools_give_up_on_a_server_that_never_answers() -> None:

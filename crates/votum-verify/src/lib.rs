@@ -43,6 +43,19 @@ pub use sv_remote::{check_sv_task, SvWorkers};
 /// host process: it becomes an Error of the kind's first check, saying that the record was not
 /// verified (issue 43, item 5).
 pub fn verify_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
+    // a FIFO, device or socket would block the first read of its kind's bytes (issue 43, item 12)
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() && !meta.is_dir() {
+            return (
+                refused(
+                    path,
+                    &Check::EG,
+                    "not a regular file or a directory (a FIFO, device or socket): refused unread",
+                ),
+                Intermediates::default(),
+            );
+        }
+    }
     let (checks, run): (&'static [Check], Verifier) = if votum_mixnet::record::is_mix_record(path) {
         (&Check::MIX, verify_mix_record)
     } else if votum_splitvalue::record::is_sv_record(path) {
@@ -53,6 +66,13 @@ pub fn verify_record(path: &Path, options: Options<'_>) -> (Report, Intermediate
         (&Check::EG, verify_eg_record)
     };
     guarded(path, options, checks, run)
+}
+
+/// A report whose first check is an Error saying why the record was not verified.
+fn refused(path: &Path, checks: &'static [Check], reason: &str) -> Report {
+    let mut ledger = report::Ledger::new(checks);
+    ledger.error(checks[0], &path.display().to_string(), reason);
+    ledger.finish(path.display().to_string(), "unverified", 0)
 }
 
 /// One record kind's verifier.
@@ -74,19 +94,11 @@ fn guarded(
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a panic".into());
-            let mut ledger = report::Ledger::new(checks);
-            ledger.error(
-                checks[0],
-                &path.display().to_string(),
-                format!(
-                    "the verifier stopped on an internal error ({what}): the record is not \
-                     verified; this is a bug in votum, please report it"
-                ),
+            let reason = format!(
+                "the verifier stopped on an internal error ({what}): the record is not verified; \
+                 this is a bug in votum, please report it"
             );
-            (
-                ledger.finish(path.display().to_string(), "unverified", 0),
-                Intermediates::default(),
-            )
+            (refused(path, checks, &reason), Intermediates::default())
         }
     }
 }
@@ -94,6 +106,36 @@ fn guarded(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 43, item 12: a FIFO given as the record hung the verifier (reading its first bytes
+    /// waits for a writer). It is refused by its type, at once.
+    #[test]
+    fn a_fifo_is_refused_not_waited_on() {
+        let dir = std::env::temp_dir().join(format!("votum-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("record.vchv");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(verify_record(&path, Options::default()).0);
+        });
+        let report = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the verifier waited on a FIFO");
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(!report.passed());
+        let first = &report.checks[0];
+        assert_eq!(first.status, Status::Error);
+        assert!(
+            first.findings[0].reason.contains("not a regular file"),
+            "{first:?}"
+        );
+    }
 
     #[allow(clippy::panic)]
     fn panics(_: &Path, _: Options<'_>) -> (Report, Intermediates) {

@@ -84,7 +84,8 @@ class Settings(BaseModel):
             if role not in ("admin", "device", "metrics") and not (
                 role.startswith(ROLE_PREFIX_GUARDIAN) and len(role) > len(ROLE_PREFIX_GUARDIAN)
             ):
-                raise ValueError(f"unknown role {role!r} (admin, device, metrics, guardian:<id>)")
+                # the value is not shown: a token typed where a role goes must not reach a log
+                raise ValueError("unknown role (a role is admin, device, metrics or guardian:<id>)")
         return tokens
 
     @model_validator(mode="after")
@@ -153,8 +154,8 @@ def tokens_from_env(text: str) -> dict[str, str]:
             raise InvalidInput(f"VOTUM_TOKENS item {n} is not role=token")
         token, role = token.strip(), role.strip()
         if token in out and out[token] != role:
-            # never print the token itself
-            raise InvalidInput(f"VOTUM_TOKENS item {n}: one token given for two roles ({out[token]}, {role})")
+            # never print the token itself, nor the roles: a token typed where a role goes would show
+            raise InvalidInput(f"VOTUM_TOKENS item {n}: one token given for two roles")
         out[token] = role
     return out
 
