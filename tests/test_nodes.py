@@ -674,3 +674,26 @@ def test_a_stream_whose_sink_fails_answers_with_the_error_and_leaves_no_file(tmp
             assert await a.request("n1", "echo", b"still here") == b"still here"
 
     run(main())
+
+
+def test_listen_prints_peers_text_with_control_characters_escaped() -> None:
+    """Issue 43, item 14: `votum node listen` printed a peer's text raw, so terminal escapes reached
+    the terminal and a newline forged a line that seemed to come from another peer. Control and
+    format characters are shown escaped; one message is one line."""
+    import asyncio
+    import io
+    from types import SimpleNamespace
+
+    from rich.console import Console
+    from votum.cli.node import _chat_handler
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=400, color_system=None)
+    handler = _chat_handler(console)
+    payload = "hi\n12:00:00 mallory: forged\x1b[2J\u202eevil".encode()
+    message = SimpleNamespace(peer=SimpleNamespace(name="alice"), payload=payload)
+    assert asyncio.run(handler(message)) == b"ok"  # type: ignore[arg-type]
+    shown = buffer.getvalue()
+    assert shown.count("\n") == 1 and shown.endswith("\n"), repr(shown)
+    assert "\x1b" not in shown and "\u202e" not in shown
+    assert "\\n12:00:00 mallory" in shown and "\\x1b[2J" in shown and "\\u202e" in shown

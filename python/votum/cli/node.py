@@ -8,12 +8,14 @@ import contextlib
 import os
 import signal
 import time
+import unicodedata
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from votum.nodes import Card, Keystore, Message, Node, NodeError, keygen, open_node
@@ -163,11 +165,18 @@ def peers_remove(
     out.print(f"removed {card.name} ({card.fingerprint})")
 
 
+def printable(text: str) -> str:
+    """`text` with control and format characters (newlines, terminal escapes, bidirectional
+    overrides) shown escaped, as `\\n`, `\\x1b`, `\\u202e`: a peer's text can neither drive the
+    terminal nor forge a line that seems to come from another peer (issue 43, item 14)."""
+    return "".join(ch if unicodedata.category(ch) not in ("Cc", "Cf") else ascii(ch)[1:-1] for ch in text)
+
+
 def _chat_handler(console: Console) -> Handler:
     async def chat(m: Message) -> bytes:
         stamp = time.strftime("%H:%M:%S")
-        console.print(f"[dim]{stamp}[/] [bold]{m.peer.name}[/]: ", end="")
-        console.print(m.payload.decode("utf-8", "replace"), markup=False, highlight=False)
+        console.print(f"[dim]{stamp}[/] [bold]{escape(printable(m.peer.name))}[/]: ", end="", highlight=False)
+        console.print(printable(m.payload.decode("utf-8", "replace")), markup=False, highlight=False)
         return b"ok"
 
     return chat
