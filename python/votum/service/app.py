@@ -25,6 +25,26 @@ from votum.store import Store
 log = logging.getLogger("votum.service")
 
 
+class HeadAsGet:
+    """HEAD answered as GET without the body, for every route that takes GET (RFC 9110 9.3.2); the
+    routes themselves declare GET only (issue 43, item 22: HEAD was 405)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def without_body(message: Any) -> None:
+            if message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, without_body)
+
+
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
     """The service for `settings` (defaults when None) over `store` (by default the database of
     `settings.url()`: SQLite under `data_dir`, or PostgreSQL). A body above `max_body_bytes` is
@@ -45,6 +65,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.state.tokens = TokenBook(settings.tokens)
     problems.install(app)
     seed_on = settings.seed_endpoints_on
+    # innermost: HEAD is answered as GET without the body (logged as HEAD)
+    app.add_middleware(HeadAsGet)
     app.add_middleware(
         BodyLimit,
         limit=settings.max_body_bytes,
