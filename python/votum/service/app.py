@@ -25,6 +25,46 @@ from votum.store import Store
 log = logging.getLogger("votum.service")
 
 
+#: headers of the interactive documentation: its script comes from the CDN FastAPI names, nothing
+#: frames it, and it talks to this origin only
+DOCS_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src https://cdn.jsdelivr.net 'unsafe-inline'; "
+        "style-src https://cdn.jsdelivr.net; img-src https://fastapi.tiangolo.com data:; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+class DocsHeaders:
+    """`DOCS_HEADERS` on `/docs` and its OAuth redirect page (issue 43, item 19)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/docs"):
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = [
+                    (k, v) for k, v in message.get("headers", []) if k.decode().lower() not in _DOCS_NAMES
+                ]
+                headers += [(k.lower().encode(), v.encode()) for k, v in DOCS_HEADERS.items()]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+_DOCS_NAMES = {k.lower() for k in DOCS_HEADERS}
+
+
 class HeadAsGet:
     """HEAD answered as GET without the body, for every route that takes GET (RFC 9110 9.3.2); the
     routes themselves declare GET only (issue 43, item 22: HEAD was 405)."""
@@ -59,6 +99,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         version=votum.__version__,
         description="End-to-end verifiable elections: ElectionGuard 1.0 compatible. " + OPENAPI_MSGPACK_NOTE,
         default_response_class=NegotiatedResponse,
+        docs_url="/docs" if settings.api_docs else None,
+        redoc_url=None,
     )
     app.router.route_class = NegotiatedRoute
     app.state.settings = settings
@@ -67,6 +109,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     seed_on = settings.seed_endpoints_on
     # innermost: HEAD is answered as GET without the body (logged as HEAD)
     app.add_middleware(HeadAsGet)
+    if settings.api_docs:
+        app.add_middleware(DocsHeaders)
     app.add_middleware(
         BodyLimit,
         limit=settings.max_body_bytes,

@@ -72,6 +72,9 @@ class Settings(BaseModel):
     #: record archives sent at once; more readers are answered 503 `busy` with Retry-After, so readers
     #: cannot take the CPU that ballot intake needs (a proxy in front can cache the archive instead)
     record_downloads: int = Field(default=4, ge=1)
+    #: the interactive API documentation at `/docs` (Swagger UI), which loads its script from a CDN onto
+    #: the election's origin: off by default (issue 43, item 19); `/openapi.json` is always served
+    api_docs: bool = False
     #: log lines as `text` (a terminal) or `json` (one object per line, for a log collector)
     log_format: Literal["text", "json"] = "text"
 
@@ -142,6 +145,7 @@ _ENV = {
     "VOTUM_TLS_KEY": "tls_key",
     "VOTUM_PAGES": "pages",
     "VOTUM_MIX_RECORDS": "mix_records",
+    "VOTUM_API_DOCS": "api_docs",
 }
 
 

@@ -80,9 +80,13 @@ def render(
     """`template` in the request's language; `script`: the prefixes of the messages the page's script
     needs, handed to the template as `messages`."""
     t = Messages(choose(request.headers.get("accept-language")))
-    mix_on = request.app.state.settings.mix_records is not None
+    settings = request.app.state.settings
+    mix_on = settings.mix_records is not None
+    api_docs_href = "/docs" if settings.api_docs else "/openapi.json"
     messages = {k: v for prefix in script for k, v in t.subset(prefix).items()}
-    html = ENV.get_template(template).render(t=t, lang=t.lang, mix_on=mix_on, messages=messages, **context)
+    html = ENV.get_template(template).render(
+        t=t, lang=t.lang, mix_on=mix_on, messages=messages, api_docs_href=api_docs_href, **context
+    )
     return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
 
 
