@@ -337,3 +337,65 @@ def test_api_docs_are_off_by_default_and_framed_by_nothing(tmp_path: Path) -> No
         assert "frame-ancestors 'none'" in csp and "connect-src 'self'" in csp
         assert docs.headers["x-frame-options"] == "DENY"
         assert 'href="/docs"' in http.get("/").text
+
+
+@pytest.mark.parametrize("behaviour", ["trickle", "flood"])
+def test_audit_tools_give_up_on_a_trickling_or_flooding_server(behaviour: str) -> None:
+    """Issue 43, item 13: `votum board head` and `check` applied their timeout per read, so a server
+    that sends a byte now and then held them forever; and they read a page whole, so a server that
+    floods ran them out of memory. Each request now has a deadline (the timeout) and each answer a
+    size bound: both stop with exit status 2 and say why."""
+    import socket
+    import subprocess
+    import sys
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    listener.settimeout(0.2)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    stop = threading.Event()
+
+    def serve() -> None:
+        end = time.monotonic() + 90  # bounded whatever happens
+        while not stop.is_set() and time.monotonic() < end:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(5)
+                try:
+                    conn.recv(65536)
+                    status = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    if behaviour == "trickle":
+                        conn.sendall(status + b"Content-Length: 1000\r\n\r\n")
+                        while not stop.is_set() and time.monotonic() < end:
+                            conn.sendall(b" ")
+                            time.sleep(0.1)
+                    else:
+                        conn.sendall(status + b"Content-Length: 99999999999\r\n\r\n")
+                        chunk = b" " * (1 << 20)
+                        while not stop.is_set() and time.monotonic() < end:
+                            conn.sendall(chunk)
+                except OSError:
+                    pass
+
+    server = threading.Thread(target=serve)
+    server.start()
+    try:
+        for verb in ("head", "check"):
+            done = subprocess.run(
+                [sys.executable, "-m", "votum", "board", verb, "e1", "--url", url, "--timeout", "1"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 2, (verb, done.stdout, done.stderr)
+            said = "deadline" if behaviour == "trickle" else "larger than"
+            assert said in " ".join(done.stderr.split()), (verb, done.stderr)
+    finally:
+        stop.set()
+        server.join()
+        listener.close()

@@ -22,6 +22,11 @@ TIMEOUT = Annotated[
 ]
 
 
+#: the largest answer a page may be, per entry asked for (a ballot entry is about 40 KB), and the head
+PAGE_BYTES = 1 << 20
+HEAD_BYTES = 1 << 16
+
+
 @board_app.command("check")
 def check(
     election_id: Annotated[str, typer.Argument(help="The election whose board to check.")],
@@ -35,7 +40,11 @@ def check(
     1: it does not (the first entry that breaks the chain is named); 2: the board could not be read."""
     console = Console(stderr=True)
     try:
-        with Client(url, use_msgpack=not use_json, timeout=timeout) as client, progress_hook(console) as hook:
+        # a deadline per request and a bound per page, not only per read (issue 43, item 13)
+        client = Client(
+            url, use_msgpack=not use_json, timeout=timeout, deadline=timeout, max_bytes=PAGE_BYTES * page
+        )
+        with client, progress_hook(console) as hook:
             head = check_board(client, election_id, page=page, progress=hook)
     except VerificationFailed as e:
         console.print(f"[red]votum board check: {e}[/red]")
@@ -57,7 +66,7 @@ def head(
 ) -> None:
     """Prints the board's head (sequence number and hash): the commitment to everything published so far."""
     try:
-        with Client(url, timeout=timeout) as client:
+        with Client(url, timeout=timeout, deadline=timeout, max_bytes=HEAD_BYTES) as client:
             got = client.get(f"/v1/elections/{election_id}/board/head")
     except (ServiceError, OSError, httpx.TransportError) as e:
         Console(stderr=True).print(f"[red]votum board head: {e or type(e).__name__}[/red]")

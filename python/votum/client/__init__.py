@@ -29,6 +29,8 @@ class ServiceError(VotumError):
 class _Http(Protocol):
     def request(self, method: str, url: str, *, content: bytes | None = ..., headers: Any = ...) -> Any: ...
 
+    def stream(self, method: str, url: str, *, content: bytes | None = ..., headers: Any = ...) -> Any: ...
+
     def close(self) -> None: ...
 
 
@@ -44,8 +46,15 @@ class Client:
         use_msgpack: bool = True,
         http: _Http | None = None,
         timeout: float | None = None,
+        deadline: float | None = None,
+        max_bytes: int | None = None,
     ) -> None:
         self.http: _Http = http or httpx.Client(base_url=base_url, timeout=timeout)
+        #: seconds a whole request may take, answer included (`timeout` bounds each read only, so a
+        #: server that sends a byte now and then would hold the client forever); `None`: no deadline
+        self.deadline = deadline
+        #: largest answer read, in bytes; `None`: no bound
+        self.max_bytes = max_bytes
         self.token = token
         self.use_msgpack = use_msgpack
         #: endpoint -> seconds of each call (client side: encoding, transport, decoding)
@@ -79,7 +88,10 @@ class Client:
                 else httpx_json(body)  # same bytes the service's JSON reader expects
             )
         t0 = time.perf_counter()
-        response = self.http.request(method, path, content=content, headers=headers)
+        if self.deadline is None and self.max_bytes is None:
+            response: Any = self.http.request(method, path, content=content, headers=headers)
+        else:
+            response = self._bounded(method, path, content, headers)
         data = _decode(response)
         self.latencies[name or path].append(time.perf_counter() - t0)
         if response.status_code >= 400:
@@ -87,6 +99,30 @@ class Client:
                 raise ServiceError(response.status_code, str(data["type"]), str(data.get("detail", "")), data)
             raise ServiceError(response.status_code, "http_error", str(data)[:200], data)
         return data
+
+    def _bounded(self, method: str, path: str, content: bytes | None, headers: dict[str, str]) -> Any:
+        """One request read as a stream, within `deadline` seconds and `max_bytes` bytes (issue 43,
+        item 13); raises `httpx.ReadTimeout` or `AnswerTooLarge`."""
+        end = None if self.deadline is None else time.monotonic() + self.deadline
+        with self.http.stream(method, path, content=content, headers=headers) as response:
+            declared = response.headers.get("content-length")
+            if (
+                self.max_bytes is not None
+                and declared
+                and declared.isdigit()
+                and int(declared) > self.max_bytes
+            ):
+                raise AnswerTooLarge(
+                    f"the answer is larger than {self.max_bytes} bytes ({declared} declared)"
+                )
+            body = bytearray()
+            for chunk in response.iter_bytes():
+                body += chunk
+                if self.max_bytes is not None and len(body) > self.max_bytes:
+                    raise AnswerTooLarge(f"the answer is larger than {self.max_bytes} bytes")
+                if end is not None and time.monotonic() > end:
+                    raise httpx.ReadTimeout(f"no whole answer within the deadline of {self.deadline} s")
+            return _Answer(response.status_code, response.headers, bytes(body))
 
     def post(self, path: str, body: Any, token: str | None = None, name: str | None = None) -> Any:
         return self.call("POST", path, body, name=name, token=token)
@@ -139,6 +175,22 @@ def httpx_json(body: Any) -> bytes:
     import json
 
     return json.dumps(body, separators=(",", ":")).encode()
+
+
+class AnswerTooLarge(httpx.TransportError):
+    """An answer larger than the client's `max_bytes`."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
+class _Answer:
+    """A whole answer read by `Client._bounded`, as `_decode` reads a response."""
+
+    def __init__(self, status_code: int, headers: Any, content: bytes) -> None:
+        self.status_code = status_code
+        self.headers = headers
+        self.content = content
 
 
 def _decode(response: Any) -> Any:
