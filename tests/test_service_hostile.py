@@ -399,3 +399,38 @@ def test_audit_tools_give_up_on_a_trickling_or_flooding_server(behaviour: str) -
         stop.set()
         server.join()
         listener.close()
+
+
+def test_a_body_sent_slowly_is_answered_408(tmp_path: Path) -> None:
+    """Issue 43, item 16: request bodies had no deadline, so a device token (or anyone, on the
+    loopback seed endpoints) could hold a request open by sending its body a byte at a time. A body
+    must arrive whole within `body_timeout` seconds (1 here): then the answer is 408 `body_timeout`."""
+    import os
+    import socket
+
+    from votum.service.local import start_server
+
+    token = "D" * 32
+    env = {**os.environ, "VOTUM_TOKENS": f"admin={'A' * 32},device={token}", "VOTUM_BODY_TIMEOUT": "1"}
+    server, url = start_server(["--data-dir", str(tmp_path), "--log-level", "warning"], env)
+    port = int(url.rsplit(":", 1)[1])
+    try:
+        with socket.create_connection(("127.0.0.1", port)) as slow:
+            slow.settimeout(30)
+            slow.sendall(
+                b"POST /v1/elections/e1/ballots HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Authorization: Bearer " + token.encode() + b"\r\nContent-Length: 1000\r\n\r\n{"
+            )
+            started = time.monotonic()
+            answer = b""
+            while b"\r\n\r\n" not in answer and time.monotonic() - started < 20:
+                slow.sendall(b" ")  # a byte now and then: each read is quick, the body never ends
+                try:
+                    slow.settimeout(0.3)
+                    answer += slow.recv(4096)
+                except TimeoutError:
+                    continue
+            assert answer.startswith(b"HTTP/1.1 408"), answer
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -116,6 +116,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         limit=settings.max_body_bytes,
         tokens=app.state.tokens,
         open_paths=frozenset(seed.PATHS) if seed_on else frozenset(),
+        body_timeout=settings.body_timeout,
     )
 
     # outermost: the request id and the access line cover every answer, refusals by the limit too

@@ -5,6 +5,8 @@ into a problem document)."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 from fastapi import HTTPException
@@ -16,6 +18,11 @@ from votum.service.codec import JSON, encode
 class BodyTooLarge(HTTPException):
     def __init__(self, limit: int) -> None:
         super().__init__(413, f"the request body is larger than {limit} bytes")
+
+
+class BodyTimeout(HTTPException):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(408, f"the request body did not arrive whole within {seconds:g} s")
 
 
 #: The body limit of a request without a known token, outside the open paths.
@@ -35,11 +42,14 @@ class BodyLimit:
         limit: int,
         tokens: TokenBook | None = None,
         open_paths: frozenset[str] = frozenset(),
+        body_timeout: float | None = None,
     ) -> None:
         self.app = app
         self.limit = limit
         self.tokens = tokens
         self.open_paths = open_paths
+        #: seconds a whole body may take to arrive, from the request head (issue 43, item 16)
+        self.body_timeout = body_timeout
 
     def _limit(self, scope: dict[str, Any]) -> int:
         if self.tokens is None or scope.get("path") in self.open_paths:
@@ -80,14 +90,25 @@ class BodyLimit:
                 await send({"type": "http.response.body", "body": body})
                 return
         received = 0
+        complete = False
+        end = None if self.body_timeout is None else time.monotonic() + self.body_timeout
 
         async def counting() -> Any:
-            nonlocal received
-            message = await receive()
+            nonlocal received, complete
+            if complete or end is None:
+                # after the body only a disconnect can come, whenever the client goes (a long
+                # download listens for it): no deadline then
+                message = await receive()
+            else:
+                try:
+                    message = await asyncio.wait_for(receive(), max(0.0, end - time.monotonic()))
+                except asyncio.TimeoutError:
+                    raise BodyTimeout(self.body_timeout or 0.0) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
                     raise BodyTooLarge(limit)
+                complete = not message.get("more_body", False)
             return message
 
         await self.app(scope, counting, send)

@@ -47,6 +47,9 @@ class Settings(BaseModel):
     #: seconds a client has to send a whole request head, from connecting or from the previous
     #: response; then the connection is closed (`votum.service.http`)
     header_timeout: float = Field(default=10.0, gt=0)
+    #: seconds a client has to send a whole request body, from its request head (a 1,000-ballot batch
+    #: is about 40 MB: a minute at 5 Mbit/s); then it is answered 408 `body_timeout`
+    body_timeout: float = Field(default=120.0, gt=0)
     #: connections and requests served at once; more are answered 503 at once (uvicorn's
     #: `limit_concurrency`), so slow clients cannot pile up without bound
     max_connections: int = Field(default=1024, ge=1)
@@ -136,6 +139,7 @@ _ENV = {
     "VOTUM_MAX_BODY_BYTES": "max_body_bytes",
     "VOTUM_MAX_COUNT": "max_count",
     "VOTUM_HEADER_TIMEOUT": "header_timeout",
+    "VOTUM_BODY_TIMEOUT": "body_timeout",
     "VOTUM_MAX_CONNECTIONS": "max_connections",
     "VOTUM_MAX_CONNECTIONS_PER_ADDRESS": "max_connections_per_address",
     "VOTUM_RECORD_EXPORT_INTERVAL": "record_export_interval",
