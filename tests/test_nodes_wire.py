@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from votum.nodes.wire import BUFFER, FrameTooLarge, PeerClosed, Wire
+from votum.nodes.wire import BUFFER, FrameTimeout, FrameTooLarge, PeerClosed, Wire
 
 
 class _Transport:
@@ -117,5 +117,38 @@ def test_limits_back_pressure_and_a_peer_closing_mid_frame() -> None:
         assert closed.value.partial == 300_004
         with pytest.raises(ConnectionResetError):
             wire.write(b"late")
+
+    asyncio.run(main())
+
+
+def test_a_big_frame_grows_as_it_arrives_and_has_a_deadline() -> None:
+    """Issue 43, item 8: four bytes announcing a 64 MiB frame made the node allocate 64 MiB at once,
+    with no deadline; 24 connections cost 1.35 GB. The frame's buffer now grows with the bytes that
+    arrive, and a frame that does not arrive whole within `frame_seconds` ends the connection."""
+
+    class Closing(_Transport):
+        closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    async def main() -> None:
+        wire = Wire(64 << 20, 64 << 20, frame_seconds=0.3)
+        t = Closing()
+        wire.connection_made(t)  # type: ignore[arg-type]
+        _feed(wire, (64 << 20).to_bytes(4, "big") + b"a" * 100, [1 << 20])
+        held = len(wire._big or b"")
+        assert 0 < held <= 2 << 20, f"{held} bytes held for 100 received"
+        # the rest arrives: the frame is whole and as sent
+        wire2 = Wire(8 << 20, 8 << 20, frame_seconds=30)
+        wire2.connection_made(Closing())  # type: ignore[arg-type]
+        body = bytes(range(256)) * (5 << 12)  # 5 MiB
+        _feed(wire2, _framed([body, b"after"]), [65536, 300_000, 7])
+        assert bytes(await wire2.read_frame()) == body
+        assert bytes(await wire2.read_frame()) == b"after"
+        # nothing more of the first: after its deadline the connection ends, and the reader says why
+        with pytest.raises(FrameTimeout):
+            await asyncio.wait_for(wire.read_frame(), 5)
+        assert t.closed
 
     asyncio.run(main())

@@ -21,7 +21,7 @@ import msgpack  # type: ignore[import-untyped]
 from votum.channels import NodePeerKey, digests, make_channel_id
 from votum.nodes import errors
 from votum.nodes.identity import Card
-from votum.nodes.wire import FrameTooLarge, PeerClosed, Wire
+from votum.nodes.wire import FrameTimeout, FrameTooLarge, PeerClosed, Wire
 
 if TYPE_CHECKING:
     from votum.nodes.identity import Identity
@@ -448,7 +448,7 @@ class Channel:
                         log.info("%s: closed mid-frame; %d bytes discarded", self.peer.name, e.partial)
                     self._fail(errors.PeerUnavailable("the peer closed the connection", self.peer.name))
                     return
-                except (ConnectionError, OSError) as e:
+                except (ConnectionError, OSError, FrameTimeout) as e:
                     self._fail(errors.PeerUnavailable(f"the connection broke: {e}", self.peer.name))
                     return
                 header_bin, signature, payloads, header = self._parse(body)

@@ -3,9 +3,10 @@ copies of asyncio's StreamReader, and the writing side with its flow control.
 
 TLS decrypts straight into the buffers this protocol hands out (`asyncio.BufferedProtocol`). Small frames
 share one buffer and are copied out once each; a frame that does not fit gets a buffer of its own, which
-becomes the frame itself. Frames wait in a queue for the channel's consumer, in order, followed by the reason
-reading ended. Reading pauses while that queue is full, so a slow consumer holds the sender back through TCP
-instead of growing memory."""
+becomes the frame itself: it starts at 1 MiB and doubles as bytes arrive (never allocated on the word of a
+length prefix alone), and the frame has `frame_seconds` to arrive whole, else the connection ends. Frames
+wait in a queue for the channel's consumer, in order, followed by the reason reading ended. Reading pauses
+while that queue is full, so a slow consumer holds the sender back through TCP instead of growing memory."""
 
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ from typing import Any, cast
 BUFFER = 32 << 10
 #: free space below which the shared buffer is compacted before handing it out
 MIN_FREE = 4 << 10
+#: a big frame's buffer starts at this size and doubles as its bytes arrive (never allocated whole
+#: on the word of its length prefix)
+BIG_FIRST = 1 << 20
+#: seconds a frame that did not fit the shared buffer has to arrive whole
+FRAME_SECONDS = 120.0
 
 
 class FrameTooLarge(Exception):
@@ -29,6 +35,13 @@ class FrameTooLarge(Exception):
         super().__init__(f"a frame of {size} bytes (at most {limit})")
         self.size = size
         self.limit = limit
+
+
+class FrameTimeout(Exception):
+    """A frame did not arrive whole within the wire's `frame_seconds` (issue 43, item 8)."""
+
+    def __init__(self, seconds: float, got: int, size: int) -> None:
+        super().__init__(f"{got} of a frame's {size} bytes arrived in {seconds:g} s")
 
 
 class PeerClosed(Exception):
@@ -49,8 +62,12 @@ class Wire(asyncio.BufferedProtocol):
         hello_limit: int,
         queue_frames: int = 64,
         on_connect: Callable[[Wire], None] | None = None,
+        frame_seconds: float = FRAME_SECONDS,
     ) -> None:
         self.limit = limit
+        self._frame_seconds = frame_seconds
+        self._big_size = 0
+        self._big_deadline: asyncio.TimerHandle | None = None
         self._next_limit = hello_limit
         self._queue_frames = queue_frames
         self._on_connect = on_connect
@@ -87,6 +104,9 @@ class Wire(asyncio.BufferedProtocol):
         return self.transport.get_extra_info(name, default) if self.transport is not None else default
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._big_deadline is not None:
+            self._big_deadline.cancel()
+            self._big_deadline = None
         self._lost = exc or ConnectionResetError("the connection closed")
         if self._end_error is None:
             self._end_error = exc if exc is not None else PeerClosed(self._pending_bytes())
@@ -114,6 +134,11 @@ class Wire(asyncio.BufferedProtocol):
 
     def get_buffer(self, sizehint: int) -> memoryview:
         if self._big is not None:
+            if self._big_got == len(self._big):
+                # full: double it (a new buffer and one copy; the loop may still hold a view)
+                grown = bytearray(min(self._big_size, 2 * len(self._big)))
+                grown[: self._big_got] = self._big
+                self._big = grown
             return memoryview(self._big)[self._big_got :]
         if BUFFER - self._end < MIN_FREE:
             # move the unread bytes to the front
@@ -127,11 +152,9 @@ class Wire(asyncio.BufferedProtocol):
             return  # a refused frame: nothing after it is read
         if self._big is not None:
             self._big_got += nbytes
-            if self._big_got < len(self._big):
+            if self._big_got < self._big_size:
                 return
-            self._emit(self._big)
-            self._big = None
-            self._big_got = 0
+            self._end_big()
             return
         self._end += nbytes
         buf = self._buf
@@ -149,15 +172,39 @@ class Wire(asyncio.BufferedProtocol):
                 self._start = s + 4 + n
                 continue
             if n + 4 > BUFFER - MIN_FREE:
-                # a big frame gets its own buffer, filled directly from here on
-                big = bytearray(n)
+                # a big frame gets its own buffer, filled directly from here on; it grows with the
+                # bytes that arrive, and the whole frame has `frame_seconds` to come
+                big = bytearray(min(n, max(have, BIG_FIRST)))
                 big[:have] = self._view[s + 4 : self._end]
                 self._start = self._end = 0
                 self._big = big
                 self._big_got = have
+                self._big_size = n
+                self._big_deadline = asyncio.get_running_loop().call_later(
+                    self._frame_seconds, self._big_too_slow
+                )
             break
         if self._start == self._end:
             self._start = self._end = 0
+
+    def _end_big(self) -> None:
+        assert self._big is not None
+        if self._big_deadline is not None:
+            self._big_deadline.cancel()
+            self._big_deadline = None
+        frame, self._big = self._big, None
+        self._big_got = self._big_size = 0
+        self._emit(frame)
+
+    def _big_too_slow(self) -> None:
+        self._big_deadline = None
+        if self._big is None or self._end_error is not None:
+            return
+        self._end_error = FrameTimeout(self._frame_seconds, self._big_got, self._big_size)
+        self._big = None  # its memory goes now
+        self._wake_reader()
+        if self.transport is not None:
+            self.transport.close()
 
     def _emit(self, frame: bytes | bytearray) -> None:
         self._frames.append(frame)
