@@ -182,12 +182,26 @@ def test_token_errors_never_show_a_token() -> None:
     assert swapped[:8] not in str(info.value) and "unknown role" in str(info.value), str(info.value)
 
 
+def _board_gives_up(verb: str, url: str, timeout: float) -> str:
+    """Runs `votum board VERB e1` against `url`; asserts it gave up with exit status 2 and returns what
+    it said on stderr, its lines joined (the console wraps long messages)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "votum", "board", verb, "e1", "--url", url, "--timeout", str(timeout)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, (verb, done.stdout, done.stderr)
+    return " ".join(done.stderr.split())
+
+
 def test_audit_tools_give_up_on_a_server_that_never_answers() -> None:
     """A listener that accepts connections and never answers: `votum board check` and `head` stop
     after their timeout with exit status 2 instead of hanging."""
     import socket
-    import subprocess
-    import sys
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
@@ -195,14 +209,8 @@ def test_audit_tools_give_up_on_a_server_that_never_answers() -> None:
     url = f"http://127.0.0.1:{listener.getsockname()[1]}"
     try:
         for verb in ("check", "head"):
-            done = subprocess.run(
-                [sys.executable, "-m", "votum", "board", verb, "e1", "--url", url, "--timeout", "0.5"],
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            assert done.returncode == 2, (verb, done.stdout, done.stderr)
-            assert "Timeout" in done.stderr or "timed out" in done.stderr, done.stderr
+            said = _board_gives_up(verb, url, 0.5)
+            assert "Timeout" in said or "timed out" in said, said
     finally:
         listener.close()
 
@@ -346,8 +354,6 @@ def test_audit_tools_give_up_on_a_trickling_or_flooding_server(behaviour: str) -
     floods ran them out of memory. Each request now has a deadline (the timeout) and each answer a
     size bound: both stop with exit status 2 and say why."""
     import socket
-    import subprocess
-    import sys
     import threading
 
     listener = socket.socket()
@@ -386,15 +392,8 @@ def test_audit_tools_give_up_on_a_trickling_or_flooding_server(behaviour: str) -
     server.start()
     try:
         for verb in ("head", "check"):
-            done = subprocess.run(
-                [sys.executable, "-m", "votum", "board", verb, "e1", "--url", url, "--timeout", "1"],
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            assert done.returncode == 2, (verb, done.stdout, done.stderr)
-            said = "deadline" if behaviour == "trickle" else "larger than"
-            assert said in " ".join(done.stderr.split()), (verb, done.stderr)
+            said = _board_gives_up(verb, url, 1.0)
+            assert ("deadline" if behaviour == "trickle" else "larger than") in said, (verb, said)
     finally:
         stop.set()
         server.join()

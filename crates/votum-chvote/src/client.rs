@@ -175,12 +175,7 @@ pub fn get_points(
             // k = b_u·d_l^(−r_u), with r_u short: the inverse of d_l^(r_u)
             let r_u = Secret::new(secrets.r[u].clone());
             let key = eg.div(&beta.b[u], &eg.pow_secret(&beta.d[l], &r_u));
-            let mut m = beta.c[s - 1].clone();
-            hash::xor_into(&mut m, &hash::ot_pad(key.value(), l_m));
-            let x = Integer::from_digits(&m[..l_m / 2], votum_arith::Order::Msf);
-            let y = Integer::from_digits(&m[l_m / 2..], votum_arith::Order::Msf);
-            m.zeroize();
-            let point = Point { x, y };
+            let point = hash::open_point(&beta.c[s - 1], key.value());
             if &point.x >= p_prime || &point.y >= p_prime {
                 return Err(bad("a point outside Z_p′"));
             }

@@ -79,3 +79,17 @@ pub fn xor_into(acc: &mut [u8], other: &[u8]) {
         *a ^= b;
     }
 }
+
+/// The point an OT message `c` (L_M bytes) carries under `key` (7.27): c ⊕ K(key), x ‖ y. The
+/// voter's client opens its selections with it, the verifier every candidate of a finalized voter.
+pub fn open_point(c: &[u8], key: &Integer) -> Point {
+    let half = c.len() / 2;
+    let mut m = c.to_vec();
+    xor_into(&mut m, &ot_pad(key, c.len()));
+    let point = Point {
+        x: Integer::from_digits(&m[..half], Order::Msf),
+        y: Integer::from_digits(&m[half..], Order::Msf),
+    };
+    zeroize::Zeroize::zeroize(&mut m);
+    point
+}

@@ -369,7 +369,6 @@ pub fn check_opened_points(
         ));
     }
     let l_m = board.params.l_m();
-    let half = l_m / 2;
     let mut points = Vec::with_capacity(n);
     let mut v = 0;
     for (l, &n_l) in board.set.candidates.iter().enumerate() {
@@ -377,20 +376,15 @@ pub fn check_opened_points(
             return Some(format!("no revealed exponent for election {}", l + 1));
         };
         for _ in 0..n_l {
-            let key = board.prime_pow(v, r);
-            let mut m = response.c[v].clone();
-            if m.len() != l_m {
+            let c = &response.c[v];
+            if c.len() != l_m {
                 return Some(format!(
                     "candidate {}: an OT message of {} bytes",
                     v + 1,
-                    m.len()
+                    c.len()
                 ));
             }
-            hash::xor_into(&mut m, &hash::ot_pad(key.value(), l_m));
-            let point = crate::poly::Point {
-                x: Integer::from_digits(&m[..half], votum_arith::Order::Msf),
-                y: Integer::from_digits(&m[half..], votum_arith::Order::Msf),
-            };
+            let point = hash::open_point(c, board.prime_pow(v, r).value());
             if hash::commitment(&point) != commitments[v] {
                 return Some(format!(
                     "candidate {}: the response opens to a point other than the committed one",

@@ -9,24 +9,18 @@ pure-Python h11 parser, which mattered for devices that send one ballot per requ
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 from collections import Counter
 from typing import Any, ClassVar
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from votum.service.settings import is_loopback
 
 #: what a refused connection is told before it is closed
 BUSY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\nRetry-After: 5\r\n\r\n"
 
 #: connections one address may hold when `max_connections_per_address` is not set (loopback exempt)
 DEFAULT_PER_ADDRESS = 64
-
-
-def _loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class HeaderDeadlineProtocol(HttpToolsProtocol):
@@ -50,7 +44,7 @@ class HeaderDeadlineProtocol(HttpToolsProtocol):
         host = str(peer[0]) if peer else ""
         cap = self.per_address
         if cap is None:
-            cap = 0 if _loopback(host) else DEFAULT_PER_ADDRESS
+            cap = 0 if is_loopback(host) else DEFAULT_PER_ADDRESS
         if cap and self._open[host] >= cap:
             # one address holding this many connections would crowd out everyone else's
             transport.write(BUSY)

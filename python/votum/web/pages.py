@@ -9,8 +9,6 @@ import json
 import math
 import re
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from votum.errors import NotFound
-from votum.service.v1.common import MAX_SEQ, store_of
+from votum.service.v1.common import MAX_SEQ, at_shutdown, store_of
 from votum.store import ElectionRow, Store
 from votum.web import views
 from votum.web.catalog import Messages, choose
@@ -62,16 +60,8 @@ def install(app: FastAPI, store: Store) -> None:
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
     # at shutdown a verification in progress stops at once instead of holding the process until it ends
-    previous = app.router.lifespan_context
-
-    @asynccontextmanager
-    async def lifespan(application: Any) -> AsyncIterator[Any]:
-        async with previous(application) as state:
-            yield state
-        app.state.verifications.stop()
-        app.state.mix_verifications.stop()
-
-    app.router.lifespan_context = lifespan
+    at_shutdown(app, app.state.verifications.stop)
+    at_shutdown(app, app.state.mix_verifications.stop)
 
 
 def render(

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import Request
+from fastapi import FastAPI, Request
 from pydantic import BaseModel, Field
 
 import votum
@@ -163,3 +165,16 @@ def objects_of(request: Request, election_id: str) -> ElectionObjects:
 class Page(BaseModel):
     after: int = Field(default=-1, ge=-1)
     limit: int = Field(default=100, ge=1, le=1000)
+
+
+def at_shutdown(app: FastAPI, stop: Callable[[], None]) -> None:
+    """Runs `stop` when the app's lifespan ends, after whatever ran there before."""
+    previous = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(application: Any) -> AsyncIterator[Any]:
+        async with previous(application) as state:
+            yield state
+        stop()
+
+    app.router.lifespan_context = lifespan
