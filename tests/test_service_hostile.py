@@ -433,3 +433,53 @@ def test_a_body_sent_slowly_is_answered_408(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_an_answer_nobody_reads_is_dropped(tmp_path: Path) -> None:
+    """Issue 43, item 2: a client that asked for a big answer and never read it kept the answer in
+    the server's memory with no time limit (33 MB per page; 80 such clients exhausted a 3 GiB
+    server). An answer that stops draining for `send_timeout` (1 s here) is dropped with its
+    connection: the stalled client gets less than the answer and then the end of the connection,
+    and the server goes on answering others."""
+    import os
+    import socket
+
+    from votum.client import Client
+    from votum.service.local import start_server
+
+    admin = "A" * 32
+    env = {**os.environ, "VOTUM_TOKENS": f"admin={admin}", "VOTUM_SEND_TIMEOUT": "1"}
+    server, url = start_server(["--data-dir", str(tmp_path), "--log-level", "warning"], env)
+    port = int(url.rsplit(":", 1)[1])
+    # a manifest of about 10 MB: one board entry larger than every buffer between server and client
+    names = [f"Candidate {i} " + "x" * 600 for i in range(4_000)]
+    manifest = manifest_from_names(["Party A"], names)
+    try:
+        with Client(url, token=admin) as client:
+            client.post(
+                "/v1/elections",
+                {"election_id": "e1", "manifest": manifest, "number_of_guardians": 1, "quorum": 1},
+            )
+        stalled = socket.socket()
+        stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stalled.connect(("127.0.0.1", port))
+        stalled.sendall(b"GET /v1/elections/e1/board/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        time.sleep(4)  # reads nothing, well past the send timeout
+        got = b""
+        stalled.settimeout(30)
+        try:
+            while chunk := stalled.recv(1 << 20):
+                got += chunk
+        except ConnectionResetError:
+            pass  # an abort may reach the client as a reset
+        stalled.close()
+        head, _, body = got.partition(b"\r\n\r\n")
+        length = int(
+            next(x for x in head.split(b"\r\n") if x.lower().startswith(b"content-length")).split(b":")[1]
+        )
+        assert length > 10_000_000 and len(body) < length, (length, len(body))
+        with Client(url) as client:
+            assert client.get("/health")["status"] == "ok"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -460,6 +460,26 @@ def test_board_pages_and_tampered_copy(opened: tuple[Service, ElectionDriver]) -
     assert [e["seq"] for e in listed["entries"]] == [0, 1] and listed["entries"][0]["payload"] is None
 
 
+def test_a_page_with_payloads_ends_at_the_page_size(opened: tuple[Service, ElectionDriver]) -> None:
+    """Issue 43, item 2: `board?limit=1000` with payloads was one answer of 33 MB. A page now ends
+    at the entry whose payload reaches `board_page_bytes`, whatever `limit` asks; without payloads
+    `limit` alone decides; an auditor reading on from the last entry still checks the whole board."""
+    s, d = opened
+    c = s.client
+    d.submit(d.plan(3))
+    everything = c.get("/v1/elections/e1/board?limit=1000")["entries"]
+    sizes = [len(e["payload"].encode()) for e in everything]
+    settings = s.http.app.state.settings
+    s.http.app.state.settings = settings.model_copy(update={"board_page_bytes": sizes[0] + sizes[1]})
+    page = c.get("/v1/elections/e1/board?limit=1000")["entries"]
+    assert [e["seq"] for e in page] == [0, 1]
+    s.http.app.state.settings = settings.model_copy(update={"board_page_bytes": 1})
+    assert [e["seq"] for e in c.get("/v1/elections/e1/board?after=2&limit=1000")["entries"]] == [3]
+    listed = c.get("/v1/elections/e1/board?limit=1000&payloads=false")["entries"]
+    assert len(listed) == len(everything)
+    assert check_board(c, "e1", page=1000) == c.get("/v1/elections/e1/board/head")
+
+
 def test_store_writes_are_atomic(store_url: str) -> None:
     store = Store(store_url)
     with store.create("a1", 1, 1) as tx:

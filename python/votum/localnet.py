@@ -1,8 +1,20 @@
-"""Loopback helpers shared by the local server launcher and the throwaway PostgreSQL server."""
+"""Loopback helpers shared by the local server launcher, the throwaway PostgreSQL server, the
+service's address checks and the cluster's."""
 
 from __future__ import annotations
 
+import ipaddress
 import socket
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (an address or `localhost`) is only reachable from this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def free_port() -> int:

@@ -102,7 +102,9 @@ def serve(
         access_log=False,  # votum.access writes one line per request, with its id
         log_config=None,  # uvicorn's loggers go through the handler configured above
         http=(
-            http.with_limits(settings.header_timeout, settings.max_connections_per_address)
+            http.with_limits(
+                settings.header_timeout, settings.max_connections_per_address, settings.send_timeout
+            )
             if workers == 1
             else http.IMPORT_NAME
         ),

@@ -13,13 +13,14 @@ from fastapi.responses import PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 import votum
+from votum.localnet import is_loopback
 from votum.service import problems, seed, v1
 from votum.service.auth import TokenBook, require
 from votum.service.codec import OPENAPI_MSGPACK_NOTE, NegotiatedResponse, NegotiatedRoute
-from votum.service.http import HeaderDeadlineProtocol
+from votum.service.http import ChunkedBodies, HeaderDeadlineProtocol
 from votum.service.limits import BodyLimit
 from votum.service.observe import Metrics, RequestLog, configure_logging
-from votum.service.settings import Settings, is_loopback
+from votum.service.settings import Settings
 from votum.store import Store
 
 log = logging.getLogger("votum.service")
@@ -122,6 +123,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     # outermost: the request id and the access line cover every answer, refusals by the limit too
     app.state.metrics = Metrics(store)
     app.add_middleware(RequestLog, metrics=app.state.metrics)
+    # outside even that: every answer leaves in pieces uvicorn waits to drain (issue 43, item 2)
+    app.add_middleware(ChunkedBodies)
 
     app.include_router(_health_router(seed_on))
     app.include_router(seed.router if seed_on else seed.disabled_router())
@@ -160,6 +163,7 @@ def app_from_environment() -> FastAPI:
     configure_logging(given["log_level"], settings.log_format)
     HeaderDeadlineProtocol.seconds = settings.header_timeout  # uvicorn loads it as `http.IMPORT_NAME`
     HeaderDeadlineProtocol.per_address = settings.max_connections_per_address
+    HeaderDeadlineProtocol.send_seconds = settings.send_timeout
     return create_app(settings)
 
 

@@ -1,7 +1,17 @@
-"""uvicorn's HTTP/1.1 protocol with a deadline for request heads: a connection that has not sent a
-whole request head within `seconds` of opening (or of its previous response) is closed. uvicorn has
-a keep-alive timeout but none for a request that is still arriving, so without this a client can
-hold any number of connections open by sending a request slowly (slowloris).
+"""uvicorn's HTTP/1.1 protocol with deadlines at both ends of a request and a cap per address:
+
+- a connection that has not sent a whole request head within `seconds` of opening (or of its
+  previous response) is closed. uvicorn has a keep-alive timeout but none for a request that is
+  still arriving, so without this a client can hold any number of connections open by sending a
+  request slowly (slowloris);
+- a connection whose answer stops draining for `send_seconds` (the socket's buffer full, the client
+  not reading) is aborted and its buffered bytes dropped (issue 43, item 2: a client that never read
+  a 33 MB page held that memory for as long as it liked);
+- one address holds at most `per_address` connections (issue 43, item 3).
+
+`ChunkedBodies` (ASGI middleware) hands uvicorn an answer `CHUNK` bytes at a time: uvicorn waits for
+the socket to drain before each message, so the bytes buffered for one connection stay within the
+transport's high-water mark and one chunk, whatever the answer's size.
 
 The protocol is uvicorn's httptools one (llhttp, in C: several times less CPU per request than the
 pure-Python h11 parser, which mattered for devices that send one ballot per request)."""
@@ -14,7 +24,7 @@ from typing import Any, ClassVar
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from votum.service.settings import is_loopback
+from votum.localnet import is_loopback
 
 #: what a refused connection is told before it is closed
 BUSY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\nRetry-After: 5\r\n\r\n"
@@ -34,8 +44,11 @@ class HeaderDeadlineProtocol(HttpToolsProtocol):
     per_address: int | None = None
     #: open connections per peer address, in this process (one event loop: no lock)
     _open: ClassVar[Counter[str]] = Counter()
+    #: seconds an answer may stay undrained (the write side paused) before the connection is aborted
+    send_seconds: float = 60.0
     _peer: str | None = None
     _deadline: asyncio.TimerHandle | None = None
+    _send_deadline: asyncio.TimerHandle | None = None
     _cycle_when_armed: Any = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -56,12 +69,33 @@ class HeaderDeadlineProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._resumed()
         if self._peer is not None:
             self._open[self._peer] -= 1
             if self._open[self._peer] <= 0:
                 del self._open[self._peer]
             self._peer = None
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._send_deadline is None:
+            self._send_deadline = self.loop.call_later(self.send_seconds, self._stalled)
+
+    def resume_writing(self) -> None:
+        self._resumed()
+        super().resume_writing()
+
+    def _resumed(self) -> None:
+        if self._send_deadline is not None:
+            self._send_deadline.cancel()
+            self._send_deadline = None
+
+    def _stalled(self) -> None:
+        # the client has not taken its answer's bytes for send_seconds: drop them and the connection
+        # (abort, not close: close would keep the buffer until it drained)
+        self._send_deadline = None
+        self.transport.abort()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -87,10 +121,46 @@ class HeaderDeadlineProtocol(HttpToolsProtocol):
 IMPORT_NAME = "votum.service.http:HeaderDeadlineProtocol"
 
 
-def with_limits(seconds: float, per_address: int | None) -> type[asyncio.Protocol]:
+def with_limits(seconds: float, per_address: int | None, send_seconds: float) -> type[asyncio.Protocol]:
     """The protocol class to give `uvicorn.run(http=...)` in one process."""
     return type(
         "HeaderDeadlineProtocol",
         (HeaderDeadlineProtocol,),
-        {"seconds": seconds, "per_address": per_address, "_open": Counter()},
+        {"seconds": seconds, "per_address": per_address, "send_seconds": send_seconds, "_open": Counter()},
     )
+
+
+#: the largest piece of an answer given to uvicorn at once
+CHUNK = 256 * 1024
+
+
+class ChunkedBodies:
+    """ASGI middleware: an answer's body in messages of at most `CHUNK` bytes, so that uvicorn's wait
+    for the socket to drain (before each message) bounds what it buffers per connection."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def in_chunks(message: Any) -> None:
+            body = message.get("body", b"") if message["type"] == "http.response.body" else b""
+            if len(body) <= CHUNK:
+                await send(message)
+                return
+            more = message.get("more_body", False)
+            view = memoryview(body)
+            for start in range(0, len(body), CHUNK):
+                last = start + CHUNK >= len(body)
+                await send(
+                    {
+                        "type": "http.response.body",
+                        "body": bytes(view[start : start + CHUNK]),
+                        "more_body": more or not last,
+                    }
+                )
+
+        await self.app(scope, receive, in_chunks)

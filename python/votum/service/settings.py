@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import os
 import secrets
@@ -18,6 +17,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 from votum.errors import InvalidInput
+from votum.localnet import is_loopback
 
 #: Roles a bearer token can have: `admin`, `device` (encryption devices and ballot submission),
 #: `guardian:<guardian id>`.
@@ -50,6 +50,12 @@ class Settings(BaseModel):
     #: seconds a client has to send a whole request body, from its request head (a 1,000-ballot batch
     #: is about 40 MB: a minute at 5 Mbit/s); then it is answered 408 `body_timeout`
     body_timeout: float = Field(default=120.0, gt=0)
+    #: seconds an answer may stop draining (the client not reading, its socket full) before the
+    #: connection is aborted and the answer's buffered bytes dropped (`votum.service.http`)
+    send_timeout: float = Field(default=60.0, gt=0)
+    #: payload bytes in one page of the board read with payloads (`GET …/board`): a page ends at the
+    #: entry that reaches this (at least one entry), whatever `limit` asked for, so no page is a big answer
+    board_page_bytes: int = Field(default=2 * 1024 * 1024, ge=1)
     #: connections and requests served at once; more are answered 503 at once (uvicorn's
     #: `limit_concurrency`), so slow clients cannot pile up without bound
     max_connections: int = Field(default=1024, ge=1)
@@ -75,6 +81,9 @@ class Settings(BaseModel):
     #: record archives sent at once; more readers are answered 503 `busy` with Retry-After, so readers
     #: cannot take the CPU that ballot intake needs (a proxy in front can cache the archive instead)
     record_downloads: int = Field(default=4, ge=1)
+    #: the verification page's runs of one election start at least this many seconds apart (and at
+    #: least 3 times the last run's length after it), each at the lowest CPU priority with one thread
+    verification_interval: float = Field(default=60.0, ge=0)
     #: the interactive API documentation at `/docs` (Swagger UI), which loads its script from a CDN onto
     #: the election's origin: off by default (issue 43, item 19); `/openapi.json` is always served
     api_docs: bool = False
@@ -120,16 +129,6 @@ class Settings(BaseModel):
     __str__ = __repr__
 
 
-def is_loopback(host: str) -> bool:
-    """Whether `host` (an address or `localhost`) is only reachable from this machine."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 _ENV = {
     "VOTUM_DATA_DIR": "data_dir",
     "VOTUM_DATABASE_URL": "database_url",
@@ -140,6 +139,8 @@ _ENV = {
     "VOTUM_MAX_COUNT": "max_count",
     "VOTUM_HEADER_TIMEOUT": "header_timeout",
     "VOTUM_BODY_TIMEOUT": "body_timeout",
+    "VOTUM_SEND_TIMEOUT": "send_timeout",
+    "VOTUM_BOARD_PAGE_BYTES": "board_page_bytes",
     "VOTUM_MAX_CONNECTIONS": "max_connections",
     "VOTUM_MAX_CONNECTIONS_PER_ADDRESS": "max_connections_per_address",
     "VOTUM_RECORD_EXPORT_INTERVAL": "record_export_interval",
@@ -150,6 +151,7 @@ _ENV = {
     "VOTUM_PAGES": "pages",
     "VOTUM_MIX_RECORDS": "mix_records",
     "VOTUM_API_DOCS": "api_docs",
+    "VOTUM_VERIFICATION_INTERVAL": "verification_interval",
 }
 
 

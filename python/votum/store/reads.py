@@ -68,8 +68,11 @@ class Reads:
         kinds: list[str] | None = None,
         with_payload: bool = True,
         prefix: str | None = None,
+        max_bytes: int | None = None,
     ) -> list[Entry]:
-        """Entries with `seq > after`, in order, at most `limit`."""
+        """Entries with `seq > after`, in order, at most `limit`; with `max_bytes`, the list ends at
+        the entry whose payload brings the total to `max_bytes` (always at least one entry), and the
+        rows after it are not fetched."""
         cols = [board.c.seq, board.c.kind, board.c.name, board.c.hash, board.c.digest]
         if with_payload:
             cols.append(board.c.payload)
@@ -79,8 +82,22 @@ class Reads:
         if prefix:
             query = query.where(board.c.name.startswith(prefix, autoescape=True))
         query = query.order_by(board.c.seq).limit(limit)
-        with self.engine.connect() as conn:
-            return [entry_row(election_id, row, with_payload) for row in conn.execute(query)]
+        if max_bytes is None or not with_payload:
+            with self.engine.connect() as conn:
+                return [entry_row(election_id, row, with_payload) for row in conn.execute(query)]
+        out: list[Entry] = []
+        total = 0
+        with self.engine.connect().execution_options(stream_results=True, yield_per=16) as conn:
+            result = conn.execute(query)
+            try:
+                for row in result:
+                    out.append(entry_row(election_id, row, with_payload))
+                    total += len(row.payload)
+                    if total >= max_bytes:
+                        break
+            finally:
+                result.close()  # rows not fetched stay in the database (a server-side cursor)
+        return out
 
     def iter_entries(
         self, election_id: str, kinds: list[str] | None = None, page: int = 500, prefix: str | None = None

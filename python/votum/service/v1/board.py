@@ -30,10 +30,13 @@ def board_page(
     limit: int = Query(default=100, ge=1, le=1000),
     payloads: bool = True,
 ) -> dict[str, Any]:
-    """Entries with `seq > after`, in order. Check a copy with `votum.client.check_board`."""
+    """Entries with `seq > after`, in order: at most `limit`, and with payloads, fewer when their
+    payloads reach the server's page size (`board_page_bytes`, 2 MiB by default). Read on from the
+    last entry's `seq`. Check a copy with `votum.client.check_board`."""
     store = store_of(request)
     row = store.election(election_id)
-    entries = store.entries(election_id, after, limit, with_payload=payloads)
+    budget = request.app.state.settings.board_page_bytes
+    entries = store.entries(election_id, after, limit, with_payload=payloads, max_bytes=budget)
     return {
         "election_id": election_id,
         "head": {"seq": row.head_seq, "hash": row.head_hash.hex()},

@@ -53,8 +53,9 @@ class RecordExports:
         self._root: Path | None = None
         self.interval = interval
         self._export = export
-        #: one export at a time, off the pool that serves requests and ballot intake
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="votum-record-export")
+        #: one export at a time, off the pool that serves requests and ballot intake (made on first use:
+        #: an app whose lifespan ended and began again exports again)
+        self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
         #: election id -> (file, head_seq, head hex, made at)
         self._latest: dict[str, tuple[Path, int, str, float]] = {}
@@ -111,8 +112,18 @@ class RecordExports:
             old[0].unlink(missing_ok=True)
         return opened
 
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="votum-record-export")
+            return self._pool
+
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
         with self._lock:
             root, self._root = self._root, None
             self._latest.clear()
