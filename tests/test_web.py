@@ -239,6 +239,9 @@ def test_verification_runs_once_per_head(app: App, driven: Driven) -> None:
     stored = app.data_dir / "verifications" / "web" / f"{head}.json"
     report = json.loads(stored.read_text())
     assert report["passed"] and all(c["status"] == "pass" for c in report["checks"])
+    # issue 43, item 4: the run took the CPU only as far as intake left it (its own process at the
+    # lowest priority, one verifier thread)
+    assert report["cpu"] == {"nice": 19, "threads": 1}
     # asked again at the same head: the same report, no second run
     mtime = stored.stat().st_mtime_ns
     app.http.post("/elections/web/verification")
@@ -271,6 +274,11 @@ def test_verification_while_ballots_arrive_is_rate_limited(app: App) -> None:
     assert "a new run may start in" in text_of(page(app, r.headers["location"]))
     reports = list((app.data_dir / "verifications" / "web-interval").glob("*.json"))
     assert len(reports) == 1
+    # a long run keeps the next one away for 3 times its length, beyond the interval
+    report = json.loads(reports[0].read_text())
+    reports[0].write_text(json.dumps({**report, "seconds": 100.0}))
+    assert 240 < verifications.wait_seconds("web-interval") <= 300
+    reports[0].write_text(json.dumps(report))
     verifications.interval = 0.0
     try:
         app.http.post("/elections/web-interval/verification")

@@ -52,8 +52,11 @@ router = APIRouter(route_class=APIRoute, include_in_schema=False, default_respon
 
 
 def install(app: FastAPI, store: Store) -> None:
-    data_dir = app.state.settings.data_dir
-    app.state.verifications = Verifications(store, data_dir / "verifications")
+    settings = app.state.settings
+    data_dir = settings.data_dir
+    app.state.verifications = Verifications(
+        store, data_dir / "verifications", interval=settings.verification_interval
+    )
     # a record file does not change under the page: each version is verified once, with no interval
     app.state.mix_verifications = Verifications(store, data_dir / "mix-verifications", interval=0.0)
     app.include_router(router)

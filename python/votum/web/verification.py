@@ -1,15 +1,18 @@
 """The verifier run by the server on demand, for the verification page (spec/80.9).
 
-A run checks the record as the board stands at one head: the record is exported to a private
-temporary file (as `GET /v1/elections/{id}/record` does) and `votum.verifier.verify` reads it. Runs
+A run checks the record as the board stands at one head: in a process of its own at the lowest CPU
+priority with one verifier thread (`verify_run`: intake gets the CPU whenever it wants it, issue 43,
+item 4), the record up to that head is exported to a private temporary file (as
+`GET /v1/elections/{id}/record` does) and `votum.verifier.verify` reads it. Runs
 are kept under `data_dir/verifications/<election>/<head hash>.json`, so every worker of
 `votum serve --workers N` (one machine, one data directory) and a restarted server show the same
 result, and a head is verified once. A run in progress is a `.running` file made with O_EXCL (one
 run per head across workers) holding its process id and start time; one left by a process that
-died is taken over. One run at a time per process: the verifier uses every core. While ballots arrive
-the head moves with each one, so a new run for an election starts at most once per `interval` seconds
-(anyone may ask for a run: this bounds what asking can cost); the page shows the latest report, with
-the head it was made at, meanwhile."""
+died is taken over. One run at a time per server process. While ballots arrive the head moves with
+each one, so a new run for an election starts at most once per `interval` seconds, and not before
+`idle_factor` times the last run's length has passed since it ended (anyone may ask for a run: this
+bounds what asking can cost); the page shows the latest report, with the head it was made at,
+meanwhile."""
 
 from __future__ import annotations
 
@@ -17,6 +20,8 @@ import json
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -25,16 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from votum.store import Store
-from votum.verifier import verify
 
 log = logging.getLogger("votum.web")
-
-#: checks of documents a record has only from a later phase on: before then they are shown as
-#: `pending` (with what the verifier said), and the verdict is over the other checks
-PENDING = {
-    "open": ("V-TALLY-", "V-DECRYPT-", "V-SPOILED-"),
-    "closed": ("V-DECRYPT-", "V-SPOILED-"),
-}
 
 
 @dataclass
@@ -53,17 +50,29 @@ class State:
 
 
 class Verifications:
-    def __init__(self, store: Store, root: Path, interval: float = 60.0) -> None:
+    def __init__(
+        self, store: Store, root: Path, interval: float = 60.0, threads: int = 1, idle_factor: float = 3.0
+    ) -> None:
         self.store = store
         self.root = root
         self.interval = interval
+        #: the verifier's threads in its process (which runs at nice 19, `verify_run`)
+        self.threads = threads
+        #: after a run of s seconds, the election's next run waits at least `idle_factor` × s: runs
+        #: asked for back to back take at most 1 / (1 + idle_factor) of the time
+        self.idle_factor = idle_factor
         self._one = threading.Semaphore(1)
+        self._lock = threading.Lock()
+        self._children: set[subprocess.Popen[str]] = set()
         #: set when the server shuts down: a run in progress stops at the verifier's next progress
         #: report and leaves no report behind (the next server runs it again)
         self.stopping = threading.Event()
 
     def stop(self) -> None:
         self.stopping.set()
+        with self._lock:
+            for child in self._children:
+                child.kill()
 
     def _paths(self, election_id: str, head: str) -> tuple[Path, Path]:
         folder = self.root / election_id
@@ -97,7 +106,12 @@ class Verifications:
         latest = self._latest(election_id)
         if latest is None:
             return 0.0
-        return max(0.0, latest.stat().st_mtime + self.interval - time.time())
+        try:
+            took = float(json.loads(latest.read_text()).get("seconds", 0.0))
+        except (OSError, ValueError, AttributeError):
+            took = 0.0
+        pause = max(self.interval, self.idle_factor * took) if self.interval else 0.0
+        return max(0.0, latest.stat().st_mtime + pause - time.time())
 
     def start(
         self,
@@ -149,41 +163,44 @@ class Verifications:
         record: Path | None,
         marker: dict[str, Any],
     ) -> None:
-        from votum.service.v1.elections import export_record
-
         done, running = self._paths(election_id, head)
         private = Path(tempfile.mkdtemp(prefix="votum-web-verify-"))
+        out = private / "report.json"
         t0 = time.perf_counter()
+        command = [
+            sys.executable, "-m", "votum.web.verify_run", "--parent", str(os.getpid()), "--out", str(out),
+            "--head-seq", str(head_seq), "--head", head, "--phase", phase,
+        ]  # fmt: skip
+        if record is None:
+            command += ["--database", self.store.url, "--election", election_id]
+        else:
+            command += ["--record", str(record)]
+        result: dict[str, Any]
         try:
-            if record is None:
-                path = private / "record.votum"
-                export_record(self.store, election_id, path)
-            else:
-                path = record
-            report = verify(path, self._progress(running, marker))
-            later = PENDING.get(phase, ())
-            result: dict[str, Any] = {
-                "head": {"seq": head_seq, "hash": head},
-                "phase": phase,
-                "passed": all(c.status == "pass" for c in report.checks if not c.id.startswith(later)),
-                "ballots": report.ballots,
-                "checks": [
-                    {
-                        "id": c.id,
-                        "title": c.title,
-                        "status": "pending" if later and c.id.startswith(later) else c.status,
-                        "verifier_status": c.status,
-                        "checked": c.checked,
-                        "findings": [f"{obj}: {why}" for obj, why in c.findings[:5]],
-                        "more": c.more + max(0, len(c.findings) - 5),
-                    }
-                    for c in report.checks
-                ],
-            }
-            if record is not None:
-                result["values"] = report.intermediates
-                # a record file is named by its own chain head, which the verifier recomputed
-                result["head"] = {"seq": -1, "hash": str(report.intermediates.get("head", ""))}
+            env = {**os.environ, "RAYON_NUM_THREADS": str(self.threads)}
+            with subprocess.Popen(command, stdout=subprocess.PIPE, env=env, text=True) as child:
+                with self._lock:
+                    self._children.add(child)
+                try:
+                    if self.stopping.is_set():
+                        child.kill()
+                    hook = self._progress(running, marker)
+                    assert child.stdout is not None
+                    for line in child.stdout:
+                        try:
+                            step = json.loads(line)
+                            hook(str(step["stage"]), int(step["done"]))
+                        except (ValueError, KeyError, TypeError, InterruptedError):
+                            continue
+                    code = child.wait()
+                finally:
+                    with self._lock:
+                        self._children.discard(child)
+            if code != 0 or not out.is_file():
+                raise RuntimeError(f"the verification process ended with status {code}")
+            result = json.loads(out.read_text())
+            if "error" in result:
+                log.error("verification of %s at %s failed to run: %s", election_id, head, result["error"])
         except Exception as e:  # the page shows it; the server goes on
             if self.stopping.is_set():
                 log.info("verification of %s at %s stopped: the server is shutting down", election_id, head)
