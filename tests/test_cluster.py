@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from votum import (
 )
 from votum._native import verify_record_report
 from votum.cluster import DaskBallotWorkers, check_address, open_client
+from votum.cluster.ballots import Recheck
 from votum.cluster.election import ClusterBallots
 from votum.eg import run_ceremony
 from votum.election import ElectionConfig, ElectionResult, _plaintext, run_election, synthetic_manifest
@@ -173,11 +175,127 @@ def test_a_task_that_fails_twice_is_a_clear_error(client: Any) -> None:
 def test_scheduler_addresses_are_checked() -> None:
     check_address("local:2")
     check_address("tls://10.0.0.1:8786")
+    check_address("tcp://127.0.0.1:8786")
     for bad in ["local:0", "local:", "http://x:1", "tcp://host", "local:2 ; rm"]:
         with pytest.raises(InvalidInput):
             check_address(bad)
     with pytest.raises(InvalidInput):
         ElectionConfig(scheduler="nowhere").check()
+    # issue 43, item 7: plaintext tcp:// beyond this machine only when asked for, and then said
+    with pytest.raises(InvalidInput, match="--plaintext-scheduler"):
+        check_address("tcp://10.0.0.2:8786")
+    with pytest.raises(InvalidInput, match="plaintext"):
+        ElectionConfig(scheduler="tcp://10.0.0.2:8786").check()
+    check_address("tcp://10.0.0.2:8786", plaintext=True)
+    ElectionConfig(scheduler="tcp://10.0.0.2:8786", plaintext=True).check()
+    said = Recheck(0.0).statement("tcp://10.0.0.2:8786", True)["statement"]
+    assert "plaintext tcp:// beyond this machine" in said
+
+
+@contextmanager
+def _remote_cluster(tmp_path: Path, preload: str) -> Iterator[str]:
+    """A `dask scheduler` and one `dask worker` on loopback, in processes of their own, the worker
+    running `preload` (Python) first; yields the scheduler's address."""
+    from votum.localnet import free_port
+
+    (tmp_path / "worker_preload.py").write_text(preload)
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    dask = str(Path(sys.executable).parent / "dask")
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen(
+        [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **quiet
+    )
+    worker = subprocess.Popen(
+        [dask, "worker", address, "--nthreads", "1", "--no-dashboard", "--no-nanny",
+         "--preload", str(tmp_path / "worker_preload.py")],
+        env={**os.environ, "RAYON_NUM_THREADS": "1"}, **quiet,
+    )  # fmt: skip
+    try:
+        yield address
+    finally:
+        for p in (worker, scheduler):
+            p.terminate()
+        for p in (worker, scheduler):
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+def _with_workers(address: str) -> Any:
+    """A client of `address` once its worker has joined (bounded wait)."""
+    from distributed import Client
+
+    c = Client(address, timeout=60)
+    c.wait_for_workers(1, timeout=60)
+    return c
+
+
+#: a worker that answers "pass" for every ballot, whatever it is given
+PASSING_LIAR = """
+import votum.cluster.tasks as tasks
+tasks.check_ballots = lambda params, ballots: [True] * len(ballots)
+"""
+
+
+def test_a_worker_that_passes_bad_ballots_is_caught_by_the_recheck(
+    election: ElectionResult, tmp_path: Path
+) -> None:
+    """Issue 43, item 7: a worker preloaded to answer "pass" turned a record with bad proofs into
+    "every check passed". The client now checks again each passing answer with probability
+    `recheck`: at 1 every lie is caught (ClusterError naming the task), and at 0 the report says
+    that the cluster's workers decided."""
+    root = tmp_path / "record"
+    shutil.copytree(election.record, root)
+    _tamper(root, 270), _tamper(root, 37)
+    assert "V-BALLOT-03" in verify(root).not_passed()
+    with _remote_cluster(tmp_path, PASSING_LIAR) as address, _with_workers(address) as c:
+        with pytest.raises(ClusterError, match="answered pass for a chunk of"):
+            verify(root, client=c, chunk=CHUNK, recheck=1.0)
+        trusted = verify(root, scheduler=address, chunk=CHUNK, recheck=0.0)
+    assert trusted.passed, "the lie wins when nothing is checked again, and the report says so:"
+    assert trusted.cluster is not None
+    assert "the cluster's workers decided them" in trusted.cluster["statement"]
+    assert trusted.cluster["rechecked_tasks"] == 0 < trusted.cluster["passing_tasks"]
+    assert json.loads(trusted.to_json())["cluster"] == trusted.cluster
+
+
+def test_a_worker_cannot_run_code_in_the_client_with_its_answer(
+    election: ElectionResult, tmp_path: Path
+) -> None:
+    """Issue 43, item 7: a worker's answer was a pickle that ran a command in the verifying client.
+    The client of a scheduler votum did not start unpickles plain data and exceptions only: the run
+    ends with ClusterError, and the command never runs."""
+    marker = tmp_path / "ran-in-the-client"
+    preload = f"""
+import os
+import votum.cluster.tasks as tasks
+
+class Payload:
+    def __reduce__(self):
+        return (os.system, ("touch {marker}",))
+
+tasks.check_ballots = lambda params, ballots: Payload()
+"""
+    with _remote_cluster(tmp_path, preload) as address, pytest.raises(ClusterError):
+        verify(election.record, scheduler=address, chunk=CHUNK, task_timeout=20)
+    assert not marker.exists(), "the worker's pickle ran a command in the client"
+
+
+def test_the_recheck_is_drawn_at_its_rate() -> None:
+    import random
+
+    picked = Recheck(0.25, rng=random.Random(5))
+    draws = [picked.pick() for _ in range(4000)]
+    assert picked.passing == 4000 and picked.rechecked == sum(draws)
+    assert 900 < picked.rechecked < 1100
+    said = picked.statement("local:2", False)
+    assert said["recheck"] == 0.25 and "0.75 for one" in said["statement"]
+    assert all(Recheck(1.0).pick() for _ in range(10)) and not any(Recheck(0.0).pick() for _ in range(10))
+    with pytest.raises(ValueError):
+        Recheck(1.5)
 
 
 @pytest.fixture(scope="module")

@@ -102,6 +102,8 @@ class ElectionConfig:
     task_timeout: float = 600.0
     #: (CA, certificate, key) for a tls:// scheduler
     tls: tuple[str, str, str] | None = None
+    #: accept a tcp:// scheduler beyond this machine (`votum.cluster.check_address`)
+    plaintext: bool = False
 
     def check(self) -> None:
         if self.ballots < 1:
@@ -122,7 +124,7 @@ class ElectionConfig:
         if self.scheduler is not None:
             from votum.cluster import check_address
 
-            check_address(self.scheduler)
+            check_address(self.scheduler, plaintext=self.plaintext)
 
 
 @dataclass
@@ -167,7 +169,7 @@ def run_election(
         return _run_election(config, progress, None)
     from votum.cluster import using
 
-    with using(config.scheduler, client, tls=config.tls, announce=announce) as c:
+    with using(config.scheduler, client, tls=config.tls, announce=announce, plaintext=config.plaintext) as c:
         return _run_election(config, progress, c)
 
 

@@ -124,13 +124,14 @@ def run_mix_election(
     task_timeout: float = 600.0,
     tls: tuple[str, str, str] | None = None,
     announce: Callable[[str], None] | None = None,
+    plaintext: bool = False,
 ) -> MixResult:
     """Runs a whole mixnet election, writes its record to `record` (a file; an earlier one there
     is replaced; None: a temporary file, removed afterwards) and verifies it; `votes` defaults to
     `random_votes(config)`. With `scheduler` (`local:N`, `tcp://…`, `tls://…`) or a
     `distributed.Client` as `client`, the trustees' checks of every shuffle and the verifier's checks of
     the shuffle proofs run on that cluster, one task each (spec/98.3); the outcome and the record are
-    the same. `tls` and `announce` are as for `votum.verifier.verify`."""
+    the same. `tls`, `announce` and `plaintext` are as for `votum.verifier.verify`."""
     config.check()
     if votes is None:
         votes = random_votes(config)
@@ -138,7 +139,7 @@ def run_mix_election(
         return _run_at(config, progress, votes, record, None)
     from votum.cluster import DaskBallotWorkers, using
 
-    with using(scheduler, client, tls=tls, announce=announce) as c:
+    with using(scheduler, client, tls=tls, announce=announce, plaintext=plaintext) as c:
         workers = DaskBallotWorkers(c, task_timeout=task_timeout)
         try:
             return _run_at(config, progress, votes, record, workers)

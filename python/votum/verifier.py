@@ -56,6 +56,9 @@ class VerificationReport:
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
     #: the soundness of the proofs whose level depends on a parameter in the record
     soundness: list[Soundness] = field(default_factory=list)
+    #: checked on a cluster: its address, how many of its passing answers were checked again here, and
+    #: `statement`, what that bounds (`votum.cluster.ballots.Recheck`); None in one process
+    cluster: dict[str, Any] | None = None
 
     @property
     def passed(self) -> bool:
@@ -73,7 +76,9 @@ class VerificationReport:
         return [c.id for c in self.checks if c.status != PASS]
 
     def to_json(self) -> str:
-        return json.dumps(self.raw, indent=2)
+        """The verifier's report (`raw`), with `cluster` when checked on one."""
+        shown = self.raw if self.cluster is None else {**self.raw, "cluster": self.cluster}
+        return json.dumps(shown, indent=2)
 
     def require(self) -> None:
         """Raises unless every check passed: `RecordFormatError` when the record could not be read
@@ -107,6 +112,8 @@ def verify(
     task_timeout: float = 600.0,
     tls: tuple[str, str, str] | None = None,
     announce: Callable[[str], None] | None = None,
+    recheck: float | None = None,
+    plaintext: bool = False,
 ) -> VerificationReport:
     """Checks the record at `record` (an ElectionGuard 1.4 directory, a votum archive or a mix record
     file, spec/91.7), every check of spec/50 for its kind; never raises on a bad record: what is wrong
@@ -116,22 +123,30 @@ def verify(
     ElectionGuard record's ballots are checked on that cluster, `chunk` ballots per task, and a mix
     record's shuffle proofs one task each, all at once (spec/98.3); the report is the same. `tls` is
     (CA, certificate, key) for a `tls://` scheduler; `announce` is told the cluster's dashboard address.
-    Raises `ClusterError` when the cluster does not answer (spec/98.5)."""
+    What does not pass on the cluster is checked again here; each passing answer is, with probability
+    `recheck` (default 1/16; 1: every one), and the report's `cluster` says what that bounds.
+    `plaintext` accepts a `tcp://` scheduler beyond this machine (refused otherwise). Raises
+    `ClusterError` when the cluster does not answer (spec/98.5) or a passing answer fails here."""
     if scheduler is None and client is None:
         text, intermediates = verify_record_report(record, progress)
-    else:
-        from votum.cluster import DaskBallotWorkers, using
+        return _report(text, intermediates)
+    from votum.cluster import DaskBallotWorkers, using
+    from votum.cluster.ballots import RECHECK
+    from votum.cluster.connect import is_plaintext_remote
 
-        with using(scheduler, client, tls=tls, announce=announce) as c:
-            workers = DaskBallotWorkers(c, chunk=chunk, task_timeout=task_timeout)
-            try:
-                text, intermediates = verify_record_report(record, progress, workers)
-            finally:
-                workers.close()
-    return _report(text, intermediates)
+    with using(scheduler, client, tls=tls, announce=announce, plaintext=plaintext) as c:
+        workers = DaskBallotWorkers(
+            c, chunk=chunk, task_timeout=task_timeout, recheck=RECHECK if recheck is None else recheck
+        )
+        try:
+            text, intermediates = verify_record_report(record, progress, workers)
+        finally:
+            workers.close()
+    address = scheduler if scheduler is not None else str(c.scheduler.address)
+    return _report(text, intermediates, workers.recheck.statement(address, is_plaintext_remote(address)))
 
 
-def _report(text: str, intermediates: str) -> VerificationReport:
+def _report(text: str, intermediates: str, cluster: dict[str, Any] | None = None) -> VerificationReport:
     raw = json.loads(text)
     checks = [
         CheckResult(
@@ -153,4 +168,5 @@ def _report(text: str, intermediates: str) -> VerificationReport:
         intermediates=json.loads(intermediates),
         raw=raw,
         soundness=[Soundness(s["what"], float(s["bits"]), s["floor"]) for s in raw.get("soundness", [])],
+        cluster=cluster,
     )

@@ -12,7 +12,17 @@ from rich.markup import escape
 from rich.table import Table
 
 from votum import record_pack, record_unpack
-from votum.cli._cluster import Chunk, Scheduler, TaskTimeout, TlsCa, TlsCert, TlsKey, cluster_options
+from votum.cli._cluster import (
+    Chunk,
+    Plaintext,
+    Recheck,
+    Scheduler,
+    TaskTimeout,
+    TlsCa,
+    TlsCert,
+    TlsKey,
+    cluster_options,
+)
 from votum.cli._progress import progress_hook, step_table
 from votum.election import ElectionConfig, ElectionResult, run_election
 from votum.errors import VotumError
@@ -62,11 +72,14 @@ def election(
     tls_ca: TlsCa = None,
     tls_cert: TlsCert = None,
     tls_key: TlsKey = None,
+    plaintext_scheduler: Plaintext = False,
 ) -> None:
     """Ceremony, encryption, ballot box, tally, decryption with missing guardians, record, verification.
     With --scheduler, ballots are encrypted and checked on a Dask cluster (spec/98)."""
     console = Console(stderr=json_out)
-    on_cluster = cluster_options(console, scheduler, chunk, task_timeout, tls_ca, tls_cert, tls_key)
+    on_cluster = cluster_options(
+        console, scheduler, chunk, task_timeout, tls_ca, tls_cert, tls_key, plaintext_scheduler
+    )
     announce = on_cluster.pop("announce", None)
     config = ElectionConfig(
         ballots=ballots,
@@ -132,11 +145,15 @@ def verify(
     tls_ca: TlsCa = None,
     tls_cert: TlsCert = None,
     tls_key: TlsKey = None,
+    plaintext_scheduler: Plaintext = False,
+    recheck: Recheck = None,
 ) -> None:
     """Check an election record from the record alone, every check of spec/50 (exit 0 only if all pass).
     With --scheduler, an ElectionGuard record's ballots are checked on a Dask cluster (spec/98)."""
     console = Console(stderr=as_json)
-    on_cluster = cluster_options(console, scheduler, chunk, task_timeout, tls_ca, tls_cert, tls_key)
+    on_cluster = cluster_options(
+        console, scheduler, chunk, task_timeout, tls_ca, tls_cert, tls_key, plaintext_scheduler, recheck
+    )
     try:
         with progress_hook(console) as hook:
 
@@ -176,6 +193,9 @@ def verify(
             floor = f" (floor {level.floor:g} bits)" if level.floor is not None else ""
             colour = "green" if level.floor is None or level.bits >= level.floor else "red"
             console.print(f"soundness: {escape(level.what)}: [{colour}]{level.bits:.1f} bits[/]{floor}")
+        if report.cluster is not None:
+            colour = "yellow" if report.cluster["recheck"] < 1 else "green"
+            console.print(f"cluster: [{colour}]{escape(report.cluster['statement'])}[/]")
         if report.passed:
             console.print("[green]every check passed[/green]")
         else:

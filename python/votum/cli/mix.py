@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from votum.cli._cluster import Scheduler, TaskTimeout, TlsCa, TlsCert, TlsKey, cluster_options
+from votum.cli._cluster import Plaintext, Scheduler, TaskTimeout, TlsCa, TlsCert, TlsKey, cluster_options
 from votum.cli._progress import step_progress
 from votum.errors import VotumError
 from votum.mix import GROUPS, RULES, MixConfig, MixResult, run_mix_election
@@ -76,12 +76,15 @@ def mix(
     tls_ca: TlsCa = None,
     tls_cert: TlsCert = None,
     tls_key: TlsKey = None,
+    plaintext_scheduler: Plaintext = False,
 ) -> None:
     """Voting, a mix cascade with shuffle proofs, threshold decryption with proofs, counting, verification.
     With --scheduler, the trustees' checks of every shuffle and the verifier's run on a Dask cluster
     (spec/98)."""
     console = Console(stderr=json_out)
-    on_cluster = cluster_options(console, scheduler, 64, task_timeout, tls_ca, tls_cert, tls_key)
+    on_cluster = cluster_options(
+        console, scheduler, 64, task_timeout, tls_ca, tls_cert, tls_key, plaintext_scheduler
+    )
     on_cluster.pop("chunk", None)
     config = MixConfig(
         voters=voters,

@@ -5,14 +5,23 @@ heavy checks (its `SvWorkers`).
 The verifier hands over batches of 256 ballots in record order; each batch goes out as chunks of `chunk`
 ballots, one task each, and the verdicts come back in the same order. The verifier keeps `window()`
 batches in flight and merges each into its own ballot box as it is collected.
+
+A worker cannot make a check fail: whatever does not pass on the cluster is checked again here, and
+the finding is this process's own. A worker could make a check pass, so each passing answer is checked
+again here with probability `recheck` (spec/98.3, issue 43, item 7), drawn after the answer arrived
+from this machine's random source, which no worker sees; a passing answer that fails here ends the
+run with `ClusterError`. `Recheck.statement()` says in the report what that bounds.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import random
+import secrets
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -28,6 +37,69 @@ BATCH = 256
 PROVER = 10
 
 
+#: the share of passing answers checked again by default: a lie about one task is caught with this
+#: probability, and one about t tasks with 1 − (1 − RECHECK)^t
+RECHECK = 1 / 16
+
+
+@dataclass
+class Recheck:
+    """Which passing answers are checked again here, and the count for the report."""
+
+    rate: float = RECHECK
+    rng: random.Random = field(default_factory=secrets.SystemRandom)
+    #: tasks that answered pass, and of them those checked again here
+    passing: int = 0
+    rechecked: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.rate <= 1.0:
+            raise ValueError("recheck is a share of the passing answers, 0 to 1")
+
+    def pick(self) -> bool:
+        """Whether to check this passing answer again (drawn now, after the answer came)."""
+        self.passing += 1
+        if self.rate >= 1.0 or (self.rate > 0.0 and self.rng.random() < self.rate):
+            self.rechecked += 1
+            return True
+        return False
+
+    def statement(self, scheduler: str, plaintext_remote: bool) -> dict[str, Any]:
+        """What the report says of the cluster's part in it."""
+        rate = self.rate
+        if rate >= 1.0:
+            said = "Every answer from the cluster was checked again here: the cluster decided nothing."
+        elif self.passing == 0:
+            said = "No check passed on the cluster: whatever did not pass was checked again here."
+        else:
+            said = (
+                f"{self.passing} task(s) passed on the cluster; each was checked again here with "
+                f"probability {rate:.3g}, drawn after its answer arrived ({self.rechecked} were, and "
+                "agreed). "
+                "What did not pass was checked again here. A cluster that passes t failing tasks goes "
+                f"unnoticed with probability (1 - {rate:.3g})^t: {1 - rate:.3g} for one, "
+                f"{(1 - rate) ** 10:.3g} for ten, {(1 - rate) ** 50:.3g} for fifty."
+            )
+            if rate == 0.0:
+                said = (
+                    f"{self.passing} task(s) passed on the cluster and none was checked again: the "
+                    "cluster's workers decided them."
+                )
+        if plaintext_remote:
+            said = (
+                f"The scheduler {scheduler} was reached over plaintext tcp:// beyond this machine: anyone "
+                "on the network could answer for its workers. " + said
+            )
+        return {
+            "scheduler": scheduler,
+            "plaintext_remote": plaintext_remote,
+            "recheck": rate,
+            "passing_tasks": self.passing,
+            "rechecked_tasks": self.rechecked,
+            "statement": said,
+        }
+
+
 def verdicts_of(answer: Any, n: int) -> list[bool]:
     """A ballot-check task's answer, which must be one boolean per ballot (spec/98.5)."""
     if not isinstance(answer, list) or len(answer) != n or not all(isinstance(v, bool) for v in answer):
@@ -38,9 +110,17 @@ def verdicts_of(answer: Any, n: int) -> list[bool]:
 class DaskBallotWorkers:
     """Ballot checks on the Dask cluster of `client`, `chunk` ballots per task (spec/98.3)."""
 
-    def __init__(self, client: Any, *, chunk: int = 64, task_timeout: float = 600.0) -> None:
+    def __init__(
+        self,
+        client: Any,
+        *,
+        chunk: int = 64,
+        task_timeout: float = 600.0,
+        recheck: float | Recheck = RECHECK,
+    ) -> None:
         if not 1 <= chunk <= BATCH:
             raise ValueError(f"chunk must be 1 to {BATCH} ballots")
+        self.recheck = recheck if isinstance(recheck, Recheck) else Recheck(recheck)
         self._client = client
         self._chunk = chunk
         self._timeout = task_timeout
@@ -72,8 +152,21 @@ class DaskBallotWorkers:
         assert self.work is not None, "setup comes first"
         verdicts: list[bool] = []
         for task, n in self._pending.popleft():
-            verdicts += verdicts_of(self.work.result(task), n)
+            got = verdicts_of(self.work.result(task), n)
+            if all(got) and self.recheck.pick() and not all(check_ballots(self.work.params, *task.args)):
+                self._lied(task)
+            verdicts += got
         return verdicts
+
+    def _lied(self, task: Task) -> None:
+        try:
+            who = ", ".join(sorted(self._client.who_has(task.future).get(task.future.key, ()))) or "a worker"
+        except Exception:
+            who = "a worker"
+        raise ClusterError(
+            f"the cluster answered pass for {task.what}, which does not pass here ({who}): its answers "
+            "cannot be trusted; verify without --scheduler, or on workers you trust"
+        )
 
     def window(self) -> int:
         threads = self.work.threads() if self.work is not None else 1
@@ -104,6 +197,8 @@ class DaskBallotWorkers:
                 # checked again here: the finding is the client's own, and a worker that wrongly failed a
                 # proof cannot change a report (spec/98.3)
                 answer = check_shuffle(self.shuffle_work.params, *task.args)
+            elif self.recheck.pick() and check_shuffle(self.shuffle_work.params, *task.args)[0] != "pass":
+                self._lied(task)
             verdicts.append((str(answer[0]), None if answer[1] is None else str(answer[1])))
         self._shuffles.clear()
         return verdicts
@@ -138,7 +233,8 @@ class DaskBallotWorkers:
 
     def sv_collect(self) -> list[tuple[str, bytes | str]]:
         """Every job's answer, in order. An answer that is not a clean pass makes the verifier walk the
-        record again in process (spec/98.3), so a worker cannot change a report by what it answers."""
+        record again in process (spec/98.3), so a worker cannot make a check fail; a clean pass is
+        checked again here with probability `recheck`."""
         assert self.sv_work is not None, "sv_setup comes first"
         answers: list[tuple[str, bytes | str]] = []
         for task in self._sv_jobs:
@@ -149,6 +245,10 @@ class DaskBallotWorkers:
                 or (answer[0], type(answer[1])) not in (("ok", bytes), ("error", str))
             ):
                 raise ClusterError(f"a worker's answer for {task.what} is not an answer")
+            if answer[0] == "ok" and self.recheck.pick():
+                here = check_sv(self.sv_work.params, self._sv_record, *task.args[1:])
+                if tuple(here) != tuple(answer):
+                    self._lied(task)
             answers.append((answer[0], answer[1]))
         self._sv_jobs.clear()
         return answers

@@ -9,7 +9,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from votum.cluster.safe_pickle import restricted
 from votum.errors import ClusterError, InvalidInput
+from votum.localnet import is_loopback
 
 #: seconds to wait for a scheduler to answer when connecting
 CONNECT_TIMEOUT = 30.0
@@ -44,25 +46,46 @@ def _security(tls: TlsFiles | None) -> Any:
     )
 
 
-def check_address(scheduler: str) -> None:
-    """Raises `InvalidInput` unless `scheduler` is `local:N` (1 ≤ N ≤ 256), `tcp://…` or `tls://…`."""
+def check_address(scheduler: str, *, plaintext: bool = False) -> None:
+    """Raises `InvalidInput` unless `scheduler` is `local:N` (1 ≤ N ≤ 256), `tls://…`, or `tcp://…` on
+    a loopback address. `tcp://` beyond this machine is plaintext with no authentication: anyone on
+    the network path, or any worker that joins, answers for the cluster (issue 43, item 7); it is
+    accepted only with `plaintext` (`--plaintext-scheduler`), and the report then says so."""
     m = _LOCAL.fullmatch(scheduler)
     if m:
         if not 1 <= int(m.group(1)) <= 256:
             raise InvalidInput(f"--scheduler {scheduler}: a local cluster has 1 to 256 workers")
         return
-    if not re.fullmatch(r"(tcp|tls)://[^\s/]+:\d{1,5}", scheduler):
+    address = re.fullmatch(r"(tcp|tls)://([^\s/]+):\d{1,5}", scheduler)
+    if not address:
         raise InvalidInput(f"--scheduler {scheduler!r}: expected local:N, tcp://HOST:PORT or tls://HOST:PORT")
+    if address.group(1) == "tcp" and not plaintext and not is_loopback(address.group(2)):
+        raise InvalidInput(
+            f"--scheduler {scheduler}: tcp:// is plaintext and unauthenticated, so beyond this machine "
+            "anyone on the network, and any worker that joins, can answer for the cluster. Use tls:// with "
+            "the deployment's certificates, or accept it with --plaintext-scheduler (the report says so)"
+        )
+
+
+def is_plaintext_remote(scheduler: str) -> bool:
+    """Whether `scheduler` is `tcp://` to an address beyond this machine."""
+    address = re.fullmatch(r"tcp://([^\s/]+):\d{1,5}", scheduler)
+    return address is not None and not is_loopback(address.group(1))
 
 
 @contextmanager
 def open_client(
-    scheduler: str, *, tls: TlsFiles | None = None, announce: Callable[[str], None] | None = None
+    scheduler: str,
+    *,
+    tls: TlsFiles | None = None,
+    announce: Callable[[str], None] | None = None,
+    plaintext: bool = False,
 ) -> Iterator[Any]:
     """A `distributed.Client` for the run, closed after it. `local:N` starts a LocalCluster of N worker
     processes of one thread (and one rayon thread) each, stopped after the run. `announce` is told the
-    dashboard's address."""
-    check_address(scheduler)
+    dashboard's address. A running scheduler's client unpickles nothing but plain data and
+    exceptions (`safe_pickle`); `plaintext` accepts `tcp://` beyond this machine (`check_address`)."""
+    check_address(scheduler, plaintext=plaintext)
     from distributed import Client, LocalCluster
 
     m = _LOCAL.fullmatch(scheduler)
@@ -84,14 +107,15 @@ def open_client(
                 announce(client.dashboard_link)
             yield client
         return
-    try:
-        client = Client(scheduler, security=_security(tls), timeout=CONNECT_TIMEOUT)  # type: ignore[no-untyped-call]
-    except (OSError, TimeoutError) as e:
-        raise ClusterError(f"cannot reach the scheduler at {scheduler}: {e}") from e
-    with client:
-        if announce is not None:
-            announce(client.dashboard_link)
-        yield client
+    with restricted():
+        try:
+            client = Client(scheduler, security=_security(tls), timeout=CONNECT_TIMEOUT)  # type: ignore[no-untyped-call]
+        except (OSError, TimeoutError) as e:
+            raise ClusterError(f"cannot reach the scheduler at {scheduler}: {e}") from e
+        with client:
+            if announce is not None:
+                announce(client.dashboard_link)
+            yield client
 
 
 @contextmanager
@@ -101,6 +125,7 @@ def using(
     *,
     tls: tuple[str, str, str] | TlsFiles | None = None,
     announce: Callable[[str], None] | None = None,
+    plaintext: bool = False,
 ) -> Iterator[Any]:
     """The client a function runs on: `client` as given (left open), a client opened for `scheduler`
     (closed after), or None when neither is given (the work runs in this process)."""
@@ -109,7 +134,7 @@ def using(
     if client is not None:
         yield client
     elif scheduler is not None:
-        with open_client(scheduler, tls=TlsFiles.of(tls), announce=announce) as c:
+        with open_client(scheduler, tls=TlsFiles.of(tls), announce=announce, plaintext=plaintext) as c:
             yield c
     else:
         yield None
