@@ -697,3 +697,67 @@ def test_listen_prints_peers_text_with_control_characters_escaped() -> None:
     assert shown.count("\n") == 1 and shown.endswith("\n"), repr(shown)
     assert "\x1b" not in shown and "\u202e" not in shown
     assert "\\n12:00:00 mallory" in shown and "\\x1b[2J" in shown and "\\u202e" in shown
+
+
+def test_silent_connections_cannot_crowd_out_a_trusted_peer(tmp_path: Path) -> None:
+    """Issue 43, item 6: connections that never start TLS were not capped and were held 10 s each;
+    1,100 of them from an outsider made every handshake of a trusted peer fail. Connections still in
+    their handshake are now capped per address (4 here) and in all (10 here), and held for
+    `handshake_timeout` (1 s here) at most: the ones beyond a cap are closed as they arrive, the
+    rest after the deadline, and the trusted peer's requests go through meanwhile."""
+    settings = NodeSettings(handshake_timeout=1.0, max_pending=10, max_pending_per_address=4)
+
+    async def closed_within(reader: asyncio.StreamReader, seconds: float) -> bool:
+        try:
+            return await asyncio.wait_for(reader.read(1), seconds) == b""
+        except TimeoutError:  # (an OSError: caught first)
+            return False
+        except OSError:
+            return True
+
+    async def main() -> None:
+        async with mesh(tmp_path, 2, settings) as (a, b):
+            b.route("echo", echo)
+            host, port = a.keystore.find("n1").host_port()
+            silent = []
+            for source in ("127.0.0.2", "127.0.0.2", "127.0.0.2", "127.0.0.2", "127.0.0.2", "127.0.0.2",
+                           "127.0.0.3", "127.0.0.3", "127.0.0.3", "127.0.0.3",
+                           "127.0.0.4", "127.0.0.4", "127.0.0.4", "127.0.0.4"):  # fmt: skip
+                silent.append(await asyncio.open_connection(host, port, local_addr=(source, 0)))
+                await asyncio.sleep(0.01)  # accepted in this order
+            early = await asyncio.gather(*(closed_within(reader, 0.3) for reader, _ in silent))
+            # 127.0.0.2: 4 pending, its 5th and 6th closed; 127.0.0.3: 4 pending; 127.0.0.4: 2 pending
+            # (10 in all), then over the total
+            assert early == [False] * 4 + [True] * 2 + [False] * 6 + [True] * 2, early
+            assert b.refused_pending == 4
+            assert await a.request("n1", "echo", b"through") == b"through", "a trusted peer still gets in"
+            late = await asyncio.gather(*(closed_within(reader, 3.0) for reader, _ in silent))
+            assert all(late), "the handshake deadline closes the silent ones"
+            for _, writer in silent:
+                writer.close()
+            assert await a.request("n1", "echo", b"again") == b"again"
+
+    run(main())
+
+
+def test_one_peer_cannot_hold_more_than_its_share_of_connections(tmp_path: Path) -> None:
+    """Issue 43, item 8: a trusted peer could open any number of connections, each able to make the
+    node buffer a frame of up to 64 MiB. One peer now holds at most `max_peer_connections` (3 here):
+    the next is closed before its hello, named in the node's refusals, and one is let in again once
+    one of the peer's connections closes."""
+    settings = NodeSettings(max_peer_connections=3)
+
+    async def main() -> None:
+        async with mesh(tmp_path, 2, settings) as (a, b):
+            b.route("echo", echo)
+            held = [await a.dial("n1") for _ in range(3)]
+            with pytest.raises(ne.NodeError):
+                await a.dial("n1")
+            assert [r.code for r in b.refusals] == ["too-many-connections"]
+            await held.pop().close()
+            await until(lambda: b.connections <= 2)
+            again = await a.dial("n1")
+            for ch in [*held, again]:
+                await ch.close()
+
+    run(main())

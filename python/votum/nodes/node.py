@@ -7,8 +7,11 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import errno
 import logging
 import os
+import resource
+import socket
 import ssl
 import time
 from collections.abc import AsyncIterable, Callable, Iterable
@@ -36,6 +39,16 @@ class NodeSettings:
     connect_timeout: float = 10.0
     #: connections being set up at once (TLS handshakes are CPU work); more wait in the backlog
     max_handshakes: int = 64
+    #: seconds a new connection has to complete its TLS handshake: until then nothing is known of who
+    #: sent it, so an outsider's silent connection is held this long at most (issue 43, item 6)
+    handshake_timeout: float = 5.0
+    #: connections still in their TLS handshake at once, in total and from one address; more are closed
+    #: as they are accepted, so an outsider's silent connections cannot take the node's descriptors
+    max_pending: int = 128
+    max_pending_per_address: int = 8
+    #: connections one trusted peer may hold at once (its pool uses `max_channels`; streams and
+    #: reconnects a few more); more are refused after TLS, before the hello (issue 43, item 8)
+    max_peer_connections: int = 16
     workers: int = max(2, os.cpu_count() or 2)
 
 
@@ -162,7 +175,15 @@ class Node:
         self._pools: dict[bytes, _Pool] = {}
         self._accepted: set[Channel] = set()
         self._accepting: set[asyncio.Task[None]] = set()
-        self._server: asyncio.base_events.Server | None = None
+        self._securing: set[asyncio.Task[None]] = set()
+        self._listener: socket.socket | None = None
+        self._accept_loop: asyncio.Task[None] | None = None
+        #: connections in their TLS handshake, by peer address, and in all
+        self._pending: collections.Counter[str] = collections.Counter()
+        #: accepted channels by peer node id
+        self._per_peer: collections.Counter[bytes] = collections.Counter()
+        #: connections closed unheard because too many were pending (in all, or from their address)
+        self.refused_pending = 0
         self._executor = ThreadPoolExecutor(self.settings.workers, thread_name_prefix="votum-node")
         self._handshakes = asyncio.Semaphore(self.settings.max_handshakes)
         self._server_ctx: ssl.SSLContext | None = None
@@ -249,17 +270,59 @@ class Node:
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> tuple[str, int]:
         """Listens; returns the bound address. Port 0 picks a free port."""
-        self._server = await asyncio.get_running_loop().create_server(
-            lambda: self._wire(self._connected),
-            host,
-            port,
-            ssl=self._server_ctx,
-            backlog=BACKLOG,
-            ssl_handshake_timeout=self.settings.channel.hello_timeout,
-        )
+        _raise_descriptor_limit()
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self._listener = socket.create_server((host, port), family=family, backlog=BACKLOG)
+        self._listener.setblocking(False)
+        self._accept_loop = asyncio.create_task(self._accept_connections(self._listener))
         self._reaper = asyncio.create_task(self._reap_loop())
-        bound = self._server.sockets[0].getsockname()
+        bound = self._listener.getsockname()
         return str(bound[0]), int(bound[1])
+
+    async def _accept_connections(self, listener: socket.socket) -> None:
+        """Accepts connections; each goes through TLS on a task of its own, unless too many are still in
+        their handshake, in all (`max_pending`) or from its address (`max_pending_per_address`): then it
+        is closed at once. Before its handshake nothing says who sent a connection, so these caps are
+        what stands between an outsider and the node's descriptors (issue 43, item 6)."""
+        loop = asyncio.get_running_loop()
+        settings = self.settings
+        while True:
+            try:
+                conn, address = await loop.sock_accept(listener)
+            except OSError as e:
+                if e.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                    log.warning("accepting a connection failed (%s); trying again shortly", e.strerror)
+                    await asyncio.sleep(0.1)
+                    continue
+                raise
+            where = str(address[0])
+            if (
+                self._pending.total() >= settings.max_pending
+                or self._pending[where] >= settings.max_pending_per_address
+            ):
+                self.refused_pending += 1
+                conn.close()
+                continue
+            self._pending[where] += 1
+            task = loop.create_task(self._secure(conn, where))
+            self._securing.add(task)
+            task.add_done_callback(self._securing.discard)
+
+    async def _secure(self, conn: socket.socket, where: str) -> None:
+        """The TLS handshake of an accepted connection, within `handshake_timeout`; then `_connected`."""
+        try:
+            await asyncio.get_running_loop().connect_accepted_socket(
+                lambda: self._wire(self._connected),
+                conn,
+                ssl=self._server_ctx,
+                ssl_handshake_timeout=self.settings.handshake_timeout,
+            )
+        except (OSError, ssl.SSLError, asyncio.TimeoutError) as e:
+            log.debug("a connection from %s failed its TLS handshake: %r", where, e)
+        finally:
+            self._pending[where] -= 1
+            if self._pending[where] <= 0:
+                del self._pending[where]
 
     def _connected(self, wire: Wire) -> None:
         """A connection was accepted and its TLS handshake done: the hello and the channel follow."""
@@ -273,6 +336,11 @@ class Node:
                 peer = self._peer_of(wire)
                 if peer is None:  # trusted by TLS but removed from the keystore since
                     raise errors.UnknownPeer("the peer's key is not in the keystore")
+                if self._per_peer[peer.node_id] >= self.settings.max_peer_connections:
+                    self._refused(peer, "too-many-connections", "connection refused before its hello")
+                    raise errors.NodeError(
+                        f"{peer.name} holds {self.settings.max_peer_connections} connections already"
+                    )
                 channel_id = await Channel.handshake(
                     self.identity, peer, wire, False, self.settings.channel.hello_timeout
                 )
@@ -288,8 +356,14 @@ class Node:
                 return
         channel = self._channel(peer, wire, channel_id)
         self._accepted.add(channel)
-        await channel.wait_closed()
-        self._accepted.discard(channel)
+        self._per_peer[peer.node_id] += 1
+        try:
+            await channel.wait_closed()
+        finally:
+            self._accepted.discard(channel)
+            self._per_peer[peer.node_id] -= 1
+            if self._per_peer[peer.node_id] <= 0:
+                del self._per_peer[peer.node_id]
 
     # -- client ----------------------------------------------------------------------------------------------
 
@@ -345,7 +419,8 @@ class Node:
         except (PeerClosed, ConnectionError) as e:
             wire.close()
             raise errors.UnknownPeer(
-                f"{peer.name} closed the connection during the hello (it does not trust this node?): {e!r}",
+                f"{peer.name} closed the connection during the hello (it does not trust this node, or this "
+                f"node holds its share of {peer.name}'s connections already?): {e!r}",
                 peer.name,
             ) from None
         except BaseException:
@@ -430,15 +505,18 @@ class Node:
         """Stops listening, closes every connection (flushing what is queued) and the worker pool."""
         if self._reaper is not None:
             self._reaper.cancel()
-        if self._server is not None:
-            self._server.close()
+        if self._accept_loop is not None:
+            self._accept_loop.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._accept_loop
+        if self._listener is not None:
+            self._listener.close()
+        for task in list(self._securing):
+            task.cancel()  # handshakes in progress: their connections close with them
         for pool in list(self._pools.values()):
             await pool.close()
         for channel in list(self._accepted):
             await channel.close()
-        if self._server is not None:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._server.wait_closed(), 5.0)
         self._executor.shutdown(wait=False)
 
     async def __aenter__(self) -> Node:
@@ -446,6 +524,16 @@ class Node:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+def _raise_descriptor_limit() -> None:
+    """The soft limit on open files raised to the hard one (a node holds a descriptor per connection;
+    the usual soft limit of 1,024 was what an outsider's silent connections exhausted)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 16)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 def open_node(
