@@ -6,6 +6,7 @@ fails the run with its name and leaves no record."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,66 @@ def test_requests_too_big_for_one_frame_go_as_streams(
     run = _run(tmp_path, voters=6, choices=[[1], [3], [3], [2], [3], [1]])
     assert run.tally == [2, 1, 3] == run.expected  # type: ignore[attr-defined]
     assert verify(tmp_path / "record.vchv").passed
+
+
+def test_a_killed_controller_leaves_no_party_and_no_home(tmp_path: Path) -> None:
+    """Issue 43, item 10: after `kill -9` of a process-mode controller every party kept running, and
+    their temporary homes (private keys beside sealed state) stayed on disk. Each party now stops when
+    its standard input, a pipe only the controller holds, ends; a reaper removes the scratch homes. The
+    controller is killed mid-election: once it is connected to every party (killed before that, the old
+    parties happened to exit; after it, they ran on)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    controller = subprocess.Popen(
+        [sys.executable, "-m", "votum", "chvote", "--processes", "--voters", "1000", "--level", "1",
+         "--out", str(tmp_path / "record.vchv")],
+        env={**os.environ, "TMPDIR": str(scratch)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+
+    def parties() -> list[int]:
+        found = []
+        for proc in Path("/proc").iterdir():
+            try:
+                cmd = (proc / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"votum.nodes.chvote" in cmd and str(scratch).encode() in cmd:
+                found.append(int(proc.name))
+        return found
+
+    def sockets(pid: int) -> int:
+        try:
+            return sum(os.readlink(fd).startswith("socket:") for fd in Path(f"/proc/{pid}/fd").iterdir())
+        except OSError:
+            return 0
+
+    try:
+        deadline = time.monotonic() + 120
+        # 4 authorities, the printing authority and the voters' client, each with a connection beside
+        # its listening socket
+        while time.monotonic() < deadline and not (
+            len(found := parties()) == 6 and all(sockets(pid) >= 2 for pid in found)
+        ):
+            time.sleep(0.02)
+        assert len(parties()) == 6 and controller.poll() is None, "the election runs with its parties"
+        assert any(scratch.iterdir()), "the parties' homes are on disk"
+        controller.send_signal(signal.SIGKILL)
+        controller.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while (parties() or any(scratch.iterdir())) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert parties() == [], "every party stops when its controller is gone"
+        assert list(scratch.iterdir()) == [], "no home is left behind"
+    finally:
+        if controller.poll() is None:
+            controller.kill()
+            controller.wait()
+        for pid in parties():
+            os.kill(pid, signal.SIGKILL)

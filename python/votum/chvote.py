@@ -132,13 +132,13 @@ def run_chvote_processes(
     independent verifier checks it. `homes` keeps the parties' identities between runs (a temporary directory
     otherwise). Raises `votum.nodes.chvote.ChvoteFailed` naming the phase and the party when one fails."""
     import asyncio
-    import tempfile
 
     from votum.nodes.chvote import run_local
+    from votum.nodes.local import scratch_homes
     from votum.verifier import verify
 
     config.check()
-    with tempfile.TemporaryDirectory(prefix="votum-chvote-") as scratch:
+    with scratch_homes("votum-chvote-") as scratch:
         run = asyncio.run(
             run_local(
                 config.level,

@@ -176,6 +176,7 @@ def run_sv_processes(
     import asyncio
     import time
 
+    from votum.nodes.local import scratch_homes
     from votum.nodes.sv import Rerun, run_local
     from votum.nodes.sv import join as join_parties
     from votum.verifier import verify
@@ -189,7 +190,7 @@ def run_sv_processes(
     if (join or rerun is not None) and homes is None:
         raise InvalidInput("joining parties or rerunning an election needs the parties' homes")
     with contextlib.ExitStack() as stack:
-        root = Path(homes) if homes is not None else Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        root = Path(homes) if homes is not None else stack.enter_context(scratch_homes("votum-sv-homes-"))
         if join:
             run = asyncio.run(
                 join_parties(root / "controller", params, n, Path(record), timeout, progress, rerun)

@@ -36,7 +36,7 @@ from votum.nodes import errors
 from votum.nodes.channel import Message
 from votum.nodes.identity import Card, Identity
 from votum.nodes.keystore import PEERS_FILE, Keystore
-from votum.nodes.local import NodeProcess, environment, trusting_homes
+from votum.nodes.local import PARENT_PIPE, NodeProcess, environment, stop_with_parent, trusting_homes
 from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node, NodeSettings, open_node
 
@@ -734,8 +734,10 @@ def serve_guardian(
     fault: str | None = None,
     once: bool = True,
     announce: Callable[[str], None] | None = None,
+    parent_pipe: bool = False,
 ) -> None:
-    """Runs a guardian node until SIGTERM (or, with `once`, until its ceremony finishes or aborts). The seed,
+    """Runs a guardian node until SIGTERM (or, with `once`, until its ceremony finishes or aborts; with
+    `parent_pipe`, until its standard input ends: the coordinator that started it is gone). The seed,
     for a reproducible ceremony in tests only, comes from the environment (VOTUM_CEREMONY_SEED, hex)."""
     import uvloop
 
@@ -753,6 +755,8 @@ def serve_guardian(
         await warm
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        if parent_pipe:
+            stop_with_parent(stop)
         if announce is not None:
             announce(f"{bound[0]}:{bound[1]}")
         await stop.wait()
@@ -774,12 +778,15 @@ def _main(argv: list[str]) -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--coordinator", default=COORDINATOR)
     parser.add_argument("--fault", help="test only: " + ", ".join(FAULTS) + " (joined by commas)")
+    parser.add_argument(PARENT_PIPE, action="store_true", help="stop when standard input ends")
     args = parser.parse_args(argv)
 
     def announce(address: str) -> None:
         print(json.dumps({"address": address}), flush=True)
 
-    serve_guardian(args.home, args.host, args.port, args.coordinator, args.fault, True, announce)
+    serve_guardian(
+        args.home, args.host, args.port, args.coordinator, args.fault, True, announce, args.parent_pipe
+    )
 
 
 if __name__ == "__main__":

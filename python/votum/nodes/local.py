@@ -4,14 +4,18 @@ this process or in processes of their own."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from votum.nodes.identity import Card, Identity, keygen
@@ -63,10 +67,61 @@ def trusting_homes(root: Path, names: list[str]) -> list[Path]:
     return homes
 
 
+#: the flag a party started by a controller gets: it stops when its standard input ends, which happens
+#: when the controller's process ends, however it ends (issue 43, item 10: after `kill -9` of a
+#: controller every party kept running)
+PARENT_PIPE = "--parent-pipe"
+
+
+def stop_with_parent(stop: asyncio.Event) -> None:
+    """Sets `stop` once this process's standard input ends: the write end is held only by the process
+    that started it, so the end of input is that process's end."""
+    loop = asyncio.get_running_loop()
+    fd = sys.stdin.fileno()
+
+    def readable() -> None:
+        try:
+            got = os.read(fd, 4096)
+        except BlockingIOError:
+            return
+        except OSError:
+            got = b""
+        if not got:
+            loop.remove_reader(fd)
+            stop.set()
+
+    os.set_blocking(fd, False)
+    loop.add_reader(fd, readable)
+
+
+@contextlib.contextmanager
+def scratch_homes(prefix: str) -> Iterator[Path]:
+    """A temporary directory for the parties' homes (private keys, sealed state) that goes even when this
+    process is killed: a reaper process (`python -m votum.nodes.reaper DIR`) waits for its standard input
+    to end, which it does when this process ends however it ends, and removes the directory then."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    reaper = subprocess.Popen(
+        [sys.executable, "-m", "votum.nodes.reaper", str(root)],
+        stdin=subprocess.PIPE,
+        start_new_session=True,  # a Ctrl-C to the controller's group does not stop the cleanup
+    )
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+        assert reaper.stdin is not None
+        reaper.stdin.close()
+        try:
+            reaper.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            reaper.kill()
+            reaper.wait()
+
+
 class NodeProcess:
-    """`python -m MODULE HOME --host HOST [ARGS]` in its own process, which announces its address as JSON on
-    its first line of output; `prefix` runs it elsewhere (`ip netns exec NS` in the tests across
-    interfaces)."""
+    """`python -m MODULE HOME --host HOST --parent-pipe [ARGS]` in its own process, which announces its
+    address as JSON on its first line of output and stops when this process ends (`PARENT_PIPE`);
+    `prefix` runs it elsewhere (`ip netns exec NS` in the tests across interfaces)."""
 
     def __init__(
         self,
@@ -77,9 +132,11 @@ class NodeProcess:
         prefix: list[str] | None = None,
         host: str = "127.0.0.1",
     ) -> None:
-        cmd = [*(prefix or []), sys.executable, "-m", module, str(home), "--host", host, *(args or [])]
+        python = [sys.executable, "-m", module, str(home), "--host", host, PARENT_PIPE]
+        cmd = [*(prefix or []), *python, *(args or [])]
         self.home = home
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env, text=True)
+        # its standard input is a pipe only this process writes: its end tells the party we are gone
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True)
 
     def announced(self, timeout: float) -> str | None:
         """The address it announced; None when it exited first; `TimeoutError` when it said nothing in
@@ -93,6 +150,9 @@ class NodeProcess:
         return str(json.loads(line)["address"]) if line else None
 
     def stop(self, timeout: float = 5.0) -> None:
+        if self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -167,10 +227,16 @@ MakeParty = Callable[[Node, "str | None", Callable[[], None]], object]
 
 
 def serve_party(
-    home: Path, host: str, port: int, fault: str | None, make: MakeParty, announce: Callable[[str], None]
+    home: Path,
+    host: str,
+    port: int,
+    fault: str | None,
+    make: MakeParty,
+    announce: Callable[[str], None],
+    parent_pipe: bool = False,
 ) -> None:
-    """Runs one party's node until its election ends (or SIGINT/SIGTERM), announcing its address once it
-    listens."""
+    """Runs one party's node until its election ends (or SIGINT/SIGTERM, or with `parent_pipe` the end of
+    its standard input), announcing its address once it listens."""
     import asyncio
 
     import uvloop
@@ -183,6 +249,8 @@ def serve_party(
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        if parent_pipe:
+            stop_with_parent(stop)
         announce(f"{bound[0]}:{bound[1]}")
         await stop.wait()
         await node.close()
@@ -199,6 +267,7 @@ def party_main(argv: list[str], description: str, faults: tuple[str, ...], make:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--fault", choices=faults, help="tests only")
+    parser.add_argument(PARENT_PIPE, action="store_true", help="stop when standard input ends")
     args = parser.parse_args(argv)
     serve_party(
         args.home,
@@ -207,4 +276,5 @@ def party_main(argv: list[str], description: str, faults: tuple[str, ...], make:
         args.fault,
         make,
         lambda a: print(json.dumps({"address": a}), flush=True),
+        args.parent_pipe,
     )
