@@ -152,3 +152,19 @@ def test_a_big_frame_grows_as_it_arrives_and_has_a_deadline() -> None:
         assert t.closed
 
     asyncio.run(main())
+
+
+def test_a_message_of_empty_containers_is_refused_before_it_is_built() -> None:
+    """Issue 43, item 17: MessagePack from a split-value controller took 74 times its size once
+    decoded. A party's decoder stops past 4 times the message's size (plus 1 MiB)."""
+    import msgpack  # type: ignore[import-untyped]
+    from votum.nodes import errors as ne
+    from votum.nodes.messages import unpack, unpack_list
+
+    bomb = msgpack.packb({"election": "e", "rows": [[] for _ in range(1_000_000)]})
+    with pytest.raises(ne.MalformedFrame):
+        unpack(bomb)
+    with pytest.raises(ne.MalformedFrame):
+        unpack_list(msgpack.packb([b""] * 2_000_000))
+    honest = {"election": "e", "entries": [b"\x01" * 4096 for _ in range(256)], "head": b"\x02" * 32}
+    assert unpack(msgpack.packb(honest)) == honest

@@ -483,3 +483,48 @@ def test_an_answer_nobody_reads_is_dropped(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_decoding_takes_memory_in_proportion_to_the_body() -> None:
+    """Issue 43, item 17: an authenticated sender's JSON numbers took 7 times their bytes once decoded
+    (and MessagePack of empty arrays far more): a body whose decoded values would take more than 4
+    times its size (plus 1 MiB) is refused before it is built, and what decodes stays within that."""
+    import tracemalloc
+
+    from votum.service.codec import MalformedBody, decode_json, decode_msgpack
+
+    numbers = b"[" + b",".join(str(100_000 + i % 900_000).encode() for i in range(1_000_000)) + b"]"
+    with pytest.raises(MalformedBody, match="too many values"):
+        decode_json(numbers)
+    arrays = msgpack.packb([[[] for _ in range(60_000)] for _ in range(30)])
+    with pytest.raises(MalformedBody):
+        decode_msgpack(arrays)
+    # honest bodies: long strings, a few fields each, in either form
+    ballots = [
+        {"object_id": f"b-{i}", "state": "cast", "pad": "A1" * 512, "data": "B2" * 512} for i in range(2000)
+    ]
+    for body, decode in (
+        (json.dumps(ballots).encode(), decode_json),
+        (msgpack.packb(ballots), decode_msgpack),
+    ):
+        tracemalloc.start()
+        assert decode(body) == ballots
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < 4 * len(body) + (1 << 20), (peak, len(body))
+
+
+def test_an_authenticated_body_of_numbers_is_refused_and_nothing_stored(
+    app: tuple[TestClient, Tokens],
+) -> None:
+    http, tokens = app
+    body = (
+        b'{"election_id":"e9","number_of_guardians":1,"quorum":1,"manifest":{"x":['
+        + b",".join(b"123456" for _ in range(400_000))
+        + b"]}}"
+    )
+    r = http.post(
+        "/v1/elections", content=body, headers={**_bearer(tokens.admin), "content-type": "application/json"}
+    )
+    assert _type(r) == (400, "malformed_body"), r.text[:200]
+    assert http.get("/v1/elections/e9").status_code == 404

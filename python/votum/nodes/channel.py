@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgpack  # type: ignore[import-untyped]
 
+from votum import bounded
 from votum.channels import NodePeerKey, digests, make_channel_id
 from votum.nodes import errors
 from votum.nodes.identity import Card
@@ -405,11 +406,11 @@ class Channel:
 
     def _parse(self, body: bytes | bytearray) -> tuple[bytes, bytes, list[bytes], dict[str, Any]]:
         try:
-            frame = msgpack.unpackb(body, raw=False)
+            frame = bounded.unpackb(body, raw=False)
             if not isinstance(frame, list) or len(frame) < 3 or not all(isinstance(x, bytes) for x in frame):
                 raise ValueError("not [header, signature, payload, ...]")
             header_bin, signature, payloads = frame[0], frame[1], frame[2:]
-            header = msgpack.unpackb(header_bin, raw=False)
+            header = bounded.unpackb(header_bin, raw=False)
             if not isinstance(header, dict) or header.get("v") != ENVELOPE_VERSION:
                 raise ValueError(f"header version {header.get('v')!r}, not {ENVELOPE_VERSION}")
             for key, typ in (("ch", bytes), ("from", bytes), ("to", bytes), ("seq", int), ("items", list)):

@@ -6,6 +6,7 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 
+from votum import bounded
 from votum.nodes import errors
 
 
@@ -17,7 +18,7 @@ def pack(obj: object) -> bytes:
 def unpack(payload: bytes, what: str = "message") -> dict[str, Any]:
     """A map, or `MalformedFrame` naming `what`."""
     try:
-        body = msgpack.unpackb(payload, raw=False)
+        body = bounded.unpackb(payload, raw=False)
     except Exception as e:
         raise errors.MalformedFrame(f"a {what} is not MessagePack: {e}") from None
     if not isinstance(body, dict):
@@ -28,7 +29,7 @@ def unpack(payload: bytes, what: str = "message") -> dict[str, Any]:
 def unpack_list(payload: bytes, what: str = "list") -> list[bytes]:
     """A list of byte strings, or `MalformedFrame` naming `what`."""
     try:
-        items = msgpack.unpackb(payload, raw=False)
+        items = bounded.unpackb(payload, raw=False)
     except Exception as e:
         raise errors.MalformedFrame(f"a {what} is not MessagePack: {e}") from None
     if not isinstance(items, list) or not all(isinstance(x, bytes) for x in items):

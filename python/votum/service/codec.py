@@ -20,6 +20,8 @@ from fastapi import Request, Response
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 
+from votum import bounded
+
 MSGPACK = "application/msgpack"
 JSON = "application/json"
 _MSGPACK_TYPES = (MSGPACK, "application/x-msgpack")
@@ -123,13 +125,15 @@ def decode_msgpack(body: bytes) -> Any:
     """A request body in MessagePack: the same values JSON carries, with bounded memory."""
     _bounded(body, _MSGPACK_STARTS)
     try:
-        value = msgpack.unpackb(
+        value = bounded.unpackb(
             body,
             raw=False,
             strict_map_key=True,
             max_array_len=MAX_CONTAINER_ITEMS,
             max_map_len=MAX_CONTAINER_ITEMS,
         )
+    except bounded.DecodedTooLarge as e:
+        raise MalformedBody(f"the body is too many values for its size ({e})") from e
     except Exception as e:  # msgpack raises several unrelated types for bad input
         raise MalformedBody(f"the body is not valid MessagePack ({type(e).__name__})") from e
     if _has_binary_types(body):
@@ -140,6 +144,10 @@ def decode_msgpack(body: bytes) -> Any:
 def decode_json(body: bytes) -> Any:
     """A request body in JSON, with bounded memory; lone surrogates refused."""
     _bounded(body, _JSON_STARTS)
+    try:
+        bounded.json_within(body)
+    except bounded.DecodedTooLarge as e:
+        raise MalformedBody(f"the body is too many values for its size ({e})") from e
     try:
         value = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
