@@ -24,7 +24,9 @@ class DecodedTooLarge(ValueError):
     """The decoded value would take more memory than its input's bound allows."""
 
 
-def unpackb(payload: bytes | bytearray | memoryview, *, factor: int = 4, slack: int = 1 << 20, **options: Any) -> Any:
+def unpackb(
+    payload: bytes | bytearray | memoryview, *, factor: int = 4, slack: int = 1 << 20, **options: Any
+) -> Any:
     """`msgpack.unpackb(payload, **options)` with decoded memory at most about twice `factor` ×
     len(payload) + `slack` (estimated as above), else `DecodedTooLarge`: no one array or map may hold
     more items than the bound (msgpack refuses its header before building it), and the hooks count each
