@@ -480,6 +480,44 @@ def test_a_page_with_payloads_ends_at_the_page_size(opened: tuple[Service, Elect
     assert check_board(c, "e1", page=1000) == c.get("/v1/elections/e1/board/head")
 
 
+def test_a_device_token_cannot_take_a_named_devices_ids_first(store_url: str, tmp_path: Path) -> None:
+    """Issue 43, item 15: another device token could take a device id or a ballot id first, and the
+    real device's ballots then got 409. A named device token (`device:<name>`) owns every ballot id and
+    device location that starts with its name and "-", and its devices are posted under its name: the
+    other tokens' attempts are 403 with nothing stored, and the named device's own go through."""
+    tokens = Tokens.generate(3)
+    poll1, poll2 = "P1" * 16, "P2" * 16
+    roles = {**tokens.settings_map(), poll1: "device:poll1", poll2: "device:poll2"}
+    store = Store(store_url)
+    app = create_app(Settings(data_dir=tmp_path, tokens=roles), store=store)
+    with TestClient(app) as http:
+        c = Client(http=http, token=tokens.admin)
+        d = ElectionDriver(c, tokens, "scoped", MANIFEST, quorum=2, seed=3)
+        d.ceremony()
+        # the same device id and parameters under another name each: two devices, not one taken
+        seed2 = d.register_device(7, poll2, "poll2-booth")
+        seed1 = d.register_device(7, poll1, "poll1-booth")
+        assert seed1 != seed2
+        before = store.election("scoped").head_seq
+        for token, location in ((poll2, "poll1-booth"), (tokens.device, "poll1-x"), (poll1, "elsewhere")):
+            with pytest.raises(ServiceError) as info:
+                d.register_device(8, token, location)
+            assert info.value.status == 403
+        d.ballot_prefix = "poll1-"
+        plans, _ = d.plan_chain(2, seed1)
+        for token in (poll2, tokens.device):  # the squatters
+            with pytest.raises(ServiceError) as info:
+                d.submit(plans[:1], token)
+            assert info.value.status == 403
+        assert store.election("scoped").head_seq == before
+        assert [r["ballot_id"] for r in d.submit(plans, poll1)] == [p.ballot_id for p in plans]
+        d.ballot_prefix = "ballot-"
+        with pytest.raises(ServiceError) as info:
+            d.submit(d.plan(1), poll1)  # its own ballots need its prefix
+        assert info.value.status == 403
+    store.close()
+
+
 def test_store_writes_are_atomic(store_url: str) -> None:
     store = Store(store_url)
     with store.create("a1", 1, 1) as tx:

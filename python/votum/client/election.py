@@ -181,6 +181,8 @@ class ElectionDriver:
         self.device: EgEncryptionDevice | None = None
         self.code: Any = None
         self.next_ballot = 0
+        #: ballot ids are this prefix and a number (a named device token's ids start with its name and "-")
+        self.ballot_prefix = "ballot-"
         #: votes of the ballots the service acknowledged as cast, per selection id
         self.expected = {s["object_id"]: 0 for c in manifest["contests"] for s in c["ballot_selections"]}
         self.spoiled = 0
@@ -242,15 +244,18 @@ class ElectionDriver:
         self.code = self.register_device(1)
         return self.context
 
-    def register_device(self, device_id: int) -> Any:
-        """Registers encryption device `device_id`; returns its hash, the first code_seed of its chain."""
+    def register_device(self, device_id: int, token: str | None = None, location: str | None = None) -> Any:
+        """Registers encryption device `device_id` (with `token`, the device token by default); returns its
+        hash, the first code_seed of its chain."""
         doc = {
             "device_id": device_id,
             "session_id": 1,
             "launch_code": 1,
-            "location": f"votum-{self.election_id}",
+            "location": location or f"votum-{self.election_id}",
         }
-        code_seed = self.client.post(f"{self.base}/devices", doc, token=self.tokens.device)["code_seed"]
+        code_seed = self.client.post(f"{self.base}/devices", doc, token=token or self.tokens.device)[
+            "code_seed"
+        ]
         return _scalar(code_seed)
 
     def plan(self, count: int, spoil_rate: float = 0.0) -> list[Plan]:
@@ -269,9 +274,9 @@ class ElectionDriver:
                 style, choices = random_choices(self.manifest, self.rng)
                 chosen = set(choices)
                 state = "spoiled" if self.rng.random() < spoil_rate else "cast"
-                plaintext = plaintext_ballot(self.manifest, f"ballot-{i:07d}", chosen, style)
+                plaintext = plaintext_ballot(self.manifest, f"{self.ballot_prefix}{i:07d}", chosen, style)
                 items.append((plaintext, 1_795_000_000 + i, state))
-                chosen_states.append((f"ballot-{i:07d}", chosen, state))
+                chosen_states.append((f"{self.ballot_prefix}{i:07d}", chosen, state))
         encrypted, code = self.device.encrypt_many(items, code)
         plans = []
         for ballot, (ballot_id, chosen, state) in zip(encrypted, chosen_states, strict=True):
@@ -290,11 +295,12 @@ class ElectionDriver:
                 else:
                     self.spoiled += 1
 
-    def submit(self, plans: list[Plan]) -> list[dict[str, Any]]:
-        """One batch; on success the ballots count towards the expected result."""
+    def submit(self, plans: list[Plan], token: str | None = None) -> list[dict[str, Any]]:
+        """One batch (with `token`, the device token by default); on success the ballots count towards
+        the expected result."""
         body = {"ballots": [{"ballot": p.ballot, "state": p.state} for p in plans]}
         receipts: list[dict[str, Any]] = self.client.post(
-            f"{self.base}/ballots/batch", body, token=self.tokens.device, name="POST ballots/batch"
+            f"{self.base}/ballots/batch", body, token=token or self.tokens.device, name="POST ballots/batch"
         )["receipts"]
         self.count(plans)
         return receipts

@@ -12,7 +12,7 @@ from fastapi import Request
 
 from votum.service.codec import AUTH_MARK
 from votum.service.problems import ApiError
-from votum.service.settings import ROLE_PREFIX_GUARDIAN
+from votum.service.settings import ROLE_PREFIX_DEVICE, ROLE_PREFIX_GUARDIAN
 
 
 class TokenBook:
@@ -65,18 +65,28 @@ def token_owner(request: Request) -> str:
 
 
 def require(*roles: str) -> Callable[[Request], str]:
-    """A dependency: the request's token must have one of `roles` (`guardian:*` allows any guardian)."""
+    """A dependency: the request's token must have one of `roles` (`guardian:*` allows any guardian,
+    `device` any device token, named or not)."""
 
     def check(request: Request) -> str:
         role = bearer_role(request)
         for wanted in roles:
-            if role == wanted or (wanted == "guardian:*" and role.startswith(ROLE_PREFIX_GUARDIAN)):
+            if (
+                role == wanted
+                or (wanted == "guardian:*" and role.startswith(ROLE_PREFIX_GUARDIAN))
+                or (wanted == "device" and role.startswith(ROLE_PREFIX_DEVICE))
+            ):
                 return role
         raise ApiError(403, "forbidden", f"this needs the role {' or '.join(roles)}")
 
     # it reads headers only, so NegotiatedRoute runs it before the body is read
     setattr(check, AUTH_MARK, True)
     return check
+
+
+def device_name_of(role: str) -> str | None:
+    """The name of a named device token's role (`device:<name>`), else None."""
+    return role[len(ROLE_PREFIX_DEVICE) :] if role.startswith(ROLE_PREFIX_DEVICE) else None
 
 
 def guardian_of(role: str) -> str | None:

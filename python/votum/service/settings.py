@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import sys
 from pathlib import Path
@@ -22,6 +23,10 @@ from votum.localnet import is_loopback
 #: Roles a bearer token can have: `admin`, `device` (encryption devices and ballot submission),
 #: `guardian:<guardian id>`.
 ROLE_PREFIX_GUARDIAN = "guardian:"
+#: a named device token (`device:<name>`): its ballot ids start with `<name>-`, no other token may use
+#: such ids, and its devices are its own (spec/80.5; issue 43, item 15)
+ROLE_PREFIX_DEVICE = "device:"
+DEVICE_NAME = re.compile(r"[A-Za-z0-9._]{1,64}")
 
 
 class Settings(BaseModel):
@@ -96,11 +101,19 @@ class Settings(BaseModel):
         for token, role in tokens.items():
             if len(token) < 16:
                 raise ValueError("tokens must be at least 16 characters")
-            if role not in ("admin", "device", "metrics") and not (
-                role.startswith(ROLE_PREFIX_GUARDIAN) and len(role) > len(ROLE_PREFIX_GUARDIAN)
+            named_device = role.startswith(ROLE_PREFIX_DEVICE) and DEVICE_NAME.fullmatch(
+                role[len(ROLE_PREFIX_DEVICE) :]
+            )
+            if (
+                role not in ("admin", "device", "metrics")
+                and not named_device
+                and not (role.startswith(ROLE_PREFIX_GUARDIAN) and len(role) > len(ROLE_PREFIX_GUARDIAN))
             ):
                 # the value is not shown: a token typed where a role goes must not reach a log
-                raise ValueError("unknown role (a role is admin, device, metrics or guardian:<id>)")
+                raise ValueError(
+                    "unknown role (a role is admin, device, device:<name> with a name of 1-64 letters, "
+                    "digits, '.' or '_', metrics or guardian:<id>)"
+                )
         return tokens
 
     @model_validator(mode="after")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
+from votum.service.auth import device_name_of
 from votum.service.v1 import ballots, board, ceremony, decryption, elections, links
 from votum.service.v1.common import Objects, at_shutdown
 from votum.service.v1.exports import RecordExports
@@ -16,6 +17,10 @@ def install(app: FastAPI, store: Store) -> None:
     app.state.objects = Objects(store)
     app.state.intake = Intake(store, app.state.objects)
     settings = app.state.settings
+    #: the names of the named device tokens (their ballot ids are theirs alone: `ballots.check_scope`)
+    app.state.device_names = frozenset(
+        name for role in settings.tokens.values() if (name := device_name_of(role)) is not None
+    )
     # looked up at each export, so a test can watch `elections.export_record`
     app.state.record_exports = RecordExports(
         settings.record_export_interval,

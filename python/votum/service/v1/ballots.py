@@ -9,8 +9,9 @@ from pydantic import BaseModel, Field
 
 import votum
 from votum.errors import Conflict, NotFound
-from votum.service.auth import require, token_owner
+from votum.service.auth import bearer_role, device_name_of, require, token_owner
 from votum.service.codec import NegotiatedRoute
+from votum.service.problems import ApiError
 from votum.service.v1.ceremony import Posted, append_once
 from votum.service.v1.common import MAX_SEQ, Receipt, entry_out, payload_of, receipt, store_of
 from votum.service.v1.intake import Intake
@@ -34,7 +35,10 @@ class DeviceOut(Posted):
 
 @router.post("/devices", response_model=DeviceOut, status_code=201, dependencies=[device_role])
 def register_device(request: Request, election_id: str, body: Device) -> dict[str, Any]:
-    """An encryption device: its hash starts a chain of ballot codes."""
+    """An encryption device: its hash starts a chain of ballot codes. A named device token's devices are
+    its own: their location starts with `<name>-` and they are posted as `device_<name>-<device_id>.json`,
+    so another token cannot take its device ids or its devices' hashes."""
+    check_names(request, [body.location], "device location")
     store = store_of(request)
     doc = body.model_dump()
     code = votum.eg_to_hex(
@@ -43,7 +47,9 @@ def register_device(request: Request, election_id: str, body: Device) -> dict[st
     owner = token_owner(request)
     with store.write(election_id) as tx:
         tx.require_phase("open")
-        name = f"encryption_devices/device_{body.device_id}.json"
+        scope = device_name_of(bearer_role(request))
+        device = f"{scope}-{body.device_id}" if scope is not None else str(body.device_id)
+        name = f"encryption_devices/device_{device}.json"
         entry = append_once(tx, "device", name, payload_of(doc), f"device {body.device_id}")
         if tx.appended:  # a new device (a repeated registration appends nothing)
             add_codes(tx, [code], owner)
@@ -68,9 +74,29 @@ class Receipts(BaseModel):
     receipts: list[Receipt]
 
 
+def check_names(request: Request, names: list[Any], what: str) -> None:
+    """What a named device token names belongs to it (issue 43, item 15): a `device:<name>` token's
+    ballot ids and device locations start with `<name>-`, and no other token may use one that starts
+    with a configured name and `-`, so no token can take another's ids (or its device's hash) first.
+    Checked before anything is stored; values that are not strings are left to their own checks."""
+    configured: frozenset[str] = request.app.state.device_names
+    if not configured:
+        return
+    scope = device_name_of(bearer_role(request))
+    for value in names:
+        if not isinstance(value, str):
+            continue
+        owner, dash, _ = value.partition("-")
+        if scope is not None and not (dash and owner == scope):
+            raise ApiError(403, "forbidden", f"{what}s of this device token start with {scope + '-'!r}")
+        if scope is None and dash and owner in configured:
+            raise ApiError(403, "forbidden", f"{what} {value!r} belongs to another device token")
+
+
 def submit(request: Request, election_id: str, items: list[Submission]) -> list[dict[str, Any]]:
     """Through the election's intake (`intake.py`): checked in a batch with whatever else is waiting,
     stored in one transaction with it, answered on its own; all or nothing for this request."""
+    check_names(request, [item.ballot.get("object_id") for item in items], "ballot id")
     intake: Intake = request.app.state.intake
     return intake.submit(election_id, [(item.ballot, item.state) for item in items], token_owner(request))
 
