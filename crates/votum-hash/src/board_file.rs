@@ -14,6 +14,18 @@ pub const VERSION: u16 = 1;
 /// 6.4 GB).
 pub const MAX_PAYLOAD: u64 = 1 << 34;
 
+/// How long an entry's payload may be, as its kind says (issue 43, item 9: the reader once read any
+/// entry whole, up to [`MAX_PAYLOAD`], so a sparse 3 GiB entry cost 3 GiB of memory before any check).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// At most this many bytes.
+    Max(u64),
+    /// A list that leads with its count n (8 bytes, big-endian) of items of `item` bytes each: the payload
+    /// must be exactly 8 + n × `item` bytes, and at most `max`; checked on those 8 bytes before the rest
+    /// is read.
+    Counted { item: u64, max: u64 },
+}
+
 /// Why a board file could not be written or read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BoardFileError {
@@ -190,6 +202,15 @@ impl<R: Read> BoardReader<R> {
     /// The next entry, or `None` at the end of the file (a file ending inside an entry is an
     /// error, never a shorter record).
     pub fn next_entry(&mut self) -> Result<Option<Entry>, BoardFileError> {
+        self.next_entry_within(|_, _| Bound::Max(MAX_PAYLOAD))
+    }
+
+    /// [`Self::next_entry`], with the payload's length checked against `bound(kind, name)` before it is
+    /// read: a payload longer than its kind allows is an error, and nothing of it is read.
+    pub fn next_entry_within(
+        &mut self,
+        bound: impl FnOnce(&str, &str) -> Bound,
+    ) -> Result<Option<Entry>, BoardFileError> {
         let start = self.offset;
         let mut len = [0u8; 1];
         match self.input.read(&mut len) {
@@ -213,11 +234,46 @@ impl<R: Read> BoardReader<R> {
             });
         }
         self.offset += 8;
+        let too_long = |what: String| BoardFileError::Record {
+            offset: start,
+            reason: format!(
+                "entry {} ({kind} {name}): payload of {plen} bytes, {what}",
+                self.chain.len()
+            ),
+        };
         let mut payload = Vec::new();
-        let got = (&mut self.input)
-            .take(plen)
-            .read_to_end(&mut payload)
-            .map_err(io_err)? as u64;
+        match bound(&kind, &name) {
+            Bound::Max(max) if plen > max.min(MAX_PAYLOAD) => {
+                return Err(too_long(format!(
+                    "more than a {kind} entry can hold ({max})"
+                )));
+            }
+            Bound::Max(_) => {}
+            Bound::Counted { item, max } => {
+                if plen > max.min(MAX_PAYLOAD) || plen < 8 {
+                    return Err(too_long(format!(
+                        "not a list a {kind} entry can hold ({max})"
+                    )));
+                }
+                let mut count = [0u8; 8];
+                read_exact(&mut self.input, &mut count, self.offset, "a list's count")?;
+                let n = u64::from_be_bytes(count);
+                let expected = n.checked_mul(item).and_then(|b| b.checked_add(8));
+                if expected != Some(plen) {
+                    return Err(too_long(format!(
+                        "where its count of {n} items of {item} bytes makes {}",
+                        expected.map_or("more than 2^64".to_string(), |e| e.to_string())
+                    )));
+                }
+                payload.extend_from_slice(&count);
+            }
+        }
+        let rest = plen - payload.len() as u64;
+        let got = payload.len() as u64
+            + (&mut self.input)
+                .take(rest)
+                .read_to_end(&mut payload)
+                .map_err(io_err)? as u64;
         if got != plen {
             return Err(BoardFileError::Record {
                 offset: start,

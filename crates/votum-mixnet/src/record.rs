@@ -76,6 +76,14 @@ impl<R: std::io::Read> RecordReader<R> {
     pub fn next_entry(&mut self) -> Result<Option<Entry>, MixError> {
         Ok(self.0.next_entry()?)
     }
+
+    /// The next entry, its length checked against `bound(kind, name)` before it is read.
+    pub fn next_entry_within(
+        &mut self,
+        bound: impl FnOnce(&str, &str) -> bf::Bound,
+    ) -> Result<Option<Entry>, MixError> {
+        Ok(self.0.next_entry_within(bound)?)
+    }
 }
 
 /// Whether the file at `path` starts like a mix record.

@@ -10,6 +10,7 @@ use std::path::Path;
 use serde_json::json;
 use votum_elgamal::Ciphertext;
 use votum_group::{Group, GroupId, ModpGroup, Ristretto255};
+use votum_hash::board_file::{Bound, MAX_PAYLOAD};
 use votum_mixnet::ballot::verify_ballots;
 use votum_mixnet::board::{public_share, trustee_oracle};
 use votum_mixnet::codec::decode_rows;
@@ -61,7 +62,8 @@ pub fn verify_mix_stream<R: Read>(
         }
     };
     let genesis = reader.head();
-    let first = match reader.next_entry() {
+    // the parameters are small: a longer first entry is refused before it is read (issue 43, item 9)
+    let first = match reader.next_entry_within(|_, _| Bound::Max(SMALL_ENTRY)) {
         Ok(Some(e)) if e.kind == "parameters" && e.name == "parameters" => e,
         Ok(Some(e)) => {
             ledger.fail(
@@ -130,6 +132,36 @@ pub fn verify_mix_stream<R: Read>(
     (v.ledger.finish(name.into(), FORM, ballots), v.out)
 }
 
+/// The most bytes an entry of few fixed-size values may have (the parameters, a trustee's commitments,
+/// the public key).
+const SMALL_ENTRY: u64 = 1 << 20;
+
+/// How long an entry of `kind` can be (issue 43, item 9), checked before it is read: the ballots are a
+/// counted list of ballots of width w (8 + n × (8 + w(3 el + 2 sc)) bytes exactly); every list after
+/// them (the input, each mix with its proof, each decryption share) is at most 8 times the ballots'
+/// length; the result holds the rows and counts of at most (candidates + 2)² numbers.
+fn entry_bound(kind: &str, p: &Parameters, el: u64, sc: u64, ballots: Option<u64>) -> Bound {
+    let w = p.width as u64;
+    let after = |extra: u64| {
+        Bound::Max(ballots.map_or(SMALL_ENTRY, |b| {
+            b.saturating_mul(8).saturating_add(extra).min(MAX_PAYLOAD)
+        }))
+    };
+    match kind {
+        "trustee" => Bound::Max(SMALL_ENTRY + (p.quorum as u64).saturating_mul(el)),
+        "ballots" => Bound::Counted {
+            item: 8 + w * (3 * el + 2 * sc),
+            max: MAX_PAYLOAD,
+        },
+        "input" | "mix" | "decryption" => after(SMALL_ENTRY),
+        "result" => {
+            let c = p.candidates as u64 + 2;
+            after(SMALL_ENTRY + 8 * c * c)
+        }
+        _ => Bound::Max(SMALL_ENTRY),
+    }
+}
+
 /// What comes next on the board (spec/91.7's order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Due {
@@ -188,8 +220,12 @@ impl<R: Read> Walk<'_, R> {
         let mut last_ok = true;
         // Π C_{i,0}, recomputed from the trustees' entries (the posted key is only compared with it)
         let mut joint = group.identity();
+        // the ballots entry's length, once read: the lists after it are of its size or less
+        let mut ballots_len: Option<u64> = None;
         loop {
-            let entry = match self.reader.next_entry() {
+            let (el, sc) = (group.element_len() as u64, group.scalar_len() as u64);
+            let bound = |kind: &str, _: &str| entry_bound(kind, &p, el, sc, ballots_len);
+            let entry = match self.reader.next_entry_within(bound) {
                 Ok(Some(e)) => e,
                 Ok(None) => {
                     if due != Due::End {
@@ -297,6 +333,7 @@ impl<R: Read> Walk<'_, R> {
                     due = Due::Ballots;
                 }
                 Due::Ballots => {
+                    ballots_len = Some(entry.payload.len() as u64);
                     let ballots = match wire::decode_ballots(group, &entry.payload, w) {
                         Ok(b) => b,
                         Err(e) => {
