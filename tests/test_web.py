@@ -607,11 +607,25 @@ def settle(browser: Any, shot: str) -> None:
 def wait_for(browser: Any, condition: Any, seconds: float = 120) -> Any:
     """Polls `condition` until it holds; a page reloading under it (the verification page refreshes
     itself) is polled again, not an error."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.common.exceptions import (
+        NoSuchElementException,
+        StaleElementReferenceException,
+        WebDriverException,
+    )
     from selenium.webdriver.support.ui import WebDriverWait
 
+    def polled(b: Any) -> Any:
+        try:
+            return condition(b)
+        except WebDriverException as e:
+            # an element found just before the page reloaded: Chrome's inspector may say so in these
+            # words instead of a stale reference
+            if "does not belong to the document" in str(e):
+                raise StaleElementReferenceException(str(e)) from e
+            raise
+
     ignored = (NoSuchElementException, StaleElementReferenceException)
-    return WebDriverWait(browser, seconds, poll_frequency=0.1, ignored_exceptions=ignored).until(condition)
+    return WebDriverWait(browser, seconds, poll_frequency=0.1, ignored_exceptions=ignored).until(polled)
 
 
 def test_browser_tracker_results_and_keyboard(browser: Any, live: Live) -> None:

@@ -18,7 +18,7 @@ from votum.service import problems, seed, v1
 from votum.service.auth import TokenBook, require
 from votum.service.codec import OPENAPI_MSGPACK_NOTE, NegotiatedResponse, NegotiatedRoute
 from votum.service.http import ChunkedBodies, HeaderDeadlineProtocol
-from votum.service.limits import BodyLimit
+from votum.service.limits import AnonymousGate, BodyLimit
 from votum.service.observe import Metrics, RequestLog, configure_logging
 from votum.service.settings import Settings
 from votum.store import Store
@@ -118,6 +118,14 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         tokens=app.state.tokens,
         open_paths=frozenset(seed.PATHS) if seed_on else frozenset(),
         body_timeout=settings.body_timeout,
+    )
+
+    # anonymous requests yield to those with a token, and at most `anonymous_concurrency` run at once
+    app.add_middleware(
+        AnonymousGate,
+        tokens=app.state.tokens,
+        concurrency=settings.anonymous_concurrency,
+        open_paths=frozenset(seed.PATHS) if seed_on else frozenset(),
     )
 
     # outermost: the request id and the access line cover every answer, refusals by the limit too

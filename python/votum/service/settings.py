@@ -61,6 +61,9 @@ class Settings(BaseModel):
     #: payload bytes in one page of the board read with payloads (`GET …/board`): a page ends at the
     #: entry that reaches this (at least one entry), whatever `limit` asked for, so no page is a big answer
     board_page_bytes: int = Field(default=2 * 1024 * 1024, ge=1)
+    #: requests without a token built at once; each also waits (up to 1 s) while requests with a token
+    #: are in flight, so anonymous readers cannot take the CPU that ballot intake needs
+    anonymous_concurrency: int = Field(default=2, ge=1)
     #: connections and requests served at once; more are answered 503 at once (uvicorn's
     #: `limit_concurrency`), so slow clients cannot pile up without bound
     max_connections: int = Field(default=1024, ge=1)
@@ -153,6 +156,7 @@ _ENV = {
     "VOTUM_HEADER_TIMEOUT": "header_timeout",
     "VOTUM_BODY_TIMEOUT": "body_timeout",
     "VOTUM_SEND_TIMEOUT": "send_timeout",
+    "VOTUM_ANONYMOUS_CONCURRENCY": "anonymous_concurrency",
     "VOTUM_BOARD_PAGE_BYTES": "board_page_bytes",
     "VOTUM_MAX_CONNECTIONS": "max_connections",
     "VOTUM_MAX_CONNECTIONS_PER_ADDRESS": "max_connections_per_address",
