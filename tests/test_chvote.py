@@ -44,6 +44,11 @@ def test_cli_json_report_and_its_record_verified_again(tmp_path: Path) -> None:
     checks = json.loads(again.stdout)["checks"]
     assert [c["id"] for c in checks] == [f"V-CHV-0{i}" for i in range(1, 10)]
     assert all(c["status"] == "pass" for c in checks)
+    # issue 43, item 18: the head the election reports is the head the verifier recomputes and prints,
+    # what observers compare
+    assert len(report["head"]) == 64
+    shown = CliRunner().invoke(app, ["verify", str(record)])
+    assert f"record head {report['head']}" in " ".join(shown.output.split())
     # a changed count in the result: `votum verify` fails V-CHV-09 and exits 1
     data = bytearray(record.read_bytes())
     data[-20] ^= 1

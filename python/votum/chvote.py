@@ -54,6 +54,8 @@ class ChvoteResult:
     record: Path | None = None
     verified: bool | None = None
     not_passed: list[str] = field(default_factory=list)
+    #: the record's chain head as the verifier recomputed it (hex): what observers compare
+    head: str = ""
 
     @property
     def exact(self) -> bool:
@@ -99,6 +101,7 @@ def run_chvote(
         record=record,
         verified=raw.get("verified"),
         not_passed=list(raw.get("not_passed", [])),
+        head=str(raw.get("head", "")),
     )
 
 
@@ -167,4 +170,5 @@ def run_chvote_processes(
         record=record,
         verified=report.passed,
         not_passed=report.not_passed(),
+        head=str(report.intermediates.get("head", "")),
     )

@@ -56,7 +56,7 @@ pub fn chvote_simulate(
         let report = run(&config, &mut tell)?;
         let check = record
             .as_ref()
-            .map(|path| votum_verify::verify_record(path, votum_verify::Options::default()).0);
+            .map(|path| votum_verify::verify_record(path, votum_verify::Options::default()));
         Ok::<_, votum_chvote::ChvoteError>((report, check))
     })
     .map_err(NativeError::Chvote)?;
@@ -77,9 +77,12 @@ pub fn chvote_simulate(
     d.set_item("p_bits", report.p_bits)?;
     d.set_item("elections", report.elections.clone())?;
     d.set_item("record_ms", report.record_ms)?;
-    if let Some(check) = check {
+    if let Some((check, values)) = check {
         d.set_item("verified", check.passed())?;
         d.set_item("not_passed", check.not_passed())?;
+        if let Some(head) = values.values.get("head").and_then(|v| v.as_str()) {
+            d.set_item("head", head)?;
+        }
     }
     Ok(d.unbind())
 }

@@ -584,8 +584,15 @@ pub fn verify_chvote_stream<R: Read>(
     };
     let _ = walk.run();
     let ballots = walk.ballots;
-    (
-        walk.ledger.finish(name.into(), FORM, ballots),
-        Intermediates::default(),
-    )
+    // the chain's head over the entries read: what observers compare (issue 43, item 18)
+    let mut out = Intermediates::default();
+    out.values.insert(
+        "election_id".into(),
+        serde_json::json!(walk.reader.election_id()),
+    );
+    out.values.insert(
+        "head".into(),
+        serde_json::json!(crate::hex(&walk.reader.head())),
+    );
+    (walk.ledger.finish(name.into(), FORM, ballots), out)
 }

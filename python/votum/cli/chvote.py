@@ -89,13 +89,16 @@ def chvote(
             "record": str(out),
             "verified": result.verified,
             "not_passed": result.not_passed,
+            "head": result.head,
         }
         typer.echo(json.dumps(report))
     else:
         console.print(_table(result))
         console.print(f"tally {result.tally} · votes cast {result.expected} · confirmed {result.confirmed:,}")
         console.print(
-            f"record {out}: the independent verifier passed every V-CHV check" if result.verified else ""
+            f"record {out} (head {result.head}): the independent verifier passed every V-CHV check"
+            if result.verified
+            else ""
         )
     if not result.exact:
         console.print("[red]error:[/red] the tally is not the votes cast")

@@ -193,6 +193,8 @@ def verify(
             floor = f" (floor {level.floor:g} bits)" if level.floor is not None else ""
             colour = "green" if level.floor is None or level.bits >= level.floor else "red"
             console.print(f"soundness: {escape(level.what)}: [{colour}]{level.bits:.1f} bits[/]{floor}")
+        if isinstance(head := report.intermediates.get("head"), str) and head:
+            console.print(f"record head {head}: compare it with the head the election published")
         if report.cluster is not None:
             colour = "yellow" if report.cluster["recheck"] < 1 else "green"
             console.print(f"cluster: [{colour}]{escape(report.cluster['statement'])}[/]")
