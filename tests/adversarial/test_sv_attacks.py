@@ -8,7 +8,9 @@ Each route by which it could link ballots to votes is scripted here against the 
 - a second cut (a new h₁), after which the column leaders would reveal an opened copy's permutations;
 - a last-column server's `opened` payload for a checked copy;
 - a second h₂, after which a first-column server would post the other half of every input;
-- an entry name the board already holds.
+- an entry name the board already holds;
+- a checked copy's path of the controller's choosing, which would align a last-column server's t-values
+  with other voters' values than its copy's.
 
 Each must be refused by the party, and the honest election must still verify."""
 
@@ -308,3 +310,35 @@ def test_ballots_whose_input_halves_went_public_are_never_mixed_again(tmp_path: 
         run(run_local(params, 10, tmp_path / "c.vsv", homes, timeout=20, rerun=Rerun.from_record(first)))
     assert refused.value.phase == "setup"
     assert "revealed" in str(refused.value)
+
+
+def test_a_path_of_the_controllers_choosing_is_refused(tmp_path: Path) -> None:
+    """The controller composed a checked copy's path from the column leaders' permutations and handed it
+    to the last-column servers, which computed their t-values and halves along it. A last-column server
+    now composes the path itself from the leaders' permutations, and refuses a path that differs."""
+    leaked: list[bytes] = []
+    refusals: list[str] = []
+
+    async def hook(
+        send: Send, controller: Node, parties: dict[str, Party], kind: str, who: Any, body: dict[str, Any]
+    ) -> None:
+        if kind != "sv/post" or body.get("kind") != "tvalues" or leaked or refusals:
+            return
+        real = bytes(body["path"])
+        indexes = [real[i : i + 4] for i in range(0, len(real), 4)]
+        chosen = b"".join(indexes[1:] + indexes[:1])  # every voter shifted by one: another alignment
+        name = str(body["name"]) + "-rogue"
+        await send(BOARD, "sv/expect", pack({"election": body["election"], "kind": "tvalues", "name": name,
+                                              "poster": who}), 10)  # fmt: skip
+        try:
+            leaked.append(await send(who, "sv/post", pack(dict(body, name=name, path=chosen)), 10))
+        except ne.NodeError as e:
+            refusals.append(str(e))
+        # the honest entry is due again
+        honest = {"election": body["election"], "kind": "tvalues", "name": body["name"], "poster": who}
+        await send(BOARD, "sv/expect", pack(honest), 10)
+
+    _, record = run(election(tmp_path, hook))
+    assert not leaked, "a last-column server posted t-values along the controller's path"
+    assert refusals and "not the composition" in refusals[0], refusals
+    assert verify(record).passed

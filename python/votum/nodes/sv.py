@@ -186,6 +186,9 @@ class Party:
         #: the challenges this party acts on, each taken once per election from the board and compared with
         #: the controller's word (spec/97.14)
         self.challenges: dict[str, bytes] = {}
+        #: a last-column server's paths of checked copies, (race, copy) -> path, composed here from the
+        #: column leaders' permutations (never taken from the controller)
+        self.paths: dict[tuple[int, int], bytes] = {}
         self.over = False
         self.column_seed: bytes | None = None
         self.seed_ready = asyncio.Event()
@@ -537,8 +540,15 @@ class Party:
 
     async def _permutations(self, m: Message) -> bytes:
         """A column leader's permutation of one checked copy (only after the cut, and only for checked
-        copies: an opened copy's permutations stay secret)."""
-        body = self._from_controller(m)
+        copies: an opened copy's permutations stay secret), to the controller or to a last-column server
+        (which composes its checked copies' paths itself)."""
+        last_column = {server_name(i, self._p().columns) for i in range(1, self._p().rows + 1)}
+        if m.peer.node_id != self.controller.node_id and m.peer.name in last_column:
+            body = _unpack(m.payload)
+            if body.get("election") != self.election or self.over:
+                raise errors.HandlerError("not the election this party takes part in")
+        else:
+            body = self._from_controller(m)
         if self.row != 1 or self.column_seed is None:
             raise errors.HandlerError("only a column's leader reveals its permutations")
         copy = int(body["copy"])
@@ -592,6 +602,40 @@ class Party:
         last = self.last[int(body["race"])]
         return bytes(await self._work(last.opened, copy))
 
+    async def _path(self, race: int, copy: int, claimed: bytes) -> bytes:
+        """A checked copy's path through the grid as this last-column server acts on it: composed here from
+        the column leaders' permutations, which it asks for itself, and equal to the controller's (a
+        path of the controller's choosing would align this server's t-values and halves with other
+        voters' values than its copy's)."""
+        path = self.paths.get((race, copy))
+        if path is None:
+            p = self._p()
+            n = len(claimed) // 4
+            ask = _pack({"election": self.election, "race": race, "copy": copy, "n": n})
+
+            async def permutation(leader: str) -> bytes:
+                if leader == self.node.name:  # this server leads its column too
+                    assert self.column_seed is not None
+                    return bytes(await self._work(sv_permutation, race, self.column_seed, copy, n))
+                return await self.node.request(leader, "sv/permutations", ask, self.timeout)
+
+            try:
+                perms = await asyncio.gather(
+                    *(permutation(server_name(1, j)) for j in range(1, p.columns + 1))
+                )
+            except (errors.NodeError, asyncio.TimeoutError, OSError) as e:
+                raise errors.HandlerError(
+                    f"the column leaders gave no permutations of copy {copy}: {e}"
+                ) from None
+            path = bytes(sv_compose(list(perms)))
+            self.paths[(race, copy)] = path
+        if path != claimed:
+            raise errors.HandlerError(
+                f"the controller's path of copy {copy} is not the composition of the column leaders' "
+                "permutations"
+            )
+        return path
+
     async def _post(self, m: Message) -> bytes:
         """Makes one entry (the controller says which) and streams it to the board; answers the board's
         head."""
@@ -612,16 +656,16 @@ class Party:
             ready = self.splits_ready.setdefault(race, asyncio.Event())
             await ready.wait()
             u, v = self.splits[race]
-            payload = await self._work(self.last[race].tvalues, int(body["copy"]), bytes(body["path"]), u, v)
+            path = await self._path(race, int(body["copy"]), bytes(body["path"]))
+            payload = await self._work(self.last[race].tvalues, int(body["copy"]), path, u, v)
         elif kind == "inputs":
             assert self.inputs is not None
             # before any half leaves: these ballots are never mixed again under fresh sides (spec/97.12)
             self._write_durably(self._revealed(self.origin), self.election.encode())
             payload = await self._work(self.inputs.halves, race, bytes(body["h2"]))
         elif kind == "halves":
-            payload = await self._work(
-                self.last[race].halves, int(body["copy"]), bytes(body["path"]), bytes(body["h2"])
-            )
+            path = await self._path(race, int(body["copy"]), bytes(body["path"]))
+            payload = await self._work(self.last[race].halves, int(body["copy"]), path, bytes(body["h2"]))
         else:
             raise errors.HandlerError(f"{self.node.name} posts no {kind}")
         return await self._stream(BOARD, "sv/entry", {"kind": kind, "name": name}, payload)
