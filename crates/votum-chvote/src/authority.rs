@@ -88,7 +88,7 @@ impl Authority {
         // a key of 2τ bits, as SP 800-56A allows for safe-prime groups (spec/92.3)
         let secret: SecretKey<ModpGroup> = SecretKey::new(params.ephemeral(rng));
         let eg = params.eg();
-        let g_sk = params.comb_pow(params.g_ephemeral(), secret.expose());
+        let g_sk = params.comb_pow(params.g_ephemeral(), secret.secret());
         let public = PublicKey::new(eg, g_sk).unwrap_or_else(|_| unreachable_key());
         let key = KeyPair { secret, public };
         Self {
@@ -285,9 +285,9 @@ impl Authority {
         let mut rs = Vec::with_capacity(k.len());
         let (mut u, mut v) = (0, 0);
         for (l, &n_l) in board.set.candidates.iter().enumerate() {
-            let r = self.params.ephemeral(rng);
+            let r = Secret::new(self.params.ephemeral(rng));
             for _ in 0..k[l] {
-                b.push(eg.pow_secret(&ballot.queries[u], &Secret::new(r.clone())));
+                b.push(eg.pow_secret(&ballot.queries[u], &r));
                 u += 1;
             }
             for _ in 0..n_l {
@@ -301,7 +301,8 @@ impl Authority {
                 v += 1;
             }
             d.push(self.params.comb_pow(&combs.pk, &r));
-            rs.push(r);
+            // the exponents are revealed with the finalization (spec/92.9): kept until then
+            rs.push(r.expose().clone());
         }
         *slot = Slot::Cast {
             ballot: Ciphertext {

@@ -88,12 +88,12 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
     // 7.20 GenQuery
     let mut r = Vec::with_capacity(primes.len());
     let mut queries = Vec::with_capacity(primes.len());
-    let mut r_sum = eg.scalar_from_u64(0);
+    let mut r_sum = Secret::new(eg.scalar_from_u64(0));
     for q in &primes {
-        let ru = board.params.ephemeral(rng);
+        let ru = Secret::new(board.params.ephemeral(rng));
         queries.push(eg.op(q, &board.params.comb_pow(&tables.pk_ephemeral, &ru)));
-        r_sum = eg.scalar_add(&r_sum, &ru);
-        r.push(ru);
+        r_sum = Secret::new(eg.scalar_add(r_sum.expose(), ru.expose()));
+        r.push(ru.expose().clone());
     }
     let a = query_product(eg, &queries);
     // r = Σ r_u is below k·2^(2τ): within g's comb of 2τ + 16 bits for k < 2^16
@@ -101,7 +101,7 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
     // 7.21 GenBallotProof
     let w1 = ig.random_secret(rng);
     let w2 = board.params.random_element(rng);
-    let mut w3 = board.params.ballot_nonce(rng);
+    let w3 = Secret::new(board.params.ballot_nonce(rng));
     let t1 = ig.pow_secret(ig.generator(), &w1);
     let t2 = eg.op(&w2, &board.params.comb_pow(&tables.pk, &w3));
     let t3 = board.params.comb_pow(&tables.g, &w3);
@@ -122,14 +122,14 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
     let (ci, ce) = (ig.scalar_from_integer(&c), eg.scalar_from_integer(&c));
     let s1 = ig.scalar_add(w1.expose(), &ig.scalar_mul(&ci, xs.expose()));
     let s2 = eg.op(&w2, &eg.pow(&m, &ce));
-    let s3 = eg.scalar_add(&w3, &eg.scalar_mul(&ce, &r_sum));
+    let s3 = eg.scalar_add(w3.expose(), &eg.scalar_mul(&ce, r_sum.expose()));
     ballot.proof.s1 = ig.scalar_to_integer(&s1);
     ballot.proof.s2 = s2;
     ballot.proof.s3 = eg.scalar_to_integer(&s3);
     drop(w1);
-    w3.zeroize();
+    drop(w3);
     drop(xs);
-    r_sum.zeroize();
+    drop(r_sum);
     Ok((
         ballot,
         CastSecrets {

@@ -96,6 +96,28 @@ fn modp_cases(group: &ModpGroup, tag: &'static str, rng: &mut ChaCha20Rng) -> Ve
     cases
 }
 
+/// CHVote's ephemeral powers (an authority's OT keys k = Γ(v)^r and d = pk^r, the client's queries):
+/// `Params::comb_pow` of a short exponent on a base's comb, level 1 (1024-bit p).
+fn chvote_case(rng: &mut ChaCha20Rng) -> Case {
+    let params =
+        votum_chvote::Params::new(votum_chvote::Level::One, 2).unwrap_or_else(|_| unreachable());
+    let group = params.eg().clone();
+    let base = group.pow_generator(&group.random_scalar(rng));
+    let comb = params.ephemeral_comb(&base);
+    let r = Secret::new(params.ephemeral(rng));
+    Case {
+        name: "CHVote level 1: Params::comb_pow (ephemeral exponent, comb of a base)",
+        control: false,
+        run: Box::new(move || {
+            secret_integer(r.expose().value());
+            let out = params.comb_pow(&comb, &r).value().clone();
+            declassify_integer(&out);
+            declassify_integer(r.expose().value());
+            std::hint::black_box(out);
+        }),
+    }
+}
+
 fn ristretto_case(rng: &mut ChaCha20Rng) -> Case {
     let group = Ristretto255;
     let base = group.pow_generator(&group.random_scalar(rng));
@@ -141,6 +163,7 @@ fn main() -> ExitCode {
         &mut rng,
     ));
     cases.push(ristretto_case(&mut rng));
+    cases.push(chvote_case(&mut rng));
     let mut ok = true;
     for case in &cases {
         let before = crabgrind::count_errors();
