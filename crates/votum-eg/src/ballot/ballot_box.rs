@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use votum_arith::Integer;
@@ -19,11 +20,12 @@ pub enum BallotState {
 /// Ballots in, one verification each, a running encrypted tally of the cast ones.
 pub struct BallotBox {
     pub(crate) verifier: BallotVerifier,
-    pub(crate) seen: HashSet<String>,
+    /// The recorded ballots' ids, to refuse a repeated one; each id is held once, shared with `ids`.
+    pub(crate) seen: HashSet<Arc<str>>,
     /// Every selection ciphertext of the recorded ballots (spec/62.5), naming its ballot in `ids`.
     sightings: HashSet<Sighting>,
     /// The recorded ballots' ids, in order: what a [`Sighting`]'s ordinal names.
-    ids: Vec<String>,
+    ids: Vec<Arc<str>>,
     pub(crate) tally: TallyMap,
     pub(crate) cast: u64,
     pub(crate) spoiled: u64,
@@ -138,9 +140,9 @@ impl BallotBox {
             .into_iter()
             .map(|p| {
                 p.and_then(|b| {
-                    let id = b.object_id().to_owned();
-                    if self.seen.contains(&id) || !batch_seen.insert(id.clone()) {
-                        Err(BallotError::Duplicate(id))
+                    let id = b.object_id();
+                    if self.seen.contains(id) || !batch_seen.insert(id.to_owned()) {
+                        Err(BallotError::Duplicate(id.to_owned()))
                     } else {
                         Ok(b)
                     }
@@ -180,7 +182,7 @@ impl BallotBox {
         }
         if let Some(earlier) = repeated {
             let original = earlier
-                .and_then(|o| self.ids.get(o as usize).cloned())
+                .and_then(|o| self.ids.get(o as usize).map(|id| id.to_string()))
                 .unwrap_or_else(|| ballot.object_id.clone());
             return Err(BallotError::Replayed {
                 ballot: ballot.object_id,
@@ -188,7 +190,9 @@ impl BallotBox {
             });
         }
         self.sightings.extend(mine);
-        self.ids.push(ballot.object_id.clone());
+        let id: Arc<str> = Arc::from(ballot.object_id.as_str());
+        self.ids.push(Arc::clone(&id));
+        self.seen.insert(id);
         Ok(self.tally_in(ballot, state))
     }
 
@@ -200,7 +204,6 @@ impl BallotBox {
         } else {
             self.spoiled += 1;
         }
-        self.seen.insert(ballot.object_id.clone());
         Receipt {
             ballot_id: ballot.object_id,
             code: ballot.code,
