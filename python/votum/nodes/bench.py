@@ -19,7 +19,7 @@ from typing import Any, cast
 from votum.nodes.channel import Message
 from votum.nodes.identity import Card, Identity, keygen
 from votum.nodes.keystore import Keystore
-from votum.nodes.node import _SESSION_KEY, Node, _ResumingContext
+from votum.nodes.node import _SESSION_KEY, Node, NodeSettings, _ResumingContext
 
 
 async def _sink(m: Message) -> bytes:
@@ -112,7 +112,10 @@ def _serve(homes: list[str], client_card: dict[str, Any], conn: Any) -> None:
         nodes = []
         cards = []
         for home in homes:
-            node = Node(Identity(Path(home)), Keystore([Card.from_dict(client_card)]))
+            # the last row holds 500 connections from the one client (50 per peer), past the default cap
+            # of connections per peer (`max_peer_connections`, 16): this row measures capacity, not policy
+            settings = NodeSettings(max_peer_connections=1024)
+            node = Node(Identity(Path(home)), Keystore([Card.from_dict(client_card)]), settings)
             node.route("sink", _sink)
             node.route("echo", _echo)
             node.route("note", _sink)

@@ -45,7 +45,7 @@ class NodeSettings:
     #: connections still in their TLS handshake at once, in total and from one address; more are closed
     #: as they are accepted, so an outsider's silent connections cannot take the node's descriptors
     max_pending: int = 128
-    max_pending_per_address: int = 8
+    max_pending_per_address: int = 32
     #: connections one trusted peer may hold at once (its pool uses `max_channels`; streams and
     #: reconnects a few more); more are refused after TLS, before the hello (issue 43, item 8)
     max_peer_connections: int = 16

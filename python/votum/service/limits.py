@@ -145,6 +145,7 @@ class AnonymousGate:
         self._authenticated = 0
         self._idle: asyncio.Event | None = None
         self._slots: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def _known(self, scope: dict[str, Any]) -> bool:
         if self.tokens is None:
@@ -159,10 +160,16 @@ class AnonymousGate:
         if scope["type"] != "http" or scope.get("path") in self.open_paths:
             await self.app(scope, receive, send)
             return
-        if self._idle is None or self._slots is None:  # made in the server's event loop
+        loop = asyncio.get_running_loop()
+        if self._loop is None:  # made in the server's event loop (one per server process)
+            self._loop = loop
             self._idle = asyncio.Event()
             self._idle.set()
             self._slots = asyncio.Semaphore(self.concurrency)
+        elif loop is not self._loop or self._idle is None or self._slots is None:
+            # another event loop (a test client's per-request loop): asyncio's primitives belong to one
+            await self.app(scope, receive, send)
+            return
         if self._known(scope):
             self._authenticated += 1
             self._idle.clear()
