@@ -241,8 +241,10 @@ class Party:
 
     # -- checks and helpers -------------------------------------------------------------------------------
 
-    def _from_controller(self, m: Message) -> dict[str, Any]:
-        if m.peer.node_id != self.controller.node_id:
+    def _from_controller(self, m: Message, also: frozenset[str] = frozenset()) -> dict[str, Any]:
+        """The body of a request from this election's controller (or from one of the parties named in
+        `also`), for this election, while it is not over."""
+        if m.peer.node_id != self.controller.node_id and m.peer.name not in also:
             raise errors.WrongSender(f"{m.peer.name} is not this election's controller")
         body = _unpack(m.payload)
         if m.kind != "sv/setup" and body.get("election") != self.election:
@@ -542,13 +544,8 @@ class Party:
         """A column leader's permutation of one checked copy (only after the cut, and only for checked
         copies: an opened copy's permutations stay secret), to the controller or to a last-column server
         (which composes its checked copies' paths itself)."""
-        last_column = {server_name(i, self._p().columns) for i in range(1, self._p().rows + 1)}
-        if m.peer.node_id != self.controller.node_id and m.peer.name in last_column:
-            body = _unpack(m.payload)
-            if body.get("election") != self.election or self.over:
-                raise errors.HandlerError("not the election this party takes part in")
-        else:
-            body = self._from_controller(m)
+        p = self._p()
+        body = self._from_controller(m, frozenset(server_name(i, p.columns) for i in range(1, p.rows + 1)))
         if self.row != 1 or self.column_seed is None:
             raise errors.HandlerError("only a column's leader reveals its permutations")
         copy = int(body["copy"])

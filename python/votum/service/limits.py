@@ -26,6 +26,26 @@ class BodyTimeout(HTTPException):
         super().__init__(408, f"the request body did not arrive whole within {seconds:g} s")
 
 
+#: where `has_known_token` keeps its answer in an ASGI scope, for the next middleware that asks
+_KNOWN = "votum.known_token"
+
+
+def has_known_token(scope: dict[str, Any], tokens: TokenBook) -> bool:
+    """Whether the request's first `Authorization` header is a bearer token the book knows (the one
+    header the routes read, `auth.bearer_role`). Computed once per request: the answer is kept in the
+    scope, where the body limit and the anonymous gate both find it."""
+    known = scope.get(_KNOWN)
+    if known is None:
+        known = False
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                token = bearer_token(value.decode("latin-1"))
+                known = token is not None and tokens.role_of(token) is not None
+                break
+        scope[_KNOWN] = known
+    return bool(known)
+
+
 #: The body limit of a request without a known token, outside the open paths.
 ANONYMOUS_LIMIT = 64 * 1024
 
@@ -55,12 +75,7 @@ class BodyLimit:
     def _limit(self, scope: dict[str, Any]) -> int:
         if self.tokens is None or scope.get("path") in self.open_paths:
             return self.limit
-        for name, value in scope.get("headers", []):
-            if name == b"authorization":
-                token = bearer_token(value.decode("latin-1"))
-                if token is not None and self.tokens.role_of(token) is not None:
-                    return self.limit
-        return min(self.limit, ANONYMOUS_LIMIT)
+        return self.limit if has_known_token(scope, self.tokens) else min(self.limit, ANONYMOUS_LIMIT)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -147,15 +162,6 @@ class AnonymousGate:
         self._slots: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def _known(self, scope: dict[str, Any]) -> bool:
-        if self.tokens is None:
-            return True
-        for name, value in scope.get("headers", []):
-            if name == b"authorization":
-                token = bearer_token(value.decode("latin-1"))
-                return token is not None and self.tokens.role_of(token) is not None
-        return False
-
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope.get("path") in self.open_paths:
             await self.app(scope, receive, send)
@@ -170,7 +176,7 @@ class AnonymousGate:
             # another event loop (a test client's per-request loop): asyncio's primitives belong to one
             await self.app(scope, receive, send)
             return
-        if self._known(scope):
+        if self.tokens is None or has_known_token(scope, self.tokens):
             self._authenticated += 1
             self._idle.clear()
             try:

@@ -38,7 +38,8 @@ def register_device(request: Request, election_id: str, body: Device) -> dict[st
     """An encryption device: its hash starts a chain of ballot codes. A named device token's devices are
     its own: their location starts with `<name>-` and they are posted as `device_<name>-<device_id>.json`,
     so another token cannot take its device ids or its devices' hashes."""
-    check_names(request, [body.location], "device location")
+    scope = device_name_of(bearer_role(request))
+    check_names(request, scope, [body.location], "device location")
     store = store_of(request)
     doc = body.model_dump()
     code = votum.eg_to_hex(
@@ -47,7 +48,6 @@ def register_device(request: Request, election_id: str, body: Device) -> dict[st
     owner = token_owner(request)
     with store.write(election_id) as tx:
         tx.require_phase("open")
-        scope = device_name_of(bearer_role(request))
         device = f"{scope}-{body.device_id}" if scope is not None else str(body.device_id)
         name = f"encryption_devices/device_{device}.json"
         entry = append_once(tx, "device", name, payload_of(doc), f"device {body.device_id}")
@@ -74,15 +74,15 @@ class Receipts(BaseModel):
     receipts: list[Receipt]
 
 
-def check_names(request: Request, names: list[Any], what: str) -> None:
+def check_names(request: Request, scope: str | None, names: list[Any], what: str) -> None:
     """What a named device token names belongs to it (issue 43, item 15): a `device:<name>` token's
     ballot ids and device locations start with `<name>-`, and no other token may use one that starts
     with a configured name and `-`, so no token can take another's ids (or its device's hash) first.
-    Checked before anything is stored; values that are not strings are left to their own checks."""
+    `scope` is the caller's device name (None for a plain device token or the administrator). Checked
+    before anything is stored; values that are not strings are left to their own checks."""
     configured: frozenset[str] = request.app.state.device_names
     if not configured:
         return
-    scope = device_name_of(bearer_role(request))
     for value in names:
         if not isinstance(value, str):
             continue
@@ -96,7 +96,8 @@ def check_names(request: Request, names: list[Any], what: str) -> None:
 def submit(request: Request, election_id: str, items: list[Submission]) -> list[dict[str, Any]]:
     """Through the election's intake (`intake.py`): checked in a batch with whatever else is waiting,
     stored in one transaction with it, answered on its own; all or nothing for this request."""
-    check_names(request, [item.ballot.get("object_id") for item in items], "ballot id")
+    scope = device_name_of(bearer_role(request)) if request.app.state.device_names else None
+    check_names(request, scope, [item.ballot.get("object_id") for item in items], "ballot id")
     intake: Intake = request.app.state.intake
     return intake.submit(election_id, [(item.ballot, item.state) for item in items], token_owner(request))
 
