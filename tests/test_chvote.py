@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import boardfile
 import pytest
 from typer.testing import CliRunner
 from votum.chvote import ChvoteConfig, run_chvote
@@ -105,3 +106,20 @@ def test_code_sheets_one_per_voter_owner_only(tmp_path: Path) -> None:
         assert html.count("<td>Candidate ") == 3
     # every sheet's codes are its own
     assert len({f.read_text() for f in files}) == 3
+
+
+@pytest.mark.parametrize("where", ["parameters", "voter-data", "ballot", "finalizations", "shuffle"])
+def test_an_entry_longer_than_its_kind_is_refused_unread(tmp_path: Path, where: str) -> None:
+    """Issue 43, item 9, for CHVote records: the verifier read each entry whole (up to 16 GiB) before
+    any check. Each entry's length is now bounded by its kind and the parameters (the parameters by
+    their own leading numbers) before it is read: a 2 GiB entry (a hole in a sparse file) is refused
+    unread."""
+    record = tmp_path / "small.vchv"
+    run_chvote(ChvoteConfig(voters=6, level=1, election="simple-sample"), record=record)
+    header, entries = boardfile.entries(record.read_bytes())
+    at = next(i for i, e in enumerate(entries) if e[0] == where.encode())
+    status, finding, peak_kib = boardfile.verify_with_a_hole(
+        tmp_path / "hole.vchv", header, entries[:at], entries[at][:2], "V-CHV-01"
+    )
+    assert status == "error" and f"payload of {boardfile.HOLE} bytes" in finding, finding
+    assert peak_kib < 512 * 1024, f"the verifier took {peak_kib // 1024} MiB"

@@ -9,6 +9,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import boardfile
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -199,3 +200,19 @@ def test_a_record_with_two_copies_is_a_proof_of_one_bit_and_is_refused(tmp_path:
     res = CliRunner().invoke(app, ["verify", str(good)], terminal_width=200)
     assert res.exit_code == 0, res.output
     assert "128.1 bits (floor 128 bits)" in " ".join(res.output.split())
+
+
+@pytest.mark.parametrize("where", ["parameters", "ballots", "outputs", "tvalues"])
+def test_an_entry_longer_than_its_kind_is_refused_unread(tmp_path: Path, where: str) -> None:
+    """Issue 43, item 9, for split-value records: the verifier read each entry whole (up to 16 GiB)
+    before any check. Each entry's length is now bounded by its kind, the parameters and the number of
+    ballots sealed, before it is read: a 2 GiB entry (a hole in a sparse file) is refused unread."""
+    record = tmp_path / "small.vsv"
+    run_sv_election(SvConfig(voters=20, seed=5), record=record)
+    header, entries = boardfile.entries(record.read_bytes())
+    at = next(i for i, e in enumerate(entries) if e[0] == where.encode())
+    status, finding, peak_kib = boardfile.verify_with_a_hole(
+        tmp_path / "hole.vsv", header, entries[:at], entries[at][:2], "V-SV-01"
+    )
+    assert status == "error" and f"payload of {boardfile.HOLE} bytes" in finding, finding
+    assert peak_kib < 512 * 1024, f"the verifier took {peak_kib // 1024} MiB"

@@ -74,6 +74,15 @@ impl<R: Read> RecordReader<R> {
         self.0.next_entry().map_err(|e| e.to_string())
     }
 
+    /// The next entry, its length checked against `bound(kind, name)` before it is read (see
+    /// [`EntryBounds`]).
+    pub fn next_entry_within(
+        &mut self,
+        bound: impl FnOnce(&str, &str) -> bf::Bound,
+    ) -> Result<Option<Entry>, String> {
+        self.0.next_entry_within(bound).map_err(|e| e.to_string())
+    }
+
     pub fn head(&self) -> [u8; 32] {
         self.0.head()
     }
@@ -161,6 +170,103 @@ impl<'a> In<'a> {
 }
 
 // --- payloads --------------------------------------------------------------------------------
+
+/// How long each entry of a record may be, from its parameters (issue 43, item 9: a reader once read
+/// any entry whole, up to 16 GiB, before any check). The bounds are generous (every element, scalar
+/// and point counted at the widest of the record's widths, plus 8 bytes) but grow only with the
+/// electorate and the ballot's shape, so a hostile length is refused before it is read.
+#[derive(Clone, Copy, Debug)]
+pub struct EntryBounds {
+    /// The widest element, scalar or point of the record, plus 8.
+    w: u64,
+    authorities: u64,
+    elections: u64,
+    voters: u64,
+    /// Σ n_j and Σ k_j.
+    candidates: u64,
+    selections: u64,
+}
+
+impl EntryBounds {
+    pub fn new(params: &Params, set: &ElectionSet) -> Self {
+        let (eg, ig) = (params.eg(), params.ig());
+        let w = [
+            eg.element_len(),
+            eg.scalar_len(),
+            ig.element_len(),
+            ig.scalar_len(),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0) as u64
+            + 8;
+        Self {
+            w,
+            authorities: params.authorities() as u64,
+            elections: set.elections() as u64,
+            voters: set.voters() as u64,
+            candidates: set.candidates.iter().sum::<usize>() as u64,
+            selections: set.selections.iter().sum::<usize>() as u64,
+        }
+    }
+
+    /// The bound of an entry of `kind` (an unknown kind is small: it is refused once read).
+    pub fn of(&self, kind: &str) -> bf::Bound {
+        let (w, s, t, n, k) = (
+            self.w,
+            self.authorities,
+            self.elections,
+            self.candidates,
+            self.selections,
+        );
+        let voters = |per: u64, more: u64| self.voters.saturating_mul(per).saturating_add(more);
+        bf::Bound::Max(match kind {
+            "key-share" => 4 * w,
+            // per voter x̂, ŷ, a count and a commitment per candidate
+            "voter-data" => voters(2 * w + 8 + 32 * n, 8),
+            "ballot" => (k + 10) * w,
+            // per authority b per query, c per candidate (a point: two coordinates), d per election
+            "responses" => 8 + s * (24 + k * w + n * (8 + 2 * w) + t * w),
+            "confirmation" => 4 * w,
+            "finalizations" => 8 + s * (24 + 2 * w + t * w),
+            "input" => voters(2 * w, 64),
+            // the list, then a Terelius–Wikström proof: about two elements and two scalars per row
+            "shuffle" => voters(6 * w, 64 * w),
+            "decryption" => voters(w, 64 * w),
+            "result" => 64 + 8 * n,
+            _ => 64 * w,
+        })
+    }
+}
+
+/// The bound of a `parameters` payload from its own leading numbers (level, s, t, the t pairs
+/// (n_j, k_j), then N): at most 1 MiB is looked at, and a payload longer than those numbers make it
+/// is refused unread.
+pub fn parameters_peek(b: &[u8]) -> bf::Peek {
+    let num = |at: usize| -> Option<u64> {
+        b.get(at..at + 8)
+            .map(|x| u64::from_be_bytes(x.try_into().unwrap_or([0; 8])))
+    };
+    let Some(t) = num(9) else {
+        return bf::Peek::More(17);
+    };
+    // a t the 1 MiB of peeking cannot hold is not a record's: bounded to what is read already
+    let Some(n_at) = t
+        .checked_mul(16)
+        .and_then(|x| x.checked_add(17))
+        .filter(|&x| x + 8 <= bf::PEEK_MAX)
+    else {
+        return bf::Peek::Max(17);
+    };
+    let Some(voters) = num(n_at as usize) else {
+        return bf::Peek::More(n_at + 8);
+    };
+    bf::Peek::Max(
+        voters
+            .saturating_mul(t.div_ceil(8))
+            .saturating_add(n_at + 16 + MAX_ELECTION_ID as u64),
+    )
+}
 
 /// The longest election id a `parameters` payload takes.
 pub const MAX_ELECTION_ID: usize = 256;

@@ -16,7 +16,7 @@ pub const MAX_PAYLOAD: u64 = 1 << 34;
 
 /// How long an entry's payload may be, as its kind says (issue 43, item 9: the reader once read any
 /// entry whole, up to [`MAX_PAYLOAD`], so a sparse 3 GiB entry cost 3 GiB of memory before any check).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub enum Bound {
     /// At most this many bytes.
     Max(u64),
@@ -24,7 +24,22 @@ pub enum Bound {
     /// must be exactly 8 + n × `item` bytes, and at most `max`; checked on those 8 bytes before the rest
     /// is read.
     Counted { item: u64, max: u64 },
+    /// A payload whose own leading bytes say how long it may be: `peek` is shown the first bytes
+    /// (never more than [`PEEK_MAX`]) and asks for more or names the bound.
+    Peek(fn(&[u8]) -> Peek),
 }
+
+/// What a [`Bound::Peek`] function makes of a payload's first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Peek {
+    /// Show me the first n bytes (more than shown so far; a payload shorter than that is shown whole).
+    More(u64),
+    /// The payload may be at most this long.
+    Max(u64),
+}
+
+/// The most of a payload a [`Bound::Peek`] function is shown.
+pub const PEEK_MAX: u64 = 1 << 20;
 
 /// Why a board file could not be written or read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -249,6 +264,39 @@ impl<R: Read> BoardReader<R> {
                 )));
             }
             Bound::Max(_) => {}
+            Bound::Peek(peek) => {
+                let mut shown = 0u64;
+                loop {
+                    match peek(&payload) {
+                        Peek::Max(max) if plen > max.min(MAX_PAYLOAD) => {
+                            return Err(too_long(format!(
+                                "more than its first bytes allow ({max})"
+                            )));
+                        }
+                        Peek::Max(_) => break,
+                        Peek::More(want) if want > shown && want <= PEEK_MAX => {
+                            let want = want.min(plen);
+                            if want == shown {
+                                break; // shown whole
+                            }
+                            let at = payload.len();
+                            payload.resize(want as usize, 0);
+                            read_exact(
+                                &mut self.input,
+                                &mut payload[at..],
+                                self.offset,
+                                "a payload's first bytes",
+                            )?;
+                            shown = want;
+                        }
+                        Peek::More(want) => {
+                            return Err(too_long(format!(
+                                "whose first bytes ask for {want} bytes to be judged"
+                            )));
+                        }
+                    }
+                }
+            }
             Bound::Counted { item, max } => {
                 if plen > max.min(MAX_PAYLOAD) || plen < 8 {
                     return Err(too_long(format!(

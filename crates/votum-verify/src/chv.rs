@@ -16,6 +16,7 @@ use votum_chvote::record::{self as rec, voter_of, Entry, RecordReader};
 use votum_chvote::tally;
 use votum_elgamal::Ciphertext;
 use votum_group::{ModElement, ModpGroup};
+use votum_hash::board_file::Bound;
 use votum_shuffle::Rows;
 
 use crate::checks::Check;
@@ -47,6 +48,8 @@ struct Walk<'o, R: Read> {
     progress: Option<&'o mut dyn FnMut(Progress) -> ControlFlow<()>>,
     seq: u64,
     ballots: u64,
+    /// How long each entry may be, once the parameters are read.
+    bounds: Option<rec::EntryBounds>,
 }
 
 /// A voter's ballot until its finalizations are read.
@@ -107,7 +110,13 @@ impl<R: Read> Walk<'_, R> {
     }
 
     fn next(&mut self) -> Result<Option<Entry>, Stop> {
-        match self.reader.next_entry() {
+        // each entry's length is bounded by its kind before it is read (issue 43, item 9)
+        let bounds = self.bounds;
+        let bound = move |kind: &str, _: &str| match bounds {
+            Some(b) => b.of(kind),
+            None => Bound::Peek(rec::parameters_peek),
+        };
+        match self.reader.next_entry_within(bound) {
             Ok(e) => {
                 if e.is_some() {
                     self.seq += 1;
@@ -162,6 +171,7 @@ impl<R: Read> Walk<'_, R> {
                 return Err(Stop::Finding);
             }
         };
+        self.bounds = Some(rec::EntryBounds::new(&params, &set));
         // the record's security level sets the groups, exponent and hash lengths (spec/92.3):
         // reported, with no floor (level 1 is the proof of concept's level for tests)
         self.ledger.soundness(
@@ -581,6 +591,7 @@ pub fn verify_chvote_stream<R: Read>(
         progress: options.progress,
         seq: 0,
         ballots: 0,
+        bounds: None,
     };
     let _ = walk.run();
     let ballots = walk.ballots;

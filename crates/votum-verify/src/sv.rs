@@ -12,6 +12,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use serde_json::json;
+use votum_hash::board_file::Bound;
 use votum_splitvalue::challenge::{cut, sides};
 use votum_splitvalue::commit::{com, output_root, ListHasher};
 use votum_splitvalue::field::Zm;
@@ -146,6 +147,59 @@ struct Walk<'o, 'v, R: Read> {
     again: bool,
     /// Per job submitted, in order: the race of an opened copy's job, `None` for the others.
     jobs: Vec<Option<usize>>,
+    /// How long each entry may be, as far as the record is read.
+    bounds: Bounds,
+}
+
+/// How long a split-value record's entries may be (spec/97.8), from the parameters and the number of
+/// ballots sealed, so that a hostile length is refused before it is read (issue 43, item 9: the
+/// reader once read any entry whole, up to 16 GiB). Race-specific entries are bounded at the widest
+/// race's value width.
+#[derive(Clone, Copy, Debug, Default)]
+struct Bounds {
+    /// Known once the parameters are read.
+    params: Option<ParamBounds>,
+    /// N, known once the seal is read.
+    ballots: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ParamBounds {
+    /// Bytes of one ballot's commitments.
+    per_ballot: u64,
+    copies: u64,
+    /// The widest value, in bytes.
+    width: u64,
+    /// The most candidates and write-in characters of any race.
+    candidates: u64,
+    write_in: u64,
+}
+
+/// The largest parameters entry the format allows: 64 races of 65,535 names of 64 bytes each.
+const PARAMETERS_MAX: u64 = 32 + 64 * (100 + 65_535 * 66);
+
+impl Bounds {
+    fn of(&self, kind: &str) -> u64 {
+        let Some(p) = self.params else {
+            return PARAMETERS_MAX;
+        };
+        let n = self.ballots.unwrap_or(0);
+        let per = |b: u64| n.saturating_mul(b);
+        match kind {
+            "ballots" => 12 + BALLOTS_PER_ENTRY as u64 * p.per_ballot,
+            "seal" => 8,
+            "outputs" => 32 * p.copies,
+            "challenge" => 32 + p.copies,
+            "opened" => 32 + per(p.width),
+            "path" => per(4),
+            "tvalues" => per(2 * p.width),
+            "inputs" => per(p.width + 16),
+            "halves" => per(p.width + 48),
+            // n counts, blank, invalid, W, then at most one write-in per ballot
+            "tally" => 20 + 8 * p.candidates + per(10 + p.write_in),
+            _ => 64,
+        }
+    }
 }
 
 impl<R: Read> Walk<'_, '_, R> {
@@ -202,7 +256,8 @@ impl<R: Read> Walk<'_, '_, R> {
         if self.stopped {
             return None;
         }
-        match self.reader.next_entry() {
+        let max = self.bounds.of(kind);
+        match self.reader.next_entry_within(|_, _| Bound::Max(max)) {
             Ok(Some(e)) if e.kind == kind && e.name == name => {
                 self.ledger.examined(Check::Sv01, 1);
                 if let Some(p) = self.progress.as_mut() {
@@ -295,10 +350,11 @@ fn verify_sv_walk<'a, R: Read>(
         workers,
         again: false,
         jobs: Vec::new(),
+        bounds: Bounds::default(),
     };
     let ballots = walk(&mut w);
     if !w.stopped {
-        match w.reader.next_entry() {
+        match w.reader.next_entry_within(|_, _| Bound::Max(64)) {
             Ok(None) => {}
             Ok(Some(e)) => w.ledger.fail(
                 Check::Sv01,
@@ -333,6 +389,23 @@ fn walk<R: Read>(w: &mut Walk<'_, '_, R>) -> u64 {
         }
     };
     w.ledger.examined(Check::Sv02, 1);
+    w.bounds.params = Some(ParamBounds {
+        per_ballot: (params.races.len() * params.grid.rows * 64) as u64,
+        copies: params.copies as u64,
+        width: params.races.iter().map(|r| r.zm.width()).max().unwrap_or(0) as u64,
+        candidates: params
+            .races
+            .iter()
+            .map(|r| r.candidates.len())
+            .max()
+            .unwrap_or(0) as u64,
+        write_in: params
+            .races
+            .iter()
+            .map(|r| u64::from(r.write_in))
+            .max()
+            .unwrap_or(0),
+    });
     // the cut is a Fiat–Shamir challenge over 2m copies: its level is the record's to choose
     w.ledger.soundness(
         Check::Sv02,
@@ -385,7 +458,8 @@ fn walk<R: Read>(w: &mut Walk<'_, '_, R>) -> u64 {
             return posted as u64;
         }
         let prev = w.reader.head();
-        let e = match w.reader.next_entry() {
+        let max = w.bounds.of("ballots");
+        let e = match w.reader.next_entry_within(|_, _| Bound::Max(max)) {
             Ok(Some(e)) => e,
             Ok(None) => {
                 w.ledger.error(
@@ -416,6 +490,7 @@ fn walk<R: Read>(w: &mut Walk<'_, '_, R>) -> u64 {
                 Err(_) => w.ledger.error(Check::Sv03, "seal", "not a u64"),
             }
             n = have as usize;
+            w.bounds.ballots = Some(have);
             break;
         }
         let want = names::ballots(chunk);
