@@ -10,7 +10,7 @@ use votum_arith::{to_fixed_be, wipe_integer, Integer, SecretBaseTable};
 use votum_elgamal::{Ciphertext, KeyPair, PublicKey, SecretKey};
 use votum_group::{Group, ModElement, ModScalar, ModpGroup, Secret};
 use votum_mixnet::decrypt::DecryptionShare;
-use votum_shuffle::{Generators, Rows, ShuffleProof};
+use votum_shuffle::{Generators, Rows};
 use zeroize::Zeroize;
 
 use crate::election::ElectionSet;
@@ -365,7 +365,7 @@ impl Authority {
         generators: &Generators<ModpGroup>,
         inputs: &Rows<ModpGroup>,
         rng: &mut R,
-    ) -> Result<(Rows<ModpGroup>, ShuffleProof<ModpGroup>), ChvoteError> {
+    ) -> Result<votum_shuffle::OpenedShuffle<ModpGroup>, ChvoteError> {
         let board = self.board()?;
         // the re-encryption nonces are ephemeral exponents (spec/92.8)
         let nonce_bits = Some(self.params.ephemeral_bits());
@@ -378,11 +378,43 @@ impl Authority {
             nonce_bits,
             rng,
         )
-        .and_then(|prepared| prepared.apply(inputs, &shuffle_context(board, self.index)))
+        .and_then(|prepared| {
+            prepared.apply_keeping_opening(inputs, &shuffle_context(board, self.index))
+        })
         .map_err(|e| ChvoteError::Shuffle {
             authority: self.index,
             reason: e.to_string(),
         })
+    }
+
+    /// Opens the output rows `rows` of this authority's shuffle (spec/92.8, the trace of invalid
+    /// votes): for each, the input row it came from (in `inputs`, the list it shuffled) and its
+    /// re-encryption nonce.
+    pub fn trace_steps(
+        &self,
+        inputs: &Rows<ModpGroup>,
+        opening: &votum_shuffle::ShuffleOpening<ModpGroup>,
+        rows: &[usize],
+    ) -> Result<Vec<crate::record::TraceStep>, ChvoteError> {
+        let eg = self.params.eg();
+        rows.iter()
+            .map(|&o| {
+                let (i, nonces) = opening.open(o).ok_or_else(|| {
+                    ChvoteError::Parameters(format!("no output row {o} to trace"))
+                })?;
+                let from = inputs
+                    .ciphertexts()
+                    .get(i)
+                    .cloned()
+                    .ok_or_else(|| ChvoteError::Parameters(format!("no input row {i}")))?;
+                Ok(crate::record::TraceStep {
+                    output: o as u64,
+                    input: i as u64,
+                    nonce: eg.scalar_to_integer(&nonces[0]),
+                    from,
+                })
+            })
+            .collect()
     }
 
     /// b′^(sk_j) for every pad, with one batched Chaum–Pedersen proof (spec/91.3).

@@ -45,6 +45,8 @@ pub struct CastSecrets {
     pub voter: usize,
     pub selections: Vec<usize>,
     r: Vec<ModScalar>,
+    /// A cheating client's squared query (attack tests only; `None` for every honest ballot).
+    squared: Option<usize>,
 }
 
 impl Drop for CastSecrets {
@@ -68,6 +70,58 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
     selections: &[usize],
     rng: &mut R,
 ) -> Result<(Ballot, CastSecrets), ChvoteError> {
+    gen_ballot_encoding(board, tables, voter, voting_code, selections, None, rng)
+}
+
+/// What a cheating voting client does (issue 45, finding 7; for attack tests only): a ballot
+/// whose query for selection `squared` (an index into `selections`) encodes Γ(c)² instead of
+/// Γ(c). The OT still answers with candidate c's point, so the return codes and the finalization
+/// code match the card, and the vote is counted invalid; spec/92.8 traces it back to the voter.
+#[doc(hidden)]
+pub fn gen_cheating_ballot<R: RngCore + CryptoRng>(
+    board: &PublicBoard,
+    tables: &ClientTables,
+    voter: usize,
+    voting_code: &str,
+    selections: &[usize],
+    squared: usize,
+    rng: &mut R,
+) -> Result<(Ballot, CastSecrets), ChvoteError> {
+    let eg = board.params.eg();
+    let encoded: Vec<ModElement> = selections
+        .iter()
+        .enumerate()
+        .map(|(u, &s)| {
+            let q = &board.primes[s - 1];
+            if u == squared {
+                eg.op(q, q)
+            } else {
+                q.clone()
+            }
+        })
+        .collect();
+    let (ballot, mut secrets) = gen_ballot_encoding(
+        board,
+        tables,
+        voter,
+        voting_code,
+        selections,
+        Some(&encoded),
+        rng,
+    )?;
+    secrets.squared = Some(squared);
+    Ok((ballot, secrets))
+}
+
+fn gen_ballot_encoding<R: RngCore + CryptoRng>(
+    board: &PublicBoard,
+    tables: &ClientTables,
+    voter: usize,
+    voting_code: &str,
+    selections: &[usize],
+    encoded: Option<&[ModElement]>,
+    rng: &mut R,
+) -> Result<(Ballot, CastSecrets), ChvoteError> {
     board.set.check_selections(voter, selections)?;
     let (eg, ig) = (board.params.eg(), board.params.ig());
     let mut x = codes::code_to_integer(voting_code)?;
@@ -80,10 +134,13 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
     let xs = Secret::new(ig.scalar_from_integer(&x));
     wipe_integer(&mut x);
     let x_hat = ig.pow_secret(ig.generator(), &xs);
-    let primes: Vec<ModElement> = selections
-        .iter()
-        .map(|&s| board.primes[s - 1].clone())
-        .collect();
+    let primes: Vec<ModElement> = match encoded {
+        Some(e) => e.to_vec(),
+        None => selections
+            .iter()
+            .map(|&s| board.primes[s - 1].clone())
+            .collect(),
+    };
     let m = query_product(eg, &primes);
     // 7.20 GenQuery
     let mut r = Vec::with_capacity(primes.len());
@@ -136,6 +193,7 @@ pub fn gen_ballot<R: RngCore + CryptoRng>(
             voter,
             selections: selections.to_vec(),
             r,
+            squared: None,
         },
     ))
 }
@@ -174,7 +232,13 @@ pub fn get_points(
             let l = board.set.election_of(s - 1);
             // k = b_u·d_l^(−r_u), with r_u short: the inverse of d_l^(r_u)
             let r_u = Secret::new(secrets.r[u].clone());
-            let key = eg.div(&beta.b[u], &eg.pow_secret(&beta.d[l], &r_u));
+            let mut key = eg.div(&beta.b[u], &eg.pow_secret(&beta.d[l], &r_u));
+            if secrets.squared == Some(u) {
+                // the cheating client's query was Γ(c)²: k = Γ(c)^(2 r_l), whose square root
+                // k^((q+1)/2) is candidate c's key (finding 7; attack tests only)
+                let half = eg.scalar_from_integer(&((eg.order().clone() + 1u32) / 2u32));
+                key = eg.pow(&key, &half);
+            }
             let point = hash::open_point(&beta.c[s - 1], key.value());
             if &point.x >= p_prime || &point.y >= p_prime {
                 return Err(bad("a point outside Z_p′"));

@@ -171,6 +171,9 @@ pub struct AuthorityParty {
     board: Option<Arc<PublicBoard>>,
     /// The shuffle this authority made: it decrypts only a chain holding it in its own slot.
     shuffled: Mutex<Option<Vec<u8>>>,
+    /// What opens single rows of that shuffle, kept to trace invalid votes (spec/92.8), and
+    /// whether it has traced (once per election).
+    opening: Mutex<(Option<votum_shuffle::ShuffleOpening<ModpGroup>>, bool)>,
 }
 
 impl std::fmt::Debug for AuthorityParty {
@@ -195,6 +198,7 @@ impl AuthorityParty {
             election_id,
             board: None,
             shuffled: Mutex::new(None),
+            opening: Mutex::new((None, false)),
         })
     }
 
@@ -315,10 +319,104 @@ impl AuthorityParty {
         let last = lists
             .last()
             .ok_or_else(|| ChvoteError::Parameters("no list".into()))?;
-        let (out, proof) = self.authority.shuffle(&gens, last, &mut OsRng)?;
+        let (out, proof, opening) = self.authority.shuffle(&gens, last, &mut OsRng)?;
         let payload = rec::shuffle_bytes(&board.params, &out, &proof);
         *made = Some(payload.clone());
+        self.opening.lock().unwrap_or_else(|e| e.into_inner()).0 = Some(opening);
         Ok(payload)
+    }
+
+    /// The `trace` payload of this authority (spec/92.8): the rows of its shuffle that invalid
+    /// votes lead back to, opened. It derives them itself: it checks the chain (its own slot
+    /// holding its shuffle, every other shuffle), every decryption share, decrypts, and takes the
+    /// invalid rows of the last list; `later` holds the traces of the authorities after it, last
+    /// first, each checked (a trace opens exactly the rows the one after it led to, each a
+    /// re-encryption). So no message can make it open the row of a valid vote. Once per
+    /// election; the opening is wiped after it.
+    pub fn trace(
+        &self,
+        input: &[u8],
+        shuffles: &[&[u8]],
+        shares: &[&[u8]],
+        later: &[&[u8]],
+    ) -> Result<Vec<u8>, ChvoteError> {
+        self.own_input(input)?;
+        let j = self.index();
+        let mut held = self.opening.lock().unwrap_or_else(|e| e.into_inner());
+        if held.1 {
+            return Err(ChvoteError::Parameters(format!(
+                "authority {j} has traced already"
+            )));
+        }
+        let mine = self
+            .shuffled
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if mine.as_deref() != shuffles.get(j).copied() {
+            return Err(ChvoteError::Shuffle {
+                authority: j,
+                reason: "this slot does not hold the shuffle this authority made".into(),
+            });
+        }
+        let board = self.board.clone().ok_or_else(|| {
+            ChvoteError::Parameters("the authority has not seen the board".into())
+        })?;
+        let s = board.params.authorities();
+        if shuffles.len() != s || shares.len() != s || later.len() != s - 1 - j {
+            return Err(ChvoteError::Parameters(format!(
+                "a trace by authority {j} needs {s} shuffles, {s} shares and the {} later traces",
+                s - 1 - j
+            )));
+        }
+        let (lists, _) = self.lists(&board, input, shuffles, true)?;
+        let shares = shares
+            .iter()
+            .enumerate()
+            .map(|(k, b)| {
+                rec::decode_share(&board.params, b).map_err(|e| ChvoteError::Decryption {
+                    authority: k,
+                    reason: e.to_string(),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let last = lists
+            .last()
+            .ok_or_else(|| ChvoteError::Parameters("no list".into()))?;
+        let plaintexts = tally::decrypt(&board, last, &shares)?;
+        let invalid = tally::tally(&board, &plaintexts).invalid_rows;
+        if invalid.is_empty() {
+            return Err(ChvoteError::Parameters(
+                "every vote is valid: nothing to trace".into(),
+            ));
+        }
+        let traces = later
+            .iter()
+            .enumerate()
+            .map(|(x, b)| {
+                let k = s - 1 - x;
+                rec::decode_trace(&board.params, b)
+                    .map(|t| (k, t))
+                    .map_err(|e| ChvoteError::Shuffle {
+                        authority: k,
+                        reason: format!("its trace: {e}"),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let views: Vec<&Rows<ModpGroup>> = lists.iter().collect();
+        let rows = tally::check_traces(&board, &views, &invalid, &traces).map_err(
+            |(authority, reason)| ChvoteError::Shuffle {
+                authority,
+                reason: format!("its trace: {reason}"),
+            },
+        )?;
+        let opening = held
+            .0
+            .take()
+            .ok_or_else(|| ChvoteError::Parameters(format!("authority {j} has not shuffled")))?;
+        held.1 = true;
+        let steps = self.authority.trace_steps(&lists[j], &opening, &rows)?;
+        Ok(rec::trace_bytes(&board.params, &steps))
     }
 
     /// Checks that the input is the one it confirmed, that its own slot holds the shuffle it made,
@@ -499,6 +597,31 @@ impl VotersClient {
             voter,
             &v.card.voting_code,
             &selections,
+            &mut OsRng,
+        )?;
+        v.secrets = Some(secrets);
+        v.selections = selections;
+        Ok(rec::ballot_bytes(&board.params, &ballot))
+    }
+
+    /// A cheating client's ballot for `selections`, its query for selection `squared` encoding
+    /// Γ(c)² (issue 45, finding 7; attack tests only): the codes still match the card.
+    #[doc(hidden)]
+    pub fn cheating_ballot(
+        &self,
+        voter: usize,
+        selections: Vec<usize>,
+        squared: usize,
+    ) -> Result<Vec<u8>, ChvoteError> {
+        let board = &self.board;
+        let mut v = self.voting(voter)?;
+        let (ballot, secrets) = client::gen_cheating_ballot(
+            board,
+            &self.tables,
+            voter,
+            &v.card.voting_code,
+            &selections,
+            squared,
             &mut OsRng,
         )?;
         v.secrets = Some(secrets);

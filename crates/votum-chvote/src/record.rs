@@ -234,6 +234,7 @@ impl EntryBounds {
             "shuffle" => voters(6 * w, 64 * w),
             "decryption" => voters(w, 64 * w),
             "result" => 64 + 8 * n,
+            "trace" => voters(16 + 3 * w, 8),
             _ => 64 * w,
         })
     }
@@ -646,6 +647,53 @@ pub fn decode_result(bytes: &[u8]) -> Result<(Vec<u64>, u64), ChvoteError> {
     let invalid = i.u64()?;
     i.done()?;
     Ok((counts, invalid))
+}
+
+/// One step of tracing an invalid vote back through a shuffle (spec/92.8): authority j's output
+/// row `output` is its input row `input`, `from`, re-encrypted with `nonce`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceStep {
+    pub output: u64,
+    pub input: u64,
+    pub nonce: Integer,
+    pub from: votum_elgamal::Ciphertext<ModpGroup>,
+}
+
+/// `trace`: u64 count, then per step output row (u64), input row (u64), the nonce (q's width),
+/// the input row's pad and data.
+pub fn trace_bytes(params: &Params, steps: &[TraceStep]) -> Vec<u8> {
+    let eg = params.eg();
+    let mut o = Out::default();
+    o.count(steps.len());
+    for t in steps {
+        o.u64(t.output);
+        o.u64(t.input);
+        o.int(eg, &t.nonce);
+        o.el(eg, &t.from.pad);
+        o.el(eg, &t.from.data);
+    }
+    o.0
+}
+
+pub fn decode_trace(params: &Params, bytes: &[u8]) -> Result<Vec<TraceStep>, ChvoteError> {
+    let eg = params.eg();
+    let mut i = In::new("trace", bytes);
+    let n = i.count(16 + eg.scalar_len() + 2 * eg.element_len())?;
+    let steps = (0..n)
+        .map(|_| {
+            Ok(TraceStep {
+                output: i.u64()?,
+                input: i.u64()?,
+                nonce: i.int(eg)?,
+                from: votum_elgamal::Ciphertext {
+                    pad: i.el(eg)?,
+                    data: i.el(eg)?,
+                },
+            })
+        })
+        .collect::<Result<Vec<_>, ChvoteError>>()?;
+    i.done()?;
+    Ok(steps)
 }
 
 /// The voter a `voter-i` name is about.

@@ -225,10 +225,12 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
     // each authority shuffles the list before it (the proof of concept's mixing step)
     let mut lists: Vec<Rows<ModpGroup>> = vec![inputs];
     let mut proofs = Vec::new();
+    let mut openings = Vec::new();
     for a in &authorities {
-        let (out, proof) = a.shuffle(&gens, &lists[lists.len() - 1], &mut OsRng)?;
+        let (out, proof, opening) = a.shuffle(&gens, &lists[lists.len() - 1], &mut OsRng)?;
         lists.push(out);
         proofs.push(proof);
+        openings.push(opening);
     }
     clock.lap(STEPS[10]);
     progress(STEPS[11]);
@@ -258,6 +260,19 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
     progress(STEPS[12]);
     let plaintexts = tally::decrypt(&board, last, &shares)?;
     let result = tally::tally(&board, &plaintexts);
+    // an invalid vote comes from a cheating client: each authority, last first, opens the rows
+    // it leads back to, so the record names the voter (spec/92.8)
+    let mut traces = Vec::new();
+    let mut rows = result.invalid_rows.clone();
+    for (j, a) in authorities.iter().enumerate().rev() {
+        if rows.is_empty() {
+            break;
+        }
+        let steps = a.trace_steps(&lists[j], &openings[j], &rows)?;
+        rows = steps.iter().map(|t| t.input as usize).collect();
+        traces.push((j, steps));
+    }
+    drop(openings);
     clock.lap(STEPS[12]);
     let mut record_ms = 0.0;
     if let (Some(path), Some(voter_data)) = (&config.record, &public_data) {
@@ -273,6 +288,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
             proofs: &proofs,
             shares: &shares,
             tally: &result,
+            traces: &traces,
         };
         write_record(path, &published)?;
         record_ms = at.elapsed().as_secs_f64() * 1e3;
@@ -311,6 +327,9 @@ pub struct Published<'a> {
     pub proofs: &'a [votum_shuffle::ShuffleProof<ModpGroup>],
     pub shares: &'a [votum_mixnet::decrypt::DecryptionShare<ModpGroup>],
     pub tally: &'a Tally,
+    /// The traces of the invalid votes, last authority first (spec/92.8): none when every vote is
+    /// valid.
+    pub traces: &'a [(usize, Vec<rec::TraceStep>)],
 }
 
 /// Writes the record (spec/92.10) in its order; the file is written to a sibling and renamed, so
@@ -378,6 +397,13 @@ pub fn write_record(path: &std::path::Path, p: &Published<'_>) -> Result<(), Chv
         "result",
         &rec::result_bytes(&p.tally.counts, p.tally.invalid),
     )?;
+    for (j, steps) in p.traces {
+        w.append(
+            "trace",
+            &format!("authority-{j}"),
+            &rec::trace_bytes(params, steps),
+        )?;
+    }
     let mut out = w.into_inner()?;
     std::io::Write::flush(&mut out).map_err(io)?;
     drop(out);

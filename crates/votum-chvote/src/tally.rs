@@ -7,7 +7,10 @@ use votum_group::{Group, ModElement, ModpGroup};
 use votum_mixnet::decrypt::{verify_share, DecryptionShare};
 use votum_shuffle::{Generators, Rows, ShuffleProof};
 
+use votum_elgamal::Ciphertext;
+
 use crate::messages::PublicBoard;
+use crate::record::TraceStep;
 use crate::ChvoteError;
 
 /// Checks authority j's shuffle of `inputs` into `outputs`.
@@ -86,6 +89,8 @@ pub fn decrypt(
 pub struct Tally {
     pub counts: Vec<u64>,
     pub invalid: u64,
+    /// The rows of the last list that are no valid vote, ascending (traced back, spec/92.8).
+    pub invalid_rows: Vec<usize>,
 }
 
 /// Factors each plaintext by the candidates' primes (spec/92.8).
@@ -123,12 +128,82 @@ pub fn tally(board: &PublicBoard, plaintexts: &[ModElement]) -> Tally {
         })
         .collect();
     let mut counts = vec![0u64; n];
-    let mut invalid = 0;
-    for d in decoded {
+    let mut invalid_rows = Vec::new();
+    for (row, d) in decoded.into_iter().enumerate() {
         match d {
             Some(chosen) => chosen.into_iter().for_each(|v| counts[v] += 1),
-            None => invalid += 1,
+            None => invalid_rows.push(row),
         }
     }
-    Tally { counts, invalid }
+    Tally {
+        counts,
+        invalid: invalid_rows.len() as u64,
+        invalid_rows,
+    }
+}
+
+/// Checks one step of a trace (spec/92.8): `to`, the authority's output row `step.output`, is
+/// `step.from` re-encrypted with the nonce: (from.pad·g^ρ, from.data·pk^ρ), ρ < q.
+pub fn check_trace_step(board: &PublicBoard, to: &Ciphertext<ModpGroup>, step: &TraceStep) -> bool {
+    let eg = board.params.eg();
+    if &step.nonce >= eg.order() {
+        return false;
+    }
+    let rho = eg.scalar_from_integer(&step.nonce);
+    eg.op(&step.from.pad, &eg.pow(eg.generator(), &rho)) == to.pad
+        && eg.op(&step.from.data, &eg.pow(board.pk.element(), &rho)) == to.data
+}
+
+/// Checks the traces of every authority, last first, from the invalid rows of the last list
+/// (spec/92.8): each authority's steps open exactly the rows the later one traced to (the last
+/// authority: `invalid_rows`), in that order, to distinct rows of its input, each a
+/// re-encryption. `lists[j]` is authority j's input, `lists[j + 1]` its output. Returns the rows
+/// of the first list (the mix input) the invalid votes came from, or the authority whose trace
+/// fails.
+pub fn check_traces(
+    board: &PublicBoard,
+    lists: &[&Rows<ModpGroup>],
+    invalid_rows: &[usize],
+    traces: &[(usize, Vec<TraceStep>)],
+) -> Result<Vec<usize>, (usize, String)> {
+    let mut rows: Vec<usize> = invalid_rows.to_vec();
+    for (j, steps) in traces {
+        let (j, steps) = (*j, steps);
+        let fail = |why: String| (j, why);
+        let (Some(inputs), Some(outputs)) = (lists.get(j), lists.get(j + 1)) else {
+            return Err(fail("no such authority".into()));
+        };
+        if steps.len() != rows.len() {
+            return Err(fail(format!(
+                "{} rows traced where {} are due",
+                steps.len(),
+                rows.len()
+            )));
+        }
+        let mut seen = std::collections::HashSet::new();
+        let mut next = Vec::with_capacity(rows.len());
+        for (step, &row) in steps.iter().zip(&rows) {
+            let input = usize::try_from(step.input).unwrap_or(usize::MAX);
+            if step.output != row as u64 {
+                return Err(fail(format!(
+                    "opens output row {} where row {row} is due",
+                    step.output
+                )));
+            }
+            let (Some(to), Some(from)) = (
+                outputs.ciphertexts().get(row),
+                inputs.ciphertexts().get(input),
+            ) else {
+                return Err(fail(format!("row {row} or {input} out of range")));
+            };
+            if from != &step.from || !seen.insert(input) || !check_trace_step(board, to, step) {
+                return Err(fail(format!(
+                    "output row {row} is not input row {input} re-encrypted with the nonce given"
+                )));
+            }
+            next.push(input);
+        }
+        rows = next;
+    }
+    Ok(rows)
 }

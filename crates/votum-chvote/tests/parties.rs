@@ -283,3 +283,160 @@ fn a_controller_cannot_drop_confirmed_ballots_or_mix_for_the_authorities() {
         .decrypt(&input, &views(&swapped))
         .is_err());
 }
+
+/// Issue 45, finding 7: a cheating voting client sends a query for Γ(c)²·pk^r. The OT still gives
+/// candidate c's point (the client takes the square root of its key), so the return codes and
+/// the finalization code are the card's, and the vote is counted invalid. Each authority, last
+/// first, opens the rows of its shuffle that the invalid vote leads back to, checking the later
+/// authorities' openings first; the record names the voter, and the verifier checks every step.
+/// An authority opens nothing when every vote is valid, and nothing a forged later trace points to.
+#[test]
+fn an_invalid_vote_from_a_cheating_client_is_traced_to_its_voter() {
+    let (s, voters, cheater) = (3, 6, 4);
+    let (parameters, authorities, key_shares, secret, voter_data) = published(s, voters);
+    let cards = parties::print_cards(&parameters, &views(&secret), None).unwrap();
+    let mut client =
+        VotersClient::new(&parameters, &views(&key_shares), &views(&voter_data)).unwrap();
+    for card in &cards {
+        client.add_card(card).unwrap();
+    }
+    let path = std::env::temp_dir().join(format!("votum-trace-{}.vchv", std::process::id()));
+    let mut w = RecordWriter::new(std::fs::File::create(&path).unwrap(), "parties-test").unwrap();
+    w.append("parameters", "parameters", &parameters).unwrap();
+    for (j, k) in key_shares.iter().enumerate() {
+        w.append("key-share", &format!("authority-{j}"), k).unwrap();
+    }
+    for (j, d) in voter_data.iter().enumerate() {
+        w.append("voter-data", &format!("authority-{j}"), d)
+            .unwrap();
+    }
+    for i in 0..voters {
+        let choice = 1 + i % 3;
+        let ballot = if i == cheater {
+            client.cheating_ballot(i, vec![choice], 0).unwrap()
+        } else {
+            client.ballot(i, Some(vec![choice])).unwrap()
+        };
+        let responses: Vec<Vec<u8>> = authorities
+            .iter()
+            .map(|a| a.ballot(i, &ballot).unwrap())
+            .collect();
+        // the cheater's codes match the card: the voter sees nothing wrong
+        let confirmation = client.confirm(i, &views(&responses)).unwrap();
+        let finals: Vec<Vec<u8>> = authorities
+            .iter()
+            .map(|a| a.confirmation(i, &confirmation).unwrap())
+            .collect();
+        assert_eq!(client.finalize(i, &views(&finals)).unwrap(), vec![choice]);
+        let name = format!("voter-{i}");
+        w.append("ballot", &name, &ballot).unwrap();
+        w.append("responses", &name, &joined(&responses)).unwrap();
+        w.append("confirmation", &name, &confirmation).unwrap();
+        w.append("finalizations", &name, &joined(&finals)).unwrap();
+    }
+    let input = authorities[0].input().unwrap();
+    w.append("input", "input", &input).unwrap();
+    let mut shuffles: Vec<Vec<u8>> = Vec::new();
+    for (j, a) in authorities.iter().enumerate() {
+        let sh = a.shuffle(&input, &views(&shuffles)).unwrap();
+        w.append("shuffle", &format!("authority-{j}"), &sh).unwrap();
+        shuffles.push(sh);
+    }
+    let shares: Vec<Vec<u8>> = authorities
+        .iter()
+        .map(|a| a.decrypt(&input, &views(&shuffles)).unwrap())
+        .collect();
+    for (j, sh) in shares.iter().enumerate() {
+        w.append("decryption", &format!("authority-{j}"), sh)
+            .unwrap();
+    }
+    let board =
+        parties::public_board(&parameters, &views(&key_shares), &views(&voter_data)).unwrap();
+    let (result, _, invalid) =
+        parties::tally_result(&board, &input, &views(&shuffles), &views(&shares)).unwrap();
+    assert_eq!(invalid, 1, "the cheating client's vote is counted invalid");
+    w.append("result", "result", &result).unwrap();
+
+    // the first authority cannot trace before the later ones have (their traces are due)
+    assert!(authorities[0]
+        .trace(&input, &views(&shuffles), &views(&shares), &[])
+        .is_err());
+    let mut traces: Vec<Vec<u8>> = Vec::new();
+    for j in (0..s).rev() {
+        if j == s - 2 {
+            // a forged later trace (another output row opened) is refused
+            let params = &board.params;
+            let mut forged = votum_chvote::record::decode_trace(params, &traces[0]).unwrap();
+            forged[0].output = (forged[0].output + 1) % voters as u64;
+            let forged = votum_chvote::record::trace_bytes(params, &forged);
+            assert!(authorities[j]
+                .trace(&input, &views(&shuffles), &views(&shares), &[&forged])
+                .is_err());
+        }
+        let t = authorities[j]
+            .trace(&input, &views(&shuffles), &views(&shares), &views(&traces))
+            .unwrap();
+        w.append("trace", &format!("authority-{j}"), &t).unwrap();
+        traces.push(t);
+    }
+    // once only
+    assert!(authorities[s - 1]
+        .trace(&input, &views(&shuffles), &views(&shares), &[])
+        .is_err());
+    w.into_inner().unwrap();
+    let (report, _) = votum_verify::verify_record(&path, votum_verify::Options::default());
+    assert!(report.passed(), "{:?}", report.not_passed());
+    let warned: Vec<String> = report
+        .checks
+        .iter()
+        .flat_map(|c| {
+            c.warnings
+                .iter()
+                .map(move |w| format!("{} {}: {}", c.id, w.object, w.reason))
+        })
+        .collect();
+    assert!(
+        warned
+            .iter()
+            .any(|w| w.starts_with("V-CHV-10 voter-4:") && w.contains("cheating")),
+        "{warned:?}"
+    );
+
+    // the record without its traces fails V-CHV-10
+    let bytes = std::fs::read(&path).unwrap();
+    let cut = bytes.len()
+        - traces
+            .iter()
+            .map(|t| 1 + 5 + 1 + 11 + 8 + t.len())
+            .sum::<usize>();
+    let short = path.with_extension("short.vchv");
+    std::fs::write(&short, &bytes[..cut]).unwrap();
+    let (report, _) = votum_verify::verify_record(&short, votum_verify::Options::default());
+    assert_eq!(report.not_passed(), vec!["V-CHV-10"]);
+    std::fs::remove_file(&short).unwrap();
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// No message makes an authority open a row when every vote is valid: a trace would link a valid
+/// vote to its voter.
+#[test]
+fn an_authority_traces_nothing_when_every_vote_is_valid() {
+    let (s, voters) = (2, 4);
+    let (_, authorities, _, _) = voted(s, voters);
+    let input = authorities[0].input().unwrap();
+    let mut shuffles: Vec<Vec<u8>> = Vec::new();
+    for a in &authorities {
+        shuffles.push(a.shuffle(&input, &views(&shuffles)).unwrap());
+    }
+    let shares: Vec<Vec<u8>> = authorities
+        .iter()
+        .map(|a| a.decrypt(&input, &views(&shuffles)).unwrap())
+        .collect();
+    let refused = authorities[s - 1]
+        .trace(&input, &views(&shuffles), &views(&shares), &[])
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("nothing to trace"),
+        "{refused}"
+    );
+}

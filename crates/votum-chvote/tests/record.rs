@@ -86,7 +86,7 @@ fn an_honest_record_passes_every_check() {
     let dir = tempdir();
     let path = honest(dir.path(), Shape::SimpleSample, 12);
     let all = statuses(&path);
-    assert_eq!(all.len(), 9);
+    assert_eq!(all.len(), 10);
     for (id, status, findings) in &all {
         assert_eq!(*status, Status::Pass, "{id}: {findings:?}");
         assert!(id.starts_with("V-CHV-"));
@@ -208,6 +208,23 @@ fn each_tampering_fails_its_own_check() {
             Box::new(|e| {
                 let i = index(e, "result", "result");
                 flip(&mut e[i].payload, 9); // the last candidate's count
+            }),
+        ),
+        (
+            // an authority opens a row of its shuffle although every vote is valid: the row of
+            // a valid vote linked to its voter (spec/92.8)
+            "V-CHV-10",
+            "authority-2",
+            Box::new(|e| {
+                let mut payload = 1u64.to_be_bytes().to_vec();
+                payload.extend([0u8; 16]);
+                e.push(votum_chvote::record::Entry {
+                    seq: e.len() as u64,
+                    kind: "trace".into(),
+                    name: "authority-2".into(),
+                    payload,
+                    hash: [0; 32],
+                });
             }),
         ),
         (

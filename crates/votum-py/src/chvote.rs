@@ -267,6 +267,25 @@ impl PyChvoteAuthority {
         Ok(PyBytes::new(py, &r))
     }
 
+    /// Opens the rows of its shuffle that invalid votes lead back to (spec/92.8), which it
+    /// derives itself from the chain, the shares and the later authorities' traces (last
+    /// first): this authority's `trace`. Once per election.
+    fn trace<'py>(
+        &self,
+        py: Python<'py>,
+        input: Vec<u8>,
+        shuffles: Vec<Vec<u8>>,
+        shares: Vec<Vec<u8>>,
+        later: Vec<Vec<u8>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let inner = &self.inner;
+        let r = release(py, || {
+            inner.trace(&input, &views(&shuffles), &views(&shares), &views(&later))
+        })
+        .map_err(chv)?;
+        Ok(PyBytes::new(py, &r))
+    }
+
     fn __repr__(&self) -> String {
         format!("ChvoteAuthority({}, <redacted>)", self.inner.index())
     }
@@ -301,6 +320,20 @@ impl PyChvoteVoters {
         let r = self.inner.add_card(&card);
         zeroize::Zeroize::zeroize(&mut card);
         r.map_err(chv)
+    }
+
+    /// A cheating client's ballot (issue 45, finding 7; attack tests only): the query for
+    /// selection `squared` encodes Γ(c)², so the codes match and the vote counts invalid.
+    fn cheating_ballot<'py>(
+        &self,
+        py: Python<'py>,
+        voter: usize,
+        selections: Vec<usize>,
+        squared: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let inner = &self.inner;
+        let r = release(py, || inner.cheating_ballot(voter, selections, squared)).map_err(chv)?;
+        Ok(PyBytes::new(py, &r))
     }
 
     /// 7.18 GenBallot for `selections` (1-based), or a random allowed choice.

@@ -23,7 +23,9 @@ mod verify;
 pub use digest::{elements_digest, list_digest, list_digest_of_bytes, CHUNK_ITEMS};
 pub use proof::ShuffleProof;
 #[cfg(feature = "prove")]
-pub use prove::{shuffle_and_prove, shuffle_and_prove_on, PreparedShuffle};
+pub use prove::{
+    shuffle_and_prove, shuffle_and_prove_on, OpenedShuffle, PreparedShuffle, ShuffleOpening,
+};
 pub use rows::Rows;
 pub use transcript::short_scalars;
 

@@ -78,6 +78,42 @@ impl<G: Group> Drop for PreparedShuffle<G> {
     }
 }
 
+/// A shuffle's output list, its proof and what opens single outputs.
+pub type OpenedShuffle<G> = (Rows<G>, ShuffleProof<G>, ShuffleOpening<G>);
+
+/// What opens single outputs of a shuffle once it is made: output row o holds input row
+/// `perm[o]` re-encrypted with `nonces[o·w .. (o+1)·w]`. Wiped when dropped; prints nothing secret.
+pub struct ShuffleOpening<G: Group> {
+    width: usize,
+    perm: Vec<usize>,
+    nonces: Vec<G::Scalar>,
+}
+
+impl<G: Group> ShuffleOpening<G> {
+    /// The input row of output row `o`, and its re-encryption nonces (one per column).
+    pub fn open(&self, o: usize) -> Option<(usize, &[G::Scalar])> {
+        let i = *self.perm.get(o)?;
+        Some((i, &self.nonces[o * self.width..(o + 1) * self.width]))
+    }
+
+    pub fn rows(&self) -> usize {
+        self.perm.len()
+    }
+}
+
+impl<G: Group> Drop for ShuffleOpening<G> {
+    fn drop(&mut self) {
+        self.perm.zeroize();
+        self.nonces.zeroize();
+    }
+}
+
+impl<G: Group> std::fmt::Debug for ShuffleOpening<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ShuffleOpening({} rows, <redacted>)", self.perm.len())
+    }
+}
+
 /// A uniform index in `0..bound` (rejection sampling, no modulo bias).
 fn uniform_below<R: RngCore>(rng: &mut R, bound: usize) -> usize {
     let bound = bound as u64;
@@ -376,6 +412,24 @@ impl<G: Group> PreparedShuffle<G> {
         context: &[u8],
     ) -> Result<(Rows<G>, ShuffleProof<G>), ShuffleError> {
         self.apply_inner(inputs, context, None)
+    }
+
+    /// [`PreparedShuffle::apply`], keeping what opens single outputs afterwards (the permutation
+    /// and the re-encryption nonces): for a mixer that may have to trace an output back to its
+    /// input, as CHVote's authorities trace invalid votes (spec/92.8). The opening is as secret as
+    /// the shuffle's permutation, and wipes itself when dropped.
+    pub fn apply_keeping_opening(
+        self,
+        inputs: &Rows<G>,
+        context: &[u8],
+    ) -> Result<OpenedShuffle<G>, ShuffleError> {
+        let opening = ShuffleOpening {
+            width: self.width,
+            perm: self.perm.clone(),
+            nonces: self.nonces.clone(),
+        };
+        let (out, proof) = self.apply_inner(inputs, context, None)?;
+        Ok((out, proof, opening))
     }
 
     /// [`PreparedShuffle::apply`] with the batches of powers done by `workers` (spec/98.7),

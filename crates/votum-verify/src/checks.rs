@@ -51,6 +51,7 @@ pub enum Check {
     Chv07,
     Chv08,
     Chv09,
+    Chv10,
 }
 
 impl Check {
@@ -106,7 +107,7 @@ impl Check {
     ];
 
     /// The checks of a CHVote record (spec/92.10), in report order.
-    pub const CHV: [Check; 9] = [
+    pub const CHV: [Check; 10] = [
         Check::Chv01,
         Check::Chv02,
         Check::Chv03,
@@ -116,6 +117,7 @@ impl Check {
         Check::Chv07,
         Check::Chv08,
         Check::Chv09,
+        Check::Chv10,
     ];
 
     /// Every check of the registry: the ElectionGuard record's, the mix record's, the split-value
@@ -296,6 +298,10 @@ impl Check {
                 "every authority's decryption share and its proof",
             ),
             Check::Chv09 => ("V-CHV-09", "the result is the tally of the decrypted votes"),
+            Check::Chv10 => (
+                "V-CHV-10",
+                "every invalid vote traced back to its voter by every authority",
+            ),
         }
     }
 }

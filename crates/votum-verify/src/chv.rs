@@ -15,7 +15,7 @@ use votum_chvote::messages::{
 use votum_chvote::record::{self as rec, voter_of, Entry, RecordReader};
 use votum_chvote::tally;
 use votum_elgamal::Ciphertext;
-use votum_group::{ModElement, ModpGroup};
+use votum_group::{Group, ModElement, ModpGroup};
 use votum_hash::board_file::Bound;
 use votum_shuffle::Rows;
 
@@ -50,6 +50,8 @@ struct Walk<'o, R: Read> {
     ballots: u64,
     /// How long each entry may be, once the parameters are read.
     bounds: Option<rec::EntryBounds>,
+    /// The voter of each row of the mix input, in order.
+    mixed: Vec<usize>,
 }
 
 /// A voter's ballot until its finalizations are read.
@@ -143,6 +145,7 @@ impl<R: Read> Walk<'_, R> {
             &format!("voter-{}", p.voter),
             "a valid confirmation without finalizations: its ballot belongs in the mix input",
         );
+        self.mixed.push(p.voter);
         confirmed.push(Ciphertext {
             pad: p.ballot.b,
             data: p.a,
@@ -389,6 +392,7 @@ impl<R: Read> Walk<'_, R> {
                         continue;
                     }
                     // the authorities finalized this voter: its encryption goes to the mix
+                    self.mixed.push(p.voter);
                     confirmed.push(Ciphertext {
                         pad: p.ballot.b.clone(),
                         data: p.a.clone(),
@@ -479,7 +483,11 @@ impl<R: Read> Walk<'_, R> {
         drop(confirmed);
         let gens = generators(&board, input.len());
         let mut current: Rows<ModpGroup> = input;
+        // each shuffle's input rows, hashed: a trace of an invalid vote (after the result) names
+        // rows of every list, and only the last list is kept whole (spec/92.8)
+        let mut hashes: Vec<Vec<[u8; 32]>> = Vec::with_capacity(s);
         for j in 0..s {
+            hashes.push(row_hashes(&params, &current));
             let e = self.expect("shuffle")?;
             self.named(&e, &format!("authority-{j}"))?;
             self.tell(&e.name)?;
@@ -539,11 +547,13 @@ impl<R: Read> Walk<'_, R> {
         };
         let e = self.expect("result")?;
         self.ledger.examined(Check::Chv09, 1);
+        let mut invalid_rows: Option<Vec<usize>> = None;
         match rec::decode_result(&e.payload) {
             Err(err) => self.ledger.error(Check::Chv09, "result", err.to_string()),
             Ok((counts, invalid)) => {
                 if let Some(p) = plaintexts {
                     let t = tally::tally(&board, &p);
+                    invalid_rows = Some(t.invalid_rows.clone());
                     if t.counts != counts || t.invalid != invalid {
                         self.ledger.fail(
                             Check::Chv09,
@@ -557,7 +567,19 @@ impl<R: Read> Walk<'_, R> {
                 }
             }
         }
+        self.traces(&board, &hashes, &current, invalid_rows)?;
         if let Some(e) = self.next()? {
+            if e.kind == "trace" {
+                // an opened row of a valid vote links it to its voter: the authorities broke
+                // the privacy the mix gives
+                self.ledger.fail(
+                    Check::Chv10,
+                    &e.name,
+                    "a trace where no vote is invalid (or more traces than authorities): it \
+                     opens rows of valid votes",
+                );
+                return Ok(());
+            }
             self.ledger.fail(
                 Check::Chv01,
                 &format!("entry {}", e.seq),
@@ -566,6 +588,150 @@ impl<R: Read> Walk<'_, R> {
         }
         Ok(())
     }
+
+    /// V-CHV-10 (spec/92.8): every invalid vote of the last list traced back to the mix input
+    /// by every authority, last first; each traced voter named in a warning (evidence of a
+    /// cheating voting client). A trace with no invalid vote, or of rows other than theirs,
+    /// fails.
+    fn traces(
+        &mut self,
+        board: &PublicBoard,
+        hashes: &[Vec<[u8; 32]>],
+        last: &Rows<ModpGroup>,
+        invalid_rows: Option<Vec<usize>>,
+    ) -> Result<(), Stop> {
+        let s = board.params.authorities();
+        let Some(mut rows) = invalid_rows else {
+            return Ok(()); // the votes could not be decrypted: found under V-CHV-08
+        };
+        self.ledger.examined(Check::Chv10, 0);
+        if rows.is_empty() {
+            return Ok(());
+        }
+        self.tell("trace")?;
+        let mut to: Vec<Ciphertext<ModpGroup>> = Vec::new();
+        for j in (0..s).rev() {
+            let e = match self.next()? {
+                Some(e) if e.kind == "trace" => e,
+                other => {
+                    let instead = other.map_or("the end of the record".into(), |e| {
+                        format!("{} {}", e.kind, e.name)
+                    });
+                    self.ledger.fail(
+                        Check::Chv10,
+                        &format!("authority-{j}"),
+                        format!(
+                            "{} invalid votes, and {instead} where this authority's trace of \
+                             them is due",
+                            rows.len()
+                        ),
+                    );
+                    return Err(Stop::Finding);
+                }
+            };
+            self.named(&e, &format!("authority-{j}"))?;
+            self.ledger.examined(Check::Chv10, 1);
+            let steps = match rec::decode_trace(&board.params, &e.payload) {
+                Ok(t) => t,
+                Err(err) => {
+                    self.ledger.fail(Check::Chv10, &e.name, err.to_string());
+                    return Err(Stop::Finding);
+                }
+            };
+            if to.is_empty() {
+                let Some(found) = rows
+                    .iter()
+                    .map(|&r| last.ciphertexts().get(r).cloned())
+                    .collect::<Option<Vec<_>>>()
+                else {
+                    self.ledger
+                        .fail(Check::Chv10, &e.name, "a row beyond the list");
+                    return Err(Stop::Finding);
+                };
+                to = found;
+            }
+            if let Some(why) = trace_step_fails(board, &hashes[j], &to, &rows, &steps) {
+                self.ledger.fail(Check::Chv10, &e.name, why);
+                return Err(Stop::Finding);
+            }
+            // the earlier authority's outputs are this one's inputs: the elements this trace
+            // gave, checked against the list's hashes
+            rows = steps.iter().map(|t| t.input as usize).collect();
+            to = steps.into_iter().map(|t| t.from).collect();
+        }
+        for &row in &rows {
+            let voter = self.mixed.get(row).copied();
+            match voter {
+                Some(v) => self.ledger.warn(
+                    Check::Chv10,
+                    &format!("voter-{v}"),
+                    "a confirmed ballot whose vote is invalid: its queries did not encode \
+                     candidate primes although the voter's codes matched, evidence of a cheating \
+                     voting client (spec/92.8)",
+                ),
+                None => self
+                    .ledger
+                    .fail(Check::Chv10, "trace", "a row beyond the mix input"),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The hash of each row of a list (its elements' encodings), to check a trace's rows against.
+fn row_hashes(params: &votum_chvote::Params, list: &Rows<ModpGroup>) -> Vec<[u8; 32]> {
+    let eg = params.eg();
+    list.ciphertexts()
+        .par_iter()
+        .map(|c| ciphertext_hash(eg, c))
+        .collect()
+}
+
+fn ciphertext_hash(eg: &ModpGroup, c: &Ciphertext<ModpGroup>) -> [u8; 32] {
+    let mut b = eg.encode_element(&c.pad);
+    b.extend(eg.encode_element(&c.data));
+    votum_hash::board::payload_digest(&b)
+}
+
+/// Why one authority's trace does not open `rows` of its output (whose elements are `to`) to
+/// distinct rows of its input (whose hashes are `inputs`), each a re-encryption; `None` if it does.
+fn trace_step_fails(
+    board: &PublicBoard,
+    inputs: &[[u8; 32]],
+    to: &[Ciphertext<ModpGroup>],
+    rows: &[usize],
+    steps: &[rec::TraceStep],
+) -> Option<String> {
+    if steps.len() != rows.len() {
+        return Some(format!(
+            "{} rows traced where {} invalid votes lead",
+            steps.len(),
+            rows.len()
+        ));
+    }
+    let eg = board.params.eg();
+    let mut seen = std::collections::HashSet::new();
+    for ((step, &row), to) in steps.iter().zip(rows).zip(to) {
+        if step.output != row as u64 {
+            return Some(format!(
+                "opens output row {} where row {row} is due",
+                step.output
+            ));
+        }
+        let input = usize::try_from(step.input).unwrap_or(usize::MAX);
+        let Some(hash) = inputs.get(input) else {
+            return Some(format!("input row {input} is beyond the list"));
+        };
+        if !seen.insert(input)
+            || ciphertext_hash(eg, &step.from) != *hash
+            || !tally::check_trace_step(board, to, step)
+        {
+            return Some(format!(
+                "output row {row} is not input row {input} re-encrypted with the nonce given"
+            ));
+        }
+    }
+    None
 }
 
 /// Verifies a CHVote record read from `input` (`name` is how the report names it).
@@ -592,6 +758,7 @@ pub fn verify_chvote_stream<R: Read>(
         seq: 0,
         ballots: 0,
         bounds: None,
+        mixed: Vec::new(),
     };
     let _ = walk.run();
     let ballots = walk.ballots;

@@ -42,7 +42,7 @@ PRINTER = "printer"
 VOTERS = "voters"
 #: voters the voters' client has in flight at once (each waits on every authority twice)
 IN_FLIGHT = 32
-FAULTS = ("die-in-shuffle", "bad-response", "die-voting")
+FAULTS = ("die-in-shuffle", "bad-response", "die-voting", "cheating-client")
 #: how a party's error names another party as the one at fault
 _BLAME = re.compile(r"blame=([a-z0-9-]+)")
 _AUTHORITY = re.compile(r"authority (\d+)")
@@ -169,6 +169,7 @@ class Party:
             ("chv/input", self._input),
             ("chv/shuffle", self._shuffle),
             ("chv/decrypt", self._decrypt),
+            ("chv/trace", self._trace),
             ("chv/close", self._close),
         ):
             node.route(kind, fn)
@@ -300,7 +301,12 @@ class Party:
 
         async def one(i: int) -> list[Any]:
             chosen = None if choices is None else [int(x) for x in choices[i]]
-            ballot = await self._work(voters.ballot, i, chosen)
+            if self.fault == "cheating-client" and i == 0 and chosen:
+                # a cheating client (issue 45, finding 7): voter 0's first query encodes Γ(c)², its codes
+                # still the card's
+                ballot = await self._work(voters.cheating_ballot, i, chosen, 0)
+            else:
+                ballot = await self._work(voters.ballot, i, chosen)
             responses = await asyncio.gather(
                 *(self._ask(a, "chv/ballot", {"voter": i, "ballot": ballot}) for a in names)
             )
@@ -363,6 +369,20 @@ class Party:
         self._role("authority")
         r: bytes = await self._work(
             self._auth().decrypt, bytes(body["input"]), [bytes(x) for x in body["shuffles"]]
+        )
+        return r
+
+    async def _trace(self, m: Message) -> bytes:
+        """The rows of its shuffle that invalid votes lead back to, opened (spec/92.8): the authority works
+        out which rows itself from the chain, the shares and the later traces, and traces once."""
+        body = self._body(m)
+        self._role("authority")
+        r: bytes = await self._work(
+            self._auth().trace,
+            bytes(body["input"]),
+            [bytes(x) for x in body["shuffles"]],
+            [bytes(x) for x in body["shares"]],
+            [bytes(x) for x in body["later"]],
         )
         return r
 
@@ -527,6 +547,16 @@ async def coordinate(
             chvote_tally, parameters, key_shares, voter_data, inputs[0], shuffles, shares
         )
         out.append("result", "result", result)
+        if invalid:
+            # an invalid vote comes from a cheating client: the authorities, last first, open the rows it
+            # leads back to, and the record names the voter (spec/92.8)
+            begin("tracing invalid votes")
+            traces: list[bytes] = []
+            for a in reversed(names):
+                body = {"input": inputs[0], "shuffles": shuffles, "shares": shares, "later": traces}
+                traces.append(await ask(a, "chv/trace", body))
+                out.append("trace", a, traces[-1])
+            done()
         out.finish()
         out = None
         done()
