@@ -76,17 +76,21 @@ def test_a_party_that_dies_fails_the_run_by_name_and_leaves_no_record(
 
 
 def test_the_parties_refuse_bad_input_and_change_nothing() -> None:
-    parameters = votum.chvote_parameters(1, "single", 2, 2, election_id="nodes-test")
-    authorities = [votum.ChvoteAuthority(parameters, j) for j in range(2)]
+    keys = [bytes([j + 1]) * 32 for j in range(2)]
+    parameters = votum.chvote_parameters(1, "single", 2, 2, election_id="nodes-test", signers=keys)
+    authorities = [votum.ChvoteAuthority(parameters, j, keys[j]) for j in range(2)]
     with pytest.raises(votum.InvalidInput):
-        votum.ChvoteAuthority(parameters, 2)
+        votum.ChvoteAuthority(parameters, 2, keys[0])
+    # parameters that name another signing key in an authority's slot are refused by it
+    with pytest.raises(votum.InvalidInput, match="another signing key"):
+        votum.ChvoteAuthority(parameters, 1, keys[0])
     shares = [a.key_share() for a in authorities]
     made = [a.electoral_data() for a in authorities]
     data = [public for _, public in made]
     for a in authorities:
         a.attach(parameters, shares, data)
     # a board that does not hold an authority's own key share is refused
-    other = votum.ChvoteAuthority(parameters, 0)
+    other = votum.ChvoteAuthority(parameters, 0, keys[0])
     with pytest.raises(votum.InvalidInput):
         other.attach(parameters, shares, data)
     cards = votum.chvote_print_cards(parameters, [secret for secret, _ in made])

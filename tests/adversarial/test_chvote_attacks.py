@@ -41,3 +41,5 @@ def test_a_cheating_clients_invalid_vote_is_traced_to_its_voter(tmp_path: Path) 
     assert traced.status == "pass" and traced.checked == 3, traced
     assert [w[0] for w in traced.warnings] == ["voter-0"], traced.warnings
     assert "cheating" in traced.warnings[0][1]
+    # every shuffle, share and trace is signed by its authority's node key, named in the parameters
+    assert report.check("V-CHV-11").checked == 9

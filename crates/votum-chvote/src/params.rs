@@ -46,6 +46,9 @@ pub const N_MAX: usize = 1678;
 struct Inner {
     level: Level,
     authorities: usize,
+    /// Each authority's node signing key (Ed25519), which signs its shuffle, decryption share and
+    /// trace in the record (spec/92.3); bound into the digest every key share's proof covers.
+    signers: Vec<[u8; 32]>,
     /// G_q, the encryption group.
     eg: ModpGroup,
     /// Ĝ_q̂, the identification group.
@@ -76,7 +79,27 @@ impl std::fmt::Debug for Params {
 }
 
 impl Params {
+    /// The parameters with no signing keys: enough for the parties' arithmetic, not for a record
+    /// (a record's parameters name every authority's signing key, [`Params::signed`]).
     pub fn new(level: Level, authorities: usize) -> Result<Self, ChvoteError> {
+        Self::signed(level, authorities, Vec::new())
+    }
+
+    /// The parameters naming each authority's node signing key (one per authority, distinct).
+    pub fn signed(
+        level: Level,
+        authorities: usize,
+        signers: Vec<[u8; 32]>,
+    ) -> Result<Self, ChvoteError> {
+        if !signers.is_empty() {
+            let distinct: std::collections::HashSet<&[u8; 32]> = signers.iter().collect();
+            if signers.len() != authorities || distinct.len() != authorities {
+                return Err(ChvoteError::Parameters(format!(
+                    "{} signing keys for {authorities} authorities (one each, distinct)",
+                    signers.len()
+                )));
+            }
+        }
         if authorities == 0 || authorities > 64 {
             return Err(ChvoteError::Parameters(format!(
                 "{authorities} authorities (1 to 64)"
@@ -102,6 +125,7 @@ impl Params {
         Ok(Self(Arc::new(Inner {
             level,
             authorities,
+            signers,
             eg,
             ig,
             p_prime,
@@ -116,6 +140,10 @@ impl Params {
 
     pub fn level(&self) -> Level {
         self.0.level
+    }
+    /// Each authority's node signing key, in authority order (empty for unsigned parameters).
+    pub fn signers(&self) -> &[[u8; 32]] {
+        &self.0.signers
     }
     /// s, the number of election authorities.
     pub fn authorities(&self) -> usize {
@@ -255,14 +283,18 @@ impl Params {
         Ok(member_primes(&self.0.eg, n))
     }
 
-    /// The digest the key shares' proofs are bound to (spec/92.3): level, s, the shape and the
-    /// election id. Everything after the keys is bound to [`Params::election_digest`], which adds
+    /// The digest the key shares' proofs are bound to (spec/92.3): level, s, the authorities'
+    /// signing keys, the shape and the election id. Everything after the keys is bound to [`Params::election_digest`], which adds
     /// the joint key.
     pub fn digest_with(&self, shape: &[u8], election_id: &str) -> [u8; 32] {
         let mut h = Sha256::new();
-        h.update(b"votum/v2/chvote/election");
+        h.update(b"votum/v3/chvote/election");
         h.update([self.0.level.number()]);
         h.update((self.0.authorities as u64).to_be_bytes());
+        h.update((self.0.signers.len() as u64).to_be_bytes());
+        for k in &self.0.signers {
+            h.update(k);
+        }
         h.update((shape.len() as u64).to_be_bytes());
         h.update(shape);
         h.update((election_id.len() as u64).to_be_bytes());

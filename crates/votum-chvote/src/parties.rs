@@ -31,6 +31,7 @@ pub fn parameters(
     voters: usize,
     authorities: usize,
     election_id: &str,
+    signers: &[[u8; 32]],
 ) -> Result<Vec<u8>, ChvoteError> {
     if election_id.is_empty() || election_id.len() > rec::MAX_ELECTION_ID {
         return Err(ChvoteError::Parameters(
@@ -40,7 +41,12 @@ pub fn parameters(
     if voters == 0 {
         return Err(ChvoteError::Parameters("no voters".into()));
     }
-    let params = Params::new(Level::from_number(level)?, authorities)?;
+    if signers.is_empty() {
+        return Err(ChvoteError::Parameters(
+            "each authority's signing key is due".into(),
+        ));
+    }
+    let params = Params::signed(Level::from_number(level)?, authorities, signers.to_vec())?;
     let set = ElectionSet::of_shape(Shape::from_name(shape)?, voters)?;
     Ok(rec::parameters_bytes(&params, &set, election_id))
 }
@@ -183,13 +189,20 @@ impl std::fmt::Debug for AuthorityParty {
 }
 
 impl AuthorityParty {
-    /// 7.15 GenKeyPair for authority `index` of the election `parameters` describes.
-    pub fn new(parameters: &[u8], index: usize) -> Result<Self, ChvoteError> {
+    /// 7.15 GenKeyPair for authority `index` of the election `parameters` describes; `signer` is
+    /// this authority's node signing key, which the parameters must name in its slot (its shuffle,
+    /// share and trace are signed with it, spec/92.10).
+    pub fn new(parameters: &[u8], index: usize, signer: &[u8; 32]) -> Result<Self, ChvoteError> {
         let (params, set, election_id) = rec::decode_parameters(parameters)?;
         let s = params.authorities();
         if index >= s {
             return Err(ChvoteError::Parameters(format!(
                 "authority {index} of an election with {s}"
+            )));
+        }
+        if params.signers().get(index) != Some(signer) {
+            return Err(ChvoteError::Parameters(format!(
+                "the parameters name another signing key for authority {index}"
             )));
         }
         Ok(Self {
@@ -214,6 +227,18 @@ impl AuthorityParty {
         self.board
             .as_deref()
             .ok_or_else(|| ChvoteError::Parameters("the authority has not seen the board".into()))
+    }
+
+    /// What this authority signs with its node key for its entry of `kind` (spec/92.10): bound to
+    /// the election digest, so to the parameters, the joint key and the signing keys.
+    pub fn statement(&self, kind: &str, payload: &[u8]) -> Result<Vec<u8>, ChvoteError> {
+        let board = self.board()?;
+        Ok(rec::statement(
+            &board.digest,
+            kind,
+            &format!("authority-{}", self.index()),
+            payload,
+        ))
     }
 
     /// The `key-share` payload: the share and its proof of knowledge (spec/92.3).

@@ -235,6 +235,7 @@ impl EntryBounds {
             "decryption" => voters(w, 64 * w),
             "result" => 64 + 8 * n,
             "trace" => voters(16 + 3 * w, 8),
+            "signature" => 64,
             _ => 64 * w,
         })
     }
@@ -265,7 +266,7 @@ pub fn parameters_peek(b: &[u8]) -> bf::Peek {
     bf::Peek::Max(
         voters
             .saturating_mul(t.div_ceil(8))
-            .saturating_add(n_at + 16 + MAX_ELECTION_ID as u64),
+            .saturating_add(n_at + 16 + MAX_ELECTION_ID as u64 + 8 + 64 * 32),
     )
 }
 
@@ -296,6 +297,11 @@ pub fn parameters_bytes(params: &Params, set: &ElectionSet, election_id: &str) -
         o.0.extend(bytes);
     }
     o.bytes(election_id.as_bytes());
+    o.count(params.signers().len());
+    params
+        .signers()
+        .iter()
+        .for_each(|k| o.0.extend_from_slice(k));
     o.0
 }
 
@@ -327,6 +333,20 @@ pub fn decode_parameters(bytes: &[u8]) -> Result<(Params, ElectionSet, String), 
         ));
     }
     let id = i.bytes()?;
+    if i.done().is_ok() {
+        return Err(bad(
+            "the parameters name no signing keys (a record written before spec/92.3 bound each \
+             authority's node key into the election digest): refused",
+        ));
+    }
+    let n = i.count(32)?;
+    let signers = (0..n)
+        .map(|_| {
+            let mut k = [0u8; 32];
+            k.copy_from_slice(i.take(32)?);
+            Ok(k)
+        })
+        .collect::<Result<Vec<_>, ChvoteError>>()?;
     i.done()?;
     let election_id = String::from_utf8(id)
         .ok()
@@ -338,7 +358,10 @@ pub fn decode_parameters(bytes: &[u8]) -> Result<(Params, ElectionSet, String), 
         eligible,
     };
     set.check()?;
-    Ok((Params::new(level, s)?, set, election_id))
+    if signers.is_empty() {
+        return Err(bad("the parameters name no signing keys"));
+    }
+    Ok((Params::signed(level, s, signers)?, set, election_id))
 }
 
 /// The context of authority `j`'s proof of knowledge of its key share (spec/92.3): the election
@@ -647,6 +670,41 @@ pub fn decode_result(bytes: &[u8]) -> Result<(Vec<u64>, u64), ChvoteError> {
     let invalid = i.u64()?;
     i.done()?;
     Ok((counts, invalid))
+}
+
+/// What an authority signs for an entry it posts (spec/92.10): the election digest, the entry's
+/// kind and name, and its payload's SHA-256, under the node's record domain.
+pub fn statement(digest: &[u8; 32], kind: &str, name: &str, payload: &[u8]) -> Vec<u8> {
+    use sha2::Digest;
+    let mut m = b"votum/v1/chvote/posted\0".to_vec();
+    m.extend_from_slice(digest);
+    for label in [kind, name] {
+        m.push(label.len() as u8);
+        m.extend_from_slice(label.as_bytes());
+    }
+    m.extend_from_slice(&sha2::Sha256::digest(payload));
+    m
+}
+
+/// The `signature` entry's name for authority j's entry of `kind`.
+pub fn signature_name(kind: &str, j: usize) -> String {
+    format!("{kind}-authority-{j}")
+}
+
+/// Whether `signature` is authority j's (its key in the parameters) on its entry `kind`.
+pub fn check_signature(
+    params: &Params,
+    digest: &[u8; 32],
+    j: usize,
+    kind: &str,
+    payload: &[u8],
+    signature: &[u8],
+) -> bool {
+    let (Some(key), Ok(sig)) = (params.signers().get(j), <[u8; 64]>::try_from(signature)) else {
+        return false;
+    };
+    let name = format!("authority-{j}");
+    votum_node::verify_record(key, &statement(digest, kind, &name, payload), &sig)
 }
 
 /// One step of tracing an invalid vote back through a shuffle (spec/92.8): authority j's output

@@ -144,7 +144,21 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
         at: Instant::now(),
     };
     progress(STEPS[0]);
-    let params = Params::new(config.level, config.authorities)?;
+    // each authority's node key (here made in process), which signs its shuffle, share and trace
+    let signers: Vec<votum_node::EnvelopeSigner> = (0..config.authorities)
+        .map(|_| {
+            let mut seed = [0u8; 32];
+            rand_core::RngCore::fill_bytes(&mut OsRng, &mut seed);
+            let k = votum_node::EnvelopeSigner::from_seed(&seed);
+            zeroize::Zeroize::zeroize(&mut seed);
+            k
+        })
+        .collect();
+    let params = Params::signed(
+        config.level,
+        config.authorities,
+        signers.iter().map(|k| k.verifying_key()).collect(),
+    )?;
     clock.lap(STEPS[0]);
     progress(STEPS[1]);
     let set = ElectionSet::of_shape(config.shape, config.voters)?;
@@ -289,6 +303,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<Report, Ch
             shares: &shares,
             tally: &result,
             traces: &traces,
+            signers: &signers,
         };
         write_record(path, &published)?;
         record_ms = at.elapsed().as_secs_f64() * 1e3;
@@ -330,6 +345,8 @@ pub struct Published<'a> {
     /// The traces of the invalid votes, last authority first (spec/92.8): none when every vote is
     /// valid.
     pub traces: &'a [(usize, Vec<rec::TraceStep>)],
+    /// Each authority's node signer, for its shuffle, share and trace entries.
+    pub signers: &'a [votum_node::EnvelopeSigner],
 }
 
 /// Writes the record (spec/92.10) in its order; the file is written to a sibling and renamed, so
@@ -378,19 +395,27 @@ pub fn write_record(path: &std::path::Path, p: &Published<'_>) -> Result<(), Chv
         )?;
     }
     w.append("input", "input", &rec::input_bytes(params, &p.lists[0]))?;
+    // an authority's entry, then its signature on it (spec/92.10)
+    let signed = |w: &mut RecordWriter<_>, kind: &str, j: usize, payload: &[u8]| {
+        let name = format!("authority-{j}");
+        w.append(kind, &name, payload)?;
+        let signer = p
+            .signers
+            .get(j)
+            .ok_or_else(|| ChvoteError::Parameters(format!("no signer for {name}")))?;
+        let sig = signer.sign_record(&rec::statement(&p.board.digest, kind, &name, payload));
+        w.append("signature", &rec::signature_name(kind, j), &sig)
+    };
     for (j, proof) in p.proofs.iter().enumerate() {
-        w.append(
+        signed(
+            &mut w,
             "shuffle",
-            &format!("authority-{j}"),
+            j,
             &rec::shuffle_bytes(params, &p.lists[j + 1], proof),
         )?;
     }
     for (j, share) in p.shares.iter().enumerate() {
-        w.append(
-            "decryption",
-            &format!("authority-{j}"),
-            &rec::share_bytes(params, share),
-        )?;
+        signed(&mut w, "decryption", j, &rec::share_bytes(params, share))?;
     }
     w.append(
         "result",
@@ -398,11 +423,7 @@ pub fn write_record(path: &std::path::Path, p: &Published<'_>) -> Result<(), Chv
         &rec::result_bytes(&p.tally.counts, p.tally.invalid),
     )?;
     for (j, steps) in p.traces {
-        w.append(
-            "trace",
-            &format!("authority-{j}"),
-            &rec::trace_bytes(params, steps),
-        )?;
+        signed(&mut w, "trace", *j, &rec::trace_bytes(params, steps))?;
     }
     let mut out = w.into_inner()?;
     std::io::Write::flush(&mut out).map_err(io)?;

@@ -86,7 +86,7 @@ fn an_honest_record_passes_every_check() {
     let dir = tempdir();
     let path = honest(dir.path(), Shape::SimpleSample, 12);
     let all = statuses(&path);
-    assert_eq!(all.len(), 10);
+    assert_eq!(all.len(), 11);
     for (id, status, findings) in &all {
         assert_eq!(*status, Status::Pass, "{id}: {findings:?}");
         assert!(id.starts_with("V-CHV-"));
@@ -208,6 +208,25 @@ fn each_tampering_fails_its_own_check() {
             Box::new(|e| {
                 let i = index(e, "result", "result");
                 flip(&mut e[i].payload, 9); // the last candidate's count
+            }),
+        ),
+        (
+            // issue 45, finding 2: a shuffle posted under authority 1 that its node did not sign
+            "V-CHV-11",
+            "shuffle-authority-1",
+            Box::new(|e| {
+                let i = index(e, "signature", "shuffle-authority-1");
+                flip(&mut e[i].payload, 5);
+            }),
+        ),
+        (
+            // a decryption share whose signature is another authority's
+            "V-CHV-11",
+            "decryption-authority-0",
+            Box::new(|e| {
+                let i = index(e, "signature", "decryption-authority-0");
+                let j = index(e, "signature", "decryption-authority-2");
+                e[i].payload = e[j].payload.clone();
             }),
         ),
         (
@@ -358,14 +377,44 @@ fn a_record_passed_off_as_another_election_fails() {
         failed[0].1[0].contains("proof of knowledge fails"),
         "{failed:?}"
     );
+    // parameters from before the signing keys were bound: refused by version
+    let keys = 8 + 32 * params.authorities();
+    let mut old = entries.clone();
+    let cut = old[0].payload.len() - keys;
+    old[0].payload.truncate(cut);
+    let failed = write(&id, &old);
+    assert_eq!(failed[0].0, "V-CHV-02", "{failed:?}");
+    assert!(
+        failed[0].1[0].contains("name no signing keys"),
+        "{failed:?}"
+    );
     // parameters from before the id was bound: refused by version
     let mut old = entries.clone();
-    let cut = old[0].payload.len() - 8 - id.len();
+    let cut = old[0].payload.len() - keys - 8 - id.len();
     old[0].payload.truncate(cut);
     let failed = write(&id, &old);
     assert_eq!(failed[0].0, "V-CHV-02", "{failed:?}");
     assert!(
         failed[0].1[0].contains("carry no election id"),
+        "{failed:?}"
+    );
+    // issue 45, finding 2: a board that names keys of its own making in the parameters, and signs
+    // every shuffle and share with them, fails: the key shares' proofs cover the signing keys
+    let rogue: Vec<votum_node::EnvelopeSigner> = (0..params.authorities())
+        .map(|j| votum_node::EnvelopeSigner::from_seed(&[0xA0 + j as u8; 32]))
+        .collect();
+    let swapped = votum_chvote::Params::signed(
+        params.level(),
+        params.authorities(),
+        rogue.iter().map(|k| k.verifying_key()).collect(),
+    )
+    .unwrap();
+    let mut resigned = entries.clone();
+    resigned[0].payload = votum_chvote::record::parameters_bytes(&swapped, &set, &id);
+    let failed = write(&id, &resigned);
+    assert_eq!(failed[0].0, "V-CHV-02", "{failed:?}");
+    assert!(
+        failed[0].1[0].contains("proof of knowledge fails"),
         "{failed:?}"
     );
 }

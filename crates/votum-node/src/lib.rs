@@ -5,11 +5,15 @@
 //! and the node and channel ids; and on the sending side the envelope signature, with the node's key held by an
 //! [`EnvelopeSigner`] that zeroizes it when dropped.
 
-use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
+use ed25519_dalek::{Signature, VerifyingKey};
+#[cfg(feature = "sign")]
+use ed25519_dalek::{Signer, SigningKey};
 use sha2::{Digest, Sha256};
 
 /// What an envelope signature signs before the header (spec/95.3).
 pub const ENVELOPE_TAG: &[u8] = b"votum-node/envelope/v1\0";
+/// The domain of a node's signature on something it posts to a record (spec/95.3): never an envelope's.
+pub const RECORD_TAG: &[u8] = b"votum-node/record/v1\0";
 /// The prefix of a node id (spec/95.1).
 pub const NODE_ID_TAG: &[u8] = b"votum-node/id/v1\0";
 /// The prefix of a channel id (spec/95.2).
@@ -83,10 +87,12 @@ pub fn signed_message(header: &[u8]) -> Vec<u8> {
 
 /// A node's Ed25519 key for envelope signatures. The key is zeroized when the signer is dropped and never
 /// leaves it; the same key signs the node's TLS certificate (spec/95.1).
+#[cfg(feature = "sign")]
 pub struct EnvelopeSigner {
     key: SigningKey,
 }
 
+#[cfg(feature = "sign")]
 impl EnvelopeSigner {
     /// The signer of the Ed25519 key whose 32-byte seed is `seed` (RFC 8032's private key).
     pub fn from_seed(seed: &[u8; 32]) -> Self {
@@ -106,12 +112,39 @@ impl EnvelopeSigner {
     }
 }
 
+#[cfg(feature = "sign")]
+impl EnvelopeSigner {
+    /// The node's signature on a statement about something it posts to a record: Ed25519 over
+    /// [`RECORD_TAG`], then the statement, so no record signature is an envelope's or the reverse.
+    pub fn sign_record(&self, statement: &[u8]) -> [u8; 64] {
+        let mut m = RECORD_TAG.to_vec();
+        m.extend_from_slice(statement);
+        self.key.sign(&m).to_bytes()
+    }
+}
+
+/// Checks a node's record signature (strict Ed25519: canonical encodings, no small-order key).
+pub fn verify_record(signing_key: &[u8; 32], statement: &[u8], signature: &[u8; 64]) -> bool {
+    let Ok(key) = VerifyingKey::from_bytes(signing_key) else {
+        return false;
+    };
+    if key.is_weak() {
+        return false;
+    }
+    let mut m = RECORD_TAG.to_vec();
+    m.extend_from_slice(statement);
+    key.verify_strict(&m, &Signature::from_bytes(signature))
+        .is_ok()
+}
+
+#[cfg(feature = "sign")]
 impl std::fmt::Debug for EnvelopeSigner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "EnvelopeSigner({})", hex_prefix(&self.verifying_key()))
     }
 }
 
+#[cfg(feature = "sign")]
 fn hex_prefix(bytes: &[u8]) -> String {
     bytes.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }

@@ -102,10 +102,11 @@ fn views(items: &[Vec<u8>]) -> Vec<&[u8]> {
 }
 
 /// The `parameters` payload of a new CHVote election (level 1 or 2, shape `single` or
-/// `simple-sample`, `authorities` authorities, `election_id` the record's id, bound into the
-/// election digest): every party reads the election from it.
+/// `simple-sample`, `authorities` authorities, `election_id` the record's id, `signers` each
+/// authority's node signing key (32 bytes, in authority order); the id and the keys are bound
+/// into the election digest): every party reads the election from it.
 #[pyfunction]
-#[pyo3(signature = (level, shape, voters, authorities = 4, *, election_id))]
+#[pyo3(signature = (level, shape, voters, authorities = 4, *, election_id, signers))]
 pub fn chvote_parameters<'py>(
     py: Python<'py>,
     level: u8,
@@ -113,9 +114,15 @@ pub fn chvote_parameters<'py>(
     voters: usize,
     authorities: usize,
     election_id: &str,
+    signers: Vec<Vec<u8>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let signers = signers
+        .iter()
+        .map(|k| <[u8; 32]>::try_from(k.as_slice()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| PyErr::from(NativeError::Value("a signing key is 32 bytes")))?;
     let p = release(py, || {
-        parties::parameters(level, shape, voters, authorities, election_id)
+        parties::parameters(level, shape, voters, authorities, election_id, &signers)
     })
     .map_err(chv)?;
     Ok(PyBytes::new(py, &p))
@@ -173,11 +180,28 @@ pub struct PyChvoteAuthority {
 
 #[pymethods]
 impl PyChvoteAuthority {
+    /// Authority `index` of the election `parameters` describes, whose node signing key is
+    /// `signer` (the parameters must name it in that slot).
     #[new]
-    fn new(py: Python<'_>, parameters: Vec<u8>, index: usize) -> PyResult<Self> {
-        let inner =
-            release(py, || parties::AuthorityParty::new(&parameters, index)).map_err(chv)?;
+    fn new(py: Python<'_>, parameters: Vec<u8>, index: usize, signer: Vec<u8>) -> PyResult<Self> {
+        let signer = <[u8; 32]>::try_from(signer.as_slice())
+            .map_err(|_| PyErr::from(NativeError::Value("a signing key is 32 bytes")))?;
+        let inner = release(py, || {
+            parties::AuthorityParty::new(&parameters, index, &signer)
+        })
+        .map_err(chv)?;
         Ok(Self { inner })
+    }
+
+    /// What this authority's node signs for its entry of `kind` with `payload` (spec/92.10).
+    fn statement<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &str,
+        payload: Vec<u8>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let r = self.inner.statement(kind, &payload).map_err(chv)?;
+        Ok(PyBytes::new(py, &r))
     }
 
     #[getter]

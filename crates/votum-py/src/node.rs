@@ -100,6 +100,12 @@ impl PyNodeSigner {
         PyBytes::new(py, &self.inner.sign_header(header))
     }
 
+    /// The node's signature (64 bytes) on a statement about something it posts to a record, in
+    /// the record domain (never an envelope's).
+    fn sign_record<'py>(&self, py: Python<'py>, statement: &[u8]) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.sign_record(statement))
+    }
+
     fn __repr__(&self) -> String {
         format!("{:?}", self.inner)
     }

@@ -52,6 +52,7 @@ pub enum Check {
     Chv08,
     Chv09,
     Chv10,
+    Chv11,
 }
 
 impl Check {
@@ -107,7 +108,7 @@ impl Check {
     ];
 
     /// The checks of a CHVote record (spec/92.10), in report order.
-    pub const CHV: [Check; 10] = [
+    pub const CHV: [Check; 11] = [
         Check::Chv01,
         Check::Chv02,
         Check::Chv03,
@@ -118,6 +119,7 @@ impl Check {
         Check::Chv08,
         Check::Chv09,
         Check::Chv10,
+        Check::Chv11,
     ];
 
     /// Every check of the registry: the ElectionGuard record's, the mix record's, the split-value
@@ -301,6 +303,10 @@ impl Check {
             Check::Chv10 => (
                 "V-CHV-10",
                 "every invalid vote traced back to its voter by every authority",
+            ),
+            Check::Chv11 => (
+                "V-CHV-11",
+                "every shuffle, decryption share and trace signed by its authority's node key",
             ),
         }
     }

@@ -490,6 +490,7 @@ impl<R: Read> Walk<'_, R> {
             hashes.push(row_hashes(&params, &current));
             let e = self.expect("shuffle")?;
             self.named(&e, &format!("authority-{j}"))?;
+            self.signed(&board, j, "shuffle", &e.payload)?;
             self.tell(&e.name)?;
             self.ledger.examined(Check::Chv07, 1);
             let (out, proof) =
@@ -518,6 +519,7 @@ impl<R: Read> Walk<'_, R> {
         for j in 0..s {
             let e = self.expect("decryption")?;
             self.named(&e, &format!("authority-{j}"))?;
+            self.signed(&board, j, "decryption", &e.payload)?;
             self.ledger.examined(Check::Chv08, 1);
             match rec::decode_share(&params, &e.payload) {
                 Ok(share) => shares.push(share),
@@ -589,6 +591,46 @@ impl<R: Read> Walk<'_, R> {
         Ok(())
     }
 
+    /// V-CHV-11 (spec/92.10): the `signature` entry after authority j's entry of `kind`, checked
+    /// against j's signing key in the parameters over the election digest, kind, name and payload.
+    fn signed(
+        &mut self,
+        board: &PublicBoard,
+        j: usize,
+        kind: &str,
+        payload: &[u8],
+    ) -> Result<(), Stop> {
+        let want = rec::signature_name(kind, j);
+        match self.next()? {
+            Some(s) if s.kind == "signature" && s.name == want => {
+                self.ledger.examined(Check::Chv11, 1);
+                if !rec::check_signature(&board.params, &board.digest, j, kind, payload, &s.payload)
+                {
+                    self.ledger.fail(
+                        Check::Chv11,
+                        &want,
+                        format!(
+                            "not the signature of authority {j}'s node key (named in the \
+                             parameters) on its {kind}"
+                        ),
+                    );
+                }
+                Ok(())
+            }
+            other => {
+                let instead = other.map_or("the end of the record".into(), |e| {
+                    format!("{} {}", e.kind, e.name)
+                });
+                self.ledger.fail(
+                    Check::Chv11,
+                    &want,
+                    format!("{instead} where authority {j}'s signature on its {kind} is due"),
+                );
+                Err(Stop::Finding)
+            }
+        }
+    }
+
     /// V-CHV-10 (spec/92.8): every invalid vote of the last list traced back to the mix input
     /// by every authority, last first; each traced voter named in a warning (evidence of a
     /// cheating voting client). A trace with no invalid vote, or of rows other than theirs,
@@ -630,6 +672,7 @@ impl<R: Read> Walk<'_, R> {
                 }
             };
             self.named(&e, &format!("authority-{j}"))?;
+            self.signed(board, j, "trace", &e.payload)?;
             self.ledger.examined(Check::Chv10, 1);
             let steps = match rec::decode_trace(&board.params, &e.payload) {
                 Ok(t) => t,

@@ -224,7 +224,9 @@ class Party:
             index = int(body["index"])
             if self.node.name != authority_name(index):
                 raise errors.HandlerError(f"{self.node.name} is not {authority_name(index)}")
-            self.authority = await self._work(ChvoteAuthority, self.parameters, index)
+            self.authority = await self._work(
+                ChvoteAuthority, self.parameters, index, self.node.identity.card.signing_key
+            )
             return self._auth().key_share()
         return b""
 
@@ -362,7 +364,7 @@ class Party:
         r: bytes = await self._work(
             self._auth().shuffle, bytes(body["input"]), [bytes(x) for x in body["shuffles"]]
         )
-        return r
+        return self._signed("shuffle", r)
 
     async def _decrypt(self, m: Message) -> bytes:
         body = self._body(m)
@@ -370,7 +372,13 @@ class Party:
         r: bytes = await self._work(
             self._auth().decrypt, bytes(body["input"]), [bytes(x) for x in body["shuffles"]]
         )
-        return r
+        return self._signed("decryption", r)
+
+    def _signed(self, kind: str, payload: bytes) -> bytes:
+        """An answer that the board posts as this authority's entry of `kind`: the payload and this node's
+        signature on it (spec/92.10), which the record keeps and the verifier checks (V-CHV-11)."""
+        statement = self._auth().statement(kind, payload)
+        return pack({"payload": payload, "signature": self.node.identity.sign_record(statement)})
 
     async def _trace(self, m: Message) -> bytes:
         """The rows of its shuffle that invalid votes lead back to, opened (spec/92.8): the authority works
@@ -384,7 +392,7 @@ class Party:
             [bytes(x) for x in body["shares"]],
             [bytes(x) for x in body["later"]],
         )
-        return r
+        return self._signed("trace", r)
 
     async def _close(self, m: Message) -> bytes:
         self._body(m)
@@ -416,6 +424,16 @@ class ChvoteRun:
     @property
     def exact(self) -> bool:
         return self.tally == self.expected and self.invalid == 0
+
+
+def posted(out: ChvoteRecordFile, kind: str, authority: str, answer: bytes) -> bytes:
+    """Posts an authority's signed answer (spec/92.10): its entry of `kind`, then the `signature` entry;
+    returns the payload. The board checks nothing of the signature: the verifier does (V-CHV-11)."""
+    body = unpack(answer, kind)
+    payload, signature = bytes(body["payload"]), bytes(body["signature"])
+    out.append(kind, authority, payload)
+    out.append("signature", f"{kind}-{authority}", signature)
+    return payload
 
 
 async def coordinate(
@@ -491,9 +509,14 @@ async def coordinate(
 
     node.route("chv/transcripts", take)
     check_size(level, voters, authorities, node.settings.channel.max_frame)
+    # each authority's node key, from the cards this controller trusts: named in the parameters, bound into
+    # the election digest, and each authority refuses parameters that name another key in its slot
+    signers = [node.keystore.find(a).signing_key for a in names]
     try:
         parameters = await asyncio.to_thread(
-            lambda: chvote_parameters(level, shape, voters, authorities, election_id=election)
+            lambda: chvote_parameters(
+                level, shape, voters, authorities, election_id=election, signers=signers
+            )
         )
         out = ChvoteRecordFile(record, election)
         out.append("parameters", "parameters", parameters)
@@ -534,13 +557,12 @@ async def coordinate(
         out.append("input", "input", inputs[0])
         shuffles: list[bytes] = []
         for a in names:
-            shuffles.append(await ask(a, "chv/shuffle", {"input": inputs[0], "shuffles": shuffles}))
-            out.append("shuffle", a, shuffles[-1])
+            signed = await ask(a, "chv/shuffle", {"input": inputs[0], "shuffles": shuffles})
+            shuffles.append(posted(out, "shuffle", a, signed))
         done()
         begin("decryption")
-        shares = await each("chv/decrypt", lambda j: {"input": inputs[0], "shuffles": shuffles})
-        for a, s in zip(names, shares, strict=True):
-            out.append("decryption", a, s)
+        signed_shares = await each("chv/decrypt", lambda j: {"input": inputs[0], "shuffles": shuffles})
+        shares = [posted(out, "decryption", a, s) for a, s in zip(names, signed_shares, strict=True)]
         done()
         begin("tallying")
         result, counts, invalid = await asyncio.to_thread(
@@ -554,8 +576,7 @@ async def coordinate(
             traces: list[bytes] = []
             for a in reversed(names):
                 body = {"input": inputs[0], "shuffles": shuffles, "shares": shares, "later": traces}
-                traces.append(await ask(a, "chv/trace", body))
-                out.append("trace", a, traces[-1])
+                traces.append(posted(out, "trace", a, await ask(a, "chv/trace", body)))
             done()
         out.finish()
         out = None

@@ -274,6 +274,11 @@ class Identity:
     def name(self) -> str:
         return self.card.name
 
+    def sign_record(self, statement: bytes) -> bytes:
+        """This node's signature on a statement about an entry it posts to a record (spec/95.3: the record
+        domain, never an envelope's)."""
+        return self._signing.sign_record(statement)
+
     def sign_header(self, header: bytes) -> bytes:
         """The envelope signature of a frame header (spec/95.3)."""
         return self._signing.sign_header(header)
