@@ -771,3 +771,28 @@ def test_record_downloads_beyond_the_limit_are_busy(opened: tuple[Service, Elect
     assert all(exports.downloads.acquire(blocking=False) for _ in range(4))
     for _ in range(4):
         exports.downloads.release()
+
+
+def test_plain_device_tokens_are_warned_of_at_start(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 43, item 15, for plain `device` tokens: they keep one first-come space of ids (a named token
+    owns its own), so the service says so when it starts with any, and names the way out; a service with
+    named device tokens only says nothing."""
+    import logging
+
+    tokens = Tokens.generate(3)
+    app = create_app
+    with (
+        caplog.at_level(logging.WARNING, "votum.service"),
+        TestClient(app(Settings(data_dir=tmp_path / "a", tokens=tokens.settings_map()))),
+    ):
+        pass
+    warned = [r.getMessage() for r in caplog.records if "plain device token" in r.getMessage()]
+    assert len(warned) == 1 and "device:NAME" in warned[0], warned
+    caplog.clear()
+    named = {k: ("device:poll1" if v == "device" else v) for k, v in tokens.settings_map().items()}
+    with (
+        caplog.at_level(logging.WARNING, "votum.service"),
+        TestClient(app(Settings(data_dir=tmp_path / "b", tokens=named))),
+    ):
+        pass
+    assert not [r for r in caplog.records if "plain device token" in r.getMessage()]

@@ -146,6 +146,14 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     # when the interpreter finalizes is ended by a forced unwind through Rust frames, which aborts
     # the process ("FATAL: exception not rethrown", exit 134): short test runs and quick restarts did
     threading.Thread(target=votum.Group("eg-4096").warm, name="votum-warm-tables").start()
+    plain = sum(1 for role in settings.tokens.values() if role == "device")
+    if plain:
+        log.warning(
+            "%d plain device token(s) configured: they share one first-come space of ballot ids and "
+            "device locations, so one device can take another's ids first; give each device a named "
+            "token (device:NAME), which owns the ids starting NAME- (docs/deploy.md)",
+            plain,
+        )
     if seed_on and not is_loopback(settings.host):
         log.warning(
             "the stateless seed endpoints are on at %s, beyond this machine: they carry guardian "
