@@ -236,3 +236,38 @@ def test_cli_reports_json_and_intermediates(election: ElectionResult, tmp_path: 
     bad = runner.invoke(app, ["verify", str(root)])
     assert bad.exit_code == 1
     assert "V-DECRYPT-04" in bad.output
+
+
+@pytest.mark.parametrize("kind", ["mix", "sv", "chvote"])
+def test_an_unreadable_board_file_raises_a_typed_error(tmp_path: Path, kind: str) -> None:
+    """Issue 46: `VerificationReport.require` took the readability check to be V-RECORD-01 or V-MIX-01, so a
+    split-value or CHVote record that could not be read raised StopIteration, and it told a version it does
+    not read from other errors by matching the message's text. The report now names its kind's readability
+    check and says, as a typed field, when the version is the reason."""
+    from votum.chvote import ChvoteConfig, run_chvote
+    from votum.errors import RecordFormatError, UnsupportedVersion
+    from votum.mix import MixConfig, run_mix_election
+    from votum.sv import SvConfig, run_sv_election
+
+    record = tmp_path / "r.rec"
+    if kind == "mix":
+        run_mix_election(MixConfig(voters=3, seed=1), record=record)
+    elif kind == "sv":
+        run_sv_election(SvConfig(voters=3, seed=1), record=record)
+    else:
+        run_chvote(ChvoteConfig(voters=2, level=1, election="single"), record=record)
+    data = bytearray(record.read_bytes())
+    data[9] = 7  # the format version, bytes 8-9
+    newer = tmp_path / "newer.rec"
+    newer.write_bytes(bytes(data))
+    report = verify(newer)
+    assert report.unsupported_version and report.check(report.readable).status == "error"
+    with pytest.raises(UnsupportedVersion):
+        report.require()
+    cut = tmp_path / "cut.rec"
+    cut.write_bytes(record.read_bytes()[:11])
+    report = verify(cut)
+    assert not report.unsupported_version
+    with pytest.raises(RecordFormatError) as info:
+        report.require()
+    assert not isinstance(info.value, UnsupportedVersion)

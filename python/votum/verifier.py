@@ -59,6 +59,11 @@ class VerificationReport:
     #: checked on a cluster: its address, how many of its passing answers were checked again here, and
     #: `statement`, what that bounds (`votum.cluster.ballots.Recheck`); None in one process
     cluster: dict[str, Any] | None = None
+    #: the id of this record kind's readability check (V-RECORD-01, V-MIX-01, V-SV-01, V-CHV-01): an Error
+    #: there means the record could not be read
+    readable: str = "V-RECORD-01"
+    #: the record is in a format version this build does not read (a typed fact from the verifier)
+    unsupported_version: bool = False
 
     @property
     def passed(self) -> bool:
@@ -93,12 +98,8 @@ class VerificationReport:
             first = f": {c.findings[0][0]}: {c.findings[0][1]}" if c.findings else ""
             lines.append(f"{c.id} {c.status}{first}")
         message = f"{self.record}: " + "; ".join(lines)
-        # the readability check of this kind of record: V-RECORD-01 (ElectionGuard), V-MIX-01 (mix)
-        record = next(c for c in self.checks if c.id in ("V-RECORD-01", "V-MIX-01"))
-        if record.status == ERROR:
-            # the Rust reader's message for a version it does not read (votum-record, spec/70.1)
-            unknown_version = any("this build reads version" in reason for _, reason in record.findings)
-            raise (UnsupportedVersion if unknown_version else RecordFormatError)(message)
+        if any(c.id == self.readable and c.status == ERROR for c in self.checks):
+            raise (UnsupportedVersion if self.unsupported_version else RecordFormatError)(message)
         raise VerificationFailed(message)
 
 
@@ -169,4 +170,6 @@ def _report(text: str, intermediates: str, cluster: dict[str, Any] | None = None
         raw=raw,
         soundness=[Soundness(s["what"], float(s["bits"]), s["floor"]) for s in raw.get("soundness", [])],
         cluster=cluster,
+        readable=str(raw["readable"]),
+        unsupported_version=bool(raw["unsupported_version"]),
     )

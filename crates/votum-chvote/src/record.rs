@@ -65,9 +65,13 @@ pub struct RecordReader<R: Read>(bf::BoardReader<R>);
 
 impl<R: Read> RecordReader<R> {
     pub fn new(input: R) -> Result<Self, String> {
-        bf::BoardReader::new(input, MAGIC, WHAT)
-            .map(Self)
-            .map_err(|e| e.to_string())
+        Self::open(input).map_err(|e| e.to_string())
+    }
+
+    /// Reads and checks the header, its errors as the board file's (a version this build does not
+    /// read is told apart).
+    pub fn open(input: R) -> Result<Self, bf::BoardFileError> {
+        bf::BoardReader::new(input, MAGIC, WHAT).map(Self)
     }
 
     pub fn next_entry(&mut self) -> Result<Option<Entry>, String> {

@@ -52,6 +52,9 @@ pub enum BoardFileError {
     Record { offset: u64, reason: String },
     #[error("i/o: {0}")]
     Io(String),
+    /// A format version this build does not read (the header's bytes 8–9).
+    #[error("record, byte 8: version {0} (this build reads version {VERSION})")]
+    Version(u16),
 }
 
 /// Checks an election id (spec/80.1): letters, digits, '.', '_', '-', at most 128 bytes, starting
@@ -179,10 +182,7 @@ impl<R: Read> BoardReader<R> {
         }
         let version = u16::from_be_bytes([header[8], header[9]]);
         if version != VERSION {
-            return Err(bad(
-                8,
-                &format!("version {version} (this build reads version {VERSION})"),
-            ));
+            return Err(BoardFileError::Version(version));
         }
         if header[10] != 0 || header[11] != 0 {
             return Err(bad(10, "unknown flags"));

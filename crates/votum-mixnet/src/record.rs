@@ -16,6 +16,10 @@ impl From<BoardFileError> for MixError {
             BoardFileError::Input(s) => MixError::Input(s),
             BoardFileError::Record { offset, reason } => MixError::Record { offset, reason },
             BoardFileError::Io(s) => MixError::Io(s),
+            e @ BoardFileError::Version(_) => MixError::Record {
+                offset: 8,
+                reason: e.to_string(),
+            },
         }
     }
 }
@@ -60,6 +64,12 @@ impl<R: std::io::Read> RecordReader<R> {
     /// Reads and checks the header.
     pub fn new(input: R) -> Result<Self, MixError> {
         Ok(Self(bf::BoardReader::new(input, MAGIC, WHAT)?))
+    }
+
+    /// Reads and checks the header, its errors as the board file's (a version this build does not
+    /// read is told apart).
+    pub fn open(input: R) -> Result<Self, BoardFileError> {
+        bf::BoardReader::new(input, MAGIC, WHAT).map(Self)
     }
 
     pub fn election_id(&self) -> &str {

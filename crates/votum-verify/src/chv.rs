@@ -784,10 +784,10 @@ pub fn verify_chvote_stream<R: Read>(
     options: Options<'_>,
 ) -> (Report, Intermediates) {
     let mut ledger = Ledger::new(&Check::CHV);
-    let reader = match RecordReader::new(input) {
+    let reader = match RecordReader::open(input) {
         Ok(r) => r,
         Err(e) => {
-            ledger.error(Check::Chv01, name, e);
+            ledger.unreadable(Check::Chv01, name, &e);
             return (
                 ledger.finish(name.into(), "unreadable", 0),
                 Intermediates::default(),

@@ -110,6 +110,9 @@ pub fn verify_eg_record(path: &Path, options: Options<'_>) -> (Report, Intermedi
         }
         Err(e) => {
             // nothing could be read: every other check is left not run
+            if matches!(e, votum_record::RecordError::UnsupportedVersion { .. }) {
+                v.ledger.version_refused();
+            }
             v.ledger
                 .error(Check::Record01, &path.display().to_string(), e.to_string());
             let report = v.ledger.finish(path.display().to_string(), "unreadable", 0);

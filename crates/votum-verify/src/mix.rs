@@ -54,10 +54,10 @@ pub fn verify_mix_stream<R: Read>(
 ) -> (Report, Intermediates) {
     let mut ledger = Ledger::new(&Check::MIX);
     let mut out = Intermediates::default();
-    let mut reader = match RecordReader::new(input) {
+    let mut reader = match RecordReader::open(input) {
         Ok(r) => r,
         Err(e) => {
-            ledger.error(Check::Mix01, name, e.to_string());
+            ledger.unreadable(Check::Mix01, name, &e);
             return (ledger.finish(name.into(), "unreadable", 0), out);
         }
     };

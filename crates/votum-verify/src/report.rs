@@ -77,6 +77,12 @@ pub struct Report {
     pub checks: Vec<CheckResult>,
     /// The soundness of the record's proofs whose level depends on a parameter in the record.
     pub soundness: Vec<Soundness>,
+    /// The id of this kind of record's readability check (V-RECORD-01, V-MIX-01, V-SV-01, V-CHV-01):
+    /// an Error there means the record could not be read.
+    pub readable: &'static str,
+    /// The record is in a format version this build does not read (its readability check is then
+    /// an Error): a typed fact, so no caller matches message text.
+    pub unsupported_version: bool,
 }
 
 impl Report {
@@ -106,6 +112,9 @@ pub(crate) struct Ledger {
     results: Vec<CheckResult>,
     ran: Vec<bool>,
     soundness: Vec<Soundness>,
+    /// The kind's readability check (the first of its set).
+    readable: &'static str,
+    unsupported_version: bool,
 }
 
 impl Ledger {
@@ -127,6 +136,8 @@ impl Ledger {
                 .collect(),
             ran: vec![false; set.len()],
             soundness: Vec::new(),
+            readable: set.first().map_or("", |c| c.id()),
+            unsupported_version: false,
         }
     }
 
@@ -226,7 +237,28 @@ impl Ledger {
             ballots,
             checks: self.results,
             soundness: self.soundness,
+            readable: self.readable,
+            unsupported_version: self.unsupported_version,
         }
+    }
+
+    /// The record is in a format version this build does not read.
+    pub(crate) fn version_refused(&mut self) {
+        self.unsupported_version = true;
+    }
+
+    /// A board file whose header could not be read: an Error under `check`, and the version told
+    /// apart ([`Report::unsupported_version`]).
+    pub(crate) fn unreadable(
+        &mut self,
+        check: Check,
+        object: &str,
+        e: &votum_hash::board_file::BoardFileError,
+    ) {
+        if matches!(e, votum_hash::board_file::BoardFileError::Version(_)) {
+            self.version_refused();
+        }
+        self.error(check, object, e.to_string());
     }
 }
 

@@ -47,10 +47,10 @@ pub fn verify_sv_record(path: &Path, options: Options<'_>) -> (Report, Intermedi
         Err(e) => {
             let mut ledger = Ledger::new(&Check::SV);
             ledger.error(Check::Sv01, &name, e.to_string());
-            Err((
+            Err(Box::new((
                 ledger.finish(name.clone(), "unreadable", 0),
                 Intermediates::default(),
-            ))
+            )))
         }
     };
     // a file's heavy checks run on this machine's threads unless workers elsewhere are given
@@ -62,7 +62,7 @@ pub fn verify_sv_record(path: &Path, options: Options<'_>) -> (Report, Intermedi
     let file = Some(path.to_path_buf());
     let input = match open() {
         Ok(f) => f,
-        Err(unreadable) => return unreadable,
+        Err(unreadable) => return *unreadable,
     };
     let (report, out, again, progress) =
         verify_sv_walk(input, &name, progress, file.clone(), Some(workers));
@@ -72,7 +72,7 @@ pub fn verify_sv_record(path: &Path, options: Options<'_>) -> (Report, Intermedi
     // a job's answer was not a clean pass: the findings are the in-line walk's
     let input = match open() {
         Ok(f) => f,
-        Err(unreadable) => return unreadable,
+        Err(unreadable) => return *unreadable,
     };
     let (report, out, _, _) = verify_sv_walk(input, &name, progress, file, None);
     (report, out)
@@ -330,7 +330,7 @@ fn verify_sv_walk<'a, R: Read>(
     let reader = match BoardReader::new(input, MAGIC, WHAT) {
         Ok(r) => r,
         Err(e) => {
-            ledger.error(Check::Sv01, name, e.to_string());
+            ledger.unreadable(Check::Sv01, name, &e);
             return (
                 ledger.finish(name.into(), "unreadable", 0),
                 Intermediates::default(),
