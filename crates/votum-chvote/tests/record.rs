@@ -195,6 +195,15 @@ fn each_tampering_fails_its_own_check() {
             }),
         ),
         (
+            // a byte of authority 2's shuffle proof (its last response): the list is unchanged
+            "V-CHV-07",
+            "authority-2",
+            Box::new(|e| {
+                let i = index(e, "shuffle", "authority-2");
+                flip(&mut e[i].payload, 1);
+            }),
+        ),
+        (
             "V-CHV-08",
             "authority-1",
             Box::new(|e| {
@@ -256,6 +265,11 @@ fn each_tampering_fails_its_own_check() {
             }),
         ),
     ];
+    // issue 46: every check of the registry has a tampering here that fails it
+    let covered: std::collections::BTreeSet<&str> = cases.iter().map(|c| c.0).collect();
+    let all: std::collections::BTreeSet<&str> =
+        votum_verify::Check::CHV.iter().map(|c| c.id()).collect();
+    assert_eq!(covered, all, "a check without a tampering that fails it");
     for (check, object, change) in cases {
         tamper(&path, &out, change);
         let failed = failing(&out);

@@ -81,7 +81,7 @@ impl Cheat {
     fn covers(&self) -> bool {
         matches!(
             self,
-            Cheat::Alter { cover: true, .. } | Cheat::WrongPath { .. }
+            Cheat::Alter { cover: true, .. } | Cheat::WrongPath { .. } | Cheat::RepeatedPath { .. }
         )
     }
 }
@@ -140,6 +140,13 @@ pub enum Cheat {
     BadInputOpening { race: usize },
     /// The tally gives candidate 1 one more vote.
     BadTally { race: usize },
+    /// The first checked copy's path takes position 0 twice (position 1 never): not a
+    /// permutation; the prover answers along it, covering its t-values.
+    RepeatedPath { race: usize },
+    /// The first checked copy's row-1 halves carry a wrong "other" commitment for position 0.
+    BadOtherCommitment { race: usize },
+    /// The seal counts one ballot more than were posted.
+    BadSeal,
 }
 
 /// One row's cast packets for one race: what server (i, 1) holds.
@@ -627,7 +634,8 @@ pub fn run<W: Write>(
             Ok(())
         },
     )?;
-    board.append("seal", "seal", &(n as u64).to_be_bytes())?;
+    let sealed = n as u64 + u64::from(matches!(cheat, Some(Cheat::BadSeal)));
+    board.append("seal", "seal", &sealed.to_be_bytes())?;
     phases.push(("casting", t.elapsed()));
 
     // mixing: every copy through the grid, a few copies at a time, each row's lists (and roots)
@@ -733,6 +741,11 @@ pub fn run<W: Write>(
                 race_paths[0][..end].rotate_left(1);
             }
         }
+        if let Some(Cheat::RepeatedPath { race }) = cheat {
+            if *race == ri {
+                race_paths[0][1] = race_paths[0][0];
+            }
+        }
         let cover = cheat.is_some_and(Cheat::covers);
         for (ci, &k) in checked.iter().enumerate() {
             let path = &race_paths[ci];
@@ -790,7 +803,15 @@ pub fn run<W: Write>(
                 Ok(output_halves(zm, &taus[i][k], ri, &y, &paths[ri][ci], side))
             },
             |&(ci, i), payload: Result<Vec<u8>, SvError>| {
-                board.append("halves", &names::halves(ri, checked[ci], i + 1), &payload?)?;
+                let mut payload = payload?;
+                if ci == 0
+                    && i == 0
+                    && matches!(cheat, Some(Cheat::BadOtherCommitment { race }) if *race == ri)
+                {
+                    // position 0's other commitment, one bit off
+                    payload[zm.width() + 16] ^= 1;
+                }
+                board.append("halves", &names::halves(ri, checked[ci], i + 1), &payload)?;
                 Ok(())
             },
         )?;

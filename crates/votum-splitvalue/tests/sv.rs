@@ -718,3 +718,81 @@ fn a_record_below_the_soundness_floor_fails_its_parameters() {
         }
     }
 }
+
+/// Issue 46: every V-SV check has a record that fails it, and this test fails when a check of the
+/// registry has none. Each case is a cheating run or an edited record; the check it names must be
+/// among those that do not pass (the exact lists are asserted by the tests above for each cheat).
+#[test]
+fn every_split_value_check_has_a_record_that_fails_it() {
+    use std::collections::BTreeSet;
+    let params = default_params();
+    let values = random_values(&params, 64, &[1; 32]);
+    let (_, honest) = election(&params, &values, 3, None);
+    let rewrite = |change: &dyn Fn(&mut Vec<votum_hash::board_file::Entry>)| {
+        let (id, mut entries) = votum_hash::board_file::read_all(&honest, MAGIC, WHAT).unwrap();
+        change(&mut entries);
+        let all: Vec<(String, String, Vec<u8>)> = entries
+            .iter()
+            .map(|e| (e.kind.clone(), e.name.clone(), e.payload.clone()))
+            .collect();
+        failing(&verify(
+            &votum_hash::board_file::write_all(MAGIC, &id, &all).unwrap(),
+        ))
+    };
+    let four_by_two = Params::new(1, 1, 140, &[race("President", 2, 16)]).unwrap();
+    let share = Cheat::AlterShare {
+        race: 0,
+        row: 3,
+        column: 1,
+        position: 9,
+        copies: Copies::All,
+    };
+    let alter = Cheat::Alter {
+        race: 0,
+        ballots: (0..40).collect(),
+        delta: 1,
+        copies: Copies::All,
+        cover: false,
+    };
+    let cases: Vec<(&str, Vec<&'static str>)> = vec![
+        ("V-SV-01", failing(&verify(&honest[..honest.len() - 5]))),
+        (
+            "V-SV-02",
+            // a modulus that is not the smallest prime above the bound (its last byte)
+            rewrite(&|e| {
+                let p = &mut e[0].payload;
+                let at = p.len() - 1;
+                p[at] ^= 2;
+            }),
+        ),
+        ("V-SV-03", caught(Cheat::BadSeal, 7)),
+        (
+            "V-SV-04",
+            rewrite(&|e| {
+                let at = e.iter().position(|x| x.kind == "outputs").unwrap();
+                e[at].payload[0] ^= 1;
+            }),
+        ),
+        ("V-SV-05", caught(Cheat::BadOpening { race: 0 }, 7)),
+        ("V-SV-06", {
+            let values = random_values(&four_by_two, 40, &[2; 32]);
+            failing(&verify(&election(&four_by_two, &values, 8, Some(share)).1))
+        }),
+        ("V-SV-07", caught(Cheat::RepeatedPath { race: 0 }, 7)),
+        ("V-SV-08", caught(alter, 3)),
+        ("V-SV-09", caught(Cheat::BadInputOpening { race: 0 }, 7)),
+        ("V-SV-10", caught(Cheat::BadOtherCommitment { race: 0 }, 7)),
+        ("V-SV-11", caught(Cheat::WrongPath { race: 0 }, 7)),
+        ("V-SV-12", caught(Cheat::BadTally { race: 0 }, 7)),
+    ];
+    for (id, got) in &cases {
+        assert!(got.contains(id), "{id}: {got:?}");
+    }
+    let covered: BTreeSet<&str> = cases.iter().map(|(id, _)| *id).collect();
+    let all: BTreeSet<&str> = Check::SV.iter().map(|c| c.id()).collect();
+    assert_eq!(covered, all, "a check without a record that fails it");
+    // the three cheats added for this test fail their own check alone
+    assert_eq!(cases[2].1, vec!["V-SV-03"]);
+    assert_eq!(cases[9].1, vec!["V-SV-10"]);
+    assert!(cases[6].1.starts_with(&["V-SV-07"]), "{:?}", cases[6].1);
+}
