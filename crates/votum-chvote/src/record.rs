@@ -234,8 +234,9 @@ impl EntryBounds {
             "confirmation" => 4 * w,
             "finalizations" => 8 + s * (24 + 2 * w + t * w),
             "input" => voters(2 * w, 64),
-            // the list, then a Terelius–Wikström proof: about two elements and two scalars per row
-            "shuffle" => voters(6 * w, 64 * w),
+            // the list (two elements a row), then a Terelius–Wikström proof: three elements and
+            // two scalars a row, and a few more of each
+            "shuffle" => voters(8 * w, 64 * w),
             "decryption" => voters(w, 64 * w),
             "result" => 64 + 8 * n,
             "trace" => voters(16 + 3 * w, 8),
