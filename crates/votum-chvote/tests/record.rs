@@ -98,24 +98,27 @@ fn an_honest_record_passes_every_check() {
 /// large one: this election is large enough that every per-voter part must hold on its own.
 #[test]
 fn a_record_of_some_hundred_voters_fits_the_entry_bounds() {
-    let dir = tempdir();
-    let path = honest(dir.path(), Shape::Single, 250);
-    let (_, entries) = read_all(&std::fs::read(&path).unwrap()).unwrap();
-    let (params, set, _) = votum_chvote::record::decode_parameters(&entries[0].payload).unwrap();
-    let bounds = votum_chvote::record::EntryBounds::new(&params, &set);
-    for e in &entries[1..] {
-        let votum_hash::board_file::Bound::Max(max) = bounds.of(&e.kind) else {
-            panic!("a {} entry bounded otherwise", e.kind);
-        };
-        assert!(
-            e.payload.len() as u64 <= max,
-            "{} {}: {} bytes, bound {max}",
-            e.kind,
-            e.name,
-            e.payload.len()
-        );
+    for (shape, voters) in [(Shape::Single, 250), (Shape::SimpleSample, 150)] {
+        let dir = tempdir();
+        let path = honest(dir.path(), shape, voters);
+        let (_, entries) = read_all(&std::fs::read(&path).unwrap()).unwrap();
+        let (params, set, _) =
+            votum_chvote::record::decode_parameters(&entries[0].payload).unwrap();
+        let bounds = votum_chvote::record::EntryBounds::new(&params, &set);
+        for e in &entries[1..] {
+            let votum_hash::board_file::Bound::Max(max) = bounds.of(&e.kind) else {
+                panic!("a {} entry bounded otherwise", e.kind);
+            };
+            assert!(
+                e.payload.len() as u64 <= max,
+                "{} {}: {} bytes, bound {max}",
+                e.kind,
+                e.name,
+                e.payload.len()
+            );
+        }
+        assert!(statuses(&path).iter().all(|(_, s, _)| *s == Status::Pass));
     }
-    assert!(statuses(&path).iter().all(|(_, s, _)| *s == Status::Pass));
 }
 
 #[test]
