@@ -22,7 +22,8 @@ pub struct Parameters {
 impl Parameters {
     pub fn check(&self) -> Result<(), MixError> {
         let bad = |s: String| Err(MixError::Input(s));
-        crate::wire::check_election_id(&self.election_id)?;
+        // spec/80.1's identifier rule, the board file's (the `From` gives it this crate's error)
+        votum_hash::board_file::check_election_id(&self.election_id)?;
         if self.candidates == 0 || self.candidates > 1 << 16 {
             return bad(format!("{} candidates (1 to 65,536)", self.candidates));
         }

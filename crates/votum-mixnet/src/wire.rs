@@ -95,10 +95,6 @@ impl<'a> Cursor<'a> {
 }
 
 /// An election id: spec/80.1's identifiers (it is written unquoted in the parameters line).
-pub fn check_election_id(id: &str) -> Result<(), MixError> {
-    Ok(votum_hash::board_file::check_election_id(id)?)
-}
-
 impl Parameters {
     /// The parameters line (the board's first payload), for a record in group `group`.
     pub fn encode_for(&self, group: GroupId) -> Vec<u8> {

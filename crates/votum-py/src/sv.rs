@@ -341,7 +341,7 @@ pub fn sv_cast<'py>(
     let mut rng = crate::convert::rng_from(None)?;
     let (ballots, packets) = release(py, || {
         let slices: Vec<&[u128]> = values.iter().map(Vec::as_slice).collect();
-        let chunk = votum_splitvalue::election::cast_chunk(p, &slices, &mut rng);
+        let chunk = votum_splitvalue::cast::cast_chunk(p, &slices, &mut rng);
         let mut w =
             votum_splitvalue::wire::Writer::with_capacity(12 + chunk.commitments.len() * 32);
         w.u64(first);
@@ -366,7 +366,7 @@ pub fn sv_cast<'py>(
 pub struct PySvRowInputs {
     params: Params,
     row: usize,
-    rows: Vec<votum_splitvalue::election::CastRow>,
+    rows: Vec<votum_splitvalue::cast::CastRow>,
 }
 
 #[pymethods]

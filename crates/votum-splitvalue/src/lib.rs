@@ -9,12 +9,14 @@
 //! - [`params`]: grid, copies, races, values and moduli;
 //! - [`wire`]: the canonical encoding of every board entry;
 //! - [`record`]: the record file (the board, magic `VOTUMSVR`);
+//! - [`cast`] (feature `prove`): voters' devices, ballots shared, split and committed;
 //! - [`servers`] (feature `prove`): what each party computes and posts, row by row;
-//! - [`election`] (feature `prove`): voters' devices, the grid's mix, and a whole election in one
-//!   process.
+//! - [`election`] (feature `prove`): the grid's mix, and a whole election in one process.
 //!
-//! The verifier (`votum-verify`) uses everything here but `election`.
+//! The verifier (`votum-verify`) uses everything here but `cast`, `servers` and `election`.
 
+#[cfg(feature = "prove")]
+pub mod cast;
 pub mod challenge;
 pub mod commit;
 #[cfg(feature = "prove")]

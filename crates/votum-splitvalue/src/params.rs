@@ -3,7 +3,7 @@
 
 use crate::field::{Zm, MODULUS_LIMIT};
 use crate::sharing::Sharing;
-use crate::wire::{Reader, Writer};
+use crate::wire::{Reader, Tally, Writer};
 use crate::SvError;
 
 /// The write-in alphabet, index 0 … 65 (97.1).
@@ -91,6 +91,23 @@ pub fn next_prime_above(x: u128) -> u128 {
 }
 
 impl Race {
+    /// The count of a list of values in this race (97.1's decoding).
+    pub fn tally(&self, values: impl IntoIterator<Item = u128>) -> Tally {
+        let mut t = Tally {
+            counts: vec![0; self.candidates.len()],
+            ..Tally::default()
+        };
+        for v in values {
+            match self.decode(v) {
+                Decoded::Blank => t.blank += 1,
+                Decoded::Candidate(c) => t.counts[c as usize - 1] += 1,
+                Decoded::WriteIn(s) => *t.write_ins.entry(s).or_default() += 1,
+                Decoded::Invalid => t.invalid += 1,
+            }
+        }
+        t
+    }
+
     /// A race; its modulus is the smallest prime above max(B, rows) (97.1).
     pub fn new(
         id: &str,

@@ -6,8 +6,8 @@
 
 use zeroize::Zeroize;
 
+use crate::cast::{CastChunk, CastRow};
 use crate::commit::{com, output_root, output_splits};
-use crate::election::{CastChunk, CastRow};
 use crate::field::Zm;
 use crate::params::{Params, Race};
 use crate::sharing::Sharing;
@@ -190,7 +190,7 @@ pub fn tally_of(race: &Race, sharing: &Sharing, rows: &[&[u128]]) -> Tally {
         })
         .collect();
     shares.zeroize();
-    Tally::count(race, votes)
+    race.tally(votes)
 }
 
 /// A last-column server's output lists, one per copy (spec/97.13). Held in memory, or spilled to a

@@ -209,22 +209,4 @@ impl Tally {
             write_ins,
         })
     }
-
-    /// The count of a list of values in `race`.
-    pub fn count(race: &crate::params::Race, values: impl IntoIterator<Item = u128>) -> Self {
-        use crate::params::Decoded;
-        let mut t = Tally {
-            counts: vec![0; race.candidates.len()],
-            ..Tally::default()
-        };
-        for v in values {
-            match race.decode(v) {
-                Decoded::Blank => t.blank += 1,
-                Decoded::Candidate(c) => t.counts[c as usize - 1] += 1,
-                Decoded::WriteIn(s) => *t.write_ins.entry(s).or_default() += 1,
-                Decoded::Invalid => t.invalid += 1,
-            }
-        }
-        t
-    }
 }

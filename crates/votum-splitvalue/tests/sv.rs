@@ -8,7 +8,6 @@ use votum_splitvalue::election::{
 };
 use votum_splitvalue::params::{Choice, Params, RaceSpec, CUT_SOUNDNESS_FLOOR, DEFAULT_COPIES};
 use votum_splitvalue::record::{MAGIC, WHAT};
-use votum_splitvalue::wire::Tally;
 use votum_verify::eg::Options;
 use votum_verify::sv::verify_sv_stream;
 use votum_verify::{Check, Report, Status};
@@ -73,7 +72,7 @@ fn honest_elections_of_several_shapes_give_exact_tallies() {
         let values = random_values(&params, n, &[shape as u8; 32]);
         let (summary, record) = election(&params, &values, shape as u8, None);
         for (ri, race) in params.races.iter().enumerate() {
-            let want = Tally::count(race, values[ri].iter().copied());
+            let want = race.tally(values[ri].iter().copied());
             assert_eq!(summary.tallies[ri], want, "shape {shape}, race {ri}");
             assert_eq!(
                 want.counts.iter().sum::<u64>() + want.blank + want.write_ins.values().sum::<u64>(),

@@ -675,7 +675,7 @@ fn walk<R: Read>(w: &mut Walk<'_, '_, R>) -> u64 {
             let votes = copy_votes(&mut w.ledger, zm, &sharing, &copy_rows, (ri, k), n);
             match &reference {
                 None => {
-                    tallies[ri] = Some(Tally::count(race, votes.iter().copied()));
+                    tallies[ri] = Some(race.tally(votes.iter().copied()));
                     reference = Some((k, votes));
                 }
                 Some((first, r)) if *r != votes => {

@@ -15,7 +15,6 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use votum_splitvalue::challenge::sides;
 use votum_splitvalue::params::Params;
-use votum_splitvalue::wire::Tally;
 
 use crate::checks::Check;
 use crate::report::{Ledger, Status};
@@ -229,7 +228,7 @@ pub fn check_sv_task(parameters: &[u8], record: &Path, job: &[u8]) -> Result<Vec
                     copy_votes(&mut ledger, &r.zm, &sharing, &copy_rows, (*race, *copy), *n);
                 let bytes: Vec<u8> = votes.iter().flat_map(|v| v.to_be_bytes()).collect();
                 votes_digest = Some(votum_hash::board::payload_digest(&bytes));
-                tally = Some(Tally::count(r, votes.iter().copied()).encode());
+                tally = Some(r.tally(votes.iter().copied()).encode());
             }
         }
         Job::Inputs {
