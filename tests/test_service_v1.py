@@ -78,10 +78,10 @@ def service(store_url: str, tmp_path: Path) -> Iterator[Service]:
 def test_full_election_record_verifies(
     service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from votum.service.v1 import elections as elections_router
+    from votum.store import export as record_export
 
     exported: list[tuple[Path, int, str]] = []
-    real_export = elections_router.export_record
+    real_export = record_export.export_record
 
     def export(store: Store, election_id: str, path: Path, upto: int | None = None) -> int:
         # made inside a directory of the server's own, never in the shared /tmp, on the exports'
@@ -89,7 +89,7 @@ def test_full_election_record_verifies(
         exported.append((path, path.parent.stat().st_mode & 0o7777, threading.current_thread().name))
         return real_export(store, election_id, path, upto)
 
-    monkeypatch.setattr(elections_router, "export_record", export)
+    monkeypatch.setattr(record_export, "export_record", export)
     run = run_stateful_election(
         service.client,
         service.tokens,
@@ -725,17 +725,17 @@ def test_record_readers_share_one_export_while_ballots_come_in(
     that takes ballots. Now readers share one export per head, and while the board moves an export
     younger than `record_export_interval` (30 s here) is served with the head it covers: 20 readers
     between ballots cost no export, and the ballots are all taken."""
-    from votum.service.v1 import elections as elections_router
+    from votum.store import export as record_export
 
     s, d = opened
     exports: list[int | None] = []
-    real_export = elections_router.export_record
+    real_export = record_export.export_record
 
     def export(store: Store, election_id: str, path: Path, upto: int | None = None) -> int:
         exports.append(upto)
         return real_export(store, election_id, path, *([] if upto is None else [upto]))
 
-    monkeypatch.setattr(elections_router, "export_record", export)
+    monkeypatch.setattr(record_export, "export_record", export)
     first = s.http.get("/v1/elections/e1/record")
     assert first.status_code == 200 and len(exports) == 1
     d.register_device(1)

@@ -19,8 +19,8 @@ from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from votum.asgi import MAX_SEQ, at_shutdown, store_of
 from votum.errors import NotFound
-from votum.service.v1.common import MAX_SEQ, at_shutdown, store_of
 from votum.store import ElectionRow, Store
 from votum.web import views
 from votum.web.catalog import Messages, choose

@@ -101,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.record is not None:
             path = args.record
         else:
-            from votum.service.v1.elections import export_record
             from votum.store import Store
+            from votum.store.export import export_record
 
             store = Store(args.database)
             try:

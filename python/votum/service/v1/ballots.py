@@ -8,12 +8,13 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 
 import votum
+from votum.asgi import MAX_SEQ, store_of
 from votum.errors import Conflict, NotFound
 from votum.service.auth import bearer_role, device_name_of, require, token_owner
 from votum.service.codec import NegotiatedRoute
 from votum.service.problems import ApiError
 from votum.service.v1.ceremony import Posted, append_once
-from votum.service.v1.common import MAX_SEQ, Receipt, entry_out, payload_of, receipt, store_of
+from votum.service.v1.common import Receipt, entry_out, payload_of, receipt
 from votum.service.v1.intake import Intake
 from votum.store import add_codes, code_links
 

@@ -7,8 +7,9 @@ from typing import Any
 from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel
 
+from votum.asgi import MAX_SEQ, store_of
 from votum.service.codec import NegotiatedRoute
-from votum.service.v1.common import MAX_SEQ, EntryOut, Head, entry_out, store_of
+from votum.service.v1.common import EntryOut, Head, entry_out
 
 router = APIRouter(
     prefix="/v1/elections/{election_id}/board", tags=["bulletin board"], route_class=NegotiatedRoute

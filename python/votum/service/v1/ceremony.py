@@ -15,11 +15,12 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
 import votum
+from votum.asgi import store_of
 from votum.errors import Conflict, InvalidInput
 from votum.service.auth import guardian_of, require
 from votum.service.codec import NegotiatedRoute
 from votum.service.problems import ApiError
-from votum.service.v1.common import EntryOut, entry_out, payload_of, store_of, text_of
+from votum.service.v1.common import EntryOut, entry_out, payload_of, text_of
 from votum.store import Entry, Store, Tx, check_id, claim_guardian_key, payload_digest
 
 router = APIRouter(

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Request
 from pydantic import BaseModel, Field
 
 import votum
@@ -17,12 +15,6 @@ from votum.service.cache import LruCache
 from votum.store import Entry, Store
 
 EG = votum.Group("eg-4096")
-#: the largest board sequence number a request may name (the databases' 64-bit integers)
-MAX_SEQ = 2**62
-
-
-def store_of(request: Request) -> Store:
-    return request.app.state.store  # type: ignore[no-any-return]
 
 
 def text_of(document: dict[str, Any] | str) -> str:
@@ -165,16 +157,3 @@ def objects_of(request: Request, election_id: str) -> ElectionObjects:
 class Page(BaseModel):
     after: int = Field(default=-1, ge=-1)
     limit: int = Field(default=100, ge=1, le=1000)
-
-
-def at_shutdown(app: FastAPI, stop: Callable[[], None]) -> None:
-    """Runs `stop` when the app's lifespan ends, after whatever ran there before."""
-    previous = app.router.lifespan_context
-
-    @asynccontextmanager
-    async def lifespan(application: Any) -> AsyncIterator[Any]:
-        async with previous(application) as state:
-            yield state
-        stop()
-
-    app.router.lifespan_context = lifespan

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -14,13 +13,13 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 import votum
+from votum.asgi import store_of
 from votum.eg import encrypted_tally_json
 from votum.errors import Conflict, InvalidInput, WrongPhase
-from votum.record import LAYOUT, ArchiveSink
 from votum.service.auth import require
 from votum.service.codec import NegotiatedRoute
 from votum.service.problems import ApiError
-from votum.service.v1.common import EG, Head, objects_of, payload_of, store_of
+from votum.service.v1.common import EG, Head, objects_of, payload_of
 from votum.service.v1.exports import RecordExports, chunks
 from votum.store import ElectionRow, Tx
 
@@ -250,28 +249,6 @@ def results(request: Request, election_id: str) -> dict[str, Any]:
         "cast": row.cast_count,
         "spoiled": row.spoiled_count,
     }
-
-
-RECORD_KINDS = [kind for kind, _folder, _name in LAYOUT]
-
-
-def export_record(store: Any, election_id: str, out: Path, upto: int | None = None) -> int:
-    """Writes the election's record, as on its board, to a votum archive at `out` (spec/70): the record
-    kinds in the archive's order, board order within a kind; with `upto`, only the entries up to that
-    board sequence number (the head an export covers). Returns the number of documents."""
-    store.election(election_id)
-    sink = ArchiveSink(out)
-    n = 0
-    try:
-        for kind in RECORD_KINDS:
-            for e in store.iter_entries(election_id, [kind]):
-                if upto is not None and e.seq > upto:
-                    continue
-                sink.add(kind, e.name, e.text())
-                n += 1
-    finally:
-        sink.close()
-    return n
 
 
 @router.get(

@@ -1,0 +1,34 @@
+"""What the service's API and its web pages share, below both: the store a request's app holds, a hook at
+the app's shutdown, and the largest board sequence number a request may name. (`votum.service` builds the
+app and mounts `votum.web`; neither the API nor the pages import the other.)"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+
+from votum.store import Store
+
+#: the largest board sequence number a request may name (the databases' 64-bit integers)
+MAX_SEQ = 2**62
+
+
+def store_of(request: Request) -> Store:
+    """The store of the app serving `request`."""
+    return request.app.state.store  # type: ignore[no-any-return]
+
+
+def at_shutdown(app: FastAPI, stop: Callable[[], None]) -> None:
+    """Runs `stop` when the app's lifespan ends, after whatever ran there before."""
+    previous = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(application: Any) -> AsyncIterator[Any]:
+        async with previous(application) as state:
+            yield state
+        stop()
+
+    app.router.lifespan_context = lifespan
