@@ -4,7 +4,8 @@ use std::fs;
 use std::io::{BufReader, BufWriter};
 use std::path::Path;
 
-use crate::archive::{ArchiveReader, ArchiveWriter, Kind, Summary};
+use crate::archive::{ArchiveReader, ArchiveWriter, Summary};
+use crate::layout::{plan, read_document};
 use crate::RecordError;
 
 /// Packs the record in `dir` into a new archive at `file`; returns what it holds. A file that is not
@@ -24,93 +25,10 @@ fn pack_inner(dir: &Path, file: &Path) -> Result<Summary, RecordError> {
     let mut writer = ArchiveWriter::new(BufWriter::new(out), &file.display().to_string())?;
     for (kind, rel) in plan {
         let full = dir.join(&rel);
-        let text = crate::source::read_document(&full, &rel)?;
+        let text = read_document(&full, &rel)?;
         writer.append_json(kind, &rel, &text)?;
     }
     Ok(writer.finish()?.0)
-}
-
-/// Every document of the directory in archive order, refusing anything outside the layout.
-pub(crate) fn plan(dir: &Path) -> Result<Vec<(Kind, String)>, RecordError> {
-    let (plan, strays) = survey(dir)?;
-    match strays.first() {
-        Some(stray) => Err(stray_error(stray)),
-        None => Ok(plan),
-    }
-}
-
-pub(crate) fn stray_error(path: &str) -> RecordError {
-    RecordError::doc(path, "not part of an ElectionGuard 1.4 record layout")
-}
-
-/// A record's documents in archive order: (kind, path relative to the record).
-pub(crate) type Plan = Vec<(Kind, String)>;
-
-/// The layout's documents in archive order, and the paths that are not part of the layout
-/// (strays). A record without manifest or context is refused.
-pub(crate) fn survey(dir: &Path) -> Result<(Plan, Vec<String>), RecordError> {
-    let entries = read_names(dir)?;
-    let mut strays = Vec::new();
-    let mut plan = Vec::new();
-    let mut known_dirs = Vec::new();
-    for kind in Kind::ALL {
-        let (folder, name) = kind.layout();
-        if folder.is_empty() {
-            if entries.iter().any(|(n, is_dir)| n == name && !is_dir) {
-                plan.push((kind, name.to_owned()));
-            } else if matches!(kind, Kind::Manifest | Kind::Context) {
-                return Err(RecordError::doc(
-                    name,
-                    format!("missing from {}", dir.display()),
-                ));
-            }
-            continue;
-        }
-        known_dirs.push(folder);
-        if !entries.iter().any(|(n, is_dir)| n == folder && *is_dir) {
-            continue;
-        }
-        for (file, is_dir) in read_names(&dir.join(folder))? {
-            let rel = format!("{folder}/{file}");
-            if is_dir || !kind.path_fits(&rel) {
-                strays.push(rel);
-            } else {
-                plan.push((kind, rel));
-            }
-        }
-    }
-    for (name, is_dir) in &entries {
-        let known = if *is_dir {
-            known_dirs.contains(&name.as_str())
-        } else {
-            Kind::ALL
-                .iter()
-                .any(|k| k.layout().0.is_empty() && k.layout().1 == name)
-        };
-        if !known {
-            strays.push(name.clone());
-        }
-    }
-    Ok((plan, strays))
-}
-
-/// File names of a directory in byte order, with whether each is a directory.
-fn read_names(dir: &Path) -> Result<Vec<(String, bool)>, RecordError> {
-    let mut names = Vec::new();
-    for entry in fs::read_dir(dir).map_err(|e| RecordError::io(dir.display(), e))? {
-        let entry = entry.map_err(|e| RecordError::io(dir.display(), e))?;
-        let name = entry
-            .file_name()
-            .into_string()
-            .map_err(|n| RecordError::doc(&n.to_string_lossy(), "a file name that is not UTF-8"))?;
-        let is_dir = entry
-            .file_type()
-            .map_err(|e| RecordError::io(entry.path().display(), e))?
-            .is_dir();
-        names.push((name, is_dir));
-    }
-    names.sort();
-    Ok(names)
 }
 
 /// Unpacks the archive at `file` into `dir` (absent or empty), one compact JSON file per document.

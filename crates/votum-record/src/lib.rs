@@ -3,6 +3,8 @@
 //!
 //! - [`doc`]: one JSON document to and from its MessagePack transcription (spec/70.4);
 //! - [`archive`]: [`ArchiveWriter`] and [`ArchiveReader`] (spec/70.1–70.3);
+//! - [`layout`]: the ElectionGuard 1.4 record directory: its documents in archive order, strays, one
+//!   document read (a regular file of bounded size);
 //! - [`convert`]: an ElectionGuard 1.4 record directory to an archive and back (spec/70.5);
 //! - [`source`]: [`Documents`], either form read one document at a time, in archive order.
 //!
@@ -11,6 +13,7 @@
 pub mod archive;
 pub mod convert;
 pub mod doc;
+pub mod layout;
 pub mod source;
 
 pub use archive::{ArchiveReader, ArchiveWriter, Frame, Kind, Summary};

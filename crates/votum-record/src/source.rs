@@ -2,11 +2,11 @@
 //! order, spec/70.3) or votum's archive (each frame checked as it is read; the trailer at the end).
 
 use std::fs;
-use std::io::{BufReader, Read};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
-use crate::archive::{ArchiveReader, Kind, MAX_FRAME};
-use crate::convert::{stray_error, survey};
+use crate::archive::{ArchiveReader, Kind};
+use crate::layout::{read_document, stray_error, survey};
 use crate::RecordError;
 
 /// One document of a record: its kind, its path in the ElectionGuard 1.4 layout, its JSON text.
@@ -82,48 +82,6 @@ impl Documents {
     }
 }
 
-/// The largest document a record directory may hold: the same as an archive's frame.
-pub const MAX_DOCUMENT: u64 = MAX_FRAME as u64;
-
-/// The text of the document at `full` (`path` in the layout). Only a regular file is read (a FIFO
-/// would block forever, a device never end), and at most `MAX_DOCUMENT` bytes of it, whatever its
-/// stated size; it is opened without blocking, so what it is can be asked of the open file.
-pub(crate) fn read_document(full: &Path, path: &str) -> Result<String, RecordError> {
-    let mut options = fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    let file = options
-        .open(full)
-        .map_err(|e| RecordError::io(full.display(), e))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| RecordError::io(full.display(), e))?;
-    let too_large = || {
-        RecordError::doc(
-            path,
-            format!("larger than {MAX_DOCUMENT} bytes (left unread)"),
-        )
-    };
-    if !meta.is_file() {
-        return Err(RecordError::doc(path, "not a regular file (left unread)"));
-    }
-    if meta.len() > MAX_DOCUMENT {
-        return Err(too_large());
-    }
-    let mut text = String::new();
-    file.take(MAX_DOCUMENT + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| RecordError::io(full.display(), e))?;
-    if text.len() as u64 > MAX_DOCUMENT {
-        return Err(too_large());
-    }
-    Ok(text)
-}
-
 impl Iterator for Documents {
     type Item = Result<Document, RecordError>;
 
@@ -152,37 +110,6 @@ impl Iterator for Documents {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[cfg(unix)]
-    #[test]
-    fn only_regular_files_of_bounded_size_are_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("fifo.json");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(made.success());
-        // a FIFO with no writer: reading it would block forever
-        let err = read_document(&fifo, "fifo.json").unwrap_err().to_string();
-        assert!(err.contains("not a regular file"), "{err}");
-        let zero = dir.path().join("zero.json");
-        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
-        let err = read_document(&zero, "zero.json").unwrap_err().to_string();
-        assert!(err.contains("not a regular file"), "{err}");
-        let big = dir.path().join("big.json");
-        let f = fs::File::create(&big).unwrap();
-        f.set_len(MAX_DOCUMENT + 1).unwrap(); // sparse: nothing written
-        let err = read_document(&big, "big.json").unwrap_err().to_string();
-        assert!(err.contains("larger than"), "{err}");
-        let ok = dir.path().join("ok.json");
-        fs::write(&ok, "{}").unwrap();
-        assert_eq!(read_document(&ok, "ok.json").unwrap(), "{}");
-        // a symlink to a regular file is followed
-        let link = dir.path().join("link.json");
-        std::os::unix::fs::symlink(&ok, &link).unwrap();
-        assert_eq!(read_document(&link, "link.json").unwrap(), "{}");
-    }
 
     #[test]
     fn a_directory_and_its_archive_give_the_same_documents() {
