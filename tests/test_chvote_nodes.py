@@ -61,6 +61,17 @@ def test_a_bad_response_is_blamed_on_its_authority_and_nothing_is_recorded(tmp_p
     assert _left(tmp_path) == []
 
 
+def test_an_unsigned_answer_fails_the_run_naming_its_authority(tmp_path: Path) -> None:
+    """Issue 45, finding 2: the board posts each shuffle with its authority's signature; an answer without
+    one is not posted, and the run fails naming the authority, leaving no record."""
+    with pytest.raises(ChvoteFailed) as err:
+        _run(tmp_path, faults={"authority-1": "unsigned-answer"})
+    assert err.value.phase == "mixing"
+    assert err.value.party == "authority-1"
+    assert "not a signed answer" in str(err.value)
+    assert _left(tmp_path) == []
+
+
 @pytest.mark.parametrize(
     ("party", "fault", "phase"),
     [("authority-2", "die-in-shuffle", "mixing"), ("voters", "die-voting", "voting phase")],

@@ -34,6 +34,7 @@ def test_a_cheating_clients_invalid_vote_is_traced_to_its_voter(tmp_path: Path) 
     )
     # voter 0's codes matched, its vote counts invalid
     assert run.invalid == 1
+    assert [name for name, _ in run.phases][-2:] == ["tallying", "tracing invalid votes"]
     assert run.tally == [2, 1, 1]
     report = verify(tmp_path / "record.vchv")
     assert report.passed, report.not_passed()

@@ -42,7 +42,7 @@ PRINTER = "printer"
 VOTERS = "voters"
 #: voters the voters' client has in flight at once (each waits on every authority twice)
 IN_FLIGHT = 32
-FAULTS = ("die-in-shuffle", "bad-response", "die-voting", "cheating-client")
+FAULTS = ("die-in-shuffle", "bad-response", "die-voting", "cheating-client", "unsigned-answer")
 #: how a party's error names another party as the one at fault
 _BLAME = re.compile(r"blame=([a-z0-9-]+)")
 _AUTHORITY = re.compile(r"authority (\d+)")
@@ -377,6 +377,8 @@ class Party:
     def _signed(self, kind: str, payload: bytes) -> bytes:
         """An answer that the board posts as this authority's entry of `kind`: the payload and this node's
         signature on it (spec/92.10), which the record keeps and the verifier checks (V-CHV-11)."""
+        if self.fault == "unsigned-answer":
+            return payload  # an authority that answers without its signature
         statement = self._auth().statement(kind, payload)
         return pack({"payload": payload, "signature": self.node.identity.sign_record(statement)})
 
@@ -426,11 +428,15 @@ class ChvoteRun:
         return self.tally == self.expected and self.invalid == 0
 
 
-def posted(out: ChvoteRecordFile, kind: str, authority: str, answer: bytes) -> bytes:
+def posted(out: ChvoteRecordFile, phase: str, kind: str, authority: str, answer: bytes) -> bytes:
     """Posts an authority's signed answer (spec/92.10): its entry of `kind`, then the `signature` entry;
-    returns the payload. The board checks nothing of the signature: the verifier does (V-CHV-11)."""
-    body = unpack(answer, kind)
-    payload, signature = bytes(body["payload"]), bytes(body["signature"])
+    returns the payload. The board checks nothing of the signature: the verifier does (V-CHV-11). An answer
+    that is not {payload, signature} fails the run, naming the authority."""
+    try:
+        body = unpack(answer, kind)
+        payload, signature = bytes(body["payload"]), bytes(body["signature"])
+    except (VotumError, KeyError, TypeError, ValueError) as e:
+        raise ChvoteFailed(phase, f"{kind}: not a signed answer ({type(e).__name__})", authority) from e
     out.append(kind, authority, payload)
     out.append("signature", f"{kind}-{authority}", signature)
     return payload
@@ -558,11 +564,11 @@ async def coordinate(
         shuffles: list[bytes] = []
         for a in names:
             signed = await ask(a, "chv/shuffle", {"input": inputs[0], "shuffles": shuffles})
-            shuffles.append(posted(out, "shuffle", a, signed))
+            shuffles.append(posted(out, phase, "shuffle", a, signed))
         done()
         begin("decryption")
         signed_shares = await each("chv/decrypt", lambda j: {"input": inputs[0], "shuffles": shuffles})
-        shares = [posted(out, "decryption", a, s) for a, s in zip(names, signed_shares, strict=True)]
+        shares = [posted(out, phase, "decryption", a, s) for a, s in zip(names, signed_shares, strict=True)]
         done()
         begin("tallying")
         result, counts, invalid = await asyncio.to_thread(
@@ -570,14 +576,14 @@ async def coordinate(
         )
         out.append("result", "result", result)
         if invalid:
+            done()
             # an invalid vote comes from a cheating client: the authorities, last first, open the rows it
             # leads back to, and the record names the voter (spec/92.8)
             begin("tracing invalid votes")
             traces: list[bytes] = []
             for a in reversed(names):
                 body = {"input": inputs[0], "shuffles": shuffles, "shares": shares, "later": traces}
-                traces.append(posted(out, "trace", a, await ask(a, "chv/trace", body)))
-            done()
+                traces.append(posted(out, phase, "trace", a, await ask(a, "chv/trace", body)))
         out.finish()
         out = None
         done()
