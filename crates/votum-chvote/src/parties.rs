@@ -365,7 +365,6 @@ impl AuthorityParty {
         shares: &[&[u8]],
         later: &[&[u8]],
     ) -> Result<Vec<u8>, ChvoteError> {
-        self.own_input(input)?;
         let j = self.index();
         let mut held = self.opening.lock().unwrap_or_else(|e| e.into_inner());
         if held.1 {
@@ -373,38 +372,15 @@ impl AuthorityParty {
                 "authority {j} has traced already"
             )));
         }
-        let mine = self
-            .shuffled
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        if mine.as_deref() != shuffles.get(j).copied() {
-            return Err(ChvoteError::Shuffle {
-                authority: j,
-                reason: "this slot does not hold the shuffle this authority made".into(),
-            });
-        }
-        let board = self.board.clone().ok_or_else(|| {
-            ChvoteError::Parameters("the authority has not seen the board".into())
-        })?;
+        let (board, lists) = self.checked_chain(input, shuffles)?;
         let s = board.params.authorities();
-        if shuffles.len() != s || shares.len() != s || later.len() != s - 1 - j {
+        if shares.len() != s || later.len() != s - 1 - j {
             return Err(ChvoteError::Parameters(format!(
-                "a trace by authority {j} needs {s} shuffles, {s} shares and the {} later traces",
+                "a trace by authority {j} needs {s} shares and the {} later traces",
                 s - 1 - j
             )));
         }
-        let (lists, _) = self.lists(&board, input, shuffles, true)?;
-        let shares = shares
-            .iter()
-            .enumerate()
-            .map(|(k, b)| {
-                rec::decode_share(&board.params, b).map_err(|e| ChvoteError::Decryption {
-                    authority: k,
-                    reason: e.to_string(),
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let shares = decode_shares(&board.params, shares)?;
         let last = lists
             .last()
             .ok_or_else(|| ChvoteError::Parameters("no list".into()))?;
@@ -449,6 +425,23 @@ impl AuthorityParty {
     /// `decryption` payload. A chain the controller made itself (a shuffle needs no secret) has
     /// no shuffle of this authority's, so its permutations would all be the controller's.
     pub fn decrypt(&self, input: &[u8], shuffles: &[&[u8]]) -> Result<Vec<u8>, ChvoteError> {
+        let (board, lists) = self.checked_chain(input, shuffles)?;
+        let last = lists
+            .last()
+            .ok_or_else(|| ChvoteError::Parameters("no list".into()))?;
+        let pads: Vec<_> = last.ciphertexts().iter().map(|c| c.pad.clone()).collect();
+        let share = self.authority.decrypt(&pads, &mut OsRng)?;
+        Ok(rec::share_bytes(&board.params, &share))
+    }
+
+    /// The whole chain, as decryption and tracing take it: the input this authority confirmed, its
+    /// own slot holding the shuffle it made, one shuffle per authority, every other shuffle
+    /// checked. Returns the board and every list, the input first.
+    fn checked_chain(
+        &self,
+        input: &[u8],
+        shuffles: &[&[u8]],
+    ) -> Result<(Arc<PublicBoard>, Vec<Rows<ModpGroup>>), ChvoteError> {
         self.own_input(input)?;
         let mine = self
             .shuffled
@@ -470,12 +463,7 @@ impl AuthorityParty {
             ));
         }
         let (lists, _) = self.lists(&board, input, shuffles, true)?;
-        let last = lists
-            .last()
-            .ok_or_else(|| ChvoteError::Parameters("no list".into()))?;
-        let pads: Vec<_> = last.ciphertexts().iter().map(|c| c.pad.clone()).collect();
-        let share = self.authority.decrypt(&pads, &mut OsRng)?;
-        Ok(rec::share_bytes(&board.params, &share))
+        Ok((board, lists))
     }
 
     /// Decodes the input and the shuffles' lists; with `check`, checks each shuffle but its own.
@@ -723,6 +711,24 @@ fn one_each<T>(
         .collect()
 }
 
+/// Every authority's decryption share decoded, in authority order; one that does not decode
+/// names its authority.
+fn decode_shares(
+    params: &Params,
+    shares: &[&[u8]],
+) -> Result<Vec<votum_mixnet::decrypt::DecryptionShare<ModpGroup>>, ChvoteError> {
+    shares
+        .iter()
+        .enumerate()
+        .map(|(j, b)| {
+            rec::decode_share(params, b).map_err(|e| ChvoteError::Decryption {
+                authority: j,
+                reason: e.to_string(),
+            })
+        })
+        .collect()
+}
+
 /// The board's last step: every decryption share checked against its authority's key share,
 /// the plaintexts decoded and counted: the `result` payload and the counts.
 pub fn tally_result(
@@ -737,16 +743,7 @@ pub fn tally_result(
         Some(bytes) => rec::decode_shuffle(params, bytes, n, &mut OsRng)?.0,
         None => return Err(ChvoteError::Parameters("no shuffle".into())),
     };
-    let shares = shares
-        .iter()
-        .enumerate()
-        .map(|(j, b)| {
-            rec::decode_share(params, b).map_err(|e| ChvoteError::Decryption {
-                authority: j,
-                reason: e.to_string(),
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let shares = decode_shares(params, shares)?;
     let plaintexts = tally::decrypt(board, &last, &shares)?;
     let t = tally::tally(board, &plaintexts);
     Ok((rec::result_bytes(&t.counts, t.invalid), t.counts, t.invalid))

@@ -154,12 +154,52 @@ pub fn check_trace_step(board: &PublicBoard, to: &Ciphertext<ModpGroup>, step: &
         && eg.op(&step.from.data, &eg.pow(board.pk.element(), &rho)) == to.data
 }
 
+/// Checks one authority's trace (spec/92.8): its steps open exactly `rows` of its output, in that
+/// order (`to[k]` is the output element at `rows[k]`), each to a distinct row of its input, each
+/// output a re-encryption of the step's input element; `input_is(i, element)` says whether `element`
+/// is input row i (`None`: no such row). The parties hold the lists, the verifier their rows' hashes.
+/// Returns the input rows the steps lead to, or why the trace fails.
+pub fn check_trace(
+    board: &PublicBoard,
+    to: &[Ciphertext<ModpGroup>],
+    rows: &[usize],
+    steps: &[TraceStep],
+    input_is: impl Fn(usize, &Ciphertext<ModpGroup>) -> Option<bool>,
+) -> Result<Vec<usize>, String> {
+    if steps.len() != rows.len() || to.len() != rows.len() {
+        return Err(format!(
+            "{} rows traced where invalid votes lead to {}",
+            steps.len(),
+            rows.len()
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut inputs = Vec::with_capacity(rows.len());
+    for ((step, &row), to) in steps.iter().zip(rows).zip(to) {
+        if step.output != row as u64 {
+            return Err(format!(
+                "opens output row {} where row {row} is due",
+                step.output
+            ));
+        }
+        let input = usize::try_from(step.input).unwrap_or(usize::MAX);
+        let Some(is_input) = input_is(input, &step.from) else {
+            return Err(format!("input row {input} is beyond the list"));
+        };
+        if !is_input || !seen.insert(input) || !check_trace_step(board, to, step) {
+            return Err(format!(
+                "output row {row} is not input row {input} re-encrypted with the nonce given"
+            ));
+        }
+        inputs.push(input);
+    }
+    Ok(inputs)
+}
+
 /// Checks the traces of every authority, last first, from the invalid rows of the last list
-/// (spec/92.8): each authority's steps open exactly the rows the later one traced to (the last
-/// authority: `invalid_rows`), in that order, to distinct rows of its input, each a
-/// re-encryption. `lists[j]` is authority j's input, `lists[j + 1]` its output. Returns the rows
-/// of the first list (the mix input) the invalid votes came from, or the authority whose trace
-/// fails.
+/// ([`check_trace`] for each, on the lists themselves: `lists[j]` is authority j's input,
+/// `lists[j + 1]` its output). Returns the rows of the mix input the invalid votes came from, or
+/// the authority whose trace fails and why.
 pub fn check_traces(
     board: &PublicBoard,
     lists: &[&Rows<ModpGroup>],
@@ -168,42 +208,19 @@ pub fn check_traces(
 ) -> Result<Vec<usize>, (usize, String)> {
     let mut rows: Vec<usize> = invalid_rows.to_vec();
     for (j, steps) in traces {
-        let (j, steps) = (*j, steps);
-        let fail = |why: String| (j, why);
-        let (Some(inputs), Some(outputs)) = (lists.get(j), lists.get(j + 1)) else {
-            return Err(fail("no such authority".into()));
+        let (Some(inputs), Some(outputs)) = (lists.get(*j), lists.get(j + 1)) else {
+            return Err((*j, "no such authority".into()));
         };
-        if steps.len() != rows.len() {
-            return Err(fail(format!(
-                "{} rows traced where {} are due",
-                steps.len(),
-                rows.len()
-            )));
-        }
-        let mut seen = std::collections::HashSet::new();
-        let mut next = Vec::with_capacity(rows.len());
-        for (step, &row) in steps.iter().zip(&rows) {
-            let input = usize::try_from(step.input).unwrap_or(usize::MAX);
-            if step.output != row as u64 {
-                return Err(fail(format!(
-                    "opens output row {} where row {row} is due",
-                    step.output
-                )));
-            }
-            let (Some(to), Some(from)) = (
-                outputs.ciphertexts().get(row),
-                inputs.ciphertexts().get(input),
-            ) else {
-                return Err(fail(format!("row {row} or {input} out of range")));
-            };
-            if from != &step.from || !seen.insert(input) || !check_trace_step(board, to, step) {
-                return Err(fail(format!(
-                    "output row {row} is not input row {input} re-encrypted with the nonce given"
-                )));
-            }
-            next.push(input);
-        }
-        rows = next;
+        let Some(to) = rows
+            .iter()
+            .map(|&r| outputs.ciphertexts().get(r).cloned())
+            .collect::<Option<Vec<_>>>()
+        else {
+            return Err((*j, "an output row beyond the list".into()));
+        };
+        let input_is =
+            |i: usize, c: &Ciphertext<ModpGroup>| inputs.ciphertexts().get(i).map(|x| x == c);
+        rows = check_trace(board, &to, &rows, steps, input_is).map_err(|why| (*j, why))?;
     }
     Ok(rows)
 }

@@ -693,13 +693,20 @@ impl<R: Read> Walk<'_, R> {
                 };
                 to = found;
             }
-            if let Some(why) = trace_step_fails(board, &hashes[j], &to, &rows, &steps) {
-                self.ledger.fail(Check::Chv10, &e.name, why);
-                return Err(Stop::Finding);
+            // an input row is known by its hash: only the last list is held whole
+            let eg = board.params.eg();
+            let input_is = |i: usize, c: &Ciphertext<ModpGroup>| {
+                hashes[j].get(i).map(|h| ciphertext_hash(eg, c) == *h)
+            };
+            match tally::check_trace(board, &to, &rows, &steps, input_is) {
+                Ok(inputs) => rows = inputs,
+                Err(why) => {
+                    self.ledger.fail(Check::Chv10, &e.name, why);
+                    return Err(Stop::Finding);
+                }
             }
             // the earlier authority's outputs are this one's inputs: the elements this trace
             // gave, checked against the list's hashes
-            rows = steps.iter().map(|t| t.input as usize).collect();
             to = steps.into_iter().map(|t| t.from).collect();
         }
         for &row in &rows {
@@ -734,47 +741,6 @@ fn ciphertext_hash(eg: &ModpGroup, c: &Ciphertext<ModpGroup>) -> [u8; 32] {
     let mut b = eg.encode_element(&c.pad);
     b.extend(eg.encode_element(&c.data));
     votum_hash::board::payload_digest(&b)
-}
-
-/// Why one authority's trace does not open `rows` of its output (whose elements are `to`) to
-/// distinct rows of its input (whose hashes are `inputs`), each a re-encryption; `None` if it does.
-fn trace_step_fails(
-    board: &PublicBoard,
-    inputs: &[[u8; 32]],
-    to: &[Ciphertext<ModpGroup>],
-    rows: &[usize],
-    steps: &[rec::TraceStep],
-) -> Option<String> {
-    if steps.len() != rows.len() {
-        return Some(format!(
-            "{} rows traced where {} invalid votes lead",
-            steps.len(),
-            rows.len()
-        ));
-    }
-    let eg = board.params.eg();
-    let mut seen = std::collections::HashSet::new();
-    for ((step, &row), to) in steps.iter().zip(rows).zip(to) {
-        if step.output != row as u64 {
-            return Some(format!(
-                "opens output row {} where row {row} is due",
-                step.output
-            ));
-        }
-        let input = usize::try_from(step.input).unwrap_or(usize::MAX);
-        let Some(hash) = inputs.get(input) else {
-            return Some(format!("input row {input} is beyond the list"));
-        };
-        if !seen.insert(input)
-            || ciphertext_hash(eg, &step.from) != *hash
-            || !tally::check_trace_step(board, to, step)
-        {
-            return Some(format!(
-                "output row {row} is not input row {input} re-encrypted with the nonce given"
-            ));
-        }
-    }
-    None
 }
 
 /// Verifies a CHVote record read from `input` (`name` is how the report names it).
