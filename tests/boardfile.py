@@ -57,3 +57,15 @@ def verify_with_a_hole(
     assert done.returncode == 0, done.stderr
     status, finding, peak = json.loads(done.stdout)
     return str(status), str(finding), int(peak)
+
+
+def assert_refused_unread(record: Path, kind: str, check: str) -> None:
+    """`record` written again up to its first entry of `kind`, that entry's payload a 2 GiB hole: the
+    verifier must refuse it under `check` (an Error naming the length) without reading it (its peak
+    memory under 512 MiB)."""
+    header, all_entries = entries(record.read_bytes())
+    at = next(i for i, e in enumerate(all_entries) if e[0] == kind.encode())
+    hole = record.with_name("hole" + record.suffix)
+    status, finding, peak_kib = verify_with_a_hole(hole, header, all_entries[:at], all_entries[at][:2], check)
+    assert status == "error" and f"payload of {HOLE} bytes" in finding, finding
+    assert peak_kib < 512 * 1024, f"the verifier took {peak_kib // 1024} MiB"
