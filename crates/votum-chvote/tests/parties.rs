@@ -66,6 +66,41 @@ fn post<W: std::io::Write>(
     .unwrap();
 }
 
+/// A record file opened as the board opens it: the parameters, every key share and voter data.
+fn record_opening(
+    path: &std::path::Path,
+    parameters: &[u8],
+    key_shares: &[Vec<u8>],
+    voter_data: &[Vec<u8>],
+) -> RecordWriter<std::fs::File> {
+    let mut w = RecordWriter::new(std::fs::File::create(path).unwrap(), "parties-test").unwrap();
+    w.append("parameters", "parameters", parameters).unwrap();
+    for (j, k) in key_shares.iter().enumerate() {
+        w.append("key-share", &format!("authority-{j}"), k).unwrap();
+    }
+    for (j, d) in voter_data.iter().enumerate() {
+        w.append("voter-data", &format!("authority-{j}"), d)
+            .unwrap();
+    }
+    w
+}
+
+/// Voter i's transcript, as the board posts it.
+fn post_voter<W: std::io::Write>(
+    w: &mut RecordWriter<W>,
+    i: usize,
+    ballot: &[u8],
+    responses: &[Vec<u8>],
+    confirmation: &[u8],
+    finals: &[Vec<u8>],
+) {
+    let name = format!("voter-{i}");
+    w.append("ballot", &name, ballot).unwrap();
+    w.append("responses", &name, &joined(responses)).unwrap();
+    w.append("confirmation", &name, confirmation).unwrap();
+    w.append("finalizations", &name, &joined(finals)).unwrap();
+}
+
 fn published(s: usize, voters: usize) -> Published {
     let parameters =
         parties::parameters(1, "single", voters, s, "parties-test", &signers(s)).unwrap();
@@ -107,15 +142,7 @@ fn an_election_through_the_parties_bytes_counts_exactly_and_verifies() {
     assert!(format!("{client:?}").contains("redacted"));
 
     let path = std::env::temp_dir().join(format!("votum-parties-{}.vchv", std::process::id()));
-    let mut w = RecordWriter::new(std::fs::File::create(&path).unwrap(), "parties-test").unwrap();
-    w.append("parameters", "parameters", &parameters).unwrap();
-    for (j, k) in key_shares.iter().enumerate() {
-        w.append("key-share", &format!("authority-{j}"), k).unwrap();
-    }
-    for (j, d) in voter_data.iter().enumerate() {
-        w.append("voter-data", &format!("authority-{j}"), d)
-            .unwrap();
-    }
+    let mut w = record_opening(&path, &parameters, &key_shares, &voter_data);
     let mut expected = [0u64; 3];
     for i in 0..voters {
         let choice = 1 + i % 3;
@@ -138,11 +165,7 @@ fn an_election_through_the_parties_bytes_counts_exactly_and_verifies() {
             .map(|a| a.confirmation(i, &confirmation).unwrap())
             .collect();
         assert_eq!(client.finalize(i, &views(&finals)).unwrap(), vec![choice]);
-        let name = format!("voter-{i}");
-        w.append("ballot", &name, &ballot).unwrap();
-        w.append("responses", &name, &joined(&responses)).unwrap();
-        w.append("confirmation", &name, &confirmation).unwrap();
-        w.append("finalizations", &name, &joined(&finals)).unwrap();
+        post_voter(&mut w, i, &ballot, &responses, &confirmation, &finals);
     }
     let input = authorities[0].input().unwrap();
     assert!(authorities.iter().all(|a| a.input().unwrap() == input));
@@ -335,15 +358,7 @@ fn an_invalid_vote_from_a_cheating_client_is_traced_to_its_voter() {
         client.add_card(card).unwrap();
     }
     let path = std::env::temp_dir().join(format!("votum-trace-{}.vchv", std::process::id()));
-    let mut w = RecordWriter::new(std::fs::File::create(&path).unwrap(), "parties-test").unwrap();
-    w.append("parameters", "parameters", &parameters).unwrap();
-    for (j, k) in key_shares.iter().enumerate() {
-        w.append("key-share", &format!("authority-{j}"), k).unwrap();
-    }
-    for (j, d) in voter_data.iter().enumerate() {
-        w.append("voter-data", &format!("authority-{j}"), d)
-            .unwrap();
-    }
+    let mut w = record_opening(&path, &parameters, &key_shares, &voter_data);
     for i in 0..voters {
         let choice = 1 + i % 3;
         let ballot = if i == cheater {
@@ -362,11 +377,7 @@ fn an_invalid_vote_from_a_cheating_client_is_traced_to_its_voter() {
             .map(|a| a.confirmation(i, &confirmation).unwrap())
             .collect();
         assert_eq!(client.finalize(i, &views(&finals)).unwrap(), vec![choice]);
-        let name = format!("voter-{i}");
-        w.append("ballot", &name, &ballot).unwrap();
-        w.append("responses", &name, &joined(&responses)).unwrap();
-        w.append("confirmation", &name, &confirmation).unwrap();
-        w.append("finalizations", &name, &joined(&finals)).unwrap();
+        post_voter(&mut w, i, &ballot, &responses, &confirmation, &finals);
     }
     let input = authorities[0].input().unwrap();
     w.append("input", "input", &input).unwrap();
