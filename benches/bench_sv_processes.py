@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from votum import SvParams
-from votum.nodes.sv import run_local
+from votum.parties.sv import run_local
 from votum.verifier import verify
 
 

@@ -21,7 +21,8 @@ from votum.eg import run_ceremony
 from votum.election import synthetic_manifest
 from votum.nodes import Identity, Node
 from votum.nodes import errors as ne
-from votum.nodes.ceremony import (
+from votum.nodes.local import make_identities, start_mesh
+from votum.parties.ceremony import (
     CeremonyFailed,
     GuardianService,
     coordinate,
@@ -29,7 +30,6 @@ from votum.nodes.ceremony import (
     load_guardian_state,
     run_local,
 )
-from votum.nodes.local import make_identities, start_mesh
 
 T = TypeVar("T")
 MANIFEST = synthetic_manifest(2)
@@ -205,7 +205,7 @@ def test_the_coordinator_joins_guardian_nodes_already_running(tmp_path: Path) ->
 
     from votum.cli import app
     from votum.nodes import Card, Keystore
-    from votum.nodes.ceremony import prepare_homes
+    from votum.parties.ceremony import prepare_homes
 
     coordinator, homes = prepare_homes(tmp_path / "nodes", 3)
     procs = [

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import votum
-from votum.nodes.chvote import ChvoteFailed, joined, run_local
+from votum.parties.chvote import ChvoteFailed, joined, run_local
 from votum.verifier import verify
 
 
@@ -160,7 +160,7 @@ def test_cli_runs_the_parties_as_processes(tmp_path: Path) -> None:
 def test_an_election_too_large_for_the_channels_frames_is_refused_before_anything_starts(
     tmp_path: Path,
 ) -> None:
-    from votum.nodes.chvote import largest_message
+    from votum.parties.chvote import largest_message
 
     # the bound: eight elements per voter (a shuffle and its proof, the largest message not streamed)
     assert largest_message(1, 8, 3) < 1 << 20
@@ -174,7 +174,7 @@ def test_an_election_too_large_for_the_channels_frames_is_refused_before_anythin
 def test_requests_too_big_for_one_frame_go_as_streams(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import votum.nodes.chvote as chv
+    import votum.parties.chvote as chv
 
     monkeypatch.setattr(chv, "STREAM_ABOVE", 0)  # every request from the controller as a stream
     run = _run(tmp_path, voters=6, choices=[[1], [3], [3], [2], [3], [1]])
@@ -210,7 +210,7 @@ def test_a_killed_controller_leaves_no_party_and_no_home(tmp_path: Path) -> None
                 cmd = (proc / "cmdline").read_bytes()
             except OSError:
                 continue
-            if b"votum.nodes.chvote" in cmd and str(scratch).encode() in cmd:
+            if b"votum.parties.chvote" in cmd and str(scratch).encode() in cmd:
                 found.append(int(proc.name))
         return found
 

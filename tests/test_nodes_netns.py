@@ -22,8 +22,8 @@ from votum.eg import run_ceremony
 from votum.election import synthetic_manifest
 from votum.nodes import Identity, Keystore, Node, NodeSettings
 from votum.nodes import errors as ne
-from votum.nodes.ceremony import CeremonyFailed, guardian_seed, run_local
 from votum.nodes.local import make_identities
+from votum.parties.ceremony import CeremonyFailed, guardian_seed, run_local
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"no network namespaces: {available()}")
 

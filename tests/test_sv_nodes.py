@@ -21,7 +21,7 @@ from votum import SvParams, sv_cast
 from votum.errors import WrongPhase
 from votum.nodes import errors as ne
 from votum.nodes.local import make_identities, start_mesh
-from votum.nodes.sv import BOARD, CONTROLLER, VOTERS, Party, SvFailed, _blob, _pack, run_local
+from votum.parties.sv import BOARD, CONTROLLER, VOTERS, Party, SvFailed, _blob, _pack, run_local
 from votum.sv import Race, SvConfig, run_sv_processes
 from votum.verifier import verify
 
@@ -230,7 +230,7 @@ def test_a_failed_election_is_rerun_from_its_sealed_ballots(tmp_path: Path) -> N
 
 
 def test_the_controller_joins_parties_already_running(tmp_path: Path) -> None:
-    from votum.nodes.sv import PartyProcess, party_names, prepare_homes
+    from votum.parties.sv import PartyProcess, party_names, prepare_homes
 
     params = SvParams([("Q", ["Yes", "No"], 0)], n_fail=0, n_leak=1, copies=132)
     controller_home, homes = prepare_homes(tmp_path / "homes", party_names(params.rows, params.columns))

@@ -133,11 +133,11 @@ def run_chvote_processes(
     """The same election with every authority, the printing authority and the voters' client in a process of
     its own over the channels (spec/92.12), driven from this process, which writes the record; then the
     independent verifier checks it. `homes` keeps the parties' identities between runs (a temporary directory
-    otherwise). Raises `votum.nodes.chvote.ChvoteFailed` naming the phase and the party when one fails."""
+    otherwise). Raises `votum.parties.chvote.ChvoteFailed` naming the phase and the party when one fails."""
     import asyncio
 
-    from votum.nodes.chvote import run_local
     from votum.nodes.local import scratch_homes
+    from votum.parties.chvote import run_local
     from votum.verifier import verify
 
     config.check()

@@ -167,7 +167,7 @@ def run_sv_processes(
 ) -> SvResult:
     """The same election with the board, the voters' client and every mix server in its own process, over
     the secure channels (spec/97.13); this process is the controller. Verifies the record at the end. A
-    party that fails or disappears raises `votum.nodes.sv.SvFailed` naming it.
+    party that fails or disappears raises `votum.parties.sv.SvFailed` naming it.
 
     `rerun_from`: the record of a failed election whose ballots were sealed but whose sides were not drawn;
     its ballots are posted again and mixed afresh (the same `homes`, where the first-column servers kept
@@ -177,8 +177,8 @@ def run_sv_processes(
     import time
 
     from votum.nodes.local import scratch_homes
-    from votum.nodes.sv import Rerun, run_local
-    from votum.nodes.sv import join as join_parties
+    from votum.parties.sv import Rerun, run_local
+    from votum.parties.sv import join as join_parties
     from votum.verifier import verify
 
     rerun = Rerun.from_record(Path(rerun_from)) if rerun_from is not None else None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from votum.nodes.chvote import run_local
+from votum.parties.chvote import run_local
 from votum.verifier import verify
 
 

@@ -20,8 +20,8 @@ from votum import EgGuardian, EgManifest, Group
 from votum.election import synthetic_manifest
 from votum.nodes import Node
 from votum.nodes import errors as ne
-from votum.nodes.ceremony import CeremonyFailed, GuardianService, coordinate
 from votum.nodes.local import make_identities, start_mesh
+from votum.parties.ceremony import CeremonyFailed, GuardianService, coordinate
 
 T = TypeVar("T")
 EM = EgManifest.from_json(json.dumps(synthetic_manifest(2)))

@@ -28,8 +28,8 @@ from votum import SvParams, sv_cut
 from votum.nodes import Node
 from votum.nodes import errors as ne
 from votum.nodes.local import make_identities, start_mesh
-from votum.nodes.sv import BOARD, CONTROLLER, VOTERS, Party, coordinate, server_name
-from votum.nodes.sv import test_seed as seed_of
+from votum.parties.sv import BOARD, CONTROLLER, VOTERS, Party, coordinate, server_name
+from votum.parties.sv import test_seed as seed_of
 from votum.verifier import verify
 
 T = TypeVar("T")
@@ -261,7 +261,7 @@ def test_the_board_refuses_a_challenge_that_is_not_its_head(tmp_path: Path, whic
         e_id = body["election"]
         await send(BOARD, "sv/expect", pack(body), 10)
         payload = bytes(32) + (bytes(sv_cut(bytes(32), PARAMS.copies)) if which == "cut" else b"")
-        from votum.nodes.sv import _blob
+        from votum.parties.sv import _blob
 
         try:
             await controller.stream(BOARD, "sv/entry", _blob({"kind": "challenge", "name": which}, payload))
@@ -279,7 +279,7 @@ def test_ballots_whose_input_halves_went_public_are_never_mixed_again(tmp_path: 
     after posting its input halves; rerunning A again (its own record never reached the sides) would draw
     fresh sides and publish the other half of about half the shares: their votes. The first-column servers
     keep each ballot set's lineage and refuse to reload one whose halves were ever revealed."""
-    from votum.nodes.sv import Rerun, SvFailed, run_local
+    from votum.parties.sv import Rerun, SvFailed, run_local
 
     params = SvParams([("Q", ["Yes", "No"], 0)], n_fail=0, n_leak=1)
     votes: list[list[int | str]] = [[1 + i % 2] for i in range(10)]

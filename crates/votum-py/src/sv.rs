@@ -203,7 +203,7 @@ pub fn sv_election(
     Ok(d.unbind())
 }
 
-// -- the parties as separate processes (votum.nodes.sv) --------------------------------------------------
+// -- the parties as separate processes (votum.parties.sv) --------------------------------------------------
 
 fn sv_err(e: SvError) -> PyErr {
     NativeError::Sv(e).into()

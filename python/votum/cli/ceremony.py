@@ -17,7 +17,7 @@ from votum import EgContext, EgManifest
 from votum.client import Client, ServiceError
 from votum.client.election import Tokens
 from votum.errors import InvalidInput, VotumError
-from votum.nodes.ceremony import CeremonyFailed, CeremonyResult, coordinate, run_local
+from votum.parties.ceremony import CeremonyFailed, CeremonyResult, coordinate, run_local
 
 out = Console()
 err = Console(stderr=True)

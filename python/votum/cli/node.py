@@ -341,7 +341,7 @@ def guardian(
     once: Annotated[bool, typer.Option(help="Stop when the ceremony finishes or aborts.")] = True,
 ) -> None:
     """Serves as a guardian in a key ceremony driven by the coordinator (votum ceremony --join, spec/96)."""
-    from votum.nodes.ceremony import serve_guardian
+    from votum.parties.ceremony import serve_guardian
 
     card = Card.from_json((home / "card.json").read_text())
     h, p = card.host_port() if card.address else ("127.0.0.1", 7800)
@@ -365,7 +365,7 @@ def sv_party(
     """Serves as one party of a split-value election (the board, the voters' client or a mix server, as the
     controller assigns; `votum sv --processes --join`, spec/97.13). The node's keystore must trust the
     controller (named `controller`) and the other parties; it stops when the election ends."""
-    from votum.nodes.sv import serve
+    from votum.parties.sv import serve
 
     card = Card.from_json((home / "card.json").read_text())
     h, p = card.host_port() if card.address else ("127.0.0.1", 7800)

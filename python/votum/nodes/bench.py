@@ -345,7 +345,7 @@ async def _ceremony(report: Callable[[Row], None], quick: bool) -> None:
     from votum import EgManifest
     from votum.eg import run_ceremony
     from votum.election import synthetic_manifest
-    from votum.nodes.ceremony import run_local
+    from votum.parties.ceremony import run_local
 
     em = EgManifest.from_json(json.dumps(synthetic_manifest(3)))
     loop = asyncio.get_running_loop()

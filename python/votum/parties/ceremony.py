@@ -641,7 +641,7 @@ def prepare_homes(root: Path, n: int) -> tuple[Path, list[Path]]:
 
 
 class GuardianProcess(NodeProcess):
-    """`python -m votum.nodes.ceremony HOME` in its own process, listening on a free port of `host` (on
+    """`python -m votum.parties.ceremony HOME` in its own process, listening on a free port of `host` (on
     loopback by default); `prefix` runs it elsewhere (`ip netns exec NS` in the tests across interfaces)."""
 
     def __init__(
@@ -653,7 +653,8 @@ class GuardianProcess(NodeProcess):
         host: str = "127.0.0.1",
     ) -> None:
         env = environment(SEED_ENV, seed.hex() if seed is not None else None)
-        super().__init__("votum.nodes.ceremony", home, ["--fault", fault] if fault else [], env, prefix, host)
+        args = ["--fault", fault] if fault else []
+        super().__init__("votum.parties.ceremony", home, args, env, prefix, host)
 
     def address(self, timeout: float) -> str:
         """The address it announced on its first line of output."""

@@ -5,7 +5,7 @@ the controller has announced, from the party it named. All arithmetic is the Rus
 `sv_cast`, `sv_mix`, `SvRowInputs`, `SvLastColumn`, …), the same functions `votum sv` runs in one process.
 
 `run_local` starts every process on loopback (or, with `placement`, elsewhere) and drives the election;
-`python -m votum.nodes.sv HOME` is one party's process.
+`python -m votum.parties.sv HOME` is one party's process.
 """
 
 from __future__ import annotations
@@ -1048,7 +1048,7 @@ def prepare_homes(root: Path, names: list[str]) -> tuple[Path, list[Path]]:
 
 
 class PartyProcess(local.PartyProcess):
-    """`python -m votum.nodes.sv HOME` in its own process; `prefix` runs it elsewhere (`ip netns exec NS`);
+    """`python -m votum.parties.sv HOME` in its own process; `prefix` runs it elsewhere (`ip netns exec NS`);
     `seed` (tests only) reaches it in its environment, never over the network."""
 
     def __init__(
@@ -1060,7 +1060,7 @@ class PartyProcess(local.PartyProcess):
         seed: int | None = None,
     ) -> None:
         env = environment(SEED_ENV, None if seed is None else str(seed))
-        super().__init__("votum.nodes.sv", home, SvFailed, fault, prefix, host, env)
+        super().__init__("votum.parties.sv", home, SvFailed, fault, prefix, host, env)
 
 
 async def run_local(

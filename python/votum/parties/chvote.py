@@ -5,8 +5,8 @@ secret voter data reaches the printing authority sealed to it, and the voting ca
 sealed to it (spec/95.6). All arithmetic is the Rust core's (`votum.ChvoteAuthority`, `ChvoteVoters`,
 `chvote_print_cards`, `chvote_tally`), the functions `votum chvote` runs in one process.
 
-`run_local` starts every party on loopback and drives the election; `python -m votum.nodes.chvote HOME` is one
-party's process.
+`run_local` starts every party on loopback and drives the election; `python -m votum.parties.chvote HOME` is
+one party's process.
 """
 
 from __future__ import annotations
@@ -626,7 +626,7 @@ async def run_local(
     controller_home, party_homes = all_homes[0], all_homes[1:]
     faults = faults or {}
     t0 = time.perf_counter()
-    procs = [PartyProcess("votum.nodes.chvote", h, ChvoteFailed, faults.get(h.name)) for h in party_homes]
+    procs = [PartyProcess("votum.parties.chvote", h, ChvoteFailed, faults.get(h.name)) for h in party_homes]
     loop = asyncio.get_running_loop()
     try:
         addresses = await asyncio.gather(*(loop.run_in_executor(None, p.address, 60.0) for p in procs))
