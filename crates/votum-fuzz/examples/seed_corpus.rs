@@ -69,6 +69,7 @@ fn mix_seeds<G: Group>(group: &G, selector: u8, name: &str) -> Result<(), Error>
         mixers: 2,
         trustees: 2,
         quorum: 2,
+        signers: Vec::new(),
     };
     let votes: Vec<Vec<u64>> = (0..4).map(|i| vec![1 + i % 3, 1 + (i + 1) % 3]).collect();
     let rng = &mut ChaCha20Rng::seed_from_u64(2);

@@ -74,9 +74,38 @@ pub fn public_share<G: Group>(
     })
 }
 
+/// What [`MixBoard::post_bytes`] gives back.
+pub enum Posted<G: Group> {
+    Entry,
+    /// The ballots: how many.
+    Ballots(usize),
+    /// A shuffle: the list it replaced (its input) and its proof's context.
+    Mix {
+        input: Rows<G>,
+        context: [u8; 32],
+    },
+}
+
+/// An entry whose authority's signature is due next (spec/91.9).
+struct Unsigned {
+    kind: &'static str,
+    name: String,
+    context: [u8; 32],
+    payload_digest: [u8; 32],
+    /// What the board does once the signature is posted.
+    then: AfterSignature,
+}
+
+#[derive(Clone, Copy)]
+enum AfterSignature {
+    Nothing,
+    /// The last trustee's key is signed: post the joint key.
+    PublicKey,
+}
+
 /// A board being written, with the public state its checks need.
-pub struct MixBoard<'g, G: Group, W: Write> {
-    group: &'g G,
+pub struct MixBoard<G: Group, W: Write> {
+    group: G,
     params: Parameters,
     params_digest: [u8; 32],
     writer: RecordWriter<W>,
@@ -90,18 +119,22 @@ pub struct MixBoard<'g, G: Group, W: Write> {
     decryption_context: [u8; 32],
     /// Trustees whose decryption share is posted.
     decrypted: Vec<u64>,
+    /// The head after `parameters` (the context of the trustees' signatures).
+    key_context: [u8; 32],
+    /// In a signed election, the entry whose signature must come next.
+    unsigned: Option<Unsigned>,
     rng: ChaCha20Rng,
 }
 
-impl<'g, G: Group, W: Write> MixBoard<'g, G, W> {
+impl<G: Group, W: Write> MixBoard<G, W> {
     /// Opens the board of an election: writes the record's header and posts the parameters.
-    pub fn create(group: &'g G, params: &Parameters, out: W) -> Result<Self, MixError> {
+    pub fn create(group: &G, params: &Parameters, out: W) -> Result<Self, MixError> {
         params.check()?;
         let mut writer = RecordWriter::new(out, &params.election_id)?;
         let bytes = params.encode_for(group.id());
-        writer.append("parameters", "parameters", &bytes)?;
+        let key_context = writer.append("parameters", "parameters", &bytes)?;
         Ok(Self {
-            group,
+            group: group.clone(),
             params: params.clone(),
             params_digest: payload_digest(&bytes),
             writer,
@@ -113,6 +146,8 @@ impl<'g, G: Group, W: Write> MixBoard<'g, G, W> {
             mix_contexts: Vec::new(),
             decryption_context: [0; 32],
             decrypted: Vec::new(),
+            key_context,
+            unsigned: None,
             rng: crate::params::weights_rng(&mut rand_core::OsRng),
         })
     }
@@ -174,7 +209,30 @@ impl<'g, G: Group, W: Write> MixBoard<'g, G, W> {
         &self.decrypted
     }
 
+    /// The head an authority's signature on entry `name` of `kind` binds (spec/91.9): the head
+    /// after `parameters` for a trustee's key, the head before the shuffle for a mix, the
+    /// decryption context for a share. Call it when the entry is due (a mix's context is the
+    /// head then).
+    pub fn signing_context(&self, kind: &str) -> [u8; 32] {
+        match kind {
+            "trustee" => self.key_context,
+            "decryption" => self.decryption_context,
+            _ => self.writer.head(),
+        }
+    }
+
+    /// The entry whose authority's signature is due, if one is (kind, name).
+    pub fn awaiting_signature(&self) -> Option<(&str, &str)> {
+        self.unsigned.as_ref().map(|u| (u.kind, u.name.as_str()))
+    }
+
     fn due(&self, what: &str, ok: bool) -> Result<(), MixError> {
+        if let Some(u) = &self.unsigned {
+            return Err(MixError::OutOfTurn(format!(
+                "{what} posted, but the signature of {} is due",
+                u.name
+            )));
+        }
         if ok {
             Ok(())
         } else {
@@ -207,22 +265,91 @@ impl<'g, G: Group, W: Write> MixBoard<'g, G, W> {
         }
         proof
             .verify(
-                self.group,
+                &self.group,
                 &trustee_oracle(&self.params_digest, trustee),
                 &commitments[0],
             )
             .map_err(|e| key_err(e.to_string()))?;
-        self.writer.append(
-            "trustee",
-            &format!("trustee-{trustee}"),
-            &wire::trustee_bytes(self.group, commitments, proof),
-        )?;
+        let name = format!("trustee-{trustee}");
+        let payload = wire::trustee_bytes(&self.group, commitments, proof);
+        self.writer.append("trustee", &name, &payload)?;
         self.commitments.push(commitments.to_vec());
-        if trustee < self.params.trustees as u64 {
+        let last = trustee == self.params.trustees as u64;
+        if !last {
             self.phase = Phase::Trustee(trustee + 1);
+        }
+        let then = if last {
+            AfterSignature::PublicKey
+        } else {
+            AfterSignature::Nothing
+        };
+        if self.await_signature("trustee", name, self.key_context, &payload, then) {
             return Ok(());
         }
-        let g = self.group;
+        if last {
+            self.post_public_key()?;
+        }
+        Ok(())
+    }
+
+    /// In a signed election, notes that entry `name` waits for its signature (and returns true).
+    fn await_signature(
+        &mut self,
+        kind: &'static str,
+        name: String,
+        context: [u8; 32],
+        payload: &[u8],
+        then: AfterSignature,
+    ) -> bool {
+        if !self.params.signed() {
+            return false;
+        }
+        self.unsigned = Some(Unsigned {
+            kind,
+            name,
+            context,
+            payload_digest: payload_digest(payload),
+            then,
+        });
+        true
+    }
+
+    /// The signature of the entry just posted, by the authority the parameters name for it
+    /// (spec/91.9); refused, appending nothing, unless it verifies.
+    pub fn post_signature(&mut self, signature: &[u8]) -> Result<(), MixError> {
+        let Some(u) = self.unsigned.as_ref() else {
+            return Err(MixError::OutOfTurn(
+                "a signature posted, but no entry waits for one".into(),
+            ));
+        };
+        let ok = crate::signing::check_signature_of_digest(
+            &self.params,
+            &self.params_digest,
+            &u.context,
+            u.kind,
+            &u.name,
+            &u.payload_digest,
+            signature,
+        );
+        if !ok {
+            return Err(MixError::Signature(format!(
+                "{}: not its authority's signature",
+                u.name
+            )));
+        }
+        let name = u.name.clone();
+        let then = u.then;
+        self.writer.append("signature", &name, signature)?;
+        self.unsigned = None;
+        match then {
+            AfterSignature::Nothing => Ok(()),
+            AfterSignature::PublicKey => self.post_public_key(),
+        }
+    }
+
+    /// After the last trustee: the joint key, Π C_{i,0}.
+    fn post_public_key(&mut self) -> Result<(), MixError> {
+        let g = &self.group;
         let joint = self
             .commitments
             .iter()
@@ -242,15 +369,20 @@ impl<'g, G: Group, W: Write> MixBoard<'g, G, W> {
         if ballots.is_empty() {
             return Err(MixError::Input("no ballots".into()));
         }
-        verify_ballots(self.group, &self.ballot_context, self.params.width, ballots)?;
+        verify_ballots(
+            &self.group,
+            &self.ballot_context,
+            self.params.width,
+            ballots,
+        )?;
         let cts: Vec<Ciphertext<G>> = ballots.iter().flat_map(|b| b.cts.iter().cloned()).collect();
         let input =
             Rows::new(self.params.width, cts).map_err(|e| MixError::Input(e.to_string()))?;
-        let input_bytes = input.encode(self.group);
+        let input_bytes = input.encode(&self.group);
         self.writer.append(
             "ballots",
             "ballots",
-            &wire::ballots_bytes(self.group, ballots),
+            &wire::ballots_bytes(&self.group, ballots),
         )?;
         self.writer.append("input", "input", &input_bytes)?;
         self.current = Some(input);
@@ -280,7 +412,7 @@ impl<'g, G: Group, W: Write> MixBoard<'g, G, W> {
                 .ok_or(MixError::Input("no input list".into()))?;
             (cur.len(), cur.width())
         };
-        let out = Rows::decode(self.group, output, &mut self.rng).map_err(err)?;
+        let out = Rows::decode(&self.group, output, &mut self.rng).map_err(err)?;
         if out.len() != n || out.width() != w {
             return Err(err(votum_shuffle::ShuffleError::Length {
                 what: "output rows",
@@ -288,14 +420,14 @@ impl<'g, G: Group, W: Write> MixBoard<'g, G, W> {
                 got: out.len(),
             }));
         }
-        ShuffleProof::decode(self.group, proof, n, w, &mut self.rng).map_err(err)?;
+        ShuffleProof::decode(&self.group, proof, n, w, &mut self.rng).map_err(err)?;
         let context = self.writer.head();
         let mut payload = Vec::with_capacity(output.len() + proof.len());
         payload.extend_from_slice(output);
         payload.extend_from_slice(proof);
-        let head = self
-            .writer
-            .append("mix", &format!("mix-{mixer}"), &payload)?;
+        let name = format!("mix-{mixer}");
+        let head = self.writer.append("mix", &name, &payload)?;
+        self.await_signature("mix", name, context, &payload, AfterSignature::Nothing);
         self.mix_contexts.push(context);
         let input = self.current.replace(out);
         if mixer == self.params.mixers {
@@ -332,13 +464,19 @@ impl<'g, G: Group, W: Write> MixBoard<'g, G, W> {
             .as_ref()
             .map(|c| c.ciphertexts().iter().map(|c| c.pad.clone()).collect())
             .unwrap_or_default();
-        let x = public_share(self.group, &self.commitments, t)?;
-        verify_share(self.group, &x, &self.decryption_context, &pads, share)?;
-        self.writer.append(
+        let x = public_share(&self.group, &self.commitments, t)?;
+        verify_share(&self.group, &x, &self.decryption_context, &pads, share)?;
+        let name = format!("decryption-{t}");
+        let payload = wire::share_bytes(&self.group, share);
+        self.writer.append("decryption", &name, &payload)?;
+        let context = self.decryption_context;
+        self.await_signature(
             "decryption",
-            &format!("decryption-{t}"),
-            &wire::share_bytes(self.group, share),
-        )?;
+            name,
+            context,
+            &payload,
+            AfterSignature::Nothing,
+        );
         self.decrypted.push(t);
         Ok(())
     }
@@ -371,6 +509,67 @@ impl<'g, G: Group, W: Write> MixBoard<'g, G, W> {
         )?;
         self.phase = Phase::Closed;
         Ok(())
+    }
+
+    /// Posts an entry given as the record holds it (kind, name, payload): decoded, then through
+    /// the `post_*` of its kind. `public-key` and `input` are the board's own and not taken.
+    pub fn post_bytes(
+        &mut self,
+        kind: &str,
+        name: &str,
+        payload: &[u8],
+    ) -> Result<Posted<G>, MixError> {
+        let g = self.group.clone();
+        let number = || {
+            crate::signing::signer_of(kind, name)
+                .ok_or_else(|| MixError::Input(format!("an entry named {name}")))
+        };
+        match kind {
+            "trustee" => {
+                let (c, proof) = wire::decode_trustee(&g, payload)?;
+                self.post_trustee(number()? as u64, &c, &proof)?;
+            }
+            "signature" => {
+                match self.awaiting_signature() {
+                    Some((_, due)) if due == name => {}
+                    _ => return Err(MixError::OutOfTurn(format!("a signature named {name}"))),
+                }
+                self.post_signature(payload)?;
+            }
+            "ballots" if name == "ballots" => {
+                let ballots = wire::decode_ballots(&g, payload, self.params.width)?;
+                self.post_ballots(&ballots)?;
+                return Ok(Posted::Ballots(ballots.len()));
+            }
+            "mix" => {
+                let m = number()?;
+                let (list, proof) = wire::split_mix(payload, g.element_len())?;
+                let context = self.head();
+                let input = self.post_mix(m, list, proof)?;
+                return Ok(Posted::Mix { input, context });
+            }
+            "decryption" => {
+                let share = wire::decode_share(&g, payload)?;
+                if format!("decryption-{}", share.trustee) != name {
+                    return Err(MixError::Input(format!(
+                        "{name} holds trustee {}'s share",
+                        share.trustee
+                    )));
+                }
+                self.post_decryption(&share)?;
+            }
+            "result" if name == "result" => {
+                let (rows, outcome) =
+                    wire::decode_result(payload, self.params.rule, self.params.candidates)?;
+                self.post_result(&rows, &outcome)?;
+            }
+            other => {
+                return Err(MixError::Input(format!(
+                    "an entry {other} {name} (not one posted from outside the board)"
+                )))
+            }
+        }
+        Ok(Posted::Entry)
     }
 
     /// The head hash and the writer back (flushed).

@@ -82,6 +82,13 @@ impl<G: Group> Dealing<G> {
     }
 }
 
+impl<G: Group> Dealing<G> {
+    /// This dealing's share for trustee `j`: its polynomial's value at j (secret).
+    pub fn share_for(&self, group: &G, j: u64) -> Secret<G::Scalar> {
+        Secret::new(self.polynomial.evaluate(group, j))
+    }
+}
+
 /// Trustee j's secret share: the sum of every dealing's value at j, each checked against its
 /// dealer's posted commitments.
 pub fn key_share<G: Group>(
@@ -91,7 +98,7 @@ pub fn key_share<G: Group>(
 ) -> Result<votum_elgamal::SecretKey<G>, MixError> {
     let mut x = group.scalar_from_u64(0);
     for (k, d) in dealings.iter().enumerate() {
-        let s = Secret::new(d.polynomial.evaluate(group, j));
+        let s = d.share_for(group, j);
         votum_elgamal::secret::verify_share(group, &d.commitments, j, &s).map_err(|e| {
             MixError::Key {
                 trustee: k as u64 + 1,

@@ -11,6 +11,9 @@
 //! * [`wire`]: the entries' payloads and their decoders.
 //! * [`params`]: an election's parameters, its random weights, random rows for tests.
 //! * [`remote`]: the hook through which shuffle proofs are checked on other machines.
+//! * [`signing`]: the authorities' signatures on their entries (spec/91.9).
+//! * [`party`] (feature `prove`): one authority or the voters' client in a process of its own,
+//!   acting only on its own copy of the board (spec/91.9).
 //! * [`election`] (feature `prove`, on by default): the parties that hold secrets (trustees,
 //!   voters) and a whole election in one process, step by step; the verifier builds without it.
 
@@ -22,8 +25,11 @@ pub mod decrypt;
 #[cfg(feature = "prove")]
 pub mod election;
 pub mod params;
+#[cfg(feature = "prove")]
+pub mod party;
 pub mod record;
 pub mod remote;
+pub mod signing;
 pub mod wire;
 
 /// Why a mixnet step or check failed.
@@ -48,6 +54,12 @@ pub enum MixError {
     Count(String),
     #[error("out of turn: {0}")]
     OutOfTurn(String),
+    /// An authority's entry without its valid signature (spec/91.9).
+    #[error("signature: {0}")]
+    Signature(String),
+    /// A party refuses a request: out of its phase, repeated, or not its role (spec/91.9).
+    #[error("refused: {0}")]
+    Refused(String),
     #[error("mix record, byte {offset}: {reason}")]
     Record { offset: u64, reason: String },
     #[error("i/o: {0}")]

@@ -17,6 +17,10 @@ pub struct Parameters {
     pub mixers: usize,
     pub trustees: usize,
     pub quorum: usize,
+    /// Each authority's node signing key (Ed25519), authority k (1-based) at k − 1: trustee k when
+    /// k ≤ trustees, mixer k when k ≤ mixers (spec/91.9). Empty in a record that one process wrote
+    /// (`votum mix` without `--processes`): its entries are then not signed.
+    pub signers: Vec<[u8; 32]>,
 }
 
 impl Parameters {
@@ -42,6 +46,13 @@ impl Parameters {
                 self.quorum, self.trustees
             ));
         }
+        if !self.signers.is_empty() && self.signers.len() != self.authorities() {
+            return bad(format!(
+                "{} signing keys for {} authorities",
+                self.signers.len(),
+                self.authorities()
+            ));
+        }
         let seats = self.rule.seats();
         if seats == 0 || seats > self.candidates {
             return bad(format!("{seats} seats for {} candidates", self.candidates));
@@ -53,6 +64,17 @@ impl Parameters {
             }
             _ => Ok(()),
         }
+    }
+
+    /// How many authorities the election has: authority k is trustee k and mixer k where those
+    /// exist (spec/91.9).
+    pub fn authorities(&self) -> usize {
+        self.trustees.max(self.mixers)
+    }
+
+    /// Whether the parties sign their entries (the parameters name their keys).
+    pub fn signed(&self) -> bool {
+        !self.signers.is_empty()
     }
 
     /// The seed of the shuffle generators: the election's own.

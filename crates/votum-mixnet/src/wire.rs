@@ -94,6 +94,22 @@ impl<'a> Cursor<'a> {
     }
 }
 
+fn hex_key(key: &[u8; 32]) -> String {
+    key.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A 32-byte key from exactly 64 lower-case hex digits (the canonical form check catches the rest).
+fn key_from_hex(text: &str) -> Option<[u8; 32]> {
+    if text.len() != 64 || !text.is_ascii() {
+        return None;
+    }
+    let mut key = [0u8; 32];
+    for (i, b) in key.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(key)
+}
+
 /// An election id: spec/80.1's identifiers (it is written unquoted in the parameters line).
 impl Parameters {
     /// The parameters line (the board's first payload), for a record in group `group`.
@@ -105,7 +121,7 @@ impl Parameters {
             }
             _ => self.rule.name().to_owned(),
         };
-        format!(
+        let mut line = format!(
             "votum-mix v1 group={} election={} width={} candidates={} rule={} mixers={} trustees={} quorum={}",
             group.name(),
             self.election_id,
@@ -115,8 +131,13 @@ impl Parameters {
             self.mixers,
             self.trustees,
             self.quorum
-        )
-        .into_bytes()
+        );
+        if self.signed() {
+            let keys: Vec<String> = self.signers.iter().map(hex_key).collect();
+            line.push_str(" signers=");
+            line.push_str(&keys.join(","));
+        }
+        line.into_bytes()
     }
 
     /// Reads a parameters line back: the group it names and the parameters, checked (the line
@@ -171,6 +192,15 @@ impl Parameters {
             mixers: num("mixers")?,
             trustees: num("trustees")?,
             quorum: num("quorum")?,
+            signers: match fields.get("signers") {
+                None => Vec::new(),
+                Some(v) => v
+                    .split(',')
+                    .map(|k| {
+                        key_from_hex(k).ok_or_else(|| bad("a signing key is not 64 hex digits"))
+                    })
+                    .collect::<Result<_, _>>()?,
+            },
         };
         params.check()?;
         if params.encode_for(group) != bytes {

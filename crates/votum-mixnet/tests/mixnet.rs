@@ -25,6 +25,7 @@ fn params(rule: Rule, candidates: usize, width: usize) -> Parameters {
         mixers: 3,
         trustees: 3,
         quorum: 2,
+        signers: Vec::new(),
     }
 }
 
@@ -78,7 +79,10 @@ fn whole_elections_count_what_was_cast_and_verify() {
         let v = verify(&record);
         assert!(v.passed(), "{rule:?}: {:?}", v.not_passed());
         assert_eq!(v.ballots, 60);
-        assert_eq!(v.checks.len(), 7);
+        assert_eq!(v.checks.len(), 8);
+        // one process made every entry: V-MIX-08 says the record shows no authority's hand
+        let signed = v.result(votum_verify::Check::Mix08).unwrap();
+        assert!(signed.warnings[0].reason.contains("no signing keys"));
         // the mixed list is not the cast list in order
         assert_ne!(report.plaintexts, votes);
     }
@@ -91,6 +95,7 @@ fn modp_2048_election() {
         mixers: 2,
         trustees: 2,
         quorum: 2,
+        signers: Vec::new(),
         ..params(Rule::Plurality, 3, 1)
     };
     let (record, report, votes) = election(&g, &p, 12);
@@ -370,7 +375,7 @@ fn the_board_refuses_bad_postings_and_appends_nothing() {
     let mut rng = ChaCha20Rng::seed_from_u64(8);
     let votes = random_rows(&p, 10, &mut rng);
     let mut board = MixBoard::create(&g, &p, Vec::new()).unwrap();
-    let unchanged = |b: &MixBoard<'_, Ristretto255, Vec<u8>>, e: u64, h: [u8; 32]| {
+    let unchanged = |b: &MixBoard<Ristretto255, Vec<u8>>, e: u64, h: [u8; 32]| {
         assert_eq!((b.entries(), b.head()), (e, h));
     };
     let digest = board.parameters_digest();

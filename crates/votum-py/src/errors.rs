@@ -218,7 +218,8 @@ fn classify(e: &NativeError) -> (Kind, String) {
                 },
                 M::Decoding { .. } => DecryptionFailed,
                 M::Count(_) => VerificationFailed,
-                M::OutOfTurn(_) => WrongPhase,
+                M::OutOfTurn(_) | M::Refused(_) => WrongPhase,
+                M::Signature(_) => InvalidProof,
                 // only seen when the hook's own exception was lost; say what happened
                 M::Stopped => InvalidInput,
                 M::Record { .. } => RecordFormatError,

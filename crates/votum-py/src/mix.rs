@@ -198,6 +198,7 @@ pub fn mix_election(
         mixers,
         trustees,
         quorum,
+        signers: Vec::new(),
     };
     let id = GroupId::from_name(group).map_err(NativeError::Group)?;
     let job = MixJob {

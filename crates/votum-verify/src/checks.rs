@@ -30,6 +30,7 @@ pub enum Check {
     Mix05,
     Mix06,
     Mix07,
+    Mix08,
     Sv01,
     Sv02,
     Sv03,
@@ -81,7 +82,7 @@ impl Check {
     ];
 
     /// The checks of a mix record (spec/91.7), in report order.
-    pub const MIX: [Check; 7] = [
+    pub const MIX: [Check; 8] = [
         Check::Mix01,
         Check::Mix02,
         Check::Mix03,
@@ -89,6 +90,7 @@ impl Check {
         Check::Mix05,
         Check::Mix06,
         Check::Mix07,
+        Check::Mix08,
     ];
 
     /// The checks of a split-value record (spec/97.9), in report order.
@@ -245,6 +247,10 @@ impl Check {
             Check::Mix07 => (
                 "V-MIX-07",
                 "the posted outcome is the count of the plaintexts",
+            ),
+            Check::Mix08 => (
+                "V-MIX-08",
+                "every authority's entry is signed by the key the parameters name",
             ),
             Check::Sv01 => (
                 "V-SV-01",

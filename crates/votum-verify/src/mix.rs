@@ -19,6 +19,7 @@ use votum_mixnet::count::count;
 use votum_mixnet::decrypt::{combine, verify_share, DecryptionShare};
 use votum_mixnet::params::{weights_rng, Parameters};
 use votum_mixnet::record::{Entry, RecordReader};
+use votum_mixnet::signing::check_signature_of_digest;
 use votum_mixnet::wire;
 use votum_shuffle::{Generators, Rows, ShuffleProof};
 
@@ -222,6 +223,20 @@ impl<R: Read> Walk<'_, R> {
         let mut joint = group.identity();
         // the ballots entry's length, once read: the lists after it are of its size or less
         let mut ballots_len: Option<u64> = None;
+        // in a signed election (spec/91.9), the entry whose authority's signature comes next:
+        // (kind, name, the head the authority signed, the payload's SHA-256)
+        let mut awaiting: Option<(&'static str, String, [u8; 32], [u8; 32])> = None;
+        let key_context = self.prev_hash;
+        if !p.signed() {
+            // vacuous, and said so: nothing in such a record claims an authority's signature
+            self.ledger.examined(Check::Mix08, 0);
+            self.ledger.warn(
+                Check::Mix08,
+                "parameters",
+                "the parameters name no signing keys: one process made every authority's entries \
+                 (votum mix without --processes), and the record cannot show which authority made which",
+            );
+        }
         loop {
             let (el, sc) = (group.element_len() as u64, group.scalar_len() as u64);
             let bound = |kind: &str, _: &str| entry_bound(kind, &p, el, sc, ballots_len);
@@ -248,6 +263,38 @@ impl<R: Read> Walk<'_, R> {
             self.ledger.examined(Check::Mix01, 1);
             let context = std::mem::replace(&mut self.prev_hash, entry.hash);
             let object = format!("entry {} ({})", entry.seq, entry.name);
+            if let Some((kind, name, signed, digest_of)) = awaiting.take() {
+                if entry.kind != "signature" || entry.name != name {
+                    self.ledger.fail(
+                        Check::Mix01,
+                        &object,
+                        format!(
+                            "{} {} posted where the signature of {name} is due (out of turn)",
+                            entry.kind, entry.name
+                        ),
+                    );
+                    break;
+                }
+                self.ledger.examined(Check::Mix08, 1);
+                if !check_signature_of_digest(
+                    &p,
+                    &digest,
+                    &signed,
+                    kind,
+                    &name,
+                    &digest_of,
+                    &entry.payload,
+                ) {
+                    self.ledger.fail(
+                        Check::Mix08,
+                        &object,
+                        format!(
+                            "not the signature of the authority the parameters name for {name}"
+                        ),
+                    );
+                }
+                continue;
+            }
             // the entry must be the one due; a decryption share may also be followed by the result
             let fits = match due {
                 Due::Trustee(i) => is(&entry, "trustee", &format!("trustee-{i}")),
@@ -276,6 +323,18 @@ impl<R: Read> Walk<'_, R> {
             }
             if self.tell(&entry.name) {
                 break;
+            }
+            if p.signed() {
+                let signed = match entry.kind.as_str() {
+                    "trustee" => Some(("trustee", key_context)),
+                    "mix" => Some(("mix", context)),
+                    "decryption" => Some(("decryption", decryption_context)),
+                    _ => None,
+                };
+                if let Some((kind, signed)) = signed {
+                    let digest_of = votum_hash::board::payload_digest(&entry.payload);
+                    awaiting = Some((kind, entry.name.clone(), signed, digest_of));
+                }
             }
             match due {
                 Due::Trustee(i) => {

@@ -28,6 +28,7 @@ fn go<G: Group>(group: G, voters: usize, mixers: usize, trustees: usize, rule: &
         mixers,
         trustees,
         quorum: trustees,
+        signers: Vec::new(),
     };
     let mut rng = ChaCha20Rng::seed_from_u64(2026);
     let votes = random_rows(&p, voters, &mut rng);
