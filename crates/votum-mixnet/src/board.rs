@@ -156,6 +156,10 @@ impl<G: Group, W: Write> MixBoard<G, W> {
         &self.params
     }
 
+    pub fn group(&self) -> &G {
+        &self.group
+    }
+
     /// The digest of the parameters' payload (the trustees' proofs are bound to it).
     pub fn parameters_digest(&self) -> [u8; 32] {
         self.params_digest

@@ -22,6 +22,7 @@ mod elgamal;
 mod errors;
 mod group;
 mod mix;
+mod mix_party;
 mod node;
 mod proofs;
 mod record;
@@ -91,6 +92,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<chvote::PyChvoteRecordFile>()?;
     m.add_function(wrap_pyfunction!(mix::mix_election, m)?)?;
     m.add_function(wrap_pyfunction!(mix::mix_count, m)?)?;
+    m.add_function(wrap_pyfunction!(mix_party::mix_parameters, m)?)?;
+    m.add_class::<mix_party::PyMixParty>()?;
+    m.add_class::<mix_party::PyMixBoardFile>()?;
     m.add_function(wrap_pyfunction!(sv::sv_election, m)?)?;
     m.add_function(wrap_pyfunction!(sv::sv_parameters, m)?)?;
     m.add_function(wrap_pyfunction!(sv::sv_cast, m)?)?;

@@ -15,7 +15,12 @@ use crate::convert::{release, rng_from};
 use crate::errors::NativeError;
 use crate::verify::PyWorkers;
 
-fn parse_rule(rule: &str, seats: usize, k: Option<usize>, width: usize) -> PyResult<Rule> {
+pub(crate) fn parse_rule(
+    rule: &str,
+    seats: usize,
+    k: Option<usize>,
+    width: usize,
+) -> PyResult<Rule> {
     Ok(match rule {
         "plurality" => Rule::Plurality,
         "k-of-n" => Rule::KOfN {
@@ -33,7 +38,7 @@ fn parse_rule(rule: &str, seats: usize, k: Option<usize>, width: usize) -> PyRes
     })
 }
 
-fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("rule", o.rule)?;
     d.set_item("candidates", o.candidates)?;

@@ -36,6 +36,7 @@ from votum.nodes.channel import Message
 from votum.nodes.local import PartyProcess, apply_roster, controller_node, party_main, trusting_homes
 from votum.nodes.messages import pack, unpack, unpack_list
 from votum.nodes.node import Node, NodeSettings
+from votum.parties.common import Relay, blob_head, is_party
 
 CONTROLLER = "controller"
 PRINTER = "printer"
@@ -98,43 +99,12 @@ def joined(parts: list[bytes]) -> bytes:
     return _COUNT.pack(len(parts)) + b"".join(p[_COUNT.size :] for p in parts)
 
 
-def is_party(node: Node, m: Message, name: str) -> bool:
-    """Whether `m` comes from the node this one trusts as `name` (by key, not by the name a card gives)."""
-    try:
-        return m.peer.node_id == node.keystore.find(name).node_id
-    except errors.UnknownPeer:
-        return False
-
-
 def _secret_purpose(election: str, authority: int) -> str:
     return f"chvote/{election}/secret-voter-data/{authority}"
 
 
 def _cards_purpose(election: str) -> str:
     return f"chvote/{election}/voting-cards"
-
-
-class _Relay:
-    """One `chv/blob` stream: a controller's request too big for one frame, its kind (a length byte, then the
-    name) and then its body. Handed whole to that kind's handler, whose answer answers the stream."""
-
-    def __init__(self, m: Message, handlers: dict[str, Callable[[Message], Awaitable[bytes]]]) -> None:
-        self.m, self.handlers, self.data = m, handlers, bytearray()
-
-    async def write(self, data: bytes | memoryview) -> None:
-        self.data += data
-
-    async def finish(self) -> bytes:
-        n = self.data[0] if self.data else 0
-        kind = bytes(self.data[1 : 1 + n]).decode("ascii", errors="replace")
-        handler = self.handlers.get(kind)
-        if handler is None:
-            raise errors.MalformedFrame(f"a chv/blob of kind {kind!r}")
-        body, self.data = bytes(self.data[1 + n :]), bytearray()
-        return await handler(Message(self.m.peer, kind, self.m.id, body, self.m.channel))
-
-    async def abort(self) -> None:
-        self.data = bytearray()
 
 
 class Party:
@@ -174,7 +144,7 @@ class Party:
         ):
             node.route(kind, fn)
             self.handlers[kind] = fn
-        node.route_stream("chv/blob", lambda m: _Relay(m, self.handlers))
+        node.route_stream("chv/blob", lambda m: Relay(m, self.handlers))
 
     # -- checks and helpers ----------------------------------------------------------------------------------
 
@@ -481,8 +451,7 @@ async def coordinate(
         payload = pack({"election": election, **body})
         try:
             if len(payload) > STREAM_ABOVE:
-                head = bytes([len(kind)]) + kind.encode("ascii")
-                return await node.stream(party, "chv/blob", [head, payload], 2 * timeout)
+                return await node.stream(party, "chv/blob", [blob_head(kind), payload], 2 * timeout)
             return await node.request(party, kind, payload, 2 * timeout)
         except (errors.NodeError, asyncio.TimeoutError, OSError) as e:
             blamed = _BLAME.search(str(e))
