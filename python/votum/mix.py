@@ -202,3 +202,65 @@ def _run(
         verified=raw["verified"],
         not_passed=list(raw["not_passed"]),
     )
+
+
+def run_mix_processes(
+    config: MixConfig,
+    progress: Callable[[str], object] | None = None,
+    *,
+    record: str | os.PathLike[str],
+    homes: Path | None = None,
+    timeout: float = 600.0,
+) -> MixResult:
+    """The same election with every authority (trustee a and mixer a) and the voters' client in a process of
+    its own over the channels (spec/91.9), driven from this process, which is the board and writes the
+    record; then the independent verifier checks it. The voters' client draws the rows itself, so this
+    process never holds a vote (`votes` is empty; `plaintexts` are the decrypted rows). `homes` keeps the
+    parties' identities between runs (a temporary directory otherwise). Raises
+    `votum.parties.mix.MixFailed` naming the phase and the party when one fails."""
+    import asyncio
+
+    from votum.nodes.local import scratch_homes
+    from votum.parties.mix import Election, run_local
+    from votum.verifier import verify
+
+    config.check()
+    election = Election(
+        group=config.group,
+        candidates=config.candidates,
+        width=config.ballot_width(),
+        rule=config.rule,
+        seats=config.seats,
+        k=config.k if config.rule == "k-of-n" else None,
+        mixers=config.mixers,
+        trustees=config.trustees,
+        quorum=config.quorum,
+    )
+    path = Path(record)
+    with scratch_homes("votum-mix-") as scratch:
+        run = asyncio.run(
+            run_local(
+                election, config.voters, path, homes or Path(scratch), timeout=timeout, progress=progress
+            )
+        )
+    if progress is not None:
+        progress("verification")
+    report = verify(path)
+    steps = [Step(name, seconds, config.voters) for name, seconds in run.phases]
+    steps.append(Step("total simulation time", sum(s.seconds for s in steps), config.voters))
+    checks = sum(1 for m in range(1, config.mixers + 1) for t in range(1, config.trustees + 1) if t != m)
+    return MixResult(
+        config=config,
+        steps=steps,
+        outcome=run.outcome,
+        votes=[],
+        plaintexts=run.plaintexts,
+        multiset_ok=run.exact,
+        shuffle_checks=checks,
+        board_head=run.head,
+        board_entries=run.entries,
+        record=path,
+        record_bytes=path.stat().st_size,
+        verified=report.passed,
+        not_passed=[c.id for c in report.checks if c.status != "pass"],
+    )

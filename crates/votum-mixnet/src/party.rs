@@ -126,6 +126,10 @@ impl<G: Group> MixParty<G> {
         &self.params
     }
 
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
     /// The head of this party's copy of the board.
     pub fn head(&self) -> [u8; 32] {
         self.board.head()

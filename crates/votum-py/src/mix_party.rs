@@ -69,8 +69,8 @@ pub fn mix_parameters<'py>(
 }
 
 enum AnyParty {
-    R(MixParty<Ristretto255>),
-    M(MixParty<ModpGroup>),
+    R(Box<MixParty<Ristretto255>>),
+    M(Box<MixParty<ModpGroup>>),
 }
 
 macro_rules! with_party {
@@ -116,24 +116,32 @@ impl PyMixParty {
             Role::Authority(index)
         };
         let inner = match group_of(&parameters)? {
-            GroupId::Ristretto255 => AnyParty::R(
+            GroupId::Ristretto255 => AnyParty::R(Box::new(
                 release(py, || {
                     MixParty::new(&Ristretto255, &parameters, role, key.as_ref())
                 })
                 .map_err(mix)?,
-            ),
+            )),
             id => {
                 let group = ModpGroup::of_id(id)
                     .ok_or(NativeError::Group(votum_group::GroupError::UnknownGroup))?;
-                AnyParty::M(
+                AnyParty::M(Box::new(
                     release(py, || {
                         MixParty::new(&group, &parameters, role, key.as_ref())
                     })
                     .map_err(mix)?,
-                )
+                ))
             }
         };
         Ok(Self { inner })
+    }
+
+    fn __repr__(&self) -> String {
+        let who = with_party!(&self.inner, p => p.role());
+        match who {
+            Role::Authority(a) => format!("MixParty(authority {a}, secrets redacted)"),
+            Role::Voters => "MixParty(voters' client)".into(),
+        }
     }
 
     /// The head of this party's copy of the board.
@@ -230,8 +238,8 @@ impl PyMixParty {
 }
 
 enum AnyBoard {
-    R(MixBoard<Ristretto255, BufWriter<File>>),
-    M(MixBoard<ModpGroup, BufWriter<File>>),
+    R(Box<MixBoard<Ristretto255, BufWriter<File>>>),
+    M(Box<MixBoard<ModpGroup, BufWriter<File>>>),
 }
 
 macro_rules! with_board {
@@ -287,9 +295,11 @@ impl PyMixBoardFile {
         let out =
             BufWriter::new(File::create(&path).map_err(|e| mix(MixError::Io(e.to_string())))?);
         let board = release(py, || match id {
-            GroupId::Ristretto255 => MixBoard::create(&Ristretto255, &params, out).map(AnyBoard::R),
+            GroupId::Ristretto255 => {
+                MixBoard::create(&Ristretto255, &params, out).map(|b| AnyBoard::R(Box::new(b)))
+            }
             id => match ModpGroup::of_id(id) {
-                Some(g) => MixBoard::create(&g, &params, out).map(AnyBoard::M),
+                Some(g) => MixBoard::create(&g, &params, out).map(|b| AnyBoard::M(Box::new(b))),
                 None => Err(MixError::Input("not a group of mix records".into())),
             },
         });

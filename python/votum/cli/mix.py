@@ -14,7 +14,7 @@ from rich.table import Table
 from votum.cli._cluster import Plaintext, Scheduler, TaskTimeout, TlsCa, TlsCert, TlsKey, cluster_options
 from votum.cli._progress import step_progress
 from votum.errors import VotumError
-from votum.mix import GROUPS, RULES, MixConfig, MixResult, run_mix_election
+from votum.mix import GROUPS, RULES, MixConfig, MixResult, run_mix_election, run_mix_processes
 
 
 def _table(result: MixResult) -> Table:
@@ -71,6 +71,15 @@ def mix(
     json_out: Annotated[
         bool, typer.Option("--json", help="Print a machine-readable report instead.")
     ] = False,
+    processes: Annotated[
+        bool,
+        typer.Option(
+            "--processes",
+            help="Run every authority (trustee and mixer) and the voters' client as a process of its own "
+            "over the secure channels, each checking its own copy of the board and signing its entries "
+            "(spec/91.9); this process is the board.",
+        ),
+    ] = False,
     scheduler: Scheduler = None,
     task_timeout: TaskTimeout = 600.0,
     tls_ca: TlsCa = None,
@@ -99,9 +108,15 @@ def mix(
         quorum=quorum,
         seed=seed,
     )
+    if processes and on_cluster:
+        console.print("[red]error:[/red] --processes runs each party in its own process; drop --scheduler")
+        raise typer.Exit(code=2)
     try:
         with step_progress(console) as step:
-            result = run_mix_election(config, step, record=out, **on_cluster)
+            if processes:
+                result = run_mix_processes(config, step, record=out)
+            else:
+                result = run_mix_election(config, step, record=out, **on_cluster)
     except VotumError as err:
         console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
         raise typer.Exit(code=2) from err

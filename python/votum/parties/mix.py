@@ -85,6 +85,9 @@ class Party:
         self.index = -1
         self.timeout = 600.0
         self.party: MixParty | None = None
+        #: shares that came from their dealers, still sealed, until the next request hands them to the copy
+        #: (a dealer's share can arrive while this trustee is dealing itself)
+        self.boxes: dict[int, bytes] = {}
         #: one request at a time works on this party's copy, in the order they came
         self.lock = asyncio.Lock()
         self.handlers: dict[str, Callable[[Message], Awaitable[bytes]]] = {}
@@ -121,8 +124,14 @@ class Party:
         return await self.node.run_in_worker(fn, *args)
 
     async def _sync(self, body: dict[str, Any]) -> MixParty:
-        """The controller's entries since the last request, appended to this party's copy (spec/91.9)."""
+        """The controller's entries since the last request, appended to this party's copy (spec/91.9), after
+        the shares that came in meanwhile (their dealers' keys may be among the entries)."""
         party = self._mine()
+        boxes, self.boxes = self.boxes, {}
+        for dealer, box in sorted(boxes.items()):
+            share = self.node.open_sealed(authority_name(dealer), _share_purpose(self.election, dealer), box)
+            await self._work(party.receive_share, dealer, share)
+            del share
         entries = [(str(k), str(n), bytes(p)) for k, n, p in body.get("entries", [])]
         await self._work(party.sync, entries, bytes(body["head"]))
         return party
@@ -190,12 +199,14 @@ class Party:
             return self._signed(signed)
 
     async def _share(self, m: Message) -> bytes:
-        """Trustee `dealer`'s share for this trustee, from the node trusted as that trustee, once."""
+        """Trustee `dealer`'s share for this trustee, from the node trusted as that trustee, once. Kept sealed
+        until this party's next request from the controller (its copy takes it then, spec/91.9)."""
         dealer = int(unpack(m.payload, m.kind).get("dealer", -1))
         body = self._body(m, sender=authority_name(dealer))
-        party = self._mine()
-        share = self.node.open_sealed(m.peer, _share_purpose(self.election, dealer), bytes(body["box"]))
-        await self._work(party.receive_share, dealer, share)
+        self._mine()
+        if dealer == self.index or dealer in self.boxes:
+            raise errors.HandlerError(f"a second share from {authority_name(dealer)}")
+        self.boxes[dealer] = bytes(body["box"])
         return b""
 
     async def _cast(self, m: Message) -> bytes:
@@ -242,6 +253,9 @@ class MixRun:
     exact: bool
     record: Path
     head: bytes
+    #: the decrypted rows, as the board posted them, and the record's number of entries
+    plaintexts: list[list[int]]
+    entries: int
     parameters: bytes = b""
     launch_seconds: float = 0.0
 
@@ -396,13 +410,14 @@ async def coordinate(
         done()
         begin("tallying")
         outcome = await asyncio.to_thread(board.post_result, shares)
+        entries = board.entries()
         final_head = board.finish()
         board = None
         done()
         await asyncio.gather(*(ask(p, "mix/close", {}) for p in [VOTERS, *authorities]))
         rows = outcome.pop("plaintexts")
         exact = rows_digest(rows) == cast["expected"]
-        return MixRun(phases, outcome, exact, record, final_head, parameters)
+        return MixRun(phases, outcome, exact, record, final_head, rows, entries, parameters)
     except MixFailed:
         raise
     except VotumError as e:
