@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import random
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -245,9 +246,11 @@ def run_mix_processes(
         )
     if progress is not None:
         progress("verification")
+    started = time.perf_counter()
     report = verify(path)
     steps = [Step(name, seconds, config.voters) for name, seconds in run.phases]
     steps.append(Step("total simulation time", sum(s.seconds for s in steps), config.voters))
+    steps.append(Step("verification", time.perf_counter() - started, config.voters))
     checks = sum(1 for m in range(1, config.mixers + 1) for t in range(1, config.trustees + 1) if t != m)
     return MixResult(
         config=config,
