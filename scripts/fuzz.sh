@@ -3,14 +3,16 @@
 #   scripts/fuzz.sh TARGET [SECONDS]   one target (default 1800 s); new inputs go to fuzz/corpus/TARGET
 #   scripts/fuzz.sh all [SECONDS]      every target, two at a time
 # Crashes do not stop the run (fork mode); each lands in fuzz/artifacts/TARGET/. The corpus is minimized
-# afterwards (cargo fuzz cmin), so what is committed stays small. A finding gets a
-# regression input in fuzz/regressions/TARGET/ (replayed by `cargo test -p votum-fuzz`).
+# afterwards (cargo fuzz cmin). It is a working directory, not committed (.gitignore, as cargo-fuzz's own
+# template and OSS-Fuzz keep it): a run grows it from fuzz/seeds/TARGET, which is committed with the
+# regression inputs. A finding gets a regression input in fuzz/regressions/TARGET/, named for it; `cargo test
+# -p votum-fuzz` (in CI) replays the seeds, the regressions and whatever corpus is on the machine.
 # Installs nightly and cargo-fuzz when missing (development only: CI replays the corpus on stable).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?target or all}
 seconds=${2:-1800}
-targets=(group_codec mix_wire mix_record archive eg_json manifest)
+targets=(group_codec mix_wire mix_record archive eg_json manifest sv_record chv_record node_frame)
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked

@@ -5,7 +5,8 @@
 //! the individual one.
 //!
 //! `fuzz/` (cargo-fuzz, nightly) drives these under libFuzzer; `tests/corpus.rs` replays the
-//! kept corpus and every regression input on stable, so CI runs them all on each change.
+//! seeds and every regression input on stable (and a local working corpus when there is one), so
+//! CI runs them all on each change.
 //! Multi-decoder targets read their first byte as a selector, so one corpus covers several
 //! decoders of one format.
 
@@ -23,13 +24,16 @@ use votum_mixnet::params::Parameters;
 use votum_mixnet::{record, wire};
 
 /// The names of the targets, as cargo-fuzz and the corpus directories know them.
-pub const TARGETS: [&str; 6] = [
+pub const TARGETS: [&str; 9] = [
     "group_codec",
     "mix_wire",
     "mix_record",
     "archive",
     "eg_json",
     "manifest",
+    "sv_record",
+    "chv_record",
+    "node_frame",
 ];
 
 /// Runs target `name` on `data` (the corpus replay uses this).
@@ -41,6 +45,9 @@ pub fn run(name: &str, data: &[u8]) {
         "archive" => archive(data),
         "eg_json" => eg_json(data),
         "manifest" => manifest(data),
+        "sv_record" => sv_record(data),
+        "chv_record" => chv_record(data),
+        "node_frame" => node_frame(data),
         _ => {}
     }
 }
@@ -341,5 +348,67 @@ pub fn manifest(data: &[u8]) {
     if let Ok(m) = Manifest::from_json(text) {
         let _ = m.crypto_hash();
         let _ = m.warnings();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// split-value and CHVote records, and the channels' frames (issue 46, C)
+
+/// A split-value record (spec/97.8) through the whole verifier: the board-file reader, the
+/// entries' bounds and decoders, and every check's walker.
+pub fn sv_record(data: &[u8]) {
+    let (report, _) = votum_verify::sv::verify_sv_stream(data, "fuzz", Default::default());
+    assert!(!report.checks.is_empty());
+}
+
+/// A CHVote record (spec/92.10) through the whole verifier.
+pub fn chv_record(data: &[u8]) {
+    let (report, _) = votum_verify::chv::verify_chvote_stream(data, "fuzz", Default::default());
+    assert!(!report.checks.is_empty());
+}
+
+/// A frame's check (spec/95.3) on a stranger's bytes: byte 0 says how many payloads (0..=7) and
+/// digests (one more or fewer when its high bit is set), the rest is cut into the sender's key,
+/// the signature, the header and the payloads. Never panics; a key that decodes gives the same
+/// verdict through `PeerKey` as through `check_frame`; and a frame signed honestly over the same
+/// header and payloads passes, then fails naming the payload whose digest is changed.
+pub fn node_frame(data: &[u8]) {
+    use votum_node::{check_frame, digest, EnvelopeSigner, FrameError, PeerKey};
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
+    let n = usize::from(first & 7);
+    let digests_n = if first & 0x80 != 0 { n + 1 } else { n };
+    let take = |rest: &[u8], k: usize| -> Vec<u8> { rest.iter().copied().take(k).collect() };
+    let key: [u8; 32] = take(rest, 32).try_into().unwrap_or([0; 32]);
+    let rest = rest.get(32..).unwrap_or_default();
+    let signature: [u8; 64] = take(rest, 64).try_into().unwrap_or([0; 64]);
+    let rest = rest.get(64..).unwrap_or_default();
+    let mut parts: Vec<&[u8]> = rest.chunks(rest.len().div_ceil(n + 1).max(1)).collect();
+    parts.resize(n + 1, &[]);
+    let (header, payloads) = (parts[0], &parts[1..]);
+    let digests: Vec<[u8; 32]> = (0..digests_n)
+        .map(|i| payloads.get(i).map_or([i as u8; 32], |p| digest(p)))
+        .collect();
+    let verdict = check_frame(&key, header, &signature, payloads, &digests);
+    if let Ok(peer) = PeerKey::new(&key) {
+        let again = peer.check_frame(header, &signature, payloads, &digests);
+        assert_eq!(format!("{verdict:?}"), format!("{again:?}"));
+    }
+    if digests_n != n {
+        assert!(matches!(verdict, Err(FrameError::CountMismatch { .. })));
+        return;
+    }
+    let signer = EnvelopeSigner::from_seed(&[7; 32]);
+    let honest = signer.sign_header(header);
+    let mine = signer.verifying_key();
+    assert!(check_frame(&mine, header, &honest, payloads, &digests).is_ok());
+    if let Some(last) = n.checked_sub(1) {
+        let mut wrong = digests.clone();
+        wrong[last][0] ^= 1;
+        assert!(matches!(
+            check_frame(&mine, header, &honest, payloads, &wrong),
+            Err(FrameError::BadDigest(i)) if i == last
+        ));
     }
 }

@@ -1,6 +1,7 @@
-//! Replays every kept fuzz input on stable Rust: the seeds, the corpus libFuzzer grew (merged
-//! by `make fuzz`) and each regression input (`fuzz/regressions/<target>/`, one per finding,
-//! named for it). A target that panics, or breaks one of its properties, fails here.
+//! Replays every kept fuzz input on stable Rust: the seeds and each regression input
+//! (`fuzz/regressions/<target>/`, one per finding, named for it), both committed, and the working
+//! corpus that `make fuzz` grew on this machine when there is one (not committed). A target that
+//! panics, or breaks one of its properties, fails here.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -48,5 +49,8 @@ replay!(
     mix_record,
     archive,
     eg_json,
-    manifest
+    manifest,
+    sv_record,
+    chv_record,
+    node_frame
 );

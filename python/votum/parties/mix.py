@@ -339,14 +339,18 @@ async def coordinate(
             raise MixFailed(phase, f"{name}: {type(e).__name__}: {e}", authority) from e
         return payload
 
-    async def ask(party: str, kind: str, body: dict[str, Any]) -> bytes:
-        """A request with the entries `party` has not seen and the head after them; one request at a time per
-        party, in the order asked. Longer than the parties' own limit on what they ask each other, so theirs
-        fires first and names the party that held them up."""
+    async def ask(party: str, kind: str, body: dict[str, Any], show: bool = True) -> bytes:
+        """A request with the entries `party` has not seen and the head after them (none with `show` off:
+        the party acts on nothing new); one request at a time per party, in the order asked. Longer than the
+        parties' own limit on what they ask each other, so theirs fires first and names the party that held
+        them up."""
         async with locks.setdefault(party, asyncio.Lock()):
             start = shown.get(party, 0)
             entries, head = posted[start:], board.head() if board is not None else final_head
-            shown[party] = len(posted)
+            if show:
+                shown[party] = len(posted)
+            else:
+                entries = []
             payload = pack({"election": election_id, "entries": entries, "head": head, **body})
             try:
                 if len(payload) > STREAM_ABOVE:
@@ -414,7 +418,7 @@ async def coordinate(
         final_head = board.finish()
         board = None
         done()
-        await asyncio.gather(*(ask(p, "mix/close", {}) for p in [VOTERS, *authorities]))
+        await asyncio.gather(*(ask(p, "mix/close", {}, show=False) for p in [VOTERS, *authorities]))
         rows = outcome.pop("plaintexts")
         exact = rows_digest(rows) == cast["expected"]
         return MixRun(phases, outcome, exact, record, final_head, rows, entries, parameters)
