@@ -14,7 +14,6 @@ setup:
 peer:
 	@scripts/setup-peer.sh || { rc=$$?; if [ -n "$$CI" ] || [ $$rc -ne 3 ]; then exit $$rc; fi; }
 
-## The main job: a full threshold-ElGamal count on the 4096-bit group (10,000 votes).
 ## The main job: a whole ElectionGuard 1.0 election on embedded defaults.
 election: setup
 	$(VENV)/bin/votum election

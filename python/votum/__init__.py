@@ -1,7 +1,10 @@
 """votum: end-to-end verifiable elections at national scale.
 
 All cryptography runs in votum's Rust core (``votum._native``); this package re-exports it
-with types, plus the command line and (later) the service, storage and cluster layers.
+with types. Around it: the command line (``votum.cli``), the HTTP service and its pages
+(``votum.service``, ``votum.web``), storage (``votum.store``), the cluster (``votum.cluster``),
+the channels between parties (``votum.nodes``) and the protocols' party programs
+(``votum.parties``).
 """
 
 from __future__ import annotations

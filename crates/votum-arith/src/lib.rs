@@ -4,7 +4,8 @@
 //! Groups (`votum-group`) build on it; nothing in this crate knows about protocols.
 //!
 //! * [`Modulus`]: exponentiation (`mpz_powm`), constant-time exponentiation for secret
-//!   exponents (`mpz_powm_sec`), fixed-width big-endian encoding.
+//!   exponents (`pow_secret`: a fixed window on constant-time Montgomery products, checked by
+//!   `make ct-check`; it replaced `mpz_powm_sec`), fixed-width big-endian encoding.
 //! * [`FixedBaseTable`]: windowed precomputation for a base that is raised to many exponents
 //!   (the generator, an election public key).
 //! * [`multi_pow`]: products of powers (Straus for few bases, Pippenger buckets for many).

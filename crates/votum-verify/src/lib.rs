@@ -35,9 +35,10 @@ pub use report::{CheckResult, Finding, Report, Soundness, Status};
 pub use sv::verify_sv_record;
 pub use sv_remote::{check_sv_task, SvWorkers};
 
-/// Verifies the record at `path`, whatever its kind: a mix record (spec/91.7, recognised by its
-/// first bytes) gets the V-MIX checks; anything else is read as an ElectionGuard 1.4 record
-/// (directory or votum archive).
+/// Verifies the record at `path`, whatever its kind, recognised by its first bytes: a mix record
+/// (spec/91.7) gets the V-MIX checks, a split-value record (spec/97.8) the V-SV checks, a CHVote
+/// record (spec/92.10) the V-CHV checks; anything else is read as an ElectionGuard 1.4 record
+/// (directory or votum archive, spec/70).
 ///
 /// A panic inside the verifier (a bug: every reader refuses bad input with a finding) never ends the
 /// host process: it becomes an Error of the kind's first check, saying that the record was not

@@ -36,7 +36,7 @@ from votum.web.catalog import MESSAGES, Messages, catalogue, choose
 
 MANIFEST = manifest_from_names(["Party A", "Party B"], ["Alice", "Bob", "Carol"])
 WEB = Path(views.__file__).parent
-ARTIFACTS = Path(__file__).resolve().parents[1] / "target" / "test-artifacts" / "web"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "target" / "test-artifacts" / "web"
 #: selection id -> the name the pages show
 LABELS = {c.selection_id: c.label for contest in views.contests_of(MANIFEST) for c in contest.choices}
 
