@@ -41,6 +41,8 @@ lint:
 	$(VENV)/bin/ruff check python tests benches
 	$(VENV)/bin/ruff format --check python tests benches
 	$(VENV)/bin/mypy
+	python3 scripts/check-circles.py
+	$(VENV)/bin/pylint --disable=all --enable=cyclic-import --score=n python/votum
 
 fmt:
 	cargo fmt --all

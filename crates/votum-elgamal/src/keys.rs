@@ -62,6 +62,15 @@ impl<G: Group> PublicKey<G> {
         &self.element
     }
 
+    /// The same key without its table (the element is not the identity: it was checked when
+    /// this key was made).
+    pub fn without_table(&self) -> Self {
+        Self {
+            element: self.element.clone(),
+            table: None,
+        }
+    }
+
     pub fn has_table(&self) -> bool {
         self.table.is_some()
     }

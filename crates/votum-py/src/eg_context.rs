@@ -5,11 +5,11 @@ use votum_eg::ceremony::CeremonyError;
 use votum_eg::context::ElectionContext;
 use votum_group::{Group, ModpGroup};
 
-use crate::eg_manifest::PyEgManifest;
+use crate::eg_manifest::{eg_scalar, PyEgManifest};
 use crate::errors::NativeError;
 use crate::group::{PyElement, PyScalar};
 
-use crate::eg_guardian::{ceremony, parse, records};
+use crate::eg_json::{ceremony, parse, records};
 
 /// The election context: joint key, commitment hash, base and extended base hashes.
 #[pyclass(frozen, name = "EgContext", module = "votum._native")]
@@ -104,21 +104,16 @@ impl PyEgContext {
 
     #[getter]
     fn commitment_hash(&self) -> PyScalar {
-        scalar(&self.inner.commitment_hash)
+        eg_scalar(&self.inner.commitment_hash)
     }
 
     #[getter]
     fn manifest_hash(&self) -> PyScalar {
-        scalar(&self.inner.manifest_hash)
+        eg_scalar(&self.inner.manifest_hash)
     }
 
     #[getter]
     fn extended_base_hash(&self) -> PyScalar {
-        scalar(&self.inner.crypto_extended_base_hash)
+        eg_scalar(&self.inner.crypto_extended_base_hash)
     }
-}
-
-pub(crate) fn scalar(x: &votum_arith::Integer) -> PyScalar {
-    let g = ModpGroup::eg_4096();
-    PyScalar::wrap(&g, g.scalar_from_integer(x))
 }

@@ -13,7 +13,7 @@ use crate::eg_ballot::PyEgBallotBox;
 use crate::eg_manifest::PyEgManifest;
 use crate::group::PyScalar;
 
-use crate::eg_guardian::{decryption, parse, records};
+use crate::eg_json::{decryption, parse, records};
 
 /// What is decrypted together: the encrypted tally, or one spoiled ballot's real selections.
 #[pyclass(frozen, name = "EgDecryptionTarget", module = "votum._native")]

@@ -5,53 +5,17 @@
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
-use votum_eg::ceremony::{
-    BackupChallengeResponse, CeremonyError, Guardian, GuardianPublicKey, PartialKeyBackup,
-};
+use votum_eg::ceremony::{CeremonyError, Guardian, GuardianPublicKey, PartialKeyBackup};
 use votum_eg::context::ElectionContext;
-use votum_eg::decrypt::DecryptionError;
 use votum_group::{Group, ModpGroup};
 
 use crate::convert::{release, rng_from};
 use crate::eg_context::PyEgContext;
 use crate::eg_decrypt::{PyEgDecryptionTarget, PyEgShares};
+use crate::eg_json::{ceremony, parse, parse_answer, record, records};
 use crate::eg_manifest::PyEgManifest;
 use crate::errors::NativeError;
 use crate::group::PyScalar;
-
-pub(crate) fn parse(text: &str, what: &str) -> PyResult<serde_json::Value> {
-    serde_json::from_str(text).map_err(|e| {
-        NativeError::Ceremony(CeremonyError::Field(votum_eg::json::FieldError::Format {
-            object: what.to_string(),
-            message: format!("not JSON: {e}"),
-        }))
-        .into()
-    })
-}
-
-pub(crate) fn record(text: &str) -> PyResult<GuardianPublicKey> {
-    let g = ModpGroup::eg_4096();
-    GuardianPublicKey::from_eg14_json(&g, &parse(text, "guardian record")?)
-        .map_err(|e| NativeError::Ceremony(e).into())
-}
-
-/// A set of records, their commitments checked for membership in one batch (spec/63.1).
-pub(crate) fn records(texts: &[String]) -> PyResult<Vec<GuardianPublicKey>> {
-    let g = ModpGroup::eg_4096();
-    let values = texts
-        .iter()
-        .map(|t| parse(t, "guardian record"))
-        .collect::<PyResult<Vec<_>>>()?;
-    GuardianPublicKey::from_eg14_json_many(&g, &values).map_err(|e| NativeError::Ceremony(e).into())
-}
-
-pub(crate) fn ceremony<T>(r: Result<T, CeremonyError>) -> PyResult<T> {
-    r.map_err(|e| NativeError::Ceremony(e).into())
-}
-
-pub(crate) fn decryption<T>(r: Result<T, DecryptionError>) -> PyResult<T> {
-    r.map_err(|e| NativeError::Decryption(e).into())
-}
 
 /// One guardian of a key ceremony: its secret polynomial and the backups it holds never leave
 /// this object (they are wiped when it is dropped, and its repr shows none of them).
@@ -311,13 +275,6 @@ impl PyEgGuardian {
             )
         })
     }
-}
-
-pub(crate) fn parse_answer(text: &str) -> PyResult<BackupChallengeResponse> {
-    ceremony(BackupChallengeResponse::from_json(&parse(
-        text,
-        "challenge answer",
-    )?))
 }
 
 /// Checks a challenge answer publicly, against the sender's record.

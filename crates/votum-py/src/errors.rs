@@ -246,7 +246,11 @@ fn classify(e: &NativeError) -> (Kind, String) {
                 | C::Shuffle { .. }
                 | C::Decryption { .. } => VerificationFailed,
                 C::AlreadyVoted(_) | C::AlreadyConfirmed(_) | C::NoBallot(_) => WrongPhase,
-                _ => InvalidInput,
+                C::UnknownVoter(_)
+                | C::CredentialMismatch(_)
+                | C::BallotShape(_)
+                | C::Selections(_)
+                | C::Parameters(_) => InvalidInput,
             };
             (kind, x.to_string())
         }
@@ -254,8 +258,9 @@ fn classify(e: &NativeError) -> (Kind, String) {
             use votum_record::RecordError as R;
             let kind = match x {
                 R::UnsupportedVersion { .. } => UnsupportedVersion,
-                R::Io { .. }
-                | R::BadMagic
+                // the file system's, not the record's: OSError, as every other I/O failure
+                R::Io { .. } => Os,
+                R::BadMagic
                 | R::Malformed { .. }
                 | R::Document { .. }
                 | R::Truncated { .. }

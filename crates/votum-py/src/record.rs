@@ -15,10 +15,7 @@ use crate::convert::release;
 use crate::errors::NativeError;
 
 fn to_py(e: RecordError) -> PyErr {
-    match e {
-        RecordError::Io { path, source } => PyOSError::new_err(format!("{path}: {source}")),
-        other => NativeError::Record(other).into(),
-    }
+    NativeError::Record(e).into()
 }
 
 fn summary_dict<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDict>> {

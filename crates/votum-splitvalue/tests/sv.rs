@@ -8,8 +8,8 @@ use votum_splitvalue::election::{
 };
 use votum_splitvalue::params::{Choice, Params, RaceSpec, CUT_SOUNDNESS_FLOOR, DEFAULT_COPIES};
 use votum_splitvalue::record::{MAGIC, WHAT};
-use votum_verify::eg::Options;
 use votum_verify::sv::verify_sv_stream;
+use votum_verify::Options;
 use votum_verify::{Check, Report, Status};
 
 fn race(id: &str, n: usize, write_in: u8) -> RaceSpec {

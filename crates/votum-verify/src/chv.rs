@@ -20,8 +20,8 @@ use votum_hash::board_file::Bound;
 use votum_shuffle::Rows;
 
 use crate::checks::Check;
-use crate::eg::{Intermediates, Options, Progress};
-use crate::report::{Ledger, Report, Soundness};
+use crate::options::{Intermediates, Options, Progress};
+use crate::report::{hex, Ledger, Report, Soundness};
 
 /// The form name reports give a CHVote record.
 pub const FORM: &str = "votum CHVote record";
@@ -777,9 +777,7 @@ pub fn verify_chvote_stream<R: Read>(
         "election_id".into(),
         serde_json::json!(walk.reader.election_id()),
     );
-    out.values.insert(
-        "head".into(),
-        serde_json::json!(crate::hex(&walk.reader.head())),
-    );
+    out.values
+        .insert("head".into(), serde_json::json!(hex(&walk.reader.head())));
     (walk.ledger.finish(name.into(), FORM, ballots), out)
 }

@@ -16,21 +16,19 @@ pub mod checks;
 pub mod chv;
 pub mod eg;
 pub mod mix;
+pub mod options;
 pub mod report;
 pub mod sv;
+mod sv_checks;
 pub mod sv_remote;
 
 use std::path::Path;
 
-/// Bytes as lowercase hex (heads and digests in reports).
-pub(crate) fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
 pub use checks::Check;
 pub use chv::verify_chvote_record;
-pub use eg::{verify_eg_record, BallotWorkers, Intermediates, Options, Progress, ShuffleWorkers};
+pub use eg::verify_eg_record;
 pub use mix::{check_shuffle_task, verify_mix_record};
+pub use options::{BallotWorkers, Intermediates, Options, Progress, ShuffleWorkers};
 pub use report::{CheckResult, Finding, Report, Soundness, Status};
 pub use sv::verify_sv_record;
 pub use sv_remote::{check_sv_task, SvWorkers};

@@ -24,9 +24,8 @@ use votum_mixnet::wire;
 use votum_shuffle::{Generators, Rows, ShuffleProof};
 
 use crate::checks::Check;
-use crate::eg::{Intermediates, Options, Progress, ShuffleWorkers};
-use crate::hex;
-use crate::report::{Ledger, Report};
+use crate::options::{Intermediates, Options, Progress, ShuffleWorkers};
+use crate::report::{hex, Ledger, Report};
 
 /// The form name reports give a mix record.
 pub const FORM: &str = "votum mix record";

@@ -2,6 +2,11 @@
 
 use serde::Serialize;
 
+/// Bytes as lowercase hex (heads and digests in reports).
+pub(crate) fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
 use crate::checks::Check;
 
 /// How many failing objects a report lists per check (the rest are counted).

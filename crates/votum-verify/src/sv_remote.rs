@@ -18,7 +18,7 @@ use votum_splitvalue::params::Params;
 
 use crate::checks::Check;
 use crate::report::{Ledger, Status};
-use crate::sv::{
+use crate::sv_checks::{
     check_halves, check_inputs, check_opened, check_path, check_t, copy_votes, decode_t,
     undecodable, Checked, TValues,
 };

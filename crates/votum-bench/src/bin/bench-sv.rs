@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use votum_splitvalue::election::{random_values, run, RunOptions, Seeds};
 use votum_splitvalue::params::{Params, RaceSpec, CUT_SOUNDNESS_FLOOR, DEFAULT_COPIES};
-use votum_verify::eg::Options;
+use votum_verify::Options;
 
 fn peak_rss_mib() -> u64 {
     std::fs::read_to_string("/proc/self/status")

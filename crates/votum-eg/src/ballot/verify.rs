@@ -160,10 +160,7 @@ impl BallotVerifier {
             // no 48 MiB table of K here: a batch raises K once (from `key_table`, a small table
             // built after KEY_TABLE_AFTER ballots); only a ballot checked on its own (after its
             // batch failed) raises K per proof
-            public_key: PublicKey::new(&ModpGroup::eg_4096(), public_key.element().clone())
-                .map_err(|_| {
-                    crate::ManifestError::Empty("joint public key (it is the identity)")
-                })?,
+            public_key: public_key.without_table(),
             oracle: Eg1Oracle::new(extended_base_hash),
             layout,
             key_table: std::sync::OnceLock::new(),
