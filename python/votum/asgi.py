@@ -16,9 +16,17 @@ from votum.store import Store
 MAX_SEQ = 2**62
 
 
+def set_store(app: FastAPI, store: Store) -> None:
+    """Gives `app` its store: the one the API and the pages both read (`store_of`)."""
+    app.state.store = store
+
+
 def store_of(request: Request) -> Store:
     """The store of the app serving `request`."""
-    return request.app.state.store  # type: ignore[no-any-return]
+    store = request.app.state.store
+    if not isinstance(store, Store):
+        raise TypeError("an app without a store (votum.asgi.set_store)")
+    return store
 
 
 def at_shutdown(app: FastAPI, stop: Callable[[], None]) -> None:

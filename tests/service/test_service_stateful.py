@@ -32,6 +32,7 @@ import votum
 from hypothesis import HealthCheck, settings
 from schemathesis.core.transport import Response
 from starlette.testclient import TestClient
+from votum.asgi import set_store
 from votum.client import Client
 from votum.client.election import check_board
 from votum.election import synthetic_manifest
@@ -39,6 +40,7 @@ from votum.errors import NotFound
 from votum.service import Settings, create_app
 from votum.service.v1.common import Objects
 from votum.service.v1.intake import Intake
+from votum.service.v1.state import v1_state
 from votum.store import Store
 
 ADMIN = "stateful-admin-token-0123456789"
@@ -96,9 +98,10 @@ def _fresh_board() -> None:
     global STORE, _ids
     STORE.close()
     STORE = Store(f"sqlite:///{DIR / f'votum-{next(_scenarios)}.db'}")
-    APP.state.store = STORE
-    APP.state.objects = Objects(STORE)
-    APP.state.intake = Intake(STORE, APP.state.objects)
+    set_store(APP, STORE)
+    state = v1_state(APP)
+    state.objects = Objects(STORE)
+    state.intake = Intake(STORE, state.objects)
     _ids = itertools.count()
 
 

@@ -24,6 +24,8 @@ from votum.election import verify_record
 from votum.errors import VerificationFailed
 from votum.service.app import create_app
 from votum.service.settings import Settings
+from votum.service.state import service_state
+from votum.service.v1.state import v1_state
 from votum.store import Store
 from votum.store.schema import ballots, board, codes, elections
 
@@ -469,11 +471,12 @@ def test_a_page_with_payloads_ends_at_the_page_size(opened: tuple[Service, Elect
     d.submit(d.plan(3))
     everything = c.get("/v1/elections/e1/board?limit=1000")["entries"]
     sizes = [len(e["payload"].encode()) for e in everything]
-    settings = s.http.app.state.settings
-    s.http.app.state.settings = settings.model_copy(update={"board_page_bytes": sizes[0] + sizes[1]})
+    state = service_state(s.http.app)  # type: ignore[attr-defined]
+    settings = state.settings
+    state.settings = settings.model_copy(update={"board_page_bytes": sizes[0] + sizes[1]})
     page = c.get("/v1/elections/e1/board?limit=1000")["entries"]
     assert [e["seq"] for e in page] == [0, 1]
-    s.http.app.state.settings = settings.model_copy(update={"board_page_bytes": 1})
+    state.settings = settings.model_copy(update={"board_page_bytes": 1})
     assert [e["seq"] for e in c.get("/v1/elections/e1/board?after=2&limit=1000")["entries"]] == [3]
     listed = c.get("/v1/elections/e1/board?limit=1000&payloads=false")["entries"]
     assert len(listed) == len(everything)
@@ -605,7 +608,7 @@ def test_group_commit_answers_each_request_on_its_own(opened: tuple[Service, Ele
     from votum.service.v1.intake import _prepare
 
     s, d = opened
-    intake = s.http.app.state.intake  # type: ignore[attr-defined]
+    intake = v1_state(s.http.app).intake  # type: ignore[attr-defined]
     plans = d.plan(4)  # one device's chain: 0 → 1 → 2 → 3
     second, _ = d.plan_chain(2, d.register_device(2))  # another device's chain
     bad = copy.deepcopy(plans[3].ballot)
@@ -757,7 +760,7 @@ def test_record_downloads_beyond_the_limit_are_busy(opened: tuple[Service, Elect
     """At most `record_downloads` archives are sent at once (4 by default); one more reader is
     answered 503 `busy` with Retry-After, and is served once a slot is free."""
     s, _d = opened
-    exports = s.http.app.state.record_exports  # type: ignore[attr-defined]
+    exports = v1_state(s.http.app).record_exports  # type: ignore[attr-defined]
     held = [exports.downloads.acquire(blocking=False) for _ in range(4)]
     assert all(held)
     try:

@@ -33,6 +33,7 @@ from votum.service.settings import Settings
 from votum.store import Store
 from votum.web import views
 from votum.web.catalog import MESSAGES, Messages, catalogue, choose
+from votum.web.state import web_state
 
 MANIFEST = manifest_from_names(["Party A", "Party B"], ["Alice", "Bob", "Carol"])
 WEB = Path(views.__file__).parent
@@ -250,7 +251,7 @@ def test_verification_runs_once_per_head(app: App, driven: Driven) -> None:
 
 def test_verification_while_ballots_arrive_is_rate_limited(app: App) -> None:
     d = drive(Client(http=app.http), app.tokens, "web-interval", publish=False)
-    verifications = app.http.app.state.verifications  # type: ignore[attr-defined]
+    verifications = web_state(app.http.app).verifications  # type: ignore[attr-defined]
     assert app.http.post("/elections/web-interval/verification").status_code == 200
 
     def settled() -> str:
@@ -380,7 +381,7 @@ def test_a_running_verification_shows_its_progress(app: App, driven: Driven) -> 
     marker (at most twice a second), and the self-refreshing page shows them as a progress bar."""
     from votum.web.verification import Verifications
 
-    verifications: Verifications = app.http.app.state.verifications  # type: ignore[attr-defined]
+    verifications: Verifications = web_state(app.http.app).verifications  # type: ignore[attr-defined]
     head = "ab" * 32  # a head no run has touched
     running = verifications.root / "web" / f"{head}.running"
     running.parent.mkdir(parents=True, exist_ok=True)
@@ -415,10 +416,10 @@ def test_a_running_verification_shows_its_progress(app: App, driven: Driven) -> 
 def test_shutdown_stops_a_verification_and_keeps_no_report(app: App, driven: Driven, tmp_path: Path) -> None:
     application = create_app(Settings(data_dir=tmp_path, tokens=app.tokens.settings_map()), store=app.store)
     with TestClient(application):
-        verifications = application.state.verifications
+        verifications = web_state(application).verifications
         assert not verifications.stopping.is_set()
     # the server's shutdown (the lifespan's end) told the runs to stop
-    assert verifications.stopping.is_set() and application.state.mix_verifications.stopping.is_set()
+    assert verifications.stopping.is_set() and web_state(application).mix_verifications.stopping.is_set()
     row = app.store.election("web")
     assert verifications.start("web", row.head_seq, row.head_hash.hex(), row.phase) == "started"
     folder = tmp_path / "verifications" / "web"

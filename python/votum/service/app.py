@@ -15,12 +15,14 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 import votum
 from votum.localnet import is_loopback
 from votum.service import problems, seed, v1
-from votum.service.auth import TokenBook, require
+from votum.service.auth import require
 from votum.service.codec import OPENAPI_MSGPACK_NOTE, NegotiatedResponse, NegotiatedRoute
 from votum.service.http import ChunkedBodies, HeaderDeadlineProtocol
 from votum.service.limits import AnonymousGate, BodyLimit
 from votum.service.observe import Metrics, RequestLog, configure_logging
 from votum.service.settings import Settings
+from votum.service.state import ServiceState, service_state
+from votum.service.tokens import TokenBook
 from votum.store import Store
 
 log = logging.getLogger("votum.service")
@@ -104,8 +106,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         redoc_url=None,
     )
     app.router.route_class = NegotiatedRoute
-    app.state.settings = settings
-    app.state.tokens = TokenBook(settings.tokens)
+    tokens = TokenBook(settings.tokens)
     problems.install(app)
     seed_on = settings.seed_endpoints_on
     # innermost: HEAD is answered as GET without the body (logged as HEAD)
@@ -115,7 +116,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.add_middleware(
         BodyLimit,
         limit=settings.max_body_bytes,
-        tokens=app.state.tokens,
+        tokens=tokens,
         open_paths=frozenset(seed.PATHS) if seed_on else frozenset(),
         body_timeout=settings.body_timeout,
     )
@@ -123,14 +124,15 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     # anonymous requests yield to those with a token, and at most `anonymous_concurrency` run at once
     app.add_middleware(
         AnonymousGate,
-        tokens=app.state.tokens,
+        tokens=tokens,
         concurrency=settings.anonymous_concurrency,
         open_paths=frozenset(seed.PATHS) if seed_on else frozenset(),
     )
 
     # outermost: the request id and the access line cover every answer, refusals by the limit too
-    app.state.metrics = Metrics(store)
-    app.add_middleware(RequestLog, metrics=app.state.metrics)
+    metrics = Metrics(store)
+    app.state.service = ServiceState(settings=settings, tokens=tokens, metrics=metrics)
+    app.add_middleware(RequestLog, metrics=metrics)
     # outside even that: every answer leaves in pieces uvicorn waits to drain (issue 43, item 2)
     app.add_middleware(ChunkedBodies)
 
@@ -140,7 +142,16 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     if settings.pages:
         from votum import web
 
-        web.install(app, store)
+        web.install(
+            app,
+            store,
+            web.PageOptions(
+                data_dir=settings.data_dir,
+                verification_interval=settings.verification_interval,
+                mix_records=settings.mix_records,
+                api_docs=settings.api_docs,
+            ),
+        )
     # the generator's tables (~0.4 s) are built in the background, not by the first request. Not a
     # daemon: the interpreter joins it at exit. A daemon thread still in native code (GIL released)
     # when the interpreter finalizes is ended by a forced unwind through Rust frames, which aborts
@@ -202,7 +213,7 @@ def _health_router(seed_on: bool) -> Any:
         """Prometheus text format (spec/80.8): request latency by route (this process), ballots and
         board entries per election and elections per phase (from the database). Token role `admin` or
         `metrics`."""
-        body = generate_latest(request.app.state.metrics.registry)
+        body = generate_latest(service_state(request).metrics.registry)
         return PlainTextResponse(body, media_type=CONTENT_TYPE_LATEST)
 
     return router

@@ -4,8 +4,6 @@ configured token against the presented one, all compared), and never logged."""
 from __future__ import annotations
 
 import hashlib
-import hmac
-import secrets
 from collections.abc import Callable
 
 from fastapi import Request
@@ -13,40 +11,26 @@ from fastapi import Request
 from votum.service.codec import AUTH_MARK
 from votum.service.problems import ApiError
 from votum.service.settings import ROLE_PREFIX_DEVICE, ROLE_PREFIX_GUARDIAN
+from votum.service.state import service_state
+from votum.service.tokens import TokenBook, bearer_token
 
-
-class TokenBook:
-    def __init__(self, tokens: dict[str, str]) -> None:
-        self._key = secrets.token_bytes(32)
-        self._entries = [(self._digest(t), role) for t, role in tokens.items()]
-
-    def _digest(self, token: str) -> bytes:
-        return hmac.new(self._key, token.encode(), hashlib.sha256).digest()
-
-    def role_of(self, token: str) -> str | None:
-        presented = self._digest(token)
-        found = None
-        for digest, role in self._entries:  # no early exit: the time does not depend on which matched
-            if hmac.compare_digest(digest, presented):
-                found = role
-        return found
-
-    def __repr__(self) -> str:
-        return f"TokenBook(<{len(self._entries)} tokens>)"
-
-
-def bearer_token(authorization: str) -> str | None:
-    """The token of an `Authorization: Bearer <token>` header, or None."""
-    scheme, _, token = authorization.partition(" ")
-    token = token.strip()
-    return token if scheme.lower() == "bearer" and token else None
+__all__ = [
+    "TokenBook",
+    "bearer_role",
+    "bearer_token",
+    "device_name_of",
+    "guardian_of",
+    "owner_of",
+    "require",
+    "token_owner",
+]
 
 
 def bearer_role(request: Request) -> str:
     token = bearer_token(request.headers.get("authorization", ""))
     if token is None:
         raise ApiError(401, "unauthorized", "missing bearer token", {"WWW-Authenticate": "Bearer"})
-    book: TokenBook = request.app.state.tokens
+    book = service_state(request).tokens
     role = book.role_of(token)
     if role is None:
         raise ApiError(401, "unauthorized", "unknown bearer token", {"WWW-Authenticate": "Bearer"})

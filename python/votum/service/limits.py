@@ -12,8 +12,8 @@ from typing import Any
 
 from fastapi import HTTPException
 
-from votum.service.auth import TokenBook, bearer_token
 from votum.service.codec import JSON, encode
+from votum.service.tokens import TokenBook, bearer_token
 
 
 class BodyTooLarge(HTTPException):

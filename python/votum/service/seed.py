@@ -24,6 +24,7 @@ from votum.eg import encrypted_tally_json, manifest_from_names, plaintext_ballot
 from votum.service.cache import LruCache
 from votum.service.codec import AUTH_MARK, NegotiatedRoute
 from votum.service.problems import ApiError
+from votum.service.state import service_state
 
 EG = votum.Group("eg-4096")
 T = TypeVar("T")
@@ -43,7 +44,8 @@ def not_through_a_proxy(request: Request) -> None:
     """On by default (a loopback server), the endpoints serve this machine's programs only: a request
     relayed by a reverse proxy on this machine is refused (docs/adr/0003), unless the operator turned
     the endpoints on explicitly. Headers only, so it runs before the body is read."""
-    if request.app.state.settings.seed_endpoints is None and any(h in request.headers for h in PROXY_HEADERS):
+    explicit = service_state(request).settings.seed_endpoints is not None
+    if not explicit and any(h in request.headers for h in PROXY_HEADERS):
         raise ApiError(
             403,
             "disabled",
@@ -449,7 +451,7 @@ def combine_decryption_shares(request: Request, body: CombineRequest) -> dict[st
     records = [
         json.dumps(g.election_public_key) for g in sorted(body.guardian_data, key=lambda g: g.sequence_order)
     ]
-    decryptor = _decryptor(election, records, request.app.state.settings.max_count)
+    decryptor = _decryptor(election, records, service_state(request).settings.max_count)
     target, ballots = _targets(election, body.ciphertext_tally, body.spoiled_ballots)
 
     def shares_of(messages: list[dict[str, Any]], object_id: str) -> list[votum.EgShares]:

@@ -3,5 +3,6 @@ ballot tracker, the bulletin board (re-linked in the browser), the results, the 
 a read-only dashboard. Server-rendered (Jinja2) from the store; the texts are in `messages/`."""
 
 from votum.web.pages import install
+from votum.web.state import PageOptions
 
-__all__ = ["install"]
+__all__ = ["PageOptions", "install"]

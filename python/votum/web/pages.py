@@ -24,6 +24,7 @@ from votum.errors import NotFound
 from votum.store import ElectionRow, Store
 from votum.web import views
 from votum.web.catalog import Messages, choose
+from votum.web.state import PageOptions, WebState, web_state
 from votum.web.verification import Verifications
 
 HERE = Path(__file__).parent
@@ -51,20 +52,23 @@ BOARD_PAGE = 50
 router = APIRouter(route_class=APIRoute, include_in_schema=False, default_response_class=HTMLResponse)
 
 
-def install(app: FastAPI, store: Store) -> None:
-    settings = app.state.settings
-    data_dir = settings.data_dir
-    app.state.verifications = Verifications(
-        store, data_dir / "verifications", interval=settings.verification_interval
+def install(app: FastAPI, store: Store, options: PageOptions) -> None:
+    data_dir = options.data_dir
+    state = WebState(
+        options=options,
+        verifications=Verifications(
+            store, data_dir / "verifications", interval=options.verification_interval
+        ),
+        # a record file does not change under the page: each version is verified once, with no interval
+        mix_verifications=Verifications(store, data_dir / "mix-verifications", interval=0.0),
     )
-    # a record file does not change under the page: each version is verified once, with no interval
-    app.state.mix_verifications = Verifications(store, data_dir / "mix-verifications", interval=0.0)
+    app.state.web = state
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
     # at shutdown a verification in progress stops at once instead of holding the process until it ends
-    at_shutdown(app, app.state.verifications.stop)
-    at_shutdown(app, app.state.mix_verifications.stop)
+    at_shutdown(app, state.verifications.stop)
+    at_shutdown(app, state.mix_verifications.stop)
 
 
 def render(
@@ -73,7 +77,7 @@ def render(
     """`template` in the request's language; `script`: the prefixes of the messages the page's script
     needs, handed to the template as `messages`."""
     t = Messages(choose(request.headers.get("accept-language")))
-    settings = request.app.state.settings
+    settings = web_state(request).options
     mix_on = settings.mix_records is not None
     api_docs_href = "/docs" if settings.api_docs else "/openapi.json"
     messages = {k: v for prefix in script for k, v in t.subset(prefix).items()}
@@ -174,7 +178,7 @@ def verification_page(request: Request, election_id: str, refused: str = "") -> 
     row = _election(request, election_id)
     if isinstance(row, HTMLResponse):
         return row
-    verifications: Verifications = request.app.state.verifications
+    verifications = web_state(request).verifications
     state = verifications.state(election_id, row.head_hash.hex())
     return render(
         request,
@@ -195,7 +199,7 @@ def start_verification(request: Request, election_id: str) -> HTMLResponse | Red
         return row
     outcome = "started"
     if row.phase != "ceremony":
-        outcome = request.app.state.verifications.start(
+        outcome = web_state(request).verifications.start(
             election_id,
             row.head_seq,
             row.head_hash.hex(),
@@ -231,7 +235,7 @@ def _is_mix_record(path: Path) -> bool:
 
 
 def _mix_files(request: Request) -> dict[str, Path]:
-    folder: Path | None = request.app.state.settings.mix_records
+    folder = web_state(request).options.mix_records
     if folder is None or not folder.is_dir():
         return {}
     return {
@@ -250,7 +254,7 @@ def _mix_version(path: Path) -> str:
 
 @router.get("/mix")
 def mix_list(request: Request) -> HTMLResponse:
-    verifications: Verifications = request.app.state.mix_verifications
+    verifications = web_state(request).mix_verifications
     records = [
         (name, path.stat().st_size, verifications.state(name, _mix_version(path)))
         for name, path in _mix_files(request).items()
@@ -263,7 +267,7 @@ def mix_page(request: Request, name: str, refused: str = "") -> HTMLResponse:
     path = _mix_files(request).get(name)
     if path is None:
         return render(request, "not_found.html", 404, election_id=name, what="mix")
-    verifications: Verifications = request.app.state.mix_verifications
+    verifications = web_state(request).mix_verifications
     state = verifications.state(name, _mix_version(path))
     outcome = None
     if state.status == "done" and state.report and state.report.get("passed"):
@@ -285,7 +289,7 @@ def mix_verify(request: Request, name: str) -> HTMLResponse | RedirectResponse:
     path = _mix_files(request).get(name)
     if path is None:
         return render(request, "not_found.html", 404, election_id=name, what="mix")
-    verifications: Verifications = request.app.state.mix_verifications
+    verifications = web_state(request).mix_verifications
     outcome = verifications.start(name, -1, _mix_version(path), record=path)
     suffix = "" if outcome == "started" else f"?refused={outcome}"
     return RedirectResponse(f"/mix/{name}{suffix}", status_code=303)

@@ -4,31 +4,36 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from votum.asgi import at_shutdown
+from votum.asgi import at_shutdown, set_store
 from votum.service.auth import device_name_of
+from votum.service.state import service_state
 from votum.service.v1 import ballots, board, ceremony, decryption, elections, links
 from votum.service.v1.common import Objects
 from votum.service.v1.exports import RecordExports
 from votum.service.v1.intake import Intake
+from votum.service.v1.state import V1State
 from votum.store import Store, export
 
 
 def install(app: FastAPI, store: Store) -> None:
-    app.state.store = store
-    app.state.objects = Objects(store)
-    app.state.intake = Intake(store, app.state.objects)
-    settings = app.state.settings
-    #: the names of the named device tokens (their ballot ids are theirs alone: `ballots.check_scope`)
-    app.state.device_names = frozenset(
-        name for role in settings.tokens.values() if (name := device_name_of(role)) is not None
-    )
+    set_store(app, store)
+    settings = service_state(app).settings
+    objects = Objects(store)
     # looked up at each export, so a test can watch `votum.store.export.export_record`
-    app.state.record_exports = RecordExports(
+    exports = RecordExports(
         settings.record_export_interval,
         lambda *args: export.export_record(*args),
         settings.record_downloads,
     )
-    at_shutdown(app, app.state.record_exports.close)  # the exports' files go with the server
+    app.state.v1 = V1State(
+        objects=objects,
+        intake=Intake(store, objects),
+        device_names=frozenset(
+            name for role in settings.tokens.values() if (name := device_name_of(role)) is not None
+        ),
+        record_exports=exports,
+    )
+    at_shutdown(app, exports.close)  # the exports' files go with the server
     for module in (elections, ceremony, ballots, decryption, board):
         app.include_router(module.router)
     links.install(app)

@@ -15,7 +15,7 @@ from votum.service.codec import NegotiatedRoute
 from votum.service.problems import ApiError
 from votum.service.v1.ceremony import Posted, append_once
 from votum.service.v1.common import Receipt, entry_out, payload_of, receipt
-from votum.service.v1.intake import Intake
+from votum.service.v1.state import v1_state
 from votum.store import add_codes, code_links
 
 router = APIRouter(prefix="/v1/elections/{election_id}", tags=["ballots"], route_class=NegotiatedRoute)
@@ -81,7 +81,7 @@ def check_names(request: Request, scope: str | None, names: list[Any], what: str
     with a configured name and `-`, so no token can take another's ids (or its device's hash) first.
     `scope` is the caller's device name (None for a plain device token or the administrator). Checked
     before anything is stored; values that are not strings are left to their own checks."""
-    configured: frozenset[str] = request.app.state.device_names
+    configured = v1_state(request).device_names
     if not configured:
         return
     for value in names:
@@ -97,9 +97,9 @@ def check_names(request: Request, scope: str | None, names: list[Any], what: str
 def submit(request: Request, election_id: str, items: list[Submission]) -> list[dict[str, Any]]:
     """Through the election's intake (`intake.py`): checked in a batch with whatever else is waiting,
     stored in one transaction with it, answered on its own; all or nothing for this request."""
-    scope = device_name_of(bearer_role(request)) if request.app.state.device_names else None
+    scope = device_name_of(bearer_role(request)) if v1_state(request).device_names else None
     check_names(request, scope, [item.ballot.get("object_id") for item in items], "ballot id")
-    intake: Intake = request.app.state.intake
+    intake = v1_state(request).intake
     return intake.submit(election_id, [(item.ballot, item.state) for item in items], token_owner(request))
 
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from votum.asgi import MAX_SEQ, store_of
 from votum.service.codec import NegotiatedRoute
+from votum.service.state import service_state
 from votum.service.v1.common import EntryOut, Head, entry_out
 
 router = APIRouter(
@@ -36,7 +37,7 @@ def board_page(
     last entry's `seq`. Check a copy with `votum.client.check_board`."""
     store = store_of(request)
     row = store.election(election_id)
-    budget = request.app.state.settings.board_page_bytes
+    budget = service_state(request).settings.board_page_bytes
     entries = store.entries(election_id, after, limit, with_payload=payloads, max_bytes=budget)
     return {
         "election_id": election_id,

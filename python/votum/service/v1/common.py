@@ -6,7 +6,6 @@ import json
 import threading
 from typing import Any
 
-from fastapi import Request
 from pydantic import BaseModel, Field
 
 import votum
@@ -148,10 +147,6 @@ class Objects:
 
     def get(self, election_id: str) -> ElectionObjects:
         return self._cache.get(election_id, lambda: ElectionObjects(self._store, election_id))
-
-
-def objects_of(request: Request, election_id: str) -> ElectionObjects:
-    return request.app.state.objects.get(election_id)  # type: ignore[no-any-return]
 
 
 class Page(BaseModel):

@@ -13,7 +13,8 @@ from votum.errors import InvalidInput, NotFound, WrongPhase
 from votum.service.auth import require
 from votum.service.codec import NegotiatedRoute
 from votum.service.v1.ceremony import Posted, _as, append_once
-from votum.service.v1.common import entry_out, objects_of, text_of
+from votum.service.v1.common import entry_out, text_of
+from votum.service.v1.state import objects_of
 
 router = APIRouter(
     prefix="/v1/elections/{election_id}/guardians/{guardian_id}",

@@ -19,8 +19,9 @@ from votum.errors import Conflict, InvalidInput, WrongPhase
 from votum.service.auth import require
 from votum.service.codec import NegotiatedRoute
 from votum.service.problems import ApiError
-from votum.service.v1.common import EG, Head, objects_of, payload_of
-from votum.service.v1.exports import RecordExports, chunks
+from votum.service.v1.common import EG, Head, payload_of
+from votum.service.v1.exports import chunks
+from votum.service.v1.state import objects_of, v1_state
 from votum.store import ElectionRow, Tx
 
 router = APIRouter(prefix="/v1/elections", tags=["elections"], route_class=NegotiatedRoute)
@@ -263,7 +264,7 @@ async def record(request: Request, election_id: str) -> StreamingResponse:
     `record_export_interval` seconds old is served. `X-Votum-Head` and `X-Votum-Head-Seq` name the head
     the archive covers."""
     store = store_of(request)
-    exports: RecordExports = request.app.state.record_exports
+    exports = v1_state(request).record_exports
     row = await anyio.to_thread.run_sync(store.election, election_id)
     if row.phase == "ceremony":
         raise WrongPhase(f"election {election_id!r} has no record before it is opened")

@@ -1,0 +1,36 @@
+"""What the pages hold on their app, typed (issue 46): the options the service gives them and the two
+verifiers run on demand; set by `pages.install`, read through `web_state(request)`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from votum.web.verification import Verifications
+
+
+@dataclass(frozen=True)
+class PageOptions:
+    """The service's settings the pages read (the pages do not import the service)."""
+
+    data_dir: Path
+    verification_interval: float
+    mix_records: Path | None
+    api_docs: bool
+
+
+@dataclass
+class WebState:
+    options: PageOptions
+    verifications: Verifications
+    mix_verifications: Verifications
+
+
+def web_state(holder: Any) -> WebState:
+    """The pages' state of the app serving a request (or of an app)."""
+    app = getattr(holder, "app", holder)
+    state = app.state.web
+    if not isinstance(state, WebState):
+        raise TypeError("the pages are not installed on this app")
+    return state
