@@ -132,8 +132,8 @@ impl MontContext {
 
     /// `out = a·b / R mod m`, fully reduced. `a`, `b`, `out`: n limbs each, `a`, `b` < m.
     pub(crate) fn mul(&self, out: &mut [u64], a: &[u64], b: &[u64], s: &mut Scratch) {
-        debug_assert!(a.len() == self.n && b.len() == self.n && out.len() == self.n);
-        debug_assert!(s.0.len() == 2 * self.n);
+        assert!(a.len() == self.n && b.len() == self.n && out.len() == self.n);
+        assert!(s.0.len() == 2 * self.n);
         let n = self.n as gmp::size_t;
         // SAFETY: all slices have n limbs, the scratch 2n; out does not alias the scratch; GMP's
         // mpn_mul_n/mpn_sqr need rp disjoint from the inputs, which the scratch is.
@@ -149,7 +149,7 @@ impl MontContext {
 
     /// `a <- a·b / R mod m`.
     pub(crate) fn mul_assign(&self, a: &mut [u64], b: &[u64], s: &mut Scratch) {
-        debug_assert!(a.len() == self.n && b.len() == self.n && s.0.len() == 2 * self.n);
+        assert!(a.len() == self.n && b.len() == self.n && s.0.len() == 2 * self.n);
         let n = self.n as gmp::size_t;
         // SAFETY: as in `mul`; the product goes to the scratch first, so writing `a` is safe.
         unsafe {
@@ -160,7 +160,7 @@ impl MontContext {
 
     /// `a <- a² / R mod m`.
     pub(crate) fn square_assign(&self, a: &mut [u64], s: &mut Scratch) {
-        debug_assert!(a.len() == self.n && s.0.len() == 2 * self.n);
+        assert!(a.len() == self.n && s.0.len() == 2 * self.n);
         let n = self.n as gmp::size_t;
         // SAFETY: as in `mul_assign`.
         unsafe {
@@ -182,8 +182,8 @@ impl MontContext {
         s: &mut Scratch,
         tmp: &mut [u64],
     ) {
-        debug_assert!(a.len() == self.n && b.len() == self.n && out.len() == self.n);
-        debug_assert!(tmp.len() == self.n);
+        assert!(a.len() == self.n && b.len() == self.n && out.len() == self.n);
+        assert!(tmp.len() == self.n);
         let n = self.n as gmp::size_t;
         // SAFETY: all slices have n limbs, the scratch 2n and its work area the itch of both
         // products (`scratch`); out and tmp do not alias the scratch or each other.
