@@ -306,7 +306,17 @@ impl PyEgBallotVerifier {
                             },
                         };
                         let json = b.to_eg14_json(form).to_string();
-                        PyEgVerifiedBallot { ballot: b, json }
+                        let state = if let votum_eg::encrypt::BallotForm::Submitted { state } = form
+                        {
+                            state
+                        } else {
+                            1
+                        };
+                        PyEgVerifiedBallot {
+                            ballot: b,
+                            json,
+                            state,
+                        }
                     })
                 })
                 .collect::<Vec<_>>()
@@ -329,6 +339,8 @@ impl PyEgBallotVerifier {
 pub struct PyEgVerifiedBallot {
     pub(crate) ballot: votum_eg::encrypted::EncryptedBallot,
     pub(crate) json: String,
+    /// 1 = cast, 2 = spoiled: the state it was checked for (the JSON's `state`)
+    pub(crate) state: u8,
 }
 
 #[pymethods]
@@ -348,6 +360,36 @@ impl PyEgVerifiedBallot {
     #[getter]
     fn json(&self) -> &str {
         &self.json
+    }
+
+    /// The state it was checked for, as the JSON writes it: 1 cast, 2 spoiled.
+    #[getter]
+    fn state(&self) -> u8 {
+        self.state
+    }
+
+    /// The ballot code and its seed, as the JSON writes them (canonical hex).
+    #[getter]
+    fn code_hex(&self) -> String {
+        votum_hash::eg::to_hex(&self.ballot.code)
+    }
+
+    #[getter]
+    fn code_seed_hex(&self) -> String {
+        votum_hash::eg::to_hex(&self.ballot.code_seed)
+    }
+
+    /// Every selection ciphertext (placeholders included), in the JSON's order, as the JSON writes
+    /// its pad and data (canonical hex): what the store fingerprints (spec/80.5).
+    #[getter]
+    fn ciphertexts_hex(&self) -> Vec<(String, String)> {
+        let hex = |e: &votum_group::ModElement| votum_hash::eg::to_hex(e.value());
+        self.ballot
+            .contests
+            .iter()
+            .flat_map(|c| c.selections.iter())
+            .map(|s| (hex(&s.ciphertext.pad), hex(&s.ciphertext.data)))
+            .collect()
     }
 
     fn __repr__(&self) -> String {

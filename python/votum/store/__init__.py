@@ -39,7 +39,7 @@ from votum.store.rules import (
     existing_ballots,
     mark_chained,
 )
-from votum.store.schema import ciphertext_fingerprints, elections
+from votum.store.schema import ciphertext_fingerprints, elections, fingerprint
 from votum.store.transaction import Tx, payload_digest
 
 __all__ = [
@@ -59,6 +59,7 @@ __all__ = [
     "claim_guardian_key",
     "code_links",
     "existing_ballots",
+    "fingerprint",
     "mark_chained",
     "payload_digest",
 ]

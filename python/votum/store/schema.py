@@ -129,17 +129,21 @@ ciphertexts = Table(
 V1_TABLES = [elections, board, ballots, codes]
 
 
+def fingerprint(pad_hex: str, data_hex: str) -> bytes:
+    """A selection ciphertext's fingerprint: BLAKE2b-128 of `votum/eg-ciphertext/v1` and its pad and data as
+    canonical hex numbers (spec/80.5)."""
+    return hashlib.blake2b(f"votum/eg-ciphertext/v1\0{pad_hex}\0{data_hex}".encode(), digest_size=16).digest()
+
+
 def ciphertext_fingerprints(ballot: dict[str, object]) -> list[bytes]:
     """The fingerprint of each selection ciphertext (pad and data) of a ballot in votum's canonical
-    ElectionGuard 1.4 JSON, placeholders included, in the ballot's order: BLAKE2b-128 of
-    `votum/eg-ciphertext/v1` and the two canonical hex numbers (spec/80.5)."""
-    out = []
-    for contest in ballot["contests"]:  # type: ignore[attr-defined]
-        for selection in contest["ballot_selections"]:
-            c = selection["ciphertext"]
-            text_ = f"votum/eg-ciphertext/v1\0{c['pad']}\0{c['data']}"
-            out.append(hashlib.blake2b(text_.encode(), digest_size=16).digest())
-    return out
+    ElectionGuard 1.4 JSON, placeholders included, in the ballot's order (spec/80.5). Intake takes the same
+    from a checked ballot without parsing its JSON (`EgVerifiedBallot.ciphertexts_hex`)."""
+    return [
+        fingerprint(s["ciphertext"]["pad"], s["ciphertext"]["data"])
+        for contest in ballot["contests"]  # type: ignore[attr-defined]
+        for s in contest["ballot_selections"]
+    ]
 
 
 def _v1(conn: Connection) -> None:
@@ -189,11 +193,11 @@ def _v4(conn: Connection) -> None:
         if election_id != current:
             current, seen = election_id, set()  # a fingerprint repeated across elections is no replay
         ballot = json.loads(payload)
-        for fingerprint in ciphertext_fingerprints(ballot):
-            if fingerprint not in seen:
-                seen.add(fingerprint)
+        for fp in ciphertext_fingerprints(ballot):
+            if fp not in seen:
+                seen.add(fp)
                 batch.append(
-                    {"election_id": election_id, "fingerprint": fingerprint, "ballot_id": ballot["object_id"]}
+                    {"election_id": election_id, "fingerprint": fp, "ballot_id": ballot["object_id"]}
                 )
         if len(batch) >= 10_000:
             conn.execute(ciphertexts.insert(), batch)

@@ -36,10 +36,10 @@ from votum.store import (
     add_ciphertexts,
     add_codes,
     check_id,
-    ciphertext_fingerprints,
     ciphertext_owners,
     code_links,
     existing_ballots,
+    fingerprint,
     mark_chained,
     payload_digest,
 )
@@ -233,13 +233,11 @@ class Intake:
     def _accept(b: _Ballot, outcome: votum.EgVerifiedBallot) -> None:
         """Keeps what the verifier accepted for `b`: its canonical payload, state and codes."""
         b.verified = outcome
-        canonical = outcome.json
-        doc = json.loads(canonical)
-        b.state = _state_name(doc["state"])
-        b.code, b.seed = doc["code"], doc["code_seed"]
-        b.payload = canonical.encode()
+        b.state = _state_name(outcome.state)
+        b.code, b.seed = outcome.code_hex, outcome.code_seed_hex
+        b.payload = outcome.json.encode()
         b.digest = payload_digest(b.payload)
-        b.fingerprints = ciphertext_fingerprints(doc)
+        b.fingerprints = [fingerprint(pad, data) for pad, data in outcome.ciphertexts_hex]
 
     def process(self, election_id: str, jobs: list[_Job]) -> None:
         """Stores the checked requests of a group (`verify` ran on them) in one transaction and
