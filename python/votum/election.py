@@ -181,157 +181,175 @@ def _run_election(config: ElectionConfig, progress: ProgressHook | None, client:
     size = 0
 
     if config.manifest is not None:
-        manifest = json.loads(config.manifest.read_text())
+        try:
+            manifest = json.loads(config.manifest.read_text())
+        except json.JSONDecodeError as e:
+            where = f"line {e.lineno}, column {e.colno}"
+            raise InvalidInput(
+                f"the manifest {config.manifest} is not valid JSON: {e.msg} ({where})"
+            ) from None
     else:
         manifest = synthetic_manifest(config.contests)
     em = EgManifest.from_json(json.dumps(manifest))
     # the output is opened only once the configuration and the manifest are known to be good
     sink: DirectorySink | ArchiveSink = ArchiveSink(out) if config.format == "votum" else DirectorySink(out)
-    n, k = config.guardians, config.quorum
+    try:
+        n, k = config.guardians, config.quorum
 
-    with timed(result.steps, f"key ceremony ({n} guardians, quorum {k}, {n * (n - 1)} backups checked)", n):
-        # secrets and nonces come from the OS; the seed only chooses the votes
-        ceremony = run_ceremony(em, n, k, progress=lambda done, total: hook("key ceremony", done, total))
-        guardians, records, context = ceremony.guardians, ceremony.records, ceremony.context
-    k_pub, q_ext = context.elgamal_public_key, context.extended_base_hash
+        with timed(
+            result.steps, f"key ceremony ({n} guardians, quorum {k}, {n * (n - 1)} backups checked)", n
+        ):
+            # secrets and nonces come from the OS; the seed only chooses the votes
+            ceremony = run_ceremony(em, n, k, progress=lambda done, total: hook("key ceremony", done, total))
+            guardians, records, context = ceremony.guardians, ceremony.records, ceremony.context
+        k_pub, q_ext = context.elgamal_public_key, context.extended_base_hash
 
-    with timed(result.steps, "write manifest, context, guardians", 1):
-        size += sink.add("manifest", path_of("manifest"), _text(manifest))
-        size += sink.add("context", path_of("context"), context.to_json())
-        size += sink.add("constants", path_of("constants"), eg_constants_json())
-        for g, rec in zip(guardians, records, strict=True):
-            size += sink.add("guardian", path_of("guardian", g.guardian_id), rec)
-        device_doc: dict[str, Any] = {
-            "device_id": 1,
-            "session_id": 1,
-            "launch_code": 1,
-            "location": "votum-election",
+        with timed(result.steps, "write manifest, context, guardians", 1):
+            size += sink.add("manifest", path_of("manifest"), _text(manifest))
+            size += sink.add("context", path_of("context"), context.to_json())
+            size += sink.add("constants", path_of("constants"), eg_constants_json())
+            for g, rec in zip(guardians, records, strict=True):
+                size += sink.add("guardian", path_of("guardian", g.guardian_id), rec)
+            device_doc: dict[str, Any] = {
+                "device_id": 1,
+                "session_id": 1,
+                "launch_code": 1,
+                "location": "votum-election",
+            }
+            size += sink.add("device", path_of("device", "1"), _text(device_doc))
+
+        device = EgEncryptionDevice(em, k_pub, q_ext)
+        box = EgBallotBox(em, k_pub, q_ext)
+        cluster = None
+        if client is not None:
+            from votum.cluster.election import ClusterBallots
+
+            params = eg_ballot_check_params(em, k_pub, q_ext)
+            cluster = ClusterBallots(client, params, chunk=config.chunk, task_timeout=config.task_timeout)
+        expected: dict[str, int] = {
+            s["object_id"]: 0 for c in manifest["contests"] for s in c["ballot_selections"]
         }
-        size += sink.add("device", path_of("device", "1"), _text(device_doc))
+        # The record is written as ballots are accepted: a batch is planned, encrypted on all cores,
+        # cast or spoiled (every proof verified once), written and dropped, so memory stays flat as
+        # the election grows. Only spoiled ballots, to be decrypted later, are kept.
+        spent = {"encrypt": 0.0, "box": 0.0, "write": 0.0}
+        spoiled_ballots: list[tuple[str, str]] = []
+        # the device's chain of ballot codes starts at the device's hash, as the reference's devices do
+        code = eg_hash_elems(
+            device_doc["device_id"],
+            device_doc["session_id"],
+            device_doc["launch_code"],
+            device_doc["location"],
+        )
 
-    device = EgEncryptionDevice(em, k_pub, q_ext)
-    box = EgBallotBox(em, k_pub, q_ext)
-    cluster = None
-    if client is not None:
-        from votum.cluster.election import ClusterBallots
+        def plan(start: int) -> tuple[list[tuple[str, str, list[str], str]], list[tuple[str, int, str]]]:
+            # the votes of one batch, drawn in order from the seeded generator, and the device's items
+            plans = []
+            for i in range(start, min(start + BATCH, config.ballots)):
+                ballot_id = f"ballot-{i:07d}"
+                text, chosen = _plaintext(manifest, ballot_id, rng)
+                state = "spoiled" if rng.random() < config.spoil_rate else "cast"
+                plans.append((ballot_id, text, chosen, state))
+            stamps = range(1_795_000_000 + start, 1_795_000_000 + start + len(plans))
+            return plans, [(text, ts, state) for ts, (_b, text, _c, state) in zip(stamps, plans, strict=True)]
 
-        params = eg_ballot_check_params(em, k_pub, q_ext)
-        cluster = ClusterBallots(client, params, chunk=config.chunk, task_timeout=config.task_timeout)
-    expected: dict[str, int] = {
-        s["object_id"]: 0 for c in manifest["contests"] for s in c["ballot_selections"]
-    }
-    # The record is written as ballots are accepted: a batch is planned, encrypted on all cores,
-    # cast or spoiled (every proof verified once), written and dropped, so memory stays flat as
-    # the election grows. Only spoiled ballots, to be decrypted later, are kept.
-    spent = {"encrypt": 0.0, "box": 0.0, "write": 0.0}
-    spoiled_ballots: list[tuple[str, str]] = []
-    # the device's chain of ballot codes starts at the device's hash, as the reference's devices do
-    code = eg_hash_elems(
-        device_doc["device_id"], device_doc["session_id"], device_doc["launch_code"], device_doc["location"]
-    )
-
-    def plan(start: int) -> tuple[list[tuple[str, str, list[str], str]], list[tuple[str, int, str]]]:
-        # the votes of one batch, drawn in order from the seeded generator, and the device's items
-        plans = []
-        for i in range(start, min(start + BATCH, config.ballots)):
-            ballot_id = f"ballot-{i:07d}"
-            text, chosen = _plaintext(manifest, ballot_id, rng)
-            state = "spoiled" if rng.random() < config.spoil_rate else "cast"
-            plans.append((ballot_id, text, chosen, state))
-        stamps = range(1_795_000_000 + start, 1_795_000_000 + start + len(plans))
-        return plans, [(text, ts, state) for ts, (_b, text, _c, state) in zip(stamps, plans, strict=True)]
-
-    plans, items = plan(0)
-    # on a cluster the next batch is being encrypted while this one is chained, checked and written
-    sent = cluster.start(items) if cluster is not None else None
-    for start in range(0, config.ballots, BATCH):
-        t0 = time.perf_counter()
-        after = None
-        if cluster is not None and sent is not None:
-            if start + BATCH < config.ballots:
-                next_plans, next_items = plan(start + BATCH)
-                after = (next_plans, next_items, cluster.start(next_items))
-            ballots, verdicts, code = cluster.finish(sent, items, code)
-        else:
-            ballots, code = device.encrypt_many(items, code)
-        encrypted: list[tuple[str, str]] = []
-        for ballot, (_t, _ts, state) in zip(ballots, items, strict=True):
-            if isinstance(ballot, Exception):
-                raise ballot
-            encrypted.append((ballot, state))
-        t1 = time.perf_counter()
-        if cluster is not None:
-            outcomes = box.submit_judged(encrypted, verdicts)
-        else:
-            outcomes = box.submit_many(encrypted)
-        for outcome in outcomes:
-            if isinstance(outcome, Exception):
-                raise outcome
-        t2 = time.perf_counter()
-        for (ballot_id, _plain, chosen, state), (ballot, _s) in zip(plans, encrypted, strict=True):
-            size += sink.add("submitted_ballot", path_of("submitted_ballot", ballot_id), ballot)
-            if state == "cast":
-                for s in chosen:
-                    expected[s] += 1
+        plans, items = plan(0)
+        # on a cluster the next batch is being encrypted while this one is chained, checked and written
+        sent = cluster.start(items) if cluster is not None else None
+        for start in range(0, config.ballots, BATCH):
+            t0 = time.perf_counter()
+            after = None
+            if cluster is not None and sent is not None:
+                if start + BATCH < config.ballots:
+                    next_plans, next_items = plan(start + BATCH)
+                    after = (next_plans, next_items, cluster.start(next_items))
+                ballots, verdicts, code = cluster.finish(sent, items, code)
             else:
-                spoiled_ballots.append((ballot_id, ballot))
-        t3 = time.perf_counter()
-        spent["encrypt"] += t1 - t0
-        spent["box"] += t2 - t1
-        spent["write"] += t3 - t2
-        hook("ballots (encrypt, cast, write)", start + len(plans), config.ballots)
-        if cluster is not None and after is not None:
-            plans, items, sent = after
-        elif start + BATCH < config.ballots:
-            plans, items = plan(start + BATCH)
-    result.steps += [
-        Step("encrypt ballots (all proofs)", spent["encrypt"], config.ballots),
-        Step("cast and spoil, every proof verified once (batches)", spent["box"], config.ballots),
-        Step("write the ballots (electionguard 1.4 layout)", spent["write"], config.ballots),
-    ]
-    result.cast, result.spoiled = box.counts
+                ballots, code = device.encrypt_many(items, code)
+            encrypted: list[tuple[str, str]] = []
+            for ballot, (_t, _ts, state) in zip(ballots, items, strict=True):
+                if isinstance(ballot, Exception):
+                    raise ballot
+                encrypted.append((ballot, state))
+            t1 = time.perf_counter()
+            if cluster is not None:
+                outcomes = box.submit_judged(encrypted, verdicts)
+            else:
+                outcomes = box.submit_many(encrypted)
+            for outcome in outcomes:
+                if isinstance(outcome, Exception):
+                    raise outcome
+            t2 = time.perf_counter()
+            for (ballot_id, _plain, chosen, state), (ballot, _s) in zip(plans, encrypted, strict=True):
+                size += sink.add("submitted_ballot", path_of("submitted_ballot", ballot_id), ballot)
+                if state == "cast":
+                    for s in chosen:
+                        expected[s] += 1
+                else:
+                    spoiled_ballots.append((ballot_id, ballot))
+            t3 = time.perf_counter()
+            spent["encrypt"] += t1 - t0
+            spent["box"] += t2 - t1
+            spent["write"] += t3 - t2
+            hook("ballots (encrypt, cast, write)", start + len(plans), config.ballots)
+            if cluster is not None and after is not None:
+                plans, items, sent = after
+            elif start + BATCH < config.ballots:
+                plans, items = plan(start + BATCH)
+        result.steps += [
+            Step("encrypt ballots (all proofs)", spent["encrypt"], config.ballots),
+            Step("cast and spoil, every proof verified once (batches)", spent["box"], config.ballots),
+            Step("write the ballots (electionguard 1.4 layout)", spent["write"], config.ballots),
+        ]
+        result.cast, result.spoiled = box.counts
 
-    present = guardians[: n - config.missing]
-    absent = guardians[n - config.missing :]
+        present = guardians[: n - config.missing]
+        absent = guardians[n - config.missing :]
 
-    absent_records = [m.public_record() for m in absent]
+        absent_records = [m.public_record() for m in absent]
 
-    def shares_for(target: EgDecryptionTarget) -> list[EgShares]:
-        # each present guardian's whole part: its own shares and those standing in for the absent
-        return [s for g in present for s in g.all_shares(target, q_ext, absent_records)]
+        def shares_for(target: EgDecryptionTarget) -> list[EgShares]:
+            # each present guardian's whole part: its own shares and those standing in for the absent
+            return [s for g in present for s in g.all_shares(target, q_ext, absent_records)]
 
-    decryptor = EgDecryptor(records, k, q_ext, max_count=max(config.ballots, 1))
-    with timed(
-        result.steps, f"decrypt tally ({len(present)} present, {len(absent)} missing, proofs checked)", 1
-    ):
-        tally_target = EgDecryptionTarget.from_ballot_box(box, em)
-        plaintext = decryptor.decrypt(tally_target, shares_for(tally_target))
-        hook("decrypt tally", 1, 1)
-    result.expected_counts = expected
-    result.decrypted_counts = plaintext.counts
-    if plaintext.counts != expected:
-        raise VerificationFailed("the decrypted tally differs from the plaintext votes")
+        decryptor = EgDecryptor(records, k, q_ext, max_count=max(config.ballots, 1))
+        with timed(
+            result.steps, f"decrypt tally ({len(present)} present, {len(absent)} missing, proofs checked)", 1
+        ):
+            tally_target = EgDecryptionTarget.from_ballot_box(box, em)
+            plaintext = decryptor.decrypt(tally_target, shares_for(tally_target))
+            hook("decrypt tally", 1, 1)
+        result.expected_counts = expected
+        result.decrypted_counts = plaintext.counts
+        if plaintext.counts != expected:
+            raise VerificationFailed("the decrypted tally differs from the plaintext votes")
 
-    spoiled_plain = []
-    with timed(result.steps, "decrypt spoiled ballots", len(spoiled_ballots)):
-        for i, (_ballot_id, ballot) in enumerate(spoiled_ballots):
-            target = EgDecryptionTarget.from_ballot_json(ballot)
-            spoiled_plain.append((target.object_id, decryptor.decrypt(target, shares_for(target)).to_json()))
-            hook("decrypt spoiled", i + 1, len(spoiled_ballots))
+        spoiled_plain = []
+        with timed(result.steps, "decrypt spoiled ballots", len(spoiled_ballots)):
+            for i, (_ballot_id, ballot) in enumerate(spoiled_ballots):
+                target = EgDecryptionTarget.from_ballot_json(ballot)
+                spoiled_plain.append(
+                    (target.object_id, decryptor.decrypt(target, shares_for(target)).to_json())
+                )
+                hook("decrypt spoiled", i + 1, len(spoiled_ballots))
 
-    with timed(result.steps, "write tallies and spoiled-ballot decryptions", 1):
-        for ballot_id, text in spoiled_plain:
-            size += sink.add("spoiled_ballot", path_of("spoiled_ballot", ballot_id), text)
-        encrypted_tally = _text(encrypted_tally_json(manifest, em, box.encrypted_tally()))
-        size += sink.add("encrypted_tally", path_of("encrypted_tally"), encrypted_tally)
-        size += sink.add("tally", path_of("tally"), plaintext.to_json())
-        orders = [g.sequence_order for g in present]
-        coefficients = {
-            g.guardian_id: eg_to_hex(lagrange_coefficient(EG, g.sequence_order, orders).to_int())
-            for g in present
-        }
-        size += sink.add("coefficients", path_of("coefficients"), _text({"coefficients": coefficients}))
-        sink.close()
+        with timed(result.steps, "write tallies and spoiled-ballot decryptions", 1):
+            for ballot_id, text in spoiled_plain:
+                size += sink.add("spoiled_ballot", path_of("spoiled_ballot", ballot_id), text)
+            encrypted_tally = _text(encrypted_tally_json(manifest, em, box.encrypted_tally()))
+            size += sink.add("encrypted_tally", path_of("encrypted_tally"), encrypted_tally)
+            size += sink.add("tally", path_of("tally"), plaintext.to_json())
+            orders = [g.sequence_order for g in present]
+            coefficients = {
+                g.guardian_id: eg_to_hex(lagrange_coefficient(EG, g.sequence_order, orders).to_int())
+                for g in present
+            }
+            size += sink.add("coefficients", path_of("coefficients"), _text({"coefficients": coefficients}))
+            sink.close()
+    except BaseException:
+        # a failure or Ctrl-C leaves no partial record under `out` (issue 42, C.13)
+        sink.abort()
+        raise
     result.record_bytes = out.stat().st_size if config.format == "votum" else size
 
     with timed(result.steps, "verify the record from disk", config.ballots):

@@ -9,6 +9,7 @@ the same order from either form, one at a time, so memory stays flat however man
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,10 +65,19 @@ class RecordSink(Protocol):
 
     def close(self) -> None: ...
 
+    def abort(self) -> None: ...
+
+
+def _partial(path: Path) -> Path:
+    """Where a record is written until it is whole: beside `path`, hidden, named for this process."""
+    return path.with_name(f".{path.name}.partial-{os.getpid()}")
+
 
 class DirectorySink:
     """The ElectionGuard 1.4 layout: one JSON file per document. An earlier record in the directory
-    is replaced (stale ballots never mix with new ones); any other non-empty directory is refused."""
+    is replaced (stale ballots never mix with new ones); any other non-empty directory is refused. The
+    documents go to a hidden directory beside it, renamed into place by `close`; `abort` removes them, so
+    a failed or interrupted run leaves nothing that looks like a record (issue 42, C.13)."""
 
     def __init__(self, root: Path) -> None:
         if root.exists() and not root.is_dir():
@@ -78,17 +88,15 @@ class DirectorySink:
                 raise InvalidInput(
                     f"{root} is not empty and does not look like an election record; choose another directory"
                 )
-            for name in RECORD_DIRS:
-                if (root / name).is_dir():
-                    shutil.rmtree(root / name)
-            for name in RECORD_FILES:
-                (root / name).unlink(missing_ok=True)
-        root.mkdir(parents=True, exist_ok=True)
+        root.parent.mkdir(parents=True, exist_ok=True)
         self.root = root
+        self.work = _partial(root)
+        shutil.rmtree(self.work, ignore_errors=True)
+        self.work.mkdir()
         self._made: set[Path] = set()
 
     def add(self, kind: str, path: str, text: str) -> int:
-        target = self.root / path
+        target = self.work / path
         if target.parent not in self._made:
             target.parent.mkdir(parents=True, exist_ok=True)
             self._made.add(target.parent)
@@ -96,19 +104,27 @@ class DirectorySink:
         return len(text)
 
     def close(self) -> None:
-        pass
+        """The whole record replaces an earlier one at `root` (checked to be one when this sink opened)."""
+        if self.root.is_dir():
+            shutil.rmtree(self.root)
+        self.work.rename(self.root)
+
+    def abort(self) -> None:
+        shutil.rmtree(self.work, ignore_errors=True)
 
 
 class ArchiveSink:
     """votum's archive (spec/70). An earlier archive at the path is replaced; any other file is refused.
-    Until `close` writes the trailer, the file is refused by every reader as truncated."""
+    The archive is written beside it under a hidden name and renamed into place by `close` (after the
+    trailer); `abort` removes it."""
 
     def __init__(self, path: Path) -> None:
         if path.exists() and not is_archive(path):
             raise InvalidInput(f"{path} exists and is not a votum record archive; choose another path")
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._writer = RecordWriter(path)
+        self.work = _partial(path)
+        self._writer = RecordWriter(self.work)
         self.summary: dict[str, object] = {}
 
     def add(self, kind: str, path: str, text: str) -> int:
@@ -117,6 +133,10 @@ class ArchiveSink:
 
     def close(self) -> None:
         self.summary = self._writer.close()
+        self.work.replace(self.path)
+
+    def abort(self) -> None:
+        self.work.unlink(missing_ok=True)
 
 
 def documents(record: Path) -> Iterator[tuple[str, str, str]]:

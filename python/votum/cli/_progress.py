@@ -27,9 +27,10 @@ def progress_hook(console: Console) -> Iterator[ProgressHook]:
         tasks: dict[str, TaskID] = {}
 
         def hook(name: str, done: int, total: int) -> None:
+            # a total of 0 is not known yet: the bar pulses and the count runs, with the clock
             if name not in tasks:
-                tasks[name] = progress.add_task(name, total=total)
-            progress.update(tasks[name], completed=done)
+                tasks[name] = progress.add_task(name, total=total or None)
+            progress.update(tasks[name], completed=done, total=total or None)
 
         yield hook
 

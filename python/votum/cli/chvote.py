@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from votum.chvote import SHAPES, ChvoteConfig, ChvoteResult, run_chvote, run_chvote_processes
+from votum.cli._errors import fail, refuse_to_replace
 from votum.cli._progress import step_progress
 from votum.errors import VotumError
 
@@ -66,15 +67,15 @@ def chvote(
     decryption and tallying, timed in the CHVote proof of concept's step names."""
     console = Console(stderr=json_out)
     config = ChvoteConfig(voters=voters, level=level, election=election, authorities=authorities)
+    refuse_to_replace(console, out, b"VOTUMCHV", "CHVote")
     try:
         with step_progress(console) as step:
             if processes:
                 result = run_chvote_processes(config, step, record=out, sheets=sheets)
             else:
                 result = run_chvote(config, step, record=out, sheets=sheets)
-    except VotumError as err:
-        console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
-        raise typer.Exit(code=2) from err
+    except (VotumError, OSError) as err:
+        fail(console, err)
     if json_out:
         report = {
             "config": config.__dict__,

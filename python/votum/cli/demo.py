@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from votum.cli._errors import fail
 from votum.cli._progress import progress_hook, step_table
 from votum.demo import DemoConfig, DemoResult, run_demo
 from votum.errors import VotumError
@@ -38,9 +39,8 @@ def demo(
     try:
         with progress_hook(console) as hook:
             result = run_demo(config, hook)
-    except VotumError as err:
-        console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
-        raise typer.Exit(code=2) from err
+    except (VotumError, OSError) as err:
+        fail(console, err)
     if json_out:
         report = {
             "config": config.__dict__,

@@ -23,6 +23,7 @@ from votum.cli._cluster import (
     TlsKey,
     cluster_options,
 )
+from votum.cli._errors import fail
 from votum.cli._progress import progress_hook, step_table
 from votum.election import ElectionConfig, ElectionResult, run_election
 from votum.errors import VotumError
@@ -98,8 +99,7 @@ def election(
         with progress_hook(console) as hook:
             result = run_election(config, hook, announce=announce)
     except (VotumError, OSError) as err:
-        console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
-        raise typer.Exit(code=2) from err
+        fail(console, err)
     if json_out:
         report = {
             "config": {k: str(v) if isinstance(v, Path) else v for k, v in config.__dict__.items()},
@@ -122,11 +122,41 @@ def election(
     )
 
 
+#: the first bytes of each kind of record file votum reads (an ElectionGuard 1.4 record is a directory)
+RECORD_MAGICS = {
+    b"VOTUMREC": "votum archive",
+    b"VOTUMMIX": "mix",
+    b"VOTUMSVR": "split-value",
+    b"VOTUMCHV": "CHVote",
+}
+
+
+def refuse_unless_record(console: Console, record: Path) -> None:
+    """A path that does not exist, or a file that is no record of any kind votum reads, is a usage error
+    (exit 2, one line), not a record that failed its checks (issue 42, C.3)."""
+    if not record.exists():
+        fail(console, f"no record at {record}: no such file or directory")
+    if record.is_dir():
+        return
+    try:
+        with record.open("rb") as f:
+            head = f.read(8)
+    except OSError as err:
+        fail(console, err)
+    if head not in RECORD_MAGICS:
+        fail(
+            console,
+            f"{record} is not an election record votum reads (an ElectionGuard 1.4 directory, a votum "
+            "archive, or a mix, split-value or CHVote record file)",
+        )
+
+
 def verify(
     record: Annotated[
         Path,
         typer.Argument(
-            help="An election record: an ElectionGuard 1.4 directory, a votum archive or a mix record file."
+            help="An election record: an ElectionGuard 1.4 directory, a votum archive (spec/70), or a mix, "
+            "split-value or CHVote record file."
         ),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
@@ -151,6 +181,7 @@ def verify(
     """Check an election record from the record alone, every check of spec/50 (exit 0 only if all pass).
     With --scheduler, an ElectionGuard record's ballots are checked on a Dask cluster (spec/98)."""
     console = Console(stderr=as_json)
+    refuse_unless_record(console, record)
     on_cluster = cluster_options(
         console, scheduler, chunk, task_timeout, tls_ca, tls_cert, tls_key, plaintext_scheduler, recheck
     )
@@ -159,12 +190,11 @@ def verify(
 
             def tell(stage: str, n: int) -> None:
                 if stage == "ballots":
-                    hook("ballots checked", n, max(n, 1))
+                    hook("ballots checked", n, 0)  # how many in all is not known before the end
 
             report = check_record(record, tell, **on_cluster)
-    except VotumError as err:
-        console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
-        raise typer.Exit(code=2) from err
+    except (VotumError, OSError) as err:
+        fail(console, err)
     if dump_intermediates is not None:
         dump_intermediates.mkdir(parents=True, exist_ok=True)
         (dump_intermediates / "intermediates.json").write_text(json.dumps(report.intermediates, indent=2))
@@ -222,8 +252,7 @@ def pack(
     try:
         summary = record_pack(directory, archive)
     except (VotumError, OSError) as err:
-        console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
-        raise typer.Exit(code=2) from err
+        fail(console, err)
     console.print(
         f"{archive}: {summary['frames']:,} documents, {summary['bytes'] / 1024:,.0f} KiB, "
         f"chain {summary['chain']}"
@@ -240,6 +269,5 @@ def unpack(
     try:
         summary = record_unpack(archive, directory)
     except (VotumError, OSError) as err:
-        console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
-        raise typer.Exit(code=2) from err
+        fail(console, err)
     console.print(f"{directory}: {summary['frames']:,} documents; chain {summary['chain']}")

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from votum.cli._cluster import Plaintext, Scheduler, TaskTimeout, TlsCa, TlsCert, TlsKey, cluster_options
+from votum.cli._errors import fail, refuse_to_replace
 from votum.cli._progress import step_progress
 from votum.errors import VotumError
 from votum.mix import GROUPS, RULES, MixConfig, MixResult, run_mix_election, run_mix_processes
@@ -109,17 +110,16 @@ def mix(
         seed=seed,
     )
     if processes and on_cluster:
-        console.print("[red]error:[/red] --processes runs each party in its own process; drop --scheduler")
-        raise typer.Exit(code=2)
+        fail(console, "--processes runs each party in its own process; drop --scheduler")
+    refuse_to_replace(console, out, b"VOTUMMIX", "mix")
     try:
         with step_progress(console) as step:
             if processes:
                 result = run_mix_processes(config, step, record=out)
             else:
                 result = run_mix_election(config, step, record=out, **on_cluster)
-    except VotumError as err:
-        console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
-        raise typer.Exit(code=2) from err
+    except (VotumError, OSError) as err:
+        fail(console, err)
     if not result.multiset_ok:
         console.print("[red]error:[/red] the decrypted ballots are not the ballots cast")
         raise typer.Exit(code=1)

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from votum.cli._errors import fail
 from votum.nodes import Card, Keystore, Message, Node, NodeError, keygen, open_node
 from votum.nodes.channel import Handler
 from votum.nodes.identity import CARD_FILE, KEY_FILE
@@ -211,9 +212,13 @@ def listen(
 
 
 def _run(coro: Coroutine[Any, Any, T]) -> T:
+    """Runs a node command; an OS error (a port in use, a missing file) is one line and exit 2."""
     import uvloop
 
-    return uvloop.run(coro)
+    try:
+        return uvloop.run(coro)
+    except OSError as err:
+        fail(Console(stderr=True), err)
 
 
 @node_app.command("send")

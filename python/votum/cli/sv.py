@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from votum.cli._errors import fail, refuse_to_replace
 from votum.cli._progress import progress_hook
 from votum.errors import VotumError
 from votum.sv import DEFAULT_RACE, Race, SvConfig, SvResult, run_sv_election, run_sv_processes
@@ -115,15 +116,15 @@ def sv(
     console = Console(stderr=json_out)
     races = tuple(_race(r) for r in race) if race else (DEFAULT_RACE,)
     config = SvConfig(voters=voters, races=races, n_fail=n_fail, n_leak=n_leak, copies=copies, seed=seed)
+    refuse_to_replace(console, out, b"VOTUMSVR", "split-value")
     try:
         with progress_hook(console) as hook:
             if processes:
                 result = run_sv_processes(config, out, homes, timeout, hook, rerun_from=rerun_from, join=join)
             else:
                 result = run_sv_election(config, hook, record=out)
-    except VotumError as err:
-        console.print(f"[red]error:[/red] {type(err).__name__}: {err}")
-        raise typer.Exit(code=2) from err
+    except (VotumError, OSError) as err:
+        fail(console, err)
     if not result.verified:
         console.print(
             f"[red]error:[/red] the verifier did not pass the record: {', '.join(result.not_passed)}"

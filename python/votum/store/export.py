@@ -26,6 +26,8 @@ def export_record(store: Any, election_id: str, out: Path, upto: int | None = No
                     continue
                 sink.add(kind, e.name, e.text())
                 n += 1
-    finally:
-        sink.close()
+    except BaseException:
+        sink.abort()  # no partial archive at `out`
+        raise
+    sink.close()
     return n
