@@ -121,8 +121,10 @@ impl Parameters {
             }
             _ => self.rule.name().to_owned(),
         };
+        // v2: the authorities sign their entries (spec/91.9); v1, one process wrote every entry
         let mut line = format!(
-            "votum-mix v1 group={} election={} width={} candidates={} rule={} mixers={} trustees={} quorum={}",
+            "votum-mix v{} group={} election={} width={} candidates={} rule={} mixers={} trustees={} quorum={}",
+            if self.signed() { 2 } else { 1 },
             group.name(),
             self.election_id,
             self.width,
@@ -145,9 +147,13 @@ impl Parameters {
     pub fn decode(bytes: &[u8]) -> Result<(GroupId, Parameters), MixError> {
         let bad = |r: &str| MixError::Input(format!("parameters: {r}"));
         let text = std::str::from_utf8(bytes).map_err(|_| bad("not UTF-8"))?;
-        let rest = text
-            .strip_prefix("votum-mix v1 ")
-            .ok_or_else(|| bad("not a votum-mix v1 parameters line"))?;
+        let (version, rest) = if let Some(rest) = text.strip_prefix("votum-mix v1 ") {
+            (1, rest)
+        } else if let Some(rest) = text.strip_prefix("votum-mix v2 ") {
+            (2, rest)
+        } else {
+            return Err(bad("not a votum-mix v1 or v2 parameters line"));
+        };
         let mut fields = std::collections::BTreeMap::new();
         for token in rest.split(' ') {
             let (k, v) = token
@@ -203,6 +209,11 @@ impl Parameters {
             },
         };
         params.check()?;
+        if (version == 2) != params.signed() {
+            return Err(bad(
+                "v2 parameters name the authorities' signing keys, and only v2",
+            ));
+        }
         if params.encode_for(group) != bytes {
             return Err(bad("not in canonical form"));
         }

@@ -445,3 +445,23 @@ fn the_voters_client_refuses_a_board_that_changed_its_ballots() {
     let err = e.show(AUTHORITIES).err().unwrap();
     assert!(matches!(err, MixError::Refused(_)), "{err}");
 }
+
+/// Parameters that name signing keys are version 2, and only they: an older verifier refuses a
+/// signed record by its version instead of misreading it, and keys cannot be slipped into (or
+/// dropped from) a line of the other version.
+#[test]
+fn signed_parameters_are_version_2_and_only_they() {
+    let g = Ristretto255;
+    let p = params();
+    let line = String::from_utf8(p.encode_for(g.id())).unwrap();
+    assert!(line.starts_with("votum-mix v2 "), "{line}");
+    assert_eq!(Parameters::decode(line.as_bytes()).unwrap().1, p);
+    assert!(Parameters::decode(line.replacen("v2", "v1", 1).as_bytes()).is_err());
+    let unsigned = Parameters {
+        signers: Vec::new(),
+        ..p
+    };
+    let plain = String::from_utf8(unsigned.encode_for(g.id())).unwrap();
+    assert!(plain.starts_with("votum-mix v1 "), "{plain}");
+    assert!(Parameters::decode(plain.replacen("v1", "v2", 1).as_bytes()).is_err());
+}
