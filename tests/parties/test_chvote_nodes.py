@@ -174,9 +174,10 @@ def test_an_election_too_large_for_the_channels_frames_is_refused_before_anythin
 def test_requests_too_big_for_one_frame_go_as_streams(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import votum.parties.chvote as chv
 
-    monkeypatch.setattr(chv, "STREAM_ABOVE", 0)  # every request from the controller as a stream
+    import votum.parties.common as common
+
+    monkeypatch.setattr(common, "STREAM_ABOVE", 0)  # every request from the controller as a stream
     run = _run(tmp_path, voters=6, choices=[[1], [3], [3], [2], [3], [1]])
     assert run.tally == [2, 1, 3] == run.expected  # type: ignore[attr-defined]
     assert verify(tmp_path / "record.vchv").passed

@@ -18,7 +18,7 @@ import re
 import struct
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,16 +36,13 @@ from votum.nodes.channel import Message
 from votum.nodes.local import PartyProcess, apply_roster, controller_node, party_main, trusting_homes
 from votum.nodes.messages import pack, unpack, unpack_list
 from votum.nodes.node import Node, NodeSettings
-from votum.parties.common import Relay, blob_head, is_party
+from votum.parties.common import CONTROLLER, Blamed, Handler, Program, is_party, send
 
-CONTROLLER = "controller"
 PRINTER = "printer"
 VOTERS = "voters"
 #: voters the voters' client has in flight at once (each waits on every authority twice)
 IN_FLIGHT = 32
 FAULTS = ("die-in-shuffle", "bad-response", "die-voting", "cheating-client", "unsigned-answer")
-#: how a party's error names another party as the one at fault
-_BLAME = re.compile(r"blame=([a-z0-9-]+)")
 _AUTHORITY = re.compile(r"authority (\d+)")
 _COUNT = struct.Struct(">Q")
 
@@ -65,10 +62,6 @@ class ChvoteFailed(VotumError):
         self.phase, self.detail, self.party = phase, detail, party
         who = f" ({party})" if party else ""
         super().__init__(f"{phase}{who}: {detail}")
-
-
-#: a request from the controller larger than this goes as a stream (`chv/blob`, spec/95.5), not one frame
-STREAM_ABOVE = 4 << 20
 
 
 def largest_message(level: int, voters: int, authorities: int) -> int:
@@ -107,54 +100,40 @@ def _cards_purpose(election: str) -> str:
     return f"chvote/{election}/voting-cards"
 
 
-class Party:
+class Party(Program):
     """One process's part; the role comes with the controller's `chv/setup`."""
 
     def __init__(
         self, node: Node, fault: str | None = None, on_done: Callable[[], None] | None = None
     ) -> None:
-        self.node, self.fault, self.on_done = node, fault, on_done
-        node.keystore.find(CONTROLLER)  # UnknownPeer: a party trusts its controller before it starts
+        self.fault, self.on_done = fault, on_done
         self.role = ""
-        self.election = ""
         self.parameters = b""
         self.authorities = 0
-        self.timeout = 600.0
         self.sheets: str | None = None
         self.authority: ChvoteAuthority | None = None
         self.voters: ChvoteVoters | None = None
         self.secret: dict[int, bytes] = {}
         self.cards_ready = asyncio.Event()
-        self.handlers: dict[str, Callable[[Message], Awaitable[bytes]]] = {}
-        for kind, fn in (
-            ("chv/setup", self._setup),
-            ("chv/electoral-data", self._electoral_data),
-            ("chv/secret-data", self._secret_data),
-            ("chv/board", self._board),
-            ("chv/print", self._print),
-            ("chv/cards", self._cards),
-            ("chv/vote", self._vote),
-            ("chv/ballot", self._ballot),
-            ("chv/confirm", self._confirm),
-            ("chv/input", self._input),
-            ("chv/shuffle", self._shuffle),
-            ("chv/decrypt", self._decrypt),
-            ("chv/trace", self._trace),
-            ("chv/close", self._close),
-        ):
-            node.route(kind, fn)
-            self.handlers[kind] = fn
-        node.route_stream("chv/blob", lambda m: Relay(m, self.handlers))
+        routes: dict[str, Handler] = {
+            "chv/setup": self._setup,
+            "chv/electoral-data": self._electoral_data,
+            "chv/secret-data": self._secret_data,
+            "chv/board": self._board,
+            "chv/print": self._print,
+            "chv/cards": self._cards,
+            "chv/vote": self._vote,
+            "chv/ballot": self._ballot,
+            "chv/confirm": self._confirm,
+            "chv/input": self._input,
+            "chv/shuffle": self._shuffle,
+            "chv/decrypt": self._decrypt,
+            "chv/trace": self._trace,
+            "chv/close": self._close,
+        }
+        super().__init__(node, "chv", routes)
 
     # -- checks and helpers ----------------------------------------------------------------------------------
-
-    def _body(self, m: Message, sender: str = CONTROLLER) -> dict[str, Any]:
-        if not is_party(self.node, m, sender):
-            raise errors.WrongSender(f"{m.peer.name} may not send {m.kind}")
-        body = unpack(m.payload, m.kind)
-        if m.kind != "chv/setup" and body.get("election") != self.election:
-            raise errors.HandlerError("not the election this party takes part in")
-        return body
 
     def _role(self, *roles: str) -> None:
         if self.role not in roles:
@@ -165,22 +144,9 @@ class Party:
             raise errors.HandlerError("not an authority")
         return self.authority
 
-    async def _work(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return await self.node.run_in_worker(fn, *args)
-
     def _die(self, when: str) -> None:
         if self.fault == when:
             os._exit(17)  # a crash, as a killed process: nothing is flushed or answered
-
-    async def _ask(self, to: str, kind: str, body: dict[str, Any]) -> bytes:
-        """A request to another party within the phase's time; a party that does not answer in time, goes
-        away or refuses is blamed by name in the error that reaches the controller."""
-        try:
-            return await self.node.request(to, kind, pack({"election": self.election, **body}), self.timeout)
-        except asyncio.TimeoutError:
-            raise errors.HandlerError(f"blame={to}: {kind} not answered within {self.timeout} s") from None
-        except (errors.NodeError, OSError) as e:
-            raise errors.HandlerError(f"blame={to}: {kind}: {e}") from None
 
     # -- setup and electoral data ----------------------------------------------------------------------------
 
@@ -448,16 +414,10 @@ async def coordinate(
     async def ask(party: str, kind: str, body: dict[str, Any]) -> bytes:
         # longer than the parties' own limit on what they ask each other, so theirs fires first and names
         # the party that held them up
-        payload = pack({"election": election, **body})
         try:
-            if len(payload) > STREAM_ABOVE:
-                return await node.stream(party, "chv/blob", [blob_head(kind), payload], 2 * timeout)
-            return await node.request(party, kind, payload, 2 * timeout)
-        except (errors.NodeError, asyncio.TimeoutError, OSError) as e:
-            blamed = _BLAME.search(str(e))
-            raise ChvoteFailed(
-                phase, f"{kind}: {type(e).__name__}: {e}", blamed[1] if blamed else party
-            ) from e
+            return await send(node, party, "chv", kind, pack({"election": election, **body}), timeout)
+        except Blamed as e:
+            raise ChvoteFailed(phase, e.detail, e.party) from e
 
     async def each(kind: str, body: Callable[[int], dict[str, Any]]) -> list[bytes]:
         return list(await asyncio.gather(*(ask(a, kind, body(j)) for j, a in enumerate(names))))

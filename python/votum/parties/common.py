@@ -1,13 +1,24 @@
-"""What the party programs share: who sent a message (by key), and a controller's request too big for one
-frame, sent as a stream (spec/95.5) and handed whole to its kind's handler."""
+"""What the party programs share: who sent a message (by key); a controller's request too big for one
+frame, sent as a stream (spec/95.5) and handed whole to its kind's handler; the checks and requests every
+party makes (`Program`); and the controller's request to a party, with the blame it reports (`send`)."""
 
 from __future__ import annotations
 
+import asyncio
+import re
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from votum.nodes import errors
 from votum.nodes.channel import Message
+from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node
+
+CONTROLLER = "controller"
+#: a request from the controller larger than this goes as a stream (`<protocol>/blob`, spec/95.5)
+STREAM_ABOVE = 4 << 20
+#: how a party's error names another party as the one at fault
+_BLAME = re.compile(r"blame=([a-z0-9-]+)")
 
 Handler = Callable[[Message], Awaitable[bytes]]
 
@@ -46,3 +57,65 @@ class Relay:
 
     async def abort(self) -> None:
         self.data = bytearray()
+
+
+class Program:
+    """What every party program of a protocol (`prefix`: "chv", "mix") does alike: its requests routed by
+    kind (a request too big for a frame arrives as `<prefix>/blob`), the body of a request checked for its
+    sender and election, CPU work on the node's workers, and requests to other parties that blame the one
+    that fails them. A subclass sets `election` and `timeout` at its setup."""
+
+    def __init__(self, node: Node, prefix: str, routes: dict[str, Handler]) -> None:
+        self.node, self.prefix = node, prefix
+        node.keystore.find(CONTROLLER)  # UnknownPeer: a party trusts its controller before it starts
+        self.election = ""
+        self.timeout = 600.0
+        self.handlers = routes
+        for kind, fn in routes.items():
+            node.route(kind, fn)
+        node.route_stream(f"{prefix}/blob", lambda m: Relay(m, self.handlers))
+
+    def _body(self, m: Message, sender: str = CONTROLLER) -> dict[str, Any]:
+        """The body of a request from the node trusted as `sender`, for this party's election (its setup
+        names the election)."""
+        if not is_party(self.node, m, sender):
+            raise errors.WrongSender(f"{m.peer.name} may not send {m.kind}")
+        body = unpack(m.payload, m.kind)
+        if m.kind != f"{self.prefix}/setup" and body.get("election") != self.election:
+            raise errors.HandlerError("not the election this party takes part in")
+        return body
+
+    async def _work(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await self.node.run_in_worker(fn, *args)
+
+    async def _ask(self, to: str, kind: str, body: dict[str, Any]) -> bytes:
+        """A request to another party within the phase's time; a party that does not answer in time, goes
+        away or refuses is blamed by name in the error that reaches the controller."""
+        try:
+            return await self.node.request(to, kind, pack({"election": self.election, **body}), self.timeout)
+        except asyncio.TimeoutError:
+            raise errors.HandlerError(f"blame={to}: {kind} not answered within {self.timeout} s") from None
+        except (errors.NodeError, OSError) as e:
+            raise errors.HandlerError(f"blame={to}: {kind}: {e}") from None
+
+
+async def send(node: Node, party: str, prefix: str, kind: str, payload: bytes, timeout: float) -> bytes:
+    """The controller's request to `party`, as a stream when it is larger than a frame should carry; waits
+    twice the parties' own limit on what they ask each other, so theirs fires first and names the party that
+    held them up. Raises `Blamed` naming the party at fault."""
+    try:
+        if len(payload) > STREAM_ABOVE:
+            return await node.stream(party, f"{prefix}/blob", [blob_head(kind), payload], 2 * timeout)
+        return await node.request(party, kind, payload, 2 * timeout)
+    except (errors.NodeError, asyncio.TimeoutError, OSError) as e:
+        blamed = _BLAME.search(str(e))
+        raise Blamed(f"{kind}: {type(e).__name__}: {e}", blamed[1] if blamed else party) from e
+
+
+class Blamed(Exception):
+    """A request the controller made failed: `detail`, and the party at fault (the one asked, or the one
+    its error names)."""
+
+    def __init__(self, detail: str, party: str) -> None:
+        super().__init__(detail)
+        self.detail, self.party = detail, party

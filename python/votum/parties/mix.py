@@ -18,10 +18,9 @@ import asyncio
 import dataclasses
 import hashlib
 import os
-import re
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +31,11 @@ from votum.nodes.channel import Message
 from votum.nodes.local import PartyProcess, apply_roster, controller_node, party_main, trusting_homes
 from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node
-from votum.parties.common import Relay, blob_head, is_party
+from votum.parties.common import CONTROLLER, Blamed, Handler, Program, send
 
-CONTROLLER = "controller"
 VOTERS = "voters"
 #: tests only: an authority that crashes in its shuffle, or answers without its signature
 FAULTS = ("die-in-shuffle", "unsigned-answer")
-_BLAME = re.compile(r"blame=([a-z0-9-]+)")
-#: a request from the controller larger than this goes as a stream (`mix/blob`, spec/95.5), not one frame
-STREAM_ABOVE = 4 << 20
 
 
 def authority_name(a: int) -> str:
@@ -73,55 +68,38 @@ def rows_digest(rows: list[list[int]]) -> str:
     return h.hexdigest()
 
 
-class Party:
+class Party(Program):
     """One process's part; the role comes with the controller's `mix/setup`."""
 
     def __init__(
         self, node: Node, fault: str | None = None, on_done: Callable[[], None] | None = None
     ) -> None:
-        self.node, self.fault, self.on_done = node, fault, on_done
-        node.keystore.find(CONTROLLER)  # UnknownPeer: a party trusts its controller before it starts
-        self.election = ""
+        self.fault, self.on_done = fault, on_done
         self.index = -1
-        self.timeout = 600.0
         self.party: MixParty | None = None
         #: shares that came from their dealers, still sealed, until the next request hands them to the copy
         #: (a dealer's share can arrive while this trustee is dealing itself)
         self.boxes: dict[int, bytes] = {}
         #: one request at a time works on this party's copy, in the order they came
         self.lock = asyncio.Lock()
-        self.handlers: dict[str, Callable[[Message], Awaitable[bytes]]] = {}
-        for kind, fn in (
-            ("mix/setup", self._setup),
-            ("mix/sync", self._sync_only),
-            ("mix/deal", self._deal),
-            ("mix/share", self._share),
-            ("mix/cast", self._cast),
-            ("mix/shuffle", self._shuffle),
-            ("mix/decrypt", self._decrypt),
-            ("mix/close", self._close),
-        ):
-            node.route(kind, fn)
-            self.handlers[kind] = fn
-        node.route_stream("mix/blob", lambda m: Relay(m, self.handlers))
+        routes: dict[str, Handler] = {
+            "mix/setup": self._setup,
+            "mix/sync": self._sync_only,
+            "mix/deal": self._deal,
+            "mix/share": self._share,
+            "mix/cast": self._cast,
+            "mix/shuffle": self._shuffle,
+            "mix/decrypt": self._decrypt,
+            "mix/close": self._close,
+        }
+        super().__init__(node, "mix", routes)
 
     # -- checks and helpers ----------------------------------------------------------------------------------
-
-    def _body(self, m: Message, sender: str = CONTROLLER) -> dict[str, Any]:
-        if not is_party(self.node, m, sender):
-            raise errors.WrongSender(f"{m.peer.name} may not send {m.kind}")
-        body = unpack(m.payload, m.kind)
-        if m.kind != "mix/setup" and body.get("election") != self.election:
-            raise errors.HandlerError("not the election this party takes part in")
-        return body
 
     def _mine(self) -> MixParty:
         if self.party is None:
             raise errors.HandlerError("not set up")
         return self.party
-
-    async def _work(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return await self.node.run_in_worker(fn, *args)
 
     async def _sync(self, body: dict[str, Any]) -> MixParty:
         """The controller's entries since the last request, appended to this party's copy (spec/91.9), after
@@ -145,16 +123,6 @@ class Party:
         return pack(
             {"payload": payload, "signature": self.node.identity.sign_record(bytes(signed["statement"]))}
         )
-
-    async def _ask(self, to: str, kind: str, body: dict[str, Any]) -> bytes:
-        """A request to another party; one that does not answer in time, goes away or refuses is blamed by
-        name in the error that reaches the controller."""
-        try:
-            return await self.node.request(to, kind, pack({"election": self.election, **body}), self.timeout)
-        except asyncio.TimeoutError:
-            raise errors.HandlerError(f"blame={to}: {kind} not answered within {self.timeout} s") from None
-        except (errors.NodeError, OSError) as e:
-            raise errors.HandlerError(f"blame={to}: {kind}: {e}") from None
 
     # -- the phases ------------------------------------------------------------------------------------------
 
@@ -353,14 +321,9 @@ async def coordinate(
                 entries = []
             payload = pack({"election": election_id, "entries": entries, "head": head, **body})
             try:
-                if len(payload) > STREAM_ABOVE:
-                    return await node.stream(party, "mix/blob", [blob_head(kind), payload], 2 * timeout)
-                return await node.request(party, kind, payload, 2 * timeout)
-            except (errors.NodeError, asyncio.TimeoutError, OSError) as e:
-                blamed = _BLAME.search(str(e))
-                raise MixFailed(
-                    phase, f"{kind}: {type(e).__name__}: {e}", blamed[1] if blamed else party
-                ) from e
+                return await send(node, party, "mix", kind, payload, timeout)
+            except Blamed as e:
+                raise MixFailed(phase, e.detail, e.party) from e
 
     signers = [node.keystore.find(a).signing_key for a in authorities]
     try:
