@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 
@@ -16,6 +16,20 @@ from votum.store import Store
 MAX_SEQ = 2**62
 
 
+T = TypeVar("T")
+
+
+def app_state(holder: Any, name: str, kind: type[T], missing: str) -> T:
+    """The typed part `name` of the state of `holder` (a request, or the app itself), or TypeError with
+    `missing` when the app holds none of that type. Each layer's accessor (`service_state`, `v1_state`,
+    `web_state`, `store_of`) is this with its own name and type."""
+    app = getattr(holder, "app", holder)
+    state = getattr(app.state, name, None)
+    if not isinstance(state, kind):
+        raise TypeError(missing)
+    return state
+
+
 def set_store(app: FastAPI, store: Store) -> None:
     """Gives `app` its store: the one the API and the pages both read (`store_of`)."""
     app.state.store = store
@@ -23,10 +37,7 @@ def set_store(app: FastAPI, store: Store) -> None:
 
 def store_of(request: Request) -> Store:
     """The store of the app serving `request`."""
-    store = request.app.state.store
-    if not isinstance(store, Store):
-        raise TypeError("an app without a store (votum.asgi.set_store)")
-    return store
+    return app_state(request, "store", Store, "an app without a store (votum.asgi.set_store)")
 
 
 def at_shutdown(app: FastAPI, stop: Callable[[], None]) -> None:

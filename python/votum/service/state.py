@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from votum.asgi import app_state
 from votum.service.observe import Metrics
 from votum.service.settings import Settings
 from votum.service.tokens import TokenBook
@@ -21,8 +22,4 @@ class ServiceState:
 
 def service_state(holder: Any) -> ServiceState:
     """The state of the app serving a request (or of an app)."""
-    app = getattr(holder, "app", holder)
-    state = app.state.service
-    if not isinstance(state, ServiceState):
-        raise TypeError("not an app built by votum.service.create_app")
-    return state
+    return app_state(holder, "service", ServiceState, "not an app built by votum.service.create_app")

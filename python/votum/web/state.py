@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from votum.asgi import app_state
 from votum.web.verification import Verifications
 
 
@@ -29,8 +30,4 @@ class WebState:
 
 def web_state(holder: Any) -> WebState:
     """The pages' state of the app serving a request (or of an app)."""
-    app = getattr(holder, "app", holder)
-    state = app.state.web
-    if not isinstance(state, WebState):
-        raise TypeError("the pages are not installed on this app")
-    return state
+    return app_state(holder, "web", WebState, "the pages are not installed on this app")

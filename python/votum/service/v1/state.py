@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from votum.asgi import app_state
 from votum.service.v1.common import ElectionObjects, Objects
 from votum.service.v1.exports import RecordExports
 from votum.service.v1.intake import Intake
@@ -27,8 +28,4 @@ def objects_of(request: Any, election_id: str) -> ElectionObjects:
 
 def v1_state(holder: Any) -> V1State:
     """The `/v1` state of the app serving a request (or of an app)."""
-    app = getattr(holder, "app", holder)
-    state = app.state.v1
-    if not isinstance(state, V1State):
-        raise TypeError("the /v1 API is not installed on this app")
-    return state
+    return app_state(holder, "v1", V1State, "the /v1 API is not installed on this app")
