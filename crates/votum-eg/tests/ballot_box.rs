@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::Value;
-use votum_eg::encrypt::{encrypt_ballot, BallotForm, EncryptionContext, PlaintextBallot};
+use votum_eg::eg14::BallotForm;
+use votum_eg::encrypt::{encrypt_ballot, EncryptionContext, PlaintextBallot};
 use votum_eg::{BallotBox, BallotError, BallotState, BallotVerifier, Manifest};
 use votum_elgamal::PublicKey;
 use votum_group::{Group, ModpGroup};

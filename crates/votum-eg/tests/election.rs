@@ -15,7 +15,8 @@ use votum_eg::context::ElectionContext;
 use votum_eg::decrypt::{
     CompensatedShares, DecryptionError, DecryptionTarget, Decryptor, GuardianShares, Mismatched,
 };
-use votum_eg::encrypt::{encrypt_ballot, BallotForm, EncryptionContext, PlaintextBallot};
+use votum_eg::eg14::BallotForm;
+use votum_eg::encrypt::{encrypt_ballot, EncryptionContext, PlaintextBallot};
 use votum_eg::{BallotBox, BallotState, BallotVerifier, Manifest};
 use votum_elgamal::PublicKey;
 use votum_group::{Group, ModpGroup};

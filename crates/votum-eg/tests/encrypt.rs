@@ -225,7 +225,7 @@ fn writes_the_reference_json_layout() {
         reference["timestamp"].as_i64().unwrap(),
     )
     .unwrap();
-    let mut json = ours.to_eg14_json(votum_eg::encrypt::BallotForm::Private);
+    let mut json = ours.to_eg14_json(votum_eg::eg14::BallotForm::Private);
     let mut expected = reference.clone();
     // extended_data (hashed contest data) is not produced yet and is outside every hash
     for c in expected["contests"].as_array_mut().unwrap() {
@@ -235,7 +235,7 @@ fn writes_the_reference_json_layout() {
         c["extended_data"] = Value::Null;
     }
     assert_eq!(json, expected);
-    let submitted = ours.to_eg14_json(votum_eg::encrypt::BallotForm::Submitted { state: 1 });
+    let submitted = ours.to_eg14_json(votum_eg::eg14::BallotForm::Submitted { state: 1 });
     let mut reference_submitted = vector("submitted_ballot.json");
     for c in reference_submitted["contests"].as_array_mut().unwrap() {
         c["extended_data"] = Value::Null;
@@ -247,7 +247,8 @@ fn writes_the_reference_json_layout() {
 /// ballots and codes, each code seeding the next; a refused ballot takes no place in the chain.
 #[test]
 fn a_batch_chains_like_one_ballot_at_a_time() {
-    use votum_eg::encrypt::{encrypt_many, BallotForm, BallotRequest};
+    use votum_eg::eg14::BallotForm;
+    use votum_eg::encrypt::{encrypt_many, BallotRequest};
     let (g, ctx, manifest, reference) = setup();
     let plain = plaintext_of(&g, &ctx, &reference);
     let text: Value = serde_json::from_str(&plaintext_json(&reference, &g, &ctx)).unwrap();

@@ -298,7 +298,7 @@ impl PyEgBallotVerifier {
                 .zip(states)
                 .map(|(r, state)| {
                     r.map(|b| {
-                        let form = votum_eg::encrypt::BallotForm::Submitted {
+                        let form = votum_eg::eg14::BallotForm::Submitted {
                             state: if state == votum_eg::BallotState::Cast {
                                 1
                             } else {
@@ -306,8 +306,7 @@ impl PyEgBallotVerifier {
                             },
                         };
                         let json = b.to_eg14_json(form).to_string();
-                        let state = if let votum_eg::encrypt::BallotForm::Submitted { state } = form
-                        {
+                        let state = if let votum_eg::eg14::BallotForm::Submitted { state } = form {
                             state
                         } else {
                             1

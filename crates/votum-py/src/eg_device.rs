@@ -218,8 +218,8 @@ impl PyEgEncryptionDevice {
 }
 
 /// The form a ballot is written in: the device's private copy, or submitted as cast or spoiled.
-fn ballot_form(form: &str) -> PyResult<votum_eg::encrypt::BallotForm> {
-    use votum_eg::encrypt::BallotForm;
+fn ballot_form(form: &str) -> PyResult<votum_eg::eg14::BallotForm> {
+    use votum_eg::eg14::BallotForm;
     match form {
         "private" => Ok(BallotForm::Private),
         "cast" => Ok(BallotForm::Submitted { state: 1 }),

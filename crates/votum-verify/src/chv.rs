@@ -1,5 +1,5 @@
-//! Verifying a CHVote election's record (spec/92.10, checks V-CHV-01..09 of spec/50.7), one entry
-//! at a time: memory holds the public credentials, the ballots of voters who have not yet
+//! Verifying a CHVote election's record (spec/92.10, checks V-CHV-01..11 of spec/50.7), one entry
+//! at a time, each checked by its function in `checks::chv`: memory holds the public credentials, the ballots of voters who have not yet
 //! confirmed, the confirmed encryptions, and the list being checked and the one before it.
 
 use rayon::prelude::*;
@@ -8,10 +8,7 @@ use std::io::{BufReader, Read};
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use votum_chvote::messages::{
-    check_ballot_proof, check_confirmation_proof, check_opened_points, check_revealed_response,
-    generators, query_product, shuffle_context, Ballot, PublicBoard, Response,
-};
+use votum_chvote::messages::{generators, Ballot, PublicBoard, Response};
 use votum_chvote::record::{self as rec, voter_of, Entry, RecordReader};
 use votum_chvote::tally;
 use votum_elgamal::Ciphertext;
@@ -19,9 +16,14 @@ use votum_group::{Group, ModElement, ModpGroup};
 use votum_hash::board_file::Bound;
 use votum_shuffle::Rows;
 
+use crate::checks::chv::{
+    check_ballot, check_confirmation, check_decryption, check_election_id, check_finalizations,
+    check_finalized, check_input, check_level, check_responses, check_result, check_share_entry,
+    check_shuffle, check_signature, check_traced,
+};
 use crate::checks::Check;
 use crate::options::{Intermediates, Options, Progress};
-use crate::report::{hex, Ledger, Report, Soundness};
+use crate::report::{hex, Ledger, Report};
 
 /// The form name reports give a CHVote record.
 pub const FORM: &str = "votum CHVote record";
@@ -65,6 +67,9 @@ struct Pending {
     ok: bool,
     confirmed: bool,
 }
+
+/// Per shuffle, the hash of each of its input rows.
+type RowHashes = Vec<Vec<[u8; 32]>>;
 
 /// Why the walk stopped early.
 enum Stop {
@@ -140,11 +145,7 @@ impl<R: Read> Walk<'_, R> {
         if !(p.confirmed && p.ok) {
             return;
         }
-        self.ledger.fail(
-            Check::Chv04,
-            &format!("voter-{}", p.voter),
-            "a valid confirmation without finalizations: its ballot belongs in the mix input",
-        );
+        check_finalized(&mut self.ledger, p.voter);
         self.mixed.push(p.voter);
         confirmed.push(Ciphertext {
             pad: p.ballot.b,
@@ -164,7 +165,53 @@ impl<R: Read> Walk<'_, R> {
         Err(Stop::Finding)
     }
 
+    /// Reads the record front to back in spec/92.10's order, each part by its own step below, which
+    /// calls the checks of `checks::chv`.
     fn run(&mut self) -> Result<(), Stop> {
+        let board = self.setup()?;
+        let mut rng = rand_core::OsRng;
+        let (entry, confirmed) = self.voting(&board)?;
+        self.tell("input")?;
+        let Some(input) = check_input(
+            &mut self.ledger,
+            &board.params,
+            &entry.payload,
+            &confirmed,
+            &mut rng,
+        ) else {
+            return Err(Stop::Finding);
+        };
+        drop(confirmed);
+        let (hashes, last) = self.shuffles(&board, input)?;
+        let plaintexts = self.decryption(&board, &last)?;
+        let e = self.expect("result")?;
+        let invalid_rows =
+            check_result(&mut self.ledger, &board, plaintexts.as_deref(), &e.payload);
+        self.traces(&board, &hashes, &last, invalid_rows)?;
+        if let Some(e) = self.next()? {
+            if e.kind == "trace" {
+                // an opened row of a valid vote links it to its voter: the authorities broke
+                // the privacy the mix gives
+                self.ledger.fail(
+                    Check::Chv10,
+                    &e.name,
+                    "a trace where no vote is invalid (or more traces than authorities): it \
+                     opens rows of valid votes",
+                );
+                return Ok(());
+            }
+            self.ledger.fail(
+                Check::Chv01,
+                &format!("entry {}", e.seq),
+                format!("{} {} after the result", e.kind, e.name),
+            );
+        }
+        Ok(())
+    }
+
+    /// The parameters, each authority's key share and public voter data (V-CHV-02): the board the
+    /// rest is checked against.
+    fn setup(&mut self) -> Result<PublicBoard, Stop> {
         self.tell("parameters")?;
         let first = self.expect("parameters")?;
         let (params, set, election_id) = match rec::decode_parameters(&first.payload) {
@@ -175,36 +222,14 @@ impl<R: Read> Walk<'_, R> {
             }
         };
         self.bounds = Some(rec::EntryBounds::new(&params, &set));
-        // the record's security level sets the groups, exponent and hash lengths (spec/92.3):
-        // reported, with no floor (level 1 is the proof of concept's level for tests)
-        self.ledger.soundness(
-            Check::Chv02,
-            "parameters",
-            Soundness {
-                what: format!(
-                    "the security level (CHVote level {}, τ)",
-                    params.level().number()
-                ),
-                bits: f64::from(params.tau()),
-                floor: None,
-            },
-        );
+        check_level(&mut self.ledger, &params);
         let s = params.authorities();
-        let mut key_shares = Vec::with_capacity(s);
-        // each share's proof of knowledge: a share chosen to cancel the others has none (spec/92.3)
-        // the id the digests bind must be the record's own (spec/92.3)
-        if election_id != self.reader.election_id() {
-            self.ledger.fail(
-                Check::Chv02,
-                "parameters",
-                format!(
-                    "the parameters are election {election_id:?}'s, the record election {:?}'s",
-                    self.reader.election_id()
-                ),
-            );
+        if !check_election_id(&mut self.ledger, &election_id, self.reader.election_id()) {
             return Err(Stop::Finding);
         }
         let digest = params.digest_with(&set.shape_bytes(), &election_id);
+        // each share's proof of knowledge: a share chosen to cancel the others has none (spec/92.3)
+        let mut key_shares = Vec::with_capacity(s);
         for j in 0..s {
             let e = self.expect("key-share")?;
             self.named(&e, &format!("authority-{j}"))?;
@@ -228,24 +253,26 @@ impl<R: Read> Walk<'_, R> {
                 }
             }
         }
-        let board =
-            match PublicBoard::new(params.clone(), set, &election_id, key_shares, voter_data) {
-                Ok(b) => b,
-                Err(err) => {
-                    self.ledger
-                        .fail(Check::Chv02, "voter data", err.to_string());
-                    return Err(Stop::Finding);
-                }
-            };
+        let board = match PublicBoard::new(params, set, &election_id, key_shares, voter_data) {
+            Ok(b) => b,
+            Err(err) => {
+                self.ledger
+                    .fail(Check::Chv02, "voter data", err.to_string());
+                return Err(Stop::Finding);
+            }
+        };
         self.ledger.examined(Check::Chv02, 1 + 2 * s as u64);
-        let eg = params.eg();
-        let mut rng = rand_core::OsRng;
-        // ballots, in increasing voter order; each followed by its responses, then perhaps the
-        // confirmation and the finalizations
+        Ok(board)
+    }
+
+    /// The ballots, in increasing voter order, each followed by its responses, then perhaps the
+    /// confirmation and the finalizations (V-CHV-03, 04, 05), up to the input list. Returns the
+    /// input list's entry and the finalized ballots' encryptions.
+    fn voting(&mut self, board: &PublicBoard) -> Result<(Entry, Vec<Ciphertext<ModpGroup>>), Stop> {
         let mut confirmed: Vec<Ciphertext<ModpGroup>> = Vec::new();
         let mut last_voter: Option<usize> = None;
         let mut pending: Option<Pending> = None;
-        let entry = loop {
+        loop {
             let Some(e) = self.next()? else {
                 self.ledger
                     .error(Check::Chv01, "record", "ends before the input list");
@@ -257,66 +284,7 @@ impl<R: Read> Walk<'_, R> {
                 }
             }
             match e.kind.as_str() {
-                "ballot" => {
-                    let Some(i) = voter_of(&e.name).filter(|&i| i < board.voters()) else {
-                        self.ledger
-                            .fail(Check::Chv03, &e.name, "not a voter of the electorate");
-                        pending = None;
-                        continue;
-                    };
-                    if last_voter.is_some_and(|l| i <= l) {
-                        self.ledger.fail(
-                            Check::Chv03,
-                            &e.name,
-                            "a second ballot, or ballots out of voter order",
-                        );
-                        pending = None;
-                        continue;
-                    }
-                    last_voter = Some(i);
-                    self.ballots += 1;
-                    if self.ballots.is_multiple_of(256) {
-                        self.tell(&e.name)?;
-                    }
-                    self.ledger.examined(Check::Chv03, 1);
-                    let ballot = match rec::decode_ballot(&params, &e.payload) {
-                        Ok(b) => b,
-                        Err(err) => {
-                            self.ledger.fail(Check::Chv03, &e.name, err.to_string());
-                            pending = None;
-                            continue;
-                        }
-                    };
-                    let k: usize = board.set.k_of(i).iter().sum();
-                    let a = query_product(eg, &ballot.queries);
-                    let mut ok = false;
-                    if ballot.x_hat != board.x_hat[i] {
-                        self.ledger.fail(
-                            Check::Chv03,
-                            &e.name,
-                            "not the voter's public voting credential",
-                        );
-                    } else if ballot.queries.len() != k {
-                        self.ledger.fail(
-                            Check::Chv03,
-                            &e.name,
-                            format!("{} queries for {k} selections", ballot.queries.len()),
-                        );
-                    } else if !check_ballot_proof(&board, &ballot, &a) {
-                        self.ledger
-                            .fail(Check::Chv03, &e.name, "the ballot proof does not verify");
-                    } else {
-                        ok = true;
-                    }
-                    pending = Some(Pending {
-                        voter: i,
-                        ballot,
-                        a,
-                        responses: Vec::new(),
-                        ok,
-                        confirmed: false,
-                    });
-                }
+                "ballot" => pending = self.ballot(board, &e, &mut last_voter)?,
                 "responses" => {
                     let Some(p) = pending
                         .as_mut()
@@ -326,17 +294,9 @@ impl<R: Read> Walk<'_, R> {
                             .fail(Check::Chv04, &e.name, "responses without a ballot");
                         continue;
                     };
-                    match rec::decode_responses(&params, &e.payload) {
-                        Ok(r) if r.len() == s => p.responses = r,
-                        Ok(_) => {
-                            self.ledger
-                                .fail(Check::Chv04, &e.name, "one response per authority");
-                            p.ok = false;
-                        }
-                        Err(err) => {
-                            self.ledger.fail(Check::Chv04, &e.name, err.to_string());
-                            p.ok = false;
-                        }
+                    match check_responses(&mut self.ledger, &board.params, &e.name, &e.payload) {
+                        Some(r) => p.responses = r,
+                        None => p.ok = false,
                     }
                 }
                 "confirmation" => {
@@ -356,22 +316,14 @@ impl<R: Read> Walk<'_, R> {
                     p.confirmed = true;
                     self.ledger.examined(Check::Chv05, 1);
                     // a ballot that failed is reported once, under its own check
-                    if !p.ok {
-                        continue;
-                    }
-                    let verdict = match rec::decode_confirmation(&params, &e.payload) {
-                        Err(err) => Some(err.to_string()),
-                        Ok(g) if g.y_hat != board.y_hat[p.voter] => {
-                            Some("not the voter's confirmation credential".into())
-                        }
-                        Ok(g) if !check_confirmation_proof(&board, &g) => {
-                            Some("the confirmation proof does not verify".into())
-                        }
-                        Ok(_) => None,
-                    };
-                    if let Some(reason) = verdict {
-                        self.ledger.fail(Check::Chv05, &e.name, reason);
-                        p.ok = false;
+                    if p.ok {
+                        p.ok = check_confirmation(
+                            &mut self.ledger,
+                            board,
+                            p.voter,
+                            &e.name,
+                            &e.payload,
+                        );
                     }
                 }
                 "finalizations" => {
@@ -397,54 +349,17 @@ impl<R: Read> Walk<'_, R> {
                         pad: p.ballot.b.clone(),
                         data: p.a.clone(),
                     });
-                    if !p.ok {
-                        continue;
-                    }
-                    self.ledger.examined(Check::Chv04, 1);
-                    let parts = match rec::decode_finalizations(&params, &e.payload) {
-                        Ok(parts) if parts.len() == s => parts,
-                        Ok(_) => {
-                            self.ledger.fail(
-                                Check::Chv04,
-                                &e.name,
-                                "one finalization per authority",
-                            );
-                            continue;
-                        }
-                        Err(err) => {
-                            self.ledger.fail(Check::Chv04, &e.name, err.to_string());
-                            continue;
-                        }
-                    };
-                    // each authority's response on its own thread: the openings are most of
-                    // V-CHV-04's work (n short powers per authority)
-                    let verdicts: Vec<Option<String>> = p
-                        .responses
-                        .par_iter()
-                        .zip(&parts)
-                        .enumerate()
-                        .map(|(j, (r, part))| {
-                            if !check_revealed_response(&board, p.voter, &p.ballot, r, &part.r) {
-                                Some(
-                                    "the revealed exponents do not give the authority's response"
-                                        .to_string(),
-                                )
-                            } else {
-                                check_opened_points(&board, p.voter, j, r, part)
-                            }
-                        })
-                        .collect();
-                    for (j, what) in verdicts.into_iter().enumerate() {
-                        if let Some(what) = what {
-                            self.ledger.fail(
-                                Check::Chv04,
-                                &format!("{} authority-{j}", e.name),
-                                what,
-                            );
-                        }
+                    if p.ok {
+                        check_finalizations(
+                            &mut self.ledger,
+                            board,
+                            (p.voter, &p.ballot, &p.responses),
+                            &e.name,
+                            &e.payload,
+                        );
                     }
                 }
-                "input" => break e,
+                "input" => return Ok((e, confirmed)),
                 _ => {
                     self.ledger.fail(
                         Check::Chv01,
@@ -454,145 +369,104 @@ impl<R: Read> Walk<'_, R> {
                     return Err(Stop::Finding);
                 }
             }
-        };
-        self.tell("input")?;
-        self.ledger.examined(Check::Chv06, 1);
-        let input = match rec::decode_input(&params, &entry.payload, &mut rng) {
-            Ok(l) if l.width() == 1 => l,
-            Ok(_) => {
-                self.ledger
-                    .fail(Check::Chv06, "input", "a list of width other than 1");
-                return Err(Stop::Finding);
-            }
-            Err(err) => {
-                self.ledger.error(Check::Chv06, "input", err.to_string());
-                return Err(Stop::Finding);
-            }
-        };
-        if input.ciphertexts() != confirmed.as_slice() {
-            self.ledger.fail(
-                Check::Chv06,
-                "input",
-                format!(
-                    "{} encryptions posted, {} confirmed ballots; the lists differ",
-                    input.len(),
-                    confirmed.len()
-                ),
-            );
         }
-        drop(confirmed);
-        let gens = generators(&board, input.len());
-        let mut current: Rows<ModpGroup> = input;
-        // each shuffle's input rows, hashed: a trace of an invalid vote (after the result) names
-        // rows of every list, and only the last list is kept whole (spec/92.8)
-        let mut hashes: Vec<Vec<[u8; 32]>> = Vec::with_capacity(s);
+    }
+
+    /// A `ballot` entry (V-CHV-03): a voter of the electorate, after the last ballot's voter, and
+    /// the ballot's own checks. Returns the voter's pending ballot, `None` when there is none.
+    fn ballot(
+        &mut self,
+        board: &PublicBoard,
+        e: &Entry,
+        last_voter: &mut Option<usize>,
+    ) -> Result<Option<Pending>, Stop> {
+        let Some(i) = voter_of(&e.name).filter(|&i| i < board.voters()) else {
+            self.ledger
+                .fail(Check::Chv03, &e.name, "not a voter of the electorate");
+            return Ok(None);
+        };
+        if last_voter.is_some_and(|l| i <= l) {
+            self.ledger.fail(
+                Check::Chv03,
+                &e.name,
+                "a second ballot, or ballots out of voter order",
+            );
+            return Ok(None);
+        }
+        *last_voter = Some(i);
+        self.ballots += 1;
+        if self.ballots.is_multiple_of(256) {
+            self.tell(&e.name)?;
+        }
+        Ok(
+            check_ballot(&mut self.ledger, board, i, &e.name, &e.payload).map(|b| Pending {
+                voter: i,
+                ballot: b.ballot,
+                a: b.a,
+                responses: Vec::new(),
+                ok: b.ok,
+                confirmed: false,
+            }),
+        )
+    }
+
+    /// Every authority's shuffle in turn (V-CHV-07), each signed (V-CHV-11). Returns each shuffle's
+    /// input rows, hashed (a trace of an invalid vote, after the result, names rows of every list,
+    /// and only the last list is kept whole, spec/92.8), and the last list.
+    fn shuffles(
+        &mut self,
+        board: &PublicBoard,
+        input: Rows<ModpGroup>,
+    ) -> Result<(RowHashes, Rows<ModpGroup>), Stop> {
+        let s = board.params.authorities();
+        let gens = generators(board, input.len());
+        let mut rng = rand_core::OsRng;
+        let mut current = input;
+        let mut hashes: RowHashes = Vec::with_capacity(s);
         for j in 0..s {
-            hashes.push(row_hashes(&params, &current));
+            hashes.push(row_hashes(&board.params, &current));
             let e = self.expect("shuffle")?;
             self.named(&e, &format!("authority-{j}"))?;
-            self.signed(&board, j, "shuffle", &e.payload)?;
+            self.signed(board, j, "shuffle", &e.payload)?;
             self.tell(&e.name)?;
-            self.ledger.examined(Check::Chv07, 1);
-            let (out, proof) =
-                match rec::decode_shuffle(&params, &e.payload, current.len(), &mut rng) {
-                    Ok(x) => x,
-                    Err(err) => {
-                        self.ledger.error(Check::Chv07, &e.name, err.to_string());
-                        return Err(Stop::Finding);
-                    }
-                };
-            if let Err(err) = tally::check_shuffle(
-                &board,
-                j,
-                &gens,
-                &shuffle_context(&board, j),
+            current = check_shuffle(
+                &mut self.ledger,
+                board,
+                (j, &gens),
                 &current,
-                &out,
-                &proof,
+                &e.name,
+                &e.payload,
                 &mut rng,
-            ) {
-                self.ledger.fail(Check::Chv07, &e.name, err.to_string());
-            }
-            current = out;
+            )
+            .ok_or(Stop::Finding)?;
         }
+        Ok((hashes, current))
+    }
+
+    /// Every authority's decryption share (V-CHV-08), each signed (V-CHV-11); the plaintexts when
+    /// every share holds.
+    fn decryption(
+        &mut self,
+        board: &PublicBoard,
+        last: &Rows<ModpGroup>,
+    ) -> Result<Option<Vec<ModElement>>, Stop> {
+        let s = board.params.authorities();
         let mut shares = Vec::with_capacity(s);
         for j in 0..s {
             let e = self.expect("decryption")?;
             self.named(&e, &format!("authority-{j}"))?;
-            self.signed(&board, j, "decryption", &e.payload)?;
-            self.ledger.examined(Check::Chv08, 1);
-            match rec::decode_share(&params, &e.payload) {
-                Ok(share) => shares.push(share),
-                // the other shares and the result are still read; the votes cannot be decrypted
-                Err(err) => self.ledger.fail(Check::Chv08, &e.name, err.to_string()),
+            self.signed(board, j, "decryption", &e.payload)?;
+            if let Some(share) =
+                check_share_entry(&mut self.ledger, &board.params, &e.name, &e.payload)
+            {
+                shares.push(share);
             }
         }
         self.tell("decryption")?;
-        let decrypted = if shares.len() == s {
-            tally::decrypt(&board, &current, &shares)
-        } else {
-            Err(votum_chvote::ChvoteError::Parameters(String::new()))
-        };
-        let plaintexts = match decrypted {
-            Err(votum_chvote::ChvoteError::Parameters(_)) if shares.len() < s => None,
-            Ok(p) => Some(p),
-            Err(err) => {
-                let object = match &err {
-                    votum_chvote::ChvoteError::Decryption { authority, .. } => {
-                        format!("authority-{authority}")
-                    }
-                    _ => "decryption".into(),
-                };
-                self.ledger.fail(Check::Chv08, &object, err.to_string());
-                None
-            }
-        };
-        let e = self.expect("result")?;
-        self.ledger.examined(Check::Chv09, 1);
-        let mut invalid_rows: Option<Vec<usize>> = None;
-        match rec::decode_result(&e.payload) {
-            Err(err) => self.ledger.error(Check::Chv09, "result", err.to_string()),
-            Ok((counts, invalid)) => {
-                if let Some(p) = plaintexts {
-                    let t = tally::tally(&board, &p);
-                    invalid_rows = Some(t.invalid_rows.clone());
-                    if t.counts != counts || t.invalid != invalid {
-                        self.ledger.fail(
-                            Check::Chv09,
-                            "result",
-                            format!(
-                                "posted {counts:?} (invalid {invalid}), the decrypted votes count {:?} (invalid {})",
-                                t.counts, t.invalid
-                            ),
-                        );
-                    }
-                }
-            }
-        }
-        self.traces(&board, &hashes, &current, invalid_rows)?;
-        if let Some(e) = self.next()? {
-            if e.kind == "trace" {
-                // an opened row of a valid vote links it to its voter: the authorities broke
-                // the privacy the mix gives
-                self.ledger.fail(
-                    Check::Chv10,
-                    &e.name,
-                    "a trace where no vote is invalid (or more traces than authorities): it \
-                     opens rows of valid votes",
-                );
-                return Ok(());
-            }
-            self.ledger.fail(
-                Check::Chv01,
-                &format!("entry {}", e.seq),
-                format!("{} {} after the result", e.kind, e.name),
-            );
-        }
-        Ok(())
+        Ok(check_decryption(&mut self.ledger, board, last, &shares))
     }
 
-    /// V-CHV-11 (spec/92.10): the `signature` entry after authority j's entry of `kind`, checked
-    /// against j's signing key in the parameters over the election digest, kind, name and payload.
+    /// The `signature` entry after authority j's entry of `kind` (V-CHV-11, spec/92.10).
     fn signed(
         &mut self,
         board: &PublicBoard,
@@ -603,18 +477,13 @@ impl<R: Read> Walk<'_, R> {
         let want = rec::signature_name(kind, j);
         match self.next()? {
             Some(s) if s.kind == "signature" && s.name == want => {
-                self.ledger.examined(Check::Chv11, 1);
-                if !rec::check_signature(&board.params, &board.digest, j, kind, payload, &s.payload)
-                {
-                    self.ledger.fail(
-                        Check::Chv11,
-                        &want,
-                        format!(
-                            "not the signature of authority {j}'s node key (named in the \
-                             parameters) on its {kind}"
-                        ),
-                    );
-                }
+                check_signature(
+                    &mut self.ledger,
+                    board,
+                    (j, kind, &want),
+                    payload,
+                    &s.payload,
+                );
                 Ok(())
             }
             other => {
@@ -709,21 +578,7 @@ impl<R: Read> Walk<'_, R> {
             // gave, checked against the list's hashes
             to = steps.into_iter().map(|t| t.from).collect();
         }
-        for &row in &rows {
-            let voter = self.mixed.get(row).copied();
-            match voter {
-                Some(v) => self.ledger.warn(
-                    Check::Chv10,
-                    &format!("voter-{v}"),
-                    "a confirmed ballot whose vote is invalid: its queries did not encode \
-                     candidate primes although the voter's codes matched, evidence of a cheating \
-                     voting client (spec/92.8)",
-                ),
-                None => self
-                    .ledger
-                    .fail(Check::Chv10, "trace", "a row beyond the mix input"),
-            }
-        }
+        check_traced(&mut self.ledger, &rows, &self.mixed);
         Ok(())
     }
 }

@@ -1,7 +1,6 @@
 //! Verifying an ElectionGuard 1.4 election record (either form), one document at a time (spec/50).
 
-use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::ops::ControlFlow;
 use std::path::Path;
 
@@ -12,7 +11,7 @@ use votum_eg::ballot::{
     accumulate, add_ballot, check_params, parse_ballot, BallotBox, BallotError, BallotHash,
     BallotState, BallotVerifier, TallyMap,
 };
-use votum_eg::ceremony::{joint_key, CeremonyError, GuardianPublicKey};
+use votum_eg::ceremony::{CeremonyError, GuardianPublicKey};
 use votum_eg::context::{base_hash, ElectionContext};
 use votum_eg::decrypt::{DecryptionError, DecryptionTarget, Decryptor, Mismatched, SelectionShare};
 use votum_eg::json::{check_ciphertexts, ciphertext_in_range, CiphertextInRange, FieldError};
@@ -23,6 +22,7 @@ use votum_group::{Group, GroupError, ModpGroup};
 use votum_hash::eg::{from_hex, hash_elems, EgHashItem};
 use votum_record::{Document, Documents, Kind};
 
+use crate::checks::eg::{check_guardian_count, check_guardians, check_joint_values};
 use crate::checks::Check;
 use crate::options::{BallotWorkers, Intermediates, Options, Progress};
 use crate::report::{Ledger, Report};
@@ -354,116 +354,28 @@ impl<'a> Verifier<'a> {
             return;
         };
         let n = self.guardians.len();
-        let k = ctx.quorum as usize;
         self.ledger.examined(Check::Guard01, n as u64);
         self.ledger.examined(Check::Guard02, n as u64);
-        if ctx.number_of_guardians != n as u64 {
-            self.ledger.fail(
-                Check::Param03,
-                "context.json",
-                format!(
-                    "number_of_guardians is {}, the record has {n} guardian records",
-                    ctx.number_of_guardians
-                ),
-            );
-        }
-        if k == 0 || k > n {
-            self.ledger.fail(
-                Check::Param03,
-                "context.json",
-                format!("quorum {k} is impossible with {n} guardians"),
-            );
+        if !check_guardian_count(&mut self.ledger, &ctx, n) {
             return;
         }
-        let mut ids = HashSet::new();
-        let mut orders = HashSet::new();
-        // a commitment in two guardians' records: one guardian copied another's (spec/50, V-GUARD-01)
-        let mut holders: HashMap<&Integer, &str> = HashMap::new();
-        for g in &self.guardians {
-            let object = format!("guardian {:?}", g.id);
-            let mut repeats = BTreeSet::new();
-            for c in &g.commitments {
-                match holders.entry(c.value()) {
-                    Entry::Occupied(e) if *e.get() != g.id.as_str() => {
-                        repeats.insert(*e.get());
-                    }
-                    Entry::Occupied(_) => {}
-                    Entry::Vacant(e) => {
-                        e.insert(g.id.as_str());
-                    }
-                }
-            }
-            for other in repeats {
-                self.ledger.fail(
-                    Check::Guard01,
-                    &object,
-                    format!("a coefficient commitment repeats one of guardian {other:?}'s"),
-                );
-            }
-            if !ids.insert(g.id.clone()) {
-                self.ledger
-                    .fail(Check::Guard01, &object, "a second record with this id");
-            }
-            if g.sequence_order == 0
-                || g.sequence_order > n as u64
-                || !orders.insert(g.sequence_order)
-            {
-                self.ledger.fail(
-                    Check::Guard01,
-                    &object,
-                    format!(
-                        "sequence order {} is not a distinct one of 1..={n}",
-                        g.sequence_order
-                    ),
-                );
-            }
-            match g.verify(&self.group, k) {
-                Ok(()) => {}
-                Err(e @ CeremonyError::WrongQuorum { .. }) => {
-                    self.ledger.fail(Check::Guard01, &object, e.to_string())
-                }
-                Err(e) => self.ledger.fail(Check::Guard02, &object, e.to_string()),
-            }
-        }
-        let mut ordered = self.guardians.clone();
-        ordered.sort_by_key(|g| g.sequence_order);
-        let (key, commitment_hash) = joint_key(&ordered);
-        let extended = hash_elems(
-            &[
-                EgHashItem::Num(ctx.crypto_base_hash.clone()),
-                EgHashItem::Num(commitment_hash.clone()),
-            ],
-            self.group.order(),
+        check_guardians(
+            &mut self.ledger,
+            &self.group,
+            &self.guardians,
+            ctx.quorum as usize,
         );
-        self.ledger.examined(Check::Guard03, 1);
-        for (ok, what) in [
-            (
-                key == ctx.elgamal_public_key,
-                "elgamal_public_key is not the product of the guardians' keys",
-            ),
-            (
-                commitment_hash == ctx.commitment_hash,
-                "commitment_hash does not recompute",
-            ),
-            (
-                extended == ctx.crypto_extended_base_hash,
-                "crypto_extended_base_hash is not H(crypto_base_hash, commitment_hash)",
-            ),
-        ] {
-            if !ok {
-                self.ledger.fail(Check::Guard03, "context.json", what);
-            }
-        }
-        self.out
-            .values
-            .insert("elgamal_public_key".into(), hex(key.value()));
-        self.out
-            .values
-            .insert("commitment_hash".into(), hex(&commitment_hash));
-        self.out
-            .values
-            .insert("crypto_extended_base_hash".into(), hex(&extended));
-        // ballots are checked against the context as published (its own checks are above)
+        let joint = check_joint_values(&mut self.ledger, &self.group, &self.guardians, &ctx);
+        let values = &mut self.out.values;
+        values.insert("elgamal_public_key".into(), hex(joint.key.value()));
+        values.insert("commitment_hash".into(), hex(&joint.commitment_hash));
+        values.insert("crypto_extended_base_hash".into(), hex(&joint.extended));
+        self.ballot_checker(&ctx);
+    }
+
+    /// The ballot box every submitted ballot goes through, against the context as published (its
+    /// own checks are above), handed to the workers too.
+    fn ballot_checker(&mut self, ctx: &ElectionContext) {
         let Some(manifest) = self.manifest.clone() else {
             return;
         };

@@ -19,7 +19,7 @@ pub mod mix;
 pub mod options;
 pub mod report;
 pub mod sv;
-mod sv_checks;
+
 pub mod sv_remote;
 
 use std::path::Path;

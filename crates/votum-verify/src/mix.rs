@@ -1,5 +1,5 @@
-//! Verifying a mixnet election's record (spec/91.7, checks V-MIX-01..07 of spec/50.4), one board
-//! entry at a time: memory holds the list being checked and the one before it, the ballots until
+//! Verifying a mixnet election's record (spec/91.7, checks V-MIX-01..08 of spec/50.4), one board
+//! entry at a time, each entry checked by its function in `checks::mix`: memory holds the list being checked and the one before it, the ballots until
 //! the input list is compared with them, and a quorum of decryption shares.
 
 use std::fs::File;
@@ -11,18 +11,17 @@ use serde_json::json;
 use votum_elgamal::Ciphertext;
 use votum_group::{Group, GroupId, ModpGroup, Ristretto255};
 use votum_hash::board_file::{Bound, MAX_PAYLOAD};
-use votum_mixnet::ballot::verify_ballots;
-use votum_mixnet::board::{public_share, trustee_oracle};
-use votum_mixnet::codec::decode_rows;
-use votum_mixnet::codec::ValueCodec;
-use votum_mixnet::count::count;
-use votum_mixnet::decrypt::{combine, verify_share, DecryptionShare};
+use votum_mixnet::decrypt::DecryptionShare;
 use votum_mixnet::params::{weights_rng, Parameters};
 use votum_mixnet::record::{Entry, RecordReader};
-use votum_mixnet::signing::check_signature_of_digest;
 use votum_mixnet::wire;
-use votum_shuffle::{Generators, Rows, ShuffleProof};
+use votum_shuffle::{Generators, Rows};
 
+use crate::checks::mix::{
+    check_ballots, check_decrypted, check_input, check_mix, check_outcome, check_public_key,
+    check_quorum, check_share, check_signature, check_trustee, check_unsigned, record_mix,
+    size_mismatch, Signed,
+};
 use crate::checks::Check;
 use crate::options::{Intermediates, Options, Progress, ShuffleWorkers};
 use crate::report::{hex, Ledger, Report};
@@ -202,53 +201,42 @@ impl<R: Read> Walk<'_, R> {
 
     fn run<G: Group>(&mut self, group: &G) {
         let p = self.params.clone();
-        let w = p.width;
-        let digest = votum_hash::board::payload_digest(&p.encode_for(group.id()));
-        // batch weights unpredictable to whoever wrote the record
-        let mut rng = weights_rng(&mut rand_core::OsRng);
-        let mut due = Due::Trustee(1);
-        let mut commitments: Vec<Vec<G::Element>> = Vec::new();
-        let mut ballot_cts: Option<Vec<Ciphertext<G>>> = None;
-        let mut ballot_context = [0u8; 32];
-        // the last list read (None when one could not be read: nothing after it can be checked)
-        let mut current: Option<Rows<G>> = None;
-        let mut generators: Option<Generators<G>> = None;
-        let mut decryption_context = [0u8; 32];
-        let mut shares: Vec<DecryptionShare<G>> = Vec::new();
-        let mut seen_shares: Vec<u64> = Vec::new();
-        let mut decryption_entries = 0usize;
-        let mut last_ok = true;
-        // Π C_{i,0}, recomputed from the trustees' entries (the posted key is only compared with it)
-        let mut joint = group.identity();
-        // the ballots entry's length, once read: the lists after it are of its size or less
-        let mut ballots_len: Option<u64> = None;
-        // in a signed election (spec/91.9), the entry whose authority's signature comes next:
-        // (kind, name, the head the authority signed, the payload's SHA-256)
-        let mut awaiting: Option<(&'static str, String, [u8; 32], [u8; 32])> = None;
-        let key_context = self.prev_hash;
+        let mut s = Seen::<G> {
+            digest: votum_hash::board::payload_digest(&p.encode_for(group.id())),
+            // batch weights unpredictable to whoever wrote the record
+            rng: weights_rng(&mut rand_core::OsRng),
+            due: Due::Trustee(1),
+            key_context: self.prev_hash,
+            commitments: Vec::new(),
+            joint: group.identity(),
+            ballot_cts: None,
+            ballot_context: [0u8; 32],
+            ballots_len: None,
+            current: None,
+            generators: None,
+            decryption_context: [0u8; 32],
+            shares: Vec::new(),
+            seen_shares: Vec::new(),
+            decryption_entries: 0,
+            last_ok: true,
+            awaiting: None,
+        };
         if !p.signed() {
-            // vacuous, and said so: nothing in such a record claims an authority's signature
-            self.ledger.examined(Check::Mix08, 0);
-            self.ledger.warn(
-                Check::Mix08,
-                "parameters",
-                "the parameters name no signing keys: one process made every authority's entries \
-                 (votum mix without --processes), and the record cannot show which authority made which",
-            );
+            check_unsigned(&mut self.ledger);
         }
         loop {
             let (el, sc) = (group.element_len() as u64, group.scalar_len() as u64);
-            let bound = |kind: &str, _: &str| entry_bound(kind, &p, el, sc, ballots_len);
+            let bound = |kind: &str, _: &str| entry_bound(kind, &p, el, sc, s.ballots_len);
             let entry = match self.reader.next_entry_within(bound) {
                 Ok(Some(e)) => e,
                 Ok(None) => {
-                    if due != Due::End {
+                    if s.due != Due::End {
                         self.ledger.error(
                             Check::Mix01,
                             "record",
                             format!(
                                 "the record ends where {} is due (incomplete)",
-                                describe(due)
+                                describe(s.due)
                             ),
                         );
                     }
@@ -262,52 +250,29 @@ impl<R: Read> Walk<'_, R> {
             self.ledger.examined(Check::Mix01, 1);
             let context = std::mem::replace(&mut self.prev_hash, entry.hash);
             let object = format!("entry {} ({})", entry.seq, entry.name);
-            if let Some((kind, name, signed, digest_of)) = awaiting.take() {
-                if entry.kind != "signature" || entry.name != name {
+            if let Some(signed) = s.awaiting.take() {
+                if entry.kind != "signature" || entry.name != signed.name {
                     self.ledger.fail(
                         Check::Mix01,
                         &object,
                         format!(
-                            "{} {} posted where the signature of {name} is due (out of turn)",
-                            entry.kind, entry.name
+                            "{} {} posted where the signature of {} is due (out of turn)",
+                            entry.kind, entry.name, signed.name
                         ),
                     );
                     break;
                 }
-                self.ledger.examined(Check::Mix08, 1);
-                if !check_signature_of_digest(
+                check_signature(
+                    &mut self.ledger,
                     &p,
-                    &digest,
+                    &s.digest,
                     &signed,
-                    kind,
-                    &name,
-                    &digest_of,
+                    &object,
                     &entry.payload,
-                ) {
-                    self.ledger.fail(
-                        Check::Mix08,
-                        &object,
-                        format!(
-                            "not the signature of the authority the parameters name for {name}"
-                        ),
-                    );
-                }
+                );
                 continue;
             }
-            // the entry must be the one due; a decryption share may also be followed by the result
-            let fits = match due {
-                Due::Trustee(i) => is(&entry, "trustee", &format!("trustee-{i}")),
-                Due::PublicKey => is(&entry, "public-key", "public-key"),
-                Due::Ballots => is(&entry, "ballots", "ballots"),
-                Due::Input => is(&entry, "input", "input"),
-                Due::Mix(m) => is(&entry, "mix", &format!("mix-{m}")),
-                Due::Decryption => {
-                    entry.kind == "decryption" && entry.name.strip_prefix("decryption-").is_some()
-                        || (is(&entry, "result", "result") && decryption_entries > 0)
-                }
-                Due::End => false,
-            };
-            if !fits {
+            if !fits(s.due, &entry, s.decryption_entries) {
                 self.ledger.fail(
                     Check::Mix01,
                     &object,
@@ -315,7 +280,7 @@ impl<R: Read> Walk<'_, R> {
                         "{} {} posted where {} is due (out of turn)",
                         entry.kind,
                         entry.name,
-                        describe(due)
+                        describe(s.due)
                     ),
                 );
                 break;
@@ -324,216 +289,153 @@ impl<R: Read> Walk<'_, R> {
                 break;
             }
             if p.signed() {
-                let signed = match entry.kind.as_str() {
-                    "trustee" => Some(("trustee", key_context)),
-                    "mix" => Some(("mix", context)),
-                    "decryption" => Some(("decryption", decryption_context)),
-                    _ => None,
-                };
-                if let Some((kind, signed)) = signed {
-                    let digest_of = votum_hash::board::payload_digest(&entry.payload);
-                    awaiting = Some((kind, entry.name.clone(), signed, digest_of));
-                }
+                s.awaiting = s.signed_next(&entry, context);
             }
-            match due {
-                Due::Trustee(i) => {
-                    self.ledger.examined(Check::Mix02, 1);
-                    match wire::decode_trustee(group, &entry.payload) {
-                        Ok((c, proof)) => {
-                            if c.len() != p.quorum {
-                                self.ledger.fail(
-                                    Check::Mix02,
-                                    &entry.name,
-                                    format!("{} commitments (quorum {})", c.len(), p.quorum),
-                                );
-                            } else if let Err(e) =
-                                proof.verify(group, &trustee_oracle(&digest, i), &c[0])
-                            {
-                                self.ledger.fail(
-                                    Check::Mix02,
-                                    &entry.name,
-                                    format!("proof of knowledge of the key: {e}"),
-                                );
-                            }
-                            if c.is_empty() {
-                                // keep going with a placeholder so the shares can be named
-                                commitments.push(vec![group.identity()]);
-                            } else {
-                                joint = group.op(&joint, &c[0]);
-                                commitments.push(c);
-                            }
-                        }
-                        Err(e) => {
-                            self.ledger.error(Check::Mix02, &entry.name, e.to_string());
-                            return;
-                        }
-                    }
-                    due = if i < p.trustees as u64 {
-                        Due::Trustee(i + 1)
-                    } else {
-                        Due::PublicKey
-                    };
-                }
-                Due::PublicKey => {
-                    self.ledger.examined(Check::Mix02, 1);
-                    if entry.payload != group.encode_element(&joint) {
-                        self.ledger.fail(
-                            Check::Mix02,
-                            "public-key",
-                            "not the product of the trustees' constant commitments",
-                        );
-                    }
-                    self.out.values.insert(
-                        "public_key".into(),
-                        json!(hex(&group.encode_element(&joint))),
-                    );
-                    ballot_context = entry.hash;
-                    due = Due::Ballots;
-                }
-                Due::Ballots => {
-                    ballots_len = Some(entry.payload.len() as u64);
-                    let ballots = match wire::decode_ballots(group, &entry.payload, w) {
-                        Ok(b) => b,
-                        Err(e) => {
-                            self.ledger.error(Check::Mix03, "ballots", e.to_string());
-                            return;
-                        }
-                    };
-                    self.ballots = ballots.len() as u64;
-                    self.ledger.examined(Check::Mix03, ballots.len() as u64);
-                    if let Err(e) = verify_ballots(group, &ballot_context, w, &ballots) {
-                        self.ledger.fail(Check::Mix03, "ballots", e.to_string());
-                    }
-                    ballot_cts = Some(ballots.into_iter().flat_map(|b| b.cts).collect());
-                    due = Due::Input;
-                }
-                Due::Input => {
-                    let input = match Rows::decode(group, &entry.payload, &mut rng) {
-                        Ok(r) => r,
-                        Err(e) => {
-                            self.ledger
-                                .error(Check::Mix03, "input", format!("input list: {e}"));
-                            return;
-                        }
-                    };
-                    self.ledger.examined(Check::Mix03, 1);
-                    let cast = ballot_cts.take().unwrap_or_default();
-                    if input.width() != w || input.ciphertexts() != cast.as_slice() {
-                        self.ledger.fail(
-                            Check::Mix03,
-                            "input",
-                            "the input list is not the ballots' ciphertexts in ballot order",
-                        );
-                    }
-                    drop(cast);
-                    if self.workers.is_none() {
-                        generators =
-                            Some(Generators::derive(group, &p.generators_seed(), input.len()));
-                    } else if self.remote_setup(group, &joint).is_break() {
-                        break;
-                    }
-                    current = Some(input);
-                    due = Due::Mix(1);
-                }
-                Due::Mix(m) => {
-                    let result = if self.workers.is_some() {
-                        match self.remote_mix(group, &context, current.as_ref(), &entry, w) {
-                            ControlFlow::Continue(r) => r,
-                            ControlFlow::Break(()) => break,
-                        }
-                    } else {
-                        check_mix(
-                            group,
-                            &joint,
-                            generators.as_ref(),
-                            &context,
-                            current.as_ref(),
-                            &entry.payload,
-                            w,
-                        )
-                    };
-                    self.ledger.examined(Check::Mix04, 1);
-                    match result {
-                        Ok((out, None)) => current = Some(out),
-                        Ok((out, Some(e))) => {
-                            self.ledger.fail(Check::Mix04, &entry.name, e);
-                            current = Some(out);
-                        }
-                        Err(e) => {
-                            self.ledger.error(Check::Mix04, &entry.name, e);
-                            current = None;
-                        }
-                    }
-                    if m < p.mixers {
-                        due = Due::Mix(m + 1);
-                    } else {
-                        due = Due::Decryption;
-                        decryption_context = entry.hash;
-                    }
-                }
-                Due::Decryption if entry.kind == "decryption" => {
-                    decryption_entries += 1;
-                    self.ledger.examined(Check::Mix05, 1);
-                    let share = match wire::decode_share(group, &entry.payload) {
-                        Ok(s) => s,
-                        Err(e) => {
-                            self.ledger.error(Check::Mix05, &entry.name, e.to_string());
-                            last_ok = false;
-                            continue;
-                        }
-                    };
-                    let t = share.trustee;
-                    if entry.name != format!("decryption-{t}")
-                        || t == 0
-                        || t > p.trustees as u64
-                        || seen_shares.contains(&t)
-                    {
-                        self.ledger.fail(
-                            Check::Mix05,
-                            &entry.name,
-                            format!(
-                                "a share of trustee {t}: not a trustee, posted twice or misnamed"
-                            ),
-                        );
-                        continue;
-                    }
-                    seen_shares.push(t);
-                    let Some(last) = current.as_ref() else {
-                        continue;
-                    };
-                    let pads: Vec<G::Element> =
-                        last.ciphertexts().iter().map(|c| c.pad.clone()).collect();
-                    let checked = public_share(group, &commitments, t)
-                        .and_then(|x| verify_share(group, &x, &decryption_context, &pads, &share));
-                    match checked {
-                        Ok(()) if shares.len() < p.quorum => shares.push(share),
-                        Ok(()) => {}
-                        Err(e) => self.ledger.fail(Check::Mix05, &entry.name, e.to_string()),
-                    }
-                }
-                Due::Decryption => {
-                    // the result
-                    if shares.len() < p.quorum && current.is_some() && last_ok {
-                        self.ledger.fail(
-                            Check::Mix05,
-                            "decryption",
-                            format!(
-                                "{} valid decryption shares; the quorum is {}",
-                                shares.len(),
-                                p.quorum
-                            ),
-                        );
-                    }
-                    self.result(group, &entry, current.as_ref(), &shares);
-                    due = Due::End;
-                }
-                Due::End => unreachable!("nothing is due after the result"),
+            match self.step(group, &p, &mut s, &entry, context) {
+                ControlFlow::Continue(()) => {}
+                ControlFlow::Break(Stop::Break) => break,
+                ControlFlow::Break(Stop::Return) => return,
             }
         }
         self.remote_verdicts();
         self.out
             .values
             .insert("head".into(), json!(hex(&self.prev_hash)));
+    }
+
+    /// The entry that is due, checked by its check of `checks::mix`; `context` is the board's head
+    /// before it. Says when the walk stops (`Return`: without the workers' verdicts or the head).
+    fn step<G: Group>(
+        &mut self,
+        group: &G,
+        p: &Parameters,
+        s: &mut Seen<G>,
+        entry: &Entry,
+        context: [u8; 32],
+    ) -> ControlFlow<Stop> {
+        let w = p.width;
+        match s.due {
+            Due::Trustee(i) => {
+                let Some(c) = check_trustee(
+                    &mut self.ledger,
+                    group,
+                    p,
+                    &s.digest,
+                    (i, &entry.name),
+                    &entry.payload,
+                ) else {
+                    return ControlFlow::Break(Stop::Return);
+                };
+                // Π C_{i,0}, recomputed (the posted key is only compared with it); a trustee that
+                // posted no commitment counts as the identity
+                s.joint = group.op(&s.joint, &c[0]);
+                s.commitments.push(c);
+                s.due = if i < p.trustees as u64 {
+                    Due::Trustee(i + 1)
+                } else {
+                    Due::PublicKey
+                };
+            }
+            Due::PublicKey => {
+                check_public_key(&mut self.ledger, group, &entry.payload, &s.joint);
+                self.out.values.insert(
+                    "public_key".into(),
+                    json!(hex(&group.encode_element(&s.joint))),
+                );
+                s.ballot_context = entry.hash;
+                s.due = Due::Ballots;
+            }
+            Due::Ballots => {
+                s.ballots_len = Some(entry.payload.len() as u64);
+                let Some((n, cts)) = check_ballots(
+                    &mut self.ledger,
+                    group,
+                    &s.ballot_context,
+                    w,
+                    &entry.payload,
+                ) else {
+                    return ControlFlow::Break(Stop::Return);
+                };
+                self.ballots = n;
+                s.ballot_cts = Some(cts);
+                s.due = Due::Input;
+            }
+            Due::Input => {
+                let cast = s.ballot_cts.take().unwrap_or_default();
+                let Some(input) = check_input(
+                    &mut self.ledger,
+                    group,
+                    &entry.payload,
+                    &cast,
+                    w,
+                    &mut s.rng,
+                ) else {
+                    return ControlFlow::Break(Stop::Return);
+                };
+                drop(cast);
+                if self.workers.is_none() {
+                    s.generators =
+                        Some(Generators::derive(group, &p.generators_seed(), input.len()));
+                } else if self.remote_setup(group, &s.joint).is_break() {
+                    return ControlFlow::Break(Stop::Break);
+                }
+                s.current = Some(input);
+                s.due = Due::Mix(1);
+            }
+            Due::Mix(m) => {
+                let result = if self.workers.is_some() {
+                    match self.remote_mix(group, &context, s.current.as_ref(), entry, w) {
+                        ControlFlow::Continue(r) => r,
+                        ControlFlow::Break(()) => return ControlFlow::Break(Stop::Break),
+                    }
+                } else {
+                    check_mix(
+                        group,
+                        &s.joint,
+                        s.generators.as_ref(),
+                        &context,
+                        s.current.as_ref(),
+                        &entry.payload,
+                        w,
+                    )
+                };
+                s.current = record_mix(&mut self.ledger, &entry.name, result);
+                if m < p.mixers {
+                    s.due = Due::Mix(m + 1);
+                } else {
+                    s.due = Due::Decryption;
+                    s.decryption_context = entry.hash;
+                }
+            }
+            Due::Decryption if entry.kind == "decryption" => {
+                s.decryption_entries += 1;
+                let checked = check_share(
+                    &mut self.ledger,
+                    group,
+                    p,
+                    &s.commitments,
+                    &s.decryption_context,
+                    s.current.as_ref(),
+                    (&entry.name, &entry.payload),
+                    &mut s.seen_shares,
+                );
+                match checked {
+                    Ok(share) if s.shares.len() < p.quorum => s.shares.push(share),
+                    Ok(_) => {}
+                    Err(readable) => s.last_ok &= readable,
+                }
+            }
+            Due::Decryption => {
+                // the result
+                if s.current.is_some() && s.last_ok {
+                    check_quorum(&mut self.ledger, s.shares.len(), p.quorum);
+                }
+                self.result(group, entry, s.current.as_ref(), &s.shares);
+                s.due = Due::End;
+            }
+            Due::End => unreachable!("nothing is due after the result"),
+        }
+        ControlFlow::Continue(())
     }
 
     /// Hands the workers the parameters and the joint key, once.
@@ -634,52 +536,11 @@ impl<R: Read> Walk<'_, R> {
             }
         };
         if let (Some(last), true) = (last, shares.len() >= p.quorum) {
-            self.ledger.examined(Check::Mix06, rows.len() as u64);
-            let datas: Vec<G::Element> =
-                last.ciphertexts().iter().map(|c| c.data.clone()).collect();
-            let refs: Vec<&DecryptionShare<G>> = shares.iter().collect();
-            let decoded = combine(group, &datas, &refs).and_then(|els| {
-                let codec = ValueCodec::new(group, p.candidates as u64)?;
-                decode_rows(&codec, &els, p.width)
-            });
-            match decoded {
-                Ok(d) if d == rows => {}
-                Ok(d) => {
-                    let at = d
-                        .iter()
-                        .zip(&rows)
-                        .position(|(a, b)| a != b)
-                        .unwrap_or(d.len().min(rows.len()));
-                    self.ledger.fail(
-                        Check::Mix06,
-                        "result",
-                        format!(
-                            "posted row {at} is not the decryption of the last list's row {at} ({} rows posted, {} decrypted)",
-                            rows.len(),
-                            d.len()
-                        ),
-                    );
-                }
-                Err(e) => self.ledger.fail(Check::Mix06, "result", e.to_string()),
-            }
+            check_decrypted(&mut self.ledger, group, p, last, shares, &rows);
         }
-        self.ledger.examined(Check::Mix07, 1);
-        if rows.iter().any(|r| r.len() != p.width) {
-            self.ledger
-                .fail(Check::Mix07, "result", "rows of another width");
+        let Some(recount) = check_outcome(&mut self.ledger, p, &rows, &posted) else {
             return;
-        }
-        let recount = count(p.rule, p.candidates, &rows);
-        if recount != posted {
-            self.ledger.fail(
-                Check::Mix07,
-                "result",
-                format!(
-                    "the posted outcome (winners {:?}, tallies {:?}) is not the count of the posted rows (winners {:?}, tallies {:?})",
-                    posted.winners, posted.tallies, recount.winners, recount.tallies
-                ),
-            );
-        }
+        };
         self.out
             .values
             .insert("winners".into(), json!(recount.winners));
@@ -693,6 +554,75 @@ impl<R: Read> Walk<'_, R> {
         values.insert("valid".into(), json!(recount.valid));
         values.insert("invalid".into(), json!(recount.invalid));
         values.insert("rounds".into(), json!(recount.rounds));
+    }
+}
+
+/// What the walk has read so far (spec/91.7's order), in the record's group.
+struct Seen<G: Group> {
+    /// The parameters' digest (the trustees' proofs and the signatures are bound to it).
+    digest: [u8; 32],
+    rng: rand_chacha::ChaCha20Rng,
+    due: Due,
+    /// The head after the parameters: the trustees sign it.
+    key_context: [u8; 32],
+    commitments: Vec<Vec<G::Element>>,
+    /// Π C_{i,0}, recomputed from the trustees' entries.
+    joint: G::Element,
+    ballot_cts: Option<Vec<Ciphertext<G>>>,
+    ballot_context: [u8; 32],
+    /// The ballots entry's length, once read: the lists after it are of its size or less.
+    ballots_len: Option<u64>,
+    /// The last list read (None when one could not be read: nothing after it can be checked).
+    current: Option<Rows<G>>,
+    generators: Option<Generators<G>>,
+    decryption_context: [u8; 32],
+    shares: Vec<DecryptionShare<G>>,
+    seen_shares: Vec<u64>,
+    decryption_entries: usize,
+    /// No decryption entry so far failed to decode.
+    last_ok: bool,
+    /// In a signed election (spec/91.9), the entry whose authority's signature comes next.
+    awaiting: Option<Signed>,
+}
+
+impl<G: Group> Seen<G> {
+    /// What the signature after `entry` must sign, if its kind is an authority's.
+    fn signed_next(&self, entry: &Entry, context: [u8; 32]) -> Option<Signed> {
+        let (kind, head) = match entry.kind.as_str() {
+            "trustee" => ("trustee", self.key_context),
+            "mix" => ("mix", context),
+            "decryption" => ("decryption", self.decryption_context),
+            _ => return None,
+        };
+        Some(Signed {
+            kind,
+            name: entry.name.clone(),
+            head,
+            payload: votum_hash::board::payload_digest(&entry.payload),
+        })
+    }
+}
+
+/// How a step stops the walk: `Break` still collects the workers' verdicts and the head; `Return`
+/// does not.
+enum Stop {
+    Break,
+    Return,
+}
+
+/// Whether `entry` is the one due; a decryption share may also be followed by the result.
+fn fits(due: Due, entry: &Entry, decryption_entries: usize) -> bool {
+    match due {
+        Due::Trustee(i) => is(entry, "trustee", &format!("trustee-{i}")),
+        Due::PublicKey => is(entry, "public-key", "public-key"),
+        Due::Ballots => is(entry, "ballots", "ballots"),
+        Due::Input => is(entry, "input", "input"),
+        Due::Mix(m) => is(entry, "mix", &format!("mix-{m}")),
+        Due::Decryption => {
+            entry.kind == "decryption" && entry.name.strip_prefix("decryption-").is_some()
+                || (is(entry, "result", "result") && decryption_entries > 0)
+        }
+        Due::End => false,
     }
 }
 
@@ -710,52 +640,6 @@ fn describe(due: Due) -> String {
         Due::Decryption => "a decryption share or the result".into(),
         Due::End => "nothing (the result closes the record)".into(),
     }
-}
-
-/// One mixer's entry: Ok((output, None)) when its proof verifies, Ok((output, Some(reason)))
-/// when it does not, Err(reason) when the list or the proof cannot be read (or there is no input
-/// list to check it against).
-/// Why a shuffle's output list cannot be its input's (another length or width), if it cannot.
-fn size_mismatch<G: Group>(out: &Rows<G>, input: &Rows<G>, w: usize) -> Option<String> {
-    (out.len() != input.len() || out.width() != w).then(|| {
-        format!(
-            "{} rows of width {} (the input has {} of width {w})",
-            out.len(),
-            out.width(),
-            input.len()
-        )
-    })
-}
-
-fn check_mix<G: Group>(
-    group: &G,
-    joint: &G::Element,
-    generators: Option<&Generators<G>>,
-    context: &[u8; 32],
-    input: Option<&Rows<G>>,
-    payload: &[u8],
-    w: usize,
-) -> Result<(Rows<G>, Option<String>), String> {
-    let rng = &mut weights_rng(&mut rand_core::OsRng);
-    let (list, proof) = wire::split_mix(payload, group.element_len()).map_err(|e| e.to_string())?;
-    let out = Rows::decode(group, list, rng).map_err(|e| format!("output list: {e}"))?;
-    let (Some(input), Some(generators)) = (input, generators) else {
-        return Err("no readable input list to check the shuffle against".into());
-    };
-    if let Some(reason) = size_mismatch(&out, input, w) {
-        return Ok((out, Some(reason)));
-    }
-    let proof = ShuffleProof::decode(group, proof, input.len(), w, rng)
-        .map_err(|e| format!("proof: {e}"))?;
-    let verdict = proof
-        .verify(group, joint, generators, context, input, &out, rng)
-        .err()
-        .map(|e| match e {
-            // its own text already says "shuffle proof: equation …"
-            votum_shuffle::ShuffleError::Equation { .. } => e.to_string(),
-            _ => format!("shuffle proof: {e}"),
-        });
-    Ok((out, verdict))
 }
 
 /// One shuffle proof checked on its own (a cluster task, spec/98.3): `parameters` is the record's

@@ -13,19 +13,22 @@ use std::path::Path;
 
 use serde_json::json;
 use votum_hash::board_file::Bound;
-use votum_splitvalue::challenge::{cut, sides};
-use votum_splitvalue::params::{Params, CUT_SOUNDNESS_FLOOR};
+use votum_splitvalue::challenge::sides;
+use votum_splitvalue::field::Zm;
+use votum_splitvalue::params::{Params, Race};
 use votum_splitvalue::record::{BoardReader, Entry, MAGIC, WHAT};
-use votum_splitvalue::wire::{names, Reader, Tally, BALLOTS_PER_ENTRY};
+use votum_splitvalue::sharing::Sharing;
+use votum_splitvalue::wire::{names, Tally, BALLOTS_PER_ENTRY};
 use votum_splitvalue::SvError;
 
+use crate::checks::sv::{
+    check_ballots_entry, check_cut, check_enough_ballots, check_halves, check_inputs, check_opened,
+    check_parameters, check_path, check_same_votes, check_seal, check_sides, check_t, check_tally,
+    copy_votes, decode_t, undecodable, Checked, TValues,
+};
 use crate::checks::Check;
 use crate::options::{Intermediates, Options, Progress};
-use crate::report::{hex, Ledger, Report, Soundness};
-use crate::sv_checks::{
-    check_halves, check_inputs, check_opened, check_path, check_t, copy_votes, decode_t,
-    undecodable, Checked, TValues,
-};
+use crate::report::{hex, Ledger, Report};
 use crate::sv_remote::{sv_check, Answer, Job, Loc, SvWorkers};
 
 /// The form name reports give a split-value record.
@@ -319,513 +322,478 @@ fn verify_sv_walk<'a, R: Read>(
     )
 }
 
-/// Reads the record front to back; returns the number of ballots.
+/// The ballots as read: how many, and their commitments (in process) or where their entries lie
+/// (for the workers).
+#[derive(Default)]
+struct Ballots {
+    n: usize,
+    /// Per ballot, per race, per row, (COM(u), COM(v)).
+    coms: Vec<[u8; 32]>,
+    locs: Vec<Loc>,
+}
+
+/// The last column's roots, posted before the cut: `roots[race][row][copy]`.
+type Roots = Vec<Vec<Vec<[u8; 32]>>>;
+
+/// What the copies left before the sides: per race, the first opened copy's count, and the checked
+/// copies' paths and t-values (in process) or where they lie (for the workers).
+struct Copies {
+    tallies: Vec<Option<Tally>>,
+    checked: Vec<Vec<Checked>>,
+    remote: Vec<Vec<(usize, Loc, Vec<Loc>)>>,
+}
+
+/// Reads the record front to back in spec/97.8's order, each part by its own step below, which
+/// calls the checks of `checks::sv`; returns the number of ballots.
 fn walk<R: Read>(w: &mut Walk<'_, '_, R>) -> u64 {
-    let Some(first) = w.next("parameters", "parameters") else {
+    let Some(params) = w.parameters() else {
         return 0;
     };
-    let params = match Params::decode(&first.payload) {
-        Ok(p) => p,
-        Err(e) => {
-            w.undecodable(Check::Sv02, "parameters", e);
-            w.stopped = true;
-            return 0;
-        }
+    let ballots = match w.ballots(&params) {
+        Ok(b) => b,
+        Err(count) => return count,
     };
-    w.ledger.examined(Check::Sv02, 1);
-    w.bounds.params = Some(ParamBounds {
-        per_ballot: (params.races.len() * params.grid.rows * 64) as u64,
-        copies: params.copies as u64,
-        width: params.races.iter().map(|r| r.zm.width()).max().unwrap_or(0) as u64,
-        candidates: params
-            .races
-            .iter()
-            .map(|r| r.candidates.len())
-            .max()
-            .unwrap_or(0) as u64,
-        write_in: params
-            .races
-            .iter()
-            .map(|r| u64::from(r.write_in))
-            .max()
-            .unwrap_or(0),
-    });
-    // the cut is a Fiat–Shamir challenge over 2m copies: its level is the record's to choose
-    w.ledger.soundness(
-        Check::Sv02,
-        "parameters",
-        Soundness {
-            what: format!(
-                "the cut (binom({}, {}) ways to choose the opened copies)",
-                params.copies,
-                params.half()
-            ),
-            bits: params.cut_soundness_bits(),
-            floor: Some(CUT_SOUNDNESS_FLOOR),
-        },
-    );
-    w.ledger.soundness(
-        Check::Sv02,
-        "parameters",
-        Soundness {
-            what: "each vote changed in a checked copy (its side, spec/97.10)".into(),
-            bits: 1.0,
-            floor: None,
-        },
-    );
-    if let (Some(workers), Some(file)) = (w.workers.as_mut(), w.file.as_deref()) {
-        if workers.setup(&first.payload, file).is_break() {
-            w.stopped = true;
-            return 0;
-        }
-    }
-    let remote = w.workers.is_some();
-    let grid = params.grid;
-    let (rows, copies) = (grid.rows, params.copies);
-    let races = params.races.len();
-    let sharing = grid.sharing();
-    w.out.values.insert(
-        "grid".into(),
-        json!({"rows": rows, "columns": grid.cols, "threshold": grid.threshold, "copies": copies}),
-    );
-
-    // ballots: per ballot, per race, per row, (COM(u), COM(v))
-    let per_ballot = races * rows * 2;
-    // the ballots' commitments (in process), or where their entries lie (for the workers)
-    let mut coms: Vec<[u8; 32]> = Vec::new();
-    let mut ballot_locs: Vec<Loc> = Vec::new();
-    let mut posted = 0usize;
-    let mut chunk = 0usize;
-    let n: usize;
-    loop {
-        if w.stopped {
-            return posted as u64;
-        }
-        let prev = w.reader.head();
-        let max = w.bounds.of("ballots");
-        let e = match w.reader.next_entry_within(|_, _| Bound::Max(max)) {
-            Ok(Some(e)) => e,
-            Ok(None) => {
-                w.ledger.error(
-                    Check::Sv01,
-                    "record",
-                    "the record ends inside the ballots (incomplete)",
-                );
-                return 0;
-            }
-            Err(e) => {
-                w.ledger.error(Check::Sv01, "record", e.to_string());
-                return 0;
-            }
-        };
-        w.ledger.examined(Check::Sv01, 1);
-        if e.kind == "seal" && e.name == "seal" {
-            let have = posted as u64;
-            match <[u8; 8]>::try_from(e.payload.as_slice()) {
-                Ok(b) if u64::from_be_bytes(b) == have => {}
-                Ok(b) => w.ledger.fail(
-                    Check::Sv03,
-                    "seal",
-                    format!(
-                        "seals {} ballots where {have} were posted",
-                        u64::from_be_bytes(b)
-                    ),
-                ),
-                Err(_) => w.ledger.error(Check::Sv03, "seal", "not a u64"),
-            }
-            n = have as usize;
-            w.bounds.ballots = Some(have);
-            break;
-        }
-        let want = names::ballots(chunk);
-        if e.kind != "ballots" || e.name != want {
-            w.ledger.fail(
-                Check::Sv01,
-                &format!("entry {}", e.seq),
-                format!("{} {} where {want} or the seal is due", e.kind, e.name),
-            );
-            w.stopped = true;
-            return 0;
-        }
-        let mut r = Reader::new(&e.payload, &want);
-        let parsed = (|| -> Result<(u64, u32), SvError> { Ok((r.u64()?, r.u32()?)) })();
-        let (start, count) = match parsed {
-            Ok(x) => x,
-            Err(err) => {
-                w.undecodable(Check::Sv03, &want, err);
-                w.stopped = true;
-                return 0;
-            }
-        };
-        let have = posted as u64;
-        if start != have || count == 0 || count as usize > BALLOTS_PER_ENTRY {
-            w.ledger.fail(
-                Check::Sv03,
-                &want,
-                format!("ballots {start}.. ({count}) where ballot {have} is next (1 … {BALLOTS_PER_ENTRY} per entry)"),
-            );
-        }
-        let body = &e.payload[12..];
-        if body.len() != count as usize * per_ballot * 32 {
-            w.ledger.error(
-                Check::Sv03,
-                &want,
-                format!(
-                    "{} bytes for {count} ballots of {} commitments",
-                    body.len(),
-                    per_ballot
-                ),
-            );
-            w.stopped = true;
-            return 0;
-        }
-        if remote {
-            ballot_locs.push(w.loc(&e, prev));
-        } else {
-            for c in body.chunks_exact(32) {
-                let mut h = [0u8; 32];
-                h.copy_from_slice(c);
-                coms.push(h);
-            }
-        }
-        posted += count as usize;
-        w.ledger.examined(Check::Sv03, u64::from(count));
-        chunk += 1;
-    }
-    if n < 2 {
-        w.ledger
-            .fail(Check::Sv03, "seal", format!("{n} ballots (at least 2)"));
+    let n = ballots.n;
+    if !check_enough_ballots(&mut w.ledger, n) {
         return n as u64;
     }
-
-    // the last column's roots: roots[race][row][copy]
-    let mut roots = vec![vec![vec![[0u8; 32]; copies]; rows]; races];
-    for (ri, race_roots) in roots.iter_mut().enumerate() {
-        for (i, row_roots) in race_roots.iter_mut().enumerate() {
-            let name = names::outputs(ri, i + 1);
-            let Some(e) = w.next("outputs", &name) else {
-                return n as u64;
-            };
-            if e.payload.len() != 32 * copies {
-                w.ledger.error(
-                    Check::Sv01,
-                    &name,
-                    format!("{} bytes for {copies} roots", e.payload.len()),
-                );
-                w.stopped = true;
-                return n as u64;
-            }
-            for (k, c) in e.payload.chunks_exact(32).enumerate() {
-                row_roots[k].copy_from_slice(c);
-            }
-        }
-    }
-
-    // the cut
+    let Some(roots) = w.outputs(&params) else {
+        return n as u64;
+    };
+    // the cut; the rest of the record is read in the posted cut's layout
     let h1 = w.reader.head();
     let Some(e) = w.next("challenge", "cut") else {
         return n as u64;
     };
-    w.ledger.examined(Check::Sv04, 1);
-    let m = params.half();
-    if e.payload.len() != 32 + m {
-        w.ledger.error(
-            Check::Sv04,
-            "cut",
-            format!("{} bytes (32 + {m})", e.payload.len()),
-        );
-        w.stopped = true;
-        return n as u64;
-    }
-    let posted_h1 = &e.payload[..32];
-    let posted_cut: Vec<usize> = e.payload[32..].iter().map(|&k| usize::from(k)).collect();
-    if posted_h1 != h1 {
-        w.ledger.fail(
-            Check::Sv04,
-            "cut",
-            format!(
-                "drawn from {} where the board's head was {}",
-                hex(posted_h1),
-                hex(&h1)
-            ),
-        );
-    }
-    let checked = cut(&h1, copies);
-    if posted_cut != checked {
-        w.ledger.fail(
-            Check::Sv04,
-            "cut",
-            format!("checked copies {posted_cut:?} where the head gives {checked:?}"),
-        );
-    }
-    // the rest of the record is read in the posted cut's layout
-    let checked = if posted_cut.len() == m
-        && posted_cut.iter().all(|&k| k < copies)
-        && posted_cut.windows(2).all(|p| p[0] < p[1])
-    {
-        posted_cut
-    } else {
+    let Some(checked) = check_cut(&mut w.ledger, &e.payload, &h1, params.copies, params.half())
+    else {
         w.stopped = true;
         return n as u64;
     };
-    let opened: Vec<usize> = (0..copies).filter(|k| !checked.contains(k)).collect();
+    let opened: Vec<usize> = (0..params.copies)
+        .filter(|k| !checked.contains(k))
+        .collect();
     w.out.values.insert("checked_copies".into(), json!(checked));
-
-    // opened copies, paths and t-values, race by race
-    let mut tallies: Vec<Option<Tally>> = vec![None; races];
-    let mut checked_posts: Vec<Vec<Checked>> = Vec::new();
-    // in remote mode, per race: each checked copy's path and t-values, where they lie
-    let mut remote_checked: Vec<Vec<(usize, Loc, Vec<Loc>)>> = vec![Vec::new(); races];
-    for (ri, race) in params.races.iter().enumerate() {
-        let zm = &race.zm;
-        let mut reference: Option<(usize, Vec<u128>)> = None;
-        for &k in &opened {
-            if remote {
-                let Some(locs) = w.row_locs("opened", rows, |i| names::opened(ri, k, i)) else {
-                    return n as u64;
-                };
-                w.submit(&Job::Opened {
-                    race: ri,
-                    copy: k,
-                    n,
-                    rows: locs,
-                    roots: (0..rows).map(|i| roots[ri][i][k]).collect(),
-                });
-                continue;
-            }
-            let mut copy_rows: Vec<Option<Vec<u128>>> = Vec::with_capacity(rows);
-            for i in 0..rows {
-                let name = names::opened(ri, k, i + 1);
-                let Some(e) = w.next("opened", &name) else {
-                    return n as u64;
-                };
-                copy_rows.push(check_opened(
-                    &mut w.ledger,
-                    zm,
-                    &e.payload,
-                    &name,
-                    ri,
-                    k,
-                    i,
-                    n,
-                    &roots[ri][i][k],
-                ));
-            }
-            // a copy whose rows do not regenerate their roots has failed V-SV-05 and says nothing
-            // about the votes
-            let Some(copy_rows) = copy_rows.into_iter().collect::<Option<Vec<_>>>() else {
-                continue;
-            };
-            let votes = copy_votes(&mut w.ledger, zm, &sharing, &copy_rows, (ri, k), n);
-            match &reference {
-                None => {
-                    tallies[ri] = Some(race.tally(votes.iter().copied()));
-                    reference = Some((k, votes));
-                }
-                Some((first, r)) if *r != votes => {
-                    w.ledger.fail(
-                        Check::Sv06,
-                        &format!("race {ri}, copy {k}"),
-                        format!(
-                            "its votes differ from copy {first}'s ({} of {n} sorted positions differ)",
-                            r.iter().zip(&votes).filter(|(a, b)| a != b).count()
-                        ),
-                    );
-                }
-                Some(_) => {}
-            }
-        }
-        let mut race_checked = Vec::new();
-        for &k in &checked {
-            if remote {
-                let Some(path) = w.next_loc("path", &names::path(ri, k)) else {
-                    return n as u64;
-                };
-                let Some(t) = w.row_locs("tvalues", rows, |i| names::tvalues(ri, k, i)) else {
-                    return n as u64;
-                };
-                remote_checked[ri].push((k, path, t));
-                continue;
-            }
-            let name = names::path(ri, k);
-            let Some(e) = w.next("path", &name) else {
-                return n as u64;
-            };
-            let path = check_path(&mut w.ledger, &e.payload, &name, n);
-            // per row: the decoded t-values (dropped after V-SV-08 when the record is a file), where
-            // the entry's payload lies, and its digest
-            let mut t: Vec<ReadT> = Vec::with_capacity(rows);
-            for i in 0..rows {
-                let name = names::tvalues(ri, k, i + 1);
-                let Some(e) = w.next("tvalues", &name) else {
-                    return n as u64;
-                };
-                let at = w.reader.offset() - e.payload.len() as u64;
-                match decode_t(zm, &e.payload, &name, n) {
-                    Ok(v) => t.push((
-                        Some(v),
-                        at,
-                        e.payload.len(),
-                        votum_hash::board::payload_digest(&e.payload),
-                    )),
-                    Err(err) => {
-                        w.undecodable(Check::Sv08, &name, err);
-                        t.push((None, 0, 0, [0; 32]));
-                    }
-                }
-            }
-            if t.iter().all(|x| x.0.is_some()) {
-                let rows_t: Vec<&[(u128, u128)]> =
-                    t.iter().filter_map(|x| x.0.as_deref()).collect();
-                check_t(&mut w.ledger, zm, &sharing, &rows_t, (ri, k), n);
-            }
-            let held = w.file.is_none();
-            let t = t
-                .into_iter()
-                .map(|(v, offset, len, digest)| match v {
-                    Some(v) if held => TValues::Held(v),
-                    Some(_) => TValues::InFile {
-                        offset,
-                        len,
-                        digest,
-                    },
-                    None => TValues::Unreadable,
-                })
-                .collect();
-            race_checked.push(Checked { copy: k, path, t });
-        }
-        checked_posts.push(race_checked);
-    }
-
+    let Some(mut copies) = w.copies(&params, n, &roots, &opened, &checked) else {
+        return n as u64;
+    };
     // the sides
     let h2 = w.reader.head();
     let Some(e) = w.next("challenge", "sides") else {
         return n as u64;
     };
-    w.ledger.examined(Check::Sv04, 1);
-    if e.payload != h2 {
-        w.ledger.fail(
-            Check::Sv04,
-            "sides",
-            format!(
-                "drawn from {} where the board's head was {}",
-                hex(&e.payload),
-                hex(&h2)
-            ),
-        );
+    check_sides(&mut w.ledger, &e.payload, &h2);
+    if w.halves(&params, n, h2, &ballots, &roots, &mut copies)
+        .is_none()
+    {
+        return n as u64;
     }
-    let side_bits = sides(&h2, races, n);
+    if w.workers.is_some() && !merge_answers(w, &params, &mut copies.tallies) {
+        return n as u64;
+    }
+    w.tallies(&params, &copies.tallies);
+    n as u64
+}
 
-    for (ri, race) in params.races.iter().enumerate() {
-        let zm = &race.zm;
-        let side = &side_bits[ri];
-        if remote {
-            let Some(inputs) = w.row_locs("inputs", rows, |i| names::inputs(ri, i)) else {
-                return n as u64;
-            };
-            w.submit(&Job::Inputs {
-                race: ri,
-                n,
-                h2,
-                ballots: ballot_locs.clone(),
-                inputs: inputs.clone(),
-            });
-            for (k, path, t) in std::mem::take(&mut remote_checked[ri]) {
-                let Some(halves) = w.row_locs("halves", rows, |i| names::halves(ri, k, i)) else {
-                    return n as u64;
-                };
-                w.submit(&Job::Checked {
-                    race: ri,
-                    copy: k,
-                    n,
-                    h2,
-                    path,
-                    t,
-                    inputs: inputs.clone(),
-                    halves,
-                    roots: (0..rows).map(|i| roots[ri][i][k]).collect(),
-                });
+impl<R: Read> Walk<'_, '_, R> {
+    /// The parameters (V-SV-02); hands them to the workers, if any.
+    fn parameters(&mut self) -> Option<Params> {
+        let first = self.next("parameters", "parameters")?;
+        let params = match Params::decode(&first.payload) {
+            Ok(p) => p,
+            Err(e) => {
+                self.undecodable(Check::Sv02, "parameters", e);
+                self.stopped = true;
+                return None;
             }
-            continue;
+        };
+        check_parameters(&mut self.ledger, &params);
+        self.bounds.params = Some(ParamBounds {
+            per_ballot: (params.races.len() * params.grid.rows * 64) as u64,
+            copies: params.copies as u64,
+            width: params.races.iter().map(|r| r.zm.width()).max().unwrap_or(0) as u64,
+            candidates: params
+                .races
+                .iter()
+                .map(|r| r.candidates.len())
+                .max()
+                .unwrap_or(0) as u64,
+            write_in: params
+                .races
+                .iter()
+                .map(|r| u64::from(r.write_in))
+                .max()
+                .unwrap_or(0),
+        });
+        if let (Some(workers), Some(file)) = (self.workers.as_mut(), self.file.as_deref()) {
+            if workers.setup(&first.payload, file).is_break() {
+                self.stopped = true;
+                return None;
+            }
         }
-        // V-SV-09: the input halves, one entry per row; keep their values per ballot and row
-        let mut inputs: Option<Vec<u128>> = Some(vec![0u128; n * rows]);
-        for i in 0..rows {
-            let name = names::inputs(ri, i + 1);
-            let Some(e) = w.next("inputs", &name) else {
-                return n as u64;
+        let grid = params.grid;
+        self.out.values.insert(
+            "grid".into(),
+            json!({"rows": grid.rows, "columns": grid.cols, "threshold": grid.threshold, "copies": params.copies}),
+        );
+        Some(params)
+    }
+
+    /// The ballots entries up to the seal (V-SV-03). `Err` holds the ballot count to report when
+    /// the walk cannot go on.
+    fn ballots(&mut self, params: &Params) -> Result<Ballots, u64> {
+        let per_ballot = params.races.len() * params.grid.rows * 2;
+        let remote = self.workers.is_some();
+        let mut ballots = Ballots::default();
+        let mut posted = 0usize;
+        let mut chunk = 0usize;
+        loop {
+            if self.stopped {
+                return Err(posted as u64);
+            }
+            let prev = self.reader.head();
+            let max = self.bounds.of("ballots");
+            let e = match self.reader.next_entry_within(|_, _| Bound::Max(max)) {
+                Ok(Some(e)) => e,
+                Ok(None) => {
+                    self.ledger.error(
+                        Check::Sv01,
+                        "record",
+                        "the record ends inside the ballots (incomplete)",
+                    );
+                    return Err(0);
+                }
+                Err(e) => {
+                    self.ledger.error(Check::Sv01, "record", e.to_string());
+                    return Err(0);
+                }
             };
-            let got = check_inputs(
-                &mut w.ledger,
-                zm,
+            self.ledger.examined(Check::Sv01, 1);
+            if e.kind == "seal" && e.name == "seal" {
+                check_seal(&mut self.ledger, &e.payload, posted as u64);
+                ballots.n = posted;
+                self.bounds.ballots = Some(posted as u64);
+                return Ok(ballots);
+            }
+            let want = names::ballots(chunk);
+            if e.kind != "ballots" || e.name != want {
+                self.ledger.fail(
+                    Check::Sv01,
+                    &format!("entry {}", e.seq),
+                    format!("{} {} where {want} or the seal is due", e.kind, e.name),
+                );
+                self.stopped = true;
+                return Err(0);
+            }
+            let Some(count) = check_ballots_entry(
+                &mut self.ledger,
                 &e.payload,
-                &name,
-                (ri, i),
-                n,
-                (rows, races),
-                side,
-                &coms,
-            );
-            match (got, inputs.as_mut()) {
-                (Some(values), Some(all)) => {
-                    for (p, v) in values.into_iter().enumerate() {
-                        all[p * rows + i] = v;
+                &want,
+                posted as u64,
+                per_ballot,
+            ) else {
+                self.stopped = true;
+                return Err(0);
+            };
+            if remote {
+                ballots.locs.push(self.loc(&e, prev));
+            } else {
+                for c in e.payload[12..].chunks_exact(32) {
+                    let mut h = [0u8; 32];
+                    h.copy_from_slice(c);
+                    ballots.coms.push(h);
+                }
+            }
+            posted += count as usize;
+            chunk += 1;
+        }
+    }
+
+    /// The last column's roots of every race, row and copy (read here, checked by V-SV-05/10).
+    fn outputs(&mut self, params: &Params) -> Option<Roots> {
+        let (rows, copies) = (params.grid.rows, params.copies);
+        let mut roots = vec![vec![vec![[0u8; 32]; copies]; rows]; params.races.len()];
+        for (ri, race_roots) in roots.iter_mut().enumerate() {
+            for (i, row_roots) in race_roots.iter_mut().enumerate() {
+                let name = names::outputs(ri, i + 1);
+                let e = self.next("outputs", &name)?;
+                if e.payload.len() != 32 * copies {
+                    self.ledger.error(
+                        Check::Sv01,
+                        &name,
+                        format!("{} bytes for {copies} roots", e.payload.len()),
+                    );
+                    self.stopped = true;
+                    return None;
+                }
+                for (k, c) in e.payload.chunks_exact(32).enumerate() {
+                    row_roots[k].copy_from_slice(c);
+                }
+            }
+        }
+        Some(roots)
+    }
+
+    /// Race by race, the opened copies (V-SV-05, V-SV-06), then the checked copies' paths and
+    /// t-values (V-SV-07, V-SV-08). `None` when the walk stops.
+    fn copies(
+        &mut self,
+        params: &Params,
+        n: usize,
+        roots: &Roots,
+        opened: &[usize],
+        checked: &[usize],
+    ) -> Option<Copies> {
+        let rows = params.grid.rows;
+        let sharing = params.grid.sharing();
+        let races = params.races.len();
+        let mut out = Copies {
+            tallies: vec![None; races],
+            checked: Vec::new(),
+            remote: vec![Vec::new(); races],
+        };
+        for (ri, race) in params.races.iter().enumerate() {
+            let mut reference: Option<(usize, Vec<u128>)> = None;
+            for &k in opened {
+                if self.workers.is_some() {
+                    let locs = self.row_locs("opened", rows, |i| names::opened(ri, k, i))?;
+                    self.submit(&Job::Opened {
+                        race: ri,
+                        copy: k,
+                        n,
+                        rows: locs,
+                        roots: (0..rows).map(|i| roots[ri][i][k]).collect(),
+                    });
+                    continue;
+                }
+                // a copy whose rows do not regenerate their roots has failed V-SV-05 and says
+                // nothing about the votes
+                let Some(votes) = self.opened_copy(race, (ri, k), n, roots, &sharing)? else {
+                    continue;
+                };
+                match &reference {
+                    None => {
+                        out.tallies[ri] = Some(race.tally(votes.iter().copied()));
+                        reference = Some((k, votes));
+                    }
+                    Some((first, r)) => {
+                        check_same_votes(&mut self.ledger, (ri, k), (*first, r), &votes);
                     }
                 }
-                _ => inputs = None,
+            }
+            let mut race_checked = Vec::new();
+            for &k in checked {
+                if self.workers.is_some() {
+                    let path = self.next_loc("path", &names::path(ri, k))?;
+                    let t = self.row_locs("tvalues", rows, |i| names::tvalues(ri, k, i))?;
+                    out.remote[ri].push((k, path, t));
+                    continue;
+                }
+                race_checked.push(self.checked_copy(&race.zm, (ri, k), n, rows, &sharing)?);
+            }
+            out.checked.push(race_checked);
+        }
+        Some(out)
+    }
+
+    /// One opened copy's rows (V-SV-05) and their sharing (V-SV-06): `Some(None)` when a row does
+    /// not regenerate its root, `None` when the walk stops.
+    fn opened_copy(
+        &mut self,
+        race: &Race,
+        (ri, k): (usize, usize),
+        n: usize,
+        roots: &Roots,
+        sharing: &Sharing,
+    ) -> Option<Option<Vec<u128>>> {
+        let rows = roots[ri].len();
+        let mut copy_rows: Vec<Option<Vec<u128>>> = Vec::with_capacity(rows);
+        for i in 0..rows {
+            let name = names::opened(ri, k, i + 1);
+            let e = self.next("opened", &name)?;
+            copy_rows.push(check_opened(
+                &mut self.ledger,
+                &race.zm,
+                &e.payload,
+                &name,
+                ri,
+                k,
+                i,
+                n,
+                &roots[ri][i][k],
+            ));
+        }
+        let Some(copy_rows) = copy_rows.into_iter().collect::<Option<Vec<_>>>() else {
+            return Some(None);
+        };
+        Some(Some(copy_votes(
+            &mut self.ledger,
+            &race.zm,
+            sharing,
+            &copy_rows,
+            (ri, k),
+            n,
+        )))
+    }
+
+    /// One checked copy's path (V-SV-07) and t-values (V-SV-08); a file's t-values are dropped after
+    /// the check and read again when the halves arrive. `None` when the walk stops.
+    fn checked_copy(
+        &mut self,
+        zm: &Zm,
+        (ri, k): (usize, usize),
+        n: usize,
+        rows: usize,
+        sharing: &Sharing,
+    ) -> Option<Checked> {
+        let name = names::path(ri, k);
+        let e = self.next("path", &name)?;
+        let path = check_path(&mut self.ledger, &e.payload, &name, n);
+        // per row: the decoded t-values, where the entry's payload lies, and its digest
+        let mut t: Vec<ReadT> = Vec::with_capacity(rows);
+        for i in 0..rows {
+            let name = names::tvalues(ri, k, i + 1);
+            let e = self.next("tvalues", &name)?;
+            let at = self.reader.offset() - e.payload.len() as u64;
+            match decode_t(zm, &e.payload, &name, n) {
+                Ok(v) => t.push((
+                    Some(v),
+                    at,
+                    e.payload.len(),
+                    votum_hash::board::payload_digest(&e.payload),
+                )),
+                Err(err) => {
+                    self.undecodable(Check::Sv08, &name, err);
+                    t.push((None, 0, 0, [0; 32]));
+                }
             }
         }
-        for post in &checked_posts[ri] {
-            let k = post.copy;
+        if t.iter().all(|x| x.0.is_some()) {
+            let rows_t: Vec<&[(u128, u128)]> = t.iter().filter_map(|x| x.0.as_deref()).collect();
+            check_t(&mut self.ledger, zm, sharing, &rows_t, (ri, k), n);
+        }
+        let held = self.file.is_none();
+        let t = t
+            .into_iter()
+            .map(|(v, offset, len, digest)| match v {
+                Some(v) if held => TValues::Held(v),
+                Some(_) => TValues::InFile {
+                    offset,
+                    len,
+                    digest,
+                },
+                None => TValues::Unreadable,
+            })
+            .collect();
+        Some(Checked { copy: k, path, t })
+    }
+
+    /// After the sides, race by race: the input halves (V-SV-09) and each checked copy's half
+    /// openings (V-SV-10, V-SV-11). `None` when the walk stops.
+    fn halves(
+        &mut self,
+        params: &Params,
+        n: usize,
+        h2: [u8; 32],
+        ballots: &Ballots,
+        roots: &Roots,
+        copies: &mut Copies,
+    ) -> Option<()> {
+        let (rows, races) = (params.grid.rows, params.races.len());
+        let side_bits = sides(&h2, races, n);
+        for (ri, race) in params.races.iter().enumerate() {
+            let zm = &race.zm;
+            let side = &side_bits[ri];
+            if self.workers.is_some() {
+                let inputs = self.row_locs("inputs", rows, |i| names::inputs(ri, i))?;
+                self.submit(&Job::Inputs {
+                    race: ri,
+                    n,
+                    h2,
+                    ballots: ballots.locs.clone(),
+                    inputs: inputs.clone(),
+                });
+                for (k, path, t) in std::mem::take(&mut copies.remote[ri]) {
+                    let halves = self.row_locs("halves", rows, |i| names::halves(ri, k, i))?;
+                    self.submit(&Job::Checked {
+                        race: ri,
+                        copy: k,
+                        n,
+                        h2,
+                        path,
+                        t,
+                        inputs: inputs.clone(),
+                        halves,
+                        roots: (0..rows).map(|i| roots[ri][i][k]).collect(),
+                    });
+                }
+                continue;
+            }
+            // the input halves, one entry per row; their values kept per ballot and row
+            let mut inputs: Option<Vec<u128>> = Some(vec![0u128; n * rows]);
             for i in 0..rows {
-                let name = names::halves(ri, k, i + 1);
-                let Some(e) = w.next("halves", &name) else {
-                    return n as u64;
-                };
-                check_halves(
-                    &mut w.ledger,
-                    w.file.as_deref(),
+                let name = names::inputs(ri, i + 1);
+                let e = self.next("inputs", &name)?;
+                let got = check_inputs(
+                    &mut self.ledger,
                     zm,
                     &e.payload,
                     &name,
-                    (ri, k, i),
+                    (ri, i),
                     n,
-                    rows,
+                    (rows, races),
                     side,
-                    post,
-                    inputs.as_deref(),
-                    &roots[ri][i][k],
+                    &ballots.coms,
                 );
+                match (got, inputs.as_mut()) {
+                    (Some(values), Some(all)) => {
+                        for (p, v) in values.into_iter().enumerate() {
+                            all[p * rows + i] = v;
+                        }
+                    }
+                    _ => inputs = None,
+                }
+            }
+            for post in &copies.checked[ri] {
+                let k = post.copy;
+                for i in 0..rows {
+                    let name = names::halves(ri, k, i + 1);
+                    let e = self.next("halves", &name)?;
+                    check_halves(
+                        &mut self.ledger,
+                        self.file.as_deref(),
+                        zm,
+                        &e.payload,
+                        &name,
+                        (ri, k, i),
+                        n,
+                        rows,
+                        side,
+                        post,
+                        inputs.as_deref(),
+                        &roots[ri][i][k],
+                    );
+                }
             }
         }
+        Some(())
     }
 
-    if remote && !merge_answers(w, &params, &mut tallies) {
-        return n as u64;
-    }
-
-    // V-SV-12: the tallies
-    let mut posted = Vec::new();
-    for (ri, race) in params.races.iter().enumerate() {
-        let name = names::tally(ri);
-        let Some(e) = w.next("tally", &name) else {
-            return n as u64;
-        };
-        match Tally::decode(&e.payload, race.candidates.len(), &name) {
-            Ok(t) => {
-                w.ledger.examined(Check::Sv12, 1);
-                match &tallies[ri] {
-                    Some(want) if *want != t => w.ledger.fail(
-                        Check::Sv12,
-                        &name,
-                        format!(
-                            "posts {:?} blank {} invalid {} where the opened votes count {:?} blank {} invalid {}",
-                            t.counts, t.blank, t.invalid, want.counts, want.blank, want.invalid
-                        ),
-                    ),
-                    Some(_) => {}
-                    None => w.ledger.error(Check::Sv12, &name, "no opened copy could be read"),
-                }
+    /// Each race's posted tally (V-SV-12) against the opened votes' count.
+    fn tallies(&mut self, params: &Params, tallies: &[Option<Tally>]) {
+        let mut posted = Vec::new();
+        for (ri, race) in params.races.iter().enumerate() {
+            let name = names::tally(ri);
+            let Some(e) = self.next("tally", &name) else {
+                return;
+            };
+            if let Some(t) = check_tally(
+                &mut self.ledger,
+                &e.payload,
+                race,
+                &name,
+                tallies[ri].as_ref(),
+            ) {
                 posted.push(json!({
                     "race": race.id,
                     "counts": t.counts,
@@ -834,11 +802,9 @@ fn walk<R: Read>(w: &mut Walk<'_, '_, R>) -> u64 {
                     "write_ins": t.write_ins,
                 }));
             }
-            Err(err) => w.undecodable(Check::Sv12, &name, err),
         }
+        self.out.values.insert("tallies".into(), json!(posted));
     }
-    w.out.values.insert("tallies".into(), json!(posted));
-    n as u64
 }
 
 /// Takes every worker's answer (spec/98.3): when all are clean passes and the opened copies of

@@ -14,14 +14,15 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use votum_splitvalue::challenge::sides;
-use votum_splitvalue::params::Params;
+use votum_splitvalue::params::{Params, Race};
+use votum_splitvalue::sharing::Sharing;
 
-use crate::checks::Check;
-use crate::report::{Ledger, Status};
-use crate::sv_checks::{
+use crate::checks::sv::{
     check_halves, check_inputs, check_opened, check_path, check_t, copy_votes, decode_t,
     undecodable, Checked, TValues,
 };
+use crate::checks::Check;
+use crate::report::{Ledger, Status};
 
 /// Heavy checks of a split-value record done elsewhere, all in flight at once. Any method
 /// answering `ControlFlow::Break` stops the verification.
@@ -183,54 +184,21 @@ fn read(file: &mut File, loc: &Loc) -> Result<Vec<u8>, String> {
 pub fn check_sv_task(parameters: &[u8], record: &Path, job: &[u8]) -> Result<Vec<u8>, String> {
     let params = Params::decode(parameters).map_err(|e| e.to_string())?;
     let job: Job = serde_json::from_slice(job).map_err(|e| format!("a malformed job: {e}"))?;
-    let mut file =
-        File::open(record).map_err(|e| format!("the record {}: {e}", record.display()))?;
-    let mut ledger = Ledger::new(&Check::SV);
-    let sharing = params.grid.sharing();
-    let rows = params.grid.rows;
-    let race_of = |ri: usize| {
-        params
-            .races
-            .get(ri)
-            .ok_or_else(|| format!("race {ri} is not in the parameters"))
+    let file = File::open(record).map_err(|e| format!("the record {}: {e}", record.display()))?;
+    let mut task = Task {
+        sharing: params.grid.sharing(),
+        params: &params,
+        file,
+        ledger: Ledger::new(&Check::SV),
     };
-    let mut votes_digest = None;
-    let mut tally = None;
-    match &job {
+    let (votes_digest, tally) = match &job {
         Job::Opened {
             race,
             copy,
             n,
-            rows: locs,
+            rows,
             roots,
-        } => {
-            let r = race_of(*race)?;
-            if locs.len() != rows || roots.len() != rows {
-                return Err(format!("{} rows where the grid has {rows}", locs.len()));
-            }
-            let mut copy_rows = Vec::with_capacity(rows);
-            for (i, (loc, root)) in locs.iter().zip(roots).enumerate() {
-                let payload = read(&mut file, loc)?;
-                copy_rows.push(check_opened(
-                    &mut ledger,
-                    &r.zm,
-                    &payload,
-                    &loc.name,
-                    *race,
-                    *copy,
-                    i,
-                    *n,
-                    root,
-                ));
-            }
-            if let Some(copy_rows) = copy_rows.into_iter().collect::<Option<Vec<_>>>() {
-                let votes =
-                    copy_votes(&mut ledger, &r.zm, &sharing, &copy_rows, (*race, *copy), *n);
-                let bytes: Vec<u8> = votes.iter().flat_map(|v| v.to_be_bytes()).collect();
-                votes_digest = Some(votum_hash::board::payload_digest(&bytes));
-                tally = Some(r.tally(votes.iter().copied()).encode());
-            }
-        }
+        } => task.opened((*race, *copy), *n, rows, roots)?,
         Job::Inputs {
             race,
             n,
@@ -238,39 +206,8 @@ pub fn check_sv_task(parameters: &[u8], record: &Path, job: &[u8]) -> Result<Vec
             ballots,
             inputs,
         } => {
-            let r = race_of(*race)?;
-            let races = params.races.len();
-            let side = sides(h2, races, *n).swap_remove(*race);
-            let per_ballot = races * rows * 2;
-            let mut coms: Vec<[u8; 32]> = Vec::with_capacity(*n * per_ballot);
-            for loc in ballots {
-                let payload = read(&mut file, loc)?;
-                for c in payload.get(12..).unwrap_or_default().chunks_exact(32) {
-                    let mut h = [0u8; 32];
-                    h.copy_from_slice(c);
-                    coms.push(h);
-                }
-            }
-            if coms.len() != *n * per_ballot {
-                return Err(format!(
-                    "{} commitments in the ballots' entries for {n} ballots",
-                    coms.len()
-                ));
-            }
-            for (i, loc) in inputs.iter().enumerate() {
-                let payload = read(&mut file, loc)?;
-                check_inputs(
-                    &mut ledger,
-                    &r.zm,
-                    &payload,
-                    &loc.name,
-                    (*race, i),
-                    *n,
-                    (rows, races),
-                    &side,
-                    &coms,
-                );
-            }
+            task.inputs(*race, *n, h2, ballots, inputs)?;
+            (None, None)
         }
         Job::Checked {
             race,
@@ -283,68 +220,11 @@ pub fn check_sv_task(parameters: &[u8], record: &Path, job: &[u8]) -> Result<Vec
             halves,
             roots,
         } => {
-            let r = race_of(*race)?;
-            let races = params.races.len();
-            if [t.len(), inputs.len(), halves.len(), roots.len()] != [rows; 4] {
-                return Err(format!("a checked copy's job without {rows} rows of each"));
-            }
-            let side = sides(h2, races, *n).swap_remove(*race);
-            let payload = read(&mut file, path)?;
-            let path_values = check_path(&mut ledger, &payload, &path.name, *n);
-            let mut t_rows = Vec::with_capacity(rows);
-            for loc in t {
-                let payload = read(&mut file, loc)?;
-                match decode_t(&r.zm, &payload, &loc.name, *n) {
-                    Ok(v) => t_rows.push(Some(v)),
-                    Err(e) => {
-                        undecodable(&mut ledger, Check::Sv08, &loc.name, e);
-                        t_rows.push(None);
-                    }
-                }
-            }
-            if t_rows.iter().all(Option::is_some) {
-                let view: Vec<&[(u128, u128)]> =
-                    t_rows.iter().flatten().map(Vec::as_slice).collect();
-                check_t(&mut ledger, &r.zm, &sharing, &view, (*race, *copy), *n);
-            }
-            // the input halves' values, laid out as the walk keeps them (per ballot, per row); their
-            // commitments are the inputs job's to check
-            let mut all = vec![0u128; *n * rows];
-            for (i, loc) in inputs.iter().enumerate() {
-                let payload = read(&mut file, loc)?;
-                let values = input_values(&r.zm, &payload, &loc.name, *n)
-                    .map_err(|e| format!("the input halves do not decode: {e}"))?;
-                for (p, v) in values.into_iter().enumerate() {
-                    all[p * rows + i] = v;
-                }
-            }
-            let post = Checked {
-                copy: *copy,
-                path: path_values,
-                t: t_rows
-                    .into_iter()
-                    .map(|v| v.map_or(TValues::Unreadable, TValues::Held))
-                    .collect(),
-            };
-            for (i, (loc, root)) in halves.iter().zip(roots).enumerate() {
-                let payload = read(&mut file, loc)?;
-                check_halves(
-                    &mut ledger,
-                    None,
-                    &r.zm,
-                    &payload,
-                    &loc.name,
-                    (*race, *copy, i),
-                    *n,
-                    rows,
-                    &side,
-                    &post,
-                    Some(&all),
-                    root,
-                );
-            }
+            task.checked((*race, *copy), *n, h2, path, (t, inputs, halves), roots)?;
+            (None, None)
         }
-    }
+    };
+    let ledger = task.ledger;
     let report = ledger.finish(String::new(), "", 0);
     let clean = report.checks.iter().all(|c| {
         c.findings.is_empty()
@@ -365,6 +245,200 @@ pub fn check_sv_task(parameters: &[u8], record: &Path, job: &[u8]) -> Result<Vec
         tally,
     })
     .map_err(|e| e.to_string())
+}
+
+/// An opened copy's answer: the digest of its sorted votes and their count, encoded (none when a
+/// row does not regenerate its root).
+type OpenedVotes = (Option<[u8; 32]>, Option<Vec<u8>>);
+
+/// One job's checks, where the record lies: each calls the checks of `checks::sv` the walker calls.
+struct Task<'p> {
+    params: &'p Params,
+    sharing: Sharing,
+    file: File,
+    ledger: Ledger,
+}
+
+fn race_of(params: &Params, ri: usize) -> Result<&Race, String> {
+    params
+        .races
+        .get(ri)
+        .ok_or_else(|| format!("race {ri} is not in the parameters"))
+}
+
+impl Task<'_> {
+    /// An opened copy (V-SV-05, V-SV-06): the digest of its sorted votes and their count, when
+    /// every row regenerates its root.
+    fn opened(
+        &mut self,
+        (race, copy): (usize, usize),
+        n: usize,
+        locs: &[Loc],
+        roots: &[[u8; 32]],
+    ) -> Result<OpenedVotes, String> {
+        let rows = self.params.grid.rows;
+        let r = race_of(self.params, race)?;
+        if locs.len() != rows || roots.len() != rows {
+            return Err(format!("{} rows where the grid has {rows}", locs.len()));
+        }
+        let mut copy_rows = Vec::with_capacity(rows);
+        for (i, (loc, root)) in locs.iter().zip(roots).enumerate() {
+            let payload = read(&mut self.file, loc)?;
+            copy_rows.push(check_opened(
+                &mut self.ledger,
+                &r.zm,
+                &payload,
+                &loc.name,
+                race,
+                copy,
+                i,
+                n,
+                root,
+            ));
+        }
+        let Some(copy_rows) = copy_rows.into_iter().collect::<Option<Vec<_>>>() else {
+            return Ok((None, None));
+        };
+        let votes = copy_votes(
+            &mut self.ledger,
+            &r.zm,
+            &self.sharing,
+            &copy_rows,
+            (race, copy),
+            n,
+        );
+        let bytes: Vec<u8> = votes.iter().flat_map(|v| v.to_be_bytes()).collect();
+        Ok((
+            Some(votum_hash::board::payload_digest(&bytes)),
+            Some(r.tally(votes.iter().copied()).encode()),
+        ))
+    }
+
+    /// A race's input halves against the ballots' commitments (V-SV-09).
+    fn inputs(
+        &mut self,
+        race: usize,
+        n: usize,
+        h2: &[u8; 32],
+        ballots: &[Loc],
+        inputs: &[Loc],
+    ) -> Result<(), String> {
+        let rows = self.params.grid.rows;
+        let r = race_of(self.params, race)?;
+        let races = self.params.races.len();
+        let side = sides(h2, races, n).swap_remove(race);
+        let per_ballot = races * rows * 2;
+        let mut coms: Vec<[u8; 32]> = Vec::with_capacity(n * per_ballot);
+        for loc in ballots {
+            let payload = read(&mut self.file, loc)?;
+            for c in payload.get(12..).unwrap_or_default().chunks_exact(32) {
+                let mut h = [0u8; 32];
+                h.copy_from_slice(c);
+                coms.push(h);
+            }
+        }
+        if coms.len() != n * per_ballot {
+            return Err(format!(
+                "{} commitments in the ballots' entries for {n} ballots",
+                coms.len()
+            ));
+        }
+        for (i, loc) in inputs.iter().enumerate() {
+            let payload = read(&mut self.file, loc)?;
+            check_inputs(
+                &mut self.ledger,
+                &r.zm,
+                &payload,
+                &loc.name,
+                (race, i),
+                n,
+                (rows, races),
+                &side,
+                &coms,
+            );
+        }
+        Ok(())
+    }
+
+    /// A checked copy: its path (V-SV-07), t-values (V-SV-08) and half openings (V-SV-10, 11).
+    fn checked(
+        &mut self,
+        (race, copy): (usize, usize),
+        n: usize,
+        h2: &[u8; 32],
+        path: &Loc,
+        (t, inputs, halves): (&[Loc], &[Loc], &[Loc]),
+        roots: &[[u8; 32]],
+    ) -> Result<(), String> {
+        let rows = self.params.grid.rows;
+        let r = race_of(self.params, race)?;
+        let races = self.params.races.len();
+        if [t.len(), inputs.len(), halves.len(), roots.len()] != [rows; 4] {
+            return Err(format!("a checked copy's job without {rows} rows of each"));
+        }
+        let side = sides(h2, races, n).swap_remove(race);
+        let payload = read(&mut self.file, path)?;
+        let path_values = check_path(&mut self.ledger, &payload, &path.name, n);
+        let mut t_rows = Vec::with_capacity(rows);
+        for loc in t {
+            let payload = read(&mut self.file, loc)?;
+            match decode_t(&r.zm, &payload, &loc.name, n) {
+                Ok(v) => t_rows.push(Some(v)),
+                Err(e) => {
+                    undecodable(&mut self.ledger, Check::Sv08, &loc.name, e);
+                    t_rows.push(None);
+                }
+            }
+        }
+        if t_rows.iter().all(Option::is_some) {
+            let view: Vec<&[(u128, u128)]> = t_rows.iter().flatten().map(Vec::as_slice).collect();
+            check_t(
+                &mut self.ledger,
+                &r.zm,
+                &self.sharing,
+                &view,
+                (race, copy),
+                n,
+            );
+        }
+        // the input halves' values, laid out as the walk keeps them (per ballot, per row); their
+        // commitments are the inputs job's to check
+        let mut all = vec![0u128; n * rows];
+        for (i, loc) in inputs.iter().enumerate() {
+            let payload = read(&mut self.file, loc)?;
+            let values = input_values(&r.zm, &payload, &loc.name, n)
+                .map_err(|e| format!("the input halves do not decode: {e}"))?;
+            for (p, v) in values.into_iter().enumerate() {
+                all[p * rows + i] = v;
+            }
+        }
+        let post = Checked {
+            copy,
+            path: path_values,
+            t: t_rows
+                .into_iter()
+                .map(|v| v.map_or(TValues::Unreadable, TValues::Held))
+                .collect(),
+        };
+        for (i, (loc, root)) in halves.iter().zip(roots).enumerate() {
+            let payload = read(&mut self.file, loc)?;
+            check_halves(
+                &mut self.ledger,
+                None,
+                &r.zm,
+                &payload,
+                &loc.name,
+                (race, copy, i),
+                n,
+                rows,
+                &side,
+                &post,
+                Some(&all),
+                root,
+            );
+        }
+        Ok(())
+    }
 }
 
 /// The input halves' values of one row, without their commitments (decoding only: checking them

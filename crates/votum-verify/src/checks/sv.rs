@@ -1,6 +1,7 @@
-//! The split-value record's checks on decoded values (spec/97.9, V-SV-05..12), as pure
-//! functions: the walker (`sv`) calls them in line, and the jobs (`sv_remote`) call them where
-//! the record lies. Neither imports the other for them.
+//! The split-value record's checks (spec/97.9, V-SV-02..12), one function per check and object, on
+//! decoded values: the walker (`crate::sv`) reads the record's framing, order and chain and calls
+//! them in line, and the jobs (`crate::sv_remote`) call them where the record lies. Neither imports
+//! the other for them. V-SV-01 (the record reads, its entries come in order) is the walker's own.
 
 // The grid's data is indexed [race][row][copy][position]; index loops say which is which.
 #![allow(clippy::needless_range_loop)]
@@ -9,14 +10,16 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+use votum_splitvalue::challenge::cut;
 use votum_splitvalue::commit::{com, output_root, ListHasher};
 use votum_splitvalue::field::Zm;
+use votum_splitvalue::params::{Params, Race, CUT_SOUNDNESS_FLOOR};
 use votum_splitvalue::sharing::Sharing;
-use votum_splitvalue::wire::{names, Reader};
+use votum_splitvalue::wire::{names, Reader, Tally, BALLOTS_PER_ENTRY};
 use votum_splitvalue::SvError;
 
 use crate::checks::Check;
-use crate::report::Ledger;
+use crate::report::{hex, Ledger, Soundness};
 
 /// Where a checked copy's t-values of one row are: in memory, or (when the record is a file) at an
 /// offset of it, with the digest the chain absorbed, read again when the halves arrive. A file then
@@ -378,4 +381,215 @@ pub(crate) fn check_halves(
             "the half openings and other commitments do not give the root posted before the cut",
         );
     }
+}
+
+/// V-SV-02: the parameters were read; the cut's soundness (a Fiat–Shamir challenge over 2m copies,
+/// its level the record's to choose) against its floor, and the sides' (one bit per changed vote).
+pub(crate) fn check_parameters(ledger: &mut Ledger, params: &Params) {
+    ledger.examined(Check::Sv02, 1);
+    ledger.soundness(
+        Check::Sv02,
+        "parameters",
+        Soundness {
+            what: format!(
+                "the cut (binom({}, {}) ways to choose the opened copies)",
+                params.copies,
+                params.half()
+            ),
+            bits: params.cut_soundness_bits(),
+            floor: Some(CUT_SOUNDNESS_FLOOR),
+        },
+    );
+    ledger.soundness(
+        Check::Sv02,
+        "parameters",
+        Soundness {
+            what: "each vote changed in a checked copy (its side, spec/97.10)".into(),
+            bits: 1.0,
+            floor: None,
+        },
+    );
+}
+
+/// V-SV-03, one ballots entry `name`: it numbers its ballots from `posted` on, holds 1 …
+/// `BALLOTS_PER_ENTRY` of them, and `per_ballot` commitments for each. Returns how many it holds, or
+/// `None` when it cannot be read (an Error; the walk stops).
+pub(crate) fn check_ballots_entry(
+    ledger: &mut Ledger,
+    payload: &[u8],
+    name: &str,
+    posted: u64,
+    per_ballot: usize,
+) -> Option<u32> {
+    let mut r = Reader::new(payload, name);
+    let parsed = (|| -> Result<(u64, u32), SvError> { Ok((r.u64()?, r.u32()?)) })();
+    let (start, count) = match parsed {
+        Ok(x) => x,
+        Err(err) => {
+            undecodable(ledger, Check::Sv03, name, err);
+            return None;
+        }
+    };
+    if start != posted || count == 0 || count as usize > BALLOTS_PER_ENTRY {
+        ledger.fail(
+            Check::Sv03,
+            name,
+            format!(
+                "ballots {start}.. ({count}) where ballot {posted} is next (1 … {BALLOTS_PER_ENTRY} per entry)"
+            ),
+        );
+    }
+    let body = &payload[12..];
+    if body.len() != count as usize * per_ballot * 32 {
+        ledger.error(
+            Check::Sv03,
+            name,
+            format!(
+                "{} bytes for {count} ballots of {per_ballot} commitments",
+                body.len()
+            ),
+        );
+        return None;
+    }
+    ledger.examined(Check::Sv03, u64::from(count));
+    Some(count)
+}
+
+/// V-SV-03, the seal: it counts the `posted` ballots.
+pub(crate) fn check_seal(ledger: &mut Ledger, payload: &[u8], posted: u64) {
+    match <[u8; 8]>::try_from(payload) {
+        Ok(b) if u64::from_be_bytes(b) == posted => {}
+        Ok(b) => ledger.fail(
+            Check::Sv03,
+            "seal",
+            format!(
+                "seals {} ballots where {posted} were posted",
+                u64::from_be_bytes(b)
+            ),
+        ),
+        Err(_) => ledger.error(Check::Sv03, "seal", "not a u64"),
+    }
+}
+
+/// V-SV-03: an election of fewer than two ballots is refused (one ballot's vote would be its tally).
+pub(crate) fn check_enough_ballots(ledger: &mut Ledger, n: usize) -> bool {
+    if n < 2 {
+        ledger.fail(Check::Sv03, "seal", format!("{n} ballots (at least 2)"));
+        return false;
+    }
+    true
+}
+
+/// V-SV-04, the cut: it names the board's head `h1` before it and the copies that head draws.
+/// Returns the posted cut when the rest of the record can be read in its layout (m distinct copies
+/// in order), `None` otherwise (the walk stops).
+pub(crate) fn check_cut(
+    ledger: &mut Ledger,
+    payload: &[u8],
+    h1: &[u8; 32],
+    copies: usize,
+    m: usize,
+) -> Option<Vec<usize>> {
+    ledger.examined(Check::Sv04, 1);
+    if payload.len() != 32 + m {
+        ledger.error(
+            Check::Sv04,
+            "cut",
+            format!("{} bytes (32 + {m})", payload.len()),
+        );
+        return None;
+    }
+    let posted_h1 = &payload[..32];
+    let posted_cut: Vec<usize> = payload[32..].iter().map(|&k| usize::from(k)).collect();
+    if posted_h1 != h1 {
+        ledger.fail(
+            Check::Sv04,
+            "cut",
+            format!(
+                "drawn from {} where the board's head was {}",
+                hex(posted_h1),
+                hex(h1)
+            ),
+        );
+    }
+    let drawn = cut(h1, copies);
+    if posted_cut != drawn {
+        ledger.fail(
+            Check::Sv04,
+            "cut",
+            format!("checked copies {posted_cut:?} where the head gives {drawn:?}"),
+        );
+    }
+    let readable = posted_cut.len() == m
+        && posted_cut.iter().all(|&k| k < copies)
+        && posted_cut.windows(2).all(|p| p[0] < p[1]);
+    readable.then_some(posted_cut)
+}
+
+/// V-SV-04, the sides: the posted challenge is the board's head `h2` before it.
+pub(crate) fn check_sides(ledger: &mut Ledger, payload: &[u8], h2: &[u8; 32]) {
+    ledger.examined(Check::Sv04, 1);
+    if payload != h2 {
+        ledger.fail(
+            Check::Sv04,
+            "sides",
+            format!(
+                "drawn from {} where the board's head was {}",
+                hex(payload),
+                hex(h2)
+            ),
+        );
+    }
+}
+
+/// V-SV-06, across opened copies: copy `k`'s sorted votes are copy `first`'s.
+pub(crate) fn check_same_votes(
+    ledger: &mut Ledger,
+    (ri, k): (usize, usize),
+    (first, reference): (usize, &[u128]),
+    votes: &[u128],
+) {
+    if reference != votes {
+        ledger.fail(
+            Check::Sv06,
+            &format!("race {ri}, copy {k}"),
+            format!(
+                "its votes differ from copy {first}'s ({} of {} sorted positions differ)",
+                reference.iter().zip(votes).filter(|(a, b)| a != b).count(),
+                votes.len()
+            ),
+        );
+    }
+}
+
+/// V-SV-12, one race: the posted tally is `want`, the count of the opened votes (`None`: no opened
+/// copy could be read). Returns the posted tally when it decodes.
+pub(crate) fn check_tally(
+    ledger: &mut Ledger,
+    payload: &[u8],
+    race: &Race,
+    name: &str,
+    want: Option<&Tally>,
+) -> Option<Tally> {
+    let t = match Tally::decode(payload, race.candidates.len(), name) {
+        Ok(t) => t,
+        Err(err) => {
+            undecodable(ledger, Check::Sv12, name, err);
+            return None;
+        }
+    };
+    ledger.examined(Check::Sv12, 1);
+    match want {
+        Some(want) if *want != t => ledger.fail(
+            Check::Sv12,
+            name,
+            format!(
+                "posts {:?} blank {} invalid {} where the opened votes count {:?} blank {} invalid {}",
+                t.counts, t.blank, t.invalid, want.counts, want.blank, want.invalid
+            ),
+        ),
+        Some(_) => {}
+        None => ledger.error(Check::Sv12, name, "no opened copy could be read"),
+    }
+    Some(t)
 }

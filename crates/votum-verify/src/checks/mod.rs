@@ -1,0 +1,806 @@
+//! The registry of checks (spec/50.3): every check has a stable id, a title and its place in a report.
+
+pub(crate) mod chv;
+pub(crate) mod eg;
+pub(crate) mod mix;
+pub(crate) mod sv;
+
+/// One check of the registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Check {
+    Record01,
+    Param01,
+    Param02,
+    Param03,
+    Guard01,
+    Guard02,
+    Guard03,
+    Ballot01,
+    Ballot02,
+    Ballot03,
+    Ballot04,
+    Ballot05,
+    Ballot06,
+    Tally01,
+    Decrypt01,
+    Decrypt02,
+    Decrypt03,
+    Decrypt04,
+    Spoiled01,
+    Spoiled02,
+    Mix01,
+    Mix02,
+    Mix03,
+    Mix04,
+    Mix05,
+    Mix06,
+    Mix07,
+    Mix08,
+    Sv01,
+    Sv02,
+    Sv03,
+    Sv04,
+    Sv05,
+    Sv06,
+    Sv07,
+    Sv08,
+    Sv09,
+    Sv10,
+    Sv11,
+    Sv12,
+    Chv01,
+    Chv02,
+    Chv03,
+    Chv04,
+    Chv05,
+    Chv06,
+    Chv07,
+    Chv08,
+    Chv09,
+    Chv10,
+    Chv11,
+}
+
+impl Check {
+    /// The checks of an ElectionGuard 1.4 record, in report order.
+    pub const EG: [Check; 20] = [
+        Check::Record01,
+        Check::Param01,
+        Check::Param02,
+        Check::Param03,
+        Check::Guard01,
+        Check::Guard02,
+        Check::Guard03,
+        Check::Ballot01,
+        Check::Ballot02,
+        Check::Ballot03,
+        Check::Ballot04,
+        Check::Ballot05,
+        Check::Ballot06,
+        Check::Tally01,
+        Check::Decrypt01,
+        Check::Decrypt02,
+        Check::Decrypt03,
+        Check::Decrypt04,
+        Check::Spoiled01,
+        Check::Spoiled02,
+    ];
+
+    /// The checks of a mix record (spec/91.7), in report order.
+    pub const MIX: [Check; 8] = [
+        Check::Mix01,
+        Check::Mix02,
+        Check::Mix03,
+        Check::Mix04,
+        Check::Mix05,
+        Check::Mix06,
+        Check::Mix07,
+        Check::Mix08,
+    ];
+
+    /// The checks of a split-value record (spec/97.9), in report order.
+    pub const SV: [Check; 12] = [
+        Check::Sv01,
+        Check::Sv02,
+        Check::Sv03,
+        Check::Sv04,
+        Check::Sv05,
+        Check::Sv06,
+        Check::Sv07,
+        Check::Sv08,
+        Check::Sv09,
+        Check::Sv10,
+        Check::Sv11,
+        Check::Sv12,
+    ];
+
+    /// The checks of a CHVote record (spec/92.10), in report order.
+    pub const CHV: [Check; 11] = [
+        Check::Chv01,
+        Check::Chv02,
+        Check::Chv03,
+        Check::Chv04,
+        Check::Chv05,
+        Check::Chv06,
+        Check::Chv07,
+        Check::Chv08,
+        Check::Chv09,
+        Check::Chv10,
+        Check::Chv11,
+    ];
+
+    /// Every check of the registry: the ElectionGuard record's, the mix record's, the split-value
+    /// record's, the CHVote record's.
+    pub fn all() -> impl Iterator<Item = Check> {
+        Check::EG
+            .into_iter()
+            .chain(Check::MIX)
+            .chain(Check::SV)
+            .chain(Check::CHV)
+    }
+
+    /// The checks every submitted ballot goes through (one batch examines each of them).
+    pub const BALLOT: [Check; 6] = [
+        Check::Ballot01,
+        Check::Ballot02,
+        Check::Ballot03,
+        Check::Ballot04,
+        Check::Ballot05,
+        Check::Ballot06,
+    ];
+
+    /// The checks of a decryption (the tally's; a spoiled ballot's are V-SPOILED-02).
+    pub const DECRYPTION: [Check; 4] = [
+        Check::Decrypt01,
+        Check::Decrypt02,
+        Check::Decrypt03,
+        Check::Decrypt04,
+    ];
+
+    /// Its id in reports and in spec/50.
+    pub fn id(self) -> &'static str {
+        self.registry().id
+    }
+
+    /// What it checks, in a few words.
+    pub fn title(self) -> &'static str {
+        self.registry().title
+    }
+
+    /// Its registry entry: spec section, functions and negative test.
+    pub fn registry(self) -> &'static Info {
+        &REGISTRY[self as usize]
+    }
+
+    pub fn from_id(id: &str) -> Option<Check> {
+        Check::all().find(|c| c.id() == id)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// What the registry says of one check (spec/50.5): its id and title, the spec section that defines
+/// it, the functions that make it, and a test that fails it.
+#[derive(Clone, Copy, Debug)]
+pub struct Info {
+    pub check: Check,
+    /// Its id in reports and in spec/50.
+    pub id: &'static str,
+    /// What it checks, in a few words.
+    pub title: &'static str,
+    /// The section of spec/50 that lists it (and cites the protocol's own section).
+    pub spec: &'static str,
+    /// The functions that make it, as paths in this crate (`checks::sv::check_cut`,
+    /// `eg::Verifier::context`). Walkers read framing, order and chain; the functions under
+    /// `checks::` take decoded values and a ledger, and the cluster's jobs call the same ones.
+    pub code: &'static [&'static str],
+    /// A test that fails it with the others passing: a test vector (`vectors/verify/cases/….json`)
+    /// or a test function (`crates/…/tests/….rs::name`), from the repository's root.
+    pub negative: &'static str,
+}
+
+/// Every check, in the order of [`Check`] (and so of reports).
+pub const REGISTRY: [Info; 51] = [
+    Info {
+        check: Check::Record01,
+        id: "V-RECORD-01",
+        title: "the record is readable (layout, archive integrity)",
+        spec: "50.3",
+        code: &["eg::verify_eg_record"],
+        negative: "vectors/verify/cases/V-RECORD-01-stray-file.json",
+    },
+    Info {
+        check: Check::Param01,
+        id: "V-PARAM-01",
+        title: "standard parameters (p, q, g, cofactor)",
+        spec: "50.3",
+        code: &["eg::Verifier::constants"],
+        negative: "vectors/verify/cases/V-PARAM-01-generator.json",
+    },
+    Info {
+        check: Check::Param02,
+        id: "V-PARAM-02",
+        title: "the manifest is valid and its hash is the context's",
+        spec: "50.3",
+        code: &["eg::Verifier::manifest", "eg::Verifier::context"],
+        negative: "vectors/verify/cases/V-PARAM-02-manifest-edited.json",
+    },
+    Info {
+        check: Check::Param03,
+        id: "V-PARAM-03",
+        title: "guardian count, quorum and base hash of the context",
+        spec: "50.3",
+        code: &["eg::Verifier::context", "checks::eg::check_guardian_count"],
+        negative: "vectors/verify/cases/V-PARAM-03-guardian-count.json",
+    },
+    Info {
+        check: Check::Guard01,
+        id: "V-GUARD-01",
+        title: "guardian records: ids, sequence orders, commitments",
+        spec: "50.3",
+        code: &["eg::Verifier::guardian", "checks::eg::check_guardians"],
+        negative: "vectors/verify/cases/V-GUARD-01-sequence-order.json",
+    },
+    Info {
+        check: Check::Guard02,
+        id: "V-GUARD-02",
+        title: "coefficient commitments: subgroup and Schnorr proofs",
+        spec: "50.3",
+        code: &["eg::Verifier::guardian", "checks::eg::check_guardians"],
+        negative: "vectors/verify/cases/V-GUARD-02-schnorr-response.json",
+    },
+    Info {
+        check: Check::Guard03,
+        id: "V-GUARD-03",
+        title: "joint key, commitment hash and extended base hash",
+        spec: "50.3",
+        code: &["checks::eg::check_joint_values"],
+        negative: "vectors/verify/cases/V-GUARD-03-commitment-hash.json",
+    },
+    Info {
+        check: Check::Ballot01,
+        id: "V-BALLOT-01",
+        title: "ballots are for this election and style",
+        spec: "50.3",
+        code: &["eg::Verifier::ballot", "eg::Verifier::ballot_check"],
+        negative: "vectors/verify/cases/V-BALLOT-01-unknown-style.json",
+    },
+    Info {
+        check: Check::Ballot02,
+        id: "V-BALLOT-02",
+        title: "ballot, contest and selection crypto hashes",
+        spec: "50.3",
+        code: &["eg::Verifier::ballot_check"],
+        negative: "vectors/verify/cases/V-BALLOT-02-crypto-hash.json",
+    },
+    Info {
+        check: Check::Ballot03,
+        id: "V-BALLOT-03",
+        title: "selection ciphertexts and their 0/1 proofs",
+        spec: "50.3",
+        code: &["eg::Verifier::ballot_check"],
+        negative: "vectors/verify/cases/V-BALLOT-03-selection-proof.json",
+    },
+    Info {
+        check: Check::Ballot04,
+        id: "V-BALLOT-04",
+        title: "contest selection-limit proofs",
+        spec: "50.3",
+        code: &["eg::Verifier::ballot_check"],
+        negative: "vectors/verify/cases/V-BALLOT-04-limit-proof.json",
+    },
+    Info {
+        check: Check::Ballot05,
+        id: "V-BALLOT-05",
+        title: "no duplicate ballot ids",
+        spec: "50.3",
+        code: &["eg::Verifier::ballot_check"],
+        negative: "vectors/verify/cases/V-BALLOT-05-duplicate.json",
+    },
+    Info {
+        check: Check::Ballot06,
+        id: "V-BALLOT-06",
+        title: "ballot codes and each device's chain",
+        spec: "50.3",
+        code: &["eg::Verifier::device", "eg::Verifier::ballot_check"],
+        negative: "vectors/verify/cases/V-BALLOT-06-code-seed.json",
+    },
+    Info {
+        check: Check::Tally01,
+        id: "V-TALLY-01",
+        title: "encrypted tally = product of the cast ballots",
+        spec: "50.3",
+        code: &["eg::Verifier::encrypted_tally"],
+        negative: "vectors/verify/cases/V-TALLY-01-pad.json",
+    },
+    Info {
+        check: Check::Decrypt01,
+        id: "V-DECRYPT-01",
+        title: "guardians' decryption shares and their proofs",
+        spec: "50.3",
+        code: &["eg::Verifier::tally", "eg::Verifier::decryption_check"],
+        negative: "vectors/verify/cases/V-DECRYPT-01-share-proof.json",
+    },
+    Info {
+        check: Check::Decrypt02,
+        id: "V-DECRYPT-02",
+        title: "compensated shares against recomputed recovery keys",
+        spec: "50.3",
+        code: &["eg::Verifier::decryption_check"],
+        negative: "vectors/verify/cases/V-DECRYPT-02-recovery-key.json",
+    },
+    Info {
+        check: Check::Decrypt03,
+        id: "V-DECRYPT-03",
+        title: "reconstruction of missing guardians' shares",
+        spec: "50.3",
+        code: &["eg::Verifier::coefficients", "eg::Verifier::decryption_check"],
+        negative: "vectors/verify/cases/V-DECRYPT-03-lagrange.json",
+    },
+    Info {
+        check: Check::Decrypt04,
+        id: "V-DECRYPT-04",
+        title: "decrypted values and published counts",
+        spec: "50.3",
+        code: &["eg::Verifier::decryption_check"],
+        negative: "vectors/verify/cases/V-DECRYPT-04-count.json",
+    },
+    Info {
+        check: Check::Spoiled01,
+        id: "V-SPOILED-01",
+        title: "every spoiled ballot has its decryption",
+        spec: "50.3",
+        code: &["eg::Verifier::spoiled_decryption"],
+        negative: "vectors/verify/cases/V-SPOILED-01-missing.json",
+    },
+    Info {
+        check: Check::Spoiled02,
+        id: "V-SPOILED-02",
+        title: "spoiled ballots decrypt to their plaintexts",
+        spec: "50.3",
+        code: &["eg::Verifier::spoiled_decryption"],
+        negative: "vectors/verify/cases/V-SPOILED-02-count.json",
+    },
+    Info {
+        check: Check::Mix01,
+        id: "V-MIX-01",
+        title: "the mix record reads; its entries are the election's, in order",
+        spec: "50.4",
+        code: &["mix::verify_mix_stream", "mix::Walk::run"],
+        negative: "crates/votum-mixnet/tests/mixnet.rs::each_tampering_fails_exactly_its_check",
+    },
+    Info {
+        check: Check::Mix02,
+        id: "V-MIX-02",
+        title: "parameters, trustees' key proofs and the joint key",
+        spec: "50.4",
+        code: &["checks::mix::check_trustee", "checks::mix::check_public_key"],
+        negative: "crates/votum-mixnet/tests/mixnet.rs::each_tampering_fails_exactly_its_check",
+    },
+    Info {
+        check: Check::Mix03,
+        id: "V-MIX-03",
+        title: "ballots' proofs of knowledge, one per voter; the input list",
+        spec: "50.4",
+        code: &["checks::mix::check_ballots", "checks::mix::check_input"],
+        negative: "crates/votum-mixnet/tests/mixnet.rs::each_tampering_fails_exactly_its_check",
+    },
+    Info {
+        check: Check::Mix04,
+        id: "V-MIX-04",
+        title: "every mixer's shuffle proof",
+        spec: "50.4",
+        code: &["checks::mix::check_mix", "checks::mix::record_mix"],
+        negative: "crates/votum-mixnet/tests/mixnet.rs::each_tampering_fails_exactly_its_check",
+    },
+    Info {
+        check: Check::Mix05,
+        id: "V-MIX-05",
+        title: "trustees' decryption shares and their proofs",
+        spec: "50.4",
+        code: &["checks::mix::check_share", "checks::mix::check_quorum"],
+        negative: "crates/votum-mixnet/tests/mixnet.rs::each_tampering_fails_exactly_its_check",
+    },
+    Info {
+        check: Check::Mix06,
+        id: "V-MIX-06",
+        title: "the posted plaintexts decrypt and decode from the last list",
+        spec: "50.4",
+        code: &["checks::mix::check_decrypted"],
+        negative: "crates/votum-mixnet/tests/mixnet.rs::each_tampering_fails_exactly_its_check",
+    },
+    Info {
+        check: Check::Mix07,
+        id: "V-MIX-07",
+        title: "the posted outcome is the count of the plaintexts",
+        spec: "50.4",
+        code: &["checks::mix::check_outcome"],
+        negative: "crates/votum-mixnet/tests/mixnet.rs::each_tampering_fails_exactly_its_check",
+    },
+    Info {
+        check: Check::Mix08,
+        id: "V-MIX-08",
+        title: "every authority's entry is signed by the key the parameters name",
+        spec: "50.4",
+        code: &["checks::mix::check_signature", "checks::mix::check_unsigned"],
+        negative: "crates/votum-mixnet/tests/parties.rs::a_signature_that_is_wrong_or_missing_fails_the_record",
+    },
+    Info {
+        check: Check::Sv01,
+        id: "V-SV-01",
+        title: "the split-value record reads; its entries come in order",
+        spec: "50.6",
+        code: &["sv::Walk::next", "sv::Walk::ballots"],
+        negative: "crates/votum-splitvalue/tests/sv.rs::every_split_value_check_has_a_record_that_fails_it",
+    },
+    Info {
+        check: Check::Sv02,
+        id: "V-SV-02",
+        title: "parameters and each race's modulus",
+        spec: "50.6",
+        code: &["checks::sv::check_parameters"],
+        negative: "crates/votum-splitvalue/tests/sv.rs::every_split_value_check_has_a_record_that_fails_it",
+    },
+    Info {
+        check: Check::Sv03,
+        id: "V-SV-03",
+        title: "ballots numbered in order; the seal counts them",
+        spec: "50.6",
+        code: &["checks::sv::check_ballots_entry", "checks::sv::check_seal", "checks::sv::check_enough_ballots"],
+        negative: "crates/votum-splitvalue/tests/sv.rs::every_split_value_check_has_a_record_that_fails_it",
+    },
+    Info {
+        check: Check::Sv04,
+        id: "V-SV-04",
+        title: "both challenges are the board's heads before them",
+        spec: "50.6",
+        code: &["checks::sv::check_cut", "checks::sv::check_sides"],
+        negative: "crates/votum-splitvalue/tests/sv.rs::every_split_value_check_has_a_record_that_fails_it",
+    },
+    Info {
+        check: Check::Sv05,
+        id: "V-SV-05",
+        title: "opened copies regenerate their posted roots",
+        spec: "50.6",
+        code: &["checks::sv::check_opened"],
+        negative: "crates/votum-splitvalue/tests/sv.rs::every_split_value_check_has_a_record_that_fails_it",
+    },
+    Info {
+        check: Check::Sv06,
+        id: "V-SV-06",
+        title: "opened copies: rows consistent, every copy the same votes",
+        spec: "50.6",
+        code: &["checks::sv::copy_votes", "checks::sv::check_same_votes"],
+        negative: "crates/votum-splitvalue/tests/sv.rs::every_split_value_check_has_a_record_that_fails_it",
+    },
+    Info {
+        check: Check::Sv07,
+        id: "V-SV-07",
+        title: "every path is a permutation",
+        spec: "50.6",
+        code: &["checks::sv::check_path"],
+        negative: "crates/votum-splitvalue/tests/sv.rs::every_split_value_check_has_a_record_that_fails_it",
+    },
+    Info {
+        check: Check::Sv08,
+        id: "V-SV-08",
+        title: "t-values form zero sharings across the rows",
+        spec: "50.6",
+        code: &["checks::sv::check_t"],
+        negative: "crates/votum-splitvalue/tests/sv.rs::every_split_value_check_has_a_record_that_fails_it",
+    },
+    Info {
+        check: Check::Sv09,
+        id: "V-SV-09",
+        title: "input halves open the ballots' commitments",
+        spec: "50.6",
+        code: &["checks::sv::check_inputs"],
+        negative: "crates/votum-splitvalue/tests/sv.rs::every_split_value_check_has_a_record_that_fails_it",
+    },
+    Info {
+        check: Check::Sv10,
+        id: "V-SV-10",
+        title: "checked copies' half openings give their roots",
+        spec: "50.6",
+        code: &["checks::sv::check_halves"],
+        negative: "crates/votum-splitvalue/tests/sv.rs::every_split_value_check_has_a_record_that_fails_it",
+    },
+    Info {
+        check: Check::Sv11,
+        id: "V-SV-11",
+        title: "opened halves differ from their inputs by the t-values",
+        spec: "50.6",
+        code: &["checks::sv::check_halves"],
+        negative: "crates/votum-splitvalue/tests/sv.rs::every_split_value_check_has_a_record_that_fails_it",
+    },
+    Info {
+        check: Check::Sv12,
+        id: "V-SV-12",
+        title: "each tally is the count of the opened votes",
+        spec: "50.6",
+        code: &["checks::sv::check_tally"],
+        negative: "crates/votum-splitvalue/tests/sv.rs::every_split_value_check_has_a_record_that_fails_it",
+    },
+    Info {
+        check: Check::Chv01,
+        id: "V-CHV-01",
+        title: "the CHVote record reads; its entries come in order",
+        spec: "50.7",
+        code: &["chv::Walk::next", "chv::Walk::expect"],
+        negative: "crates/votum-chvote/tests/record.rs::each_tampering_fails_its_own_check",
+    },
+    Info {
+        check: Check::Chv02,
+        id: "V-CHV-02",
+        title: "parameters, key shares and the authorities' public voter data",
+        spec: "50.7",
+        code: &["chv::Walk::setup", "checks::chv::check_election_id", "checks::chv::check_level"],
+        negative: "crates/votum-chvote/tests/record.rs::each_tampering_fails_its_own_check",
+    },
+    Info {
+        check: Check::Chv03,
+        id: "V-CHV-03",
+        title: "ballots: one per voter, the voter's credential, the ballot proof",
+        spec: "50.7",
+        code: &["chv::Walk::ballot", "checks::chv::check_ballot"],
+        negative: "crates/votum-chvote/tests/record.rs::each_tampering_fails_its_own_check",
+    },
+    Info {
+        check: Check::Chv04,
+        id: "V-CHV-04",
+        title: "the revealed OT exponents give every authority's response",
+        spec: "50.7",
+        code: &["checks::chv::check_responses", "checks::chv::check_finalizations", "checks::chv::check_finalized"],
+        negative: "crates/votum-chvote/tests/record.rs::each_tampering_fails_its_own_check",
+    },
+    Info {
+        check: Check::Chv05,
+        id: "V-CHV-05",
+        title: "confirmations: after a ballot, the voter's credential, the proof",
+        spec: "50.7",
+        code: &["chv::Walk::voting", "checks::chv::check_confirmation"],
+        negative: "crates/votum-chvote/tests/record.rs::each_tampering_fails_its_own_check",
+    },
+    Info {
+        check: Check::Chv06,
+        id: "V-CHV-06",
+        title: "the input list is the confirmed ballots' encryptions",
+        spec: "50.7",
+        code: &["checks::chv::check_input"],
+        negative: "crates/votum-chvote/tests/record.rs::each_tampering_fails_its_own_check",
+    },
+    Info {
+        check: Check::Chv07,
+        id: "V-CHV-07",
+        title: "every authority's shuffle proof",
+        spec: "50.7",
+        code: &["checks::chv::check_shuffle"],
+        negative: "crates/votum-chvote/tests/record.rs::each_tampering_fails_its_own_check",
+    },
+    Info {
+        check: Check::Chv08,
+        id: "V-CHV-08",
+        title: "every authority's decryption share and its proof",
+        spec: "50.7",
+        code: &["checks::chv::check_share_entry", "checks::chv::check_decryption"],
+        negative: "crates/votum-chvote/tests/record.rs::each_tampering_fails_its_own_check",
+    },
+    Info {
+        check: Check::Chv09,
+        id: "V-CHV-09",
+        title: "the result is the tally of the decrypted votes",
+        spec: "50.7",
+        code: &["checks::chv::check_result"],
+        negative: "crates/votum-chvote/tests/record.rs::each_tampering_fails_its_own_check",
+    },
+    Info {
+        check: Check::Chv10,
+        id: "V-CHV-10",
+        title: "every invalid vote traced back to its voter by every authority",
+        spec: "50.7",
+        code: &["chv::Walk::traces", "checks::chv::check_traced"],
+        negative: "crates/votum-chvote/tests/record.rs::each_tampering_fails_its_own_check",
+    },
+    Info {
+        check: Check::Chv11,
+        id: "V-CHV-11",
+        title: "every shuffle, decryption share and trace signed by its authority's node key",
+        spec: "50.7",
+        code: &["chv::Walk::signed", "checks::chv::check_signature"],
+        negative: "crates/votum-chvote/tests/record.rs::each_tampering_fails_its_own_check",
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_round_trip() {
+        let mut ids: Vec<&str> = Check::all().map(|c| c.id()).collect();
+        for (i, c) in Check::all().enumerate() {
+            assert_eq!(c.index(), i);
+            assert_eq!(Check::from_id(c.id()), Some(c));
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(
+            ids.len(),
+            Check::EG.len() + Check::MIX.len() + Check::SV.len() + Check::CHV.len()
+        );
+    }
+
+    /// The repository's root.
+    fn root() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    /// The text of function `name` in `text` (from `fn name` to its closing brace), after the
+    /// first `impl` of `ty` when given.
+    fn body<'t>(text: &'t str, ty: Option<&str>, name: &str) -> Option<&'t str> {
+        let from = match ty {
+            Some(ty) => text.match_indices("impl").find_map(|(at, _)| {
+                let line = &text[at..at + text[at..].find('{')?];
+                line.split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .any(|w| w == ty)
+                    .then_some(at)
+            })?,
+            None => 0,
+        };
+        let rest = &text[from..];
+        let start = rest
+            .match_indices(&format!("fn {name}"))
+            .find_map(|(at, m)| {
+                let next = rest[at + m.len()..].chars().next()?;
+                (next == '(' || next == '<').then_some(at)
+            })?;
+        let open = start + rest[start..].find('{')?;
+        let mut depth = 0usize;
+        for (i, c) in rest[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(&rest[start..=open + i]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// The source of a function named by a registry path (`checks::sv::check_cut`,
+    /// `eg::Verifier::context`): the longest module prefix that is a file of this crate.
+    fn source_of(path: &str) -> Option<String> {
+        let parts: Vec<&str> = path.split("::").collect();
+        let (name, modules) = parts.split_last()?;
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        for n in (1..=modules.len()).rev() {
+            let dir = modules[..n].join("/");
+            for file in [src.join(format!("{dir}.rs")), src.join(&dir).join("mod.rs")] {
+                if let Ok(text) = std::fs::read_to_string(&file) {
+                    let ty = modules.get(n).copied();
+                    return body(&text, ty, name).map(str::to_owned);
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_registry_is_in_check_order() {
+        for (i, info) in REGISTRY.iter().enumerate() {
+            assert_eq!(info.check.index(), i, "{}", info.id);
+        }
+    }
+
+    /// Every check names the functions that make it, and they exist and record it.
+    #[test]
+    fn every_check_names_the_functions_that_make_it() {
+        for info in &REGISTRY {
+            assert!(!info.code.is_empty(), "{} names no function", info.id);
+            let variant = format!("Check::{:?}", info.check);
+            let mut named = false;
+            for path in info.code {
+                let text = source_of(path)
+                    .unwrap_or_else(|| panic!("{}: no function {path} in this crate", info.id));
+                named |= text.contains(&variant);
+            }
+            assert!(
+                named,
+                "{}: none of {:?} records {variant}",
+                info.id, info.code
+            );
+        }
+    }
+
+    /// Every check of every record kind has a negative test that exists and fails it: a vector
+    /// whose only failing check it is, or a test function that names it.
+    #[test]
+    fn every_check_has_a_negative_test() {
+        for info in &REGISTRY {
+            let path = root().join(info.negative.split("::").next().unwrap_or_default());
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {}: {e}", info.id, info.negative));
+            if let Some((_, name)) = info.negative.split_once("::") {
+                let test = body(&text, None, name)
+                    .unwrap_or_else(|| panic!("{}: no test {}", info.id, info.negative));
+                // the attributes right above it: a test, not ignored
+                let before = &text[..text.find(test).unwrap_or(0)];
+                let attributes: Vec<&str> = before
+                    .lines()
+                    .rev()
+                    .map(str::trim)
+                    .take_while(|l| l.starts_with("#["))
+                    .collect();
+                assert!(
+                    attributes.contains(&"#[test]")
+                        && !attributes.iter().any(|a| a.contains("ignore")),
+                    "{}: {} is not a test that runs",
+                    info.id,
+                    info.negative
+                );
+                assert!(
+                    test.contains(&format!("\"{}\"", info.id)),
+                    "{}: {} does not name it",
+                    info.id,
+                    info.negative
+                );
+            } else {
+                let case: serde_json::Value = serde_json::from_str(&text).unwrap();
+                let failing: Vec<&String> = case["expect"]
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .filter(|(_, s)| *s == "fail" || *s == "error")
+                    .map(|(k, _)| k)
+                    .collect();
+                assert_eq!(failing, vec![info.id], "{}", info.negative);
+            }
+        }
+    }
+
+    /// spec/50.5 names, for every check, its functions and its negative test, as the registry does.
+    #[test]
+    fn the_spec_names_what_the_registry_names() {
+        let spec = include_str!("../../../../spec/50-checks.md");
+        let section = &spec[spec.find("## 50.5").unwrap()..];
+        for info in &REGISTRY {
+            let row = section
+                .lines()
+                .find(|l| l.starts_with(&format!("| {} |", info.id)))
+                .unwrap_or_else(|| panic!("{} has no row in spec/50.5", info.id));
+            let negative = info.negative.rsplit(['/', ':']).next().unwrap_or_default();
+            let negative = negative.trim_end_matches(".json");
+            assert!(
+                row.contains(negative),
+                "{}: the row does not name {negative}",
+                info.id
+            );
+            for path in info.code {
+                assert!(
+                    row.contains(path),
+                    "{}: the row does not name {path}",
+                    info.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_id_is_in_the_spec() {
+        let spec = include_str!("../../../../spec/50-checks.md");
+        for c in Check::all() {
+            assert!(
+                spec.contains(&format!("| {} |", c.id())),
+                "{} is not in spec/50",
+                c.id()
+            );
+        }
+    }
+}
