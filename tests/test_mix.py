@@ -33,11 +33,23 @@ def read_list(row: list[int], n: int) -> list[int] | None:
     return out
 
 
-def top(tallies: list[int], seats: int) -> list[int]:
-    return [c + 1 for c in sorted(range(len(tallies)), key=lambda c: (-tallies[c], c))[:seats]]
+Tie = dict[str, object]
 
 
-def ref_simple(rule: str, n: int, rows: list[list[int]], seats: int, k: int) -> dict[str, object]:
+def top(tallies: list[int], seats: int, ties: str, found: list[Tie]) -> list[int]:
+    """The seats go to the candidates with most votes (at least one each); a tie at the last seat is one."""
+    ranked = sorted((c for c in range(len(tallies)) if tallies[c] > 0), key=lambda c: (-tallies[c], c))
+    if len(ranked) <= seats or tallies[ranked[seats]] != tallies[ranked[seats - 1]]:
+        return [c + 1 for c in ranked[:seats]]
+    edge = tallies[ranked[seats - 1]]
+    clear = [c + 1 for c in ranked if tallies[c] > edge]
+    level = [c + 1 for c in ranked if tallies[c] == edge]
+    chosen = level[: seats - len(clear)] if ties == "lower-number" else []
+    found.append({"round": 0, "decision": "elect", "among": level, "chosen": chosen})
+    return clear + chosen
+
+
+def ref_simple(rule: str, n: int, rows: list[list[int]], seats: int, k: int, ties: str) -> dict[str, object]:
     limit = {"plurality": 1, "k-of-n": k}.get(rule, n)
     tallies = [0] * n
     valid = invalid = 0
@@ -49,18 +61,36 @@ def ref_simple(rule: str, n: int, rows: list[list[int]], seats: int, k: int) -> 
         valid += 1
         for c in chosen:
             tallies[c - 1] += 1
-    return {"tallies": tallies, "valid": valid, "invalid": invalid, "winners": top(tallies, seats)}
+    found: list[Tie] = []
+    winners = top(tallies, seats, ties, found)
+    return {"tallies": tallies, "valid": valid, "invalid": invalid, "winners": winners, "ties": found}
 
 
-def lowest(tallies: list[int], continuing: set[int]) -> int:
-    # fewest votes; a tie eliminates the higher candidate number
-    return min(continuing, key=lambda c: (tallies[c], -c))
+def lowest(tallies: list[int], continuing: set[int], rnd: int, ties: str, found: list[Tie]) -> int | None:
+    """Fewest votes; among several, the higher number goes under lower-number, nobody under unresolved."""
+    least = min(tallies[c] for c in continuing)
+    level = sorted(c for c in continuing if tallies[c] == least)
+    if len(level) == 1:
+        return level[0]
+    chosen = level[-1] if ties == "lower-number" else None
+    found.append(
+        {
+            "round": rnd,
+            "decision": "eliminate",
+            "among": [c + 1 for c in level],
+            "chosen": [] if chosen is None else [chosen + 1],
+        }
+    )
+    return chosen
 
 
-def ref_irv(n: int, rows: list[list[int]]) -> dict[str, object]:
+def ref_irv(n: int, rows: list[list[int]], ties: str) -> dict[str, object]:
     ballots = [b for b in (read_list(r, n) for r in rows) if b is not None]
     continuing = set(range(n))
     history: list[list[int]] = []
+    exhausted: list[int] = []
+    found: list[Tie] = []
+    winners: list[int] = []
     while True:
         tallies = [0] * n
         for b in ballots:
@@ -69,15 +99,28 @@ def ref_irv(n: int, rows: list[list[int]]) -> dict[str, object]:
                     tallies[c - 1] += 1
                     break
         history.append(tallies)
-        if not continuing:
-            return {"tallies": history[0], "rounds": history[1:], "winners": []}
-        leader = top(tallies, 1)[0] - 1
-        if 2 * tallies[leader] > sum(tallies) or len(continuing) == 1:
-            return {"tallies": history[0], "rounds": history[1:], "winners": [leader + 1]}
-        continuing.remove(lowest(tallies, continuing))
+        active = sum(tallies)
+        exhausted.append(len(ballots) - active)
+        if active == 0 or not continuing:
+            break
+        majority = [c for c in continuing if 2 * tallies[c] > active]
+        if majority:
+            winners = [majority[0] + 1]
+            break
+        out = lowest(tallies, continuing, len(history) - 1, ties, found)
+        if out is None:
+            break
+        continuing.remove(out)
+    return {
+        "tallies": history[0],
+        "rounds": history[1:],
+        "winners": winners,
+        "exhausted": exhausted,
+        "ties": found,
+    }
 
 
-def ref_stv(n: int, rows: list[list[int]], seats: int) -> dict[str, object]:
+def ref_stv(n: int, rows: list[list[int]], seats: int, ties: str) -> dict[str, object]:
     ballots = [b for b in (read_list(r, n) for r in rows) if b is not None]
     seats = min(seats, n)
     quota = len(ballots) * SCALE // (seats + 1) + 1
@@ -85,21 +128,41 @@ def ref_stv(n: int, rows: list[list[int]], seats: int) -> dict[str, object]:
     weights = [SCALE] * len(ballots)
     winners: list[int] = []
     history: list[list[int]] = []
-    while len(winners) < seats:
+    exhausted: list[int] = []
+    found: list[Tie] = []
+    while any(ballots) and len(winners) < seats:
         tallies = [0] * n
         holder: list[int | None] = [None] * len(ballots)
+        gone = 0
         for i, b in enumerate(ballots):
             for c in b:
                 if c - 1 in continuing:
                     tallies[c - 1] += weights[i]
                     holder[i] = c - 1
                     break
+            else:
+                gone += weights[i]
         history.append(tallies)
+        exhausted.append(gone)
         if len(continuing) + len(winners) <= seats:
             winners += [c + 1 for c in sorted(continuing, key=lambda c: (-tallies[c], c))]
             break
-        leader = max(continuing, key=lambda c: (tallies[c], -c))
-        if tallies[leader] >= quota:
+        best = max(tallies[c] for c in continuing)
+        if best >= quota:
+            level = sorted(c for c in continuing if tallies[c] == best)
+            if len(level) > 1:
+                pick = level[0] if ties == "lower-number" else None
+                found.append(
+                    {
+                        "round": len(history) - 1,
+                        "decision": "elect",
+                        "among": [c + 1 for c in level],
+                        "chosen": [] if pick is None else [pick + 1],
+                    }
+                )
+                if pick is None:
+                    break
+            leader = level[0]
             winners.append(leader + 1)
             continuing.remove(leader)
             total = tallies[leader]
@@ -108,16 +171,29 @@ def ref_stv(n: int, rows: list[list[int]], seats: int) -> dict[str, object]:
                 if h == leader:
                     weights[i] = weights[i] * surplus // total
         else:
-            continuing.remove(lowest(tallies, continuing))
-    return {"tallies": history[0], "rounds": history[1:], "winners": winners}
+            out = lowest(tallies, continuing, len(history) - 1, ties, found)
+            if out is None:
+                break
+            continuing.remove(out)
+    first = history[0] if history else [0] * n
+    return {
+        "tallies": first,
+        "rounds": history[1:],
+        "winners": winners,
+        "exhausted": exhausted,
+        "quota": quota,
+        "ties": found,
+    }
 
 
-def reference(rule: str, n: int, rows: list[list[int]], seats: int = 1, k: int = 2) -> dict[str, object]:
+def reference(
+    rule: str, n: int, rows: list[list[int]], seats: int = 1, k: int = 2, ties: str = "lower-number"
+) -> dict[str, object]:
     if rule == "irv":
-        return ref_irv(n, rows)
+        return ref_irv(n, rows, ties)
     if rule == "stv":
-        return ref_stv(n, rows, seats)
-    return ref_simple(rule, n, rows, seats, k)
+        return ref_stv(n, rows, seats, ties)
+    return ref_simple(rule, n, rows, seats, k, ties)
 
 
 def agrees(outcome: dict[str, object], ref: dict[str, object]) -> None:
@@ -137,18 +213,70 @@ ranked_rows = st.integers(min_value=2, max_value=6).flatmap(
 @given(ranked_rows, st.integers(min_value=1, max_value=3))
 def test_ranked_counts_match_the_reference(data: tuple[int, list[list[int]]], seats: int) -> None:
     n, rows = data
-    agrees(count("irv", n, rows), reference("irv", n, rows))
     seats = min(seats, n)
-    agrees(count("stv", n, rows, seats=seats), reference("stv", n, rows, seats))
-    agrees(count("approval", n, rows, seats=seats), reference("approval", n, rows, seats))
+    for ties in ("lower-number", "unresolved"):
+        agrees(count("irv", n, rows, ties=ties), reference("irv", n, rows, ties=ties))
+        agrees(count("stv", n, rows, seats=seats, ties=ties), reference("stv", n, rows, seats, ties=ties))
+        agrees(
+            count("approval", n, rows, seats=seats, ties=ties),
+            reference("approval", n, rows, seats, ties=ties),
+        )
 
 
 @settings(max_examples=100, deadline=None)
 @given(ranked_rows)
 def test_choice_counts_match_the_reference(data: tuple[int, list[list[int]]]) -> None:
     n, rows = data
-    agrees(count("plurality", n, [r[:1] for r in rows]), reference("plurality", n, [r[:1] for r in rows]))
-    agrees(count("k-of-n", n, [r[:2] for r in rows], k=2), reference("k-of-n", n, [r[:2] for r in rows], k=2))
+    for ties in ("lower-number", "unresolved"):
+        one = [r[:1] for r in rows]
+        agrees(count("plurality", n, one, ties=ties), reference("plurality", n, one, ties=ties))
+        two = [r[:2] for r in rows]
+        agrees(count("k-of-n", n, two, k=2, ties=ties), reference("k-of-n", n, two, k=2, ties=ties))
+
+
+@pytest.mark.parametrize("rule", ["plurality", "k-of-n", "approval", "irv", "stv"])
+def test_an_empty_count_elects_nobody(rule: str) -> None:
+    # no ballot, or only blank ones: nobody has a vote, and nobody is elected (spec/91.4); the count
+    # used to elect candidate 1
+    for rows in ([], [[0, 0, 0]] * 4):
+        width = 1 if rule == "plurality" else 3
+        outcome = count(rule, 3, [r[:width] for r in rows], seats=1, k=width)
+        assert outcome["winners"] == [], (rule, rows)
+
+
+def test_a_tie_is_shown_and_broken_only_by_the_stated_rule() -> None:
+    # plurality, two candidates level for one seat
+    level = count("plurality", 3, [[1], [2], [2], [1], [3]])
+    assert level["winners"] == [1]
+    assert level["ties"] == [{"round": 0, "decision": "elect", "among": [1, 2], "chosen": [1]}]
+    open_seat = count("plurality", 3, [[1], [2], [2], [1], [3]], ties="unresolved")
+    assert open_seat["winners"] == []
+    assert open_seat["ties"] == [{"round": 0, "decision": "elect", "among": [1, 2], "chosen": []}]
+    # a clear winner is no tie, even with others level behind it
+    assert count("plurality", 3, [[1], [1], [2], [3]])["ties"] == []
+    # IRV: A 2, B 1, C 1: B and C level at the bottom; the higher number goes (C's ballot then gives A a
+    # majority), or the count stops
+    rows = [[1, 0, 0], [1, 0, 0], [2, 0, 0], [3, 1, 0]]
+    irv = count("irv", 3, rows)
+    assert irv["ties"] == [{"round": 0, "decision": "eliminate", "among": [2, 3], "chosen": [3]}]
+    assert irv["winners"] == [1] and irv["rounds"] == [[3, 1, 0]]
+    stopped = count("irv", 3, rows, ties="unresolved")
+    assert stopped["winners"] == [] and stopped["rounds"] == []
+    with pytest.raises(ValueError, match="ties must be"):
+        count("irv", 3, rows, ties="coin")
+
+
+def test_irv_shows_exhausted_ballots_and_stv_its_quota() -> None:
+    # IRV: A 4, B 3, C 2 with no further preference: C out, its 2 ballots exhausted, A 4 of 7
+    rows = [[1, 0, 0]] * 4 + [[2, 0, 0]] * 3 + [[3, 0, 0]] * 2
+    irv = count("irv", 3, rows)
+    assert irv["exhausted"] == [0, 2] and irv["winners"] == [1]
+    # STV, 2 seats, 10 ballots: the Droop quota is 10/3 + 1 unit (of 10^-9 votes)
+    rows = [[1, 3, 0]] * 6 + [[2, 0, 0]] * 2 + [[3, 0, 0]] * 2
+    stv = count("stv", 3, rows, seats=2)
+    assert stv["quota"] == 10 * SCALE // 3 + 1
+    assert stv["winners"] == [1, 3] and stv["exhausted"][0] == 0
+    assert count("plurality", 3, [[1]])["quota"] == 0
 
 
 @pytest.mark.parametrize(
@@ -219,6 +347,13 @@ def test_cli_runs_and_reports(tmp_path: Path) -> None:
     bad = CliRunner().invoke(app, ["mix", "--rule", "borda"])
     assert bad.exit_code == 2
     assert "InvalidInput" in bad.output
+    assert report["outcome"]["quota"] == 40 * SCALE // 3 + 1
+    # the table form says the quota, the exhausted votes and, with a rule that breaks none, the tie
+    text = CliRunner().invoke(app, ["mix", *args[1:-1], "--out", str(record)])
+    assert text.exit_code == 0, text.output
+    assert "quota 13.333 votes" in text.output and "exhausted per round:" in text.output
+    coin = CliRunner().invoke(app, ["mix", "--ties", "coin", "--out", str(tmp_path / "c.vmix")])
+    assert coin.exit_code == 2 and "unknown tie rule" in coin.output
 
 
 def test_the_record_is_verified_again_from_disk_and_tampering_is_caught(tmp_path: Path) -> None:

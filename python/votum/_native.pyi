@@ -507,7 +507,13 @@ def verify_record_report(
 def record_pack(directory: str | os.PathLike[str], archive: str | os.PathLike[str]) -> dict[str, Any]: ...
 def record_unpack(archive: str | os.PathLike[str], directory: str | os.PathLike[str]) -> dict[str, Any]: ...
 def mix_count(
-    rule: str, candidates: int, rows: list[list[int]], *, seats: int = 1, k: int | None = None
+    rule: str,
+    candidates: int,
+    rows: list[list[int]],
+    *,
+    seats: int = 1,
+    k: int | None = None,
+    ties: str = "lower-number",
 ) -> dict[str, Any]: ...
 def chvote_simulate(
     level: int,
@@ -580,6 +586,7 @@ def mix_parameters(
     signers: list[bytes],
     seats: int = 1,
     k: int | None = None,
+    ties: str = "lower-number",
     mixers: int = 3,
     trustees: int = 3,
     quorum: int = 2,
@@ -616,6 +623,7 @@ def mix_election(
     record: str,
     seats: int = 1,
     k: int | None = None,
+    ties: str = "lower-number",
     mixers: int = 3,
     trustees: int = 3,
     quorum: int = 2,

@@ -26,6 +26,10 @@ from votum.steps import Step
 
 #: Counting rules, by the names the CLI and the core use.
 RULES = ("plurality", "k-of-n", "approval", "irv", "stv")
+#: STV tallies and quotas are in units of 10^-9 votes (spec/91.4)
+STV_SCALE = 1_000_000_000
+#: how the count breaks a tie (spec/91.4): the lower candidate number, or not at all
+TIE_RULES = ("lower-number", "unresolved")
 #: Groups a mixnet election can run in.
 GROUPS = ("ristretto255", "modp-2048", "modp-3072", "eg-4096")
 
@@ -42,6 +46,8 @@ class MixConfig:
     width: int = 0
     seats: int = 1
     k: int = 2
+    #: how the count breaks a tie (spec/91.4; named in the record's parameters unless the default)
+    ties: str = "lower-number"
     mixers: int = 3
     trustees: int = 3
     quorum: int = 2
@@ -59,6 +65,8 @@ class MixConfig:
     def check(self) -> None:
         if self.rule not in RULES:
             raise InvalidInput(f"unknown counting rule {self.rule!r} (one of {', '.join(RULES)})")
+        if self.ties not in TIE_RULES:
+            raise InvalidInput(f"unknown tie rule {self.ties!r} (one of {', '.join(TIE_RULES)})")
         if self.group not in GROUPS:
             raise InvalidInput(f"unknown group {self.group!r} (one of {', '.join(GROUPS)})")
         if self.voters < 1:
@@ -108,10 +116,18 @@ def random_votes(config: MixConfig) -> list[list[int]]:
 
 
 def count(
-    rule: str, candidates: int, rows: list[list[int]], *, seats: int = 1, k: int | None = None
+    rule: str,
+    candidates: int,
+    rows: list[list[int]],
+    *,
+    seats: int = 1,
+    k: int | None = None,
+    ties: str = "lower-number",
 ) -> dict[str, Any]:
-    """Counts plaintext rows (the tally step's own code): tallies, later rounds, winners."""
-    return _native.mix_count(rule, candidates, rows, seats=seats, k=k)
+    """Counts plaintext rows (the tally step's own code, spec/91.4): tallies, later rounds, winners, and
+    the exhausted ballots per round (ranked rules), the quota (STV) and every tie that decided something,
+    broken by `ties` (`lower-number` or `unresolved`)."""
+    return _native.mix_count(rule, candidates, rows, seats=seats, k=k, ties=ties)
 
 
 def run_mix_election(
@@ -179,6 +195,7 @@ def _run(
         record=str(record),
         seats=config.seats,
         k=config.k,
+        ties=config.ties,
         mixers=config.mixers,
         trustees=config.trustees,
         quorum=config.quorum,
@@ -233,6 +250,7 @@ def run_mix_processes(
         rule=config.rule,
         seats=config.seats,
         k=config.k if config.rule == "k-of-n" else None,
+        ties=config.ties,
         mixers=config.mixers,
         trustees=config.trustees,
         quorum=config.quorum,

@@ -303,6 +303,11 @@ def make_mix_records(folder: Path) -> dict[str, dict[str, Any]]:
         result = run_mix_election(config, record=folder / f"{name}.vmix")
         assert result.verified
         outcomes[name] = result.outcome
+    # a plurality election whose two leaders tie, under a rule that breaks no tie (spec/91.4)
+    tie = MixConfig(voters=5, candidates=3, rule="plurality", ties="unresolved", seed=7)
+    result = run_mix_election(tie, votes=[[1], [2], [2], [1], [3]], record=folder / "tie.vmix")
+    assert result.verified and result.outcome["winners"] == []
+    outcomes["tie"] = result.outcome
     data = bytearray((folder / "irv.vmix").read_bytes())
     data[-20] ^= 1  # inside the result entry's winners or tallies
     (folder / "tampered.vmix").write_bytes(bytes(data))
@@ -362,6 +367,9 @@ def test_mix_records_are_shown_only_once_verified(tmp_path: Path) -> None:
         assert len(rounds) >= 2, "an IRV count of 4 candidates has later rounds"
         assert f"Elected: candidate {', '.join(map(str, expected['winners']))}." in text_of(irv)
         assert "instant-runoff voting: 40 valid ballots" in text_of(irv)
+        shown_exhausted = re.findall(r'<td class="round"><span class="num">([^<]+)</span>', irv)
+        assert shown_exhausted == [str(x) for x in expected["exhausted"]]
+        assert len(shown_exhausted) == len(rounds)
 
         stv = verified("stv")
         expected = outcomes["stv"]
@@ -370,6 +378,11 @@ def test_mix_records_are_shown_only_once_verified(tmp_path: Path) -> None:
             for k, r in enumerate([expected["tallies"], *expected["rounds"]])
         ]
         assert shown_rounds(stv) == scaled and len(expected["winners"]) == 2
+        assert f"Quota: {views._votes(expected['quota'], views.STV_SCALE)} votes" in text_of(stv)
+
+        tie = text_of(verified("tie"))
+        assert "Elected: nobody." in tie
+        assert "Tie in round 1 between candidates 1, 2: not broken, as the stated rule (unresolved) says" in tie
 
         tampered = verified("tampered")
         assert "Some checks did not pass." in text_of(tampered) and 'id="rounds"' not in tampered

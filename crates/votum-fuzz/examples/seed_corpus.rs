@@ -66,6 +66,7 @@ fn mix_seeds<G: Group>(group: &G, selector: u8, name: &str) -> Result<(), Error>
         width: 2,
         candidates: 3,
         rule: Rule::KOfN { k: 2, seats: 1 },
+        ties: votum_mixnet::count::TieRule::LowerNumber,
         mixers: 2,
         trustees: 2,
         quorum: 2,

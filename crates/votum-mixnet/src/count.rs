@@ -35,6 +35,59 @@ impl Rule {
     }
 }
 
+/// How a tie is broken (spec/91.4), as the parameters state it (`ties=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TieRule {
+    /// The lower candidate number is preferred: elected first, kept when one must be eliminated.
+    #[default]
+    LowerNumber,
+    /// No tie is broken: contested seats stay empty, and a ranked count stops at a tie.
+    Unresolved,
+}
+
+impl TieRule {
+    pub fn name(&self) -> &'static str {
+        match self {
+            TieRule::LowerNumber => "lower-number",
+            TieRule::Unresolved => "unresolved",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<TieRule> {
+        match name {
+            "lower-number" => Some(TieRule::LowerNumber),
+            "unresolved" => Some(TieRule::Unresolved),
+            _ => None,
+        }
+    }
+}
+
+/// What a tie decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Elect,
+    Eliminate,
+}
+
+impl Decision {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Decision::Elect => "elect",
+            Decision::Eliminate => "eliminate",
+        }
+    }
+}
+
+/// A tie that decided something (spec/91.4): in which round (0: the first), what, between whom
+/// (1-based), and whom the rule chose (none under [`TieRule::Unresolved`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tie {
+    pub round: usize,
+    pub decision: Decision,
+    pub among: Vec<u32>,
+    pub chosen: Vec<u32>,
+}
+
 /// Fixed-point unit of STV vote weights (integer arithmetic, reproducible anywhere).
 pub const STV_SCALE: u64 = 1_000_000_000;
 
@@ -52,6 +105,33 @@ pub struct Outcome {
     pub rounds: Vec<Vec<u64>>,
     /// Elected candidates (1-based), in order of election.
     pub winners: Vec<u32>,
+    /// Per round, the first included: ballots (STV: weight) with no continuing candidate left
+    /// (ranked rules only; empty otherwise). Recomputed, never posted.
+    pub exhausted: Vec<u64>,
+    /// The STV quota in units of [`STV_SCALE`] (0 under the other rules). Recomputed, never posted.
+    pub quota: u64,
+    /// Every tie that decided something. Recomputed, never posted.
+    pub ties: Vec<Tie>,
+}
+
+impl Outcome {
+    /// Whether `other` posts the same count: what a record's `result` entry carries (spec/91.7),
+    /// the recomputed exhausted counts, quota and ties aside.
+    pub fn same_posted(&self, other: &Outcome) -> bool {
+        (
+            self.valid,
+            self.invalid,
+            &self.tallies,
+            &self.rounds,
+            &self.winners,
+        ) == (
+            other.valid,
+            other.invalid,
+            &other.tallies,
+            &other.rounds,
+            &other.winners,
+        )
+    }
 }
 
 /// Rows of a ranked or approval ballot: distinct candidates in 1..=n, then only zeros.
@@ -71,19 +151,45 @@ fn read_list(row: &[u64], n: usize) -> Option<Vec<u32>> {
     Some(out)
 }
 
-/// Top `seats` by votes; ties go to the lower candidate number.
-fn top(tallies: &[u64], seats: usize) -> Vec<u32> {
-    let mut order: Vec<usize> = (0..tallies.len()).collect();
+/// The `seats` candidates with most votes, each with at least one; a tie at the last seat is
+/// broken by `ties` (and listed in `found`).
+fn top(tallies: &[u64], seats: usize, ties: TieRule, found: &mut Vec<Tie>) -> Vec<u32> {
+    let mut order: Vec<usize> = (0..tallies.len()).filter(|&c| tallies[c] > 0).collect();
     order.sort_by(|&a, &b| tallies[b].cmp(&tallies[a]).then(a.cmp(&b)));
-    order
-        .into_iter()
-        .take(seats)
-        .map(|i| i as u32 + 1)
-        .collect()
+    if order.len() <= seats {
+        return order.into_iter().map(|i| i as u32 + 1).collect();
+    }
+    // the last seat's tally, and everyone at it: a tie when some of them are left out
+    let edge = tallies[order[seats - 1]];
+    let level: Vec<u32> = order
+        .iter()
+        .filter(|&&c| tallies[c] == edge)
+        .map(|&c| c as u32 + 1)
+        .collect();
+    let clear: Vec<u32> = order
+        .iter()
+        .filter(|&&c| tallies[c] > edge)
+        .map(|&c| c as u32 + 1)
+        .collect();
+    if tallies[order[seats]] != edge {
+        return order[..seats].iter().map(|&i| i as u32 + 1).collect();
+    }
+    let chosen: Vec<u32> = match ties {
+        TieRule::LowerNumber => level[..seats - clear.len()].to_vec(),
+        TieRule::Unresolved => Vec::new(),
+    };
+    found.push(Tie {
+        round: 0,
+        decision: Decision::Elect,
+        among: level,
+        chosen: chosen.clone(),
+    });
+    clear.into_iter().chain(chosen).collect()
 }
 
-/// Counts `rows` of plaintext values for `candidates` candidates under `rule`.
-pub fn count(rule: Rule, candidates: usize, rows: &[Vec<u64>]) -> Outcome {
+/// Counts `rows` of plaintext values for `candidates` candidates under `rule`, ties broken by
+/// `ties`.
+pub fn count(rule: Rule, ties: TieRule, candidates: usize, rows: &[Vec<u64>]) -> Outcome {
     let n = candidates;
     let mut out = Outcome {
         rule: rule.name(),
@@ -93,6 +199,9 @@ pub fn count(rule: Rule, candidates: usize, rows: &[Vec<u64>]) -> Outcome {
         tallies: vec![0; n],
         rounds: Vec::new(),
         winners: Vec::new(),
+        exhausted: Vec::new(),
+        quota: 0,
+        ties: Vec::new(),
     };
     match rule {
         Rule::Plurality | Rule::KOfN { .. } | Rule::Approval { .. } => {
@@ -112,7 +221,7 @@ pub fn count(rule: Rule, candidates: usize, rows: &[Vec<u64>]) -> Outcome {
                     _ => out.invalid += 1,
                 }
             }
-            out.winners = top(&out.tallies, rule.seats().min(n));
+            out.winners = top(&out.tallies, rule.seats().min(n), ties, &mut out.ties);
         }
         Rule::InstantRunoff | Rule::Stv { .. } => {
             let ballots: Vec<Vec<u32>> = rows
@@ -127,26 +236,62 @@ pub fn count(rule: Rule, candidates: usize, rows: &[Vec<u64>]) -> Outcome {
                 .collect();
             out.valid = ballots.len() as u64;
             if rule == Rule::InstantRunoff {
-                irv(&mut out, &ballots);
+                irv(&mut out, &ballots, ties);
             } else {
-                stv(&mut out, &ballots, rule.seats());
+                stv(&mut out, &ballots, rule.seats(), ties);
             }
         }
     }
     out
 }
 
-/// The continuing candidate with fewest votes; ties eliminate the higher candidate number.
-fn lowest(tallies: &[u64], continuing: &[bool]) -> Option<usize> {
-    (0..tallies.len())
+/// The continuing candidate with fewest votes, to be eliminated in `round`: among several, the
+/// higher number under [`TieRule::LowerNumber`] (the tie listed), none under `Unresolved`.
+fn lowest(
+    tallies: &[u64],
+    continuing: &[bool],
+    round: usize,
+    ties: TieRule,
+    found: &mut Vec<Tie>,
+) -> Option<usize> {
+    let min = (0..tallies.len())
         .filter(|&c| continuing[c])
-        .min_by(|&a, &b| tallies[a].cmp(&tallies[b]).then(b.cmp(&a)))
+        .map(|c| tallies[c])
+        .min()?;
+    let level: Vec<usize> = (0..tallies.len())
+        .filter(|&c| continuing[c] && tallies[c] == min)
+        .collect();
+    if level.len() == 1 {
+        return Some(level[0]);
+    }
+    let chosen = match ties {
+        TieRule::LowerNumber => level.last().copied(),
+        TieRule::Unresolved => None,
+    };
+    found.push(Tie {
+        round,
+        decision: Decision::Eliminate,
+        among: level.iter().map(|&c| c as u32 + 1).collect(),
+        chosen: chosen.iter().map(|&c| c as u32 + 1).collect(),
+    });
+    chosen
 }
 
-fn irv(out: &mut Outcome, ballots: &[Vec<u32>]) {
+/// Records one round's tallies (the first in `tallies`, later ones in `rounds`) and its exhausted
+/// count; returns the round's index.
+fn record_round(out: &mut Outcome, tallies: &[u64], exhausted: u64) -> usize {
+    if out.exhausted.is_empty() {
+        out.tallies = tallies.to_vec();
+    } else {
+        out.rounds.push(tallies.to_vec());
+    }
+    out.exhausted.push(exhausted);
+    out.exhausted.len() - 1
+}
+
+fn irv(out: &mut Outcome, ballots: &[Vec<u32>], ties: TieRule) {
     let n = out.candidates;
     let mut continuing = vec![true; n];
-    let mut first = true;
     loop {
         let mut tallies = vec![0u64; n];
         for b in ballots {
@@ -155,81 +300,98 @@ fn irv(out: &mut Outcome, ballots: &[Vec<u32>]) {
             }
         }
         let active: u64 = tallies.iter().sum();
-        if first {
-            out.tallies = tallies.clone();
-            first = false;
-        } else {
-            out.rounds.push(tallies.clone());
-        }
-        let left = continuing.iter().filter(|&&c| c).count();
-        if left == 0 {
+        let round = record_round(out, &tallies, ballots.len() as u64 - active);
+        let left: Vec<usize> = (0..n).filter(|&c| continuing[c]).collect();
+        if active == 0 || left.is_empty() {
             return;
         }
-        let leader = top(&tallies, 1)[0] as usize - 1;
-        if 2 * tallies[leader] > active || left == 1 {
-            out.winners = vec![leader as u32 + 1];
+        // more than half of the continuing votes: one candidate at most
+        if let Some(&c) = left.iter().find(|&&c| 2 * tallies[c] > active) {
+            out.winners = vec![c as u32 + 1];
             return;
         }
-        match lowest(&tallies, &continuing) {
+        match lowest(&tallies, &continuing, round, ties, &mut out.ties) {
             Some(c) => continuing[c] = false,
             None => return,
         }
     }
 }
 
-fn stv(out: &mut Outcome, ballots: &[Vec<u32>], seats: usize) {
+fn stv(out: &mut Outcome, ballots: &[Vec<u32>], seats: usize, ties: TieRule) {
     let n = out.candidates;
     let seats = seats.min(n);
-    let quota = out.valid * STV_SCALE / (seats as u64 + 1) + 1;
+    out.quota = out.valid * STV_SCALE / (seats as u64 + 1) + 1;
+    let quota = out.quota;
+    // no ballot names anyone: nobody is elected (the fill rule would elect candidates without votes)
+    if ballots.iter().all(Vec::is_empty) {
+        return;
+    }
     let mut continuing = vec![true; n];
     let mut weights = vec![STV_SCALE; ballots.len()];
-    let mut first = true;
     while out.winners.len() < seats {
         let mut tallies = vec![0u64; n];
         let mut holder: Vec<Option<usize>> = vec![None; ballots.len()];
+        let mut exhausted = 0u64;
         for (i, b) in ballots.iter().enumerate() {
-            if let Some(&c) = b.iter().find(|&&c| continuing[c as usize - 1]) {
-                tallies[c as usize - 1] += weights[i];
-                holder[i] = Some(c as usize - 1);
+            match b.iter().find(|&&c| continuing[c as usize - 1]) {
+                Some(&c) => {
+                    tallies[c as usize - 1] += weights[i];
+                    holder[i] = Some(c as usize - 1);
+                }
+                None => exhausted += weights[i],
             }
         }
-        if first {
-            out.tallies = tallies.clone();
-            first = false;
-        } else {
-            out.rounds.push(tallies.clone());
-        }
+        let round = record_round(out, &tallies, exhausted);
         let left: Vec<usize> = (0..n).filter(|&c| continuing[c]).collect();
         if left.len() + out.winners.len() <= seats {
-            // everyone left is elected, most votes first
+            // everyone left is elected, most votes first (the STV family's rule, votes or not)
             let mut rest = left;
             rest.sort_by(|&a, &b| tallies[b].cmp(&tallies[a]).then(a.cmp(&b)));
             out.winners.extend(rest.into_iter().map(|c| c as u32 + 1));
             break;
         }
-        let leader = left
-            .iter()
-            .copied()
-            .max_by(|&a, &b| tallies[a].cmp(&tallies[b]).then(b.cmp(&a)));
-        match leader {
-            Some(c) if tallies[c] >= quota => {
-                out.winners.push(c as u32 + 1);
-                continuing[c] = false;
-                let total = tallies[c];
-                let surplus = total - quota;
-                for (i, h) in holder.iter().enumerate() {
-                    if *h == Some(c) {
-                        weights[i] = u64::try_from(
-                            u128::from(weights[i]) * u128::from(surplus) / u128::from(total),
-                        )
-                        .unwrap_or(0);
-                    }
+        let best = left.iter().map(|&c| tallies[c]).max().unwrap_or(0);
+        if best >= quota {
+            let level: Vec<usize> = left
+                .iter()
+                .copied()
+                .filter(|&c| tallies[c] == best)
+                .collect();
+            let c = if level.len() == 1 {
+                level[0]
+            } else {
+                let chosen = match ties {
+                    TieRule::LowerNumber => Some(level[0]),
+                    TieRule::Unresolved => None,
+                };
+                out.ties.push(Tie {
+                    round,
+                    decision: Decision::Elect,
+                    among: level.iter().map(|&c| c as u32 + 1).collect(),
+                    chosen: chosen.iter().map(|&c| c as u32 + 1).collect(),
+                });
+                match chosen {
+                    Some(c) => c,
+                    None => break,
+                }
+            };
+            out.winners.push(c as u32 + 1);
+            continuing[c] = false;
+            let total = tallies[c];
+            let surplus = total - quota;
+            for (i, h) in holder.iter().enumerate() {
+                if *h == Some(c) {
+                    weights[i] = u64::try_from(
+                        u128::from(weights[i]) * u128::from(surplus) / u128::from(total),
+                    )
+                    .unwrap_or(0);
                 }
             }
-            _ => match lowest(&tallies, &continuing) {
+        } else {
+            match lowest(&tallies, &continuing, round, ties, &mut out.ties) {
                 Some(c) => continuing[c] = false,
                 None => break,
-            },
+            }
         }
     }
 }

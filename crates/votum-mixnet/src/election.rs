@@ -374,7 +374,7 @@ pub fn run_with<G: Group, R: RngCore + CryptoRng, W: Write>(
     let plaintexts = decrypt_rows(group, params, &datas, &dshares)?;
     drop(datas);
     drop(dshares);
-    let outcome = count(params.rule, params.candidates, &plaintexts);
+    let outcome = count(params.rule, params.ties, params.candidates, &plaintexts);
     let mut cast: Vec<Vec<u64>> = votes.to_vec();
     let mut got = plaintexts.clone();
     cast.sort_unstable();

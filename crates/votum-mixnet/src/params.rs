@@ -4,7 +4,7 @@
 
 use rand_core::RngCore;
 
-use crate::count::Rule;
+use crate::count::{Rule, TieRule};
 use crate::MixError;
 
 /// What the election is: posted first, bound into every later hash.
@@ -14,6 +14,9 @@ pub struct Parameters {
     pub width: usize,
     pub candidates: usize,
     pub rule: Rule,
+    /// How the count breaks a tie (spec/91.4): written `ties=unresolved`, or left out for the
+    /// default, the lower candidate number.
+    pub ties: TieRule,
     pub mixers: usize,
     pub trustees: usize,
     pub quorum: usize,

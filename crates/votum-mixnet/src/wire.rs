@@ -8,7 +8,7 @@ use votum_group::{Group, GroupId};
 use votum_proofs::SchnorrProof;
 
 use crate::ballot::EncryptedBallot;
-use crate::count::{Outcome, Rule};
+use crate::count::{Outcome, Rule, TieRule};
 use crate::decrypt::DecryptionShare;
 use crate::params::Parameters;
 use crate::MixError;
@@ -114,13 +114,18 @@ fn key_from_hex(text: &str) -> Option<[u8; 32]> {
 impl Parameters {
     /// The parameters line (the board's first payload), for a record in group `group`.
     pub fn encode_for(&self, group: GroupId) -> Vec<u8> {
-        let rule = match self.rule {
+        let mut rule = match self.rule {
             Rule::KOfN { k, seats } => format!("k-of-n k={k} seats={seats}"),
             Rule::Approval { seats } | Rule::Stv { seats } => {
                 format!("{} seats={seats}", self.rule.name())
             }
             _ => self.rule.name().to_owned(),
         };
+        // the default tie rule is left out, so that records made before the key still read
+        if self.ties != TieRule::default() {
+            rule.push_str(" ties=");
+            rule.push_str(self.ties.name());
+        }
         // v2: the authorities sign their entries (spec/91.9); v1, one process wrote every entry
         let mut line = format!(
             "votum-mix v{} group={} election={} width={} candidates={} rule={} mixers={} trustees={} quorum={}",
@@ -195,6 +200,12 @@ impl Parameters {
             width: num("width")?,
             candidates: num("candidates")?,
             rule,
+            ties: match fields.get("ties") {
+                None => TieRule::default(),
+                Some(t) => {
+                    TieRule::from_name(t).ok_or_else(|| bad(&format!("unknown tie rule {t:?}")))?
+                }
+            },
             mixers: num("mixers")?,
             trustees: num("trustees")?,
             quorum: num("quorum")?,
@@ -438,6 +449,9 @@ pub fn decode_result(
             invalid,
             tallies,
             rounds,
+            exhausted: Vec::new(),
+            quota: 0,
+            ties: Vec::new(),
             winners,
         },
     ))

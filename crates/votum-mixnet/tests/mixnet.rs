@@ -7,7 +7,7 @@ use votum_group::{Group, ModpGroup, Ristretto255};
 use votum_hash::board::payload_digest;
 use votum_mixnet::ballot::EncryptedBallot;
 use votum_mixnet::board::{MixBoard, Phase};
-use votum_mixnet::count::{count, Rule};
+use votum_mixnet::count::{count, Rule, TieRule};
 use votum_mixnet::election::{cast_ballots, decrypt_rows, decrypt_share, key_share, run, Dealing};
 use votum_mixnet::params::{random_rows, Parameters};
 use votum_mixnet::record::{read_all, write_all, RecordWriter};
@@ -22,6 +22,7 @@ fn params(rule: Rule, candidates: usize, width: usize) -> Parameters {
         width,
         candidates,
         rule,
+        ties: votum_mixnet::count::TieRule::LowerNumber,
         mixers: 3,
         trustees: 3,
         quorum: 2,
@@ -65,7 +66,11 @@ fn whole_elections_count_what_was_cast_and_verify() {
         let p = params(rule, n, w);
         let (record, report, votes) = election(&g, &p, 60);
         assert!(report.multiset_ok, "{rule:?}");
-        assert_eq!(report.outcome, count(rule, n, &votes), "{rule:?}");
+        assert_eq!(
+            report.outcome,
+            count(rule, votum_mixnet::count::TieRule::LowerNumber, n, &votes),
+            "{rule:?}"
+        );
         assert_eq!(
             report.shuffle_checks, 6,
             "3 trustees each check the 2 other mixers"
@@ -100,7 +105,10 @@ fn modp_2048_election() {
     };
     let (record, report, votes) = election(&g, &p, 12);
     assert!(report.multiset_ok);
-    assert_eq!(report.outcome, count(Rule::Plurality, 3, &votes));
+    assert_eq!(
+        report.outcome,
+        count(Rule::Plurality, TieRule::LowerNumber, 3, &votes)
+    );
     assert!(verify(&record).passed());
 }
 
@@ -181,7 +189,7 @@ fn raw_election<G: Group>(
         dshares.push(s);
     }
     let rows = decrypt_rows(g, p, &datas, &dshares).unwrap();
-    let outcome = count(p.rule, p.candidates, &rows);
+    let outcome = count(p.rule, p.ties, p.candidates, &rows);
     w.append(
         "result",
         "result",
@@ -501,7 +509,7 @@ fn the_board_refuses_bad_postings_and_appends_nothing() {
     ));
     // the result before a quorum
     assert!(matches!(
-        board.post_result(&[], &count(p.rule, 3, &[])),
+        board.post_result(&[], &count(p.rule, p.ties, 3, &[])),
         Err(MixError::OutOfTurn(_))
     ));
     unchanged(&board, e, h);
@@ -513,7 +521,7 @@ fn the_board_refuses_bad_postings_and_appends_nothing() {
     let s3 = decrypt_share(&g, 3, &shares[2], &dctx, &pads, &mut rng).unwrap();
     board.post_decryption(&s3).unwrap();
     let rows = decrypt_rows(&g, &p, &datas, &[s1, s3]).unwrap();
-    let outcome = count(p.rule, p.candidates, &rows);
+    let outcome = count(p.rule, p.ties, p.candidates, &rows);
     let (e, h) = (board.entries(), board.head());
     assert!(matches!(
         board.post_result(&rows[1..], &outcome),
@@ -602,6 +610,7 @@ fn counting_rules_on_known_ballots() {
     // plurality with a blank and an invalid row
     let o = count(
         Rule::Plurality,
+        TieRule::LowerNumber,
         3,
         &[vec![1], vec![2], vec![2], vec![0], vec![4]],
     );
@@ -612,6 +621,7 @@ fn counting_rules_on_known_ballots() {
     // k-of-n: duplicates are invalid
     let o = count(
         Rule::KOfN { k: 2, seats: 2 },
+        TieRule::LowerNumber,
         3,
         &[vec![1, 2], vec![1, 1], vec![3, 0], vec![1, 0]],
     );
@@ -623,18 +633,23 @@ fn counting_rules_on_known_ballots() {
     let mut rows = vec![vec![1, 0, 0]; 4];
     rows.extend(vec![vec![2, 0, 0]; 3]);
     rows.extend(vec![vec![3, 2, 0]; 2]);
-    let o = count(Rule::InstantRunoff, 3, &rows);
+    let o = count(Rule::InstantRunoff, TieRule::LowerNumber, 3, &rows);
     assert_eq!(o.tallies, vec![4, 3, 2]);
     assert_eq!(o.rounds, vec![vec![4, 5, 0]]);
     assert_eq!(o.winners, vec![2]);
     // a gap in a ranking is invalid
-    let o = count(Rule::InstantRunoff, 3, &[vec![1, 0, 2]]);
+    let o = count(
+        Rule::InstantRunoff,
+        TieRule::LowerNumber,
+        3,
+        &[vec![1, 0, 2]],
+    );
     assert_eq!(o.invalid, 1);
     // STV, 2 seats, 10 ballots: quota 10/3+1 = 3.33…; A has 6 → surplus flows to C
     let mut rows = vec![vec![1, 3, 0]; 6];
     rows.extend(vec![vec![2, 0, 0]; 2]);
     rows.extend(vec![vec![3, 0, 0]; 2]);
-    let o = count(Rule::Stv { seats: 2 }, 3, &rows);
+    let o = count(Rule::Stv { seats: 2 }, TieRule::LowerNumber, 3, &rows);
     assert_eq!(o.winners, vec![1, 3]);
 }
 
@@ -770,4 +785,53 @@ fn trustees_checks_done_elsewhere_run_and_a_failed_one_stops_the_election() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("mixer 1"), "{e}");
+}
+
+/// The parameters state the tie rule (spec/91.4): under `unresolved` a tied seat stays empty, the
+/// record says so and verifies, and a result that broke the tie anyway fails V-MIX-07. The rule
+/// round-trips through the parameters line, which names it only when it is not the default.
+#[test]
+fn a_tie_under_the_unresolved_rule_leaves_the_seat_empty_and_is_verified() {
+    use votum_mixnet::wire::result_bytes;
+    let g = Ristretto255;
+    let p = Parameters {
+        ties: TieRule::Unresolved,
+        ..params(Rule::Plurality, 3, 1)
+    };
+    let line = p.encode_for(g.id());
+    assert!(String::from_utf8_lossy(&line).contains(" ties=unresolved "));
+    assert_eq!(Parameters::decode(&line).unwrap().1, p);
+    let default = params(Rule::Plurality, 3, 1).encode_for(g.id());
+    assert!(!String::from_utf8_lossy(&default).contains("ties="));
+    let mut bad = line.clone();
+    let at = String::from_utf8_lossy(&bad).find("unresolved").unwrap();
+    bad[at] = b'U';
+    assert!(Parameters::decode(&bad).is_err());
+
+    // two votes each for candidates 1 and 2: a tie for the one seat
+    let votes = vec![vec![1], vec![2], vec![2], vec![1], vec![3]];
+    let mut rng = ChaCha20Rng::seed_from_u64(9);
+    let (report, record) = run(&g, &p, &votes, &mut rng, Vec::new(), |_| {
+        std::ops::ControlFlow::Continue(())
+    })
+    .unwrap();
+    assert!(report.outcome.winners.is_empty());
+    assert_eq!(report.outcome.ties.len(), 1);
+    assert_eq!(report.outcome.ties[0].among, vec![1, 2]);
+    assert!(report.outcome.ties[0].chosen.is_empty());
+    let (_, intermediates) = verify_mix_stream(&record[..], "record", Options::default());
+    assert!(verify(&record).passed());
+    assert_eq!(intermediates.values["tie_rule"], "unresolved");
+    assert_eq!(
+        intermediates.values["winners"].as_array().map(Vec::len),
+        Some(0)
+    );
+
+    // the organiser posts the tie broken for candidate 1 (the default rule's answer) anyway
+    let broken = count(Rule::Plurality, TieRule::LowerNumber, 3, &report.plaintexts);
+    assert_eq!(broken.winners, vec![1]);
+    let posted = rewrite(&record, "result", |payload| {
+        *payload = result_bytes(&report.plaintexts, 1, &broken);
+    });
+    assert_eq!(not_passed(&posted), vec!["V-MIX-07"]);
 }

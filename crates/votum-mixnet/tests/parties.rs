@@ -28,6 +28,7 @@ fn params() -> Parameters {
         width: 1,
         candidates: 3,
         rule: Rule::Plurality,
+        ties: votum_mixnet::count::TieRule::LowerNumber,
         mixers: AUTHORITIES,
         trustees: AUTHORITIES,
         quorum: 2,
@@ -154,7 +155,7 @@ impl Election {
             .collect();
         let p = params();
         let rows = decrypt_rows(&Ristretto255, &p, &datas, &shares).unwrap();
-        let outcome = count(p.rule, p.candidates, &rows);
+        let outcome = count(p.rule, p.ties, p.candidates, &rows);
         self.board.post_result(&rows, &outcome).unwrap();
         self.board.finish().unwrap().2
     }

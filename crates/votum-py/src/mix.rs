@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use votum_group::{Group, GroupId, ModpGroup, Ristretto255};
-use votum_mixnet::count::{count, Outcome, Rule};
+use votum_mixnet::count::{count, Outcome, Rule, TieRule};
 use votum_mixnet::election::run_with;
 use votum_mixnet::params::Parameters;
 use votum_mixnet::MixError;
@@ -38,6 +38,11 @@ pub(crate) fn parse_rule(
     })
 }
 
+pub(crate) fn parse_ties(ties: &str) -> PyResult<TieRule> {
+    TieRule::from_name(ties)
+        .ok_or_else(|| NativeError::Value("ties must be lower-number or unresolved").into())
+}
+
 pub(crate) fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("rule", o.rule)?;
@@ -47,12 +52,24 @@ pub(crate) fn outcome_dict<'py>(py: Python<'py>, o: &Outcome) -> PyResult<Bound<
     d.set_item("tallies", o.tallies.clone())?;
     d.set_item("rounds", o.rounds.clone())?;
     d.set_item("winners", o.winners.clone())?;
+    d.set_item("exhausted", o.exhausted.clone())?;
+    d.set_item("quota", o.quota)?;
+    let ties = PyList::empty(py);
+    for t in &o.ties {
+        let tie = PyDict::new(py);
+        tie.set_item("round", t.round)?;
+        tie.set_item("decision", t.decision.name())?;
+        tie.set_item("among", t.among.clone())?;
+        tie.set_item("chosen", t.chosen.clone())?;
+        ties.append(tie)?;
+    }
+    d.set_item("ties", ties)?;
     Ok(d)
 }
 
 /// Counts plaintext rows under a rule (the same code a mixnet election's tally runs).
 #[pyfunction]
-#[pyo3(signature = (rule, candidates, rows, *, seats = 1, k = None))]
+#[pyo3(signature = (rule, candidates, rows, *, seats = 1, k = None, ties = "lower-number"))]
 pub fn mix_count<'py>(
     py: Python<'py>,
     rule: &str,
@@ -60,10 +77,11 @@ pub fn mix_count<'py>(
     rows: Vec<Vec<u64>>,
     seats: usize,
     k: Option<usize>,
+    ties: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let width = rows.first().map_or(1, Vec::len);
     let rule = parse_rule(rule, seats, k, width)?;
-    outcome_dict(py, &count(rule, candidates, &rows))
+    outcome_dict(py, &count(rule, parse_ties(ties)?, candidates, &rows))
 }
 
 /// One election to run, in whichever group its parameters name.
@@ -174,7 +192,7 @@ fn run_in<G: Group>(py: Python<'_>, group: G, job: MixJob<'_>) -> PyResult<Py<Py
 /// steps, the outcome, the decrypted rows and the verifier's verdict.
 #[pyfunction]
 #[pyo3(signature = (group, votes, *, candidates, width, rule, record, seats = 1, k = None,
-    mixers = 3, trustees = 3, quorum = 2, election_id = "mix-election", seed = None,
+    ties = "lower-number", mixers = 3, trustees = 3, quorum = 2, election_id = "mix-election", seed = None,
     progress = None, workers = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mix_election(
@@ -187,6 +205,7 @@ pub fn mix_election(
     record: PathBuf,
     seats: usize,
     k: Option<usize>,
+    ties: &str,
     mixers: usize,
     trustees: usize,
     quorum: usize,
@@ -200,6 +219,7 @@ pub fn mix_election(
         width,
         candidates,
         rule: parse_rule(rule, seats, k, width)?,
+        ties: parse_ties(ties)?,
         mixers,
         trustees,
         quorum,

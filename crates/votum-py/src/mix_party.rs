@@ -37,7 +37,7 @@ fn group_of(parameters: &[u8]) -> PyResult<GroupId> {
 /// (authority a's at a − 1), spec/91.5 and 91.9.
 #[pyfunction]
 #[pyo3(signature = (group, *, candidates, width, rule, signers, seats = 1, k = None,
-    mixers = 3, trustees = 3, quorum = 2, election_id = "mix-election"))]
+    ties = "lower-number", mixers = 3, trustees = 3, quorum = 2, election_id = "mix-election"))]
 #[allow(clippy::too_many_arguments)]
 pub fn mix_parameters<'py>(
     py: Python<'py>,
@@ -48,6 +48,7 @@ pub fn mix_parameters<'py>(
     signers: Vec<Vec<u8>>,
     seats: usize,
     k: Option<usize>,
+    ties: &str,
     mixers: usize,
     trustees: usize,
     quorum: usize,
@@ -58,6 +59,7 @@ pub fn mix_parameters<'py>(
         width,
         candidates,
         rule: crate::mix::parse_rule(rule, seats, k, width)?,
+        ties: crate::mix::parse_ties(ties)?,
         mixers,
         trustees,
         quorum,
@@ -282,7 +284,7 @@ fn decrypt_and_count<G: Group>(
         .unwrap_or_default();
     let params = board.parameters().clone();
     let rows = decrypt_rows(group, &params, &datas, &shares)?;
-    let outcome = count(params.rule, params.candidates, &rows);
+    let outcome = count(params.rule, params.ties, params.candidates, &rows);
     board.post_result(&rows, &outcome)?;
     Ok((rows, outcome))
 }

@@ -554,6 +554,17 @@ impl<R: Read> Walk<'_, R> {
         values.insert("valid".into(), json!(recount.valid));
         values.insert("invalid".into(), json!(recount.invalid));
         values.insert("rounds".into(), json!(recount.rounds));
+        values.insert("exhausted".into(), json!(recount.exhausted));
+        values.insert("quota".into(), json!(recount.quota));
+        values.insert("tie_rule".into(), json!(p.ties.name()));
+        let ties: Vec<_> = recount
+            .ties
+            .iter()
+            .map(|t| {
+                json!({"round": t.round, "decision": t.decision.name(), "among": t.among, "chosen": t.chosen})
+            })
+            .collect();
+        values.insert("ties".into(), json!(ties));
     }
 }
 

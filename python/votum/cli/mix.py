@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -15,7 +15,15 @@ from votum.cli._cluster import Plaintext, Scheduler, TaskTimeout, TlsCa, TlsCert
 from votum.cli._errors import fail, refuse_to_replace
 from votum.cli._progress import step_progress
 from votum.errors import VotumError
-from votum.mix import GROUPS, RULES, MixConfig, MixResult, run_mix_election, run_mix_processes
+from votum.mix import (
+    GROUPS,
+    RULES,
+    STV_SCALE,
+    MixConfig,
+    MixResult,
+    run_mix_election,
+    run_mix_processes,
+)
 
 
 def _table(result: MixResult) -> Table:
@@ -40,12 +48,32 @@ def _table(result: MixResult) -> Table:
 
 def _outcome(result: MixResult) -> str:
     o = result.outcome
-    tallies = ", ".join(f"{i + 1}: {t:,}" for i, t in enumerate(o["tallies"]))
-    winners = ", ".join(str(w) for w in o["winners"])
+    stv = o["rule"] == "stv"
+    tallies = ", ".join(f"{i + 1}: {_votes(t, stv)}" for i, t in enumerate(o["tallies"]))
+    winners = ", ".join(str(w) for w in o["winners"]) or "nobody"
     rounds = f"; {len(o['rounds'])} later rounds" if o["rounds"] else ""
-    return (
+    lines = [
         f"first round {tallies}{rounds}; valid {o['valid']:,}, invalid {o['invalid']:,}; elected: {winners}"
-    )
+    ]
+    if stv:
+        lines.append(f"quota {_votes(o['quota'], True)} votes")
+    if o.get("exhausted"):
+        lines.append("exhausted per round: " + ", ".join(_votes(x, stv) for x in o["exhausted"]))
+    lines.extend(_tie(t) for t in o.get("ties", []))
+    return "\n".join(lines)
+
+
+def _votes(value: int, stv: bool) -> str:
+    """A count of votes; STV's are in units of 10^-9 (spec/91.4)."""
+    return f"{value / STV_SCALE:,.3f}".rstrip("0").rstrip(".") if stv else f"{value:,}"
+
+
+def _tie(t: dict[str, Any]) -> str:
+    among = ", ".join(str(c) for c in t["among"])
+    chosen = ", ".join(str(c) for c in t["chosen"])
+    verb = "elected" if t["decision"] == "elect" else "eliminated"
+    what = f"{chosen} {verb} by the tie rule" if chosen else "left undecided (the rule breaks no tie)"
+    return f"tie in round {t['round'] + 1} between {among}: {what}"
 
 
 def mix(
@@ -61,6 +89,13 @@ def mix(
     ] = 0,
     seats: Annotated[int, typer.Option(help="Seats (k-of-n, approval, stv).")] = 1,
     k: Annotated[int, typer.Option(help="Choices per ballot for k-of-n.")] = 2,
+    ties: Annotated[
+        str,
+        typer.Option(
+            help="How a tie is broken: lower-number (the lower candidate number is preferred) or unresolved "
+            "(a tied seat stays empty and a ranked count stops; the officials decide). Written in the record."
+        ),
+    ] = "lower-number",
     seed: Annotated[int, typer.Option(help="Seed choosing the votes (keys and nonces are random).")] = 2026,
     out: Annotated[
         Path,
@@ -104,6 +139,7 @@ def mix(
         width=width,
         seats=seats,
         k=k,
+        ties=ties,
         mixers=mixers,
         trustees=trustees,
         quorum=quorum,

@@ -238,6 +238,7 @@ class Election:
     rule: str = "plurality"
     seats: int = 1
     k: int | None = None
+    ties: str = "lower-number"
     mixers: int = 3
     trustees: int = 3
     quorum: int = 2
@@ -335,6 +336,7 @@ async def coordinate(
             signers=signers,
             seats=election.seats,
             k=election.k,
+            ties=election.ties,
             mixers=election.mixers,
             trustees=election.trustees,
             quorum=election.quorum,

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from votum.mix import STV_SCALE
 from votum.store import ElectionRow, Entry, Store
 
 
@@ -189,8 +190,6 @@ def results(manifest: dict[str, Any], counts: dict[str, int]) -> list[ContestRes
 
 #: how a later round shows a candidate who is out of the count
 OUT = "—"
-#: STV tallies are in units of 10^-9 votes (spec/91.4)
-STV_SCALE = 1_000_000_000
 
 
 @dataclass
@@ -204,6 +203,14 @@ class MixOutcome:
     rounds: list[list[str]]
     #: the same, as shares of the largest figure of the count (0–100), for the bars
     widths: list[list[float]]
+    #: per round, the ballots (STV: votes) with no continuing candidate left, shown; empty for unranked rules
+    exhausted: list[str] = field(default_factory=list)
+    #: the STV quota, shown; None under the other rules
+    quota: str | None = None
+    #: the rule that broke ties, as the parameters state it
+    tie_rule: str = "lower-number"
+    #: every tie that decided something: round (1-based here), decision, tied candidates, the ones chosen
+    ties: list[dict[str, Any]] = field(default_factory=list)
 
 
 def mix_outcome(values: dict[str, Any]) -> MixOutcome | None:
@@ -220,6 +227,15 @@ def mix_outcome(values: dict[str, Any]) -> MixOutcome | None:
     # after the first round a candidate without votes is out of the count (eliminated, or never had any)
     shown = [[OUT if k and v == 0 else _votes(v, scale) for v in r] for k, r in enumerate(raw)]
     widths = [[round(100 * v / top, 2) for v in r] for r in raw]
+    ties = [
+        {
+            "round": int(t["round"]) + 1,
+            "decision": str(t["decision"]),
+            "among": ", ".join(str(int(c)) for c in t["among"]),
+            "chosen": ", ".join(str(int(c)) for c in t["chosen"]),
+        }
+        for t in values.get("ties", [])
+    ]
     return MixOutcome(
         rule,
         candidates,
@@ -228,6 +244,10 @@ def mix_outcome(values: dict[str, Any]) -> MixOutcome | None:
         [int(w) for w in values.get("winners", [])],
         shown,
         widths,
+        exhausted=[_votes(int(x), scale) for x in values.get("exhausted", [])],
+        quota=_votes(int(values["quota"]), scale) if rule == "stv" and "quota" in values else None,
+        tie_rule=str(values.get("tie_rule", "lower-number")),
+        ties=ties,
     )
 
 

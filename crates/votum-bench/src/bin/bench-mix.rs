@@ -25,6 +25,7 @@ fn go<G: Group>(group: G, voters: usize, mixers: usize, trustees: usize, rule: &
         width,
         candidates,
         rule,
+        ties: votum_mixnet::count::TieRule::LowerNumber,
         mixers,
         trustees,
         quorum: trustees,

@@ -356,8 +356,8 @@ pub(crate) fn check_outcome(
         ledger.fail(Check::Mix07, "result", "rows of another width");
         return None;
     }
-    let recount = count(p.rule, p.candidates, rows);
-    if recount != *posted {
+    let recount = count(p.rule, p.ties, p.candidates, rows);
+    if !recount.same_posted(posted) {
         ledger.fail(
             Check::Mix07,
             "result",
