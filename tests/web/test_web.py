@@ -382,7 +382,9 @@ def test_mix_records_are_shown_only_once_verified(tmp_path: Path) -> None:
 
         tie = text_of(verified("tie"))
         assert "Elected: nobody." in tie
-        assert "Tie in round 1 between candidates 1, 2: not broken, as the stated rule (unresolved) says" in tie
+        assert (
+            "Tie in round 1 between candidates 1, 2: not broken, as the stated rule (unresolved) says" in tie
+        )
 
         tampered = verified("tampered")
         assert "Some checks did not pass." in text_of(tampered) and 'id="rounds"' not in tampered

@@ -74,6 +74,15 @@ impl Documents {
         }
     }
 
+    /// An archive's chain (spec/70.2: the trailer's value, as `votum record pack` prints it), once
+    /// every frame and the trailer have been read and checked; `None` for a directory or before.
+    pub fn archive_chain(&self) -> Option<[u8; 32]> {
+        match &self.inner {
+            Inner::Archive(reader) => reader.summary().map(|s| s.chain),
+            Inner::Directory { .. } => None,
+        }
+    }
+
     pub fn form(&self) -> Form {
         match self.inner {
             Inner::Directory { .. } => Form::Directory,

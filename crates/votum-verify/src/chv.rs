@@ -54,6 +54,8 @@ struct Walk<'o, R: Read> {
     bounds: Option<rec::EntryBounds>,
     /// The voter of each row of the mix input, in order.
     mixed: Vec<usize>,
+    /// The count of the decrypted votes (per candidate, and the invalid votes), once recounted.
+    result: Option<(Vec<u64>, u64)>,
 }
 
 /// A voter's ballot until its finalizations are read.
@@ -185,8 +187,9 @@ impl<R: Read> Walk<'_, R> {
         let (hashes, last) = self.shuffles(&board, input)?;
         let plaintexts = self.decryption(&board, &last)?;
         let e = self.expect("result")?;
-        let invalid_rows =
-            check_result(&mut self.ledger, &board, plaintexts.as_deref(), &e.payload);
+        let recount = check_result(&mut self.ledger, &board, plaintexts.as_deref(), &e.payload);
+        let invalid_rows = recount.as_ref().map(|t| t.invalid_rows.clone());
+        self.result = recount.map(|t| (t.counts, t.invalid));
         self.traces(&board, &hashes, &last, invalid_rows)?;
         if let Some(e) = self.next()? {
             if e.kind == "trace" {
@@ -623,6 +626,7 @@ pub fn verify_chvote_stream<R: Read>(
         ballots: 0,
         bounds: None,
         mixed: Vec::new(),
+        result: None,
     };
     let _ = walk.run();
     let ballots = walk.ballots;
@@ -634,5 +638,11 @@ pub fn verify_chvote_stream<R: Read>(
     );
     out.values
         .insert("head".into(), serde_json::json!(hex(&walk.reader.head())));
+    if let Some((counts, invalid)) = walk.result.take() {
+        out.values
+            .insert("counts".into(), serde_json::json!(counts));
+        out.values
+            .insert("invalid".into(), serde_json::json!(invalid));
+    }
     (walk.ledger.finish(name.into(), FORM, ballots), out)
 }

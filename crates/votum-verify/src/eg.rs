@@ -37,10 +37,10 @@ type Batch = Vec<(String, String, BallotState, Option<ChainLink>)>;
 pub fn verify_eg_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
     let mut v = Verifier::new(options);
     let form = match Documents::open(path) {
-        Ok(docs) => {
+        Ok(mut docs) => {
             let form = docs.form().name();
             v.ledger.examined(Check::Record01, 0);
-            for doc in docs {
+            for doc in docs.by_ref() {
                 if v.stopped {
                     break;
                 }
@@ -55,6 +55,7 @@ pub fn verify_eg_record(path: &Path, options: Options<'_>) -> (Report, Intermedi
                     }
                 }
             }
+            v.archive_chain = docs.archive_chain();
             form
         }
         Err(e) => {
@@ -87,6 +88,10 @@ type ChainLink = (Integer, Integer, String);
 struct Verifier<'a> {
     ledger: Ledger,
     group: ModpGroup,
+    /// A directory's record digest (spec/50.2): a chain over every document read, in archive order.
+    digest: [u8; 32],
+    /// An archive's own chain (spec/70.2), its record digest, once its trailer is checked.
+    archive_chain: Option<[u8; 32]>,
     progress: Option<&'a mut dyn FnMut(Progress) -> ControlFlow<()>>,
     workers: Option<&'a mut dyn BallotWorkers>,
     /// batches handed to the workers, oldest first, not yet merged
@@ -162,6 +167,8 @@ impl<'a> Verifier<'a> {
             context: None,
             constants: false,
             guardians: Vec::new(),
+            digest: [0; 32],
+            archive_chain: None,
             guardians_done: false,
             devices: HashSet::new(),
             ballot_box: None,
@@ -191,6 +198,13 @@ impl<'a> Verifier<'a> {
     }
 
     fn document(&mut self, d: Document) {
+        // the record digest: D ← SHA-256(D ‖ u32 len(path) ‖ path ‖ SHA-256(JSON text))
+        let mut link = Vec::with_capacity(32 + 4 + d.path.len() + 32);
+        link.extend_from_slice(&self.digest);
+        link.extend_from_slice(&(d.path.len() as u32).to_be_bytes());
+        link.extend_from_slice(d.path.as_bytes());
+        link.extend_from_slice(&votum_hash::board::payload_digest(d.json.as_bytes()));
+        self.digest = votum_hash::board::payload_digest(&link);
         if d.kind > Kind::Guardian && !self.guardians_done {
             self.finish_guardians();
         }
@@ -895,6 +909,13 @@ impl<'a> Verifier<'a> {
                 self.out
                     .values
                     .insert("counts".into(), Value::Object(counts));
+                // the ballots the counts are of: with the votes allowed, they give each contest's
+                // undervotes (the ballot box's accepted ones; every one when every check passes)
+                if let Some(bb) = self.ballot_box.as_ref() {
+                    let (cast, spoiled) = bb.counts();
+                    self.out.values.insert("cast".into(), json!(cast));
+                    self.out.values.insert("spoiled".into(), json!(spoiled));
+                }
             }
             Err(e) => {
                 let (check, is_error) = Self::decryption_check(&e);
@@ -947,6 +968,16 @@ impl<'a> Verifier<'a> {
     }
 
     fn finish(mut self, record: String, form: &'static str) -> (Report, Intermediates) {
+        // an archive is known by its chain; a directory by the chain of its documents (spec/50.2)
+        let digest: String = self
+            .archive_chain
+            .unwrap_or(self.digest)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        self.out
+            .values
+            .insert("record_digest".into(), json!(digest));
         if !self.guardians_done {
             self.finish_guardians();
         }

@@ -796,6 +796,7 @@ impl<R: Read> Walk<'_, '_, R> {
             ) {
                 posted.push(json!({
                     "race": race.id,
+                    "candidates": race.candidates,
                     "counts": t.counts,
                     "blank": t.blank,
                     "invalid": t.invalid,

@@ -25,8 +25,10 @@ from votum.cli._cluster import (
 )
 from votum.cli._errors import fail
 from votum.cli._progress import progress_hook, step_table
+from votum.cli._results import print_result
 from votum.election import ElectionConfig, ElectionResult, run_election
 from votum.errors import VotumError
+from votum.results import verified_result
 from votum.verifier import verify as check_record
 
 
@@ -198,8 +200,11 @@ def verify(
     if dump_intermediates is not None:
         dump_intermediates.mkdir(parents=True, exist_ok=True)
         (dump_intermediates / "intermediates.json").write_text(json.dumps(report.intermediates, indent=2))
+    result = verified_result(report, record)
     if as_json:
-        typer.echo(report.to_json())
+        shown = json.loads(report.to_json())
+        shown["result"] = None if result is None else result.to_dict()
+        typer.echo(json.dumps(shown, indent=2))
     else:
         colours = {"pass": "green", "fail": "red", "error": "red", "not_run": "yellow"}
         table = Table(title=f"{record} ({report.form}, {report.ballots:,} ballots)")
@@ -223,8 +228,8 @@ def verify(
             floor = f" (floor {level.floor:g} bits)" if level.floor is not None else ""
             colour = "green" if level.floor is None or level.bits >= level.floor else "red"
             console.print(f"soundness: {escape(level.what)}: [{colour}]{level.bits:.1f} bits[/]{floor}")
-        if isinstance(head := report.intermediates.get("head"), str) and head:
-            console.print(f"record head {head}: compare it with the head the election published")
+        if result is not None:
+            print_result(console, result, verified=report.passed)
         if report.cluster is not None:
             colour = "yellow" if report.cluster["recheck"] < 1 else "green"
             console.print(f"cluster: [{colour}]{escape(report.cluster['statement'])}[/]")

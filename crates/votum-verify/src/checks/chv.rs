@@ -312,13 +312,14 @@ pub(crate) fn check_decryption(
 }
 
 /// V-CHV-09: the posted result is the count of the decrypted votes `plaintexts` (when they could be
-/// decrypted). Returns the rows of the invalid votes, which V-CHV-10 traces.
+/// decrypted). Returns that count: per candidate, the invalid votes, and their rows, which V-CHV-10
+/// traces.
 pub(crate) fn check_result(
     ledger: &mut Ledger,
     board: &PublicBoard,
     plaintexts: Option<&[ModElement]>,
     payload: &[u8],
-) -> Option<Vec<usize>> {
+) -> Option<tally::Tally> {
     ledger.examined(Check::Chv09, 1);
     let (counts, invalid) = match rec::decode_result(payload) {
         Ok(x) => x,
@@ -338,7 +339,7 @@ pub(crate) fn check_result(
             ),
         );
     }
-    Some(t.invalid_rows)
+    Some(t)
 }
 
 /// V-CHV-10, after the last trace: each traced input row names a voter of the mix input (`mixed`),

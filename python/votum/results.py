@@ -1,0 +1,202 @@
+"""The result a verification checked (spec/50.2), in one form for every record kind: contests of selections
+with names and votes, who is elected, what else adds up the count, and the value that names the record checked
+(its board head or record digest). `votum verify` prints it under the checks and gives it as `result` in
+`--json`; it is read from the verifier's report alone (and, for an ElectionGuard record, the names in its
+manifest), never recomputed here."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from votum._native import RecordReader
+from votum.mix import STV_SCALE
+from votum.verifier import VerificationReport
+
+
+@dataclass(frozen=True)
+class Selection:
+    name: str
+    #: votes (STV: in units of 10^-9 of a vote, spec/91.4)
+    votes: int
+    #: the same, as shown (STV: in votes, to three places)
+    shown: str
+    elected: bool = False
+
+
+@dataclass(frozen=True)
+class Contest:
+    name: str
+    selections: list[Selection]
+    #: what else the count says, one line each: blank and invalid ballots, exhausted ballots, the quota,
+    #: a tie and how it was decided
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class VerifiedResult:
+    #: "board head" (mix, split-value, CHVote records) or "record digest" (ElectionGuard, spec/50.2)
+    label: str
+    digest: str
+    contests: list[Contest]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def verified_result(report: VerificationReport, record: Path) -> VerifiedResult | None:
+    """The result `report` verified, or None when the report holds none (an unreadable record)."""
+    values = report.intermediates
+    if report.readable == "V-RECORD-01":
+        digest = values.get("record_digest")
+        if not isinstance(digest, str) or not isinstance(values.get("counts"), dict):
+            return None
+        cast = values.get("cast")
+        contests = _eg_contests(values["counts"], _manifest(record), cast if isinstance(cast, int) else None)
+        return VerifiedResult("record digest", digest, contests)
+    head = values.get("head")
+    if not isinstance(head, str):
+        return None
+    if report.readable == "V-MIX-01":
+        contests = [_mix_contest(values)] if "tallies" in values else []
+    elif report.readable == "V-SV-01":
+        contests = [_sv_contest(t) for t in values.get("tallies", [])]
+    else:
+        contests = [_chv_contest(values)] if "counts" in values else []
+    return VerifiedResult("board head", head, contests)
+
+
+def _manifest(record: Path) -> dict[str, Any]:
+    """The record's manifest (its first document in either form); {} when it cannot be read."""
+    try:
+        if record.is_dir():
+            return dict(json.loads((record / "manifest.json").read_text()))
+        for _kind, _path, text in RecordReader(record):
+            return dict(json.loads(text))
+    except (OSError, ValueError, TypeError):
+        pass
+    return {}
+
+
+def _text(value: Any, fallback: str) -> str:
+    """An ElectionGuard internationalized text's first value."""
+    try:
+        return str(value["text"][0]["value"])
+    except (KeyError, IndexError, TypeError):
+        return fallback
+
+
+def _eg_contests(counts: dict[str, int], manifest: dict[str, Any], cast: int | None) -> list[Contest]:
+    names = {
+        c.get("object_id"): _text(c.get("name"), str(c.get("object_id")))
+        for c in manifest.get("candidates", [])
+    }
+    described = {c.get("object_id"): c for c in manifest.get("contests", [])}
+    by_contest: dict[str, list[tuple[str, int]]] = {}
+    for key, votes in counts.items():
+        contest, _, selection = key.partition("/")
+        by_contest.setdefault(contest, []).append((selection, int(votes)))
+    out = []
+    for contest_id, selections in by_contest.items():
+        desc = described.get(contest_id, {})
+        listed = sorted(desc.get("ballot_selections", []), key=lambda s: int(s.get("sequence_order", 0)))
+        candidate_of = {s.get("object_id"): s.get("candidate_id") for s in listed}
+        place = {s.get("object_id"): i for i, s in enumerate(listed)}
+        selections.sort(key=lambda sv: (place.get(sv[0], len(place)), sv[0]))
+        seats = int(desc.get("number_elected", 1) or 1)
+        ranked = sorted((v for _, v in selections), reverse=True)
+        edge = ranked[min(seats, len(ranked)) - 1] if ranked else 0
+        above = [s for s, v in selections if v > edge]
+        level = [s for s, v in selections if v == edge > 0]
+        notes = []
+        if len(above) + len(level) <= seats:
+            elected = set(above + level)
+        else:
+            # a tie for the last seat(s): shown as one, and nobody at the edge is marked elected
+            elected = set(above)
+            tied = ", ".join(names.get(candidate_of.get(s), s) for s in level)
+            notes.append(f"tie for the last seat between {tied} ({edge:,} votes each)")
+        if cast is not None:
+            # every cast ballot holds `votes_allowed` votes in the contest, the unused ones included
+            allowed = int(desc.get("votes_allowed", seats) or seats)
+            unused = cast * allowed - sum(v for _, v in selections)
+            notes.insert(0, f"{cast:,} ballots cast × {allowed} votes allowed: undervotes {unused:,}")
+        name = desc.get("name") or _text(desc.get("ballot_title"), contest_id)
+        out.append(
+            Contest(
+                f"{name} ({seats} to elect)" if seats > 1 else str(name),
+                [
+                    Selection(names.get(candidate_of.get(s), s), v, f"{v:,}", s in elected)
+                    for s, v in selections
+                ],
+                notes,
+            )
+        )
+    return out
+
+
+def _mix_contest(values: dict[str, Any]) -> Contest:
+    scale = STV_SCALE if values.get("rule") == "stv" else 1
+
+    def shown(v: int) -> str:
+        return f"{v:,}" if scale == 1 else f"{v / scale:,.3f}".rstrip("0").rstrip(".")
+
+    rounds = [values["tallies"], *values.get("rounds", [])]
+    winners = set(values.get("winners", []))
+    last = rounds[-1]
+    notes = [f"valid {values.get('valid', 0):,}, invalid {values.get('invalid', 0):,}"]
+    if len(rounds) > 1:
+        notes.append(f"{len(rounds)} rounds; votes shown are the last round's")
+    if values.get("exhausted"):
+        notes.append("exhausted per round: " + ", ".join(shown(int(x)) for x in values["exhausted"]))
+    if values.get("rule") == "stv":
+        notes.append(f"quota {shown(int(values.get('quota', 0)))}")
+    rule = values.get("tie_rule", "lower-number")
+    for t in values.get("ties", []):
+        among = ", ".join(map(str, t["among"]))
+        verb = {"elect": "elected", "eliminate": "eliminated"}.get(str(t["decision"]), str(t["decision"]))
+        chosen = ", ".join(map(str, t["chosen"]))
+        decided = f"candidate {chosen} {verb} by the rule {rule}" if chosen else f"not broken (rule {rule})"
+        notes.append(f"tie in round {int(t['round']) + 1} between {among}: {decided}")
+    if not winners:
+        notes.append("nobody elected")
+    return Contest(
+        f"{values.get('rule', 'count')}",
+        [
+            Selection(f"candidate {i + 1}", int(v), shown(int(v)), i + 1 in winners)
+            for i, v in enumerate(last)
+        ],
+        notes,
+    )
+
+
+def _sv_contest(tally: dict[str, Any]) -> Contest:
+    names = list(tally.get("candidates", []))
+    counts = [int(c) for c in tally.get("counts", [])]
+    top = max(counts, default=0)
+    leaders = [i for i, c in enumerate(counts) if c == top and top > 0]
+    notes = [f"blank {int(tally.get('blank', 0)):,}, invalid {int(tally.get('invalid', 0)):,}"]
+    if len(leaders) > 1:
+        notes.append(
+            "tie for the lead between "
+            + ", ".join(names[i] if i < len(names) else str(i + 1) for i in leaders)
+        )
+    return Contest(
+        str(tally.get("race", "race")),
+        [
+            Selection(names[i] if i < len(names) else f"candidate {i + 1}", c, f"{c:,}", leaders == [i])
+            for i, c in enumerate(counts)
+        ],
+        notes,
+    )
+
+
+def _chv_contest(values: dict[str, Any]) -> Contest:
+    counts = [int(c) for c in values.get("counts", [])]
+    return Contest(
+        "votes per candidate",
+        [Selection(f"candidate {i + 1}", c, f"{c:,}") for i, c in enumerate(counts)],
+        [f"invalid {int(values.get('invalid', 0)):,}"],
+    )
