@@ -49,7 +49,7 @@ def test_cli_json_report_and_its_record_verified_again(tmp_path: Path) -> None:
     # what observers compare
     assert len(report["head"]) == 64
     shown = CliRunner().invoke(app, ["verify", str(record)])
-    assert f"record head {report['head']}" in " ".join(shown.output.split())
+    assert f"board head {report['head']}" in " ".join(shown.output.split())
     # a changed count in the result: `votum verify` fails V-CHV-09 and exits 1
     data = bytearray(record.read_bytes())
     data[-20] ^= 1

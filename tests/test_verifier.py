@@ -67,10 +67,13 @@ def test_an_untouched_record_passes_every_check_in_both_forms(
         for c, s in (k.split("/") for k in report.intermediates["counts"])
     }
     archive = tmp_path / "record.votum"
-    record_pack(election.record, archive)
+    chain = record_pack(election.record, archive)["chain"]
     packed = verify(archive)
     assert packed.passed, packed.not_passed()
     assert packed.form == "votum archive"
+    # the same values, but for the digest naming each form (spec/50.2): an archive's is its chain
+    assert packed.intermediates.pop("record_digest") == chain
+    assert report.intermediates.pop("record_digest") != chain
     assert packed.intermediates == report.intermediates
 
 

@@ -47,7 +47,7 @@ from votum.eg import (
 from votum.errors import InvalidInput, VerificationFailed
 from votum.record import ArchiveSink, DirectorySink, path_of
 from votum.steps import ProgressHook, Step, no_progress, timed, total_seconds
-from votum.verifier import verify
+from votum.verifier import VerificationReport, verify
 
 EG = Group("eg-4096")
 
@@ -139,6 +139,8 @@ class ElectionResult:
     record: Path = Path()
     #: the process's peak resident memory when the election finished (MiB)
     peak_rss_mib: float = 0.0
+    #: the independent verifier's report on the record written (every check passed)
+    verification: VerificationReport | None = None
 
     @property
     def total_seconds(self) -> float:
@@ -353,7 +355,9 @@ def _run_election(config: ElectionConfig, progress: ProgressHook | None, client:
     result.record_bytes = out.stat().st_size if config.format == "votum" else size
 
     with timed(result.steps, "verify the record from disk", config.ballots):
-        verify_record(out, progress=hook, client=client, chunk=config.chunk, task_timeout=config.task_timeout)
+        result.verification = checked_record(
+            out, progress=hook, client=client, chunk=config.chunk, task_timeout=config.task_timeout
+        )
     result.peak_rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return result
 
@@ -363,6 +367,13 @@ def verify_record(root: Path, progress: ProgressHook | None = None, **cluster: A
     the independent verifier (`votum.verifier.verify`: every check of spec/50, streaming; `cluster` its
     cluster arguments). Returns the verified counts by selection id; raises
     (`VerificationReport.require`) when any check does not pass."""
+    report = checked_record(root, progress, **cluster)
+    counts: dict[str, int] = report.intermediates["counts"]
+    return {key.split("/", 1)[1]: count for key, count in counts.items()}
+
+
+def checked_record(root: Path, progress: ProgressHook | None = None, **cluster: Any) -> VerificationReport:
+    """As `verify_record`, returning the whole report (every check passed)."""
     hook = progress or no_progress
 
     def tell(stage: str, n: int) -> None:
@@ -371,5 +382,4 @@ def verify_record(root: Path, progress: ProgressHook | None = None, **cluster: A
 
     report = verify(root, tell, **cluster)
     report.require()
-    counts: dict[str, int] = report.intermediates["counts"]
-    return {key.split("/", 1)[1]: count for key, count in counts.items()}
+    return report

@@ -19,6 +19,7 @@ from votum.cli.ceremony import FileBoard, publish
 from votum.client import ServiceError
 from votum.eg import run_ceremony
 from votum.election import synthetic_manifest
+from votum.fingerprints import key_fingerprint
 from votum.nodes import Identity, Node
 from votum.nodes import errors as ne
 from votum.nodes.local import make_identities, start_mesh
@@ -141,6 +142,8 @@ def test_a_vanished_guardian_fails_the_ceremony_by_name_and_nothing_is_published
     report = json.loads(got.output)
     assert [p["name"] for p in report["phases"]] == ["start", "backups", "reports", "finish"]
     assert len(report["guardians"]) == 4
+    # one fingerprint form everywhere (issue 42 B): the CLI's is the pages' (votum.fingerprints)
+    assert report["joint_key_fingerprint"] == key_fingerprint(report["joint_key"])
     again = runner.invoke(app, ["ceremony", *args])
     assert again.exit_code == 2 and "already has an election" in again.output
 
@@ -232,7 +235,7 @@ def test_the_coordinator_joins_guardian_nodes_already_running(tmp_path: Path) ->
             ["ceremony", "--home", str(coordinator), *joins, "--quorum", "2", "--board", str(tmp_path / "b")],
         )
         assert got.exit_code == 0, got.output
-        assert "joint key" in got.output
+        assert "joint key fingerprint" in got.output
         for p in procs:  # each guardian stops once its ceremony is finished
             assert p.wait(30) == 0
         assert all(list(h.glob("eg-guardian-*.sealed")) for h in homes)

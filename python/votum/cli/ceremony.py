@@ -17,6 +17,7 @@ from votum import EgContext, EgManifest
 from votum.client import Client, ServiceError
 from votum.client.election import Tokens
 from votum.errors import InvalidInput, VotumError
+from votum.fingerprints import key_fingerprint
 from votum.parties.ceremony import CeremonyFailed, CeremonyResult, coordinate, run_local
 
 out = Console()
@@ -244,6 +245,7 @@ def ceremony(
         report = {
             "ceremony": result.ceremony,
             "joint_key": result.joint_key,
+            "joint_key_fingerprint": key_fingerprint(result.joint_key),
             "commitment_hash": f"{result.context.commitment_hash.to_int():X}",
             "guardians": {
                 g: {"node": c.name, "fingerprint": c.fingerprint} for g, c in result.guardians.items()
@@ -261,5 +263,11 @@ def ceremony(
         out.print(
             f"dispute: {d.receiver} could not check {d.sender}'s backup; answered in public and accepted"
         )
-    out.print(f"joint key: {result.joint_key[:32]}…{result.joint_key[-16:]}")
+    for gid, record in sorted(result.records.items()):
+        out.print(
+            f"guardian {gid} key fingerprint: {key_fingerprint(json.loads(record)['election_public_key'])}"
+        )
+    out.print(
+        f"joint key fingerprint: {key_fingerprint(result.joint_key)} (compare it with the election's page)"
+    )
     out.print(f"published to {where}")

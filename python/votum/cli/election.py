@@ -102,6 +102,7 @@ def election(
             result = run_election(config, hook, announce=announce)
     except (VotumError, OSError) as err:
         fail(console, err)
+    shown = None if result.verification is None else verified_result(result.verification, result.record)
     if json_out:
         report = {
             "config": {k: str(v) if isinstance(v, Path) else v for k, v in config.__dict__.items()},
@@ -112,10 +113,13 @@ def election(
             "total_seconds": result.total_seconds,
             "record_bytes": result.record_bytes,
             "peak_rss_mib": result.peak_rss_mib,
+            "result": None if shown is None else shown.to_dict(),
         }
         typer.echo(json.dumps(report, indent=1))
         return
     console.print(_table(result))
+    if shown is not None:
+        print_result(console, shown, verified=True)
     console.print(
         f"record: {result.record} ({result.record_bytes / 1024:,.0f} KiB, "
         f"{result.record_bytes / 1024 / max(result.cast + result.spoiled, 1):,.1f} KiB per ballot); "

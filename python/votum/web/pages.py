@@ -21,6 +21,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from votum.asgi import MAX_SEQ, at_shutdown, store_of
 from votum.errors import NotFound
+from votum.fingerprints import grouped
 from votum.store import ElectionRow, Store
 from votum.web import views
 from votum.web.catalog import Messages, choose
@@ -34,7 +35,7 @@ ENV = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-ENV.filters["grouped"] = views.grouped
+ENV.filters["grouped"] = grouped
 
 #: pages load only their own files; nothing inline runs, nothing is framed
 SECURITY_HEADERS = {

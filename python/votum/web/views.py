@@ -4,27 +4,18 @@ reads only public board entries; none reads anything a guardian or a device keep
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from votum.fingerprints import fingerprint, key_fingerprint
 from votum.mix import STV_SCALE
 from votum.store import ElectionRow, Entry, Store
 
 
-def fingerprint(data: bytes | str) -> str:
-    """A value's fingerprint as people compare it: the first 128 bits of its SHA-256, in groups of
-    four hex digits (`3f2a 9c01 …`)."""
-    raw = data.encode() if isinstance(data, str) else data
-    digest = hashlib.sha256(raw).hexdigest()[:32]
-    return " ".join(digest[i : i + 4] for i in range(0, 32, 4))
-
-
-def grouped(hex_text: str) -> str:
-    """A hash written in groups of four digits (for reading it aloud or comparing it by eye)."""
-    return " ".join(hex_text[i : i + 4] for i in range(0, len(hex_text), 4))
+def _is_hex(text: str) -> bool:
+    return bool(text) and all(c in "0123456789abcdefABCDEF" for c in text)
 
 
 def _text(name: Any) -> str | None:
@@ -76,7 +67,8 @@ def manifest_of(store: Store, election_id: str) -> dict[str, Any]:
 
 @dataclass
 class Overview:
-    guardians: list[str]
+    #: each guardian who posted a record, with its election public key's fingerprint
+    guardians: list[tuple[str, str]]
     manifest: str | None
     context: str | None
     joint_key: str | None
@@ -84,18 +76,22 @@ class Overview:
 
 
 def overview(store: Store, election_id: str) -> Overview:
-    """The guardians who posted records, and the fingerprints of the manifest, the context and the
-    joint key (the last two once the election is open)."""
+    """The guardians who posted records with their keys' fingerprints, and the fingerprints of the manifest,
+    the context and the joint key (the last two once the election is open); keys in `key_fingerprint`'s form,
+    the one `votum ceremony` prints."""
     guardians = []
     for e in store.iter_entries(election_id, ["guardian"]):
         doc = json.loads(e.text())
-        guardians.append(str(doc.get("guardian_id", e.name)))
+        key = doc.get("election_public_key")
+        shown = key_fingerprint(key) if isinstance(key, str) and _is_hex(key) else "—"
+        guardians.append((str(doc.get("guardian_id", e.name)), shown))
     manifest = store.entry_named(election_id, "manifest.json")
     context = store.entry_named(election_id, "context.json")
     joint = manifest_hash = None
     if context is not None:
         doc = json.loads(context.text())
-        joint = fingerprint(str(doc.get("elgamal_public_key", "")))
+        key = doc.get("elgamal_public_key")
+        joint = key_fingerprint(key) if isinstance(key, str) and _is_hex(key) else None
         manifest_hash = doc.get("manifest_hash")
     return Overview(
         guardians=guardians,
