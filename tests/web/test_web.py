@@ -214,16 +214,36 @@ def test_board_pages_and_downloads(app: App, driven: Driven, monkeypatch: pytest
     assert app.http.get("/elections/web/board?after=-5").status_code == 422
 
 
+RESULT_ROW = re.compile(
+    r'<th scope="row">([^<]+?)( <span class="badge">elected</span>)?</th>\s*<td class="num votes">(\d+)</td>'
+)
+
+
+def shown_results(markup: str) -> tuple[dict[str, int], set[str], int]:
+    """The results page's choices and votes, the ones marked elected, and its blank and unused votes."""
+    rows = RESULT_ROW.findall(markup)
+    unused = sum(int(v) for label, _, v in rows if label == "Blank and unused votes")
+    shown = {label: int(v) for label, _, v in rows if label != "Blank and unused votes"}
+    return shown, {label for label, badge, _ in rows if badge}, unused
+
+
 def test_results_page_shows_the_published_counts(app: App, driven: Driven) -> None:
     markup = page(app, "/elections/web/results")
-    shown = {
-        label: int(votes)
-        for label, votes in re.findall(
-            r'<th scope="row">([^<]+)</th>\s*<td class="num votes">(\d+)</td>', markup
-        )
-    }
+    shown, elected, unused = shown_results(markup)
     assert shown == expected_by_name(driven.driver) and 0 < sum(shown.values()) <= 6
     assert "Decrypted by guardian-1, guardian-2; compensated for: guardian-3." in text_of(markup)
+    # the numbers add up (issue 42 B): 6 ballots cast, one vote allowed each in this one contest
+    cast = app.store.election("web").cast_count
+    assert sum(shown.values()) + unused == cast * 1
+    assert f"{cast} ballots cast × 1 votes each = {cast} votes" in text_of(markup)
+    # the choice with most votes is marked elected, unless the lead is tied (then shown as a tie)
+    top = max(shown.values())
+    leaders = {label for label, v in shown.items() if v == top}
+    if len(leaders) == 1:
+        assert elected == leaders
+    else:
+        assert elected == set() and "Tie for the last seat" in text_of(markup)
+    assert "Not verified yet at this board head." in text_of(markup)
 
 
 def test_verification_runs_once_per_head(app: App, driven: Driven) -> None:
@@ -251,6 +271,10 @@ def test_verification_runs_once_per_head(app: App, driven: Driven) -> None:
     mtime = stored.stat().st_mtime_ns
     app.http.post("/elections/web/verification")
     assert stored.stat().st_mtime_ns == mtime and not stored.with_suffix(".running").exists()
+    # the results page now shows the result as verified, with the board head and the record digest
+    results = text_of(page(app, "/elections/web/results"))
+    assert "Verified ✓" in results
+    assert grouped(head) in results and grouped(report["values"]["record_digest"]) in results
 
 
 def test_verification_while_ballots_arrive_is_rate_limited(app: App) -> None:
@@ -681,8 +705,10 @@ def test_browser_tracker_results_and_keyboard(browser: Any, live: Live) -> None:
 
     visit(browser, f"{live.base}/elections/live/results", "results")
     shown = {
-        row.find_element(By.TAG_NAME, "th").text: int(row.find_element(By.CSS_SELECTOR, "td.votes").text)
-        for row in browser.find_elements(By.CSS_SELECTOR, "table.results tbody tr")
+        row.find_element(By.TAG_NAME, "th").text.removesuffix(" elected"): int(
+            row.find_element(By.CSS_SELECTOR, "td.votes").text
+        )
+        for row in browser.find_elements(By.CSS_SELECTOR, "table.results tbody tr:not(.undervotes)")
     }
     assert shown == expected_by_name(live.driven.driver)
 

@@ -166,12 +166,26 @@ def results_page(request: Request, election_id: str) -> HTMLResponse:
         return row
     store = store_of(request)
     published = store.entry_named(election_id, "phases/published.json")
-    contests = present = missing = None
+    contests = present = missing = verified = None
     if published is not None:
         doc = json.loads(published.text())
-        contests = views.results(views.manifest_of(store, election_id), doc["counts"])
+        contests = views.results(views.manifest_of(store, election_id), doc["counts"], row.cast_count)
         present, missing = doc["present"], doc["missing"]
-    return render(request, "results.html", e=row, contests=contests, present=present, missing=missing)
+        # the latest verification of the board as it stands: the result is shown beside what it found
+        head = row.head_hash.hex()
+        state = web_state(request).verifications.state(election_id, head)
+        if state.status == "done" and state.report is not None:
+            verified = views.verified(state.report, head, doc["counts"])
+    return render(
+        request,
+        "results.html",
+        e=row,
+        contests=contests,
+        present=present,
+        missing=missing,
+        verified=verified,
+        head=row.head_hash.hex(),
+    )
 
 
 @router.get("/elections/{election_id}/verification")

@@ -41,6 +41,8 @@ class Contest:
     label: str
     votes_allowed: int
     choices: list[Choice] = field(default_factory=list)
+    #: seats the contest fills
+    number_elected: int = 1
 
 
 def contests_of(manifest: dict[str, Any]) -> list[Contest]:
@@ -53,6 +55,7 @@ def contests_of(manifest: dict[str, Any]) -> list[Contest]:
             c["object_id"],
             _text(c.get("ballot_title")) or c.get("name") or c["object_id"],
             int(c.get("votes_allowed") or c.get("number_elected") or 1),
+            number_elected=int(c.get("number_elected") or 1),
         )
         for s in sorted(c.get("ballot_selections", []), key=lambda s: s.get("sequence_order", 0)):
             contest.choices.append(Choice(s["object_id"], names.get(s.get("candidate_id"), s["object_id"])))
@@ -168,20 +171,60 @@ def _decrypted(
 @dataclass
 class ContestResult:
     contest: Contest
-    rows: list[tuple[str, int, float]]
+    #: each choice: its label, votes, share of the contest's votes (undervotes included) and whether elected
+    rows: list[tuple[str, int, float, bool]]
     total: int
+    #: the votes the cast ballots left unused (cast × allowed − votes); None when the cast count is unknown
+    undervotes: int | None = None
+    #: the choices tied for the last seat(s), none of them marked elected
+    tied: list[str] = field(default_factory=list)
 
 
-def results(manifest: dict[str, Any], counts: dict[str, int]) -> list[ContestResult]:
-    """The published counts by contest: each choice's votes and share of the contest's votes."""
+def results(manifest: dict[str, Any], counts: dict[str, int], cast: int | None = None) -> list[ContestResult]:
+    """The published counts by contest: each choice's votes, its share of every vote the `cast` ballots
+    held (so that votes and undervotes add up to cast × votes allowed), and who is elected: the
+    `number_elected` choices with most votes, at least one each; a tie for the last seat is shown as one
+    and decides nothing."""
     out = []
     for contest in contests_of(manifest):
         votes = [(c.label, int(counts.get(c.selection_id, 0))) for c in contest.choices]
         total = sum(v for _, v in votes)
-        out.append(
-            ContestResult(contest, [(label, v, v / total if total else 0.0) for label, v in votes], total)
-        )
+        undervotes = None if cast is None else max(cast * contest.votes_allowed - total, 0)
+        whole = total + (undervotes or 0)
+        seats = contest.number_elected
+        ranked = sorted((v for _, v in votes), reverse=True)
+        edge = ranked[min(seats, len(ranked)) - 1] if ranked else 0
+        above = [label for label, v in votes if v > edge]
+        level = [label for label, v in votes if v == edge > 0]
+        elected, tied = (set(above + level), []) if len(above) + len(level) <= seats else (set(above), level)
+        rows = [(label, v, v / whole if whole else 0.0, label in elected) for label, v in votes]
+        out.append(ContestResult(contest, rows, total, undervotes, tied))
     return out
+
+
+@dataclass
+class Verified:
+    """What the latest verification of an election says of its published result."""
+
+    #: every check passed on the record at `head`
+    passed: bool
+    head: str
+    #: the record's digest as the verifier computed it (spec/50.2), if it reported one
+    digest: str | None
+    #: the verifier's recomputed counts are the published ones
+    same_counts: bool
+
+
+def verified(report: dict[str, Any], head: str, published: dict[str, int]) -> Verified:
+    """Reads a verification report (the web's run, `votum.web.verify_run`) against the published counts."""
+    values = report.get("values", {})
+    passed = bool(report.get("passed")) and bool(report.get("checks"))
+    counts = values.get("counts")
+    same = isinstance(counts, dict) and {k.split("/", 1)[-1]: int(v) for k, v in counts.items()} == {
+        k: int(v) for k, v in published.items()
+    }
+    digest = values.get("record_digest")
+    return Verified(passed, head, digest if isinstance(digest, str) else None, same)
 
 
 #: how a later round shows a candidate who is out of the count
