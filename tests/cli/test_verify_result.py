@@ -115,3 +115,21 @@ def test_a_mix_result_marks_the_winners_and_names_the_board_head(tmp_path: Path)
     assert shown["result"]["label"] == "board head"
     assert shown["result"]["digest"] == run.board_head.hex()
     assert any(n.startswith("exhausted per round") for n in contest["notes"])
+
+
+def test_findings_are_printed_whole_at_80_columns(named_election: Path, tmp_path: Path) -> None:
+    """A failing ballot's file name is never cut off (issue 42, C.4): findings go below the table, whole."""
+    import shutil
+
+    copy = tmp_path / "record"
+    shutil.copytree(named_election, copy)
+    ballot = sorted((copy / "submitted_ballots").iterdir())[0]
+    doc = json.loads(ballot.read_text())
+    doc["crypto_hash"] = doc["crypto_hash"][:-1] + ("1" if doc["crypto_hash"][-1] != "1" else "2")
+    ballot.write_text(json.dumps(doc))
+    out = CliRunner().invoke(app, ["verify", str(copy)], terminal_width=80)
+    assert out.exit_code == 1
+    lines = [line for line in out.output.splitlines() if line.startswith("V-BALLOT-02 ")]
+    assert lines, out.output
+    assert any(doc["object_id"] in line or ballot.name in line for line in lines), lines
+    assert all("…" not in line for line in lines)

@@ -221,13 +221,18 @@ def verify(
             table.add_column(column, justify=justify)  # type: ignore[arg-type]
         for c in report.checks:
             table.add_row(c.id, f"[{colours[c.status]}]{c.status}[/]", f"{c.checked:,}", c.title)
-            for obj, reason in c.findings:
-                table.add_row("", "", "", f"[red]{obj}[/red]: {reason}")
-            if c.more:
-                table.add_row("", "", "", f"… and {c.more:,} more")
-            for obj, reason in c.warnings:
-                table.add_row("", "", "", f"[yellow]warning[/yellow] {escape(obj)}: {escape(reason)}")
         console.print(table)
+        # findings and warnings below the table, one per line and never cut: a ballot's file name or a
+        # reason is read whole at any width (issue 42, C.4)
+        for c in report.checks:
+            for obj, reason in c.findings:
+                console.print(f"{c.id} [red]{escape(obj)}[/red]: {escape(reason)}", soft_wrap=True)
+            if c.more:
+                console.print(f"{c.id} … and {c.more:,} more", soft_wrap=True)
+            for obj, reason in c.warnings:
+                console.print(
+                    f"{c.id} [yellow]warning[/yellow] {escape(obj)}: {escape(reason)}", soft_wrap=True
+                )
         for level in report.soundness:
             floor = f" (floor {level.floor:g} bits)" if level.floor is not None else ""
             colour = "green" if level.floor is None or level.bits >= level.floor else "red"
