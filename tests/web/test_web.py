@@ -790,3 +790,28 @@ def test_browser_relinks_the_board_and_names_an_altered_entry(browser: Any, live
     assert status.startswith(f"Entry {seq} (submitted_ballot, submitted_ballots/")
     # the entry's row on this page is marked
     assert "broken" in browser.find_element(By.ID, f"entry-{seq}").get_attribute("class")
+
+
+def test_the_api_page_is_served_here_without_scripts_or_third_parties(app: App) -> None:
+    """The API link opens a page rendered from the app's own OpenAPI document (issue 42, C.9): it works
+    offline, loads nothing from elsewhere, and lists every operation the document has."""
+    markup = page(app, "/api")
+    assert "<script" not in markup and "cdn" not in markup.lower() and "https://" not in markup
+    spec = app.http.get("/openapi.json").json()
+    listed = set(re.findall(r"<h2><code>([A-Z]+) ([^<]+)</code></h2>", markup))
+    wanted = {
+        (method.upper(), path)
+        for path, item in spec["paths"].items()
+        for method in item
+        if method in ("get", "post", "put", "delete", "patch")
+    }
+    assert listed == wanted and ("POST", "/v1/elections") in listed
+    assert 'href="/api"' in page(app, "/")
+
+
+def test_quoted_commands_are_set_as_code_not_backticks(app: App, driven: Driven) -> None:
+    """A command quoted in a message is shown as code (issue 42, C.11: the pages showed literal backticks)."""
+    for path in ("/elections/web", "/elections/web/board", "/elections/web/verification"):
+        markup = page(app, path)
+        assert "`" not in text_of(markup), path
+    assert "<code>votum verify FILE</code>" in page(app, "/elections/web")

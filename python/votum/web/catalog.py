@@ -6,9 +6,12 @@ as a JSON block and use the same keys."""
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from markupsafe import Markup, escape
 
 MESSAGES = Path(__file__).with_name("messages")
 DEFAULT = "en"
@@ -38,6 +41,10 @@ def choose(accept_language: str | None) -> str:
     return DEFAULT
 
 
+#: a command or name quoted in a message with backticks
+CODE = re.compile(r"`([^`]+)`")
+
+
 class Messages:
     """`t(key, **values)` for one language. An unknown key is a bug in a template: it raises."""
 
@@ -45,8 +52,10 @@ class Messages:
         self.lang = lang
         self.table = catalogue(lang)
 
-    def __call__(self, key: str, **values: Any) -> str:
-        text = self.table[key]
+    def __call__(self, key: str, **values: Any) -> Markup:
+        """The message, HTML-escaped, its `quoted` commands set as code (issue 42, C.11: the pages showed the
+        backticks), and `values` escaped into it."""
+        text = Markup(CODE.sub(r"<code>\1</code>", str(escape(self.table[key]))))
         return text.format(**values) if values else text
 
     def subset(self, prefix: str) -> dict[str, str]:

@@ -80,7 +80,8 @@ def render(
     t = Messages(choose(request.headers.get("accept-language")))
     settings = web_state(request).options
     mix_on = settings.mix_records is not None
-    api_docs_href = "/docs" if settings.api_docs else "/openapi.json"
+    # the API page is served from here, without scripts or third parties; Swagger UI only when asked for
+    api_docs_href = "/docs" if settings.api_docs else "/api"
     messages = {k: v for prefix in script for k, v in t.subset(prefix).items()}
     html = ENV.get_template(template).render(
         t=t, lang=t.lang, mix_on=mix_on, messages=messages, api_docs_href=api_docs_href, **context
@@ -93,6 +94,13 @@ def _election(request: Request, election_id: str) -> ElectionRow | HTMLResponse:
         return store_of(request).election(election_id)
     except NotFound:
         return render(request, "not_found.html", 404, election_id=election_id, what="election")
+
+
+@router.get("/api")
+def api_page(request: Request) -> HTMLResponse:
+    """The HTTP API, read from the app's own OpenAPI document and rendered here (issue 42, C.9: the
+    interactive page loaded its script from a CDN, blank on an offline server)."""
+    return render(request, "api.html", operations=views.api_operations(request.app.openapi()))
 
 
 @router.get("/")

@@ -294,3 +294,64 @@ def _votes(value: int, scale: int) -> str:
     if scale == 1:
         return str(value)
     return f"{value / scale:.3f}".rstrip("0").rstrip(".")
+
+
+@dataclass
+class Operation:
+    """One operation of the HTTP API as the API page lists it."""
+
+    method: str
+    path: str
+    summary: str
+    description: str
+    #: (name, where: path/query/header, required, type)
+    parameters: list[tuple[str, str, bool, str]]
+    #: the request body's schema name, if any
+    body: str | None
+    #: (status, description)
+    responses: list[tuple[str, str]]
+    tag: str
+
+
+def api_operations(spec: dict[str, Any]) -> list[Operation]:
+    """Every operation of an OpenAPI document, by tag and path."""
+    out = []
+    for path, item in spec.get("paths", {}).items():
+        for method, op in item.items():
+            if method not in ("get", "post", "put", "delete", "patch"):
+                continue
+            params = [
+                (
+                    str(p.get("name")),
+                    str(p.get("in")),
+                    bool(p.get("required")),
+                    str(
+                        p.get("schema", {}).get(
+                            "type", p.get("schema", {}).get("$ref", "").rsplit("/", 1)[-1]
+                        )
+                    ),
+                )
+                for p in op.get("parameters", [])
+            ]
+            body = None
+            for media in op.get("requestBody", {}).get("content", {}).values():
+                ref = media.get("schema", {}).get("$ref")
+                body = ref.rsplit("/", 1)[-1] if ref else str(media.get("schema", {}).get("type", "body"))
+                break
+            responses = [
+                (code, str(r.get("description", ""))) for code, r in sorted(op.get("responses", {}).items())
+            ]
+            out.append(
+                Operation(
+                    method.upper(),
+                    path,
+                    str(op.get("summary", "")),
+                    str(op.get("description", "")).strip(),
+                    params,
+                    body,
+                    responses,
+                    str((op.get("tags") or ["other"])[0]),
+                )
+            )
+    out.sort(key=lambda o: (o.tag, o.path, o.method))
+    return out
