@@ -117,6 +117,8 @@ def text_of(markup: str) -> str:
 def test_elections_and_election_pages(app: App, driven: Driven) -> None:
     listing = page(app, "/")
     assert 'href="/elections/web"' in listing and "results published" in text_of(listing)
+    # each election with its manifest's dates (and name, when it has one)
+    assert "2026-11-03" in text_of(listing)
     overview = page(app, "/elections/web")
     text = text_of(overview)
     assert "2 of 3 guardians needed to decrypt" in text
@@ -516,9 +518,17 @@ def test_message_catalogue_is_complete_and_used() -> None:
         text = path.read_text()
         used |= set(re.findall(r"""\bt\(\s*["']([a-z_]+\.[a-z_.]*)["']""", text))
         used |= set(re.findall(r"""\b(?:say|M)\s*[(\[]\s*["']([a-z_]+\.[a-z_.]*)["']""", text))
+        used |= set(re.findall(r"""\bt\.label\(\s*["']([a-z_]+\.)["']""", text))
     # `t("phase." ~ row.phase)`: a prefix completed at run time
     dynamic = tuple(k for k in used if k.endswith("."))
-    assert dynamic and set(dynamic) <= {"phase.", "status.", "track.state.", "rule.", "mix.decision."}
+    assert dynamic and set(dynamic) <= {
+        "phase.",
+        "status.",
+        "track.state.",
+        "rule.",
+        "mix.decision.",
+        "kind.",
+    }
     used -= set(dynamic)
     assert used - keys == set(), "asked for but not in the catalogue"
     dynamic += ("nav.",)
@@ -815,3 +825,8 @@ def test_quoted_commands_are_set_as_code_not_backticks(app: App, driven: Driven)
         markup = page(app, path)
         assert "`" not in text_of(markup), path
     assert "<code>votum verify FILE</code>" in page(app, "/elections/web")
+    # the board names each entry's kind in words (its raw name stays in the cell's title)
+    board = page(app, "/elections/web/board")
+    kinds = re.findall(r'<td title="([a-z_]+)">([^<]+)</td>', board)
+    assert kinds and all(shown != raw or "_" not in raw for raw, shown in kinds)
+    assert ("context", "election context") in kinds

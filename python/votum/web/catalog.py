@@ -58,6 +58,12 @@ class Messages:
         text = Markup(CODE.sub(r"<code>\1</code>", str(escape(self.table[key]))))
         return text.format(**values) if values else text
 
+    def label(self, prefix: str, name: str) -> Markup:
+        """The message `prefix + name` when the catalogue has one, else `name` made readable (a board
+        entry's kind, issue 42, C.11: the board showed raw names such as `backup_verified`)."""
+        key = prefix + name
+        return self(key) if key in self.table else Markup(escape(name.replace("_", " ")))
+
     def subset(self, prefix: str) -> dict[str, str]:
         """The messages whose keys start with `prefix` (what one page's script needs)."""
         return {k: v for k, v in self.table.items() if k.startswith(prefix)}

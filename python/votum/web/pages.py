@@ -105,7 +105,11 @@ def api_page(request: Request) -> HTMLResponse:
 
 @router.get("/")
 def elections_page(request: Request) -> HTMLResponse:
-    return render(request, "elections.html", elections=store_of(request).elections())
+    """Every election, with its manifest's title and dates (issue 42, C.11: listed by id alone)."""
+    store = store_of(request)
+    rows = store.elections()
+    titles = {row.id: views.title_of(views.manifest_of(store, row.id)) for row in rows}
+    return render(request, "elections.html", elections=rows, titles=titles)
 
 
 @router.get("/elections/{election_id}")

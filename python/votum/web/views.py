@@ -63,6 +63,22 @@ def contests_of(manifest: dict[str, Any]) -> list[Contest]:
     return out
 
 
+@dataclass
+class Title:
+    """What a manifest says of its election, for lists: its name and dates (ISO text), when given."""
+
+    name: str | None
+    start: str | None
+    end: str | None
+
+
+def title_of(manifest: dict[str, Any]) -> Title:
+    def day(value: Any) -> str | None:
+        return str(value)[:10] if isinstance(value, str) and value else None
+
+    return Title(_text(manifest.get("name")), day(manifest.get("start_date")), day(manifest.get("end_date")))
+
+
 def manifest_of(store: Store, election_id: str) -> dict[str, Any]:
     entry = store.entry_named(election_id, "manifest.json")
     return json.loads(entry.text()) if entry is not None else {}
