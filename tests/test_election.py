@@ -222,3 +222,20 @@ def test_submit_many_refuses_only_the_bad_ballots(election: ElectionResult) -> N
     assert isinstance(again[0], tuple) and box.counts == (len(texts), 0)
     with pytest.raises(votum.InvalidInput, match="state"):
         box.submit_many([(texts[0], "bogus")])
+
+
+def test_progress_bars_start_at_zero_with_their_totals(tmp_path: Path) -> None:
+    """The ballots' bar and the verification's show from their first item, with the total known
+    (issue 42, C.1: the ballots' bar appeared only after the first batch of 256, and the verifier's was full
+    from its first batch)."""
+    calls: list[tuple[str, int, int]] = []
+    config = ElectionConfig(
+        ballots=300, contests=1, guardians=3, quorum=2, missing=0, spoil_rate=0.0, out=tmp_path / "r"
+    )
+    run_election(config, lambda name, done, total: calls.append((name, done, total)))
+    for name in ("ballots (encrypt, cast, write)", "verify ballots"):
+        seen = [(done, total) for n, done, total in calls if n == name]
+        assert seen[0] == (0, 300), (name, seen[:3])
+        assert all(total == 300 for _, total in seen), name
+        assert seen[-1] == (300, 300), name
+        assert any(0 < done < 300 for done, _ in seen), f"{name}: no partial step"

@@ -256,6 +256,8 @@ def _run_election(config: ElectionConfig, progress: ProgressHook | None, client:
             return plans, [(text, ts, state) for ts, (_b, text, _c, state) in zip(stamps, plans, strict=True)]
 
         plans, items = plan(0)
+        # the bar shows from the first ballot on, not after the first batch (issue 42, C.1)
+        hook("ballots (encrypt, cast, write)", 0, config.ballots)
         # on a cluster the next batch is being encrypted while this one is chained, checked and written
         sent = cluster.start(items) if cluster is not None else None
         for start in range(0, config.ballots, BATCH):
@@ -356,7 +358,12 @@ def _run_election(config: ElectionConfig, progress: ProgressHook | None, client:
 
     with timed(result.steps, "verify the record from disk", config.ballots):
         result.verification = checked_record(
-            out, progress=hook, client=client, chunk=config.chunk, task_timeout=config.task_timeout
+            out,
+            progress=hook,
+            total=config.ballots,
+            client=client,
+            chunk=config.chunk,
+            task_timeout=config.task_timeout,
         )
     result.peak_rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return result
@@ -372,13 +379,17 @@ def verify_record(root: Path, progress: ProgressHook | None = None, **cluster: A
     return {key.split("/", 1)[1]: count for key, count in counts.items()}
 
 
-def checked_record(root: Path, progress: ProgressHook | None = None, **cluster: Any) -> VerificationReport:
-    """As `verify_record`, returning the whole report (every check passed)."""
+def checked_record(
+    root: Path, progress: ProgressHook | None = None, total: int = 0, **cluster: Any
+) -> VerificationReport:
+    """As `verify_record`, returning the whole report (every check passed). `total`: the ballots the
+    record holds, when the caller knows (0: unknown, and the bar counts without one)."""
     hook = progress or no_progress
+    hook("verify ballots", 0, total)
 
     def tell(stage: str, n: int) -> None:
         if stage == "ballots":
-            hook("verify ballots", n, n)
+            hook("verify ballots", n, max(total, n) if total else 0)
 
     report = verify(root, tell, **cluster)
     report.require()
