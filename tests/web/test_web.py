@@ -190,6 +190,8 @@ def test_spoiled_ballot_before_publication_says_when(app: App) -> None:
     text = text_of(page(app, f"/elections/web-open/track?code={receipt['code']}"))
     assert "decrypted with the tally, once the election's results are published" in text
     assert "The results are published once" in text_of(page(app, "/elections/web-open/results"))
+    waiting = text_of(page(app, "/elections/web-open/dashboard"))
+    assert "Ballots. The official closes the election" in waiting or "Decryption:" in waiting
 
 
 def test_board_pages_and_downloads(app: App, driven: Driven, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -830,3 +832,12 @@ def test_quoted_commands_are_set_as_code_not_backticks(app: App, driven: Driven)
     kinds = re.findall(r'<td title="([a-z_]+)">([^<]+)</td>', board)
     assert kinds and all(shown != raw or "_" not in raw for raw, shown in kinds)
     assert ("context", "election context") in kinds
+
+
+def test_the_dashboard_says_what_the_election_waits_for(app: App, driven: Driven) -> None:
+    """The officials' dashboard names what is awaited and which guardian posted what (issue 42, C.11)."""
+    done = page(app, "/elections/web/dashboard")
+    assert "Nothing: the results are published." in text_of(done)
+    rows = dict(re.findall(r'<tr><th scope="row">([^<]+)</th><td>posted</td><td>([^<]*)</td></tr>', done))
+    # guardians 1 and 2 decrypted, guardian 3 was compensated for
+    assert rows == {"guardian-1": "posted", "guardian-2": "posted", "guardian-3": "—"}, rows

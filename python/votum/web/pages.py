@@ -242,7 +242,8 @@ def dashboard_page(request: Request, election_id: str) -> HTMLResponse:
     row = _election(request, election_id)
     if isinstance(row, HTMLResponse):
         return row
-    return render(request, "dashboard.html", e=row, script=("dashboard.", "phase."))
+    waiting = views.awaited(store_of(request), row)
+    return render(request, "dashboard.html", e=row, awaited=waiting, script=("dashboard.", "phase."))
 
 
 # --- mixnet election records (`mix_records`: a directory of `votum mix --out` files) ----------------------
