@@ -832,6 +832,14 @@ def test_quoted_commands_are_set_as_code_not_backticks(app: App, driven: Driven)
     kinds = re.findall(r'<td title="([a-z_]+)">([^<]+)</td>', board)
     assert kinds and all(shown != raw or "_" not in raw for raw, shown in kinds)
     assert ("context", "election context") in kinds
+    # each ballot entry shows its ballot code, linked to the tracker
+    codes = re.findall(r'<a class="code" href="/elections/web/track\?code=([0-9A-Fa-f]+)">', board)
+    receipts = {r["code"] for r in driven.receipts}
+    assert (
+        codes
+        and set(codes) <= receipts
+        and len(codes) == len([k for k, _ in kinds if k == "submitted_ballot"])
+    )
 
 
 def test_the_dashboard_says_what_the_election_waits_for(app: App, driven: Driven) -> None:

@@ -140,6 +140,12 @@ def board_page(
         return row
     entries = store_of(request).entries(election_id, after, BOARD_PAGE, with_payload=False)
     entries = [e for e in entries if e.seq <= row.head_seq]
+    # each ballot entry with its ballot code, as the voter's receipt shows it (issue 42, C.11)
+    codes: dict[int, str] = {}
+    if entries:
+        for b in store_of(request).ballots(election_id, after=entries[0].seq - 1, limit=len(entries)):
+            if b.seq <= entries[-1].seq:
+                codes[b.seq] = b.code
     earlier = max(-1, after - BOARD_PAGE) if after >= 0 else None
     later = entries[-1].seq if entries and entries[-1].seq < row.head_seq else None
     return render(
@@ -147,6 +153,7 @@ def board_page(
         "board.html",
         e=row,
         entries=entries,
+        codes=codes,
         earlier=earlier,
         later=later,
         script=("board.",),
