@@ -849,3 +849,21 @@ def test_the_dashboard_says_what_the_election_waits_for(app: App, driven: Driven
     rows = dict(re.findall(r'<tr><th scope="row">([^<]+)</th><td>posted</td><td>([^<]*)</td></tr>', done))
     # guardians 1 and 2 decrypted, guardian 3 was compensated for
     assert rows == {"guardian-1": "posted", "guardian-2": "posted", "guardian-3": "—"}, rows
+
+
+def test_browser_facts_stack_at_phone_width(browser: Any, live: Live) -> None:
+    """At phone width a fact's label sits above its value, not in a half-width column (issue 42, C.11)."""
+    from selenium.webdriver.common.by import By
+
+    size = browser.get_window_size()
+    try:
+        browser.set_window_size(390, 844)
+        _, receipt = live.driven.cast()
+        visit(browser, f"{live.base}/elections/live/track?code={receipt['code']}", "track-phone")
+        facts = browser.find_elements(By.CSS_SELECTOR, "dl.facts")
+        assert facts
+        dt = facts[0].find_element(By.TAG_NAME, "dt").rect
+        dd = facts[0].find_element(By.TAG_NAME, "dd").rect
+        assert abs(dd["x"] - dt["x"]) < 2 and dd["y"] > dt["y"], (dt, dd)
+    finally:
+        browser.set_window_size(size["width"], size["height"])
