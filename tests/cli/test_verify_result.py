@@ -133,3 +133,19 @@ def test_findings_are_printed_whole_at_80_columns(named_election: Path, tmp_path
     assert lines, out.output
     assert any(doc["object_id"] in line or ballot.name in line for line in lines), lines
     assert all("…" not in line for line in lines)
+
+
+def test_the_step_tables_share_one_style(tmp_path: Path) -> None:
+    """One unit and one way of printing counts across the commands (issue 42, C.10)."""
+    runs = {
+        "mix": ["mix", "--voters", "10", "--out", str(tmp_path / "m.vmix")],
+        "sv": ["sv", "--voters", "10", "--out", str(tmp_path / "s.vsv")],
+        "chvote": ["chvote", "--voters", "3", "--level", "1", "--out", str(tmp_path / "c.vchv")],
+    }
+    for name, args in runs.items():
+        out = CliRunner().invoke(app, args, terminal_width=200)
+        assert out.exit_code == 0, (name, out.output)
+        assert "total ms" in out.output and "ms / voter" in out.output, name
+        assert "µs" not in out.output, name
+    chvote = CliRunner().invoke(app, runs["chvote"], terminal_width=200).output
+    assert "tally candidate 1: " in chvote and "[" not in chvote.split("tally", 1)[1].splitlines()[0]

@@ -25,11 +25,15 @@ def _table(result: ChvoteResult) -> Table:
             f"{cfg.authorities} authorities · {shape}"
         )
     )
+    # one style across votum's commands (issue 42, C.10): step, total ms, ms / voter
     table.add_column("step")
-    table.add_column("time taken (ms)", justify="right")
+    table.add_column("total ms", justify="right")
+    table.add_column("ms / voter", justify="right")
+    per = max(cfg.voters, 1)
     for s in result.steps:
-        table.add_row(s.name, f"{s.seconds * 1000:,.0f}")
-    table.add_row("total simulation time", f"{result.total_seconds * 1000:,.0f}", style="bold")
+        table.add_row(s.name, f"{s.seconds * 1000:,.0f}", f"{s.seconds * 1000 / per:,.3f}")
+    total = result.total_seconds
+    table.add_row("total simulation time", f"{total * 1000:,.0f}", f"{total * 1000 / per:,.3f}", style="bold")
     return table
 
 
@@ -95,7 +99,10 @@ def chvote(
         typer.echo(json.dumps(report))
     else:
         console.print(_table(result))
-        console.print(f"tally {result.tally} · votes cast {result.expected} · confirmed {result.confirmed:,}")
+        # labelled as every count is (issue 42, C.10): candidate: votes
+        tally = ", ".join(f"candidate {i + 1}: {v:,}" for i, v in enumerate(result.tally))
+        cast = ", ".join(f"candidate {i + 1}: {v:,}" for i, v in enumerate(result.expected))
+        console.print(f"tally {tally}; votes cast {cast}; confirmed {result.confirmed:,}")
         console.print(
             f"record {out} (head {result.head}): the independent verifier passed every V-CHV check"
             if result.verified

@@ -25,15 +25,16 @@ def _table(result: SvResult) -> Table:
             f"2m = {cfg.copies} · {len(cfg.races)} race(s)"
         )
     )
-    table.add_column("phase")
+    # one style across votum's commands (issue 42, C.10): step, total ms, ms / voter
+    table.add_column("step")
     table.add_column("total ms", justify="right")
-    table.add_column("µs / voter", justify="right")
+    table.add_column("ms / voter", justify="right")
     total = 0.0
     for s in result.steps:
         total += s.seconds
-        table.add_row(s.name, f"{s.seconds * 1000:,.1f}", f"{s.seconds * 1e6 / max(result.ballots, 1):,.1f}")
+        table.add_row(s.name, f"{s.seconds * 1000:,.0f}", f"{s.seconds * 1000 / max(result.ballots, 1):,.3f}")
     table.add_row(
-        "total", f"{total * 1000:,.1f}", f"{total * 1e6 / max(result.ballots, 1):,.1f}", style="bold"
+        "total", f"{total * 1000:,.0f}", f"{total * 1000 / max(result.ballots, 1):,.3f}", style="bold"
     )
     return table
 
