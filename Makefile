@@ -4,10 +4,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-cluster bench-cluster-netns fuzz clean
+.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-cluster bench-cluster-netns fuzz clean
 
 setup:
 	@scripts/setup.sh
+
+## What the main job needs and no more (no PostgreSQL, Chromium or network tools): `make election`.
+setup-core:
+	@scripts/setup.sh core
 
 ## The reference implementation (electionguard 1.4.0, Python 3.10) for interop tests and benchmarks.
 ## Outside CI a missing Python 3.10 is not an error here: the interop tests then skip and say why.
@@ -15,10 +19,10 @@ peer:
 	@scripts/setup-peer.sh || { rc=$$?; if [ -n "$$CI" ] || [ $$rc -ne 3 ]; then exit $$rc; fi; }
 
 ## The main job: a whole ElectionGuard 1.0 election on embedded defaults.
-election: setup
+election: setup-core
 	$(VENV)/bin/votum election
 
-demo: setup
+demo: setup-core
 	$(VENV)/bin/votum demo
 
 ## Every test: lints, Rust tests, Python tests.

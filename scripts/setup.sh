@@ -10,9 +10,15 @@ log() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 # m4: GMP's build (bundled by rug) needs it; postgresql for the service's tests; iproute2, nftables and
 # tshark for the tests across network namespaces; chromium for the web pages' tests. Everything else
 # the project needs comes from crates.io and PyPI.
+# `scripts/setup.sh core` (make election, make demo): only what an election needs, so that a user without
+# root runs the main job when a compiler and m4 are there (issue 42, C.5); the default also installs what
+# the tests need.
+mode="${1:-all}"
+case "$mode" in core|all) ;; *) log "usage: scripts/setup.sh [core|all]"; exit 2 ;; esac
 need_apt=()
 command -v m4 >/dev/null 2>&1 || need_apt+=(m4)
 command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
+if [ "$mode" = all ]; then
 # PostgreSQL: the service's second store; the tests start a throwaway server (votum.store.tempdb)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 # network namespaces, nftables (loss, partitions), tc and tshark: the channels' tests across real interfaces
@@ -25,6 +31,7 @@ command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 # valgrind: `make ct-check` runs the secret-exponent paths under memcheck, and votum-ct builds
 # against its client-request headers
 command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/memcheck.h ] || need_apt+=(valgrind)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     log "installing ${need_apt[*]} with apt-get"
