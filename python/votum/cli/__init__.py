@@ -14,6 +14,7 @@ from votum.cli.mix import mix
 from votum.cli.node import node_app
 from votum.cli.serve import serve
 from votum.cli.sv import sv
+from votum.cli.tokens import tokens_app
 
 app = typer.Typer(
     no_args_is_help=True, add_completion=False, help="votum: verifiable elections at national scale."
@@ -30,6 +31,7 @@ app.command(name="ceremony")(ceremony)
 app.add_typer(record_app, name="record")
 app.add_typer(board_app, name="board")
 app.add_typer(node_app, name="node")
+app.add_typer(tokens_app, name="tokens")
 
 
 @app.command()

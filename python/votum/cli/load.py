@@ -39,8 +39,8 @@ def load(
     tokens_file: Annotated[
         Path | None,
         typer.Option(
-            help="Tokens of the stateful run as JSON {token: role} (admin, device, guardian:guardian-<i>); "
-            "default: VOTUM_TOKENS (role=token,…) as `votum serve` reads it."
+            help="Tokens of the stateful run, one role=token a line as `votum tokens new` prints them "
+            "(admin, device, guardian:guardian-<i>); default: VOTUM_TOKENS (role=token,…)."
         ),
     ] = None,
 ) -> None:
@@ -80,7 +80,9 @@ def load(
 
         try:
             if tokens_file is not None:
-                roles = json.loads(tokens_file.read_text())
+                text = tokens_file.read_text()
+                # role=token lines, as `votum tokens new` prints them (or the earlier JSON {token: role})
+                roles = json.loads(text) if text.lstrip().startswith("{") else tokens_from_env(text)
             else:
                 roles = tokens_from_env(os.environ.get("VOTUM_TOKENS", ""))
             tokens = Tokens.from_roles(roles, guardians)

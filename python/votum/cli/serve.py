@@ -71,7 +71,7 @@ def serve(
             mix_records=mix_records,
         )
         configure_logging(log_level, settings.log_format)
-        settings, token_file = ensure_tokens(settings)
+        settings, token_file, made = ensure_tokens(settings)
         if workers == 1:
             app: Any = create_app(settings)
         else:
@@ -90,8 +90,14 @@ def serve(
     except VotumError as e:
         typer.echo(f"votum serve: {e}", err=True)
         raise typer.Exit(2) from e
-    if token_file is not None:
-        typer.echo(f"no tokens configured: the admin token is in {token_file}", err=True)
+    if made is not None:
+        # shown this once: the file keeps only its hash (spec/80.8)
+        typer.echo(
+            f"no tokens configured: a new admin token, shown once (its hash is in {token_file}):", err=True
+        )
+        typer.echo(f"admin={made}", err=True)
+    elif token_file is not None:
+        typer.echo(f"tokens from {token_file}", err=True)
     uvicorn.run(
         app,
         factory=workers > 1,

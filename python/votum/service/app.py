@@ -106,7 +106,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         redoc_url=None,
     )
     app.router.route_class = NegotiatedRoute
-    tokens = TokenBook(settings.tokens)
+    tokens = TokenBook(settings.tokens, settings.token_hashes)
     problems.install(app)
     seed_on = settings.seed_endpoints_on
     # innermost: HEAD is answered as GET without the body (logged as HEAD)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import secrets
 import sys
 from pathlib import Path
 from typing import Any, Literal
@@ -29,6 +27,23 @@ ROLE_PREFIX_DEVICE = "device:"
 DEVICE_NAME = re.compile(r"[A-Za-z0-9._]{1,64}")
 
 
+def check_role(role: str) -> None:
+    """Raises ValueError unless `role` is one the service knows (the value is not shown: a token typed
+    where a role goes must not reach a log)."""
+    named_device = role.startswith(ROLE_PREFIX_DEVICE) and DEVICE_NAME.fullmatch(
+        role[len(ROLE_PREFIX_DEVICE) :]
+    )
+    if (
+        role not in ("admin", "device", "metrics")
+        and not named_device
+        and not (role.startswith(ROLE_PREFIX_GUARDIAN) and len(role) > len(ROLE_PREFIX_GUARDIAN))
+    ):
+        raise ValueError(
+            "unknown role (a role is admin, device, device:<name> with a name of 1-64 letters, "
+            "digits, '.' or '_', metrics or guardian:<id>)"
+        )
+
+
 class Settings(BaseModel):
     """Everything `votum serve` can be told. Immutable once the app is built."""
 
@@ -49,6 +64,9 @@ class Settings(BaseModel):
     #: token -> role; see `ROLE_PREFIX_GUARDIAN`. Empty: a random admin token is generated at start
     #: and written to `data_dir/tokens.json` (mode 0600)
     tokens: dict[str, str] = Field(default_factory=dict, repr=False)
+    #: SHA-256 hex of a token -> role: tokens made by `votum tokens new`, of which only the hash is kept
+    #: (`data_dir/tokens.json`, spec/80.8)
+    token_hashes: dict[str, str] = Field(default_factory=dict, repr=False)
     #: seconds a client has to send a whole request head, from connecting or from the previous
     #: response; then the connection is closed (`votum.service.http`)
     header_timeout: float = Field(default=10.0, gt=0)
@@ -98,25 +116,22 @@ class Settings(BaseModel):
     #: log lines as `text` (a terminal) or `json` (one object per line, for a log collector)
     log_format: Literal["text", "json"] = "text"
 
+    @field_validator("token_hashes")
+    @classmethod
+    def _hashed_roles(cls, hashed: dict[str, str]) -> dict[str, str]:
+        for digest, role in hashed.items():
+            if not re.fullmatch(r"[0-9a-f]{64}", digest):
+                raise ValueError("a token hash is 64 lower-case hex digits (SHA-256)")
+            check_role(role)
+        return hashed
+
     @field_validator("tokens")
     @classmethod
     def _roles(cls, tokens: dict[str, str]) -> dict[str, str]:
         for token, role in tokens.items():
             if len(token) < 16:
                 raise ValueError("tokens must be at least 16 characters")
-            named_device = role.startswith(ROLE_PREFIX_DEVICE) and DEVICE_NAME.fullmatch(
-                role[len(ROLE_PREFIX_DEVICE) :]
-            )
-            if (
-                role not in ("admin", "device", "metrics")
-                and not named_device
-                and not (role.startswith(ROLE_PREFIX_GUARDIAN) and len(role) > len(ROLE_PREFIX_GUARDIAN))
-            ):
-                # the value is not shown: a token typed where a role goes must not reach a log
-                raise ValueError(
-                    "unknown role (a role is admin, device, device:<name> with a name of 1-64 letters, "
-                    "digits, '.' or '_', metrics or guardian:<id>)"
-                )
+            check_role(role)
         return tokens
 
     @model_validator(mode="after")
@@ -139,7 +154,7 @@ class Settings(BaseModel):
         return self.database_url or f"sqlite:///{self.data_dir / 'votum.db'}"
 
     def __repr__(self) -> str:  # tokens never printed
-        shown = self.model_dump(exclude={"tokens"})
+        shown = self.model_dump(exclude={"tokens", "token_hashes"})
         return f"Settings({shown}, tokens=<{len(self.tokens)} configured>)"
 
     __str__ = __repr__
@@ -173,9 +188,10 @@ _ENV = {
 
 
 def tokens_from_env(text: str) -> dict[str, str]:
-    """`VOTUM_TOKENS="admin=TOKEN,device=TOKEN,guardian:g1=TOKEN"`."""
+    """`VOTUM_TOKENS="admin=TOKEN,device=TOKEN,guardian:g1=TOKEN"`: role=token items, separated by commas or
+    new lines (a file of the lines `votum tokens new` prints reads the same)."""
     out: dict[str, str] = {}
-    for n, item in enumerate(filter(None, (x.strip() for x in text.split(","))), 1):
+    for n, item in enumerate(filter(None, (x.strip() for x in re.split(r"[,\n]", text))), 1):
         role, sep, token = item.partition("=")
         if not sep:
             raise InvalidInput(f"VOTUM_TOKENS item {n} is not role=token")
@@ -215,18 +231,22 @@ def load_settings(file: Path | None = None, env: dict[str, str] | None = None, *
         raise InvalidInput(f"settings: {detail}") from None
 
 
-def ensure_tokens(settings: Settings) -> tuple[Settings, Path | None]:
-    """Settings with at least an admin token: when none is configured, one is generated and written
-    to `data_dir/tokens.json` (mode 0600; reused on the next start). Returns the file when used."""
-    if settings.tokens:
-        return settings, None
+def ensure_tokens(settings: Settings) -> tuple[Settings, Path | None, str | None]:
+    """Settings with their tokens: those configured, else `data_dir/tokens.json` (spec/80.8); when there is
+    neither, an admin token is made, its hash stored there (mode 0600), and the token returned to be shown
+    once. Returns the settings, the file when used, and the new token if one was made."""
+    from votum.service import tokenfile
+
+    if settings.tokens or settings.token_hashes:
+        return settings, None, None
     path = settings.data_dir / "tokens.json"
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    if path.exists():
-        tokens = json.loads(path.read_text())
-    else:
-        tokens = {secrets.token_urlsafe(32): "admin"}
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump(tokens, f, indent=1)
-    return settings.model_copy(update={"tokens": Settings(tokens=tokens).tokens}), path
+    made = None
+    if not path.exists():
+        made = tokenfile.new(path, "admin")
+    plain, hashed = tokenfile.read(path)
+    checked = Settings(tokens=plain, token_hashes=hashed)
+    return (
+        settings.model_copy(update={"tokens": checked.tokens, "token_hashes": checked.token_hashes}),
+        path,
+        made,
+    )
