@@ -11,7 +11,8 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 from votum.cli import app
 from votum.service.app import create_app
-from votum.service.settings import Settings, ensure_tokens, tokens_from_env
+from votum.service.settings import Settings, tokens_from_env
+from votum.service.tokenfile import ensure_tokens
 from votum.service.tokens import TokenBook, token_hash
 
 

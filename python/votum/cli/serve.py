@@ -53,7 +53,7 @@ def serve(
     from votum.service import create_app, http, load_settings
     from votum.service.app import SETTINGS_ENV, settings_for_workers
     from votum.service.observe import configure_logging
-    from votum.service.settings import ensure_tokens
+    from votum.service.tokenfile import ensure_tokens
     from votum.store import Store
 
     configure_logging(log_level, "text")

@@ -229,24 +229,3 @@ def load_settings(file: Path | None = None, env: dict[str, str] | None = None, *
             for err in e.errors(include_input=False, include_url=False)
         )
         raise InvalidInput(f"settings: {detail}") from None
-
-
-def ensure_tokens(settings: Settings) -> tuple[Settings, Path | None, str | None]:
-    """Settings with their tokens: those configured, else `data_dir/tokens.json` (spec/80.8); when there is
-    neither, an admin token is made, its hash stored there (mode 0600), and the token returned to be shown
-    once. Returns the settings, the file when used, and the new token if one was made."""
-    from votum.service import tokenfile
-
-    if settings.tokens or settings.token_hashes:
-        return settings, None, None
-    path = settings.data_dir / "tokens.json"
-    made = None
-    if not path.exists():
-        made = tokenfile.new(path, "admin")
-    plain, hashed = tokenfile.read(path)
-    checked = Settings(tokens=plain, token_hashes=hashed)
-    return (
-        settings.model_copy(update={"tokens": checked.tokens, "token_hashes": checked.token_hashes}),
-        path,
-        made,
-    )

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from votum.errors import InvalidInput
-from votum.service.settings import check_role
+from votum.service.settings import Settings, check_role
 from votum.service.tokens import token_hash
 
 FORMAT = "votum-tokens v1"
@@ -93,3 +93,22 @@ def revoke(path: Path, what: str) -> int:
     if len(keep) != len(entries):
         _write(path, keep)
     return len(entries) - len(keep)
+
+
+def ensure_tokens(settings: Settings) -> tuple[Settings, Path | None, str | None]:
+    """Settings with their tokens: those configured, else `data_dir/tokens.json` (spec/80.8); when there is
+    neither, an admin token is made, its hash stored there (mode 0600), and the token returned to be shown
+    once. Returns the settings, the file when used, and the new token if one was made."""
+    if settings.tokens or settings.token_hashes:
+        return settings, None, None
+    path = settings.data_dir / "tokens.json"
+    made = None
+    if not path.exists():
+        made = new(path, "admin")
+    plain, hashed = read(path)
+    checked = Settings(tokens=plain, token_hashes=hashed)
+    return (
+        settings.model_copy(update={"tokens": checked.tokens, "token_hashes": checked.token_hashes}),
+        path,
+        made,
+    )
