@@ -3,6 +3,8 @@ is checked against: the status, the problem document's `type`, and that nothing 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -10,8 +12,10 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from votum.client import Client, ServiceError
-from votum.client.election import Tokens
+from votum.client.election import ElectionDriver, Tokens
 from votum.eg import manifest_from_names
+from votum.service.app import create_app
+from votum.service.settings import Settings
 from votum.store import Store
 from votum.store.schema import ballots, board, codes, elections
 
@@ -62,3 +66,22 @@ def problem(response: Any) -> dict[str, Any]:
     )
     assert isinstance(body, dict)
     return body
+
+
+# the fixtures, imported by name into each test module (a conftest.py here would shadow tests/conftest.py,
+# which other modules import as `conftest`)
+@pytest.fixture
+def service(store_url: str, tmp_path: Path) -> Iterator[Service]:
+    tokens = Tokens.generate(3)
+    store = Store(store_url)
+    app = create_app(Settings(data_dir=tmp_path, tokens=tokens.settings_map()), store=store)
+    with TestClient(app) as http:
+        yield Service(store, tokens, Client(http=http), http)
+    store.close()
+
+
+@pytest.fixture
+def opened(service: Service) -> tuple[Service, ElectionDriver]:
+    driver = ElectionDriver(service.client, service.tokens, "e1", MANIFEST, quorum=2, seed=7)
+    driver.ceremony()
+    return service, driver

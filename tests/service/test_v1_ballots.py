@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import votum
 from fastapi.testclient import TestClient
-from v1service import MANIFEST, Service, problem
+from v1service import MANIFEST, Service, opened, problem, service
 from votum.client import Client, ServiceError
 from votum.client.election import ElectionDriver, Tokens, check_board
 from votum.eg import plaintext_ballot

@@ -11,7 +11,7 @@ from pathlib import Path
 import msgpack  # type: ignore[import-untyped]
 import pytest
 import votum
-from v1service import Service
+from v1service import Service, opened, service
 from votum.client import ServiceError
 from votum.client.election import ElectionDriver, check_board
 from votum.errors import VerificationFailed

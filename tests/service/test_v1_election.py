@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import votum
-from v1service import MANIFEST, Service
+from v1service import MANIFEST, Service, opened, service
 from votum.client import Client, ServiceError
 from votum.client.election import ElectionDriver, run_stateful_election
 from votum.election import verify_record
