@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from votum._native import RecordReader
+from votum.errors import VotumError
 from votum.mix import STV_SCALE
 from votum.verifier import VerificationReport
 
@@ -75,8 +76,8 @@ def _manifest(record: Path) -> dict[str, Any]:
             return dict(json.loads((record / "manifest.json").read_text()))
         for _kind, _path, text in RecordReader(record):
             return dict(json.loads(text))
-    except (OSError, ValueError, TypeError):
-        pass
+    except (OSError, ValueError, TypeError, VotumError):
+        pass  # the names are a courtesy: without them the ids are shown
     return {}
 
 
