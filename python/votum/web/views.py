@@ -398,10 +398,16 @@ def awaited(store: Store, row: ElectionRow) -> Awaited:
         str(json.loads(e.text()).get("guardian_id", e.name)) for e in store.iter_entries(row.id, ["guardian"])
     ]
     posted = set()
-    for e in store.iter_entries(row.id, ["shares"]):
-        parts = e.name.removesuffix(".json").split("/")
-        if len(parts) == 3 and parts[0] == "decryption":
-            posted.add(parts[1])
+    after = -1
+    while True:  # names only, a page at a time: the shares' payloads are not read
+        got = store.entries(row.id, after, 1000, kinds=["shares"], with_payload=False)
+        for e in got:
+            parts = e.name.removesuffix(".json").split("/")
+            if len(parts) == 3 and parts[0] == "decryption":
+                posted.add(parts[1])
+        if len(got) < 1000:
+            break
+        after = got[-1].seq
     return Awaited(
         row.phase, guardians, row.number_of_guardians, row.quorum, {g: g in posted for g in guardians}
     )
