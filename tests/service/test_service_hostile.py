@@ -332,7 +332,8 @@ def test_a_json_integer_of_thousands_of_digits_is_4xx(app: tuple[TestClient, Tok
 def test_api_docs_are_off_by_default_and_framed_by_nothing(tmp_path: Path) -> None:
     """Issue 43, item 19: `/docs` and `/redoc` loaded scripts from a CDN onto the election's origin with
     no CSP or frame protection. Both are off by default (`/openapi.json` stays, and the pages link to
-    `/api`, which renders it here, issue 42 C.9); turned on, `/docs` carries a CSP that names its CDN and lets nothing frame it."""
+    `/api`, which renders it here, issue 42 C.9); turned on, `/docs` carries a CSP that names its CDN
+    and lets nothing frame it."""
     tokens = {"A" * 32: "admin"}
     with TestClient(create_app(Settings(data_dir=tmp_path, tokens=tokens))) as http:
         assert http.get("/docs").status_code == 404 and http.get("/redoc").status_code == 404
