@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 from votum.cli import app
 from votum.service.app import create_app
-from votum.service.settings import Settings, tokens_from_env
+from votum.service.settings import Settings, tokens_from_env, tokens_from_file
 from votum.service.tokenfile import ensure_tokens
 from votum.service.tokens import TokenBook, token_hash
 
@@ -83,3 +83,12 @@ def test_bad_roles_and_one_token_format() -> None:
     book = TokenBook({"p" * 20: "device"}, {token_hash("h" * 20): "admin"})
     assert book.role_of("h" * 20) == "admin" and book.role_of("p" * 20) == "device"
     assert book.role_of("q" * 20) is None and "h" * 20 not in repr(book)
+
+
+def test_a_client_tokens_file_is_role_token_lines_or_the_earlier_json(tmp_path: Path) -> None:
+    lines = tmp_path / "t.txt"
+    lines.write_text("admin=" + "a" * 20 + "\nguardian:guardian-1=" + "g" * 20 + "\n")
+    assert tokens_from_file(lines) == {"a" * 20: "admin", "g" * 20: "guardian:guardian-1"}
+    earlier = tmp_path / "t.json"
+    earlier.write_text(json.dumps({"a" * 20: "admin"}))
+    assert tokens_from_file(earlier) == {"a" * 20: "admin"}

@@ -171,7 +171,9 @@ def ceremony(
     ] = None,
     tokens: Annotated[
         Path | None,
-        typer.Option(help="With --service: its tokens file (token -> role, as votum serve reads)."),
+        typer.Option(
+            help="With --service: a tokens file, one role=token a line (as votum tokens new prints)."
+        ),
     ] = None,
     homes: Annotated[
         Path, typer.Option(help="Where the loopback nodes' identities and sealed guardian states live.")
@@ -216,7 +218,9 @@ def ceremony(
         raise typer.Exit(2) from None
     try:
         if tokens is not None and service is not None:
-            keys = Tokens.from_roles(json.loads(tokens.read_text()), n)
+            from votum.service.settings import tokens_from_file
+
+            keys = Tokens.from_roles(tokens_from_file(tokens), n)
             poster = Client(service, timeout=timeout)
             close = poster.close
             where = f"{service}/v1/elections/{election_id}"

@@ -76,13 +76,11 @@ def load(
     else:
         from votum.client.election import Tokens, run_stateful_election
         from votum.eg import manifest_from_names
-        from votum.service.settings import tokens_from_env
+        from votum.service.settings import tokens_from_env, tokens_from_file
 
         try:
             if tokens_file is not None:
-                text = tokens_file.read_text()
-                # role=token lines, as `votum tokens new` prints them (or the earlier JSON {token: role})
-                roles = json.loads(text) if text.lstrip().startswith("{") else tokens_from_env(text)
+                roles = tokens_from_file(tokens_file)
             else:
                 roles = tokens_from_env(os.environ.get("VOTUM_TOKENS", ""))
             tokens = Tokens.from_roles(roles, guardians)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -201,6 +202,24 @@ def tokens_from_env(text: str) -> dict[str, str]:
             raise InvalidInput(f"VOTUM_TOKENS item {n}: one token given for two roles")
         out[token] = role
     return out
+
+
+def tokens_from_file(path: Path) -> dict[str, str]:
+    """A client's tokens file: one `role=token` a line, as `votum tokens new` prints them (or, the earlier
+    form, JSON `{token: role}`). Returns token -> role."""
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise InvalidInput(f"tokens file {path}: {e.strerror or e}") from None
+    if text.lstrip().startswith("{"):
+        try:
+            doc = json.loads(text)
+        except ValueError as e:
+            raise InvalidInput(f"tokens file {path}: not JSON ({e})") from None
+        if not isinstance(doc, dict):
+            raise InvalidInput(f"tokens file {path}: not token -> role")
+        return {str(k): str(v) for k, v in doc.items()}
+    return tokens_from_env(text)
 
 
 def load_settings(file: Path | None = None, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
