@@ -28,6 +28,17 @@ from votum.steps import Step
 RULES = ("plurality", "k-of-n", "approval", "irv", "stv")
 #: STV tallies and quotas are in units of 10^-9 votes (spec/91.4)
 STV_SCALE = 1_000_000_000
+
+
+def votes_text(value: int, stv: bool, grouped: bool = True) -> str:
+    """A count of votes as shown: STV's are in units of 10^-9 of a vote (spec/91.4) and shown in votes to
+    three places, trailing zeros dropped; `grouped` puts separators between thousands (the terminal's
+    form; the pages show plain digits)."""
+    if not stv:
+        return f"{value:,}" if grouped else str(value)
+    return (f"{value / STV_SCALE:,.3f}" if grouped else f"{value / STV_SCALE:.3f}").rstrip("0").rstrip(".")
+
+
 #: how the count breaks a tie (spec/91.4): the lower candidate number, or not at all
 TIE_RULES = ("lower-number", "unresolved")
 #: Groups a mixnet election can run in.

@@ -13,7 +13,7 @@ from typing import Any
 
 from votum._native import RecordReader
 from votum.errors import VotumError
-from votum.mix import STV_SCALE
+from votum.mix import votes_text
 from votum.verifier import VerificationReport
 
 
@@ -89,6 +89,19 @@ def _text(value: Any, fallback: str) -> str:
         return fallback
 
 
+def elected_of(votes: list[tuple[str, int]], seats: int) -> tuple[set[str], list[str]]:
+    """Who a count of `votes` (choice, votes) elects to `seats`: the choices with most votes, at least one
+    each. A tie for the last seat(s) elects nobody at its edge: it returns those tied, in order, beside
+    the elected."""
+    ranked = sorted((v for _, v in votes), reverse=True)
+    edge = ranked[min(seats, len(ranked)) - 1] if ranked else 0
+    above = [c for c, v in votes if v > edge]
+    level = [c for c, v in votes if v == edge > 0]
+    if len(above) + len(level) <= seats:
+        return set(above + level), []
+    return set(above), level
+
+
 def _eg_contests(counts: dict[str, int], manifest: dict[str, Any], cast: int | None) -> list[Contest]:
     names = {
         c.get("object_id"): _text(c.get("name"), str(c.get("object_id")))
@@ -107,18 +120,12 @@ def _eg_contests(counts: dict[str, int], manifest: dict[str, Any], cast: int | N
         place = {s.get("object_id"): i for i, s in enumerate(listed)}
         selections.sort(key=lambda sv: (place.get(sv[0], len(place)), sv[0]))
         seats = int(desc.get("number_elected", 1) or 1)
-        ranked = sorted((v for _, v in selections), reverse=True)
-        edge = ranked[min(seats, len(ranked)) - 1] if ranked else 0
-        above = [s for s, v in selections if v > edge]
-        level = [s for s, v in selections if v == edge > 0]
+        elected, level = elected_of(selections, seats)
         notes = []
-        if len(above) + len(level) <= seats:
-            elected = set(above + level)
-        else:
-            # a tie for the last seat(s): shown as one, and nobody at the edge is marked elected
-            elected = set(above)
+        if level:
             tied = ", ".join(names.get(candidate_of.get(s), s) for s in level)
-            notes.append(f"tie for the last seat between {tied} ({edge:,} votes each)")
+            votes = dict(selections)[level[0]]
+            notes.append(f"tie for the last seat between {tied} ({votes:,} votes each)")
         if cast is not None:
             # every cast ballot holds `votes_allowed` votes in the contest, the unused ones included
             allowed = int(desc.get("votes_allowed", seats) or seats)
@@ -139,10 +146,10 @@ def _eg_contests(counts: dict[str, int], manifest: dict[str, Any], cast: int | N
 
 
 def _mix_contest(values: dict[str, Any]) -> Contest:
-    scale = STV_SCALE if values.get("rule") == "stv" else 1
+    stv = values.get("rule") == "stv"
 
     def shown(v: int) -> str:
-        return f"{v:,}" if scale == 1 else f"{v / scale:,.3f}".rstrip("0").rstrip(".")
+        return votes_text(v, stv)
 
     rounds = [values["tallies"], *values.get("rounds", [])]
     winners = set(values.get("winners", []))
@@ -176,20 +183,14 @@ def _mix_contest(values: dict[str, Any]) -> Contest:
 def _sv_contest(tally: dict[str, Any]) -> Contest:
     names = list(tally.get("candidates", []))
     counts = [int(c) for c in tally.get("counts", [])]
-    top = max(counts, default=0)
-    leaders = [i for i, c in enumerate(counts) if c == top and top > 0]
+    labels = [names[i] if i < len(names) else f"candidate {i + 1}" for i in range(len(counts))]
+    elected, tied = elected_of(list(zip(labels, counts, strict=True)), 1)
     notes = [f"blank {int(tally.get('blank', 0)):,}, invalid {int(tally.get('invalid', 0)):,}"]
-    if len(leaders) > 1:
-        notes.append(
-            "tie for the lead between "
-            + ", ".join(names[i] if i < len(names) else str(i + 1) for i in leaders)
-        )
+    if tied:
+        notes.append("tie for the lead between " + ", ".join(tied))
     return Contest(
         str(tally.get("race", "race")),
-        [
-            Selection(names[i] if i < len(names) else f"candidate {i + 1}", c, f"{c:,}", leaders == [i])
-            for i, c in enumerate(counts)
-        ],
+        [Selection(label, c, f"{c:,}", label in elected) for label, c in zip(labels, counts, strict=True)],
         notes,
     )
 

@@ -28,6 +28,7 @@ from votum.client.election import ElectionDriver, Plan, Tokens
 from votum.eg import manifest_from_names
 from votum.election import synthetic_manifest
 from votum.fingerprints import fingerprint, grouped, key_fingerprint
+from votum.mix import votes_text
 from votum.service.app import create_app
 from votum.service.local import start_server
 from votum.service.settings import Settings
@@ -406,11 +407,11 @@ def test_mix_records_are_shown_only_once_verified(tmp_path: Path) -> None:
         stv = verified("stv")
         expected = outcomes["stv"]
         scaled = [
-            [views.OUT if k and v == 0 else views._votes(v, views.STV_SCALE) for v in r]
+            [views.OUT if k and v == 0 else votes_text(v, True, grouped=False) for v in r]
             for k, r in enumerate([expected["tallies"], *expected["rounds"]])
         ]
         assert shown_rounds(stv) == scaled and len(expected["winners"]) == 2
-        assert f"Quota: {views._votes(expected['quota'], views.STV_SCALE)} votes" in text_of(stv)
+        assert f"Quota: {votes_text(expected['quota'], True, grouped=False)} votes" in text_of(stv)
 
         tie = text_of(verified("tie"))
         assert "Elected: nobody." in tie

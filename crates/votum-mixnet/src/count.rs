@@ -151,40 +151,61 @@ fn read_list(row: &[u64], n: usize) -> Option<Vec<u32>> {
     Some(out)
 }
 
+/// A tie (spec/91.4) among `level` (0-based candidates, ascending) for `places` of them: under
+/// [`TieRule::LowerNumber`] the lower numbers are elected, the higher ones eliminated; under
+/// `Unresolved` nobody is chosen. The tie is listed in `found`; returns whom the rule chose.
+fn break_tie(
+    found: &mut Vec<Tie>,
+    (round, decision): (usize, Decision),
+    level: &[usize],
+    places: usize,
+    ties: TieRule,
+) -> Vec<usize> {
+    let chosen = match (ties, decision) {
+        (TieRule::Unresolved, _) => Vec::new(),
+        (TieRule::LowerNumber, Decision::Elect) => level[..places].to_vec(),
+        (TieRule::LowerNumber, Decision::Eliminate) => level[level.len() - places..].to_vec(),
+    };
+    let numbers = |cs: &[usize]| cs.iter().map(|&c| c as u32 + 1).collect();
+    found.push(Tie {
+        round,
+        decision,
+        among: numbers(level),
+        chosen: numbers(&chosen),
+    });
+    chosen
+}
+
 /// The `seats` candidates with most votes, each with at least one; a tie at the last seat is
 /// broken by `ties` (and listed in `found`).
 fn top(tallies: &[u64], seats: usize, ties: TieRule, found: &mut Vec<Tie>) -> Vec<u32> {
     let mut order: Vec<usize> = (0..tallies.len()).filter(|&c| tallies[c] > 0).collect();
     order.sort_by(|&a, &b| tallies[b].cmp(&tallies[a]).then(a.cmp(&b)));
-    if order.len() <= seats {
-        return order.into_iter().map(|i| i as u32 + 1).collect();
+    // a tie when the first candidate left out has the last seat's tally
+    if order.len() <= seats || tallies[order[seats]] != tallies[order[seats - 1]] {
+        order.truncate(seats);
+        return order.into_iter().map(|c| c as u32 + 1).collect();
     }
-    // the last seat's tally, and everyone at it: a tie when some of them are left out
     let edge = tallies[order[seats - 1]];
-    let level: Vec<u32> = order
+    let clear: Vec<usize> = order
         .iter()
-        .filter(|&&c| tallies[c] == edge)
-        .map(|&c| c as u32 + 1)
+        .copied()
+        .filter(|&c| tallies[c] > edge)
         .collect();
-    let clear: Vec<u32> = order
-        .iter()
-        .filter(|&&c| tallies[c] > edge)
-        .map(|&c| c as u32 + 1)
-        .collect();
-    if tallies[order[seats]] != edge {
-        return order[..seats].iter().map(|&i| i as u32 + 1).collect();
-    }
-    let chosen: Vec<u32> = match ties {
-        TieRule::LowerNumber => level[..seats - clear.len()].to_vec(),
-        TieRule::Unresolved => Vec::new(),
-    };
-    found.push(Tie {
-        round: 0,
-        decision: Decision::Elect,
-        among: level,
-        chosen: chosen.clone(),
-    });
-    clear.into_iter().chain(chosen).collect()
+    let mut level: Vec<usize> = order.into_iter().filter(|&c| tallies[c] == edge).collect();
+    level.sort_unstable();
+    let chosen = break_tie(
+        found,
+        (0, Decision::Elect),
+        &level,
+        seats - clear.len(),
+        ties,
+    );
+    clear
+        .into_iter()
+        .chain(chosen)
+        .map(|c| c as u32 + 1)
+        .collect()
 }
 
 /// Counts `rows` of plaintext values for `candidates` candidates under `rule`, ties broken by
@@ -264,17 +285,7 @@ fn lowest(
     if level.len() == 1 {
         return Some(level[0]);
     }
-    let chosen = match ties {
-        TieRule::LowerNumber => level.last().copied(),
-        TieRule::Unresolved => None,
-    };
-    found.push(Tie {
-        round,
-        decision: Decision::Eliminate,
-        among: level.iter().map(|&c| c as u32 + 1).collect(),
-        chosen: chosen.iter().map(|&c| c as u32 + 1).collect(),
-    });
-    chosen
+    break_tie(found, (round, Decision::Eliminate), &level, 1, ties).pop()
 }
 
 /// Records one round's tallies (the first in `tallies`, later ones in `rounds`) and its exhausted
@@ -360,17 +371,7 @@ fn stv(out: &mut Outcome, ballots: &[Vec<u32>], seats: usize, ties: TieRule) {
             let c = if level.len() == 1 {
                 level[0]
             } else {
-                let chosen = match ties {
-                    TieRule::LowerNumber => Some(level[0]),
-                    TieRule::Unresolved => None,
-                };
-                out.ties.push(Tie {
-                    round,
-                    decision: Decision::Elect,
-                    among: level.iter().map(|&c| c as u32 + 1).collect(),
-                    chosen: chosen.iter().map(|&c| c as u32 + 1).collect(),
-                });
-                match chosen {
+                match break_tie(&mut out.ties, (round, Decision::Elect), &level, 1, ties).pop() {
                     Some(c) => c,
                     None => break,
                 }

@@ -969,12 +969,7 @@ impl<'a> Verifier<'a> {
 
     fn finish(mut self, record: String, form: &'static str) -> (Report, Intermediates) {
         // an archive is known by its chain; a directory by the chain of its documents (spec/50.2)
-        let digest: String = self
-            .archive_chain
-            .unwrap_or(self.digest)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let digest = crate::report::hex(&self.archive_chain.unwrap_or(self.digest));
         self.out
             .values
             .insert("record_digest".into(), json!(digest));

@@ -18,11 +18,11 @@ from votum.errors import VotumError
 from votum.mix import (
     GROUPS,
     RULES,
-    STV_SCALE,
     MixConfig,
     MixResult,
     run_mix_election,
     run_mix_processes,
+    votes_text,
 )
 
 
@@ -49,23 +49,18 @@ def _table(result: MixResult) -> Table:
 def _outcome(result: MixResult) -> str:
     o = result.outcome
     stv = o["rule"] == "stv"
-    tallies = ", ".join(f"{i + 1}: {_votes(t, stv)}" for i, t in enumerate(o["tallies"]))
+    tallies = ", ".join(f"{i + 1}: {votes_text(t, stv)}" for i, t in enumerate(o["tallies"]))
     winners = ", ".join(str(w) for w in o["winners"]) or "nobody"
     rounds = f"; {len(o['rounds'])} later rounds" if o["rounds"] else ""
     lines = [
         f"first round {tallies}{rounds}; valid {o['valid']:,}, invalid {o['invalid']:,}; elected: {winners}"
     ]
     if stv:
-        lines.append(f"quota {_votes(o['quota'], True)} votes")
+        lines.append(f"quota {votes_text(o['quota'], True)} votes")
     if o.get("exhausted"):
-        lines.append("exhausted per round: " + ", ".join(_votes(x, stv) for x in o["exhausted"]))
+        lines.append("exhausted per round: " + ", ".join(votes_text(x, stv) for x in o["exhausted"]))
     lines.extend(_tie(t) for t in o.get("ties", []))
     return "\n".join(lines)
-
-
-def _votes(value: int, stv: bool) -> str:
-    """A count of votes; STV's are in units of 10^-9 (spec/91.4)."""
-    return f"{value / STV_SCALE:,.3f}".rstrip("0").rstrip(".") if stv else f"{value:,}"
 
 
 def _tie(t: dict[str, Any]) -> str:

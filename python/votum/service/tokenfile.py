@@ -19,12 +19,14 @@ from votum.service.tokens import token_hash
 FORMAT = "votum-tokens v1"
 
 
-def read(path: Path) -> tuple[dict[str, str], dict[str, str]]:
-    """The file's tokens in the clear (token -> role; the earlier form) and its hashes (hash -> role)."""
+def _load(path: Path) -> Any:
     try:
-        doc = json.loads(path.read_text())
+        return json.loads(path.read_text())
     except (OSError, ValueError) as e:
         raise InvalidInput(f"{path}: not a tokens file ({type(e).__name__})") from None
+
+
+def _split(path: Path, doc: Any) -> tuple[dict[str, str], dict[str, str]]:
     if isinstance(doc, dict) and doc.get("format") == FORMAT:
         return {}, {str(t["sha256"]): str(t["role"]) for t in doc.get("tokens", [])}
     if isinstance(doc, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in doc.items()):
@@ -32,16 +34,22 @@ def read(path: Path) -> tuple[dict[str, str], dict[str, str]]:
     raise InvalidInput(f"{path}: not a tokens file (neither {FORMAT!r} nor token -> role)")
 
 
+def read(path: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The file's tokens in the clear (token -> role; the earlier form) and its hashes (hash -> role)."""
+    return _split(path, _load(path))
+
+
 def _entries(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
-    plain, _ = read(path)
+    doc = _load(path)
+    plain, _ = _split(path, doc)
     if plain:
         raise InvalidInput(
             f"{path} holds tokens in the clear (an earlier form, or a ceremony's file board): "
             "make new tokens in another data directory"
         )
-    return list(json.loads(path.read_text()).get("tokens", []))
+    return list(doc.get("tokens", []))
 
 
 def _write(path: Path, entries: list[dict[str, Any]]) -> None:

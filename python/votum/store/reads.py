@@ -100,12 +100,18 @@ class Reads:
         return out
 
     def iter_entries(
-        self, election_id: str, kinds: list[str] | None = None, page: int = 500, prefix: str | None = None
+        self,
+        election_id: str,
+        kinds: list[str] | None = None,
+        page: int = 500,
+        prefix: str | None = None,
+        with_payload: bool = True,
     ) -> Iterator[Entry]:
-        """Every entry (of `kinds`), in order, a page at a time: memory stays flat."""
+        """Every entry (of `kinds`), in order, a page at a time: memory stays flat. Without `with_payload`,
+        names and hashes only."""
         after = -1
         while True:
-            got = self.entries(election_id, after, page, kinds, True, prefix)
+            got = self.entries(election_id, after, page, kinds, with_payload, prefix)
             yield from got
             if len(got) < page:
                 return

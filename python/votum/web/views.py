@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from votum.fingerprints import fingerprint, key_fingerprint
-from votum.mix import STV_SCALE
+from votum.mix import votes_text
+from votum.results import elected_of
 from votum.store import ElectionRow, Entry, Store
 
 
@@ -207,12 +208,7 @@ def results(manifest: dict[str, Any], counts: dict[str, int], cast: int | None =
         total = sum(v for _, v in votes)
         undervotes = None if cast is None else max(cast * contest.votes_allowed - total, 0)
         whole = total + (undervotes or 0)
-        seats = contest.number_elected
-        ranked = sorted((v for _, v in votes), reverse=True)
-        edge = ranked[min(seats, len(ranked)) - 1] if ranked else 0
-        above = [label for label, v in votes if v > edge]
-        level = [label for label, v in votes if v == edge > 0]
-        elected, tied = (set(above + level), []) if len(above) + len(level) <= seats else (set(above), level)
+        elected, tied = elected_of(votes, contest.number_elected)
         rows = [(label, v, v / whole if whole else 0.0, label in elected) for label, v in votes]
         out.append(ContestResult(contest, rows, total, undervotes, tied))
     return out
@@ -277,10 +273,12 @@ def mix_outcome(values: dict[str, Any]) -> MixOutcome | None:
         candidates = int(values["candidates"])
     except (KeyError, TypeError, ValueError):
         return None
-    scale = STV_SCALE if rule == "stv" else 1
+    stv = rule == "stv"
     top = max((v for r in raw for v in r), default=0) or 1
     # after the first round a candidate without votes is out of the count (eliminated, or never had any)
-    shown = [[OUT if k and v == 0 else _votes(v, scale) for v in r] for k, r in enumerate(raw)]
+    shown = [
+        [OUT if k and v == 0 else votes_text(v, stv, grouped=False) for v in r] for k, r in enumerate(raw)
+    ]
     widths = [[round(100 * v / top, 2) for v in r] for r in raw]
     ties = [
         {
@@ -299,17 +297,11 @@ def mix_outcome(values: dict[str, Any]) -> MixOutcome | None:
         [int(w) for w in values.get("winners", [])],
         shown,
         widths,
-        exhausted=[_votes(int(x), scale) for x in values.get("exhausted", [])],
-        quota=_votes(int(values["quota"]), scale) if rule == "stv" and "quota" in values else None,
+        exhausted=[votes_text(int(x), stv, grouped=False) for x in values.get("exhausted", [])],
+        quota=votes_text(int(values["quota"]), stv, grouped=False) if stv and "quota" in values else None,
         tie_rule=str(values.get("tie_rule", "lower-number")),
         ties=ties,
     )
-
-
-def _votes(value: int, scale: int) -> str:
-    if scale == 1:
-        return str(value)
-    return f"{value / scale:.3f}".rstrip("0").rstrip(".")
 
 
 @dataclass
@@ -398,16 +390,10 @@ def awaited(store: Store, row: ElectionRow) -> Awaited:
         str(json.loads(e.text()).get("guardian_id", e.name)) for e in store.iter_entries(row.id, ["guardian"])
     ]
     posted = set()
-    after = -1
-    while True:  # names only, a page at a time: the shares' payloads are not read
-        got = store.entries(row.id, after, 1000, kinds=["shares"], with_payload=False)
-        for e in got:
-            parts = e.name.removesuffix(".json").split("/")
-            if len(parts) == 3 and parts[0] == "decryption":
-                posted.add(parts[1])
-        if len(got) < 1000:
-            break
-        after = got[-1].seq
+    for e in store.iter_entries(row.id, ["shares"], with_payload=False):  # names only
+        parts = e.name.removesuffix(".json").split("/")
+        if len(parts) == 3 and parts[0] == "decryption":
+            posted.add(parts[1])
     return Awaited(
         row.phase, guardians, row.number_of_guardians, row.quorum, {g: g in posted for g in guardians}
     )
