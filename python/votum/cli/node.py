@@ -40,7 +40,8 @@ out = Console()
 err = Console(stderr=True)
 
 
-def _passphrase(home: Path) -> bytes | None:
+def passphrase_of(home: Path) -> bytes | None:
+    """The passphrase of the node key in `home` if it is encrypted: VOTUM_NODE_PASSPHRASE, or asked."""
     try:
         encrypted = b"ENCRYPTED" in (home / KEY_FILE).read_bytes()
     except OSError:
@@ -55,7 +56,7 @@ def _passphrase(home: Path) -> bytes | None:
 
 def _open(home: Path) -> Node:
     try:
-        return open_node(home, _passphrase(home))
+        return open_node(home, passphrase_of(home))
     except NodeError as e:
         err.print(f"[red]error:[/] {e}")
         raise typer.Exit(2) from None

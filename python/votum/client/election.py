@@ -35,7 +35,7 @@ from votum.errors import InvalidInput, VerificationFailed
 Progress = Callable[[str, int, int], None]
 
 
-def _quiet(stage: str, done: int, total: int) -> None:
+def quiet(stage: str, done: int, total: int) -> None:
     pass
 
 
@@ -109,11 +109,16 @@ class StatefulRun:
 
 
 def check_board(
-    client: Client, election_id: str, page: int = 100, progress: Progress = _quiet
+    client: Client,
+    election_id: str,
+    page: int = 100,
+    progress: Progress = quiet,
+    visit: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Reads the whole board page by page and re-links every entry from genesis (spec/80.2); raises
     VerificationFailed at the first entry that does not chain, or when the last hash is not the head
-    the service published. Returns that head.
+    the service published. Returns that head. `visit` sees each entry once it has chained (a reader
+    that keeps what it needs: a guardian keeps the ballots it aggregates).
 
     Memory stays bounded whatever the board's length: one page is held at a time and each entry is
     dropped once hashed (a page of 100 ballot entries is about 4 MB)."""
@@ -131,6 +136,8 @@ def check_board(
                 checker.push(e["seq"], e["kind"], e["name"], e["payload"].encode(), bytes.fromhex(e["hash"]))
             except VerificationFailed as err:
                 raise VerificationFailed(f"board of {election_id!r}: {err}") from err
+            if visit is not None:
+                visit(e)
             entries[i] = None  # the payload's memory goes now, not with the page
         del entries
         progress("board entries checked", len(checker), head["seq"] + 1)
@@ -191,7 +198,7 @@ class ElectionDriver:
     def _token(self, g: EgGuardian) -> str:
         return self.tokens.guardians[g.guardian_id]
 
-    def ceremony(self, progress: Progress = _quiet) -> EgContext:
+    def ceremony(self, progress: Progress = quiet) -> EgContext:
         """Creates the election, runs the key ceremony through the service, opens the election and
         registers the device. Returns the context."""
         c, base, n = self.client, self.base, self.n
@@ -305,7 +312,7 @@ class ElectionDriver:
         self.count(plans)
         return receipts
 
-    def decrypt_and_publish(self, missing: int = 0, progress: Progress = _quiet) -> dict[str, int]:
+    def decrypt_and_publish(self, missing: int = 0, progress: Progress = quiet) -> dict[str, int]:
         """Closes the election; the first n − `missing` guardians post their shares of the tally and of
         every spoiled ballot (and compensations for the missing); publishes; returns the counts."""
         c, base = self.client, self.base
@@ -359,7 +366,7 @@ def run_stateful_election(
     spoil_rate: float = 0.0,
     missing: int = 0,
     seed: int = 2026,
-    progress: Progress = _quiet,
+    progress: Progress = quiet,
 ) -> StatefulRun:
     """Runs the election end to end against the service behind `client`; raises VerificationFailed
     when the published counts differ from the votes chosen here or the board does not re-link."""

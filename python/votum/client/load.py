@@ -9,18 +9,12 @@ import random
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from votum.client import Client, election_key
+from votum.client.election import Progress, quiet
 from votum.errors import VerificationFailed
-
-Progress = Callable[[str, int, int], None]
-
-
-def _quiet(stage: str, done: int, total: int) -> None:
-    pass
 
 
 @dataclass
@@ -57,7 +51,7 @@ def seed_election(
     candidates: int = 4,
     spoil_rate: float = 0.0,
     seed: int = 2026,
-    progress: Progress = _quiet,
+    progress: Progress = quiet,
 ) -> SeedRun:
     """One election through the seed endpoints; raises VerificationFailed when the decrypted counts
     differ from the generated votes."""

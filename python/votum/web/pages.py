@@ -23,6 +23,7 @@ from votum.asgi import MAX_SEQ, at_shutdown, store_of
 from votum.errors import NotFound
 from votum.fingerprints import grouped
 from votum.store import ElectionRow, Store
+from votum.store.awaited import awaited
 from votum.web import views
 from votum.web.catalog import Messages, choose
 from votum.web.state import PageOptions, WebState, web_state
@@ -249,7 +250,7 @@ def dashboard_page(request: Request, election_id: str) -> HTMLResponse:
     row = _election(request, election_id)
     if isinstance(row, HTMLResponse):
         return row
-    waiting = views.awaited(store_of(request), row)
+    waiting = awaited(store_of(request), row)
     return render(request, "dashboard.html", e=row, awaited=waiting, script=("dashboard.", "phase."))
 
 

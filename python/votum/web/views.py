@@ -363,37 +363,3 @@ def api_operations(spec: dict[str, Any]) -> list[Operation]:
             )
     out.sort(key=lambda o: (o.tag, o.path, o.method))
     return out
-
-
-@dataclass
-class Awaited:
-    """What an election waits for in its phase, for the officials' dashboard (issue 42, C.11)."""
-
-    phase: str
-    #: guardians whose public records are on the board, and how many the election has
-    guardians: list[str]
-    number_of_guardians: int
-    quorum: int
-    #: guardian id -> whether it posted its own decryption shares (the closed phase)
-    shares: dict[str, bool]
-
-    @property
-    def shares_posted(self) -> int:
-        return sum(self.shares.values())
-
-
-def awaited(store: Store, row: ElectionRow) -> Awaited:
-    """Read from the board: the guardians' records, and whose decryption shares are posted (an entry
-    `decryption/<guardian>/<target>.json` is a guardian's own; a fourth part names a guardian it
-    compensates for)."""
-    guardians = [
-        str(json.loads(e.text()).get("guardian_id", e.name)) for e in store.iter_entries(row.id, ["guardian"])
-    ]
-    posted = set()
-    for e in store.iter_entries(row.id, ["shares"], with_payload=False):  # names only
-        parts = e.name.removesuffix(".json").split("/")
-        if len(parts) == 3 and parts[0] == "decryption":
-            posted.add(parts[1])
-    return Awaited(
-        row.phase, guardians, row.number_of_guardians, row.quorum, {g: g in posted for g in guardians}
-    )

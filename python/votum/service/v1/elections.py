@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import asdict
 from typing import Any
 from urllib.parse import quote
 
@@ -23,6 +24,7 @@ from votum.service.v1.common import EG, Head, payload_of
 from votum.service.v1.exports import chunks
 from votum.service.v1.state import objects_of, v1_state
 from votum.store import ElectionRow, Tx
+from votum.store.awaited import awaited
 
 router = APIRouter(prefix="/v1/elections", tags=["elections"], route_class=NegotiatedRoute)
 admin = Depends(require("admin"))
@@ -96,6 +98,28 @@ def list_elections(request: Request) -> list[str]:
 @router.get("/{election_id}", response_model=Status)
 def election_status(request: Request, election_id: str) -> dict[str, Any]:
     return status_of(store_of(request).election(election_id))
+
+
+class AwaitedOut(BaseModel):
+    phase: str
+    #: guardians whose public records are posted
+    guardians: list[str]
+    number_of_guardians: int
+    quorum: int
+    #: backups reported checked by their receiver or answered in public, of `backups_total`
+    backups_settled: int
+    backups_total: int
+    #: guardian id -> whether it has posted its own decryption shares
+    shares: dict[str, bool]
+
+
+@router.get("/{election_id}/awaited", response_model=AwaitedOut)
+def awaited_of(request: Request, election_id: str) -> dict[str, Any]:
+    """What the election waits for in its phase (spec/80.10): the records and backups of the key
+    ceremony, or the guardians' decryption shares; the officials' dashboard shows the same."""
+    store = store_of(request)
+    a = awaited(store, store.election(election_id))
+    return {**asdict(a), "backups_total": a.backups_total}
 
 
 @router.post("/{election_id}/open", response_model=Status, dependencies=[admin])

@@ -1,0 +1,113 @@
+"""`votum guardian`: one guardian's tool, on the guardian's own machine (spec/80.10). `join` takes part in
+the key ceremony and keeps the secret sealed to the guardian's node key; `decrypt`, after the election is
+closed, checks the board and the tally and posts this guardian's decryption shares."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import httpx
+import typer
+from rich.console import Console
+
+from votum.cli._errors import fail
+from votum.cli._progress import progress_hook
+from votum.cli._service import DEFAULT_SERVICE, ElectionId, Service, TokenFile, client_for
+from votum.cli.node import passphrase_of
+from votum.client.guardian import GuardianTool, Waiter
+from votum.errors import VotumError
+from votum.nodes.errors import NodeError
+from votum.nodes.identity import KEY_FILE, Identity
+
+guardian_app = typer.Typer(
+    no_args_is_help=True, help="A guardian's tool: join the key ceremony, then decrypt (spec/80.10)."
+)
+
+GuardianId = Annotated[
+    str, typer.Option("--id", help="This guardian's id (its token's role is guardian:<id>).")
+]
+Home = Annotated[
+    Path,
+    typer.Option(
+        envvar="VOTUM_NODE_HOME",
+        help="This guardian's node directory (`votum node keygen`): the sealed secret is kept here.",
+    ),
+]
+DEFAULT_HOME = Path.home() / ".votum" / "node"
+Wait = Annotated[float, typer.Option(help="Seconds to wait for the other parties (0: forever).")]
+
+
+def _identity(home: Path) -> Identity:
+    if not (home / KEY_FILE).exists():
+        raise NodeError(f"no node key in {home}: make one with `votum node keygen --home {home}`")
+    return Identity(home, passphrase_of(home))
+
+
+@guardian_app.command("join")
+def join(
+    election: ElectionId,
+    guardian_id: GuardianId,
+    order: Annotated[int, typer.Option(help="This guardian's sequence order, 1…n, as the official gave it.")],
+    home: Home = DEFAULT_HOME,
+    service: Service = DEFAULT_SERVICE,
+    token_file: TokenFile = None,
+    wait: Wait = 600.0,
+    poll: Annotated[float, typer.Option(help="Seconds between looks at the service.")] = 1.0,
+) -> None:
+    """Join the key ceremony: make this guardian's secret (sealed at once in HOME), post its public record,
+    back it up to the other guardians, check their backups to it, and wait for the official to open the
+    election. Run it again after an interruption: it goes on where it stopped."""
+    console = Console(stderr=True)
+    try:
+        identity = _identity(home)
+        with (
+            client_for(service, f"guardian:{guardian_id}", token_file) as client,
+            progress_hook(console) as hook,
+        ):
+            tool = GuardianTool(client, election, guardian_id, identity, Waiter(wait or None, poll), hook)
+            joined = tool.join(order)
+    except (VotumError, OSError, httpx.HTTPError) as e:
+        fail(console, e)
+    console.print(
+        f"guardian {joined.guardian_id} joined election {election}; its secret is sealed in {tool.path}"
+    )
+    console.print(f"this guardian's key fingerprint: {joined.key_fingerprint}")
+    if joined.disputed:
+        console.print(f"[yellow]disputed backups from: {', '.join(joined.disputed)} (answered in public)[/]")
+    console.print(f"joint key fingerprint: {joined.joint_fingerprint}  (compare it with the official's)")
+
+
+@guardian_app.command("decrypt")
+def decrypt(
+    election: ElectionId,
+    guardian_id: GuardianId,
+    home: Home = DEFAULT_HOME,
+    service: Service = DEFAULT_SERVICE,
+    token_file: TokenFile = None,
+    missing: Annotated[
+        list[str] | None,
+        typer.Option(help="A guardian who will not decrypt, compensated for from this guardian's backup."),
+    ] = None,
+) -> None:
+    """After the election is closed: read and re-link the whole board, check every cast ballot and that the
+    encrypted tally is their product, then post this guardian's shares of the tally and of each spoiled
+    ballot (and compensations for each --missing guardian)."""
+    console = Console(stderr=True)
+    try:
+        identity = _identity(home)
+        with (
+            client_for(service, f"guardian:{guardian_id}", token_file) as client,
+            progress_hook(console) as hook,
+        ):
+            done = GuardianTool(client, election, guardian_id, identity, progress=hook).decrypt(missing or [])
+    except (VotumError, OSError, httpx.HTTPError) as e:
+        fail(console, e)
+    console.print(
+        f"board checked to head {done.head['seq']} {done.head['hash']}: {done.cast} cast ballots verified, "
+        f"the encrypted tally is their product; {done.spoiled} spoiled ballots"
+    )
+    console.print(
+        f"guardian {guardian_id} posted {done.posted} share messages"
+        + (" (all were posted before)" if not done.posted else "")
+    )

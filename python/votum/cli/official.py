@@ -1,0 +1,171 @@
+"""`votum official`: the election official's steps against a running service (spec/80.10): create an
+election from a manifest, open it, close it, publish, see what it waits for, and save its record. Each
+step prints the board head it left."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from votum.cli._errors import fail, refuse_to_replace
+from votum.cli._progress import progress_hook
+from votum.cli._service import DEFAULT_SERVICE, ElectionId, Service, TokenFile, client_for
+from votum.client import Client
+from votum.client.guardian import Waiter
+from votum.client.official import Official, read_manifest
+from votum.errors import VotumError
+from votum.record import MAGIC
+
+official_app = typer.Typer(
+    no_args_is_help=True, help="The election official's steps against a running service (spec/80.10)."
+)
+Wait = Annotated[float, typer.Option(help="Seconds to wait for the guardians first (0: do not wait).")]
+err = Console(stderr=True)
+
+
+def _head(status: dict[str, Any]) -> str:
+    return f"board head {status['head']['seq']} {status['head']['hash']}"
+
+
+def _step(service: str, token_file: Path | None, election: str, wait: float, act: Any) -> None:
+    """Runs one step with the admin token and progress bars; a refusal or an unreachable service is one
+    line and exit code 2."""
+    try:
+        with client_for(service, "admin", token_file) as client, progress_hook(err) as hook:
+            act(Official(client, election, Waiter(wait or None, 1.0), hook))
+    except (VotumError, OSError, httpx.HTTPError) as e:
+        fail(err, e)
+
+
+def _print_status(s: dict[str, Any]) -> None:
+    err.print(
+        f"election {s['election_id']}: {s['phase']} · {s['cast']} cast, {s['spoiled']} spoiled · {_head(s)}"
+    )
+
+
+@official_app.command("create")
+def create(
+    manifest: Annotated[Path, typer.Argument(help="The election's manifest (ElectionGuard 1.4 JSON).")],
+    election: ElectionId,
+    guardians: Annotated[int, typer.Option(help="Number of guardians.")],
+    quorum: Annotated[int, typer.Option(help="Guardians needed to decrypt.")],
+    service: Service = DEFAULT_SERVICE,
+    token_file: TokenFile = None,
+) -> None:
+    """Create an election from MANIFEST: it starts in the key-ceremony phase."""
+
+    def act(o: Official) -> None:
+        doc = read_manifest(manifest)
+        s = o.create(doc, guardians, quorum)
+        title = f" ({_title(doc)})" if _title(doc) else ""
+        err.print(f"created election {election}{title} with {guardians} guardians, quorum {quorum}")
+        err.print(
+            "each guardian now runs `votum guardian join` with its id, its order (1…"
+            f"{guardians}) and its token (role guardian:<id>)"
+        )
+        _print_status(s)
+
+    _step(service, token_file, election, 0, act)
+
+
+def _title(doc: dict[str, Any]) -> str:
+    texts = (doc.get("name") or {}).get("text") or []
+    return str(texts[0].get("value", "")) if texts else ""
+
+
+@official_app.command("open")
+def open_(
+    election: ElectionId,
+    service: Service = DEFAULT_SERVICE,
+    token_file: TokenFile = None,
+    wait: Wait = 600.0,
+) -> None:
+    """Open the election once every guardian's record is in and every backup is checked; prints the joint
+    key's fingerprint, which every guardian's tool prints too."""
+
+    def act(o: Official) -> None:
+        s = o.open(wait > 0)
+        err.print(f"joint key fingerprint: {o.joint_fingerprint()}  (the guardians compare it with theirs)")
+        _print_status(s)
+
+    _step(service, token_file, election, wait, act)
+
+
+@official_app.command("close")
+def close(election: ElectionId, service: Service = DEFAULT_SERVICE, token_file: TokenFile = None) -> None:
+    """Close the election: no more ballots; the encrypted tally goes on the board for the guardians."""
+    _step(service, token_file, election, 0, lambda o: _print_status(o.close()))
+
+
+@official_app.command("publish")
+def publish(
+    election: ElectionId,
+    service: Service = DEFAULT_SERVICE,
+    token_file: TokenFile = None,
+    wait: Wait = 600.0,
+    present: Annotated[
+        int | None,
+        typer.Option(help="Guardians whose shares to wait for (default: all; at least the quorum)."),
+    ] = None,
+) -> None:
+    """Combine the guardians' shares and publish the tally and the spoiled ballots; prints the counts."""
+
+    def act(o: Official) -> None:
+        s = o.publish(present, wait > 0)
+        results = o.results()
+        table = Table(title=f"published counts of {election}")
+        table.add_column("selection")
+        table.add_column("votes", justify="right")
+        for selection, votes in results["counts"].items():
+            table.add_row(selection, str(votes))
+        Console().print(table)
+        if results["missing"]:
+            err.print(f"compensated for: {', '.join(results['missing'])}")
+        _print_status(s)
+
+    _step(service, token_file, election, wait, act)
+
+
+@official_app.command("status")
+def status(election: ElectionId, service: Service = DEFAULT_SERVICE) -> None:
+    """The election's phase, ballots and board head, and what it waits for (public; no token needed)."""
+    try:
+        with Client(service, use_msgpack=False, timeout=60) as client:
+            o = Official(client, election, Waiter())
+            s, a = o.status(), o.awaited()
+    except (VotumError, OSError, httpx.HTTPError) as e:
+        fail(err, e)
+    _print_status(s)
+    n = a["number_of_guardians"]
+    if a["phase"] == "ceremony":
+        err.print(
+            f"awaiting: guardian records {len(a['guardians'])}/{n}, backups checked "
+            f"{a['backups_settled']}/{a['backups_total']}"
+        )
+    elif a["phase"] == "closed":
+        waiting = [g for g, posted in a["shares"].items() if not posted]
+        err.print(
+            f"awaiting: decryption shares from {', '.join(waiting) or 'nobody'} "
+            f"({sum(a['shares'].values())} of {n} posted; quorum {a['quorum']})"
+        )
+
+
+@official_app.command("record")
+def record(
+    election: ElectionId,
+    out: Annotated[Path, typer.Option(help="Where to save the record archive (.votum).")],
+    service: Service = DEFAULT_SERVICE,
+) -> None:
+    """Save the election's record (public) for `votum verify`."""
+    refuse_to_replace(err, out, MAGIC, "votum archive")
+    try:
+        with Client(service, use_msgpack=False, timeout=600) as client:
+            size = Official(client, election, Waiter()).save_record(out)
+    except (VotumError, OSError, httpx.HTTPError) as e:
+        fail(err, e)
+    err.print(f"saved the record of {election} to {out} ({size:,} bytes); check it with `votum verify {out}`")
