@@ -101,7 +101,10 @@ def _check_records(records: dict[str, str], n: int, quorum: int) -> None:
     orders: dict[int, str] = {}
     seen: dict[int, str] = {}
     for gid, text in records.items():
-        votum.eg_verify_guardian_record(text, quorum)
+        try:
+            votum.eg_verify_guardian_record(text, quorum)
+        except VotumError as e:
+            raise VerificationFailed(f"guardian {gid!r}'s record does not verify: {e}") from None
         doc = json.loads(text)
         if doc.get("guardian_id") != gid:
             raise VerificationFailed(f"the record posted as {gid!r} names {doc.get('guardian_id')!r}")
