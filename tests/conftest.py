@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,3 +43,42 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'votum.db'}"
     pg = request.getfixturevalue("postgres")
     return str(pg.new_database())
+
+
+# --- headless Chromium, for the pages' tests (tests/web) and the kiosk's (tests/roles) ---------------------
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+#: screenshots the browser tests keep
+ARTIFACTS = Path(__file__).resolve().parent.parent / "target" / "test-artifacts" / "web"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    assert Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists(), (
+        "headless Chromium is part of the test set-up: `make setup` installs Debian's chromium "
+        "and chromium-driver"
+    )
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,1000",
+        "--disable-extensions",
+        "--no-first-run",
+    ):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.set_page_load_timeout(60)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    try:
+        yield driver
+    finally:
+        driver.quit()

@@ -34,6 +34,8 @@ class Contest:
     #: what else the count says, one line each: blank and invalid ballots, exhausted ballots, the quota,
     #: a tie and how it was decided
     notes: list[str] = field(default_factory=list)
+    #: the manifest's id of the contest (ElectionGuard records)
+    contest_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,11 +84,28 @@ def _manifest(record: Path) -> dict[str, Any]:
 
 
 def _text(value: Any, fallback: str) -> str:
-    """An ElectionGuard internationalized text's first value."""
+    """An ElectionGuard internationalized text's first value (a plain string is taken as it is)."""
+    if isinstance(value, str) and value:
+        return value
     try:
         return str(value["text"][0]["value"])
     except (KeyError, IndexError, TypeError):
         return fallback
+
+
+def contest_label(contest: dict[str, Any]) -> str:
+    """How a manifest's contest is named to people, in the verifier's output, on the pages and on the
+    kiosk alike: its ballot title (what the voter read), else its name, else its id."""
+    fallback = str(contest.get("name") or contest.get("object_id", ""))
+    return _text(contest.get("ballot_title"), fallback)
+
+
+def candidate_names(manifest: dict[str, Any]) -> dict[str, str]:
+    """Candidate id -> the candidate's name (its id when the manifest gives none)."""
+    return {
+        str(c.get("object_id")): _text(c.get("name"), str(c.get("object_id")))
+        for c in manifest.get("candidates", [])
+    }
 
 
 def elected_of(votes: list[tuple[str, int]], seats: int) -> tuple[set[str], list[str]]:
@@ -103,10 +122,7 @@ def elected_of(votes: list[tuple[str, int]], seats: int) -> tuple[set[str], list
 
 
 def _eg_contests(counts: dict[str, int], manifest: dict[str, Any], cast: int | None) -> list[Contest]:
-    names = {
-        c.get("object_id"): _text(c.get("name"), str(c.get("object_id")))
-        for c in manifest.get("candidates", [])
-    }
+    names = candidate_names(manifest)
     described = {c.get("object_id"): c for c in manifest.get("contests", [])}
     by_contest: dict[str, list[tuple[str, int]]] = {}
     for key, votes in counts.items():
@@ -123,7 +139,7 @@ def _eg_contests(counts: dict[str, int], manifest: dict[str, Any], cast: int | N
         elected, level = elected_of(selections, seats)
         notes = []
         if level:
-            tied = ", ".join(names.get(candidate_of.get(s), s) for s in level)
+            tied = ", ".join(names.get(str(candidate_of.get(s)), s) for s in level)
             votes = dict(selections)[level[0]]
             notes.append(f"tie for the last seat between {tied} ({votes:,} votes each)")
         if cast is not None:
@@ -131,15 +147,16 @@ def _eg_contests(counts: dict[str, int], manifest: dict[str, Any], cast: int | N
             allowed = int(desc.get("votes_allowed", seats) or seats)
             unused = cast * allowed - sum(v for _, v in selections)
             notes.insert(0, f"{cast:,} ballots cast × {allowed} votes allowed: undervotes {unused:,}")
-        name = desc.get("name") or _text(desc.get("ballot_title"), contest_id)
+        name = contest_label(desc) if desc else contest_id
         out.append(
             Contest(
-                f"{name} ({seats} to elect)" if seats > 1 else str(name),
+                f"{name} ({seats} to elect)" if seats > 1 else name,
                 [
-                    Selection(names.get(candidate_of.get(s), s), v, f"{v:,}", s in elected)
+                    Selection(names.get(str(candidate_of.get(s)), s), v, f"{v:,}", s in elected)
                     for s, v in selections
                 ],
                 notes,
+                contest_id,
             )
         )
     return out

@@ -12,7 +12,6 @@ import html
 import json
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
 import time
@@ -586,9 +585,6 @@ def test_stylesheet_contrast() -> None:
 
 # --- in Chromium, against a real server ------------------------------------------------------------
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-
 
 @dataclass
 class Live:
@@ -616,37 +612,6 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     finally:
         server.terminate()
         server.wait(timeout=60)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    assert Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists(), (
-        "headless Chromium is part of the test set-up: `make setup` installs Debian's chromium "
-        "and chromium-driver"
-    )
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--window-size=1280,1000",
-        "--disable-extensions",
-        "--no-first-run",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    driver.set_page_load_timeout(60)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def visit(browser: Any, url: str, shot: str) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from votum.fingerprints import fingerprint, key_fingerprint
 from votum.mix import votes_text
-from votum.results import elected_of
+from votum.results import candidate_names, contest_label, elected_of
 from votum.store import ElectionRow, Entry, Store
 
 
@@ -49,12 +49,12 @@ class Contest:
 def contests_of(manifest: dict[str, Any]) -> list[Contest]:
     """The manifest's contests in ballot order, each with its choices named by candidate (the
     candidate's name when the manifest gives one, else its id)."""
-    names = {c["object_id"]: _text(c.get("name")) or c["object_id"] for c in manifest.get("candidates", [])}
+    names = candidate_names(manifest)
     out = []
     for c in sorted(manifest.get("contests", []), key=lambda c: c.get("sequence_order", 0)):
         contest = Contest(
             c["object_id"],
-            _text(c.get("ballot_title")) or c.get("name") or c["object_id"],
+            contest_label(c),
             int(c.get("votes_allowed") or c.get("number_elected") or 1),
             number_elected=int(c.get("number_elected") or 1),
         )

@@ -1,0 +1,340 @@
+"""A whole election with each party in its own process and with only its own secrets (issue 42 A; spec/80.10):
+the service; the official's `votum official` steps; three guardians' `votum guardian` (each with its own node
+key, its own token and its sealed secret on its own disk); the polling-station kiosk `votum device`, driven
+by voters in headless Chromium, casting and spoiling; and an auditor who saves the record and runs `votum
+verify`, whose counts must be the Results page's and the voters' own."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from votum.localnet import free_port
+from votum.service.local import start_server
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFEST = ROOT / "vectors" / "eg-manifests" / "election_manifest_simple.json"
+STYLE = "harrison-township-ballot-style"
+GUARDIANS = ["alice", "bob", "carol"]
+
+#: what each voter marks on the kiosk, and whether they cast or spoil (to check the device)
+VOTERS = [
+    (
+        ["john-adams-selection", "benjamin-franklin-selection"],
+        "referendum-pineapple-affirmative-selection",
+        "cast",
+    ),
+    (["john-hancock-selection"], "referendum-pineapple-negative-selection", "cast"),
+    (["john-adams-selection"], None, "cast"),
+    (
+        ["benjamin-franklin-selection", "john-hancock-selection"],
+        "referendum-pineapple-affirmative-selection",
+        "spoil",
+    ),
+]
+
+
+def votum(
+    *args: str, env: dict[str, str], check: bool = True, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "votum", *args], env=env, capture_output=True, text=True, timeout=timeout
+    )
+    if check:
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done
+
+
+def start(*args: str, env: dict[str, str], log: Path) -> subprocess.Popen[str]:
+    with log.open("w") as out:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen(
+            [sys.executable, "-m", "votum", *args], env=env, stdout=out, stderr=subprocess.STDOUT, text=True
+        )
+
+
+class Parties:
+    """Who holds what: one token file per party, one node home per guardian."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.data = root / "service"
+        self.env = {**os.environ, "COLUMNS": "200", "VOTUM_TOKENS": ""}
+        self.env.pop("VOTUM_TOKENS")
+        self.tokens: dict[str, Path] = {}
+        self.processes: list[subprocess.Popen[str]] = []
+
+    def token(self, party: str, role: str) -> Path:
+        line = votum("tokens", "new", role, "--data-dir", str(self.data), env=self.env).stdout.strip()
+        assert line.startswith(f"{role}=")
+        path = self.root / party / "token"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(line + "\n")
+        path.chmod(0o600)
+        self.tokens[party] = path
+        return path
+
+    def home(self, guardian: str) -> Path:
+        return self.root / guardian / "node"
+
+
+@pytest.fixture
+def parties(tmp_path: Path) -> Iterator[Parties]:
+    p = Parties(tmp_path)
+    try:
+        yield p
+    finally:
+        for proc in p.processes:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(timeout=30)
+
+
+def _choose(
+    browser: Any, kiosk: str, justices: list[str], pineapple: str | None, decision: str
+) -> tuple[str, str, str]:
+    """One voter at the kiosk: returns (code on the review page, code and tracker link on the receipt)."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(kiosk)
+    for value in [*justices, *([pineapple] if pineapple else [])]:
+        browser.find_element(By.CSS_SELECTOR, f'input[value="{value}"]').click()
+    browser.find_element(By.ID, "encrypt").click()
+    code = _on_page(browser, "cast").find_element(By.ID, "code").text
+    browser.find_element(By.ID, decision).click()
+    receipt = _on_page(browser, "receipt").find_element(By.ID, "code").text
+    tracker = browser.find_element(By.ID, "tracker").get_attribute("href")
+    assert browser.find_element(By.ID, "state").text
+    return code, receipt, str(tracker)
+
+
+def _on_page(browser: Any, marker: str) -> Any:
+    """Waits until the page that has element `marker` is loaded (a click's navigation is not awaited)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 60).until(expected_conditions.presence_of_element_located((By.ID, marker)))
+    return browser
+
+
+def _results_page(browser: Any, base: str, election: str) -> dict[str, dict[str, int]]:
+    """The Results page's counts: contest id -> choice label -> votes."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{base}/elections/{election}/results")
+    out: dict[str, dict[str, int]] = {}
+    for table in browser.find_elements(By.CSS_SELECTOR, "table.results"):
+        rows = {}
+        for row in table.find_elements(By.CSS_SELECTOR, "tbody tr:not(.undervotes)"):
+            label = row.find_element(By.CSS_SELECTOR, "th").text.replace("elected", "").strip()
+            rows[label] = int(row.find_element(By.CSS_SELECTOR, "td.votes").text)
+        out[str(table.get_attribute("data-contest"))] = rows
+    return out
+
+
+def test_a_whole_election_each_party_in_its_own_process(parties: Parties, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    env, election = parties.env, "harrison-2026"
+    admin = parties.token("official", "admin")
+    device = parties.token("kiosk", "device:kiosk")
+    for g in GUARDIANS:
+        parties.token(g, f"guardian:{g}")
+        votum("node", "keygen", "--name", g, "--home", str(parties.home(g)), env=env)
+    server, base = start_server(
+        ["--data-dir", str(parties.data)], env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    parties.processes.append(server)  # type: ignore[arg-type]
+    service = ["--service", base]
+
+    # the official creates the election; each guardian joins from its own process
+    created = votum(
+        "official",
+        "create",
+        str(MANIFEST),
+        "-e",
+        election,
+        "--guardians",
+        "3",
+        "--quorum",
+        "2",
+        *service,
+        "--token-file",
+        str(admin),
+        env=env,
+    )
+    assert "Jefferson County Spring Primary" in created.stderr
+    joins = []
+    for order, g in enumerate(GUARDIANS, start=1):
+        log = parties.root / g / "join.log"
+        joins.append(
+            (
+                log,
+                start(
+                    "guardian",
+                    "join",
+                    "-e",
+                    election,
+                    "--id",
+                    g,
+                    "--order",
+                    str(order),
+                    "--home",
+                    str(parties.home(g)),
+                    *service,
+                    "--token-file",
+                    str(parties.tokens[g]),
+                    "--wait",
+                    "300",
+                    "--poll",
+                    "0.2",
+                    env=env,
+                    log=log,
+                ),
+            )
+        )
+        parties.processes.append(joins[-1][1])
+    opened = votum(
+        "official", "open", "-e", election, *service, "--token-file", str(admin), "--wait", "300", env=env
+    )
+    joint = opened.stderr.split("joint key fingerprint: ")[1].split("  ")[0].strip()
+    for log, proc in joins:
+        assert proc.wait(timeout=300) == 0, log.read_text()
+        assert f"joint key fingerprint: {joint}" in log.read_text().replace("\n", " ")
+    for g in GUARDIANS:
+        sealed = parties.home(g) / f"eg-guardian-{election}.sealed"
+        assert sealed.stat().st_mode & 0o777 == 0o600
+
+    # the kiosk, with the device token only; voters in the browser
+    port = free_port()
+    kiosk_log = parties.root / "kiosk" / "kiosk.log"
+    parties.processes.append(
+        start(
+            "device",
+            "-e",
+            election,
+            *service,
+            "--token-file",
+            str(device),
+            "--port",
+            str(port),
+            "--state-dir",
+            str(parties.root / "kiosk" / "state"),
+            "--style",
+            STYLE,
+            env=env,
+            log=kiosk_log,
+        )
+    )
+    kiosk = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(kiosk, timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline, kiosk_log.read_text()
+        time.sleep(0.2)
+    assert joint in httpx.get(kiosk).text, "the kiosk shows the joint key the guardians made"
+    receipts = []
+    for justices, pineapple, decision in VOTERS:
+        code, receipt, tracker = _choose(browser, kiosk, justices, pineapple, decision)
+        assert code == receipt and tracker.startswith(f"{base}/elections/{election}/track?code=")
+        receipts.append((decision, tracker))
+
+    # close; two guardians decrypt, carol is missing and compensated for
+    closed = votum("official", "close", "-e", election, *service, "--token-file", str(admin), env=env)
+    assert "3 cast, 1 spoiled" in closed.stderr
+    decrypts = []
+    for g in GUARDIANS[:2]:
+        log = parties.root / g / "decrypt.log"
+        decrypts.append(
+            (
+                log,
+                start(
+                    "guardian",
+                    "decrypt",
+                    "-e",
+                    election,
+                    "--id",
+                    g,
+                    "--home",
+                    str(parties.home(g)),
+                    *service,
+                    "--token-file",
+                    str(parties.tokens[g]),
+                    "--missing",
+                    "carol",
+                    env=env,
+                    log=log,
+                ),
+            )
+        )
+    for log, proc in decrypts:
+        assert proc.wait(timeout=300) == 0, log.read_text()
+        assert "3 cast ballots verified" in log.read_text().replace("\n", " ")
+    published = votum(
+        "official",
+        "publish",
+        "-e",
+        election,
+        *service,
+        "--token-file",
+        str(admin),
+        "--present",
+        "2",
+        "--wait",
+        "120",
+        env=env,
+    )
+    assert "compensated for: carol" in published.stderr
+
+    # the auditor: the public record, verified independently
+    record = parties.root / "auditor" / "record.votum"
+    record.parent.mkdir()
+    votum("official", "record", "-e", election, *service, "--out", str(record), env=env)
+    verified = json.loads(votum("verify", "--json", str(record), env=env).stdout)
+    by_contest = {
+        c["contest_id"]: {s["name"]: s["votes"] for s in c["selections"]}
+        for c in verified["result"]["contests"]
+    }
+    expected_ids: dict[str, int] = {}
+    for justices, pineapple, decision in VOTERS:
+        if decision == "cast":
+            for s in [*justices, *([pineapple] if pineapple else [])]:
+                expected_ids[s] = expected_ids.get(s, 0) + 1
+    names = {
+        "john-adams-selection": "John Adams",
+        "benjamin-franklin-selection": "Benjamin Franklin",
+        "john-hancock-selection": "John Hancock",
+    }
+    assert by_contest["justice-supreme-court"]["John Adams"] == expected_ids["john-adams-selection"] == 2
+    for sid, name in names.items():
+        assert by_contest["justice-supreme-court"][name] == expected_ids.get(sid, 0)
+    assert sorted(by_contest["referendum-pineapple"].values()) == [1, 1]
+    assert _results_page(browser, base, election) == by_contest, (
+        "the Results page shows what the auditor verified"
+    )
+
+    # the spoiled ballot's decryption is on the tracker the receipt named: the choices the voter marked
+    [(_, spoiled)] = [r for r in receipts if r[0] == "spoil"]
+    browser.get(spoiled)
+    assert browser.find_element(By.ID, "state").text
+    chosen = [
+        td.find_element(By.XPATH, "..").find_element(By.TAG_NAME, "td").text
+        for td in browser.find_elements(By.CSS_SELECTOR, "#decryption td.chosen")
+    ]
+    assert len(chosen) == 3, browser.page_source[:2000]
