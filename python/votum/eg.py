@@ -163,6 +163,12 @@ def plaintext_ballot(
     return json.dumps({"object_id": ballot_id, "style_id": style, "contests": contests})
 
 
+def share_name(guardian_id: str, target_id: str, missing: str | None = None) -> str:
+    """The board name of a guardian's decryption shares of a target (the tally or a spoiled ballot), or of
+    its compensation for guardian `missing` (spec/80.4)."""
+    return f"decryption/{guardian_id}/{target_id}" + (f"/{missing}" if missing else "") + ".json"
+
+
 #: the object id of an election's encrypted tally (and of its decryption)
 TALLY_OBJECT_ID = "election-results"
 

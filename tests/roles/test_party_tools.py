@@ -16,11 +16,12 @@ import votum
 from fastapi.testclient import TestClient
 from votum.client import Client
 from votum.client.election import Tokens
-from votum.client.guardian import GuardianTool, WaitedTooLong, Waiter, state_path
+from votum.client.waiting import WaitedTooLong, Waiter
 from votum.eg import manifest_from_names, plaintext_ballot
 from votum.errors import VerificationFailed
 from votum.nodes import keygen
 from votum.nodes.identity import Identity
+from votum.parties.guardian import GuardianTool, state_path
 from votum.service.app import create_app
 from votum.service.settings import Settings
 from votum.store import Store

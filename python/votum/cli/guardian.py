@@ -15,10 +15,11 @@ from votum.cli._errors import fail
 from votum.cli._progress import progress_hook
 from votum.cli._service import DEFAULT_SERVICE, ElectionId, Service, TokenFile, client_for
 from votum.cli.node import passphrase_of
-from votum.client.guardian import GuardianTool, Waiter
+from votum.client.waiting import Waiter
 from votum.errors import VotumError
 from votum.nodes.errors import NodeError
 from votum.nodes.identity import KEY_FILE, Identity
+from votum.parties.guardian import GuardianTool
 
 guardian_app = typer.Typer(
     no_args_is_help=True, help="A guardian's tool: join the key ceremony, then decrypt (spec/80.10)."

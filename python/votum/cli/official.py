@@ -16,8 +16,8 @@ from votum.cli._errors import fail, refuse_to_replace
 from votum.cli._progress import progress_hook
 from votum.cli._service import DEFAULT_SERVICE, ElectionId, Service, TokenFile, client_for
 from votum.client import Client
-from votum.client.guardian import Waiter
 from votum.client.official import Official, read_manifest
+from votum.client.waiting import Waiter
 from votum.errors import VotumError
 from votum.record import MAGIC
 

@@ -13,7 +13,7 @@ from typing import Any
 import votum
 from votum.client import Client
 from votum.client.election import Progress, quiet
-from votum.client.guardian import Waiter
+from votum.client.waiting import Waiter
 from votum.errors import InvalidInput
 from votum.fingerprints import key_fingerprint
 

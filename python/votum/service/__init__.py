@@ -1,5 +1,5 @@
 """The election service (`votum serve`): FastAPI app factory, settings, one router per resource,
-one error mapping. See docs in README ("The election service")."""
+one error mapping. See docs/service.md."""
 
 from votum.service.app import create_app
 from votum.service.settings import Settings, load_settings

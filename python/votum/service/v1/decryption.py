@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 import votum
 from votum.asgi import store_of
+from votum.eg import share_name
 from votum.errors import InvalidInput, NotFound, WrongPhase
 from votum.service.auth import require
 from votum.service.codec import NegotiatedRoute
@@ -66,7 +67,7 @@ def post_shares(
         target = targets[target_id]
         decryptor.check_shares(target, shares)
         missing = shares.missing_guardian_id
-        name = f"decryption/{guardian_id}/{target_id}" + (f"/{missing}" if missing else "") + ".json"
+        name = share_name(guardian_id, target_id, missing)
         checked.append((name, text))
     with store.write(election_id) as tx:
         tx.require_phase("closed")

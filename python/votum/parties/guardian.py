@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +29,8 @@ from typing import Any
 import votum
 from votum.client import Client, ServiceError
 from votum.client.election import Progress, check_board, quiet
-from votum.eg import encrypted_tally_json
+from votum.client.waiting import Waiter
+from votum.eg import encrypted_tally_json, share_name
 from votum.errors import Conflict, InvalidInput, VerificationFailed, VotumError
 from votum.fingerprints import key_fingerprint
 from votum.nodes.identity import Identity
@@ -39,10 +38,6 @@ from votum.parties.ceremony import STATE_PURPOSE
 
 #: targets per request of shares (a request's body stays well under the service's limit)
 SHARES_PER_REQUEST = 50
-
-
-class WaitedTooLong(VotumError):
-    """What the tool waits for (other guardians, the official) did not happen within `--wait`."""
 
 
 def state_path(home: Path, election_id: str) -> Path:
@@ -67,22 +62,6 @@ def _unseal(identity: Identity, path: Path, records: list[str]) -> votum.EgGuard
     return votum.EgGuardian.from_secret_state(
         identity.open_sealed(identity.card, STATE_PURPOSE, box), records
     )
-
-
-@dataclass
-class Waiter:
-    """Polls until a condition holds, `seconds` at most (`None`: forever), `every` seconds apart."""
-
-    seconds: float | None = 600.0
-    every: float = 1.0
-    sleep: Callable[[float], None] = time.sleep
-
-    def until(self, what: str, ready: Callable[[], bool]) -> None:
-        end = None if self.seconds is None else time.monotonic() + self.seconds
-        while not ready():
-            if end is not None and time.monotonic() > end:
-                raise WaitedTooLong(f"waited {self.seconds:.0f} s for {what}; run the command again to go on")
-            self.sleep(self.every)
 
 
 @dataclass
@@ -332,7 +311,7 @@ class GuardianTool:
             (t, m)
             for t in targets
             for m in [None, *missing]
-            if board.share_name(self.guardian_id, t.object_id, m) not in board.share_names
+            if share_name(self.guardian_id, t.object_id, m) not in board.share_names
         ]
         for begin in range(0, len(todo), SHARES_PER_REQUEST):
             messages = [
@@ -437,8 +416,3 @@ class BoardRead:
             )
         tally = votum.EgDecryptionTarget.from_tally_json(json.dumps(ours), self.manifest)
         return [tally, *self.spoiled]
-
-    @staticmethod
-    def share_name(guardian_id: str, target_id: str, missing: str | None) -> str:
-        """The board name of a guardian's shares of a target (spec/80.4), or of its compensation."""
-        return f"decryption/{guardian_id}/{target_id}" + (f"/{missing}" if missing else "") + ".json"
