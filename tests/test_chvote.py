@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import boardfile
@@ -98,12 +99,19 @@ def test_code_sheets_one_per_voter_owner_only(tmp_path: Path) -> None:
     )
     assert out.exit_code == 0, out.output
     files = sorted(sheets.iterdir())
-    assert [f.name for f in files] == ["voter-000000.html", "voter-000001.html", "voter-000002.html"]
-    for f in files:
+    # voters are numbered from 1, as people count them (issue 42, C.12)
+    assert [f.name for f in files] == ["voter-000001.html", "voter-000002.html", "voter-000003.html"]
+    for n, f in enumerate(files, start=1):
         assert f.stat().st_mode & 0o077 == 0
         html = f.read_text()
+        assert f"Code sheet, voter {n}<" in html
         assert "Voting code" in html and "Confirmation code" in html and "Finalization code" in html
         assert html.count("<td>Candidate ") == 3
+        # codes are printed for typing: Crockford's base 32 in groups of four, nothing that looks alike
+        codes = re.findall(r"<code>([^<]+)</code>", html)
+        assert len(codes) == 6
+        for code in codes:
+            assert re.fullmatch(r"[0-9A-HJKMNP-TV-Z]{1,4}(-[0-9A-HJKMNP-TV-Z]{1,4})*", code), code
     # every sheet's codes are its own
     assert len({f.read_text() for f in files}) == 3
 

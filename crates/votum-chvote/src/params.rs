@@ -34,8 +34,12 @@ impl Level {
     }
 }
 
-/// The 64-character alphabet of every code (spec/92.2).
-pub const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+/// The 32-character alphabet of every code (spec/92.2): Crockford's base 32, made to be read and typed
+/// (no I, L, O or U; digits and capitals only; 5 bits a character).
+pub const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/// Bits a code character writes.
+pub const CODE_BITS: u32 = 5;
 
 /// The statistical hiding of the ballot proof's short nonce ω_3 (spec/92.6).
 pub const STATISTICAL_BITS: u32 = 128;
@@ -270,7 +274,7 @@ impl Params {
     }
     /// Characters of the voting and confirmation codes X and Y.
     pub fn credential_chars(&self) -> usize {
-        self.q_hat().significant_bits().div_ceil(6) as usize
+        self.q_hat().significant_bits().div_ceil(CODE_BITS) as usize
     }
 
     /// Γ(1) … Γ(n): the n smallest primes that are members of G_q (7.1 GetPrimes, 7.2 IsMember).

@@ -102,7 +102,7 @@ pub fn sheet_html(card: &VotingCard, set: &crate::election::ElectionSet) -> Stri
             rows.push_str(&format!(
                 "<tr><td>Candidate {}</td><td><code>{}</code></td></tr>\n",
                 v + 1,
-                card.return_codes[v]
+                codes::grouped(&card.return_codes[v])
             ));
             v += 1;
         }
@@ -122,14 +122,15 @@ you cast it. Report it.</p>\n<table>\n{rows}</table>\n\
 <code>{y}</code></div>\n\
 <div class=\"box\"><strong>4. Finalization code</strong> (your device shows it once your vote is counted; it \
 must be this):<br><code>{f}</code></div>\n</body></html>\n",
-        voter = card.voter,
-        x = card.voting_code,
-        y = card.confirmation_code,
-        f = card.finalization_code,
+        voter = card.voter + 1,
+        x = codes::grouped(&card.voting_code),
+        y = codes::grouped(&card.confirmation_code),
+        f = codes::grouped(&card.finalization_code),
     )
 }
 
-/// Writes one sheet per voter into `dir` (`voter-000001.html` …), created if missing. The files
+/// Writes one sheet per voter into `dir` (`voter-000001.html` …, voters numbered from 1 as people count
+/// them; the record's voter index is one less), created if missing. The files
 /// hold secrets: they are created readable by their owner only where the system allows it.
 pub fn write_sheets(
     dir: &std::path::Path,
@@ -140,7 +141,7 @@ pub fn write_sheets(
     std::fs::create_dir_all(dir).map_err(io)?;
     let width = cards.len().max(1).to_string().len().max(6);
     for card in cards {
-        let path = dir.join(format!("voter-{:0width$}.html", card.voter));
+        let path = dir.join(format!("voter-{:0width$}.html", card.voter + 1));
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create(true).truncate(true);
         #[cfg(unix)]

@@ -328,11 +328,22 @@ fn a_code_sheet_prints_the_cards_codes() {
         &card.confirmation_code,
         &card.finalization_code,
     ] {
-        assert!(html.contains(code.as_str()));
+        // printed in groups of four for typing, and read back as typed
+        let printed = votum_chvote::codes::grouped(code);
+        assert!(html.contains(&format!("<code>{printed}</code>")));
+        assert_eq!(
+            votum_chvote::codes::code_to_integer(&printed.to_lowercase()).unwrap(),
+            votum_chvote::codes::code_to_integer(code).unwrap()
+        );
     }
     for rc in &card.return_codes {
-        assert!(html.contains(&format!("<code>{rc}</code>")));
+        let printed = votum_chvote::codes::grouped(rc);
+        assert!(html.contains(&format!("<code>{printed}</code>")));
     }
+    assert!(
+        html.contains("Code sheet, voter 1<"),
+        "voters are numbered from 1"
+    );
     assert!(!html.contains("<script"));
     // voter 9 does not take part in the third election; its sheet says so
     let html9 = votum_chvote::printing::sheet_html(&e.cards[9], &e.board.set);
