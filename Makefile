@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-cluster bench-cluster-netns fuzz clean
+.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-cluster bench-cluster-netns fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -158,6 +158,10 @@ bench-web: setup
 ## connections. The listening nodes run in a second process.
 bench-nodes: setup
 	$(VENV)/bin/votum node bench
+
+## A receiver's peak memory under a flood of 64 KiB one-way messages, read-ahead bounded in bytes or not (C.14).
+bench-nodes-memory: setup
+	$(VENV)/bin/python benches/bench_node_readahead.py
 
 ## votum's batch work on a Dask LocalCluster against the same work in one process (spec/98; BENCH_N, BENCH_RECORD,
 ## BENCH_WORKERS, BENCH_REPEAT, BENCH_ELECTION; see benches/bench_cluster.py).

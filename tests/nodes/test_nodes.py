@@ -761,3 +761,47 @@ def test_one_peer_cannot_hold_more_than_its_share_of_connections(tmp_path: Path)
                 await ch.close()
 
     run(main())
+
+
+def test_a_slow_receiver_holds_back_the_sender_with_bounded_memory(tmp_path: Path) -> None:
+    """Issue 42, C.14: a receiver whose one-way handler is slower than the sender kept up to 64 frames read
+    ahead, whatever their size; the sender batches what it queues into frames of up to 16 MiB, so 64 KiB
+    one-way messages grew a receiver to 320 MiB. What a connection reads ahead is now bounded in bytes: the
+    sender waits (TCP's flow control) while the receiver's queue is full."""
+    size, budget = 64 << 10, ChannelSettings().queue_bytes
+
+    async def main() -> tuple[int, int, int]:
+        async with mesh(tmp_path, 2) as (sender, receiver):
+            release = asyncio.Event()
+            handled = 0
+
+            async def slow(m: Message) -> None:
+                nonlocal handled
+                await release.wait()
+                handled += 1
+
+            receiver.route("note", slow)
+            payload = os.urandom(size)
+            sent = 0
+
+            async def flood() -> None:
+                nonlocal sent
+                for _ in range(8000):  # 500 MiB, far beyond any buffer on the way
+                    await sender.send("n1", "note", payload)
+                    sent += 1
+
+            task = asyncio.create_task(flood())
+            await asyncio.sleep(3.0)  # the sender runs until it is held back
+            [channel] = receiver._accepted
+            queued = sum(len(f) for f in channel._writer._frames)
+            held_sent = sent
+            release.set()
+            await asyncio.wait_for(task, 120)
+            await until(lambda: handled == 8000)
+            return queued, held_sent, handled
+
+    queued, held_sent, handled = run(main(), timeout=180)
+    assert handled == 8000, "every message arrived, in the end"
+    assert held_sent < 8000, "the sender was held back while the receiver was busy"
+    # at most the budget plus the frame that crossed it, and that frame at most the sender's out_bytes
+    assert queued <= budget + ChannelSettings().out_bytes + (1 << 20), f"{queued / 2**20:.0f} MiB read ahead"

@@ -97,10 +97,11 @@ class _BareClient(asyncio.Protocol):
             self.room = None
 
 
-def _rss_mib() -> float:
+def _rss_mib(field: str = "VmRSS") -> float:
+    """This process's resident memory now (VmRSS) or at its peak (VmHWM), in MiB."""
     with open("/proc/self/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
     return 0.0
 
@@ -135,6 +136,7 @@ def _serve(homes: list[str], client_card: dict[str, Any], conn: Any) -> None:
                 conn.send(
                     {
                         "rss_mib": _rss_mib(),
+                        "peak_mib": _rss_mib("VmHWM"),
                         "cpu_s": usage.ru_utime + usage.ru_stime,
                         "connections": sum(n.connections for n in nodes),
                     }
@@ -224,6 +226,10 @@ async def _run(report: Callable[[Row], None], quick: bool) -> None:
             rate = n / (time.perf_counter() - t0)
             target = ">= 20,000/s" if size == 256 else ""
             report(Row(f"one-way {size} B messages, one connection", f"{rate:,.0f}/s", "70/s", target))
+        # what the receiver held: its read-ahead is bounded per connection (queue_bytes and one frame)
+        parent.send("stats")
+        peak = parent.recv()["peak_mib"]
+        report(Row("receiver's peak memory after the one-way rows", f"{peak:.0f} MiB", "", "bounded (C.14)"))
         # 256 callers, each sending its next request when the last is answered: 256 always in flight (a
         # semaphore over 100,000 waiting tasks would cost more than the channel, asyncio's waiters are a list)
         n = int(100_000 * scale) // 256 * 256

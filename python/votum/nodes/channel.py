@@ -44,7 +44,10 @@ BIG_PIECE = 64 << 10
 @dataclass(frozen=True)
 class ChannelSettings:
     max_frame: int = 64 << 20
+    #: frames, and bytes of frames, a connection reads ahead of its consumer before it stops reading (the
+    #: sender then waits, through TCP): a connection's read-ahead is at most `queue_bytes` and one frame
     queue_frames: int = 64
+    queue_bytes: int = 16 << 20
     #: envelopes (or bytes of payload) waiting to be written before `send` waits for the writer
     out_envelopes: int = 4096
     out_bytes: int = 16 << 20

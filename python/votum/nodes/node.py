@@ -252,7 +252,9 @@ class Node:
 
     def _wire(self, on_connect: Callable[[Wire], None] | None = None) -> Wire:
         settings = self.settings.channel
-        return Wire(settings.max_frame, HELLO_MAX, settings.queue_frames, on_connect)
+        return Wire(
+            settings.max_frame, HELLO_MAX, settings.queue_frames, on_connect, queue_bytes=settings.queue_bytes
+        )
 
     def _channel(self, peer: Card, wire: Wire, channel_id: bytes) -> Channel:
         return Channel(

@@ -63,6 +63,7 @@ class Wire(asyncio.BufferedProtocol):
         queue_frames: int = 64,
         on_connect: Callable[[Wire], None] | None = None,
         frame_seconds: float = FRAME_SECONDS,
+        queue_bytes: int = 16 << 20,
     ) -> None:
         self.limit = limit
         self._frame_seconds = frame_seconds
@@ -70,6 +71,11 @@ class Wire(asyncio.BufferedProtocol):
         self._big_deadline: asyncio.TimerHandle | None = None
         self._next_limit = hello_limit
         self._queue_frames = queue_frames
+        #: bytes of frames read ahead before reading pauses (issue 42, C.14: a count alone let 64 frames of
+        #: up to 16 MiB wait, 320 MiB for one slow connection); a frame is always taken whole, so a
+        #: connection holds at most this plus one frame
+        self._queue_bytes = queue_bytes
+        self._queued = 0
         self._on_connect = on_connect
         self.transport: asyncio.Transport | None = None
         self._buf = bytearray(BUFFER)
@@ -208,7 +214,9 @@ class Wire(asyncio.BufferedProtocol):
 
     def _emit(self, frame: bytes | bytearray) -> None:
         self._frames.append(frame)
-        if len(self._frames) >= self._queue_frames and not self._reading_paused:
+        self._queued += len(frame)
+        full = len(self._frames) >= self._queue_frames or self._queued >= self._queue_bytes
+        if full and not self._reading_paused:
             self._reading_paused = True
             assert self.transport is not None
             self.transport.pause_reading()
@@ -231,7 +239,9 @@ class Wire(asyncio.BufferedProtocol):
             finally:
                 self._reader = None
         frame = self._frames.popleft()
-        if self._reading_paused and len(self._frames) <= self._queue_frames // 2 and self._lost is None:
+        self._queued -= len(frame)
+        room = len(self._frames) <= self._queue_frames // 2 and self._queued <= self._queue_bytes // 2
+        if self._reading_paused and room and self._lost is None:
             self._reading_paused = False
             assert self.transport is not None
             self.transport.resume_reading()
