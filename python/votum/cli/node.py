@@ -8,7 +8,6 @@ import contextlib
 import os
 import signal
 import time
-import unicodedata
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -21,6 +20,7 @@ from rich.table import Table
 from votum.cli._errors import fail
 from votum.nodes import Card, Keystore, Message, Node, NodeError, keygen, open_node
 from votum.nodes.channel import Handler
+from votum.nodes.chat import printable
 from votum.nodes.identity import CARD_FILE, KEY_FILE
 from votum.nodes.keystore import PEERS_FILE
 
@@ -167,13 +167,6 @@ def peers_remove(
     out.print(f"removed {card.name} ({card.fingerprint})")
 
 
-def printable(text: str) -> str:
-    """`text` with control and format characters (newlines, terminal escapes, bidirectional
-    overrides) shown escaped, as `\\n`, `\\x1b`, `\\u202e`: a peer's text can neither drive the
-    terminal nor forge a line that seems to come from another peer (issue 43, item 14)."""
-    return "".join(ch if unicodedata.category(ch) not in ("Cc", "Cf") else ascii(ch)[1:-1] for ch in text)
-
-
 def _chat_handler(console: Console) -> Handler:
     async def chat(m: Message) -> bytes:
         stamp = time.strftime("%H:%M:%S")
@@ -268,57 +261,41 @@ def broadcast(
 
 @node_app.command("chat")
 def chat(home: HOME = DEFAULT_HOME) -> None:
-    """An interactive terminal: messages from peers are printed as they arrive; type /peers, /send NAME TEXT,
-    /broadcast TEXT or /quit (a line without a command goes to the last /send peer)."""
+    """An interactive messenger: messages from peers appear above the line you type. Type /help for the
+    commands. Each message you send shows whether it was delivered, or is queued for an offline peer (sent
+    when it comes back, in order, even after a restart). The history is kept sealed to your node key in
+    HOME. A line starting with / is never sent as a message."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import InMemoryHistory
+    from prompt_toolkit.patch_stdout import patch_stdout
+
+    from votum.nodes.chat import Chat
+
     node = _open(home)
 
     async def main() -> None:
-        node.route("chat", _chat_handler(out))
         if node.identity.card.address:
             h, p = node.identity.card.host_port()
             await node.start(h, p)
-        out.print(
-            f"{node.name} ({node.identity.card.fingerprint}); /peers /send NAME TEXT /broadcast TEXT /quit"
-        )
-        loop = asyncio.get_running_loop()
-        current: str | None = None
-        while True:
-            line = await loop.run_in_executor(None, _read_line)
-            if line is None or line.strip() == "/quit":
-                break
-            line = line.strip()
+        # typed lines come back with the arrow keys in this session only: nothing typed is kept in the clear
+        session: PromptSession[str] = PromptSession(history=InMemoryHistory())
+        with patch_stdout(raw=True):
+            talk = Chat(node, lambda line: print(line, flush=True))
+            talk.start()
+            print(f"{node.name} ({node.identity.card.fingerprint}): /help lists the commands", flush=True)
             try:
-                if line == "/peers":
-                    for c in node.keystore.cards():
-                        out.print(f"  {c.name}  {c.fingerprint}  {c.address or ''}")
-                elif line.startswith("/send "):
-                    _, name, *rest = line.split(" ", 2)
-                    current = name
-                    if rest:
-                        await node.request(name, "chat", rest[0].encode(), timeout=30)
-                elif line.startswith("/broadcast "):
-                    res = await node.broadcast("chat", line[len("/broadcast ") :].encode())
-                    bad = [n for n, r in res.items() if not r.ok]
-                    out.print(
-                        f"  delivered to {len(res) - len(bad)} of {len(res)}"
-                        + (f"; failed: {bad}" if bad else "")
-                    )
-                elif line and current:
-                    await node.request(current, "chat", line.encode(), timeout=30)
-                elif line:
-                    out.print("  no peer chosen: /send NAME TEXT first")
-            except (NodeError, asyncio.TimeoutError) as e:
-                err.print(f"  [red]not delivered:[/] {e}")
-        await node.close()
+                while True:
+                    try:
+                        line = await session.prompt_async(f"{talk.current or ''}> ")
+                    except (EOFError, KeyboardInterrupt):
+                        break
+                    if not talk.command(line):
+                        break
+            finally:
+                await talk.close()
+                await node.close()
 
     _run(main())
-
-
-def _read_line() -> str | None:
-    try:
-        return input()
-    except EOFError:
-        return None
 
 
 @node_app.command("bench")
