@@ -16,7 +16,7 @@ import uvloop
 from typer.testing import CliRunner
 from votum import EgManifest
 from votum.cli.ceremony import FileBoard, publish
-from votum.client import ServiceError
+from votum.client import Client, ServiceError
 from votum.eg import run_ceremony
 from votum.election import synthetic_manifest
 from votum.fingerprints import key_fingerprint
@@ -31,6 +31,7 @@ from votum.parties.ceremony import (
     load_guardian_state,
     run_local,
 )
+from votum.parties.guardian import GuardianTool
 
 T = TypeVar("T")
 MANIFEST = synthetic_manifest(2)
@@ -83,6 +84,14 @@ def test_a_seeded_ceremony_across_processes_equals_the_one_process_ceremony(tmp_
         assert sum(x.startswith("ceremony/backups/") for x in names) == n * (n - 1)
         assert sum(x.startswith("ceremony/verified/") for x in names) == n * (n - 1)
         assert board.client.get("/v1/elections/e")["phase"] == "open"
+        # after close, a guardian decrypts with `votum guardian decrypt`'s tool from the state this
+        # ceremony sealed in its home (spec/80.10), compensating for a missing guardian
+        board.client.post("/v1/elections/e/close", {}, token=board.tokens.admin)
+        home = tmp_path / "homes" / "guardian-1"
+        mine = Client(http=board.client.http, token=board.tokens.guardians["guardian-1"], use_msgpack=False)
+        tool = GuardianTool(mine, "e", "guardian-1", Identity(home))
+        tool.path = home / f"eg-guardian-{result.ceremony}.sealed"
+        assert tool.decrypt(["guardian-5"]).posted == 2  # the tally: its own share and a compensation
     finally:
         board.close()
 

@@ -90,6 +90,13 @@ def decrypt(
         list[str] | None,
         typer.Option(help="A guardian who will not decrypt, compensated for from this guardian's backup."),
     ] = None,
+    state: Annotated[
+        Path | None,
+        typer.Option(
+            help="The sealed secret state, if not HOME/eg-guardian-<election>.sealed (a ceremony over the "
+            "channels, `votum node guardian`, keeps it as HOME/eg-guardian-<ceremony>.sealed)."
+        ),
+    ] = None,
 ) -> None:
     """After the election is closed: read and re-link the whole board, check every cast ballot and that the
     encrypted tally is their product, then post this guardian's shares of the tally and of each spoiled
@@ -101,7 +108,10 @@ def decrypt(
             client_for(service, f"guardian:{guardian_id}", token_file) as client,
             progress_hook(console) as hook,
         ):
-            done = GuardianTool(client, election, guardian_id, identity, progress=hook).decrypt(missing or [])
+            tool = GuardianTool(client, election, guardian_id, identity, progress=hook)
+            if state is not None:
+                tool.path = state
+            done = tool.decrypt(missing or [])
     except (VotumError, OSError, httpx.HTTPError) as e:
         fail(console, e)
     console.print(
