@@ -274,3 +274,29 @@ def test_an_unreadable_board_file_raises_a_typed_error(tmp_path: Path, kind: str
     with pytest.raises(RecordFormatError) as info:
         report.require()
     assert not isinstance(info.value, UnsupportedVersion)
+
+
+IVXV = Path(__file__).resolve().parent.parent / "vectors" / "ivxv"
+
+
+def test_ivxv_decryption_proofs_are_verified_and_their_votes_counted(tmp_path: Path) -> None:
+    """Issue 41, item 3 (spec/93, V-IVXV-01..05): Estonia's published decryption proofs pass `votum verify`,
+    which prints the votes they prove; one changed proof fails with exit 1 under V-IVXV-04 (IVXV's own
+    ProofChecker exits 0 whatever it finds)."""
+    out = CliRunner().invoke(app, ["verify", "--json", str(IVXV / "rk2023-live")])
+    assert out.exit_code == 0, out.output
+    shown = json.loads(out.stdout)
+    [contest] = shown["result"]["contests"]
+    votes = {s["name"].split(" (")[0]: s["votes"] for s in contest["selections"]}
+    assert votes == {"Vastlakukkel": 38, "Kondivurri tegemine": 12, "Liulaskmine": 10, "Hernesupp": 9}
+    assert shown["result"]["label"] == "proof file SHA-256"
+    copy = tmp_path / "ep2024"
+    shutil.copytree(IVXV / "ep2024-test", copy)
+    doc = json.loads((copy / "EP_2024-proof").read_text())
+    proof = doc["proofs"][2]["proof"]
+    doc["proofs"][2]["proof"] = proof[:-12] + ("A" if proof[-12] != "A" else "B") + proof[-11:]
+    (copy / "EP_2024-proof").write_text(json.dumps(doc))
+    report = verify(copy)
+    assert report.not_passed() == ["V-IVXV-04"]
+    out = CliRunner().invoke(app, ["verify", str(copy)])
+    assert out.exit_code == 1 and "V-IVXV-04" in out.output

@@ -59,6 +59,12 @@ def verified_result(report: VerificationReport, record: Path) -> VerifiedResult 
         cast = values.get("cast")
         contests = _eg_contests(values["counts"], _manifest(record), cast if isinstance(cast, int) else None)
         return VerifiedResult("record digest", digest, contests)
+    if report.readable == "V-IVXV-01":
+        digest = values.get("proof_file_sha256")
+        counts = values.get("counts")
+        if not isinstance(digest, str) or not isinstance(counts, dict):
+            return None
+        return VerifiedResult("proof file SHA-256", digest, [_ivxv_contest(values)])
     head = values.get("head")
     if not isinstance(head, str):
         return None
@@ -160,6 +166,18 @@ def _eg_contests(counts: dict[str, int], manifest: dict[str, Any], cast: int | N
             )
         )
     return out
+
+
+def _ivxv_contest(values: dict[str, Any]) -> Contest:
+    """The votes an IVXV proof file proves (spec/93.3: `district.choice`, party or question, candidate or
+    answer, joined by 0x1F), most votes first; IVXV's seats are not in the file, so nobody is marked."""
+    rows = []
+    for vote, n in values["counts"].items():
+        parts = str(vote).split("\x1f")
+        name = f"{parts[2]} ({parts[1]}, {parts[0]})" if len(parts) == 3 else str(vote)
+        rows.append(Selection(name, int(n), f"{int(n):,}"))
+    rows.sort(key=lambda s: (-s.votes, s.name))
+    return Contest(f"{values.get('election', 'IVXV')}: votes proven by the decryption proofs", rows)
 
 
 def _mix_contest(values: dict[str, Any]) -> Contest:

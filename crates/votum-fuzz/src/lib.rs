@@ -24,7 +24,7 @@ use votum_mixnet::params::Parameters;
 use votum_mixnet::{record, wire};
 
 /// The names of the targets, as cargo-fuzz and the corpus directories know them.
-pub const TARGETS: [&str; 9] = [
+pub const TARGETS: [&str; 10] = [
     "group_codec",
     "mix_wire",
     "mix_record",
@@ -34,6 +34,7 @@ pub const TARGETS: [&str; 9] = [
     "sv_record",
     "chv_record",
     "node_frame",
+    "ivxv_record",
 ];
 
 /// Runs target `name` on `data` (the corpus replay uses this).
@@ -48,6 +49,7 @@ pub fn run(name: &str, data: &[u8]) {
         "sv_record" => sv_record(data),
         "chv_record" => chv_record(data),
         "node_frame" => node_frame(data),
+        "ivxv_record" => ivxv_record(data),
         _ => {}
     }
 }
@@ -410,5 +412,51 @@ pub fn node_frame(data: &[u8]) {
             check_frame(&mine, header, &honest, payloads, &wrong),
             Err(FrameError::BadDigest(i)) if i == last
         ));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// other systems' records (issue 41)
+
+/// Estonia's IVXV (spec/93): byte 0 picks what the rest is. 0: a proof file, checked against the
+/// stored EP2024 key and mixer output; 1: a public key (PEM), with the stored proof file; 2: DER,
+/// read TLV by TLV down every SEQUENCE, each re-encoded to the same bytes (the reader takes only
+/// canonical DER).
+pub fn ivxv_record(data: &[u8]) {
+    const KEY: &[u8] = include_bytes!("../../../vectors/ivxv/ep2024-test/EP_2024-pub.pem");
+    const PROOFS: &[u8] = include_bytes!("../../../vectors/ivxv/ep2024-test/EP_2024-proof");
+    const MIXED: &[u8] = include_bytes!("../../../vectors/ivxv/ep2024-test/shuffled.json");
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    let run = |proofs: &[u8], key: &[u8]| {
+        let (report, _) = votum_verify::ivxv::verify_ivxv_files(
+            "fuzz".into(),
+            ("proof", proofs),
+            ("key", key),
+            Some(("shuffled.json", MIXED)),
+        );
+        assert_eq!(report.checks.len(), 5);
+    };
+    match which % 3 {
+        0 => run(rest, KEY),
+        1 => run(PROOFS, rest),
+        _ => der_round_trip(rest, 0),
+    }
+}
+
+fn der_round_trip(bytes: &[u8], depth: usize) {
+    use votum_verify::asn1::{tlv, Reader, SEQUENCE};
+    let mut r = Reader::new(bytes);
+    while !r.is_empty() {
+        let Ok(t) = r.any() else { return };
+        assert_eq!(
+            tlv(t.tag, t.contents),
+            t.whole,
+            "DER re-encodes to its own bytes"
+        );
+        if t.tag == SEQUENCE && depth < 32 {
+            der_round_trip(t.contents, depth + 1);
+        }
     }
 }

@@ -52,5 +52,6 @@ replay!(
     manifest,
     sv_record,
     chv_record,
-    node_frame
+    node_frame,
+    ivxv_record
 );

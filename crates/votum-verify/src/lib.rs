@@ -8,13 +8,16 @@
 //!   document at a time with ballots in parallel batches;
 //! - [`mix`]: a mixnet election's record (spec/91.7), streamed one board entry at a time;
 //! - [`sv`]: a split-value election's record (spec/97.8), streamed likewise;
-//! - [`chv`]: a CHVote election's record (spec/92.10), streamed likewise.
+//! - [`chv`]: a CHVote election's record (spec/92.10), streamed likewise;
+//! - [`ivxv`]: Estonia's IVXV decryption proofs (spec/93), with [`asn1`], the strict DER they need.
 //!
 //! This crate reads and checks; it produces no proof and holds no secret.
 
+pub mod asn1;
 pub mod checks;
 pub mod chv;
 pub mod eg;
+pub mod ivxv;
 pub mod mix;
 pub mod options;
 pub mod report;
@@ -27,6 +30,7 @@ use std::path::Path;
 pub use checks::Check;
 pub use chv::verify_chvote_record;
 pub use eg::verify_eg_record;
+pub use ivxv::{is_ivxv_record, verify_ivxv_record};
 pub use mix::{check_shuffle_task, verify_mix_record};
 pub use options::{BallotWorkers, Intermediates, Options, Progress, ShuffleWorkers};
 pub use report::{CheckResult, Finding, Report, Soundness, Status};
@@ -61,6 +65,8 @@ pub fn verify_record(path: &Path, options: Options<'_>) -> (Report, Intermediate
         (&Check::SV, verify_sv_record)
     } else if votum_chvote::record::is_chvote_record(path) {
         (&Check::CHV, verify_chvote_record)
+    } else if ivxv::is_ivxv_record(path) {
+        (&Check::IVXV, verify_ivxv_record)
     } else {
         (&Check::EG, verify_eg_record)
     };

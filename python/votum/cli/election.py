@@ -153,7 +153,7 @@ def refuse_unless_record(console: Console, record: Path) -> None:
         fail(
             console,
             f"{record} is not an election record votum reads (an ElectionGuard 1.4 directory, a votum "
-            "archive, or a mix, split-value or CHVote record file)",
+            "archive, a mix, split-value or CHVote record file, or an IVXV proof directory)",
         )
 
 
@@ -161,8 +161,8 @@ def verify(
     record: Annotated[
         Path,
         typer.Argument(
-            help="An election record: an ElectionGuard 1.4 directory, a votum archive (spec/70), or a mix, "
-            "split-value or CHVote record file."
+            help="An election record: an ElectionGuard 1.4 directory, a votum archive (spec/70), a mix, "
+            "split-value or CHVote record file, or a directory of IVXV decryption proofs (spec/93)."
         ),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,

@@ -2,6 +2,7 @@
 
 pub(crate) mod chv;
 pub(crate) mod eg;
+pub(crate) mod ivxv;
 pub(crate) mod mix;
 pub(crate) mod sv;
 
@@ -59,6 +60,11 @@ pub enum Check {
     Chv09,
     Chv10,
     Chv11,
+    Ivxv01,
+    Ivxv02,
+    Ivxv03,
+    Ivxv04,
+    Ivxv05,
 }
 
 impl Check {
@@ -129,14 +135,24 @@ impl Check {
         Check::Chv11,
     ];
 
+    /// The checks of an IVXV record (spec/50.8), in report order.
+    pub const IVXV: [Check; 5] = [
+        Check::Ivxv01,
+        Check::Ivxv02,
+        Check::Ivxv03,
+        Check::Ivxv04,
+        Check::Ivxv05,
+    ];
+
     /// Every check of the registry: the ElectionGuard record's, the mix record's, the split-value
-    /// record's, the CHVote record's.
+    /// record's, the CHVote record's, the IVXV record's.
     pub fn all() -> impl Iterator<Item = Check> {
         Check::EG
             .into_iter()
             .chain(Check::MIX)
             .chain(Check::SV)
             .chain(Check::CHV)
+            .chain(Check::IVXV)
     }
 
     /// The checks every submitted ballot goes through (one batch examines each of them).
@@ -203,7 +219,7 @@ pub struct Info {
 }
 
 /// Every check, in the order of [`Check`] (and so of reports).
-pub const REGISTRY: [Info; 51] = [
+pub const REGISTRY: [Info; 56] = [
     Info {
         check: Check::Record01,
         id: "V-RECORD-01",
@@ -612,6 +628,46 @@ pub const REGISTRY: [Info; 51] = [
         code: &["chv::Walk::signed", "checks::chv::check_signature"],
         negative: "crates/votum-chvote/tests/record.rs::each_tampering_fails_its_own_check",
     },
+    Info {
+        check: Check::Ivxv01,
+        id: "V-IVXV-01",
+        title: "the proof file and the public key are readable",
+        spec: "50.8",
+        code: &["ivxv::verify_ivxv_record"],
+        negative: "crates/votum-verify/tests/ivxv.rs::an_unreadable_proof_file_is_v_ivxv_01",
+    },
+    Info {
+        check: Check::Ivxv02,
+        id: "V-IVXV-02",
+        title: "the key: the standard 3072-bit group, in the subgroup, for this election",
+        spec: "50.8",
+        code: &["checks::ivxv::check_key"],
+        negative: "crates/votum-verify/tests/ivxv.rs::another_elections_proofs_are_v_ivxv_02",
+    },
+    Info {
+        check: Check::Ivxv03,
+        id: "V-IVXV-03",
+        title: "ciphertexts in the group, each decrypted once, exactly the mixer's output",
+        spec: "50.8",
+        code: &["checks::ivxv::check_ciphertexts", "checks::ivxv::check_mixed"],
+        negative: "crates/votum-verify/tests/ivxv.rs::a_vote_decrypted_twice_or_not_mixed_is_v_ivxv_03",
+    },
+    Info {
+        check: Check::Ivxv04,
+        id: "V-IVXV-04",
+        title: "every decryption proof",
+        spec: "50.8",
+        code: &["checks::ivxv::check_proofs"],
+        negative: "crates/votum-verify/tests/ivxv.rs::a_changed_proof_or_vote_is_v_ivxv_04",
+    },
+    Info {
+        check: Check::Ivxv05,
+        id: "V-IVXV-05",
+        title: "every plaintext is a vote in IVXV's encoding (the counts)",
+        spec: "50.8",
+        code: &["checks::ivxv::check_plaintexts"],
+        negative: "crates/votum-verify/tests/ivxv.rs::a_badly_padded_vote_is_v_ivxv_05",
+    },
 ];
 
 #[cfg(test)]
@@ -629,7 +685,11 @@ mod tests {
         ids.dedup();
         assert_eq!(
             ids.len(),
-            Check::EG.len() + Check::MIX.len() + Check::SV.len() + Check::CHV.len()
+            Check::EG.len()
+                + Check::MIX.len()
+                + Check::SV.len()
+                + Check::CHV.len()
+                + Check::IVXV.len()
         );
     }
 

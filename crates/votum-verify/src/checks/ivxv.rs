@@ -1,0 +1,457 @@
+//! The checks of an IVXV record (spec/50.8, spec/93), one function each, on decoded values.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use base64ct::{Base64, Encoding};
+use rayon::prelude::*;
+use serde_json::Value;
+use votum_arith::Integer;
+
+use crate::asn1::{self, Reader};
+use crate::checks::Check;
+use crate::ivxv::{int, sha256};
+use crate::report::Ledger;
+
+/// IVXV's ElGamal algorithm identifier, 1.3.6.1.4.1.3029.2.1 (its DER contents).
+const ELGAMAL_OID: &[u8] = &[0x2B, 0x06, 0x01, 0x04, 0x01, 0x97, 0x55, 0x02, 0x01];
+
+/// The election's public key: the SubjectPublicKeyInfo as written (it enters every challenge) and
+/// what it holds.
+pub struct IvxvKey {
+    pub spki: Vec<u8>,
+    pub p: Integer,
+    pub q: Integer,
+    pub g: Integer,
+    pub y: Integer,
+    pub election: String,
+}
+
+impl IvxvKey {
+    /// Reads a PEM `PUBLIC KEY`: SEQUENCE { SEQUENCE { OID, SEQUENCE { p, g, GeneralString election } },
+    /// BIT STRING { SEQUENCE { y } } }.
+    pub fn from_pem(pem: &[u8]) -> Result<IvxvKey, String> {
+        let text = std::str::from_utf8(pem).map_err(|_| "the key file is not text")?;
+        let body: String = text
+            .lines()
+            .map(str::trim)
+            .skip_while(|l| *l != "-----BEGIN PUBLIC KEY-----")
+            .skip(1)
+            .take_while(|l| *l != "-----END PUBLIC KEY-----")
+            .collect();
+        let spki =
+            Base64::decode_vec(&body).map_err(|e| format!("the key is not base64 PEM: {e}"))?;
+        Self::from_der(spki).map_err(|e| format!("the key: {e}"))
+    }
+
+    fn from_der(spki: Vec<u8>) -> Result<IvxvKey, asn1::DerError> {
+        let mut r = Reader::new(&spki);
+        let mut info = r.sequence("SubjectPublicKeyInfo")?;
+        r.end("the key")?;
+        let mut alg = info.sequence("AlgorithmIdentifier")?;
+        let oid = alg.expect(asn1::OID, "algorithm")?;
+        if oid.contents != ELGAMAL_OID {
+            return Err(asn1::DerError("the algorithm is not IVXV's ElGamal".into()));
+        }
+        let mut params = alg.sequence("parameters")?;
+        let p = int(params.unsigned("p")?);
+        let g = int(params.unsigned("g")?);
+        let election = params.expect(asn1::GENERAL_STRING, "election id")?.contents;
+        params.end("parameters")?;
+        alg.end("AlgorithmIdentifier")?;
+        let bits = info.expect(asn1::BIT_STRING, "subjectPublicKey")?.contents;
+        info.end("SubjectPublicKeyInfo")?;
+        let Some((0, key)) = bits.split_first() else {
+            return Err(asn1::DerError(
+                "the key's BIT STRING has unused bits".into(),
+            ));
+        };
+        let mut kr = Reader::new(key);
+        let mut ks = kr.sequence("public key")?;
+        kr.end("public key")?;
+        let y = int(ks.unsigned("y")?);
+        ks.end("public key")?;
+        let q = (p.clone() - 1u32) >> 1u32;
+        let election = String::from_utf8_lossy(election).into_owned();
+        Ok(IvxvKey {
+            spki,
+            p,
+            q,
+            g,
+            y,
+            election,
+        })
+    }
+
+    fn in_group(&self, x: &Integer) -> bool {
+        *x > 0u32 && *x < self.p && x.jacobi(&self.p) == 1
+    }
+
+    /// b^e mod p; the exponents here are decoded unsigned, so never negative (a negative one would
+    /// give 0, which no equation of a proof accepts).
+    fn pow(&self, b: &Integer, e: &Integer) -> Integer {
+        b.pow_mod_ref(e, &self.p)
+            .map(Integer::from)
+            .unwrap_or_default()
+    }
+}
+
+/// V-IVXV-02: the key is on RFC 3526's 3072-bit group with g = 2 (the standard IVXV uses), y is in
+/// its subgroup of quadratic residues, and the key names the proof file's election. Returns whether
+/// the group is the standard one (the proofs are checked only then).
+pub fn check_key(ledger: &mut Ledger, key: &IvxvKey, election: &str, object: &str) -> bool {
+    ledger.examined(Check::Ivxv02, 1);
+    let standard = votum_group::ModpGroup::rfc3526_3072();
+    let group_ok = key.p == *standard.p() && key.g == 2u32;
+    if !group_ok {
+        ledger.fail(
+            Check::Ivxv02,
+            object,
+            "the key's group is not RFC 3526's 3072-bit group with g = 2",
+        );
+    } else if !key.in_group(&key.y) {
+        ledger.fail(
+            Check::Ivxv02,
+            object,
+            "the public key is not in the group's subgroup",
+        );
+    }
+    if key.election != election {
+        ledger.fail(
+            Check::Ivxv02,
+            object,
+            format!(
+                "the key is for election {:?}, the proofs for {election:?}",
+                key.election
+            ),
+        );
+    }
+    group_ok
+}
+
+/// One proof of the file, decoded (the decoding's failure is kept for the check it belongs to).
+pub struct Item {
+    pub index: usize,
+    pub ciphertext_b64: String,
+    /// The ciphertext's DER and (u, v), or why it does not decode.
+    pub ciphertext: Result<(Vec<u8>, Integer, Integer), String>,
+    /// The message as it enters the challenge and as a group element, or why not.
+    pub message: Result<Message, String>,
+    /// (a, b, s) and the encodings of a and b, or why not.
+    pub proof: Result<Proof, String>,
+}
+
+pub struct Message {
+    /// The bytes the proof's challenge covers.
+    pub decrypted: Vec<u8>,
+    /// The padded encoding, as an integer (before it is taken into the subgroup).
+    pub encoded: Integer,
+    /// The vote the message gives, as text.
+    pub vote: Result<String, String>,
+    pub padded: bool,
+}
+
+pub struct Proof {
+    pub a: Integer,
+    pub b: Integer,
+    pub s: Integer,
+}
+
+impl Item {
+    pub fn decode(i: usize, c: &str, m: &str, p: &str, key: &IvxvKey) -> Item {
+        let width = key.p.significant_bits().div_ceil(8) as usize;
+        Item {
+            index: i,
+            ciphertext_b64: c.to_string(),
+            ciphertext: ciphertext(c),
+            message: message(m, width),
+            proof: proof(p),
+        }
+    }
+
+    pub fn object(&self) -> String {
+        format!("proof {}", self.index)
+    }
+
+    pub fn profile(&self) -> &'static str {
+        match &self.message {
+            Ok(m) if m.padded => "ivxv-padded",
+            _ => "ivxv-text",
+        }
+    }
+}
+
+fn ciphertext(b64: &str) -> Result<(Vec<u8>, Integer, Integer), String> {
+    let der = Base64::decode_vec(b64).map_err(|e| format!("the ciphertext is not base64: {e}"))?;
+    let (u, v) = {
+        let mut r = Reader::new(&der);
+        let mut c = r.sequence("ciphertext").map_err(|e| e.to_string())?;
+        r.end("ciphertext").map_err(|e| e.to_string())?;
+        let mut alg = c.sequence("algorithm").map_err(|e| e.to_string())?;
+        let oid = alg
+            .expect(asn1::OID, "algorithm")
+            .map_err(|e| e.to_string())?;
+        if oid.contents != ELGAMAL_OID || !alg.is_empty() {
+            return Err("the ciphertext's algorithm is not IVXV's ElGamal".into());
+        }
+        let mut uv = c.sequence("(u, v)").map_err(|e| e.to_string())?;
+        c.end("ciphertext").map_err(|e| e.to_string())?;
+        let u = int(uv.unsigned("u").map_err(|e| e.to_string())?);
+        let v = int(uv.unsigned("v").map_err(|e| e.to_string())?);
+        uv.end("(u, v)").map_err(|e| e.to_string())?;
+        (u, v)
+    };
+    Ok((der, u, v))
+}
+
+/// The message in either of IVXV's forms: base64 of the padded encoding (EP2024), or the vote as text
+/// (RK2023), which is padded here as IVXV pads it: 00 01 FF…FF 00 ‖ text, `width` bytes in all.
+fn message(m: &str, width: usize) -> Result<Message, String> {
+    if let Ok(bytes) = Base64::decode_vec(m) {
+        if bytes.len() == width && bytes.starts_with(&[0, 1]) {
+            let vote = unpad(&bytes);
+            return Ok(Message {
+                encoded: int(&bytes),
+                decrypted: bytes,
+                vote,
+                padded: true,
+            });
+        }
+    }
+    let text = m.as_bytes();
+    if text.len() + 11 > width {
+        return Err(format!(
+            "a message of {} bytes does not fit the group",
+            text.len()
+        ));
+    }
+    let mut padded = vec![0u8, 1];
+    padded.resize(width - text.len() - 1, 0xFF);
+    padded.push(0);
+    padded.extend_from_slice(text);
+    Ok(Message {
+        encoded: int(&padded),
+        decrypted: text.to_vec(),
+        vote: Ok(m.to_string()),
+        padded: false,
+    })
+}
+
+/// The text of a padded encoding: 00 01, at least eight FF bytes, 00, then UTF-8.
+fn unpad(bytes: &[u8]) -> Result<String, String> {
+    let body = &bytes[2..];
+    let ffs = body.iter().take_while(|&&b| b == 0xFF).count();
+    if ffs < 8 || body.get(ffs) != Some(&0) {
+        return Err("the padding is not 00 01 FF…FF 00".into());
+    }
+    String::from_utf8(body[ffs + 1..].to_vec()).map_err(|_| "the vote is not UTF-8".into())
+}
+
+fn proof(b64: &str) -> Result<Proof, String> {
+    let der = Base64::decode_vec(b64).map_err(|e| format!("the proof is not base64: {e}"))?;
+    let mut r = Reader::new(&der);
+    let mut s = r.sequence("proof").map_err(|e| e.to_string())?;
+    r.end("proof").map_err(|e| e.to_string())?;
+    let a = int(s.unsigned("a").map_err(|e| e.to_string())?);
+    let b = int(s.unsigned("b").map_err(|e| e.to_string())?);
+    let z = int(s.unsigned("s").map_err(|e| e.to_string())?);
+    s.end("proof").map_err(|e| e.to_string())?;
+    Ok(Proof { a, b, s: z })
+}
+
+/// V-IVXV-03: every ciphertext decodes, u and v are in the group, and no ciphertext is decrypted
+/// twice (each vote is counted once).
+pub fn check_ciphertexts(ledger: &mut Ledger, items: &[Item], key: &IvxvKey) {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for item in items {
+        ledger.examined(Check::Ivxv03, 1);
+        match &item.ciphertext {
+            Err(e) => ledger.fail(Check::Ivxv03, &item.object(), e.clone()),
+            Ok((_, u, v)) if !key.in_group(u) || !key.in_group(v) => {
+                ledger.fail(Check::Ivxv03, &item.object(), "u or v is not in the group")
+            }
+            Ok(_) => {}
+        }
+        if let Some(first) = seen.insert(item.ciphertext_b64.as_str(), item.index) {
+            ledger.fail(
+                Check::Ivxv03,
+                &item.object(),
+                format!("the same ciphertext as proof {first}: a vote counted twice"),
+            );
+        }
+    }
+}
+
+/// V-IVXV-03, with the mixer's output: the proofs decrypt exactly the ciphertexts the last mixer
+/// output (every district, every question), each once.
+pub fn check_mixed(ledger: &mut Ledger, items: &[Item], bytes: &[u8], object: &str) {
+    let doc: Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(e) => return ledger.fail(Check::Ivxv03, object, format!("not JSON: {e}")),
+    };
+    let mut mixed: Vec<&str> = Vec::new();
+    let walk = doc.get("districts").and_then(Value::as_object);
+    for (_, district) in walk.into_iter().flatten() {
+        for (_, station) in district.as_object().into_iter().flatten() {
+            for (_, list) in station.as_object().into_iter().flatten() {
+                mixed.extend(
+                    list.as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str),
+                );
+            }
+        }
+    }
+    let mut ours: Vec<&str> = items.iter().map(|i| i.ciphertext_b64.as_str()).collect();
+    mixed.sort_unstable();
+    ours.sort_unstable();
+    if mixed != ours {
+        let m: HashSet<&str> = mixed.iter().copied().collect();
+        let o: HashSet<&str> = ours.iter().copied().collect();
+        ledger.fail(
+            Check::Ivxv03,
+            object,
+            format!(
+                "the proofs decrypt {} ciphertexts the mixer did not output, and miss {} it did",
+                o.difference(&m).count() + ours.len().saturating_sub(o.len()),
+                m.difference(&o).count() + mixed.len().saturating_sub(m.len()),
+            ),
+        );
+    }
+}
+
+/// The proof's challenge: SHA-256 in counter mode over the DER of SEQUENCE { "DECRYPTION", key,
+/// ciphertext, decrypted, a, b }, as many bytes as q has, the bits above q's length cleared, until
+/// it is below q (the counter runs on).
+pub fn challenge(key: &IvxvKey, ciphertext: &[u8], decrypted: &[u8], p: &Proof) -> Integer {
+    let seed = asn1::tlv(
+        asn1::SEQUENCE,
+        &[
+            asn1::tlv(asn1::GENERAL_STRING, b"DECRYPTION"),
+            key.spki.clone(),
+            ciphertext.to_vec(),
+            asn1::tlv(asn1::OCTET_STRING, decrypted),
+            asn1::unsigned(&p.a.to_digits(votum_arith::Order::Msf)),
+            asn1::unsigned(&p.b.to_digits(votum_arith::Order::Msf)),
+        ]
+        .concat(),
+    );
+    let bits = key.q.significant_bits() as usize;
+    let n = bits.div_ceil(8);
+    let mut counter: u64 = 1;
+    loop {
+        let mut out = Vec::with_capacity(n + 32);
+        while out.len() < n {
+            let mut block = counter.to_be_bytes().to_vec();
+            block.extend_from_slice(&seed);
+            out.extend_from_slice(&sha256(&block));
+            counter += 1;
+        }
+        out.truncate(n);
+        if !bits.is_multiple_of(8) {
+            out[0] &= (1u8 << (bits % 8)) - 1;
+        }
+        let k = int(&out);
+        if k < key.q {
+            return k;
+        }
+    }
+}
+
+/// V-IVXV-04: every decryption proof: a and b in the group, s below q, and, with k the challenge and
+/// m the message taken into the subgroup (m, or p − m when m is not a residue),
+/// u^s = a·(v/m)^k and g^s = b·y^k. Returns per proof whether it holds.
+pub fn check_proofs(ledger: &mut Ledger, items: &[Item], key: &IvxvKey) -> Vec<bool> {
+    let verdicts: Vec<Result<(), String>> = items.par_iter().map(|i| verify_one(i, key)).collect();
+    verdicts
+        .into_iter()
+        .zip(items)
+        .map(|(v, item)| {
+            ledger.examined(Check::Ivxv04, 1);
+            match v {
+                Ok(()) => true,
+                Err(e) => {
+                    ledger.fail(Check::Ivxv04, &item.object(), e);
+                    false
+                }
+            }
+        })
+        .collect()
+}
+
+fn verify_one(item: &Item, key: &IvxvKey) -> Result<(), String> {
+    let (der, u, v) = item
+        .ciphertext
+        .as_ref()
+        .map_err(|_| "its ciphertext does not decode")?;
+    if !key.in_group(u) || !key.in_group(v) {
+        return Err("not checked: its ciphertext is not in the group (V-IVXV-03)".into());
+    }
+    let m = item.message.as_ref().map_err(Clone::clone)?;
+    let p = item.proof.as_ref().map_err(Clone::clone)?;
+    for (name, x) in [("a", &p.a), ("b", &p.b)] {
+        if !key.in_group(x) {
+            return Err(format!("{name} is not in the group"));
+        }
+    }
+    if p.s >= key.q {
+        return Err("s is not below q".into());
+    }
+    let mut element = m.encoded.clone();
+    if element >= key.p || element == 0u32 {
+        return Err("the message is not below p".into());
+    }
+    if element.jacobi(&key.p) != 1 {
+        element = key.p.clone() - element;
+    }
+    let k = challenge(key, der, &m.decrypted, p);
+    let inverse = Integer::from(
+        element
+            .invert_ref(&key.p)
+            .ok_or("the message has no inverse")?,
+    );
+    let ratio = Integer::from(v * &inverse) % &key.p;
+    let left1 = key.pow(u, &p.s);
+    let right1 = Integer::from(&p.a * &key.pow(&ratio, &k)) % &key.p;
+    let left2 = key.pow(&key.g, &p.s);
+    let right2 = Integer::from(&p.b * &key.pow(&key.y, &k)) % &key.p;
+    if left1 != right1 {
+        return Err("u^s ≠ a·(v/m)^k: the proof does not show this decryption".into());
+    }
+    if left2 != right2 {
+        return Err("g^s ≠ b·y^k: the proof is not by the key's holder".into());
+    }
+    Ok(())
+}
+
+/// V-IVXV-05: every message is a vote in the file's one form (all padded, or all text), and its
+/// padding is IVXV's; returns the votes per choice that the proofs prove.
+pub fn check_plaintexts(
+    ledger: &mut Ledger,
+    items: &[Item],
+    proven: &[bool],
+) -> BTreeMap<String, u64> {
+    let mut counts = BTreeMap::new();
+    let form = items.first().map(Item::profile);
+    for (item, ok) in items.iter().zip(proven) {
+        ledger.examined(Check::Ivxv05, 1);
+        match &item.message {
+            Err(e) => ledger.fail(Check::Ivxv05, &item.object(), e.clone()),
+            Ok(m) => {
+                if Some(item.profile()) != form {
+                    ledger.fail(
+                        Check::Ivxv05,
+                        &item.object(),
+                        "its message is in another form than the first's",
+                    );
+                }
+                match &m.vote {
+                    Err(e) => ledger.fail(Check::Ivxv05, &item.object(), e.clone()),
+                    Ok(vote) if *ok => *counts.entry(vote.clone()).or_insert(0) += 1,
+                    Ok(_) => {}
+                }
+            }
+        }
+    }
+    counts
+}

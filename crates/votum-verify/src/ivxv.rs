@@ -1,0 +1,216 @@
+//! Estonia's IVXV decryption proofs (spec/93): the tally's proof file and the election's public key,
+//! checked proof by proof, and the votes they prove counted.
+//!
+//! A record is a directory holding the proof file (`<election>-proof`, JSON), the public key
+//! (`<election>-pub.pem`) and, when there is one, the mixer's output (`shuffled.json`), whose
+//! ciphertexts must be exactly the ones the proofs decrypt. The checks are V-IVXV-01..05
+//! (spec/50.8); the functions that make them are in `checks::ivxv`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde_json::Value;
+use votum_arith::Integer;
+
+use crate::checks::ivxv::{
+    check_ciphertexts, check_key, check_mixed, check_plaintexts, check_proofs, Item, IvxvKey,
+};
+use crate::checks::Check;
+use crate::options::{Intermediates, Options};
+use crate::report::{Ledger, Report};
+
+/// Whether `path` is a directory holding an IVXV proof file and a public key.
+pub fn is_ivxv_record(path: &Path) -> bool {
+    path.is_dir() && files(path).is_ok()
+}
+
+/// The proof file, the key and the mixer's output (if any) of a record directory.
+fn files(dir: &Path) -> Result<(PathBuf, PathBuf, Option<PathBuf>), String> {
+    let mut proofs = Vec::new();
+    let mut keys = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with("-proof") {
+            proofs.push(entry.path());
+        } else if name.ends_with("-pub.pem") {
+            keys.push(entry.path());
+        }
+    }
+    match (proofs.as_slice(), keys.as_slice()) {
+        ([p], [k]) => {
+            let mixed = dir.join("shuffled.json");
+            Ok((p.clone(), k.clone(), mixed.is_file().then_some(mixed)))
+        }
+        _ => Err(format!(
+            "an IVXV record holds one `*-proof` file and one `*-pub.pem` key; {} has {} and {}",
+            dir.display(),
+            proofs.len(),
+            keys.len()
+        )),
+    }
+}
+
+/// Reads at most 1 GiB of a file (a proof file of ten million votes is about 3 GB of base64: such a
+/// session is read in pieces, which this reader does not do yet).
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if meta.len() > 1 << 30 {
+        return Err(format!("{} is larger than 1 GiB", path.display()));
+    }
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Verifies an IVXV record directory (see the module's description).
+pub fn verify_ivxv_record(path: &Path, _options: Options<'_>) -> (Report, Intermediates) {
+    let record = path.display().to_string();
+    let loaded = files(path).and_then(|(p, k, m)| {
+        let proof_bytes = read(&p)?;
+        let key_bytes = read(&k)?;
+        let mixed = m
+            .map(|m| read(&m).map(|b| (file_name(&m), b)))
+            .transpose()?;
+        Ok((
+            (file_name(&p), proof_bytes),
+            (file_name(&k), key_bytes),
+            mixed,
+        ))
+    });
+    match loaded {
+        Ok((proof, key, mixed)) => verify_ivxv_files(
+            record,
+            (&proof.0, &proof.1),
+            (&key.0, &key.1),
+            mixed.as_ref().map(|(n, b)| (n.as_str(), b.as_slice())),
+        ),
+        Err(e) => {
+            let mut ledger = Ledger::new(&Check::IVXV);
+            ledger.error(Check::Ivxv01, &record, e);
+            (
+                ledger.finish(record, "unverified", 0),
+                Intermediates::default(),
+            )
+        }
+    }
+}
+
+/// Verifies an IVXV record given as its files' names and bytes: the proof file, the key, and the
+/// mixer's output if there is one (the fuzz target feeds it bytes).
+pub fn verify_ivxv_files(
+    record: String,
+    (proof_name, proof_bytes): (&str, &[u8]),
+    (key_name, key_bytes): (&str, &[u8]),
+    mixed: Option<(&str, &[u8])>,
+) -> (Report, Intermediates) {
+    let mut ledger = Ledger::new(&Check::IVXV);
+    let mut out = Intermediates::default();
+    let doc: Value = match serde_json::from_slice(proof_bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            ledger.error(Check::Ivxv01, proof_name, format!("not JSON: {e}"));
+            return (ledger.finish(record, "unverified", 0), out);
+        }
+    };
+    let (election, raw_items) = match proof_document(&doc) {
+        Ok(x) => x,
+        Err(e) => {
+            ledger.error(Check::Ivxv01, proof_name, e);
+            return (ledger.finish(record, "unverified", 0), out);
+        }
+    };
+    let key = match IvxvKey::from_pem(key_bytes) {
+        Ok(k) => k,
+        Err(e) => {
+            ledger.error(Check::Ivxv01, key_name, e);
+            return (ledger.finish(record, "unverified", 0), out);
+        }
+    };
+    ledger.examined(Check::Ivxv01, 2 + u64::from(mixed.is_some()));
+    let key_ok = check_key(&mut ledger, &key, &election, key_name);
+    let items: Vec<Item> = raw_items
+        .par_iter()
+        .enumerate()
+        .map(|(i, (c, m, p))| Item::decode(i, c, m, p, &key))
+        .collect();
+    check_ciphertexts(&mut ledger, &items, &key);
+    if let Some((mixed_name, bytes)) = mixed {
+        check_mixed(&mut ledger, &items, bytes, mixed_name);
+    }
+    let proven: Vec<bool> = if key_ok {
+        check_proofs(&mut ledger, &items, &key)
+    } else {
+        ledger.error(
+            Check::Ivxv04,
+            proof_name,
+            "not checked: the key is not the standard group's",
+        );
+        vec![false; items.len()]
+    };
+    let counts = check_plaintexts(&mut ledger, &items, &proven);
+    let profile = items.first().map_or("ivxv", |i| i.profile());
+    out.values
+        .insert("election".into(), serde_json::json!(election));
+    out.values
+        .insert("profile".into(), serde_json::json!(profile));
+    out.values
+        .insert("proofs".into(), serde_json::json!(items.len()));
+    out.values.insert(
+        "counts".into(),
+        serde_json::json!(counts.into_iter().collect::<BTreeMap<_, _>>()),
+    );
+    out.values.insert(
+        "proof_file_sha256".into(),
+        serde_json::json!(crate::report::hex(&sha256(proof_bytes))),
+    );
+    let form = if profile == "ivxv-padded" {
+        "ivxv-padded"
+    } else {
+        "ivxv-text"
+    };
+    (ledger.finish(record, form, items.len() as u64), out)
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(data).into()
+}
+
+/// (ciphertext, message, proof) as the proof file writes them.
+type RawItem = (String, String, String);
+
+/// The proof file's election id and items.
+fn proof_document(doc: &Value) -> Result<(String, Vec<RawItem>), String> {
+    let election = doc
+        .get("election")
+        .and_then(Value::as_str)
+        .ok_or("no `election` string")?
+        .to_string();
+    let proofs = doc
+        .get("proofs")
+        .and_then(Value::as_array)
+        .ok_or("no `proofs` list")?;
+    let mut items = Vec::with_capacity(proofs.len());
+    for (i, p) in proofs.iter().enumerate() {
+        let field = |name: &str| {
+            p.get(name)
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .ok_or_else(|| format!("proof {i}: no `{name}` string"))
+        };
+        items.push((field("ciphertext")?, field("message")?, field("proof")?));
+    }
+    Ok((election, items))
+}
+
+/// `x` as an integer from big-endian bytes.
+pub(crate) fn int(bytes: &[u8]) -> Integer {
+    Integer::from_digits(bytes, votum_arith::Order::Msf)
+}
