@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-cluster bench-cluster-netns fuzz clean
+.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-cluster bench-cluster-netns fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -158,6 +158,11 @@ bench-web: setup
 ## connections. The listening nodes run in a second process.
 bench-nodes: setup
 	$(VENV)/bin/votum node bench
+
+## IVXV decryption proofs: votum-verify against the independent Go checker (IVXV_PEER=its built ProofChecker).
+bench-ivxv: setup
+	cargo build --release --locked -p votum-verify --bin votum-verify
+	$(VENV)/bin/python benches/bench_ivxv.py
 
 ## A receiver's peak memory under a flood of 64 KiB one-way messages, read-ahead bounded in bytes or not (C.14).
 bench-nodes-memory: setup
