@@ -31,8 +31,9 @@ MANIFEST = manifest_from_names(["P"], ["Ann", "Ben", "Cy"])
 
 
 class Election:
-    def __init__(self, http: TestClient, tokens: Tokens, tmp: Path) -> None:
+    def __init__(self, http: TestClient, tokens: Tokens, tmp: Path, store: Store) -> None:
         self.http = http
+        self.store = store
         self.tokens = tokens
         self.admin = Client(http=http, token=tokens.admin, use_msgpack=False)
         self.tools = []
@@ -93,7 +94,7 @@ def election(tmp_path: Path) -> Iterator[Election]:
     store = Store(f"sqlite:///{tmp_path / 'votum.db'}")
     app = create_app(Settings(data_dir=tmp_path, tokens=tokens.settings_map()), store=store)
     with TestClient(app) as http:
-        e = Election(http, tokens, tmp_path)
+        e = Election(http, tokens, tmp_path, store)
         e.admin.post(
             "/v1/elections", {"election_id": "e", "manifest": MANIFEST, "number_of_guardians": 3, "quorum": 2}
         )
@@ -330,3 +331,60 @@ def test_kiosk_believes_neither_a_wrong_device_hash_nor_a_wrong_receipt(
     monkeypatch.setattr(Client, "post", lying_receipt)
     with pytest.raises(VerificationFailed, match="another code"):
         kiosk.decide(kiosk.encrypt(["Ann-selection"]).key, "cast")
+
+
+def test_a_guardian_refuses_to_decrypt_a_cast_ballots_copy_posted_as_spoiled(election: Election) -> None:
+    """A lying service (it holds the board) appends a copy of a voter's cast ballot marked spoiled: decrypting
+    it would reveal that voter's choices. The guardian finds its ciphertexts repeated and posts nothing."""
+    election.join_all()
+    election.admin.post("/v1/elections/e/open", {})
+    election.cast(VOTES[:2])
+    cast = json.loads(
+        election.admin.get("/v1/elections/e/board/by-name/submitted_ballots/submitted_ballot_b-0.json")[
+            "payload"
+        ]
+    )
+    copy = json.dumps({**cast, "state": 2}).encode()
+    with election.store.write("e") as tx:
+        tx.append("submitted_ballot", "submitted_ballots/submitted_ballot_b-0-again.json", copy)
+    election.admin.post("/v1/elections/e/close", {})
+    before = election.admin.get("/v1/elections/e/board/head")
+    with pytest.raises(VerificationFailed, match="repeats the ciphertexts"):
+        election.tools[0].decrypt([])
+    assert election.admin.get("/v1/elections/e/board/head") == before
+
+
+def test_a_dispute_is_answered_only_when_the_guardian_says_so(
+    election: Election, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Answering a dispute publishes the disputed share. A dispute on the board may be the service's
+    invention (it holds the board), so the tool answers one only when its guardian names the receiver, who
+    confirmed it out of band."""
+    honest = election.tools[0]
+    original = GuardianTool._check_backups
+
+    def first_disputes(self: GuardianTool, guardian: Any, records: dict[str, str]) -> list[str]:
+        if self.guardian_id != "guardian-2":
+            return original(self, guardian, records)
+        # guardian-2 (or a service in its name) disputes guardian-1's backup
+        received = self.client.get(f"{self.base}/guardians/guardian-2/backups")["backups"]
+        while "guardian-1" not in received:
+            received = self.client.get(f"{self.base}/guardians/guardian-2/backups")["backups"]
+        self._post(
+            f"{self.base}/guardians/guardian-2/verifications", {"sender_id": "guardian-1", "verified": False}
+        )
+        return ["guardian-1"]
+
+    monkeypatch.setattr(GuardianTool, "_check_backups", first_disputes)
+    election.join_all()
+    names = lambda: {e["name"] for e in election.admin.get("/v1/elections/e/board?limit=1000")["entries"]}  # noqa: E731
+    assert "ceremony/challenges/guardian-2/guardian-1.json" in names()
+    honest.waiter = Waiter(0.5, 0.05)
+    with pytest.raises(WaitedTooLong):
+        honest.join(1)  # it waits for the opening, and does not answer
+    assert "ceremony/answers/guardian-1/guardian-2.json" not in names()
+    assert any("guardian-2 disputes" in d for d in honest.notices)
+    honest.answer = {"guardian-2"}
+    with pytest.raises(WaitedTooLong):
+        honest.join(1)
+    assert "ceremony/answers/guardian-1/guardian-2.json" in names()

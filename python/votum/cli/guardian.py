@@ -10,6 +10,7 @@ from typing import Annotated
 import httpx
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from votum.cli._errors import fail
 from votum.cli._progress import progress_hook
@@ -55,6 +56,13 @@ def join(
     token_file: TokenFile = None,
     wait: Wait = 600.0,
     poll: Annotated[float, typer.Option(help="Seconds between looks at the service.")] = 1.0,
+    answer: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A guardian whose dispute of your backup you confirmed with it: answer it in public "
+            "(this publishes that share)."
+        ),
+    ] = None,
 ) -> None:
     """Join the key ceremony: make this guardian's secret (sealed at once in HOME), post its public record,
     back it up to the other guardians, check their backups to it, and wait for the official to open the
@@ -67,6 +75,8 @@ def join(
             progress_hook(console) as hook,
         ):
             tool = GuardianTool(client, election, guardian_id, identity, Waiter(wait or None, poll), hook)
+            tool.answer = set(answer or [])
+            tool.tell = lambda notice: console.print(f"[yellow]{escape(notice)}[/]")
             joined = tool.join(order)
     except (VotumError, OSError, httpx.HTTPError) as e:
         fail(console, e)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,6 +124,12 @@ class GuardianTool:
         self.progress = progress
         self.base = f"/v1/elections/{election_id}"
         self.path = state_path(identity.home, election_id)
+        #: receivers whose dispute of this guardian's backup its guardian confirmed with them out of band:
+        #: only those are answered (an answer publishes the share, and the service holds the board)
+        self.answer: set[str] = set()
+        #: what the guardian must act on (a dispute to confirm), each said once, through `tell`
+        self.notices: list[str] = []
+        self.tell: Callable[[str], None] = lambda notice: None
 
     def __repr__(self) -> str:
         return f"GuardianTool({self.election_id!r}, {self.guardian_id!r})"
@@ -250,12 +257,23 @@ class GuardianTool:
             _, kind, first, last = name.split("/")
             if kind == "challenges" and last == f"{self.guardian_id}.json":
                 receiver = first
-                if f"ceremony/answers/{self.guardian_id}/{receiver}.json" not in names:
-                    body = json.loads(guardian.answer_challenge(records[receiver]))
-                    self._post(
-                        f"{self.base}/guardians/{self.guardian_id}/answers",
-                        {"receiver_id": receiver, "answer": body},
+                if f"ceremony/answers/{self.guardian_id}/{receiver}.json" in names:
+                    continue
+                if receiver not in self.answer:
+                    notice = (
+                        f"{receiver} disputes your backup to it. Answering publishes that share: "
+                        f"confirm with {receiver} that it raised the dispute, then run join again "
+                        f"with --answer {receiver}"
                     )
+                    if notice not in self.notices:
+                        self.notices.append(notice)
+                        self.tell(notice)
+                    continue
+                body = json.loads(guardian.answer_challenge(records[receiver]))
+                self._post(
+                    f"{self.base}/guardians/{self.guardian_id}/answers",
+                    {"receiver_id": receiver, "answer": body},
+                )
             if (
                 kind == "answers"
                 and last == f"{self.guardian_id}.json"
@@ -356,6 +374,8 @@ class BoardRead:
         self.spoiled: list[votum.EgDecryptionTarget] = []
         self.encrypted_tally: str | None = None
         self.share_names: set[str] = set()
+        #: every selection ciphertext seen, and the entry it came in: a repeat is a copied ballot
+        self.ciphertexts: dict[tuple[str, str], str] = {}
 
     @property
     def context(self) -> votum.EgContext:
@@ -397,6 +417,12 @@ class BoardRead:
         [checked] = self.verifier.verify_many([(payload, state)])
         if isinstance(checked, Exception):
             raise VerificationFailed(f"{name} does not verify: {checked}")
+        # a ballot copied under another name (say, a cast one marked spoiled, to have it decrypted) repeats
+        # ciphertexts: an honest device never does (spec/80.5)
+        for c in checked.ciphertexts_hex:
+            first = self.ciphertexts.setdefault(c, name)
+            if first != name:
+                raise VerificationFailed(f"{name} repeats the ciphertexts of {first}: a copied ballot")
         if state == "cast":
             self.tally.add_verified([checked])
             self.cast += 1
