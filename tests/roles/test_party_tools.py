@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import votum
 from fastapi.testclient import TestClient
@@ -388,3 +389,30 @@ def test_a_dispute_is_answered_only_when_the_guardian_says_so(
     with pytest.raises(WaitedTooLong):
         honest.join(1)
     assert "ceremony/answers/guardian-1/guardian-2.json" in names()
+
+
+def test_kiosk_survives_a_lost_answer_and_an_unreachable_service(
+    opened: Election, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cast ballot arrives but its answer is lost: the voter walks away, and the next voter's ballot (which
+    spoils the one left waiting) must not be refused for it. While the service does not answer, the voter
+    gets a page saying so, and the ballot stays in progress to try again."""
+    kiosk, page, token = _kiosk(opened, tmp_path)
+    pending = kiosk.encrypt(["Ann-selection"])
+    real_post = Client.post
+    calls = {"n": 0}
+
+    def answer_lost(self: Client, path: str, body: Any, **kw: Any) -> Any:
+        real_post(self, path, body, **kw)
+        calls["n"] += 1
+        raise httpx.ReadError("the answer was lost")
+
+    monkeypatch.setattr(Client, "post", answer_lost)
+    failed = page.post(f"/ballot/{pending.key}/cast", data={"form_token": token})
+    assert failed.status_code == 503 and "did not answer as it should" in failed.text and calls["n"] == 1
+    monkeypatch.setattr(Client, "post", real_post)
+    # the next voter: the waiting ballot is resolved from the service (it was cast), the chain goes on
+    receipt = _decide(page, token, _mark(page, token, "Ben-selection"), "cast")
+    assert receipt.status_code == 200
+    ballots = opened.admin.get("/v1/elections/e/ballots")["ballots"]
+    assert [b["state"] for b in ballots] == ["cast", "cast"]

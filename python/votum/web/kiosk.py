@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote
 
+import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -61,6 +62,8 @@ class Pending:
     code: str
     #: the chain's next seed once this ballot is on the board (its code)
     next_seed: Any
+    #: a submission was tried: whether it arrived is asked of the service before trying again
+    tried: bool = False
 
 
 class Kiosk:
@@ -199,14 +202,30 @@ class Kiosk:
             return self._submit(p, state)
 
     def _submit(self, p: Pending, state: str) -> dict[str, Any]:
+        """Sends the ballot in `state`, or, when an earlier try's answer was lost, takes the service's
+        receipt of what arrived then (so the chain goes on and nothing is sent twice in two states)."""
         self._save(self.seed.to_int(), {"ballot_id": p.ballot_id, "code": p.code})
-        receipt = dict(self.client.post(f"{self.base}/ballots", {"ballot": p.forms[state], "state": state}))
+        receipt = self._arrived(p) if p.tried else None
+        if receipt is None:
+            p.tried = True
+            receipt = dict(
+                self.client.post(f"{self.base}/ballots", {"ballot": p.forms[state], "state": state})
+            )
         if receipt["code"].upper() != p.code.upper():
             raise VerificationFailed("the service's receipt names another code than this ballot's")
         self.seed = p.next_seed
         self._save(self.seed.to_int())
         self.pending = None
         return receipt
+
+    def _arrived(self, p: Pending) -> dict[str, Any] | None:
+        """The service's receipt of `p` if it is on the board, else None."""
+        try:
+            return dict(self.client.get(f"{self.base}/ballots/{quote(p.ballot_id)}"))
+        except ServiceError as e:
+            if e.status == 404:
+                return None
+            raise
 
     def tracker(self, code: str) -> str:
         return f"{self.public_url}/elections/{quote(self.election_id)}/track?code={quote(code)}"
@@ -253,6 +272,8 @@ def create_kiosk_app(kiosk: Kiosk) -> FastAPI:
             pending = await _in_thread(kiosk.encrypt, chosen)
         except InvalidInput as e:
             return render(request, "kiosk_ballot.html", 400, error=str(e), chosen=set(chosen))
+        except UNANSWERED as e:
+            return render(request, "kiosk_ballot.html", 503, service_error=unanswered(e), chosen=set(chosen))
         return render(request, "kiosk_review.html", p=pending)
 
     @app.post("/ballot/{key}/{decision}")
@@ -264,9 +285,21 @@ def create_kiosk_app(kiosk: Kiosk) -> FastAPI:
             receipt = await _in_thread(kiosk.decide, key, "cast" if decision == "cast" else "spoiled")
         except Conflict:
             return RedirectResponse("/", status_code=303)
+        except UNANSWERED as e:
+            # the ballot stays in progress: the voter tries again (nothing arrives twice, see _submit)
+            return render(request, "kiosk_review.html", 503, p=kiosk.pending, service_error=unanswered(e))
         return render(request, "kiosk_receipt.html", r=receipt, tracker=kiosk.tracker(receipt["code"]))
 
     return app
+
+
+#: what the service's failures look like to the kiosk: no answer, a refusal, an answer it cannot believe
+UNANSWERED = (httpx.HTTPError, ServiceError, VerificationFailed)
+
+
+def unanswered(e: BaseException) -> str:
+    """The failure's detail, for the poll worker (the page says the rest)."""
+    return f"{type(e).__name__}: {e}"
 
 
 async def _in_thread(fn: Any, *args: Any) -> Any:
