@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde_json::Value;
-use votum_arith::Integer;
 
 use crate::checks::ivxv::{
-    check_ciphertexts, check_key, check_mixed, check_plaintexts, check_proofs, Item, IvxvKey,
+    check_ciphertexts, check_key, check_mixed, check_plaintexts, check_proofs, sha256, Item,
+    IvxvKey,
 };
 use crate::checks::Check;
 use crate::options::{Intermediates, Options};
@@ -178,11 +178,6 @@ fn file_name(p: &Path) -> String {
     )
 }
 
-pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
-    use sha2::Digest;
-    sha2::Sha256::digest(data).into()
-}
-
 /// (ciphertext, message, proof) as the proof file writes them.
 type RawItem = (String, String, String);
 
@@ -208,9 +203,4 @@ fn proof_document(doc: &Value) -> Result<(String, Vec<RawItem>), String> {
         items.push((field("ciphertext")?, field("message")?, field("proof")?));
     }
     Ok((election, items))
-}
-
-/// `x` as an integer from big-endian bytes.
-pub(crate) fn int(bytes: &[u8]) -> Integer {
-    Integer::from_digits(bytes, votum_arith::Order::Msf)
 }

@@ -9,8 +9,17 @@ use votum_arith::Integer;
 
 use crate::asn1::{self, Reader};
 use crate::checks::Check;
-use crate::ivxv::{int, sha256};
 use crate::report::Ledger;
+
+/// `x` as an integer from big-endian bytes.
+pub(crate) fn int(bytes: &[u8]) -> Integer {
+    Integer::from_digits(bytes, votum_arith::Order::Msf)
+}
+
+pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(data).into()
+}
 
 /// IVXV's ElGamal algorithm identifier, 1.3.6.1.4.1.3029.2.1 (its DER contents).
 const ELGAMAL_OID: &[u8] = &[0x2B, 0x06, 0x01, 0x04, 0x01, 0x97, 0x55, 0x02, 0x01];
