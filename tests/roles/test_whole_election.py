@@ -301,6 +301,9 @@ def test_a_whole_election_each_party_in_its_own_process(parties: Parties, browse
         env=env,
     )
     assert "compensated for: carol" in published.stderr
+    # the counts are printed with the manifest's names: the contest's ballot title, the candidates' names
+    printed = " ".join(published.stdout.split())
+    assert "John Adams" in printed and "Justice of the Supreme Court" in printed
 
     # the auditor: the public record, verified independently
     record = parties.root / "auditor" / "record.votum"

@@ -119,10 +119,10 @@ def publish(
         s = o.publish(present, wait > 0)
         results = o.results()
         table = Table(title=f"published counts of {election}")
-        table.add_column("selection")
-        table.add_column("votes", justify="right")
-        for selection, votes in results["counts"].items():
-            table.add_row(selection, str(votes))
+        for column in ("contest", "choice", "votes"):
+            table.add_column(column, justify="right" if column == "votes" else "left")
+        for contest, choice, votes in o.named_counts(results["counts"]):
+            table.add_row(contest, choice, f"{votes:,}")
         Console().print(table)
         if results["missing"]:
             err.print(f"compensated for: {', '.join(results['missing'])}")

@@ -16,6 +16,7 @@ from votum.client.election import Progress, quiet
 from votum.client.waiting import Waiter
 from votum.errors import InvalidInput
 from votum.fingerprints import key_fingerprint
+from votum.results import candidate_names, contest_label
 
 
 def read_manifest(path: Path) -> dict[str, Any]:
@@ -102,6 +103,20 @@ class Official:
 
     def results(self) -> dict[str, Any]:
         return dict(self.client.get(f"{self.base}/results"))
+
+    def named_counts(self, counts: dict[str, int]) -> list[tuple[str, str, int]]:
+        """`counts` (votes per selection id) as (contest, choice, votes), named as the manifest on the board
+        names them (`votum.results`: the ballot title, the candidate's name), in ballot order."""
+        manifest = json.loads(self.client.get(f"{self.base}/board/by-name/manifest.json")["payload"])
+        names = candidate_names(manifest)
+        rows = []
+        for c in sorted(manifest.get("contests", []), key=lambda c: c.get("sequence_order", 0)):
+            for sel in sorted(c.get("ballot_selections", []), key=lambda s: s.get("sequence_order", 0)):
+                sid = sel["object_id"]
+                if sid in counts:
+                    choice = names.get(str(sel.get("candidate_id")), sid)
+                    rows.append((contest_label(c), choice, int(counts[sid])))
+        return rows
 
     def save_record(self, out: Path) -> int:
         """Downloads the record archive to `out` (written aside, then renamed); returns its size."""
