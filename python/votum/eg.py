@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from votum._native import Ciphertext, EgContext, EgGuardian, EgManifest, eg_key_ceremony, eg_to_hex
@@ -161,6 +162,24 @@ def plaintext_ballot(
         for c in contests_on_style(manifest, style)
     ]
     return json.dumps({"object_id": ballot_id, "style_id": style, "contests": contests})
+
+
+def records_in_order(records: Iterable[str]) -> list[str]:
+    """Guardian records (JSON text) in sequence order, as the context and electionguard take them."""
+    return sorted(records, key=lambda r: json.loads(r)["sequence_order"])
+
+
+def read_manifest_file(path: Path) -> dict[str, Any]:
+    """A manifest file's JSON object; a syntax error or another JSON value is `InvalidInput` naming the file
+    (its checks against the ElectionGuard rules are `EgManifest.from_json`'s)."""
+    try:
+        doc = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        where = f"line {e.lineno}, column {e.colno}"
+        raise InvalidInput(f"the manifest {path} is not valid JSON: {e.msg} ({where})") from None
+    if not isinstance(doc, dict):
+        raise InvalidInput(f"the manifest {path} is not a JSON object")
+    return doc
 
 
 def share_name(guardian_id: str, target_id: str, missing: str | None = None) -> str:

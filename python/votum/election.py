@@ -42,6 +42,7 @@ from votum.eg import (
     manifest_document,
     plaintext_ballot,
     random_choices,
+    read_manifest_file,
     run_ceremony,
 )
 from votum.errors import InvalidInput, VerificationFailed
@@ -183,13 +184,7 @@ def _run_election(config: ElectionConfig, progress: ProgressHook | None, client:
     size = 0
 
     if config.manifest is not None:
-        try:
-            manifest = json.loads(config.manifest.read_text())
-        except json.JSONDecodeError as e:
-            where = f"line {e.lineno}, column {e.colno}"
-            raise InvalidInput(
-                f"the manifest {config.manifest} is not valid JSON: {e.msg} ({where})"
-            ) from None
+        manifest = read_manifest_file(config.manifest)
     else:
         manifest = synthetic_manifest(config.contests)
     em = EgManifest.from_json(json.dumps(manifest))

@@ -50,7 +50,7 @@ def test_official_errors(tmp_path: Path, nowhere: str) -> None:
             "--token-file",
             str(token),
         ),
-        "is not JSON",
+        "is not valid JSON",
     )
     one_line_error(*invoke("official", "close", "-e", "e", "--service", nowhere), "no token")
     device_only = tmp_path / "device.tok"

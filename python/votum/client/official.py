@@ -14,6 +14,7 @@ import votum
 from votum.client import Client
 from votum.client.election import Progress, quiet
 from votum.client.waiting import Waiter
+from votum.eg import read_manifest_file
 from votum.errors import InvalidInput
 from votum.fingerprints import key_fingerprint
 from votum.results import candidate_names, contest_label
@@ -21,14 +22,8 @@ from votum.results import candidate_names, contest_label
 
 def read_manifest(path: Path) -> dict[str, Any]:
     """An ElectionGuard 1.4 manifest file, checked (references, limits, styles) before it is sent."""
-    try:
-        text = path.read_text()
-        doc = json.loads(text)
-    except ValueError as e:
-        raise InvalidInput(f"{path} is not JSON: {e}") from None
-    if not isinstance(doc, dict):
-        raise InvalidInput(f"{path} is not a manifest (a JSON object)")
-    votum.EgManifest.from_json(text)
+    doc = read_manifest_file(path)
+    votum.EgManifest.from_json(json.dumps(doc))
     return doc
 
 

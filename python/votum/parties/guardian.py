@@ -31,7 +31,7 @@ import votum
 from votum.client import Client, ServiceError
 from votum.client.election import Progress, check_board, quiet
 from votum.client.waiting import Waiter
-from votum.eg import encrypted_tally_json, share_name
+from votum.eg import encrypted_tally_json, records_in_order, share_name
 from votum.errors import Conflict, InvalidInput, VerificationFailed, VotumError
 from votum.fingerprints import key_fingerprint
 from votum.nodes.identity import Identity
@@ -76,31 +76,24 @@ class Joined:
 
 
 def _check_records(records: dict[str, str], n: int, quorum: int) -> None:
-    """Every record's proofs, and distinct orders in 1..n and distinct commitments (a copied record
-    would verify, since the proofs do not name their guardian)."""
-    orders: dict[int, str] = {}
+    """The n records as one set (`eg_verify_guardian_records`: distinct ids and orders in 1..n, every
+    Schnorr proof, batched, a failure naming its guardian), each under the id it was posted as, and no
+    commitment repeated across them (a copied record would verify: the proofs do not name their guardian)."""
+    if len(records) != n:
+        raise VerificationFailed(f"{len(records)} guardian records where the election has {n}")
+    try:
+        votum.eg_verify_guardian_records(list(records.values()), quorum)
+    except VotumError as e:
+        raise VerificationFailed(f"the guardians' records do not verify: {e}") from None
     seen: dict[int, str] = {}
     for gid, text in records.items():
-        try:
-            votum.eg_verify_guardian_record(text, quorum)
-        except VotumError as e:
-            raise VerificationFailed(f"guardian {gid!r}'s record does not verify: {e}") from None
         doc = json.loads(text)
         if doc.get("guardian_id") != gid:
             raise VerificationFailed(f"the record posted as {gid!r} names {doc.get('guardian_id')!r}")
-        order = doc.get("sequence_order")
-        if not isinstance(order, int) or not 1 <= order <= n or order in orders:
-            raise VerificationFailed(f"guardian {gid!r}'s sequence order {order!r} is out of range or taken")
-        orders[order] = gid
         for c in doc["election_commitments"]:
-            value = int(c, 16)
-            if value in seen:
-                raise VerificationFailed(f"guardian {gid!r} repeats a commitment of {seen[value]!r}")
-            seen[value] = gid
-
-
-def _ordered(records: dict[str, str]) -> list[str]:
-    return sorted(records.values(), key=lambda r: json.loads(r)["sequence_order"])
+            first = seen.setdefault(int(c, 16), gid)
+            if first != gid:
+                raise VerificationFailed(f"guardian {gid!r} repeats a commitment of {first!r}")
 
 
 class GuardianTool:
@@ -296,7 +289,7 @@ class GuardianTool:
         context = votum.EgContext.from_json(
             self.client.get(f"{self.base}/board/by-name/context.json")["payload"]
         )
-        context.check(_ordered(records))
+        context.check(records_in_order(records.values()))
         return key_fingerprint(votum.eg_to_hex(context.elgamal_public_key.to_int()))
 
     # -- decryption --------------------------------------------------------------------------------------
@@ -319,7 +312,7 @@ class GuardianTool:
         unknown = [g for g in missing if g not in records or g == self.guardian_id]
         if unknown:
             raise InvalidInput(f"not another guardian of this election: {', '.join(unknown)}")
-        guardian = _unseal(self.identity, self.path, _ordered(records))
+        guardian = _unseal(self.identity, self.path, records_in_order(records.values()))
         if guardian.public_record() != records[self.guardian_id]:
             raise VerificationFailed("the board's record of this guardian is not the sealed guardian's")
         targets = board.targets()
@@ -392,7 +385,7 @@ class BoardRead:
             self.manifest = votum.EgManifest.from_json(payload)
         elif kind == "context":
             context = votum.EgContext.from_json(payload)
-            context.check(_ordered(self.records))
+            context.check(records_in_order(self.records.values()))
             assert self.manifest is not None
             if context.manifest_hash.to_int() != self.manifest.crypto_hash().to_int():
                 raise VerificationFailed("the context is not of the manifest on the board")

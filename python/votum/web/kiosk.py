@@ -38,7 +38,7 @@ from fastapi.staticfiles import StaticFiles
 
 import votum
 from votum.client import Client, ServiceError
-from votum.eg import contests_on_style, plaintext_ballot
+from votum.eg import contests_on_style, plaintext_ballot, records_in_order
 from votum.errors import Conflict, InvalidInput, VerificationFailed
 from votum.fingerprints import key_fingerprint
 from votum.web.catalog import Messages, choose
@@ -95,7 +95,7 @@ class Kiosk:
         em = votum.EgManifest.from_json(json.dumps(self.manifest))
         records = client.get(f"{self.base}/guardians")["records"]
         context = votum.EgContext.from_json(self._named("context.json"))
-        context.check(sorted(records.values(), key=lambda r: json.loads(r)["sequence_order"]))
+        context.check(records_in_order(records.values()))
         if context.manifest_hash.to_int() != em.crypto_hash().to_int():
             raise VerificationFailed("the context on the board is not of the manifest on the board")
         self.joint_fingerprint = key_fingerprint(context.elgamal_public_key.to_int())

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 import votum
+from votum.eg import records_in_order
 from votum.errors import InvalidInput, NotFound
 from votum.service.cache import LruCache
 from votum.store import Entry, Store
@@ -102,8 +103,9 @@ class ElectionObjects:
                 context = self._store.entry_named(self.election_id, "context.json")
                 if context is None:
                     raise NotFound(f"election {self.election_id!r} has no context yet (not opened)")
-                records = [e.text() for e in self._store.iter_entries(self.election_id, ["guardian"])]
-                records.sort(key=lambda r: json.loads(r)["sequence_order"])
+                records = records_in_order(
+                    e.text() for e in self._store.iter_entries(self.election_id, ["guardian"])
+                )
                 self._opened = (votum.EgContext.from_json(context.text()), records)
             return self._opened
 

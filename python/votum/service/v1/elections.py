@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 import votum
 from votum.asgi import store_of
-from votum.eg import encrypted_tally_json
+from votum.eg import encrypted_tally_json, records_in_order
 from votum.errors import Conflict, InvalidInput, WrongPhase
 from votum.service.auth import require
 from votum.service.codec import NegotiatedRoute
@@ -152,7 +152,7 @@ def open_election(request: Request, election_id: str) -> dict[str, Any]:
             f"{len(missing)} backups are neither checked by their receiver nor answered: "
             + ", ".join(missing[:5])
         )
-    ordered = sorted(records.values(), key=lambda r: json.loads(r)["sequence_order"])
+    ordered = records_in_order(records.values())
     context = votum.EgContext(ordered, row.quorum, objects.manifest)
     with store.write(election_id) as tx:
         tx.require_phase("ceremony")
