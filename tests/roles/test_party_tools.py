@@ -261,7 +261,10 @@ def test_kiosk_casts_and_spoils_and_its_receipts_name_the_board_entries(
     opened: Election, tmp_path: Path
 ) -> None:
     kiosk, page, token = _kiosk(opened, tmp_path)
-    assert "Ann" in page.get("/").text and kiosk.joint_fingerprint in page.get("/").text
+    home = page.get("/").text
+    assert "Ann" in home and kiosk.joint_fingerprint in home
+    # the kiosk's own page: its name, no link to the service's pages
+    assert "· votum polling-station device</title>" in home and "/elections/" not in home
     review = _mark(page, token, "Ann-selection")
     assert review.status_code == 200
     code = re.search(r'id="code">([^<]+)<', review.text).group(1)  # type: ignore[union-attr]

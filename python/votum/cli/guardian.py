@@ -4,8 +4,9 @@ closed, checks the board and the tally and posts this guardian's decryption shar
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import httpx
 import typer
@@ -46,6 +47,29 @@ def _identity(home: Path) -> Identity:
     return Identity(home, passphrase_of(home))
 
 
+def _with_tool(
+    console: Console,
+    election: str,
+    guardian_id: str,
+    home: Path,
+    service: str,
+    token_file: Path | None,
+    act: Callable[[GuardianTool], Any],
+) -> tuple[GuardianTool, Any]:
+    """Runs `act` on this guardian's tool (its node key, its token, progress bars); a refusal, a check
+    that fails or an unreachable service is one line and exit code 2."""
+    try:
+        identity = _identity(home)
+        with (
+            client_for(service, f"guardian:{guardian_id}", token_file) as client,
+            progress_hook(console) as hook,
+        ):
+            tool = GuardianTool(client, election, guardian_id, identity, progress=hook)
+            return tool, act(tool)
+    except (VotumError, OSError, httpx.HTTPError) as e:
+        fail(console, e)
+
+
 @guardian_app.command("join")
 def join(
     election: ElectionId,
@@ -68,24 +92,22 @@ def join(
     back it up to the other guardians, check their backups to it, and wait for the official to open the
     election. Run it again after an interruption: it goes on where it stopped."""
     console = Console(stderr=True)
-    try:
-        identity = _identity(home)
-        with (
-            client_for(service, f"guardian:{guardian_id}", token_file) as client,
-            progress_hook(console) as hook,
-        ):
-            tool = GuardianTool(client, election, guardian_id, identity, Waiter(wait or None, poll), hook)
-            tool.answer = set(answer or [])
-            tool.tell = lambda notice: console.print(f"[yellow]{escape(notice)}[/]")
-            joined = tool.join(order)
-    except (VotumError, OSError, httpx.HTTPError) as e:
-        fail(console, e)
+
+    def act(tool: GuardianTool) -> Any:
+        tool.waiter = Waiter(wait or None, poll)
+        tool.answer = set(answer or [])
+        tool.tell = lambda notice: console.print(f"[yellow]{escape(notice)}[/]")
+        return tool.join(order)
+
+    tool, joined = _with_tool(console, election, guardian_id, home, service, token_file, act)
     console.print(
         f"guardian {joined.guardian_id} joined election {election}; its secret is sealed in {tool.path}"
     )
     console.print(f"this guardian's key fingerprint: {joined.key_fingerprint}")
     if joined.disputed:
-        console.print(f"[yellow]disputed backups from: {', '.join(joined.disputed)} (answered in public)[/]")
+        console.print(
+            f"[yellow]you disputed the backups of {', '.join(joined.disputed)}: each must answer in public[/]"
+        )
     console.print(f"joint key fingerprint: {joined.joint_fingerprint}  (compare it with the official's)")
 
 
@@ -112,18 +134,13 @@ def decrypt(
     encrypted tally is their product, then post this guardian's shares of the tally and of each spoiled
     ballot (and compensations for each --missing guardian)."""
     console = Console(stderr=True)
-    try:
-        identity = _identity(home)
-        with (
-            client_for(service, f"guardian:{guardian_id}", token_file) as client,
-            progress_hook(console) as hook,
-        ):
-            tool = GuardianTool(client, election, guardian_id, identity, progress=hook)
-            if state is not None:
-                tool.path = state
-            done = tool.decrypt(missing or [])
-    except (VotumError, OSError, httpx.HTTPError) as e:
-        fail(console, e)
+
+    def act(tool: GuardianTool) -> Any:
+        if state is not None:
+            tool.path = state
+        return tool.decrypt(missing or [])
+
+    _, done = _with_tool(console, election, guardian_id, home, service, token_file, act)
     console.print(
         f"board checked to head {done.head['seq']} {done.head['hash']}: {done.cast} cast ballots verified, "
         f"the encrypted tally is their product; {done.spoiled} spoiled ballots"
