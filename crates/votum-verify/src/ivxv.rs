@@ -133,7 +133,7 @@ pub fn verify_ivxv_files(
         .enumerate()
         .map(|(i, (c, m, p))| Item::decode(i, c, m, p, &key))
         .collect();
-    check_ciphertexts(&mut ledger, &items, &key);
+    check_ciphertexts(&mut ledger, &items);
     if let Some((mixed_name, bytes)) = mixed {
         check_mixed(&mut ledger, &items, bytes, mixed_name);
     }

@@ -182,3 +182,30 @@ fn a_badly_padded_vote_is_v_ivxv_05() {
     assert!(failed.contains(&"V-IVXV-05"), "{failed:?}");
     assert_eq!(failed, ["V-IVXV-04", "V-IVXV-05"]);
 }
+
+#[test]
+fn a_ciphertext_outside_the_group_is_v_ivxv_03() {
+    use base64ct::{Base64, Encoding};
+    use votum_arith::{Integer, Order};
+    use votum_verify::asn1::{self, Reader};
+    // v replaced by p − v: p ≡ 3 (mod 4), so −v is not a residue (the proof is then not checked)
+    let p = votum_group::ModpGroup::rfc3526_3072().p().clone();
+    let dir = session("rk2023-live", |d| {
+        edit_proofs(d, |doc| {
+            let der = Base64::decode_vec(doc["proofs"][1]["ciphertext"].as_str().unwrap()).unwrap();
+            let mut r = Reader::new(&der);
+            let mut c = r.sequence("c").unwrap();
+            let alg = c.any().unwrap();
+            let mut uv = c.sequence("uv").unwrap();
+            let u = uv.any().unwrap();
+            let v = Integer::from_digits(uv.unsigned("v").unwrap(), Order::Msf);
+            let neg = (p.clone() - v).to_digits::<u8>(Order::Msf);
+            let inner = [u.whole.to_vec(), asn1::unsigned(&neg)].concat();
+            let body = [alg.whole.to_vec(), asn1::tlv(asn1::SEQUENCE, &inner)].concat();
+            let bad = asn1::tlv(asn1::SEQUENCE, &body);
+            doc["proofs"][1]["ciphertext"] = Value::from(Base64::encode_string(&bad));
+        })
+    });
+    // a session without the mixer's output: only the membership check makes it a V-IVXV-03 failure
+    assert_eq!(failing(&verify(dir.path()).0), ["V-IVXV-03", "V-IVXV-04"]);
+}

@@ -141,7 +141,8 @@ pub fn check_key(ledger: &mut Ledger, key: &IvxvKey, election: &str, object: &st
 pub struct Item {
     pub index: usize,
     pub ciphertext_b64: String,
-    /// The ciphertext's DER and (u, v), or why it does not decode.
+    /// The ciphertext's DER and (u, v), or why it does not decode or is not in the group (checked once,
+    /// as the items are decoded in parallel).
     pub ciphertext: Result<(Vec<u8>, Integer, Integer), String>,
     /// The message as it enters the challenge and as a group element, or why not.
     pub message: Result<Message, String>,
@@ -171,7 +172,13 @@ impl Item {
         Item {
             index: i,
             ciphertext_b64: c.to_string(),
-            ciphertext: ciphertext(c),
+            ciphertext: ciphertext(c).and_then(|(der, u, v)| {
+                if key.in_group(&u) && key.in_group(&v) {
+                    Ok((der, u, v))
+                } else {
+                    Err("u or v is not in the group".into())
+                }
+            }),
             message: message(m, width),
             proof: proof(p),
         }
@@ -269,16 +276,12 @@ fn proof(b64: &str) -> Result<Proof, String> {
 
 /// V-IVXV-03: every ciphertext decodes, u and v are in the group, and no ciphertext is decrypted
 /// twice (each vote is counted once).
-pub fn check_ciphertexts(ledger: &mut Ledger, items: &[Item], key: &IvxvKey) {
+pub fn check_ciphertexts(ledger: &mut Ledger, items: &[Item]) {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for item in items {
         ledger.examined(Check::Ivxv03, 1);
-        match &item.ciphertext {
-            Err(e) => ledger.fail(Check::Ivxv03, &item.object(), e.clone()),
-            Ok((_, u, v)) if !key.in_group(u) || !key.in_group(v) => {
-                ledger.fail(Check::Ivxv03, &item.object(), "u or v is not in the group")
-            }
-            Ok(_) => {}
+        if let Err(e) = &item.ciphertext {
+            ledger.fail(Check::Ivxv03, &item.object(), e.clone());
         }
         if let Some(first) = seen.insert(item.ciphertext_b64.as_str(), item.index) {
             ledger.fail(
@@ -436,10 +439,7 @@ fn prepare(item: &Item, key: &IvxvKey) -> Result<Prepared, String> {
     let (der, u, v) = item
         .ciphertext
         .as_ref()
-        .map_err(|_| "its ciphertext does not decode")?;
-    if !key.in_group(u) || !key.in_group(v) {
-        return Err("not checked: its ciphertext is not in the group (V-IVXV-03)".into());
-    }
+        .map_err(|_| "not checked: its ciphertext fails V-IVXV-03")?;
     let m = item.message.as_ref().map_err(Clone::clone)?;
     let p = item.proof.as_ref().map_err(Clone::clone)?;
     for (name, x) in [("a", &p.a), ("b", &p.b)] {
