@@ -8,7 +8,8 @@ log() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
 # --- system packages -------------------------------------------------------------------------
 # m4: GMP's build (bundled by rug) needs it; postgresql for the service's tests; iproute2, nftables and
-# tshark for the tests across network namespaces; chromium for the web pages' tests. Everything else
+# tshark for the tests across network namespaces; chromium for the web pages' tests; belenios-tool for the
+# Belenios archives' tests. Everything else
 # the project needs comes from crates.io and PyPI.
 # `scripts/setup.sh core` (make election, make demo): only what an election needs, so that a user without
 # root runs the main job when a compiler and m4 are there (issue 42, C.5); the default also installs what
@@ -31,6 +32,9 @@ command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 # valgrind: `make ct-check` runs the secret-exponent paths under memcheck, and votum-ct builds
 # against its client-request headers
 command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/memcheck.h ] || need_apt+=(valgrind)
+# belenios-tool (Debian's Belenios 2.0): the tests hold Belenios elections with it and compare its verdicts
+# with `votum verify`'s (spec/94)
+command -v belenios-tool >/dev/null 2>&1 || need_apt+=(belenios-tool)
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then

@@ -68,7 +68,9 @@ def verified_result(report: VerificationReport, record: Path) -> VerifiedResult 
     head = values.get("head")
     if not isinstance(head, str):
         return None
-    if report.readable == "V-MIX-01":
+    if report.readable == "V-BEL-01":
+        contests = _belenios_contests(values) if "result" in values else []
+    elif report.readable == "V-MIX-01":
         contests = [_mix_contest(values)] if "tallies" in values else []
     elif report.readable == "V-SV-01":
         contests = [_sv_contest(t) for t in values.get("tallies", [])]
@@ -166,6 +168,22 @@ def _eg_contests(counts: dict[str, int], manifest: dict[str, Any], cast: int | N
             )
         )
     return out
+
+
+def _belenios_contests(values: dict[str, Any]) -> list[Contest]:
+    """A Belenios election's questions with the counts its result proves (spec/94.5), by weight; a question
+    that allows blank has its blank count as a note, since Belenios counts it in its own place."""
+    contests = []
+    for question, counts in zip(values.get("questions", []), values["result"], strict=False):
+        counts = [int(c) for c in counts]
+        notes = []
+        if question.get("blank"):
+            notes.append(f"blank: {counts[0]}")
+            counts = counts[1:]
+        names = question.get("answers", [])
+        rows = [Selection(str(n), c, str(c)) for n, c in zip(names, counts, strict=False)]
+        contests.append(Contest(str(question.get("question", "")), rows, notes))
+    return contests
 
 
 def _ivxv_contest(values: dict[str, Any]) -> Contest:

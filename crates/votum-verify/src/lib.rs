@@ -9,11 +9,13 @@
 //! - [`mix`]: a mixnet election's record (spec/91.7), streamed one board entry at a time;
 //! - [`sv`]: a split-value election's record (spec/97.8), streamed likewise;
 //! - [`chv`]: a CHVote election's record (spec/92.10), streamed likewise;
-//! - [`ivxv`]: Estonia's IVXV decryption proofs (spec/93), with [`asn1`], the strict DER they need.
+//! - [`ivxv`]: Estonia's IVXV decryption proofs (spec/93), with [`asn1`], the strict DER they need;
+//! - [`belenios`]: a Belenios election's public archive (spec/94).
 //!
 //! This crate reads and checks; it produces no proof and holds no secret.
 
 pub mod asn1;
+pub mod belenios;
 pub mod checks;
 pub mod chv;
 pub mod eg;
@@ -27,6 +29,7 @@ pub mod sv_remote;
 
 use std::path::Path;
 
+pub use belenios::{is_belenios_record, verify_belenios_record};
 pub use checks::Check;
 pub use chv::verify_chvote_record;
 pub use eg::verify_eg_record;
@@ -67,6 +70,8 @@ pub fn verify_record(path: &Path, options: Options<'_>) -> (Report, Intermediate
         (&Check::CHV, verify_chvote_record)
     } else if ivxv::is_ivxv_record(path) {
         (&Check::IVXV, verify_ivxv_record)
+    } else if belenios::is_belenios_record(path) {
+        (&Check::BEL, verify_belenios_record)
     } else {
         (&Check::EG, verify_eg_record)
     };

@@ -134,6 +134,7 @@ RECORD_MAGICS = {
     b"VOTUMMIX": "mix",
     b"VOTUMSVR": "split-value",
     b"VOTUMCHV": "CHVote",
+    b"BELENIOS": "Belenios archive",
 }
 
 
@@ -153,7 +154,8 @@ def refuse_unless_record(console: Console, record: Path) -> None:
         fail(
             console,
             f"{record} is not an election record votum reads (an ElectionGuard 1.4 directory, a votum "
-            "archive, a mix, split-value or CHVote record file, or an IVXV proof directory)",
+            "archive, a mix, split-value or CHVote record file, a Belenios archive, or an IVXV proof "
+            "directory)",
         )
 
 
@@ -162,7 +164,8 @@ def verify(
         Path,
         typer.Argument(
             help="An election record: an ElectionGuard 1.4 directory, a votum archive (spec/70), a mix, "
-            "split-value or CHVote record file, or a directory of IVXV decryption proofs (spec/93)."
+            "split-value or CHVote record file, a Belenios election's archive `<uuid>.bel` (spec/94), or a "
+            "directory of IVXV decryption proofs (spec/93)."
         ),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,

@@ -1,5 +1,6 @@
 //! The registry of checks (spec/50.3): every check has a stable id, a title and its place in a report.
 
+pub(crate) mod belenios;
 pub(crate) mod chv;
 pub(crate) mod eg;
 pub(crate) mod ivxv;
@@ -65,6 +66,15 @@ pub enum Check {
     Ivxv03,
     Ivxv04,
     Ivxv05,
+    Bel01,
+    Bel02,
+    Bel03,
+    Bel04,
+    Bel05,
+    Bel06,
+    Bel07,
+    Bel08,
+    Bel09,
 }
 
 impl Check {
@@ -144,8 +154,21 @@ impl Check {
         Check::Ivxv05,
     ];
 
+    /// The checks of a Belenios archive (spec/50.9), in report order.
+    pub const BEL: [Check; 9] = [
+        Check::Bel01,
+        Check::Bel02,
+        Check::Bel03,
+        Check::Bel04,
+        Check::Bel05,
+        Check::Bel06,
+        Check::Bel07,
+        Check::Bel08,
+        Check::Bel09,
+    ];
+
     /// Every check of the registry: the ElectionGuard record's, the mix record's, the split-value
-    /// record's, the CHVote record's, the IVXV record's.
+    /// record's, the CHVote record's, the IVXV record's, the Belenios archive's.
     pub fn all() -> impl Iterator<Item = Check> {
         Check::EG
             .into_iter()
@@ -153,6 +176,7 @@ impl Check {
             .chain(Check::SV)
             .chain(Check::CHV)
             .chain(Check::IVXV)
+            .chain(Check::BEL)
     }
 
     /// The checks every submitted ballot goes through (one batch examines each of them).
@@ -219,7 +243,7 @@ pub struct Info {
 }
 
 /// Every check, in the order of [`Check`] (and so of reports).
-pub const REGISTRY: [Info; 56] = [
+pub const REGISTRY: [Info; 65] = [
     Info {
         check: Check::Record01,
         id: "V-RECORD-01",
@@ -668,6 +692,78 @@ pub const REGISTRY: [Info; 56] = [
         code: &["checks::ivxv::check_plaintexts"],
         negative: "crates/votum-verify/tests/ivxv.rs::a_badly_padded_vote_is_v_ivxv_05",
     },
+    Info {
+        check: Check::Bel01,
+        id: "V-BEL-01",
+        title: "the archive: entries named by their SHA-256, events chained in order, every entry named",
+        spec: "50.9",
+        code: &["belenios::verify_belenios_record", "belenios::Walk::entry", "belenios::Walk::finish"],
+        negative: "crates/votum-verify/tests/belenios.rs::a_broken_archive_is_v_bel_01",
+    },
+    Info {
+        check: Check::Bel02,
+        id: "V-BEL-02",
+        title: "the election: version, group, uuid, questions, the public key in the group",
+        spec: "50.9",
+        code: &["belenios::Walk::setup"],
+        negative: "crates/votum-verify/tests/belenios.rs::an_election_that_does_not_read_is_v_bel_02",
+    },
+    Info {
+        check: Check::Bel03,
+        id: "V-BEL-03",
+        title: "the trustees: proofs of knowledge, certificates, commitments, verification keys; the election key their product",
+        spec: "50.9",
+        code: &["checks::belenios::check_trustees"],
+        negative: "crates/votum-verify/tests/belenios.rs::a_bad_trustee_key_or_proof_is_v_bel_03",
+    },
+    Info {
+        check: Check::Bel04,
+        id: "V-BEL-04",
+        title: "the credentials: group elements with weights, none twice",
+        spec: "50.9",
+        code: &["checks::belenios::check_credentials"],
+        negative: "crates/votum-verify/tests/belenios.rs::a_bad_or_repeated_credential_is_v_bel_04",
+    },
+    Info {
+        check: Check::Bel05,
+        id: "V-BEL-05",
+        title: "every ballot: canonical form, this election, a listed credential, its signature",
+        spec: "50.9",
+        code: &["belenios::Walk::flush", "checks::belenios::check_ballot_signature"],
+        negative: "crates/votum-verify/tests/belenios.rs::a_forged_ballot_is_v_bel_05",
+    },
+    Info {
+        check: Check::Bel06,
+        id: "V-BEL-06",
+        title: "every ballot's ciphertexts and proofs (each choice 0 or 1, the overall and blank proofs)",
+        spec: "50.9",
+        code: &["belenios::Walk::flush", "checks::belenios::check_ballot_proofs"],
+        negative: "crates/votum-verify/tests/belenios.rs::a_ballot_with_a_bad_proof_is_v_bel_06",
+    },
+    Info {
+        check: Check::Bel07,
+        id: "V-BEL-07",
+        title: "the encrypted tally is the counted ballots' (last of each credential, by weight)",
+        spec: "50.9",
+        code: &["checks::belenios::check_tally"],
+        negative: "crates/votum-verify/tests/belenios.rs::a_tally_that_is_not_the_ballots_is_v_bel_07",
+    },
+    Info {
+        check: Check::Bel08,
+        id: "V-BEL-08",
+        title: "every partial decryption: its owner, its factors and their proofs",
+        spec: "50.9",
+        code: &["checks::belenios::check_partials"],
+        negative: "crates/votum-verify/tests/belenios.rs::a_bad_partial_decryption_is_v_bel_08",
+    },
+    Info {
+        check: Check::Bel09,
+        id: "V-BEL-09",
+        title: "the result: the factors combined (threshold groups by Lagrange), every count",
+        spec: "50.9",
+        code: &["checks::belenios::check_result"],
+        negative: "crates/votum-verify/tests/belenios.rs::a_wrong_result_is_v_bel_09",
+    },
 ];
 
 #[cfg(test)]
@@ -690,6 +786,7 @@ mod tests {
                 + Check::SV.len()
                 + Check::CHV.len()
                 + Check::IVXV.len()
+                + Check::BEL.len()
         );
     }
 

@@ -1,0 +1,1235 @@
+//! The checks of a Belenios election (spec/50.9, spec/94), one function each, on decoded values. The
+//! archive's reader and the walk through its events are `belenios.rs`.
+
+use std::collections::HashMap;
+
+use base64ct::{Base64Unpadded, Encoding};
+use rayon::prelude::*;
+use serde_json::Value;
+use votum_arith::{FixedBaseTable, Integer, Modulus};
+
+use crate::checks::ivxv::sha256;
+use crate::checks::Check;
+use crate::report::Ledger;
+
+/// BELENIOS-2048 (Belenios specification 2.0, section 5.1), in decimal as published.
+const BELENIOS_2048_P: &str = "20694785691422546401013643657505008064922989295751104097100884787057374219242717401922237254497684338129066633138078958404960054389636289796393038773905722803605973749427671376777618898589872735865049081167099310535867780980030790491654063777173764198678527273474476341835600035698305193144284561701911000786737307333564123971732897913240474578834468260652327974647951137672658693582180046317922073668860052627186363386088796882120769432366149491002923444346373222145884100586421050242120365433561201320481118852408731077014151666200162313177169372189248078507711827842317498073276598828825169183103125680162072880719";
+const BELENIOS_2048_G: &str = "2402352677501852209227687703532399932712287657378364916510075318787663274146353219320285676155269678799694668298749389095083896573425601900601068477164491735474137283104610458681314511781646755400527402889846139864532661215055797097162016168270312886432456663834863635782106154918419982534315189740658186868651151358576410138882215396016043228843603930989333662772848406593138406010231675095763777982665103606822406635076697764025346253773085133173495194248967754052573659049492477631475991575198775177711481490920456600205478127054728238140972518639858334115700568353695553423781475582491896050296680037745308460627";
+const BELENIOS_2048_Q: &str =
+    "78571733251071885079927659812671450121821421258408794611510081919805623223441";
+
+/// The group of an election, with a table for powers of g.
+pub(crate) struct BelGroup {
+    pub name: &'static str,
+    pub m: Modulus,
+    pub q: Integer,
+    pub g: Integer,
+    /// the subgroup is the quadratic residues (a safe prime): membership is a Jacobi symbol
+    qr: bool,
+    g_table: FixedBaseTable,
+}
+
+fn decimal(s: &str) -> Integer {
+    Integer::from_str_radix(s, 10).unwrap_or_default()
+}
+
+impl BelGroup {
+    /// The group called `name` in an election, or `None`.
+    pub(crate) fn of_name(name: &str) -> Option<BelGroup> {
+        let (name, p, q, g, qr) = match name {
+            "BELENIOS-2048" => (
+                "BELENIOS-2048",
+                decimal(BELENIOS_2048_P),
+                decimal(BELENIOS_2048_Q),
+                decimal(BELENIOS_2048_G),
+                false,
+            ),
+            "RFC-3526-2048" => {
+                let p = votum_group::ModpGroup::rfc3526_2048().p().clone();
+                let q = Integer::from(&p - 1u32) >> 1u32;
+                ("RFC-3526-2048", p, q, Integer::from(2), true)
+            }
+            _ => return None,
+        };
+        let m = Modulus::new(p).ok()?;
+        let g_table = FixedBaseTable::new(&m, &g, q.significant_bits()).ok()?;
+        Some(BelGroup {
+            name,
+            m,
+            q,
+            g,
+            qr,
+            g_table,
+        })
+    }
+
+    pub(crate) fn p(&self) -> &Integer {
+        self.m.value()
+    }
+
+    /// 0 < x < p and x in the order-q subgroup.
+    pub(crate) fn member(&self, x: &Integer) -> bool {
+        if *x < 1 || x >= self.p() {
+            return false;
+        }
+        if self.qr {
+            x.jacobi(self.p()) == 1
+        } else {
+            matches!(self.m.pow(x, &self.q), Ok(r) if r == 1)
+        }
+    }
+
+    pub(crate) fn scalar_ok(&self, x: &Integer) -> bool {
+        *x >= 0 && *x < self.q
+    }
+
+    pub(crate) fn gpow(&self, e: &Integer) -> Integer {
+        self.g_table
+            .pow(e)
+            .unwrap_or_else(|_| self.m.pow(&self.g, e).unwrap_or_default())
+    }
+
+    pub(crate) fn pow(&self, b: &Integer, e: &Integer) -> Integer {
+        self.m.pow(b, e).unwrap_or_default()
+    }
+
+    pub(crate) fn mul(&self, a: &Integer, b: &Integer) -> Integer {
+        self.m.mul(a, b)
+    }
+
+    pub(crate) fn inverse(&self, a: &Integer) -> Integer {
+        self.m.inverse(a).unwrap_or_default()
+    }
+
+    /// H(prefix, xs): SHA-256 of `prefix` and the decimal xs joined by commas, mod q (spec/94.2).
+    pub(crate) fn hash(&self, prefix: &str, xs: &[&Integer]) -> Integer {
+        let mut s = String::with_capacity(prefix.len() + xs.len() * 620);
+        s.push_str(prefix);
+        for (i, x) in xs.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(&x.to_string());
+        }
+        let h = Integer::from_digits(&sha256(s.as_bytes()), votum_arith::Order::Msf);
+        h % &self.q
+    }
+
+    /// A Schnorr proof of knowledge of log_g(key): c = H(prefix, g^r·key^c), c and r in [0, q).
+    pub(crate) fn schnorr(&self, prefix: &str, key: &Integer, proof: &Pair) -> bool {
+        if !self.scalar_ok(&proof.c) || !self.scalar_ok(&proof.r) {
+            return false;
+        }
+        let a = self.mul(&self.gpow(&proof.r), &self.pow(key, &proof.c));
+        self.hash(prefix, &[&a]) == proof.c
+    }
+}
+
+/// An election key with its table.
+pub(crate) struct Key {
+    pub y: Integer,
+    table: FixedBaseTable,
+}
+
+impl Key {
+    pub(crate) fn new(group: &BelGroup, y: Integer) -> Option<Key> {
+        let table = FixedBaseTable::new(&group.m, &y, group.q.significant_bits()).ok()?;
+        Some(Key { y, table })
+    }
+
+    fn pow(&self, group: &BelGroup, e: &Integer) -> Integer {
+        self.table.pow(e).unwrap_or_else(|_| group.pow(&self.y, e))
+    }
+}
+
+/// A (challenge, response) pair.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Pair {
+    pub c: Integer,
+    pub r: Integer,
+}
+
+/// A decimal number written as a JSON string of digits (spec/94.2).
+pub(crate) fn number(v: &Value, what: &str) -> Result<Integer, String> {
+    let s = v
+        .as_str()
+        .ok_or_else(|| format!("{what}: not a string of digits"))?;
+    if s.is_empty() || s.len() > 2000 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("{what}: not a decimal number"));
+    }
+    Ok(decimal(s))
+}
+
+pub(crate) fn field<'v>(v: &'v Value, name: &str, what: &str) -> Result<&'v Value, String> {
+    v.get(name)
+        .ok_or_else(|| format!("{what}: no `{name}` field"))
+}
+
+pub(crate) fn array<'v>(v: &'v Value, what: &str) -> Result<&'v Vec<Value>, String> {
+    v.as_array().ok_or_else(|| format!("{what}: not a list"))
+}
+
+pub(crate) fn pair(v: &Value, what: &str) -> Result<Pair, String> {
+    Ok(Pair {
+        c: number(field(v, "challenge", what)?, what)?,
+        r: number(field(v, "response", what)?, what)?,
+    })
+}
+
+fn pairs(v: &Value, what: &str) -> Result<Vec<Pair>, String> {
+    array(v, what)?.iter().map(|p| pair(p, what)).collect()
+}
+
+pub(crate) type Ciphertext = (Integer, Integer);
+
+pub(crate) fn ciphertext(v: &Value, what: &str) -> Result<Ciphertext, String> {
+    Ok((
+        number(field(v, "alpha", what)?, what)?,
+        number(field(v, "beta", what)?, what)?,
+    ))
+}
+
+/// A homomorphic question.
+#[derive(Clone, Debug)]
+pub(crate) struct Question {
+    /// the question's text and its answers' (for the report)
+    pub text: String,
+    pub names: Vec<String>,
+    pub answers: usize,
+    pub blank: bool,
+    pub min: usize,
+    pub max: usize,
+}
+
+impl Question {
+    /// Its number of ciphertexts in a ballot.
+    pub(crate) fn width(&self) -> usize {
+        self.answers + usize::from(self.blank)
+    }
+}
+
+/// The election's parameters that the checks use.
+pub(crate) struct Election {
+    pub group: BelGroup,
+    pub key: Key,
+    pub uuid: String,
+    /// φ, the unpadded base64 SHA-256 of the election's bytes
+    pub fingerprint: String,
+    pub questions: Vec<Question>,
+    /// g^{-M} for M = 0..=the largest M a proof needs
+    ginv_pows: Vec<Integer>,
+}
+
+/// Reads the election entry (V-BEL-02). `Err` says why it is not an election votum verifies.
+pub(crate) fn check_election(bytes: &[u8]) -> Result<Election, String> {
+    let v: Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("the election is not JSON: {e}"))?;
+    if v.get("version").and_then(Value::as_u64) != Some(1) {
+        return Err("the election's version is not 1 (Belenios 2.0's protocol)".into());
+    }
+    let name = field(&v, "group", "the election")?
+        .as_str()
+        .ok_or("the election's group is not a string")?;
+    let group = BelGroup::of_name(name).ok_or_else(|| {
+        format!("group {name:?} is not one of Belenios 2.0's (BELENIOS-2048, RFC-3526-2048)")
+    })?;
+    let y = number(field(&v, "public_key", "the election")?, "the public key")?;
+    if !group.member(&y) {
+        return Err("the election's public key is not in the group".into());
+    }
+    let uuid = field(&v, "uuid", "the election")?
+        .as_str()
+        .ok_or("the uuid is not a string")?
+        .to_string();
+    const BASE58: &str = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+    if uuid.len() < 14 || !uuid.chars().all(|c| BASE58.contains(c)) {
+        return Err(format!(
+            "the uuid {uuid:?} is not 14 or more Base58 characters"
+        ));
+    }
+    let mut questions = Vec::new();
+    for (i, q) in array(field(&v, "questions", "the election")?, "questions")?
+        .iter()
+        .enumerate()
+    {
+        let what = format!("question {}", i + 1);
+        if q.get("type").is_some() {
+            return Err(format!(
+                "{what} is non-homomorphic ({}): its shuffles are not verified by this version",
+                q["type"]
+            ));
+        }
+        let names: Vec<String> = array(field(q, "answers", &what)?, &what)?
+            .iter()
+            .map(|a| {
+                a.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("{what}: an answer is not a string"))
+            })
+            .collect::<Result<_, _>>()?;
+        let answers = names.len();
+        let text = field(q, "question", &what)?
+            .as_str()
+            .ok_or_else(|| format!("{what}: its text is not a string"))?
+            .to_string();
+        let small = |name: &str| -> Result<usize, String> {
+            field(q, name, &what)?
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| format!("{what}: `{name}` is not a small non-negative integer"))
+        };
+        let (min, max) = (small("min")?, small("max")?);
+        let blank = match q.get("blank") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(format!("{what}: `blank` is not a boolean")),
+        };
+        if answers == 0 || min > max || max > answers {
+            return Err(format!(
+                "{what}: {answers} answers with min {min} and max {max}"
+            ));
+        }
+        questions.push(Question {
+            text,
+            names,
+            answers,
+            blank,
+            min,
+            max,
+        });
+    }
+    let key = Key::new(&group, y).ok_or("the key's table")?;
+    let top = questions.iter().map(|q| q.max + 1).max().unwrap_or(1);
+    let ginv = group.inverse(&group.g);
+    let mut ginv_pows = vec![Integer::from(1)];
+    for i in 1..=top {
+        let next = group.mul(&ginv_pows[i - 1], &ginv);
+        ginv_pows.push(next);
+    }
+    Ok(Election {
+        group,
+        key,
+        uuid,
+        fingerprint: Base64Unpadded::encode_string(&sha256(bytes)),
+        questions,
+        ginv_pows,
+    })
+}
+
+/// One trustee's key as the partial decryptions use it: its number (from 1), its key.
+pub(crate) struct TrusteeKey {
+    pub y: Integer,
+}
+
+/// How the factors combine: a single trustee's, or a threshold group's (its first owner's number,
+/// its size, its threshold).
+#[derive(Clone, Debug)]
+pub(crate) enum Kind {
+    Single(usize),
+    Pedersen {
+        first: usize,
+        size: usize,
+        threshold: usize,
+    },
+}
+
+/// A threshold group's signed certificate or commitments: the message and its signature.
+struct Signed {
+    message: String,
+    signature: Pair,
+}
+
+/// One entry of the trustees list, decoded.
+enum Trustee {
+    Single {
+        y: Integer,
+        pok: Pair,
+    },
+    Pedersen {
+        threshold: usize,
+        /// per trustee: its certificate (with the verification key it names), its signed commitments
+        /// (with the values they hold)
+        certs: Vec<(Signed, Integer, Integer)>,
+        commitments: Vec<(Signed, Vec<Integer>)>,
+        keys: Vec<(Integer, Pair)>,
+    },
+}
+
+fn signed(v: &Value, what: &str) -> Result<Signed, String> {
+    Ok(Signed {
+        message: field(v, "message", what)?
+            .as_str()
+            .ok_or_else(|| format!("{what}: the message is not a string"))?
+            .to_string(),
+        signature: pair(field(v, "signature", what)?, what)?,
+    })
+}
+
+fn decode_trustee(item: &Value, what: &str) -> Result<Trustee, String> {
+    let kind = item
+        .get(0)
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("{what}: not [kind, value]"))?;
+    let value = item
+        .get(1)
+        .ok_or_else(|| format!("{what}: not [kind, value]"))?;
+    match kind {
+        "Single" => Ok(Trustee::Single {
+            y: number(field(value, "public_key", what)?, what)?,
+            pok: pair(field(value, "pok", what)?, what)?,
+        }),
+        "Pedersen" => {
+            let threshold = field(value, "threshold", what)?
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| format!("{what}: the threshold is not an integer"))?;
+            let mut certs = Vec::new();
+            for cert in array(field(value, "certs", what)?, what)? {
+                let c = signed(cert, what)?;
+                let keys: Value = serde_json::from_str(&c.message)
+                    .map_err(|e| format!("{what}: a certificate's keys: {e}"))?;
+                let vk = number(field(&keys, "verification", what)?, what)?;
+                let ek = number(field(&keys, "encryption", what)?, what)?;
+                certs.push((c, vk, ek));
+            }
+            let mut commitments = Vec::new();
+            for ce in array(field(value, "coefexps", what)?, what)? {
+                let c = signed(ce, what)?;
+                let inner: Value = serde_json::from_str(&c.message)
+                    .map_err(|e| format!("{what}: commitments: {e}"))?;
+                let list = array(field(&inner, "coefexps", what)?, what)?
+                    .iter()
+                    .map(|x| number(x, what))
+                    .collect::<Result<_, _>>()?;
+                commitments.push((c, list));
+            }
+            let keys = array(field(value, "verification_keys", what)?, what)?
+                .iter()
+                .map(|k| {
+                    Ok((
+                        number(field(k, "public_key", what)?, what)?,
+                        pair(field(k, "pok", what)?, what)?,
+                    ))
+                })
+                .collect::<Result<_, String>>()?;
+            Ok(Trustee::Pedersen {
+                threshold,
+                certs,
+                commitments,
+                keys,
+            })
+        }
+        other => Err(format!("{what}: unknown kind {other:?}")),
+    }
+}
+
+/// The trustees (V-BEL-03): every proof of knowledge, every certificate and signed commitment, the
+/// verification keys, and the election key as their product. Returns the owners' keys in order and the
+/// kinds, as published, whatever their proofs gave (the partial decryptions are checked against them,
+/// spec/50.1); `None` when the list does not read.
+pub(crate) fn check_trustees(
+    ledger: &mut Ledger,
+    election: &Election,
+    bytes: &[u8],
+    object: &str,
+) -> Option<(Vec<TrusteeKey>, Vec<Kind>)> {
+    let g = &election.group;
+    let decoded: Result<Vec<Trustee>, String> = serde_json::from_slice::<Value>(bytes)
+        .map_err(|e| format!("not JSON: {e}"))
+        .and_then(|v| {
+            let items = v.as_array().ok_or("the trustees are not a list")?;
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| decode_trustee(item, &format!("trustee entry {}", i + 1)))
+                .collect()
+        });
+    let trustees = match decoded {
+        Ok(t) if !t.is_empty() => t,
+        Ok(_) => {
+            ledger.error(Check::Bel03, object, "no trustees");
+            return None;
+        }
+        Err(e) => {
+            ledger.error(Check::Bel03, object, e);
+            return None;
+        }
+    };
+    let pok_prefix = |y: &Integer| format!("pok|{}|{}|", g.name, y);
+    let key_ok = |y: &Integer, pok: &Pair| g.member(y) && g.schnorr(&pok_prefix(y), y, pok);
+    let mut keys = Vec::new();
+    let mut kinds = Vec::new();
+    let mut product = Integer::from(1);
+    let mut problems = Vec::new();
+    for (i, t) in trustees.iter().enumerate() {
+        let what = format!("trustee entry {}", i + 1);
+        ledger.examined(Check::Bel03, 1);
+        match t {
+            Trustee::Single { y, pok } => {
+                if !key_ok(y, pok) {
+                    problems.push(format!(
+                        "{what}: the key is not in the group or its proof of knowledge fails"
+                    ));
+                }
+                product = g.mul(&product, y);
+                kinds.push(Kind::Single(keys.len() + 1));
+                keys.push(TrusteeKey { y: y.clone() });
+            }
+            Trustee::Pedersen {
+                threshold,
+                certs,
+                commitments,
+                keys: vks,
+            } => {
+                let (n, t) = (certs.len(), *threshold);
+                if n == 0 || commitments.len() != n || vks.len() != n || t == 0 || t > n {
+                    problems.push(format!(
+                        "{what}: {n} certificates, {} commitments, {} verification keys, threshold {t}",
+                        commitments.len(),
+                        vks.len()
+                    ));
+                }
+                for (k, ((cert, vk, ek), (ce, list))) in certs.iter().zip(commitments).enumerate() {
+                    let who = format!("{what}, trustee {}", k + 1);
+                    if !g.member(vk) || !g.member(ek) {
+                        problems.push(format!("{who}: a certificate key is not in the group"));
+                    } else if !g.schnorr(&format!("sigmsg|{}|", cert.message), vk, &cert.signature)
+                    {
+                        problems.push(format!("{who}: the certificate's signature fails"));
+                    } else if !g.schnorr(&format!("sigmsg|{}|", ce.message), vk, &ce.signature) {
+                        problems.push(format!(
+                            "{who}: the commitments' signature by the certificate's key fails"
+                        ));
+                    }
+                    if list.len() != t || !list.iter().all(|x| g.member(x)) {
+                        problems.push(format!(
+                            "{who}: {} commitments for threshold {t}, or one not in the group",
+                            list.len()
+                        ));
+                    }
+                }
+                let first = keys.len() + 1;
+                for (j, (y, pok)) in vks.iter().enumerate() {
+                    let who = format!("{what}, verification key {}", j + 1);
+                    if !key_ok(y, pok) {
+                        problems.push(format!("{who}: not in the group, or its proof fails"));
+                    }
+                    // Π_i Π_k A_{i,k}^{j^k}
+                    let jj = Integer::from(j + 1);
+                    let (mut bases, mut exps) = (Vec::new(), Vec::new());
+                    for (_, c) in commitments {
+                        let mut power = Integer::from(1);
+                        for a in c {
+                            bases.push(a.clone());
+                            exps.push(power.clone());
+                            power *= &jj;
+                        }
+                    }
+                    let expected = votum_arith::multi_pow(&g.m, &bases, &exps).unwrap_or_default();
+                    if expected != *y {
+                        problems.push(format!(
+                            "{who}: not the key that the trustees' commitments give"
+                        ));
+                    }
+                    keys.push(TrusteeKey { y: y.clone() });
+                }
+                for (_, c) in commitments {
+                    if let Some(a0) = c.first() {
+                        product = g.mul(&product, a0);
+                    }
+                }
+                kinds.push(Kind::Pedersen {
+                    first,
+                    size: vks.len(),
+                    threshold: t,
+                });
+            }
+        }
+    }
+    for p in problems {
+        ledger.fail(Check::Bel03, object, p);
+    }
+    if product != election.key.y {
+        ledger.fail(
+            Check::Bel03,
+            object,
+            "the election's public key is not the product of the trustees' keys",
+        );
+    }
+    Some((keys, kinds))
+}
+
+/// The credentials (V-BEL-04): credential (its decimal form) → weight.
+pub(crate) fn check_credentials(
+    ledger: &mut Ledger,
+    group: &BelGroup,
+    bytes: &[u8],
+    object: &str,
+) -> HashMap<String, Integer> {
+    let mut out = HashMap::new();
+    let list: Vec<String> = match serde_json::from_slice(bytes) {
+        Ok(l) => l,
+        Err(e) => {
+            ledger.error(
+                Check::Bel04,
+                object,
+                format!("not a JSON list of strings: {e}"),
+            );
+            return out;
+        }
+    };
+    let checked: Vec<Result<(String, Integer), String>> = list
+        .par_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let (c, w) = match s.split_once(',') {
+                Some((c, w)) => (c, Some(w)),
+                None => (s.as_str(), None),
+            };
+            let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+            let weight = match w {
+                None => Integer::from(1),
+                Some(w) if digits(w) && w.len() < 40 => decimal(w),
+                Some(w) => return Err(format!("credential {}: weight {w:?}", i + 1)),
+            };
+            if !digits(c) || c.len() > 2000 || !group.member(&decimal(c)) {
+                return Err(format!("credential {}: not a group element", i + 1));
+            }
+            // the decimal form without leading zeros, as a ballot writes it
+            Ok((decimal(c).to_string(), weight))
+        })
+        .collect();
+    ledger.examined(Check::Bel04, list.len() as u64);
+    for r in checked {
+        match r {
+            Ok((c, w)) => {
+                if out.insert(c, w).is_some() {
+                    ledger.fail(Check::Bel04, object, "a credential is listed twice");
+                }
+            }
+            Err(e) => ledger.fail(Check::Bel04, object, e),
+        }
+    }
+    out
+}
+
+/// A ballot, decoded.
+pub(crate) struct Ballot {
+    pub credential: Integer,
+    pub answers: Vec<Answer>,
+    signature_hash: String,
+    signature: Pair,
+    election_uuid: String,
+    election_hash: String,
+}
+
+pub(crate) struct Answer {
+    pub choices: Vec<Ciphertext>,
+    individual: Vec<Vec<Pair>>,
+    overall: Vec<Pair>,
+    blank: Option<Vec<Pair>>,
+}
+
+impl Ballot {
+    pub(crate) fn decode(v: &Value) -> Result<Ballot, String> {
+        let what = "the ballot";
+        let string = |name: &str| -> Result<String, String> {
+            field(v, name, what)?
+                .as_str()
+                .map(str::to_string)
+                .ok_or_else(|| format!("{what}: `{name}` is not a string"))
+        };
+        let sig = field(v, "signature", what)?;
+        let answers = array(field(v, "answers", what)?, what)?
+            .iter()
+            .map(|a| {
+                Ok(Answer {
+                    choices: array(field(a, "choices", "an answer")?, "choices")?
+                        .iter()
+                        .map(|c| ciphertext(c, "a choice"))
+                        .collect::<Result<_, String>>()?,
+                    individual: array(
+                        field(a, "individual_proofs", "an answer")?,
+                        "individual proofs",
+                    )?
+                    .iter()
+                    .map(|p| pairs(p, "an individual proof"))
+                    .collect::<Result<_, String>>()?,
+                    overall: pairs(field(a, "overall_proof", "an answer")?, "the overall proof")?,
+                    blank: match a.get("blank_proof") {
+                        None => None,
+                        Some(b) => Some(pairs(b, "the blank proof")?),
+                    },
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(Ballot {
+            election_uuid: string("election_uuid")?,
+            election_hash: string("election_hash")?,
+            credential: number(field(v, "credential", what)?, "the credential")?,
+            answers,
+            signature_hash: field(sig, "hash", "the signature")?
+                .as_str()
+                .ok_or("the signature's hash is not a string")?
+                .to_string(),
+            signature: pair(field(sig, "proof", "the signature")?, "the signature")?,
+        })
+    }
+
+    /// Belenios' canonical form (spec/94.4), with or without the signature.
+    pub(crate) fn canonical(&self, with_signature: bool) -> String {
+        use std::fmt::Write;
+        let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        let pr = |out: &mut String, p: &Pair| {
+            let _ = write!(
+                out,
+                "{{\"challenge\":\"{}\",\"response\":\"{}\"}}",
+                p.c, p.r
+            );
+        };
+        let prs = |out: &mut String, ps: &[Pair]| {
+            out.push('[');
+            for (i, p) in ps.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                pr(out, p);
+            }
+            out.push(']');
+        };
+        let mut out = String::with_capacity(16 * 1024);
+        let _ = write!(
+            out,
+            "{{\"election_uuid\":{},\"election_hash\":{},\"credential\":\"{}\",\"answers\":[",
+            q(&self.election_uuid),
+            q(&self.election_hash),
+            self.credential
+        );
+        for (i, a) in self.answers.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"choices\":[");
+            for (k, (al, be)) in a.choices.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                let _ = write!(out, "{{\"alpha\":\"{al}\",\"beta\":\"{be}\"}}");
+            }
+            out.push_str("],\"individual_proofs\":[");
+            for (k, p) in a.individual.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                prs(&mut out, p);
+            }
+            out.push_str("],\"overall_proof\":");
+            prs(&mut out, &a.overall);
+            if let Some(b) = &a.blank {
+                out.push_str(",\"blank_proof\":");
+                prs(&mut out, b);
+            }
+            out.push('}');
+        }
+        out.push(']');
+        if with_signature {
+            let _ = write!(
+                out,
+                ",\"signature\":{{\"hash\":{},\"proof\":",
+                q(&self.signature_hash)
+            );
+            pr(&mut out, &self.signature);
+            out.push('}');
+        }
+        out.push('}');
+        out
+    }
+}
+
+/// A ballot's form, election, credential and signature (V-BEL-05). `raw` is the entry's bytes.
+pub(crate) fn check_ballot_signature(
+    election: &Election,
+    credentials: &HashMap<String, Integer>,
+    raw: &[u8],
+    ballot: &Ballot,
+) -> Result<(), String> {
+    if ballot.canonical(true).as_bytes() != raw {
+        return Err("not in Belenios' canonical form".into());
+    }
+    if ballot.election_uuid != election.uuid || ballot.election_hash != election.fingerprint {
+        return Err("made for another election (its uuid or fingerprint)".into());
+    }
+    let cred = ballot.credential.to_string();
+    if !credentials.contains_key(&cred) {
+        return Err("its credential is not in the list".into());
+    }
+    let hash = Base64Unpadded::encode_string(&sha256(ballot.canonical(false).as_bytes()));
+    if ballot.signature_hash != hash {
+        return Err("the signature's hash is not the ballot's".into());
+    }
+    let g = &election.group;
+    // the credential is listed, hence a member (V-BEL-04)
+    if !g.schnorr(
+        &format!("sig|{}|", ballot.signature_hash),
+        &ballot.credential,
+        &ballot.signature,
+    ) {
+        return Err("the signature fails".into());
+    }
+    if ballot.answers.len() != election.questions.len() {
+        return Err(format!(
+            "{} answers for {} questions",
+            ballot.answers.len(),
+            election.questions.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `proofs` prove that (α, β) encrypts g^{M_j} for the given statements (spec/94.4): each
+/// statement j is a ciphertext and its M; Σc_j = H(prefix, A_0, B_0, …).
+fn disjunction(
+    election: &Election,
+    prefix: &str,
+    statements: &[(&Ciphertext, usize)],
+    proofs: &[Pair],
+) -> bool {
+    let g = &election.group;
+    if statements.len() != proofs.len() {
+        return false;
+    }
+    let mut commitments = Vec::with_capacity(2 * proofs.len());
+    let mut sum = Integer::new();
+    for ((ct, m), p) in statements.iter().zip(proofs) {
+        if !g.scalar_ok(&p.c) || !g.scalar_ok(&p.r) {
+            return false;
+        }
+        let (alpha, beta) = ct;
+        let a = g.mul(&g.gpow(&p.r), &g.pow(alpha, &p.c));
+        let Some(shift) = election.ginv_pows.get(*m) else {
+            return false;
+        };
+        let nbeta = if *m == 0 {
+            beta.clone()
+        } else {
+            g.mul(beta, shift)
+        };
+        let b = g.mul(&election.key.pow(g, &p.r), &g.pow(&nbeta, &p.c));
+        commitments.push(a);
+        commitments.push(b);
+        sum += &p.c;
+    }
+    sum %= &g.q;
+    let refs: Vec<&Integer> = commitments.iter().collect();
+    g.hash(prefix, &refs) == sum
+}
+
+/// A ballot's ciphertexts and proofs (V-BEL-06).
+pub(crate) fn check_ballot_proofs(election: &Election, ballot: &Ballot) -> Result<(), String> {
+    let g = &election.group;
+    let s0 = format!("{}|{}", election.fingerprint, ballot.credential);
+    for (qi, (q, a)) in election.questions.iter().zip(&ballot.answers).enumerate() {
+        let what = format!("question {}", qi + 1);
+        let n = a.choices.len();
+        if n != q.width() || a.individual.len() != n {
+            return Err(format!(
+                "{what}: {n} ciphertexts and {} proofs for {} places",
+                a.individual.len(),
+                q.width()
+            ));
+        }
+        for (k, ct) in a.choices.iter().enumerate() {
+            if !g.member(&ct.0) || !g.member(&ct.1) {
+                return Err(format!("{what}: ciphertext {} is not in the group", k + 1));
+            }
+            let prefix = format!("prove|{s0}|{},{}|", ct.0, ct.1);
+            if !disjunction(election, &prefix, &[(ct, 0), (ct, 1)], &a.individual[k]) {
+                return Err(format!(
+                    "{what}: the proof that ciphertext {} holds 0 or 1 fails",
+                    k + 1
+                ));
+            }
+        }
+        let mut joined = String::new();
+        for (k, (al, be)) in a.choices.iter().enumerate() {
+            if k > 0 {
+                joined.push(',');
+            }
+            joined.push_str(&format!("{al},{be}"));
+        }
+        let s = format!("{s0}|{joined}");
+        let product = |cts: &[Ciphertext]| -> Ciphertext {
+            cts.iter()
+                .fold((Integer::from(1), Integer::from(1)), |acc, c| {
+                    (g.mul(&acc.0, &c.0), g.mul(&acc.1, &c.1))
+                })
+        };
+        match (q.blank, &a.blank) {
+            (false, None) => {
+                let sum = product(&a.choices);
+                let st: Vec<(&Ciphertext, usize)> = (q.min..=q.max).map(|m| (&sum, m)).collect();
+                let prefix = format!("prove|{s}|{},{}|", sum.0, sum.1);
+                if !disjunction(election, &prefix, &st, &a.overall) {
+                    return Err(format!(
+                        "{what}: the overall proof (min {}, max {}) fails",
+                        q.min, q.max
+                    ));
+                }
+            }
+            (true, Some(blank)) => {
+                let c0 = &a.choices[0];
+                let sum = product(&a.choices[1..]);
+                if !disjunction(
+                    election,
+                    &format!("bproof0|{s}|"),
+                    &[(c0, 0), (&sum, 0)],
+                    blank,
+                ) {
+                    return Err(format!("{what}: the blank proof fails"));
+                }
+                let mut st: Vec<(&Ciphertext, usize)> = vec![(c0, 1)];
+                st.extend((q.min..=q.max).map(|m| (&sum, m)));
+                if !disjunction(election, &format!("bproof1|{s}|"), &st, &a.overall) {
+                    return Err(format!(
+                        "{what}: the overall proof (blank, or min {}, max {}) fails",
+                        q.min, q.max
+                    ));
+                }
+            }
+            (true, None) => {
+                return Err(format!(
+                    "{what}: no blank proof on a question that allows blank"
+                ))
+            }
+            (false, Some(_)) => {
+                return Err(format!("{what}: a blank proof on a question without blank"))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A shape of ciphertexts: one list per question.
+pub(crate) type Tally = Vec<Vec<Ciphertext>>;
+
+pub(crate) fn decode_tally(v: &Value) -> Result<Tally, String> {
+    array(v, "the encrypted tally")?
+        .iter()
+        .map(|q| {
+            array(q, "a question's tally")?
+                .iter()
+                .map(|c| ciphertext(c, "a tally ciphertext"))
+                .collect()
+        })
+        .collect()
+}
+
+/// The published encrypted tally against the one the counted ballots give (V-BEL-07).
+pub(crate) fn check_tally(
+    ledger: &mut Ledger,
+    published: &Tally,
+    computed: &Tally,
+    counts: ((u64, u64), (Integer, Integer)),
+    object: &str,
+) {
+    ledger.examined(Check::Bel07, 1);
+    let ((num_published, num_counted), (weight_published, weight_counted)) = counts;
+    if num_published != num_counted {
+        ledger.fail(
+            Check::Bel07,
+            object,
+            format!("num_tallied is {num_published}; the ballots counted are {num_counted}"),
+        );
+    }
+    if weight_published != weight_counted {
+        ledger.fail(
+            Check::Bel07,
+            object,
+            format!(
+                "total_weight is {weight_published}; the counted ballots weigh {weight_counted}"
+            ),
+        );
+    }
+    if published != computed {
+        ledger.fail(
+            Check::Bel07,
+            object,
+            "the published encrypted tally is not the product of the counted ballots",
+        );
+    }
+}
+
+/// A partial decryption, decoded.
+pub(crate) struct Partial {
+    pub owner: usize,
+    pub factors: Vec<Vec<Integer>>,
+    proofs: Vec<Vec<Pair>>,
+    pub object: String,
+}
+
+impl Partial {
+    pub(crate) fn decode(owner: usize, v: &Value, object: String) -> Result<Partial, String> {
+        let factors = array(
+            field(v, "decryption_factors", "a partial decryption")?,
+            "factors",
+        )?
+        .iter()
+        .map(|q| {
+            array(q, "factors")?
+                .iter()
+                .map(|f| number(f, "a factor"))
+                .collect()
+        })
+        .collect::<Result<_, String>>()?;
+        let proofs = array(
+            field(v, "decryption_proofs", "a partial decryption")?,
+            "proofs",
+        )?
+        .iter()
+        .map(|q| pairs(q, "decryption proofs"))
+        .collect::<Result<_, String>>()?;
+        Ok(Partial {
+            owner,
+            factors,
+            proofs,
+            object,
+        })
+    }
+}
+
+/// Every partial decryption's factors and proofs against its owner's key (V-BEL-08); returns
+/// whether each passed, by position.
+pub(crate) fn check_partials(
+    ledger: &mut Ledger,
+    election: &Election,
+    keys: &[TrusteeKey],
+    tally: &Tally,
+    partials: &[Partial],
+) -> Vec<bool> {
+    let g = &election.group;
+    let mut seen = std::collections::HashSet::new();
+    let mut ok = Vec::new();
+    for pd in partials {
+        ledger.examined(Check::Bel08, 1);
+        let fail = |ledger: &mut Ledger, why: String| ledger.fail(Check::Bel08, &pd.object, why);
+        if pd.owner == 0 || pd.owner > keys.len() {
+            fail(
+                ledger,
+                format!("owner {} is not a trustee (1..={})", pd.owner, keys.len()),
+            );
+            ok.push(false);
+            continue;
+        }
+        if !seen.insert(pd.owner) {
+            fail(
+                ledger,
+                format!("trustee {} posted a second partial decryption", pd.owner),
+            );
+            ok.push(false);
+            continue;
+        }
+        let shape_ok = pd.factors.len() == tally.len()
+            && pd.proofs.len() == tally.len()
+            && tally
+                .iter()
+                .zip(&pd.factors)
+                .zip(&pd.proofs)
+                .all(|((t, f), p)| t.len() == f.len() && t.len() == p.len());
+        if !shape_ok {
+            fail(ledger, "its shape is not the encrypted tally's".into());
+            ok.push(false);
+            continue;
+        }
+        let x = &keys[pd.owner - 1].y;
+        let prefix = format!("decrypt|{}|{}|", election.fingerprint, x);
+        let items: Vec<(&Ciphertext, &Integer, &Pair)> = tally
+            .iter()
+            .zip(&pd.factors)
+            .zip(&pd.proofs)
+            .flat_map(|((t, f), p)| t.iter().zip(f).zip(p).map(|((c, f), p)| (c, f, p)))
+            .collect();
+        let bad = items.par_iter().position_first(|(ct, f, p)| {
+            !(g.member(f) && g.scalar_ok(&p.c) && g.scalar_ok(&p.r) && {
+                let a = g.mul(&g.gpow(&p.r), &g.pow(x, &p.c));
+                let b = g.mul(&g.pow(&ct.0, &p.r), &g.pow(f, &p.c));
+                g.hash(&prefix, &[&a, &b]) == p.c
+            })
+        });
+        if let Some(i) = bad {
+            fail(
+                ledger,
+                format!("trustee {}: factor {} or its proof fails", pd.owner, i + 1),
+            );
+            ok.push(false);
+        } else {
+            ok.push(true);
+        }
+    }
+    ok
+}
+
+/// λ_δ = Π_{k ∈ I, k ≠ δ} k/(k − δ) mod q.
+fn lagrange(q: &Integer, indexes: &[usize], j: usize) -> Integer {
+    let mut acc = Integer::from(1);
+    for &k in indexes {
+        if k == j {
+            continue;
+        }
+        let num = Integer::from(k);
+        let den = Integer::from(k as i64 - j as i64);
+        let inv = den.invert(q).unwrap_or_default();
+        acc = (acc * num * inv) % q;
+        if acc < 0 {
+            acc += q;
+        }
+    }
+    acc
+}
+
+/// The result (V-BEL-09): the factors combined by the trustees' kinds, then g^r = β/F for every
+/// result value r, each at most the total weight.
+/// What the result is checked against: the trustees' kinds, the tally decrypted, the partial decryptions
+/// and whether each verified (V-BEL-08).
+pub(crate) struct Decryption<'a> {
+    pub kinds: &'a [Kind],
+    pub tally: &'a Tally,
+    pub partials: &'a [Partial],
+    pub valid: &'a [bool],
+}
+
+pub(crate) fn check_result(
+    ledger: &mut Ledger,
+    election: &Election,
+    decryption: &Decryption<'_>,
+    result: &Value,
+    total_weight: &Integer,
+    object: &str,
+) -> Option<Vec<Vec<Integer>>> {
+    let g = &election.group;
+    let Decryption {
+        kinds,
+        tally,
+        partials,
+        valid,
+    } = *decryption;
+    ledger.examined(Check::Bel09, 1);
+    let by_owner: HashMap<usize, (&Partial, bool)> = partials
+        .iter()
+        .zip(valid)
+        .map(|(p, ok)| (p.owner, (p, *ok)))
+        .collect();
+    // the combined factor, as a list per question
+    let mut combined: Vec<Vec<Integer>> = tally
+        .iter()
+        .map(|t| vec![Integer::from(1); t.len()])
+        .collect();
+    for kind in kinds {
+        let chosen: Vec<(usize, usize)> = match kind {
+            Kind::Single(i) => vec![(*i, 1)],
+            Kind::Pedersen {
+                first,
+                size,
+                threshold,
+            } => {
+                let posted: Vec<(usize, usize)> = (0..*size)
+                    .filter(|k| by_owner.contains_key(&(first + k)))
+                    .map(|k| (first + k, k + 1))
+                    .take(*threshold)
+                    .collect();
+                if posted.len() < *threshold {
+                    ledger.fail(
+                        Check::Bel09,
+                        object,
+                        format!(
+                            "a threshold group needs {threshold} partial decryptions; {} were posted",
+                            posted.len()
+                        ),
+                    );
+                    return None;
+                }
+                posted
+            }
+        };
+        let indexes: Vec<usize> = chosen.iter().map(|(_, k)| *k).collect();
+        for (owner, k) in &chosen {
+            let Some((pd, ok)) = by_owner.get(owner) else {
+                ledger.fail(
+                    Check::Bel09,
+                    object,
+                    format!("trustee {owner} posted no partial decryption"),
+                );
+                return None;
+            };
+            if !ok {
+                ledger.error(
+                    Check::Bel09,
+                    object,
+                    format!("not checked: trustee {owner}'s partial decryption does not verify (V-BEL-08)"),
+                );
+                return None;
+            }
+            let lambda = if matches!(kind, Kind::Single(_)) {
+                Integer::from(1)
+            } else {
+                lagrange(&g.q, &indexes, *k)
+            };
+            for (row, frow) in combined.iter_mut().zip(&pd.factors) {
+                for (acc, f) in row.iter_mut().zip(frow) {
+                    *acc = g.mul(acc, &g.pow(f, &lambda));
+                }
+            }
+        }
+    }
+    let values: Result<Vec<Vec<Integer>>, String> = (|| {
+        array(field(result, "result", "the result")?, "the result")?
+            .iter()
+            .map(|q| {
+                array(q, "a question's result")?
+                    .iter()
+                    .map(|x| match x {
+                        Value::Number(n) => n
+                            .as_u64()
+                            .map(Integer::from)
+                            .ok_or_else(|| format!("{n} is not a count")),
+                        Value::String(_) => number(x, "a count"),
+                        _ => Err("a count is not a number".to_string()),
+                    })
+                    .collect()
+            })
+            .collect()
+    })();
+    let values = match values {
+        Ok(v) => v,
+        Err(e) => {
+            ledger.fail(Check::Bel09, object, e);
+            return None;
+        }
+    };
+    if values.len() != tally.len() || values.iter().zip(tally).any(|(v, t)| v.len() != t.len()) {
+        ledger.fail(
+            Check::Bel09,
+            object,
+            "its shape is not the encrypted tally's",
+        );
+        return None;
+    }
+    let mut ok = true;
+    for (qi, ((vals, cts), fs)) in values.iter().zip(tally).zip(&combined).enumerate() {
+        for (k, ((r, ct), f)) in vals.iter().zip(cts).zip(fs).enumerate() {
+            let plain = g.mul(&ct.1, &g.inverse(f));
+            if r > total_weight || g.gpow(r) != plain {
+                ledger.fail(
+                    Check::Bel09,
+                    object,
+                    format!(
+                        "question {}, answer {}: {r} is not what the tally decrypts to",
+                        qi + 1,
+                        k + 1
+                    ),
+                );
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(values)
+}

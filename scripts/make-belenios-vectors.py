@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Makes vectors/belenios: two Belenios elections held with Debian's belenios-tool 2.0 (tests/belenios_tool.py),
+each an archive `<uuid>.bel` and a `voters.json` with what the tests need to act as a cheating voter (the test
+voters' private credentials), the weights and the counts the result must prove.
+
+    .venv/bin/python scripts/make-belenios-vectors.py
+
+Each run makes new elections (new keys, credentials and nonces); the stored ones are those of vectors/belenios/
+README.md's date."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+import belenios_tool as bt  # noqa: E402
+
+VOTES = [[[0, 1, 0], [1, 1, 0]], [[1, 0, 0], [0, 0, 1]], [[0, 0, 1], [0, 1, 0]], [[0, 1, 0], [0, 1, 1]]]
+REVOTE = [[0, 0, 1], [1, 0, 0]]
+WEIGHTS = (1, 2, 1, 1)
+
+
+def make(name: str, group: str, threshold: tuple[int, int] | None, owners: list[int]) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        election = bt.setup(Path(scratch) / name, group=group, weights=WEIGHTS, singles=1, threshold=threshold)
+        for i, choices in enumerate(VOTES):
+            election.vote(i, choices)
+        election.vote(0, REVOTE)
+        election.tally(owners)
+        ok, said = election.verify()
+        assert ok, said
+        final = [REVOTE, *VOTES[1:]]
+        counts = [
+            [sum(w * v[q][k] for v, w in zip(final, WEIGHTS, strict=True)) for k in range(len(final[0][q]))]
+            for q in range(len(final[0]))
+        ]
+        out = ROOT / "vectors" / "belenios" / name
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        shutil.copy(election.archive, out / election.archive.name)
+        voters = {
+            "uuid": election.uuid,
+            "group": group,
+            "credentials": election.credentials,
+            "weights": list(WEIGHTS),
+            "owners": owners,
+            "counts": counts,
+        }
+        (out / "voters.json").write_text(json.dumps(voters, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    make("threshold-2048", "BELENIOS-2048", (3, 2), [1, 2, 4])
+    make("single-3526", "RFC-3526-2048", None, [1])
