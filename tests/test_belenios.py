@@ -265,3 +265,26 @@ def test_an_election_in_progress_passes_what_it_holds(tmp_path: Path) -> None:
     tally = report.check("V-BEL-07")
     assert report.check("V-BEL-06").checked == 1
     assert tally.checked == 0 and "ends before the tally" in tally.warnings[0][1]
+
+
+def test_the_kind_is_detected_from_the_bytes_or_named_with_format(tmp_path: Path) -> None:
+    """Issue 41, item 4: a Belenios archive is recognised by its first entry whatever its file name;
+    `--format` names the kind instead, and a record that is not of the kind named fails that kind's
+    readability check; an unknown kind is a usage error."""
+    stored = next(
+        (Path(__file__).resolve().parent.parent / "vectors" / "belenios" / "single-3526").glob("*.bel")
+    )
+    renamed = tmp_path / "archive-without-extension"
+    renamed.write_bytes(stored.read_bytes())
+    assert verify(renamed).readable == "V-BEL-01"
+    assert verify(renamed).passed
+    out = CliRunner().invoke(app, ["verify", "--format", "belenios", str(renamed)])
+    assert out.exit_code == 0, out.output
+    forced = verify(renamed, format="ivxv")
+    assert forced.readable == "V-IVXV-01" and forced.check("V-IVXV-01").status == "error"
+    out = CliRunner().invoke(app, ["verify", "--format", "ivxv", str(renamed)])
+    assert out.exit_code == 1 and "V-IVXV-01" in out.output
+    out = CliRunner().invoke(app, ["verify", "--format", "belenio", str(renamed)])
+    assert out.exit_code == 2 and "one of electionguard" in out.output
+    with pytest.raises(ValueError, match="unknown record format"):
+        verify(renamed, format="belenio")

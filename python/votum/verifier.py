@@ -103,6 +103,10 @@ class VerificationReport:
         raise VerificationFailed(message)
 
 
+#: the kinds of record `verify(format=…)` and `votum verify --format` name (spec/50.9 and before)
+FORMATS = ("electionguard", "mix", "split-value", "chvote", "ivxv", "belenios")
+
+
 def verify(
     record: str | os.PathLike[str],
     progress: Callable[[str, int], None] | None = None,
@@ -115,6 +119,7 @@ def verify(
     announce: Callable[[str], None] | None = None,
     recheck: float | None = None,
     plaintext: bool = False,
+    format: str | None = None,
 ) -> VerificationReport:
     """Checks the record at `record` (an ElectionGuard 1.4 directory, a votum archive or a mix record
     file, spec/91.7), every check of spec/50 for its kind; never raises on a bad record: what is wrong
@@ -126,10 +131,11 @@ def verify(
     (CA, certificate, key) for a `tls://` scheduler; `announce` is told the cluster's dashboard address.
     What does not pass on the cluster is checked again here; each passing answer is, with probability
     `recheck` (default 1/16; 1: every one), and the report's `cluster` says what that bounds.
-    `plaintext` accepts a `tcp://` scheduler beyond this machine (refused otherwise). Raises
+    `plaintext` accepts a `tcp://` scheduler beyond this machine (refused otherwise). `format` names the
+    record's kind (`FORMATS`) instead of detecting it from its files (ValueError for another name). Raises
     `ClusterError` when the cluster does not answer (spec/98.5) or a passing answer fails here."""
     if scheduler is None and client is None:
-        text, intermediates = verify_record_report(record, progress)
+        text, intermediates = verify_record_report(record, progress, None, format)
         return _report(text, intermediates)
     from votum.cluster import DaskBallotWorkers, using
     from votum.cluster.ballots import RECHECK
@@ -140,7 +146,7 @@ def verify(
             c, chunk=chunk, task_timeout=task_timeout, recheck=RECHECK if recheck is None else recheck
         )
         try:
-            text, intermediates = verify_record_report(record, progress, workers)
+            text, intermediates = verify_record_report(record, progress, workers, format)
         finally:
             workers.close()
     address = scheduler if scheduler is not None else str(c.scheduler.address)

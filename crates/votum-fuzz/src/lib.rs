@@ -24,7 +24,7 @@ use votum_mixnet::params::Parameters;
 use votum_mixnet::{record, wire};
 
 /// The names of the targets, as cargo-fuzz and the corpus directories know them.
-pub const TARGETS: [&str; 10] = [
+pub const TARGETS: [&str; 11] = [
     "group_codec",
     "mix_wire",
     "mix_record",
@@ -35,6 +35,7 @@ pub const TARGETS: [&str; 10] = [
     "chv_record",
     "node_frame",
     "ivxv_record",
+    "belenios_record",
 ];
 
 /// Runs target `name` on `data` (the corpus replay uses this).
@@ -50,6 +51,7 @@ pub fn run(name: &str, data: &[u8]) {
         "chv_record" => chv_record(data),
         "node_frame" => node_frame(data),
         "ivxv_record" => ivxv_record(data),
+        "belenios_record" => belenios_record(data),
         _ => {}
     }
 }
@@ -442,6 +444,190 @@ pub fn ivxv_record(data: &[u8]) {
         0 => run(rest, KEY),
         1 => run(PROOFS, rest),
         _ => der_round_trip(rest, 0),
+    }
+}
+
+/// A Belenios archive (spec/94): byte 0 picks what the rest is. 0: a whole archive; 1: a ballot,
+/// the first cast in the stored election; 2, 3, 4: the election, the trustees or
+/// the credentials of a new archive that has the stored election's other two; 5: a partial
+/// decryption (the rest's first byte its owner) posted after the stored ones. The archives are
+/// built with every hash right, so the bytes reach the decoder they are meant for.
+pub fn belenios_record(data: &[u8]) {
+    let archive = belenios_archive(data);
+    let (report, _) = votum_verify::verify_belenios_archive("fuzz".into(), archive.as_slice());
+    assert_eq!(report.checks.len(), 9);
+}
+
+/// The archive [`belenios_record`] checks for `data`.
+pub fn belenios_archive(data: &[u8]) -> Vec<u8> {
+    const STORED: &[u8] =
+        include_bytes!("../../../vectors/belenios/threshold-2048/BqGSmZhyf6voPQ.bel");
+    let Some((&which, rest)) = data.split_first() else {
+        return Vec::new();
+    };
+    match which % 6 {
+        0 => rest.to_vec(),
+        1 => belenios::appended(STORED, "Ballot", &[(rest, "Ballot", None)]),
+        2..=4 => belenios::setup(STORED, usize::from(which % 6 - 2), rest),
+        _ => {
+            let Some((&owner, partial)) = rest.split_first() else {
+                return Vec::new();
+            };
+            belenios::appended(
+                STORED,
+                "Result",
+                &[(partial, "PartialDecryption", Some(owner))],
+            )
+        }
+    }
+}
+
+/// Belenios archives built around fuzzed bytes.
+mod belenios {
+    use serde_json::Value;
+
+    fn sha256_hex(data: &[u8]) -> String {
+        use sha2::Digest;
+        sha2::Sha256::digest(data)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// (name, content) of each entry of a well-formed archive.
+    fn entries(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at + 512 <= bytes.len() && bytes[at..at + 512].iter().any(|b| *b != 0) {
+            let h = &bytes[at..at + 512];
+            let end = h[..100].iter().position(|b| *b == 0).unwrap_or(100);
+            let name = String::from_utf8_lossy(&h[..end]).into_owned();
+            let size = std::str::from_utf8(&h[124..135])
+                .ok()
+                .and_then(|s| usize::from_str_radix(s, 8).ok())
+                .unwrap_or(0);
+            out.push((name, bytes[at + 512..at + 512 + size].to_vec()));
+            at += 512 + size.div_ceil(512) * 512;
+        }
+        out
+    }
+
+    fn archive(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (name, data) in entries {
+            let mut h = vec![0u8; 512];
+            h[..name.len()].copy_from_slice(name.as_bytes());
+            h[100..107].copy_from_slice(b"0000644");
+            h[108..115].copy_from_slice(b"0000000");
+            h[116..123].copy_from_slice(b"0000000");
+            h[124..135].copy_from_slice(format!("{:011o}", data.len()).as_bytes());
+            h[136..147].copy_from_slice(b"00000000000");
+            h[148..156].copy_from_slice(b"        ");
+            h[156] = b'0';
+            let sum: u32 = h.iter().map(|b| u32::from(*b)).sum();
+            h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+            out.extend_from_slice(&h);
+            out.extend_from_slice(data);
+            out.resize(out.len().div_ceil(512) * 512, 0);
+        }
+        out
+    }
+
+    fn data(content: &[u8]) -> (String, Vec<u8>) {
+        (
+            format!("{}.data.json", sha256_hex(content)),
+            content.to_vec(),
+        )
+    }
+
+    fn event(
+        parent: Option<&str>,
+        height: u64,
+        kind: &str,
+        payload: Option<&str>,
+    ) -> (String, Vec<u8>) {
+        let mut e = serde_json::Map::new();
+        if let Some(p) = parent {
+            e.insert("parent".into(), p.into());
+        }
+        e.insert("height".into(), height.into());
+        e.insert("type".into(), kind.into());
+        if let Some(p) = payload {
+            e.insert("payload".into(), p.into());
+        }
+        let bytes = serde_json::to_vec(&Value::Object(e)).unwrap_or_default();
+        (format!("{}.event.json", sha256_hex(&bytes)), bytes)
+    }
+
+    /// The stored archive up to (not including) its first event of type `before` and the data
+    /// entries that event needs, then each (payload, event type, owner) appended with its event.
+    pub fn appended(stored: &[u8], before: &str, items: &[(&[u8], &str, Option<u8>)]) -> Vec<u8> {
+        let all = entries(stored);
+        let mut kept: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut pending: Vec<(String, Vec<u8>)> = Vec::new();
+        let (mut last, mut height) = (String::new(), 0u64);
+        for (name, content) in all {
+            if name.ends_with(".event.json") {
+                let e: Value = serde_json::from_slice(&content).unwrap_or_default();
+                if e["type"] == before {
+                    break;
+                }
+                kept.append(&mut pending);
+                last = name.trim_end_matches(".event.json").to_string();
+                height = e["height"].as_u64().unwrap_or(0);
+                kept.push((name, content));
+            } else {
+                pending.push((name, content));
+            }
+        }
+        for (payload, kind, owner) in items {
+            let named = match owner {
+                None => data(payload),
+                Some(o) => {
+                    let inner = data(payload);
+                    let hash = inner.0.trim_end_matches(".data.json").to_string();
+                    kept.push(inner);
+                    data(format!("{{\"owner\":{o},\"payload\":\"{hash}\"}}").as_bytes())
+                }
+            };
+            let hash = named.0.trim_end_matches(".data.json").to_string();
+            kept.push(named);
+            height += 1;
+            let e = event(Some(&last), height, kind, Some(&hash));
+            last = e.0.trim_end_matches(".event.json").to_string();
+            kept.push(e);
+        }
+        archive(&kept)
+    }
+
+    /// A new archive holding only a setup: the stored election, trustees and credentials with
+    /// number `which` (0, 1, 2) of them replaced by `replacement`.
+    pub fn setup(stored: &[u8], which: usize, replacement: &[u8]) -> Vec<u8> {
+        let all = entries(stored);
+        let Some(header) = all.first().cloned() else {
+            return Vec::new();
+        };
+        // the first three data entries are the election, the trustees and the credentials
+        let mut parts: Vec<Vec<u8>> = all.iter().skip(1).take(3).map(|(_, d)| d.clone()).collect();
+        if let Some(p) = parts.get_mut(which) {
+            *p = replacement.to_vec();
+        }
+        let mut out = vec![header];
+        let hashes: Vec<String> = parts.iter().map(|p| sha256_hex(p)).collect();
+        for p in &parts {
+            out.push(data(p));
+        }
+        if hashes.len() == 3 {
+            let setup = format!(
+                "{{\"election\":\"{}\",\"trustees\":\"{}\",\"credentials\":\"{}\"}}",
+                hashes[0], hashes[1], hashes[2]
+            );
+            let s = data(setup.as_bytes());
+            let hash = s.0.trim_end_matches(".data.json").to_string();
+            out.push(s);
+            out.push(event(None, 0, "Setup", Some(&hash)));
+        }
+        archive(&out)
     }
 }
 

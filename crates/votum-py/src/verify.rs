@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use votum_verify::{verify_record, BallotWorkers, Options, Progress, ShuffleWorkers, SvWorkers};
+use votum_verify::{BallotWorkers, Options, Progress, ShuffleWorkers, SvWorkers};
 
 use crate::convert::release;
 
@@ -23,13 +23,24 @@ use crate::convert::release;
 /// list[tuple[str, bytes | str]]` (("ok", answer) or ("error", reason), in order). An exception from
 /// any of them stops the verification and is raised here.
 #[pyfunction]
-#[pyo3(signature = (record, progress=None, workers=None))]
+#[pyo3(signature = (record, progress=None, workers=None, format=None))]
 pub fn verify_record_report(
     py: Python<'_>,
     record: PathBuf,
     progress: Option<PyObject>,
     workers: Option<PyObject>,
+    format: Option<String>,
 ) -> PyResult<(String, String)> {
+    let kind = match format.as_deref() {
+        None => None,
+        Some(name) => Some(votum_verify::Kind::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = votum_verify::Kind::NAMES.iter().map(|(n, _)| *n).collect();
+            pyo3::exceptions::PyValueError::new_err(format!(
+                "unknown record format {name:?}: one of {}",
+                names.join(", ")
+            ))
+        })?),
+    };
     let shuffles = match &workers {
         Some(w) if w.bind(py).hasattr("shuffle_submit")? => Some(PyWorkers {
             workers: w.clone_ref(py),
@@ -70,8 +81,9 @@ pub fn verify_record_report(
                 }
             }
         };
-        let (report, intermediates) = verify_record(
+        let (report, intermediates) = votum_verify::verify_record_as(
             &record,
+            kind,
             Options {
                 progress: Some(&mut hook),
                 ballot_workers: remote.as_mut().map(|w| w as &mut dyn BallotWorkers),

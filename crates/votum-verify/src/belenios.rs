@@ -545,23 +545,30 @@ impl Walk {
 /// Verifies a Belenios archive (`<uuid>.bel`, spec/94).
 pub fn verify_belenios_record(path: &Path, _options: Options<'_>) -> (Report, Intermediates) {
     let record = path.display().to_string();
+    match std::fs::File::open(path) {
+        Ok(f) => verify_belenios_archive(record, BufReader::with_capacity(1 << 20, f)),
+        Err(e) => {
+            let mut ledger = Ledger::new(&Check::BEL);
+            ledger.error(Check::Bel01, &record, e.to_string());
+            (
+                ledger.finish(record, "unverified", 0),
+                Intermediates::default(),
+            )
+        }
+    }
+}
+
+/// Verifies a Belenios archive read from `reader` (named `record` in the report; the fuzz target
+/// feeds it bytes).
+pub fn verify_belenios_archive(record: String, mut reader: impl Read) -> (Report, Intermediates) {
     let mut ledger = Ledger::new(&Check::BEL);
     let mut out = Intermediates::default();
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) => {
-            ledger.error(Check::Bel01, &record, e.to_string());
-            return (ledger.finish(record, "unverified", 0), out);
-        }
-    };
-    let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut walk = Walk::new();
     let failed = read_entries(&mut reader, |name, content| {
         walk.entry(&mut ledger, name, content)
     });
     if let Err(e) = failed {
         ledger.error(Check::Bel01, "the archive", e);
-        walk.batch.clear();
         return (ledger.finish(record, "belenios", walk.ballots), out);
     }
     let ballots = walk.ballots + walk.batch.len() as u64;

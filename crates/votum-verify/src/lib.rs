@@ -29,7 +29,7 @@ pub mod sv_remote;
 
 use std::path::Path;
 
-pub use belenios::{is_belenios_record, verify_belenios_record};
+pub use belenios::{is_belenios_record, verify_belenios_archive, verify_belenios_record};
 pub use checks::Check;
 pub use chv::verify_chvote_record;
 pub use eg::verify_eg_record;
@@ -40,41 +40,107 @@ pub use report::{CheckResult, Finding, Report, Soundness, Status};
 pub use sv::verify_sv_record;
 pub use sv_remote::{check_sv_task, SvWorkers};
 
-/// Verifies the record at `path`, whatever its kind, recognised by its first bytes: a mix record
-/// (spec/91.7) gets the V-MIX checks, a split-value record (spec/97.8) the V-SV checks, a CHVote
-/// record (spec/92.10) the V-CHV checks; anything else is read as an ElectionGuard 1.4 record
+/// The kinds of record the verifier reads, as `--format` names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// an ElectionGuard 1.4 record, directory or votum archive (spec/70)
+    ElectionGuard,
+    /// a mix record (spec/91.7)
+    Mix,
+    /// a split-value record (spec/97.8)
+    SplitValue,
+    /// a CHVote record (spec/92.10)
+    Chvote,
+    /// a directory of IVXV decryption proofs (spec/93)
+    Ivxv,
+    /// a Belenios archive (spec/94)
+    Belenios,
+}
+
+impl Kind {
+    /// Every kind with its `--format` name.
+    pub const NAMES: [(&'static str, Kind); 6] = [
+        ("electionguard", Kind::ElectionGuard),
+        ("mix", Kind::Mix),
+        ("split-value", Kind::SplitValue),
+        ("chvote", Kind::Chvote),
+        ("ivxv", Kind::Ivxv),
+        ("belenios", Kind::Belenios),
+    ];
+
+    pub fn from_name(name: &str) -> Option<Kind> {
+        Kind::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, k)| *k)
+    }
+
+    /// The kind of the record at `path`, from its first bytes or files (anything else is read as
+    /// an ElectionGuard 1.4 record).
+    pub fn detect(path: &Path) -> Kind {
+        if votum_mixnet::record::is_mix_record(path) {
+            Kind::Mix
+        } else if votum_splitvalue::record::is_sv_record(path) {
+            Kind::SplitValue
+        } else if votum_chvote::record::is_chvote_record(path) {
+            Kind::Chvote
+        } else if ivxv::is_ivxv_record(path) {
+            Kind::Ivxv
+        } else if belenios::is_belenios_record(path) {
+            Kind::Belenios
+        } else {
+            Kind::ElectionGuard
+        }
+    }
+
+    fn verifier(self) -> (&'static [Check], Verifier) {
+        match self {
+            Kind::ElectionGuard => (&Check::EG, verify_eg_record),
+            Kind::Mix => (&Check::MIX, verify_mix_record),
+            Kind::SplitValue => (&Check::SV, verify_sv_record),
+            Kind::Chvote => (&Check::CHV, verify_chvote_record),
+            Kind::Ivxv => (&Check::IVXV, verify_ivxv_record),
+            Kind::Belenios => (&Check::BEL, verify_belenios_record),
+        }
+    }
+}
+
+/// Verifies the record at `path`, whatever its kind, recognised by its first bytes ([`Kind::detect`]):
+/// a mix record (spec/91.7) gets the V-MIX checks, a split-value record (spec/97.8) the V-SV checks, a
+/// CHVote record (spec/92.10) the V-CHV checks, IVXV proofs (spec/93) the V-IVXV checks, a Belenios
+/// archive (spec/94) the V-BEL checks; anything else is read as an ElectionGuard 1.4 record
 /// (directory or votum archive, spec/70).
 ///
 /// A panic inside the verifier (a bug: every reader refuses bad input with a finding) never ends the
 /// host process: it becomes an Error of the kind's first check, saying that the record was not
 /// verified (issue 43, item 5).
 pub fn verify_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
-    // a FIFO, device or socket would block the first read of its kind's bytes (issue 43, item 12)
+    verify_record_as(path, None, options)
+}
+
+/// [`verify_record`] with the record's kind given (`--format`) instead of detected: a record that is
+/// not of that kind fails the kind's first check, saying why it did not read.
+pub fn verify_record_as(
+    path: &Path,
+    kind: Option<Kind>,
+    options: Options<'_>,
+) -> (Report, Intermediates) {
+    // a FIFO, device or socket would block the first read of its kind's bytes (issue 43, item 12):
+    // refused before anything reads it, detection included
     if let Ok(meta) = std::fs::metadata(path) {
         if !meta.is_file() && !meta.is_dir() {
+            let (checks, _) = kind.unwrap_or(Kind::ElectionGuard).verifier();
             return (
                 refused(
                     path,
-                    &Check::EG,
+                    checks,
                     "not a regular file or a directory (a FIFO, device or socket): refused unread",
                 ),
                 Intermediates::default(),
             );
         }
     }
-    let (checks, run): (&'static [Check], Verifier) = if votum_mixnet::record::is_mix_record(path) {
-        (&Check::MIX, verify_mix_record)
-    } else if votum_splitvalue::record::is_sv_record(path) {
-        (&Check::SV, verify_sv_record)
-    } else if votum_chvote::record::is_chvote_record(path) {
-        (&Check::CHV, verify_chvote_record)
-    } else if ivxv::is_ivxv_record(path) {
-        (&Check::IVXV, verify_ivxv_record)
-    } else if belenios::is_belenios_record(path) {
-        (&Check::BEL, verify_belenios_record)
-    } else {
-        (&Check::EG, verify_eg_record)
-    };
+    let (checks, run) = kind.unwrap_or_else(|| Kind::detect(path)).verifier();
     guarded(path, options, checks, run)
 }
 

@@ -8,15 +8,20 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use votum_verify::{verify_record, Options, Progress, Report, Status};
+use votum_verify::{verify_record_as, Options, Progress, Report, Status};
 
 /// Verify an election record (an ElectionGuard 1.4 directory, a votum archive or a mix record),
 /// every check.
 #[derive(Parser)]
 #[command(name = "votum-verify", version)]
 struct Args {
-    /// The record: an ElectionGuard 1.4 record directory, a votum archive or a mix record file.
+    /// The record: an ElectionGuard 1.4 record directory, a votum archive, a mix, split-value or
+    /// CHVote record file, a directory of IVXV decryption proofs, or a Belenios archive.
     record: PathBuf,
+    /// The record's kind, when not detected from its files: electionguard, mix, split-value, chvote,
+    /// ivxv or belenios.
+    #[arg(long, value_name = "KIND", value_parser = kind_name)]
+    format: Option<votum_verify::Kind>,
     /// Print the report as JSON on standard output.
     #[arg(long)]
     json: bool,
@@ -26,6 +31,13 @@ struct Args {
     /// No progress lines on standard error.
     #[arg(long, short)]
     quiet: bool,
+}
+
+fn kind_name(name: &str) -> Result<votum_verify::Kind, String> {
+    votum_verify::Kind::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = votum_verify::Kind::NAMES.iter().map(|(n, _)| *n).collect();
+        format!("one of {}", names.join(", "))
+    })
 }
 
 fn human(report: &Report) -> String {
@@ -93,8 +105,9 @@ fn main() -> ExitCode {
         }
         ControlFlow::Continue(())
     };
-    let (report, intermediates) = verify_record(
+    let (report, intermediates) = verify_record_as(
         &args.record,
+        args.format,
         Options {
             progress: Some(&mut progress),
             ..Options::default()

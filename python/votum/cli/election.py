@@ -29,6 +29,7 @@ from votum.cli._results import print_result
 from votum.election import ElectionConfig, ElectionResult, run_election
 from votum.errors import VotumError
 from votum.results import verified_result
+from votum.verifier import FORMATS
 from votum.verifier import verify as check_record
 
 
@@ -169,6 +170,15 @@ def verify(
         ),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    record_format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help="The record's kind, when not detected from its files: electionguard, mix, split-value, "
+            "chvote, ivxv or belenios.",
+            metavar="KIND",
+        ),
+    ] = None,
     dump_intermediates: Annotated[
         Path | None,
         typer.Option(
@@ -190,7 +200,12 @@ def verify(
     """Check an election record from the record alone, every check of spec/50 (exit 0 only if all pass).
     With --scheduler, an ElectionGuard record's ballots are checked on a Dask cluster (spec/98)."""
     console = Console(stderr=as_json)
-    refuse_unless_record(console, record)
+    if record_format is not None and record_format not in FORMATS:
+        fail(console, f"--format {record_format!r}: one of {', '.join(FORMATS)}")
+    if record_format is None:
+        refuse_unless_record(console, record)
+    elif not record.exists():
+        fail(console, f"no record at {record}: no such file or directory")
     on_cluster = cluster_options(
         console, scheduler, chunk, task_timeout, tls_ca, tls_cert, tls_key, plaintext_scheduler, recheck
     )
@@ -201,7 +216,7 @@ def verify(
                 if stage == "ballots":
                     hook("ballots checked", n, 0)  # how many in all is not known before the end
 
-            report = check_record(record, tell, **on_cluster)
+            report = check_record(record, tell, format=record_format, **on_cluster)
     except (VotumError, OSError) as err:
         fail(console, err)
     if dump_intermediates is not None:
