@@ -3,7 +3,7 @@
 //! Everything here works on plain `rug::Integer` values reduced modulo an odd modulus `p`.
 //! Groups (`votum-group`) build on it; nothing in this crate knows about protocols.
 //!
-//! * [`Modulus`]: exponentiation (`mpz_powm`), constant-time exponentiation for secret
+//! * [`Modulus`]: exponentiation (`mpz_powm`, or AVX-512 IFMA where the CPU has it), constant-time exponentiation for secret
 //!   exponents (`pow_secret`: a fixed window on constant-time Montgomery products, checked by
 //!   `make ct-check`; it replaced `mpz_powm_sec`), fixed-width big-endian encoding.
 //! * [`FixedBaseTable`]: windowed precomputation for a base that is raised to many exponents
@@ -19,8 +19,11 @@
 //! ([`Modulus::pow_secret`], `SecretBaseTable`); the independent verifier builds without it.
 //!
 //! * [`gmp_kernels`]: GMP's fast kernels on x86-64 CPUs its fat build does not recognise.
+//! * [`ifma`]: public-exponent powers on AVX-512 IFMA (docs/adr/0011), behind [`Modulus::pow`] and
+//!   [`Modulus::pow2`] when the CPU has the instructions.
 //!
-//! This is the only crate with `unsafe` code (`mont`, `secret`, `secret_base` and `gmp_kernels`).
+//! This is the only crate with `unsafe` code (`mont`, `secret`, `secret_base`, `gmp_kernels` and
+//! `ifma`).
 //! * Batch entry points spread over cores with rayon.
 //!
 //! ```compile_fail
@@ -29,6 +32,8 @@
 
 mod fixed_base;
 pub mod gmp_kernels;
+#[cfg(target_arch = "x86_64")]
+pub mod ifma;
 mod modulus;
 mod mont;
 mod multiexp;

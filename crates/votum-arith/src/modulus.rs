@@ -12,6 +12,9 @@ pub struct Modulus {
     /// Montgomery constants, computed on first use (an inversion modulo 2^(64n): tens of
     /// microseconds, not worth paying per call) and shared by clones.
     mont: std::sync::Arc<std::sync::OnceLock<crate::MontContext>>,
+    /// AVX-512 IFMA constants (`ifma`), made on first use when the CPU has the instructions.
+    #[cfg(target_arch = "x86_64")]
+    ifma: std::sync::Arc<std::sync::OnceLock<Option<crate::ifma::IfmaContext>>>,
 }
 
 impl PartialEq for Modulus {
@@ -34,6 +37,8 @@ impl Modulus {
             p,
             byte_len,
             mont: Default::default(),
+            #[cfg(target_arch = "x86_64")]
+            ifma: Default::default(),
         })
     }
 
@@ -91,15 +96,49 @@ impl Modulus {
             .ok_or(ArithError::NotInvertible("value"))
     }
 
-    /// `base^exp mod p` with a public exponent (variable time, GMP `mpz_powm`).
+    /// `base^exp mod p` with a public exponent (variable time): on AVX-512 IFMA (`ifma`, about a
+    /// quarter of GMP's time at 2048 bits) for a modulus of 416 to 4,096 bits and an exponent of 96
+    /// bits or more when the CPU has it, else GMP's `mpz_powm`. `VOTUM_NO_IFMA=1` keeps GMP.
     pub fn pow(&self, base: &Integer, exp: &Integer) -> Result<Integer, ArithError> {
         if *exp < 0 {
             return Err(ArithError::NegativeExponent);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if exp.significant_bits() >= 96 {
+            if let Some(ctx) = self
+                .ifma
+                .get_or_init(|| crate::ifma::IfmaContext::new(&self.p))
+            {
+                return Ok(ctx.pow(base, exp));
+            }
         }
         // pow_mod_ref only fails for a negative exponent without inverse, excluded above.
         base.pow_mod_ref(exp, &self.p)
             .map(Integer::from)
             .ok_or(ArithError::NegativeExponent)
+    }
+
+    /// Two powers with public exponents, `[b0^e0, b1^e1] mod p`: on AVX-512 IFMA the two are computed
+    /// together, their products interleaved (about 0.6 of two single powers' time); else two
+    /// [`Modulus::pow`].
+    pub fn pow2(
+        &self,
+        bases: [&Integer; 2],
+        exps: [&Integer; 2],
+    ) -> Result<[Integer; 2], ArithError> {
+        if *exps[0] < 0 || *exps[1] < 0 {
+            return Err(ArithError::NegativeExponent);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if exps[0].significant_bits() >= 96 && exps[1].significant_bits() >= 96 {
+            if let Some(ctx) = self
+                .ifma
+                .get_or_init(|| crate::ifma::IfmaContext::new(&self.p))
+            {
+                return Ok(ctx.pow2(bases, exps));
+            }
+        }
+        Ok([self.pow(bases[0], exps[0])?, self.pow(bases[1], exps[1])?])
     }
 
     /// `base^exp mod p` in time and memory-access pattern independent of `exp` (apart from its

@@ -67,6 +67,11 @@ impl BelGroup {
         self.m.value()
     }
 
+    /// Whether the subgroup is the quadratic residues (membership by the Jacobi symbol).
+    pub(crate) fn qr_group(&self) -> bool {
+        self.qr
+    }
+
     /// 0 < x < p and x in the order-q subgroup.
     pub(crate) fn member(&self, x: &Integer) -> bool {
         if *x < 1 || x >= self.p() {
@@ -77,6 +82,24 @@ impl BelGroup {
         } else {
             matches!(self.m.pow(x, &self.q), Ok(r) if r == 1)
         }
+    }
+
+    /// Both members (one pass for the two powers where the CPU allows, `Modulus::pow2`).
+    pub(crate) fn members(&self, x: &Integer, y: &Integer) -> bool {
+        if self.qr {
+            return self.member(x) && self.member(y);
+        }
+        let in_range = |v: &Integer| *v >= 1 && v < self.p();
+        in_range(x)
+            && in_range(y)
+            && matches!(self.m.pow2([x, y], [&self.q, &self.q]), Ok([a, b]) if a == 1 && b == 1)
+    }
+
+    /// `[a^e, b^f]`.
+    pub(crate) fn pow2(&self, a: &Integer, e: &Integer, b: &Integer, f: &Integer) -> [Integer; 2] {
+        self.m
+            .pow2([a, b], [e, f])
+            .unwrap_or_else(|_| [Integer::new(), Integer::new()])
     }
 
     pub(crate) fn scalar_ok(&self, x: &Integer) -> bool {
@@ -805,7 +828,6 @@ fn disjunction(
             return false;
         }
         let (alpha, beta) = ct;
-        let a = g.mul(&g.gpow(&p.r), &g.pow(alpha, &p.c));
         let Some(shift) = election.ginv_pows.get(*m) else {
             return false;
         };
@@ -814,7 +836,9 @@ fn disjunction(
         } else {
             g.mul(beta, shift)
         };
-        let b = g.mul(&election.key.pow(g, &p.r), &g.pow(&nbeta, &p.c));
+        let [alpha_c, nbeta_c] = g.pow2(alpha, &p.c, &nbeta, &p.c);
+        let a = g.mul(&g.gpow(&p.r), &alpha_c);
+        let b = g.mul(&election.key.pow(g, &p.r), &nbeta_c);
         commitments.push(a);
         commitments.push(b);
         sum += &p.c;
@@ -839,7 +863,7 @@ pub(crate) fn check_ballot_proofs(election: &Election, ballot: &Ballot) -> Resul
             ));
         }
         for (k, ct) in a.choices.iter().enumerate() {
-            if !g.member(&ct.0) || !g.member(&ct.1) {
+            if !g.members(&ct.0, &ct.1) {
                 return Err(format!("{what}: ciphertext {} is not in the group", k + 1));
             }
             let prefix = format!("prove|{s0}|{},{}|", ct.0, ct.1);
@@ -1049,10 +1073,18 @@ pub(crate) fn check_partials(
             .flat_map(|((t, f), p)| t.iter().zip(f).zip(p).map(|((c, f), p)| (c, f, p)))
             .collect();
         let bad = items.par_iter().position_first(|(ct, f, p)| {
-            !(g.member(f) && g.scalar_ok(&p.c) && g.scalar_ok(&p.r) && {
-                let a = g.mul(&g.gpow(&p.r), &g.pow(x, &p.c));
-                let b = g.mul(&g.pow(&ct.0, &p.r), &g.pow(f, &p.c));
-                g.hash(&prefix, &[&a, &b]) == p.c
+            !(g.scalar_ok(&p.c) && g.scalar_ok(&p.r) && {
+                // f's membership and X^c in one pass where the group needs a power for it
+                let (member, x_c) = if g.qr_group() {
+                    (g.member(f), g.pow(x, &p.c))
+                } else {
+                    let [x_c, f_q] = g.pow2(x, &p.c, f, &g.q);
+                    (**f >= 1 && *f < g.p() && f_q == 1, x_c)
+                };
+                let [alpha_r, f_c] = g.pow2(&ct.0, &p.r, f, &p.c);
+                let a = g.mul(&g.gpow(&p.r), &x_c);
+                let b = g.mul(&alpha_r, &f_c);
+                member && g.hash(&prefix, &[&a, &b]) == p.c
             })
         });
         if let Some(i) = bad {
