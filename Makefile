@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-other-records bench-cluster bench-cluster-netns fuzz clean
+.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-other-records bench-ifma bench-cluster bench-cluster-netns fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -164,14 +164,18 @@ bench-ivxv: setup
 	cargo build --release --locked -p votum-verify --bin votum-verify
 	$(VENV)/bin/python benches/bench_ivxv.py
 
+## One 2048-bit power with a 256-bit exponent: AVX-512 IFMA alone and two at a time, against GMP (ADR 0011)
+bench-ifma:
+	cargo test --release --locked -p votum-arith --lib ifma::timing -- --ignored --nocapture
+
 ## Other systems' records against their own verifiers, in the same run: a 10,000-ballot Belenios election on
-## BELENIOS-2048 and a 2,000-ballot one on RFC-3526-2048 (made once with belenios-tool, kept in
+## BELENIOS-2048 and a 500-ballot one on RFC-3526-2048 (made once with belenios-tool, kept in
 ## $VOTUM_BENCH_DIR, default /tmp/votum-bench), `belenios-tool election verify` against `votum-verify`;
 ## IVXV's largest stored session against its Go checker is `make bench-ivxv`.
 bench-other-records: setup
 	cargo build --release --locked -p votum-verify --bin votum-verify
 	$(VENV)/bin/python benches/bench_other_records.py 10000 3 BELENIOS-2048
-	$(VENV)/bin/python benches/bench_other_records.py 2000 3 RFC-3526-2048
+	$(VENV)/bin/python benches/bench_other_records.py 500 3 RFC-3526-2048
 
 ## A receiver's peak memory under a flood of 64 KiB one-way messages, read-ahead bounded in bytes or not (C.14).
 bench-nodes-memory: setup
