@@ -150,6 +150,22 @@ impl Walk {
         Ok(data)
     }
 
+    /// The data entry that field `key` of `v` names (with its hash), taken from the waiting entries.
+    fn take_named(
+        &mut self,
+        v: &Value,
+        key: &str,
+        what: &str,
+    ) -> Result<(String, Vec<u8>), String> {
+        let hash = v
+            .get(key)
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{what} has no `{key}` hash"))?
+            .to_string();
+        let data = self.take(&hash, what)?;
+        Ok((hash, data))
+    }
+
     /// One entry of the archive. `Err` is a fault of the archive's structure (V-BEL-01).
     fn entry(&mut self, ledger: &mut Ledger, name: &str, content: Vec<u8>) -> Result<(), String> {
         if !self.seen_header {
@@ -266,9 +282,8 @@ impl Walk {
                 // waiting entries unread, so that it is not reported as named by nothing
                 let owned: Value = serde_json::from_slice(&p)
                     .map_err(|e| format!("a shuffle's owner entry: {e}"))?;
-                if let Some(inner) = owned.get("payload").and_then(Value::as_str) {
-                    let inner = inner.to_string();
-                    self.take(&inner, "a shuffle's owner entry")?;
+                if owned.get("payload").is_some() {
+                    self.take_named(&owned, "payload", "a shuffle's owner entry")?;
                 }
                 Ok(())
             }
@@ -280,12 +295,8 @@ impl Walk {
                     .and_then(Value::as_u64)
                     .and_then(|n| usize::try_from(n).ok())
                     .ok_or("a partial decryption's owner is not a number")?;
-                let inner = owned
-                    .get("payload")
-                    .and_then(Value::as_str)
-                    .ok_or("a partial decryption's owner entry has no payload")?
-                    .to_string();
-                let bytes = self.take(&inner, "a partial decryption's owner entry")?;
+                let (_, bytes) =
+                    self.take_named(&owned, "payload", "a partial decryption's owner entry")?;
                 let object = format!("partial decryption of trustee {owner}");
                 match serde_json::from_slice::<Value>(&bytes)
                     .map_err(|e| e.to_string())
@@ -309,15 +320,9 @@ impl Walk {
     fn setup(&mut self, ledger: &mut Ledger, payload: &[u8]) -> Result<(), String> {
         let v: Value = serde_json::from_slice(payload)
             .map_err(|e| format!("the setup entry is not JSON: {e}"))?;
-        let name = |k: &str| -> Result<String, String> {
-            v.get(k)
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .ok_or_else(|| format!("the setup entry has no `{k}` hash"))
-        };
-        let election = self.take(&name("election")?, "the setup entry")?;
-        let trustees = self.take(&name("trustees")?, "the setup entry")?;
-        let credentials = self.take(&name("credentials")?, "the setup entry")?;
+        let (_, election) = self.take_named(&v, "election", "the setup entry")?;
+        let (_, trustees) = self.take_named(&v, "trustees", "the setup entry")?;
+        let (_, credentials) = self.take_named(&v, "credentials", "the setup entry")?;
         ledger.examined(Check::Bel02, 1);
         match check_election(&election) {
             Ok(e) => {
@@ -413,12 +418,7 @@ impl Walk {
     fn sized_tally(&mut self, ledger: &mut Ledger, payload: &[u8]) -> Result<(), String> {
         let v: Value = serde_json::from_slice(payload)
             .map_err(|e| format!("the sized tally is not JSON: {e}"))?;
-        let inner = v
-            .get("encrypted_tally")
-            .and_then(Value::as_str)
-            .ok_or("the sized tally names no encrypted tally")?
-            .to_string();
-        let bytes = self.take(&inner, "the sized tally")?;
+        let (inner, bytes) = self.take_named(&v, "encrypted_tally", "the sized tally")?;
         let object = format!("encrypted tally {}", &inner[..16]);
         let num = v.get("num_tallied").and_then(Value::as_u64);
         let weight = match field(&v, "total_weight", "the sized tally") {

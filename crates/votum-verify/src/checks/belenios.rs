@@ -72,9 +72,14 @@ impl BelGroup {
         self.qr
     }
 
+    /// 0 < x < p.
+    pub(crate) fn in_range(&self, x: &Integer) -> bool {
+        *x >= 1 && x < self.p()
+    }
+
     /// 0 < x < p and x in the order-q subgroup.
     pub(crate) fn member(&self, x: &Integer) -> bool {
-        if *x < 1 || x >= self.p() {
+        if !self.in_range(x) {
             return false;
         }
         if self.qr {
@@ -89,9 +94,8 @@ impl BelGroup {
         if self.qr {
             return self.member(x) && self.member(y);
         }
-        let in_range = |v: &Integer| *v >= 1 && v < self.p();
-        in_range(x)
-            && in_range(y)
+        self.in_range(x)
+            && self.in_range(y)
             && matches!(self.m.pow2([x, y], [&self.q, &self.q]), Ok([a, b]) if a == 1 && b == 1)
     }
 
@@ -1079,7 +1083,7 @@ pub(crate) fn check_partials(
                     (g.member(f), g.pow(x, &p.c))
                 } else {
                     let [x_c, f_q] = g.pow2(x, &p.c, f, &g.q);
-                    (**f >= 1 && *f < g.p() && f_q == 1, x_c)
+                    (g.in_range(f) && f_q == 1, x_c)
                 };
                 let [alpha_r, f_c] = g.pow2(&ct.0, &p.r, f, &p.c);
                 let a = g.mul(&g.gpow(&p.r), &x_c);
