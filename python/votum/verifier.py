@@ -104,7 +104,7 @@ class VerificationReport:
 
 
 #: the kinds of record `verify(format=…)` and `votum verify --format` name (spec/50.9 and before)
-FORMATS = ("electionguard", "mix", "split-value", "chvote", "ivxv", "belenios")
+FORMATS = ("electionguard", "mix", "split-value", "chvote", "ivxv", "belenios", "verificatum")
 
 
 def verify(

@@ -24,7 +24,7 @@ use votum_mixnet::params::Parameters;
 use votum_mixnet::{record, wire};
 
 /// The names of the targets, as cargo-fuzz and the corpus directories know them.
-pub const TARGETS: [&str; 11] = [
+pub const TARGETS: [&str; 12] = [
     "group_codec",
     "mix_wire",
     "mix_record",
@@ -36,6 +36,7 @@ pub const TARGETS: [&str; 11] = [
     "node_frame",
     "ivxv_record",
     "belenios_record",
+    "vmn_session",
 ];
 
 /// Runs target `name` on `data` (the corpus replay uses this).
@@ -52,6 +53,7 @@ pub fn run(name: &str, data: &[u8]) {
         "node_frame" => node_frame(data),
         "ivxv_record" => ivxv_record(data),
         "belenios_record" => belenios_record(data),
+        "vmn_session" => vmn_session(data),
         _ => {}
     }
 }
@@ -643,6 +645,66 @@ fn der_round_trip(bytes: &[u8], depth: usize) {
         );
         if t.tag == SEQUENCE && depth < 32 {
             der_round_trip(t.contents, depth + 1);
+        }
+    }
+}
+
+/// A Verificatum mix-net session (spec/99): byte 0 picks a stored session (even: the ModP shuffle, odd:
+/// the P-256 mixing session), byte 1 one of its files (protInfo.xml included), and the rest replaces
+/// that file in a fresh copy; the rest is also parsed as a ByteTree. The report always holds the six
+/// checks, and a session whose file changed never passes unless the bytes are the same.
+pub fn vmn_session(data: &[u8]) {
+    let [which, file, rest @ ..] = data else {
+        return;
+    };
+    if let Ok(tree) = votum_verify::bytetree::Bt::parse(rest) {
+        let mut again = Vec::new();
+        tree.write(&mut again);
+        assert_eq!(again, rest, "a parsed ByteTree writes back to its bytes");
+    }
+    let name = if which % 2 == 0 { "modp" } else { "onpe100" };
+    let stored = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../vectors/verificatum")
+        .join(name);
+    let mut files = Vec::new();
+    list_files(&stored, &stored, &mut files);
+    files.sort();
+    let Some(target) = files.get(usize::from(*file) % files.len().max(1)) else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("votum-fuzz-vmn-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for f in &files {
+        let to = dir.join(f);
+        if let Some(parent) = to.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let _ = std::fs::copy(stored.join(f), &to);
+    }
+    let same = std::fs::read(stored.join(target)).is_ok_and(|b| b == rest);
+    let _ = std::fs::write(dir.join(target), rest);
+    let (report, _) = votum_verify::verify_record(&dir, votum_verify::Options::default());
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(report.checks.len(), 6);
+    // the text files are read trimmed: only ByteTree files are byte-exact
+    if !same && target.extension().is_some_and(|e| e == "bt") {
+        assert!(
+            !report.passed(),
+            "{} changed and still passed",
+            target.display()
+        );
+    }
+}
+
+fn list_files(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                list_files(root, &p, out);
+            } else if let Ok(rel) = p.strip_prefix(root) {
+                out.push(rel.to_path_buf());
+            }
         }
     }
 }

@@ -53,5 +53,6 @@ replay!(
     sv_record,
     chv_record,
     node_frame,
-    ivxv_record
+    ivxv_record,
+    vmn_session
 );

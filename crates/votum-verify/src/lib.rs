@@ -10,12 +10,14 @@
 //! - [`sv`]: a split-value election's record (spec/97.8), streamed likewise;
 //! - [`chv`]: a CHVote election's record (spec/92.10), streamed likewise;
 //! - [`ivxv`]: Estonia's IVXV decryption proofs (spec/93), with [`asn1`], the strict DER they need;
-//! - [`belenios`]: a Belenios election's public archive (spec/94).
+//! - [`belenios`]: a Belenios election's public archive (spec/94);
+//! - [`vmn`]: a Verificatum mix-net session's proofs (spec/99), with [`bytetree`], VMN's encoding.
 //!
 //! This crate reads and checks; it produces no proof and holds no secret.
 
 pub mod asn1;
 pub mod belenios;
+pub mod bytetree;
 pub mod checks;
 pub mod chv;
 pub mod eg;
@@ -24,6 +26,7 @@ pub mod mix;
 pub mod options;
 pub mod report;
 pub mod sv;
+pub mod vmn;
 
 pub mod sv_remote;
 
@@ -39,6 +42,7 @@ pub use options::{BallotWorkers, Intermediates, Options, Progress, ShuffleWorker
 pub use report::{CheckResult, Finding, Report, Soundness, Status};
 pub use sv::verify_sv_record;
 pub use sv_remote::{check_sv_task, SvWorkers};
+pub use vmn::{is_vmn_record, verify_vmn_record};
 
 /// The kinds of record the verifier reads, as `--format` names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,17 +59,20 @@ pub enum Kind {
     Ivxv,
     /// a Belenios archive (spec/94)
     Belenios,
+    /// a Verificatum mix-net session (spec/99)
+    Vmn,
 }
 
 impl Kind {
     /// Every kind with its `--format` name.
-    pub const NAMES: [(&'static str, Kind); 6] = [
+    pub const NAMES: [(&'static str, Kind); 7] = [
         ("electionguard", Kind::ElectionGuard),
         ("mix", Kind::Mix),
         ("split-value", Kind::SplitValue),
         ("chvote", Kind::Chvote),
         ("ivxv", Kind::Ivxv),
         ("belenios", Kind::Belenios),
+        ("verificatum", Kind::Vmn),
     ];
 
     pub fn from_name(name: &str) -> Option<Kind> {
@@ -88,6 +95,8 @@ impl Kind {
             Kind::Ivxv
         } else if belenios::is_belenios_record(path) {
             Kind::Belenios
+        } else if vmn::is_vmn_record(path) {
+            Kind::Vmn
         } else {
             Kind::ElectionGuard
         }
@@ -101,6 +110,7 @@ impl Kind {
             Kind::Chvote => (&Check::CHV, verify_chvote_record),
             Kind::Ivxv => (&Check::IVXV, verify_ivxv_record),
             Kind::Belenios => (&Check::BEL, verify_belenios_record),
+            Kind::Vmn => (&Check::VMN, verify_vmn_record),
         }
     }
 }
@@ -108,7 +118,7 @@ impl Kind {
 /// Verifies the record at `path`, whatever its kind, recognised by its first bytes ([`Kind::detect`]):
 /// a mix record (spec/91.7) gets the V-MIX checks, a split-value record (spec/97.8) the V-SV checks, a
 /// CHVote record (spec/92.10) the V-CHV checks, IVXV proofs (spec/93) the V-IVXV checks, a Belenios
-/// archive (spec/94) the V-BEL checks; anything else is read as an ElectionGuard 1.4 record
+/// archive (spec/94) the V-BEL checks, a Verificatum session (spec/99) the V-VMN checks; anything else is read as an ElectionGuard 1.4 record
 /// (directory or votum archive, spec/70).
 ///
 /// A panic inside the verifier (a bug: every reader refuses bad input with a finding) never ends the

@@ -16,10 +16,11 @@ use votum_verify::{verify_record_as, Options, Progress, Report, Status};
 #[command(name = "votum-verify", version)]
 struct Args {
     /// The record: an ElectionGuard 1.4 record directory, a votum archive, a mix, split-value or
-    /// CHVote record file, a directory of IVXV decryption proofs, or a Belenios archive.
+    /// CHVote record file, a directory of IVXV decryption proofs, a Belenios archive, or a
+    /// Verificatum mix-net session (protInfo.xml and its proof directories).
     record: PathBuf,
     /// The record's kind, when not detected from its files: electionguard, mix, split-value, chvote,
-    /// ivxv or belenios.
+    /// ivxv, belenios or verificatum.
     #[arg(long, value_name = "KIND", value_parser = kind_name)]
     format: Option<votum_verify::Kind>,
     /// Print the report as JSON on standard output.

@@ -175,7 +175,7 @@ def verify(
         typer.Option(
             "--format",
             help="The record's kind, when not detected from its files: electionguard, mix, split-value, "
-            "chvote, ivxv or belenios.",
+            "chvote, ivxv, belenios or verificatum.",
             metavar="KIND",
         ),
     ] = None,

@@ -6,6 +6,7 @@ pub(crate) mod eg;
 pub(crate) mod ivxv;
 pub(crate) mod mix;
 pub(crate) mod sv;
+pub(crate) mod vmn;
 
 /// One check of the registry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -75,6 +76,12 @@ pub enum Check {
     Bel07,
     Bel08,
     Bel09,
+    Vmn01,
+    Vmn02,
+    Vmn03,
+    Vmn04,
+    Vmn05,
+    Vmn06,
 }
 
 impl Check {
@@ -167,8 +174,18 @@ impl Check {
         Check::Bel09,
     ];
 
+    /// The checks of a Verificatum mix-net session (spec/50.10), in report order.
+    pub const VMN: [Check; 6] = [
+        Check::Vmn01,
+        Check::Vmn02,
+        Check::Vmn03,
+        Check::Vmn04,
+        Check::Vmn05,
+        Check::Vmn06,
+    ];
+
     /// Every check of the registry: the ElectionGuard record's, the mix record's, the split-value
-    /// record's, the CHVote record's, the IVXV record's, the Belenios archive's.
+    /// record's, the CHVote record's, the IVXV record's, the Belenios archive's, the VMN session's.
     pub fn all() -> impl Iterator<Item = Check> {
         Check::EG
             .into_iter()
@@ -177,6 +194,7 @@ impl Check {
             .chain(Check::CHV)
             .chain(Check::IVXV)
             .chain(Check::BEL)
+            .chain(Check::VMN)
     }
 
     /// The checks every submitted ballot goes through (one batch examines each of them).
@@ -243,7 +261,7 @@ pub struct Info {
 }
 
 /// Every check, in the order of [`Check`] (and so of reports).
-pub const REGISTRY: [Info; 65] = [
+pub const REGISTRY: [Info; 71] = [
     Info {
         check: Check::Record01,
         id: "V-RECORD-01",
@@ -764,6 +782,54 @@ pub const REGISTRY: [Info; 65] = [
         code: &["checks::belenios::check_result"],
         negative: "crates/votum-verify/tests/belenios.rs::a_wrong_result_is_v_bel_09",
     },
+    Info {
+        check: Check::Vmn01,
+        id: "V-VMN-01",
+        title: "protInfo.xml and the proof directory: parameters, version, type, auxsid, width",
+        spec: "50.10",
+        code: &["vmn::verify_vmn_record", "vmn::session_setup"],
+        negative: "crates/votum-verify/tests/vmn.rs::a_session_that_does_not_read_is_v_vmn_01",
+    },
+    Info {
+        check: Check::Vmn02,
+        id: "V-VMN-02",
+        title: "the group and the joint key (the standard generator, the polynomial's constant term)",
+        spec: "50.10",
+        code: &["vmn::group_of", "vmn::session_setup", "vmn::decrypt"],
+        negative: "crates/votum-verify/tests/vmn.rs::a_key_that_is_not_the_sessions_is_v_vmn_02",
+    },
+    Info {
+        check: Check::Vmn03,
+        id: "V-VMN-03",
+        title: "every proof of shuffle (Terelius-Wikstrom), at least the threshold valid, the shuffled list their output",
+        spec: "50.10",
+        code: &["vmn::shuffles", "checks::vmn::verify_shuffle"],
+        negative: "crates/votum-verify/tests/vmn.rs::a_bad_shuffle_is_v_vmn_03",
+    },
+    Info {
+        check: Check::Vmn04,
+        id: "V-VMN-04",
+        title: "precomputed proofs of shuffle (PoSC, CCPoS)",
+        spec: "50.10",
+        code: &["vmn::verify_session"],
+        negative: "crates/votum-verify/tests/vmn.rs::a_precomputed_session_is_v_vmn_04",
+    },
+    Info {
+        check: Check::Vmn05,
+        id: "V-VMN-05",
+        title: "the decryption factors and their batched proof, combined over the threshold",
+        spec: "50.10",
+        code: &["vmn::decrypt", "checks::vmn::verify_decryption"],
+        negative: "crates/votum-verify/tests/vmn.rs::a_bad_decryption_factor_is_v_vmn_05",
+    },
+    Info {
+        check: Check::Vmn06,
+        id: "V-VMN-06",
+        title: "every plaintext is its ciphertext's decryption",
+        spec: "50.10",
+        code: &["vmn::decrypt"],
+        negative: "crates/votum-verify/tests/vmn.rs::a_changed_plaintext_is_v_vmn_06",
+    },
 ];
 
 #[cfg(test)]
@@ -787,6 +853,7 @@ mod tests {
                 + Check::CHV.len()
                 + Check::IVXV.len()
                 + Check::BEL.len()
+                + Check::VMN.len()
         );
     }
 

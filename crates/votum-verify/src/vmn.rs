@@ -1,0 +1,829 @@
+//! A Verificatum mix-net (VMN 3.x) session (spec/99): `protInfo.xml` and one or more proof
+//! directories (`nizkp/<auxsid>/`), checked as VMN's own verifier `vmnv` checks them, and stricter
+//! where `vmnv` is silent (spec/99.7): a session whose valid proofs of shuffle are fewer than the
+//! threshold fails here, where `vmnv` exits 0, and the shuffled ciphertexts published beside the
+//! proofs must be the ones the proofs lead to.
+//!
+//! The checks are V-VMN-01..06 (spec/50.10); the cryptography is in `checks::vmn`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::bytetree::Bt;
+use crate::checks::vmn::{
+    verify_decryption, verify_shuffle, Ciphertexts, Decryption, Derive, ModP, Params, Shuffle,
+    ShuffleProof, VGroup, P256,
+};
+use crate::checks::Check;
+use crate::options::{Intermediates, Options};
+use crate::report::{Ledger, Report};
+
+/// The largest file read (a session of ten million P-256 ciphertexts holds 1.6 GB files: such a
+/// session is refused with a clear error, not read in pieces yet).
+const MAX_FILE: u64 = 1 << 30;
+
+/// The parameters of protInfo.xml that the proofs depend on.
+#[derive(Debug, Clone)]
+pub struct ProtInfo {
+    pub version: String,
+    pub sid: String,
+    pub nopart: u32,
+    pub statdist: u32,
+    pub thres: u32,
+    pub pgroup: String,
+    pub keywidth: u32,
+    pub vbitlenro: u32,
+    pub ebitlenro: u32,
+    pub prg: String,
+    pub rohash: String,
+    pub corr: String,
+    pub width: u32,
+}
+
+impl ProtInfo {
+    /// Reads protInfo.xml (no DTD; the top-level elements of `<protocol>`, the parties' ignored).
+    pub fn parse(text: &str) -> Result<ProtInfo, String> {
+        let doc = roxmltree::Document::parse(text).map_err(|e| format!("not XML: {e}"))?;
+        let root = doc.root_element();
+        if root.tag_name().name() != "protocol" {
+            return Err(format!(
+                "the root element is <{}>, not <protocol>",
+                root.tag_name().name()
+            ));
+        }
+        let field = |name: &str| -> Result<String, String> {
+            let mut found = root
+                .children()
+                .filter(|n| n.is_element() && n.tag_name().name() == name);
+            let node = found.next().ok_or_else(|| format!("no <{name}>"))?;
+            if found.next().is_some() {
+                return Err(format!("<{name}> given twice"));
+            }
+            Ok(node.text().unwrap_or("").trim().to_string())
+        };
+        let int = |name: &str| -> Result<u32, String> {
+            field(name)?
+                .parse::<u32>()
+                .map_err(|_| format!("<{name}> is not a non-negative integer"))
+        };
+        let info = ProtInfo {
+            version: field("version")?,
+            sid: field("sid")?,
+            nopart: int("nopart")?,
+            statdist: int("statdist")?,
+            thres: int("thres")?,
+            pgroup: field("pgroup")?,
+            keywidth: int("keywidth")?,
+            vbitlenro: int("vbitlenro")?,
+            ebitlenro: int("ebitlenro")?,
+            prg: field("prg")?,
+            rohash: field("rohash")?,
+            corr: field("corr")?,
+            width: int("width")?,
+        };
+        if !valid_sid(&info.sid) {
+            return Err(format!("<sid> `{}` is not a session identifier", info.sid));
+        }
+        if info.nopart == 0 || info.nopart > 25 || info.thres == 0 || info.thres > info.nopart {
+            return Err(format!(
+                "{} parties with threshold {}: VMN allows 1 to 25 parties and a threshold up to their number",
+                info.nopart, info.thres
+            ));
+        }
+        if info.statdist > 256
+            || !(1..=4096).contains(&info.vbitlenro)
+            || !(1..=4096).contains(&info.ebitlenro)
+        {
+            return Err("statdist, vbitlenro or ebitlenro out of range".into());
+        }
+        Ok(info)
+    }
+}
+
+/// VMN's session identifiers: a letter, then letters and digits.
+fn valid_sid(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next().is_some_and(|f| f.is_ascii_alphabetic())
+        && s.len() <= 1024
+        && c.all(|x| x.is_ascii_alphanumeric())
+}
+
+/// The session's group, from its `pgroup` string (`<description>::<hex of a marshalled group>`).
+enum AnyGroup {
+    P256(P256),
+    ModP(Box<ModP>),
+}
+
+fn group_of(pgroup: &str) -> Result<AnyGroup, String> {
+    let hex = pgroup
+        .rsplit_once("::")
+        .map(|(_, h)| h)
+        .ok_or("<pgroup> is not `description::hex`")?;
+    let bytes = decode_hex(hex.trim()).ok_or("<pgroup>: the marshalled group is not hex")?;
+    let tree = Bt::parse(&bytes).map_err(|e| format!("<pgroup>: {e}"))?;
+    let c = tree.children(2, "<pgroup>")?;
+    let class = c[0].leaf("<pgroup> class")?;
+    match class {
+        b"com.verificatum.arithm.ECqPGroup" => match c[1].leaf("<pgroup> curve")? {
+            b"P-256" => Ok(AnyGroup::P256(P256::new())),
+            other => Err(format!(
+                "<pgroup>: the curve {} (only P-256 is read)",
+                String::from_utf8_lossy(other)
+            )),
+        },
+        b"com.verificatum.arithm.ModPGroup" => {
+            Ok(AnyGroup::ModP(Box::new(ModP::from_tree(&c[1])?)))
+        }
+        other => Err(format!(
+            "<pgroup>: the group class {} (ECqPGroup(P-256) and ModPGroup are read)",
+            String::from_utf8_lossy(other)
+        )),
+    }
+}
+
+fn decode_hex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Where protInfo.xml and the proof directories of a session are, from the path given: a proof
+/// directory (it holds `type`), or a session directory holding `protInfo.xml` and `nizkp/*/` or
+/// `dir/nizkp/*/`. protInfo.xml is looked for in the directory and its three parents.
+fn locate(path: &Path) -> Result<(PathBuf, Vec<PathBuf>), String> {
+    if !path.is_dir() {
+        return Err(format!("{} is not a directory", path.display()));
+    }
+    let is_proof_dir = |p: &Path| p.join("type").is_file() && p.join("proofs").is_dir();
+    let proof_dirs: Vec<PathBuf> = if is_proof_dir(path) {
+        vec![path.to_path_buf()]
+    } else {
+        let mut found = Vec::new();
+        for base in [path.join("nizkp"), path.join("dir").join("nizkp")] {
+            if let Ok(entries) = std::fs::read_dir(&base) {
+                let mut dirs: Vec<PathBuf> = entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| is_proof_dir(p))
+                    .collect();
+                dirs.sort();
+                found.extend(dirs);
+            }
+        }
+        found
+    };
+    if proof_dirs.is_empty() {
+        return Err(format!(
+            "{} holds no VMN proof directory (a directory with `type` and `proofs/`)",
+            path.display()
+        ));
+    }
+    let mut dir = Some(path);
+    for _ in 0..4 {
+        let Some(d) = dir else { break };
+        let p = d.join("protInfo.xml");
+        if p.is_file() {
+            return Ok((p, proof_dirs));
+        }
+        dir = d.parent();
+    }
+    Err(format!(
+        "no protInfo.xml in {} or its parents",
+        path.display()
+    ))
+}
+
+/// Whether `path` is a VMN session (see [`locate`]) whose protInfo.xml names a `<protocol>`.
+pub fn is_vmn_record(path: &Path) -> bool {
+    locate(path).is_ok_and(|(p, _)| {
+        std::fs::read(&p).is_ok_and(|b| b.windows(10).any(|w| w == b"<protocol>"))
+    })
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{} is not a file", path.display()));
+    }
+    if meta.len() > MAX_FILE {
+        return Err(format!("{} is larger than 1 GiB", path.display()));
+    }
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn read_text(path: &Path) -> Result<String, String> {
+    let b = read(path)?;
+    String::from_utf8(b)
+        .map(|s| s.trim().to_string())
+        .map_err(|_| format!("{} is not text", path.display()))
+}
+
+/// Verifies a VMN session (see the module's description).
+pub fn verify_vmn_record(path: &Path, _options: Options<'_>) -> (Report, Intermediates) {
+    let record = path.display().to_string();
+    let mut ledger = Ledger::new(&Check::VMN);
+    let mut out = Intermediates::default();
+    let (info_path, dirs) = match locate(path) {
+        Ok(x) => x,
+        Err(e) => {
+            ledger.error(Check::Vmn01, &record, e);
+            return (ledger.finish(record, "unverified", 0), out);
+        }
+    };
+    let info = match read_text(&info_path).and_then(|t| ProtInfo::parse(&t)) {
+        Ok(i) => i,
+        Err(e) => {
+            ledger.error(Check::Vmn01, "protInfo.xml", e);
+            return (ledger.finish(record, "unverified", 0), out);
+        }
+    };
+    ledger.examined(Check::Vmn01, 1);
+    let group = match group_of(&info.pgroup) {
+        Ok(g) => g,
+        Err(e) => {
+            ledger.error(Check::Vmn02, "protInfo.xml", e);
+            return (ledger.finish(record, "unverified", 0), out);
+        }
+    };
+    let mut sessions = Vec::new();
+    let mut total = 0u64;
+    for dir in &dirs {
+        let summary = match &group {
+            AnyGroup::P256(g) => verify_session(&mut ledger, &info, g, dir),
+            AnyGroup::ModP(g) => verify_session(&mut ledger, &info, g.as_ref(), dir),
+        };
+        total += summary.ciphertexts as u64;
+        sessions.push(summary);
+    }
+    let group_name = match &group {
+        AnyGroup::P256(g) => g.name(),
+        AnyGroup::ModP(g) => g.name(),
+    };
+    out.values.insert("group".into(), json!(group_name));
+    out.values.insert("sid".into(), json!(info.sid));
+    out.values.insert(
+        "sessions".into(),
+        json!(sessions
+            .iter()
+            .map(|s| json!({
+                "auxsid": s.auxsid,
+                "type": s.kind,
+                "ciphertexts": s.ciphertexts,
+                "valid_shuffles": s.valid_shuffles,
+                "plaintexts": s.plaintexts,
+            }))
+            .collect::<Vec<_>>()),
+    );
+    let form = if sessions
+        .iter()
+        .any(|s| s.kind == "decryption" || s.kind == "mixing")
+    {
+        "vmn-mixing"
+    } else {
+        "vmn-shuffling"
+    };
+    (ledger.finish(record, form, total), out)
+}
+
+/// What one proof directory held.
+#[derive(Default)]
+struct Summary {
+    auxsid: String,
+    kind: String,
+    ciphertexts: usize,
+    valid_shuffles: u32,
+    plaintexts: usize,
+}
+
+/// The files of one proof directory, read and parsed on demand; an unreadable one is a finding.
+struct Dir<'l> {
+    root: PathBuf,
+    name: String,
+    ledger: &'l mut Ledger,
+}
+
+impl Dir<'_> {
+    fn proofs(&self, file: &str) -> PathBuf {
+        self.root.join("proofs").join(file)
+    }
+
+    fn object(&self, file: &Path) -> String {
+        let rel = file.strip_prefix(&self.root).unwrap_or(file);
+        format!("{}/{}", self.name, rel.display())
+    }
+
+    /// The bytes of `file`, or an Error finding under `check`.
+    fn bytes(&mut self, check: Check, file: &Path) -> Option<Vec<u8>> {
+        match read(file) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                let o = self.object(file);
+                self.ledger.error(check, &o, e);
+                None
+            }
+        }
+    }
+}
+
+fn verify_session<G: VGroup>(
+    ledger: &mut Ledger,
+    info: &ProtInfo,
+    group: &G,
+    root: &Path,
+) -> Summary {
+    let name = root.file_name().map_or_else(
+        || "nizkp".into(),
+        |n| format!("nizkp/{}", n.to_string_lossy()),
+    );
+    let mut dir = Dir {
+        root: root.to_path_buf(),
+        name,
+        ledger,
+    };
+    let mut summary = Summary::default();
+    let Some(setup) = session_setup(&mut dir, info, group) else {
+        return summary;
+    };
+    summary.auxsid.clone_from(&setup.auxsid);
+    summary.kind.clone_from(&setup.kind);
+    let derive = match Derive::new(&Params {
+        version: &info.version,
+        sid: &info.sid,
+        auxsid: &setup.auxsid,
+        statdist: info.statdist,
+        vbitlenro: info.vbitlenro,
+        ebitlenro: info.ebitlenro,
+        prg: &info.prg,
+        pgroup: &info.pgroup,
+        rohash: &info.rohash,
+    }) {
+        Ok(d) => d,
+        Err(e) => {
+            dir.ledger.error(Check::Vmn01, "protInfo.xml", e);
+            return summary;
+        }
+    };
+    let Some(input) = read_ciphertexts(&mut dir, group, Check::Vmn01, &root.join("Ciphertexts.bt"))
+    else {
+        return summary;
+    };
+    summary.ciphertexts = input.len();
+    let mut current = input;
+    // what this directory's type does not hold passes with nothing examined, and says so
+    let none = |dir: &mut Dir<'_>, checks: &[Check], why: &str| {
+        let o = dir.name.clone();
+        for c in checks {
+            dir.ledger.examined(*c, 0);
+            dir.ledger.warn(*c, &o, format!("nothing to check: {why}"));
+        }
+    };
+    if setup.kind == "decryption" {
+        none(
+            &mut dir,
+            &[Check::Vmn03, Check::Vmn04],
+            "a decryption session holds no shuffle",
+        );
+    } else if !dir.proofs("maxciph").exists() {
+        none(
+            &mut dir,
+            &[Check::Vmn04],
+            "the shuffles were not precomputed",
+        );
+    }
+    if setup.kind == "shuffling" {
+        none(
+            &mut dir,
+            &[Check::Vmn05, Check::Vmn06],
+            "a shuffling session holds no decryption",
+        );
+    }
+    if setup.kind != "decryption" {
+        if dir.proofs("maxciph").exists() {
+            let o = format!("{}/proofs/maxciph", dir.name);
+            dir.ledger.error(
+                Check::Vmn04,
+                &o,
+                "a session with precomputation (PoSC and CCPoS proofs): not verified by this version",
+            );
+            return summary;
+        }
+        match shuffles(&mut dir, info, group, &derive, &setup, current) {
+            Some((out, valid)) => {
+                summary.valid_shuffles = valid;
+                current = out;
+            }
+            None => return summary,
+        }
+    }
+    if setup.kind != "shuffling" {
+        summary.plaintexts = decrypt(&mut dir, info, group, &derive, &setup, &current);
+    }
+    summary
+}
+
+/// A proof directory's type, auxsid, key and active threshold (V-VMN-01, V-VMN-02).
+struct Setup<E> {
+    kind: String,
+    auxsid: String,
+    y: E,
+    active: u32,
+}
+
+fn session_setup<G: VGroup>(dir: &mut Dir<'_>, info: &ProtInfo, group: &G) -> Option<Setup<G::E>> {
+    let root = dir.root.clone();
+    let text = |dir: &mut Dir<'_>, file: &Path| match read_text(file) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            let o = dir.object(file);
+            dir.ledger.error(Check::Vmn01, &o, e);
+            None
+        }
+    };
+    let version = text(dir, &root.join("version"))?;
+    let kind = text(dir, &root.join("type"))?;
+    let auxsid = text(dir, &root.join("auxsid"))?;
+    let width = text(dir, &root.join("width"))?;
+    let active = text(dir, &dir.proofs("activethreshold"))?;
+    let name = dir.name.clone();
+    let bad = |dir: &mut Dir<'_>, reason: String| {
+        dir.ledger.error(Check::Vmn01, &name, reason);
+    };
+    if version != info.version || !info.version.starts_with("3.") {
+        bad(
+            dir,
+            format!(
+                "proofs of VMN {version} under protInfo.xml of VMN {}: VMN 3.x proofs are read",
+                info.version
+            ),
+        );
+        return None;
+    }
+    if !["mixing", "shuffling", "decryption"].contains(&kind.as_str()) {
+        bad(dir, format!("unknown type `{kind}`"));
+        return None;
+    }
+    if !valid_sid(&auxsid) {
+        bad(
+            dir,
+            format!("auxsid `{auxsid}` is not a session identifier"),
+        );
+        return None;
+    }
+    if info.corr != "noninteractive" {
+        bad(
+            dir,
+            format!(
+                "<corr> is `{}`: only non-interactive proofs can be verified",
+                info.corr
+            ),
+        );
+        return None;
+    }
+    if width != "1" || info.keywidth != 1 || info.width != 1 {
+        bad(
+            dir,
+            format!(
+                "width {width}, key width {}: only width 1 is read",
+                info.keywidth
+            ),
+        );
+        return None;
+    }
+    let active: u32 = match active.parse() {
+        Ok(a) if a >= info.thres && a <= info.nopart => a,
+        _ => {
+            bad(dir, format!("active threshold `{active}` is not between the threshold {} and the {} parties", info.thres, info.nopart));
+            return None;
+        }
+    };
+    dir.ledger.examined(Check::Vmn01, 1);
+    // the joint key: (g, y), g the group's standard generator
+    let fpk = root.join("FullPublicKey.bt");
+    let bytes = dir.bytes(Check::Vmn02, &fpk)?;
+    let key = Bt::parse(&bytes).and_then(|t| {
+        let c = t.children(2, "FullPublicKey")?;
+        Ok((group.decode(&c[0], "g")?, group.decode(&c[1], "y")?))
+    });
+    let o = dir.object(&fpk);
+    match key {
+        Ok((g, y)) if g == group.g() => {
+            dir.ledger.examined(Check::Vmn02, 1);
+            Some(Setup {
+                kind,
+                auxsid,
+                y,
+                active,
+            })
+        }
+        Ok(_) => {
+            dir.ledger.fail(
+                Check::Vmn02,
+                &o,
+                "the key's basis is not the group's standard generator",
+            );
+            None
+        }
+        Err(e) => {
+            dir.ledger.fail(Check::Vmn02, &o, e);
+            None
+        }
+    }
+}
+
+fn read_ciphertexts<G: VGroup>(
+    dir: &mut Dir<'_>,
+    group: &G,
+    check: Check,
+    file: &Path,
+) -> Option<Ciphertexts<G::E>> {
+    let bytes = dir.bytes(check, file)?;
+    let o = dir.object(file);
+    match Bt::parse(&bytes).and_then(|t| Ciphertexts::decode(group, &t, "ciphertexts")) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            dir.ledger.fail(check, &o, e);
+            None
+        }
+    }
+}
+
+/// The proofs of shuffle of parties 1..=active (V-VMN-03), each taking the previous one's output:
+/// a party whose proof fails is skipped, its output replaced by its input, as in VMN; fewer valid
+/// proofs than the threshold fail the check. Returns the last output and the count of valid proofs.
+fn shuffles<G: VGroup>(
+    dir: &mut Dir<'_>,
+    info: &ProtInfo,
+    group: &G,
+    derive: &Derive,
+    setup: &Setup<G::E>,
+    input: Ciphertexts<G::E>,
+) -> Option<(Ciphertexts<G::E>, u32)> {
+    let n = input.len();
+    let h = derive.generators(group, n);
+    let mut current = input;
+    let mut valid = 0u32;
+    for l in 1..=setup.active {
+        let pos = dir.proofs(&format!("PoSCommitment{l:02}.bt"));
+        if !pos.exists() {
+            continue;
+        }
+        let mut out_file = dir.proofs(&format!("Ciphertexts{l:02}.bt"));
+        if l == setup.active && !out_file.exists() {
+            out_file = dir.root.join("ShuffledCiphertexts.bt");
+        }
+        let files = [
+            dir.proofs(&format!("PermutationCommitment{l:02}.bt")),
+            pos,
+            dir.proofs(&format!("PoSReply{l:02}.bt")),
+        ];
+        let mut bytes = Vec::new();
+        for f in &files {
+            bytes.push(dir.bytes(Check::Vmn03, f)?);
+        }
+        let output = read_ciphertexts(dir, group, Check::Vmn03, &out_file)?;
+        let verdict = (|| {
+            let proof = ShuffleProof {
+                permutation_commitment: Bt::parse(&bytes[0])?,
+                commitment: Bt::parse(&bytes[1])?,
+                reply: Bt::parse(&bytes[2])?,
+            };
+            verify_shuffle(
+                derive,
+                &Shuffle {
+                    group,
+                    y: &setup.y,
+                    h: &h,
+                    input: &current,
+                    output: &output,
+                },
+                &proof,
+            )
+        })();
+        dir.ledger.examined(Check::Vmn03, 1);
+        match verdict {
+            Ok(()) => {
+                valid += 1;
+                current = output;
+            }
+            Err(e) => {
+                let o = format!("{}/proofs party {l}", dir.name);
+                dir.ledger.warn(
+                    Check::Vmn03,
+                    &o,
+                    format!("the proof of shuffle fails ({e}): as in VMN, this party's output is replaced by its input"),
+                );
+            }
+        }
+    }
+    let name = dir.name.clone();
+    if valid < info.thres {
+        dir.ledger.fail(
+            Check::Vmn03,
+            &name,
+            format!(
+                "{valid} valid proofs of shuffle, fewer than the threshold {}: no honest party's shuffle is proven",
+                info.thres
+            ),
+        );
+        return None;
+    }
+    // the published shuffled list must be the one the valid proofs lead to
+    let shuffled = dir.root.join("ShuffledCiphertexts.bt");
+    if shuffled.exists() {
+        let published = read_ciphertexts(dir, group, Check::Vmn03, &shuffled)?;
+        if published.u != current.u || published.v != current.v {
+            let o = dir.object(&shuffled);
+            dir.ledger.fail(
+                Check::Vmn03,
+                &o,
+                "the published shuffled ciphertexts are not the output of the valid proofs of shuffle",
+            );
+            return None;
+        }
+    }
+    Some((current, valid))
+}
+
+/// The decryption (V-VMN-05) and the plaintexts (V-VMN-06); returns the count of plaintexts.
+fn decrypt<G: VGroup>(
+    dir: &mut Dir<'_>,
+    info: &ProtInfo,
+    group: &G,
+    derive: &Derive,
+    setup: &Setup<G::E>,
+    input: &Ciphertexts<G::E>,
+) -> usize {
+    let k = info.nopart;
+    let name = dir.name.clone();
+    let fail = |dir: &mut Dir<'_>, reason: String| {
+        dir.ledger.fail(Check::Vmn05, &name, reason);
+    };
+    // the polynomial in the exponent: `thres` coefficients, the constant one the joint key
+    let pie_file = dir.proofs("PolynomialInExponent.bt");
+    let Some(pie_bytes) = dir.bytes(Check::Vmn05, &pie_file) else {
+        return 0;
+    };
+    let pie = match Bt::parse(&pie_bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            fail(dir, format!("PolynomialInExponent.bt: {e}"));
+            return 0;
+        }
+    };
+    let coefficients = pie
+        .node("PolynomialInExponent")
+        .and_then(|_| group.decode_array(&pie, "PolynomialInExponent"));
+    match coefficients {
+        Ok(c) if c.len() == info.thres as usize && c[0] == setup.y => {}
+        Ok(_) => {
+            dir.ledger.fail(
+                Check::Vmn02,
+                &format!("{name}/proofs/PolynomialInExponent.bt"),
+                "the polynomial's constant term is not the joint key, or its degree is not threshold - 1",
+            );
+            return 0;
+        }
+        Err(e) => {
+            fail(dir, e);
+            return 0;
+        }
+    }
+    // which parties' factors are combined
+    let ci = dir.proofs("CorrectIndices.bt");
+    let Some(ci_bytes) = dir.bytes(Check::Vmn05, &ci) else {
+        return 0;
+    };
+    let correct =
+        match Bt::parse(&ci_bytes).and_then(|t| t.leaf("CorrectIndices").map(<[u8]>::to_vec)) {
+            Ok(b) if b.len() == k as usize + 1 && b.iter().all(|&x| x <= 1) => b,
+            _ => {
+                fail(
+                    dir,
+                    "CorrectIndices.bt is not a list of the parties' verdicts".into(),
+                );
+                return 0;
+            }
+        };
+    let set: Vec<u32> = (1..=k)
+        .filter(|&l| correct[l as usize] == 1)
+        .take(info.thres as usize)
+        .collect();
+    if set.len() < info.thres as usize {
+        fail(
+            dir,
+            format!(
+                "{} correct decryption factors, fewer than the threshold {}",
+                set.len(),
+                info.thres
+            ),
+        );
+        return 0;
+    }
+    let mut factors = Vec::new();
+    let mut factor_trees = Vec::new();
+    let mut commitments = Vec::new();
+    let mut replies = Vec::new();
+    let mut raw = Vec::new();
+    for l in 1..=k {
+        let files = [
+            dir.proofs(&format!("DecryptionFactors{l:02}.bt")),
+            dir.proofs(&format!("DecrFactCommitment{l:02}.bt")),
+            dir.proofs(&format!("DecrFactReply{l:02}.bt")),
+        ];
+        let mut three = Vec::new();
+        for f in &files {
+            let Some(b) = dir.bytes(Check::Vmn05, f) else {
+                return 0;
+            };
+            three.push(b);
+        }
+        raw.push(three);
+    }
+    for (l, three) in raw.iter().enumerate() {
+        let parsed = (|| {
+            let f = Bt::parse(&three[0])?;
+            let decoded = group.decode_array(&f, "decryption factors")?;
+            Ok::<_, String>((f, decoded, Bt::parse(&three[1])?, Bt::parse(&three[2])?))
+        })();
+        match parsed {
+            Ok((f, decoded, c, r)) => {
+                factor_trees.push(f);
+                factors.push(decoded);
+                commitments.push(c);
+                replies.push(r);
+            }
+            Err(e) => {
+                fail(dir, format!("party {}: {e}", l + 1));
+                return 0;
+            }
+        }
+    }
+    let verdict = verify_decryption(
+        derive,
+        &Decryption {
+            group,
+            y: &setup.y,
+            input,
+            polynomial: &pie,
+            factors: &factors,
+            factor_trees: &factor_trees,
+            commitments: &commitments,
+            replies: &replies,
+            set: &set,
+        },
+    );
+    let combined = match verdict {
+        Ok(c) => {
+            dir.ledger.examined(Check::Vmn05, input.len() as u64);
+            c
+        }
+        Err(e) => {
+            fail(dir, e);
+            return 0;
+        }
+    };
+    // the plaintexts: v_i times the combined factor
+    let pf = dir.root.join("Plaintexts.bt");
+    let Some(pb) = dir.bytes(Check::Vmn06, &pf) else {
+        return 0;
+    };
+    let o = dir.object(&pf);
+    let published = match Bt::parse(&pb).and_then(|t| group.decode_array(&t, "plaintexts")) {
+        Ok(p) => p,
+        Err(e) => {
+            dir.ledger.fail(Check::Vmn06, &o, e);
+            return 0;
+        }
+    };
+    if published.len() != input.len() {
+        dir.ledger.fail(
+            Check::Vmn06,
+            &o,
+            format!(
+                "{} plaintexts for {} ciphertexts",
+                published.len(),
+                input.len()
+            ),
+        );
+        return 0;
+    }
+    let wrong = published
+        .iter()
+        .zip(input.v.iter().zip(&combined))
+        .position(|(m, (v, f))| *m != group.mul(v, f));
+    if let Some(i) = wrong {
+        dir.ledger.fail(
+            Check::Vmn06,
+            &o,
+            format!("plaintext {i} is not its ciphertext's decryption"),
+        );
+        return 0;
+    }
+    dir.ledger.examined(Check::Vmn06, published.len() as u64);
+    published.len()
+}

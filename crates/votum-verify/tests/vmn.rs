@@ -1,0 +1,266 @@
+//! Verificatum mix-net sessions (spec/99, checks V-VMN-01..06): the stored sessions written by VMN 3.1.0
+//! (vectors/verificatum) pass, and a copy changed in each region fails under its own check.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+
+use votum_verify::bytetree::Bt;
+use votum_verify::{verify_record, Check, Options, Report, Status};
+
+/// The check of registry id `s`.
+fn id(s: &str) -> Check {
+    Check::from_id(s).unwrap()
+}
+
+fn vectors() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors/verificatum")
+}
+
+/// A copy of stored session `name` in a fresh temporary directory.
+fn copy(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dst = tmp.path().join(name);
+    copy_dir(&vectors().join(name), &dst);
+    (tmp, dst)
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to);
+        } else {
+            std::fs::copy(e.path(), to).unwrap();
+        }
+    }
+}
+
+fn verify(path: &Path) -> Report {
+    verify_record(path, Options::default()).0
+}
+
+fn status(r: &Report, c: Check) -> Status {
+    r.result(c).unwrap().status
+}
+
+/// Only `check` did not pass (the others passed or were not reached after it).
+fn fails_only(r: &Report, check: Check) {
+    let bad = r.not_passed();
+    assert!(
+        bad.first() == Some(&check.id()),
+        "expected {} to fail first, got {bad:?}: {:#?}",
+        check.id(),
+        r.result(check)
+    );
+    assert!(
+        matches!(status(r, check), Status::Fail | Status::Error),
+        "{:?}",
+        r.result(check)
+    );
+}
+
+fn nizkp(session: &Path) -> PathBuf {
+    session.join("dir/nizkp/default")
+}
+
+/// Rewrites ByteTree file `file` after `change` edits its tree (as a party controlling the board can).
+fn rewrite(file: &Path, change: impl FnOnce(&mut Vec<u8>, &Bt<'_>)) {
+    let bytes = std::fs::read(file).unwrap();
+    let tree = Bt::parse(&bytes).unwrap();
+    let mut out = Vec::new();
+    change(&mut out, &tree);
+    std::fs::write(file, out).unwrap();
+}
+
+/// The tree with children `i` and `j` of the node at `path` (indices from the root) swapped.
+fn swap<'a>(t: &Bt<'a>, path: &[usize], i: usize, j: usize) -> Bt<'a> {
+    let Bt::Node(c) = t else { panic!("a leaf") };
+    let mut c = c.clone();
+    match path.split_first() {
+        None => c.swap(i, j),
+        Some((&k, rest)) => c[k] = swap(&c[k], rest, i, j),
+    }
+    Bt::Node(c)
+}
+
+fn swap_file(file: &Path, path: &[usize], i: usize, j: usize) {
+    rewrite(file, |out, t| swap(t, path, i, j).write(out));
+}
+
+fn flip_byte(file: &Path, at: usize) {
+    let mut b = std::fs::read(file).unwrap();
+    let at = at.min(b.len() - 1);
+    b[at] ^= 0x01;
+    std::fs::write(file, b).unwrap();
+}
+
+#[test]
+fn the_stored_sessions_pass() {
+    let (r, out) = verify_record(&vectors().join("onpe100"), Options::default());
+    assert!(r.passed(), "{:?}", r.not_passed());
+    assert_eq!(r.result(id("V-VMN-03")).unwrap().checked, 2);
+    assert_eq!(r.result(id("V-VMN-05")).unwrap().checked, 100);
+    assert_eq!(r.result(id("V-VMN-06")).unwrap().checked, 100);
+    assert_eq!(out.values["group"], "ECqPGroup(P-256)");
+    assert_eq!(out.values["sessions"][0]["valid_shuffles"], 2);
+    let r = verify(&vectors().join("modp"));
+    assert!(r.passed(), "{:?}", r.not_passed());
+    assert_eq!(r.result(id("V-VMN-03")).unwrap().checked, 1);
+    // the proof directory itself names the session too (protInfo.xml found above it)
+    let r = verify(&nizkp(&vectors().join("modp")));
+    assert!(r.passed(), "{:?}", r.not_passed());
+}
+
+#[test]
+fn a_session_that_does_not_read_is_v_vmn_01() {
+    let (_t, s) = copy("modp");
+    std::fs::write(nizkp(&s).join("type"), "bogus").unwrap();
+    fails_only(&verify(&s), id("V-VMN-01"));
+    let (_t, s) = copy("modp");
+    std::fs::write(nizkp(&s).join("width"), "3").unwrap();
+    fails_only(&verify(&s), id("V-VMN-01"));
+    // the input list: a byte of a ciphertext changed
+    let (_t, s) = copy("onpe100");
+    flip_byte(&nizkp(&s).join("Ciphertexts.bt"), 100);
+    fails_only(&verify(&s), id("V-VMN-01"));
+    // protInfo.xml without its session identifier
+    let (_t, s) = copy("modp");
+    let info = std::fs::read_to_string(s.join("protInfo.xml")).unwrap();
+    std::fs::write(
+        s.join("protInfo.xml"),
+        info.replace("<sid>SessionID</sid>", ""),
+    )
+    .unwrap();
+    fails_only(&verify(&s), id("V-VMN-01"));
+}
+
+#[test]
+fn a_key_that_is_not_the_sessions_is_v_vmn_02() {
+    // a byte of y: no longer a point
+    let (_t, s) = copy("onpe100");
+    flip_byte(&nizkp(&s).join("FullPublicKey.bt"), 150);
+    fails_only(&verify(&s), id("V-VMN-02"));
+    // y replaced by the generator: a valid point, but not the polynomial's constant term
+    let (_t, s) = copy("onpe100");
+    swap_file(&nizkp(&s).join("FullPublicKey.bt"), &[], 0, 1);
+    let r = verify(&s);
+    assert_eq!(
+        status(&r, id("V-VMN-02")),
+        Status::Fail,
+        "{:?}",
+        r.result(id("V-VMN-02"))
+    );
+}
+
+#[test]
+fn a_bad_shuffle_is_v_vmn_03() {
+    // one ciphertext of party 2's output swapped with another: its proof fails, leaving one valid
+    // proof for a threshold of 2
+    let (_t, s) = copy("onpe100");
+    swap_file(&nizkp(&s).join("proofs/Ciphertexts02.bt"), &[0], 3, 7);
+    let r = verify(&s);
+    fails_only(&r, id("V-VMN-03"));
+    let res = r.result(id("V-VMN-03")).unwrap();
+    assert!(
+        res.warnings.iter().any(|w| w.object.contains("party 2")),
+        "{res:?}"
+    );
+    // a byte of party 1's reply
+    let (_t, s) = copy("onpe100");
+    flip_byte(&nizkp(&s).join("proofs/PoSReply01.bt"), 200);
+    fails_only(&verify(&s), id("V-VMN-03"));
+    // on the 512-bit ModP group: the only shuffle's output reordered
+    let (_t, s) = copy("modp");
+    swap_file(&nizkp(&s).join("ShuffledCiphertexts.bt"), &[1], 0, 1);
+    fails_only(&verify(&s), id("V-VMN-03"));
+}
+
+/// The proofs lead to proofs/Ciphertexts02.bt; the list published beside them as the mix-net's output
+/// (ShuffledCiphertexts.bt) is another file, which VMN's verifier never compares with it. Changed
+/// here, every proof still holds, and votum refuses the session.
+#[test]
+fn a_published_shuffled_list_that_is_not_the_proven_one_is_v_vmn_03() {
+    let (_t, s) = copy("onpe100");
+    swap_file(&nizkp(&s).join("ShuffledCiphertexts.bt"), &[0], 0, 1);
+    let r = verify(&s);
+    fails_only(&r, id("V-VMN-03"));
+    let res = r.result(id("V-VMN-03")).unwrap();
+    assert!(
+        res.findings[0]
+            .reason
+            .contains("published shuffled ciphertexts"),
+        "{res:?}"
+    );
+}
+
+#[test]
+fn a_precomputed_session_is_v_vmn_04() {
+    let r = verify(&vectors().join("precomp"));
+    assert_eq!(r.not_passed().first(), Some(&"V-VMN-03"));
+    assert_eq!(status(&r, id("V-VMN-04")), Status::Error);
+}
+
+#[test]
+fn a_bad_decryption_factor_is_v_vmn_05() {
+    // two of party 1's factors swapped: each a valid point, the batched proof fails
+    let (_t, s) = copy("onpe100");
+    swap_file(&nizkp(&s).join("proofs/DecryptionFactors01.bt"), &[], 0, 1);
+    fails_only(&verify(&s), id("V-VMN-05"));
+    // party 2's reply changed (party 3's is not combined, neither by VMN nor here: spec/99.6)
+    let (_t, s) = copy("onpe100");
+    flip_byte(&nizkp(&s).join("proofs/DecrFactReply02.bt"), 30);
+    fails_only(&verify(&s), id("V-VMN-05"));
+    // no party counted as correct
+    let (_t, s) = copy("onpe100");
+    let ci = nizkp(&s).join("proofs/CorrectIndices.bt");
+    rewrite(&ci, |out, _| {
+        votum_verify::bytetree::write_leaf(out, &[0, 0, 0, 0])
+    });
+    fails_only(&verify(&s), id("V-VMN-05"));
+}
+
+#[test]
+fn a_changed_plaintext_is_v_vmn_06() {
+    let (_t, s) = copy("onpe100");
+    swap_file(&nizkp(&s).join("Plaintexts.bt"), &[], 10, 20);
+    fails_only(&verify(&s), id("V-VMN-06"));
+}
+
+/// One byte changed in each file of the session: never a pass, and the check that fails first is
+/// the file's own.
+#[test]
+fn one_byte_changed_in_each_file_fails_its_check() {
+    let cases: [(&str, Check); 12] = [
+        ("FullPublicKey.bt", id("V-VMN-02")),
+        ("proofs/PermutationCommitment01.bt", id("V-VMN-03")),
+        ("proofs/PoSCommitment01.bt", id("V-VMN-03")),
+        ("proofs/PoSReply02.bt", id("V-VMN-03")),
+        ("proofs/Ciphertexts01.bt", id("V-VMN-03")),
+        ("proofs/Ciphertexts02.bt", id("V-VMN-03")),
+        ("proofs/PolynomialInExponent.bt", id("V-VMN-05")),
+        ("proofs/DecryptionFactors02.bt", id("V-VMN-05")),
+        ("proofs/DecrFactCommitment01.bt", id("V-VMN-05")),
+        ("proofs/DecrFactReply02.bt", id("V-VMN-05")),
+        ("Plaintexts.bt", id("V-VMN-06")),
+        ("ShuffledCiphertexts.bt", id("V-VMN-03")),
+    ];
+    for (file, check) in cases {
+        let (_t, s) = copy("onpe100");
+        let path = nizkp(&s).join(file);
+        let len = std::fs::metadata(&path).unwrap().len() as usize;
+        flip_byte(&path, len / 2);
+        let r = verify(&s);
+        assert!(!r.passed(), "{file}");
+        assert_eq!(
+            r.not_passed().first(),
+            Some(&check.id()),
+            "{file}: {:?}",
+            r.checks
+                .iter()
+                .filter(|c| c.status != Status::Pass)
+                .collect::<Vec<_>>()
+        );
+    }
+}
