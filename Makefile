@@ -171,11 +171,13 @@ bench-ifma:
 ## Other systems' records against their own verifiers, in the same run: a 10,000-ballot Belenios election on
 ## BELENIOS-2048 and a 500-ballot one on RFC-3526-2048 (made once with belenios-tool, kept in
 ## $VOTUM_BENCH_DIR, default /tmp/votum-bench), `belenios-tool election verify` against `votum-verify`;
+## Verificatum: VMN 3.1.0's `vmnv` (built from source by scripts/build-vmnv.sh) against `votum-verify` on ONPE's stored sessions;
 ## IVXV's largest stored session against its Go checker is `make bench-ivxv`.
 bench-other-records: setup
 	cargo build --release --locked -p votum-verify --bin votum-verify
 	$(VENV)/bin/python benches/bench_other_records.py 10000 3 BELENIOS-2048
 	$(VENV)/bin/python benches/bench_other_records.py 500 3 RFC-3526-2048
+	$(VENV)/bin/python benches/bench_vmn.py 3
 
 ## A receiver's peak memory under a flood of 64 KiB one-way messages, read-ahead bounded in bytes or not (C.14).
 bench-nodes-memory: setup

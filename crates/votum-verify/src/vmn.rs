@@ -12,8 +12,8 @@ use serde_json::json;
 
 use crate::bytetree::Bt;
 use crate::checks::vmn::{
-    verify_decryption, verify_shuffle, Ciphertexts, Decryption, Derive, ModP, Params, Shuffle,
-    ShuffleProof, VGroup, P256,
+    plaintexts_hold, verify_ccpos, verify_decryption, verify_posc, verify_shuffle, Ciphertexts,
+    Decryption, Derive, ModP, Params, Shuffle, ShuffleProof, VGroup, P256,
 };
 use crate::checks::Check;
 use crate::options::{Intermediates, Options};
@@ -403,15 +403,6 @@ fn verify_session<G: VGroup>(
         );
     }
     if setup.kind != "decryption" {
-        if dir.proofs("maxciph").exists() {
-            let o = format!("{}/proofs/maxciph", dir.name);
-            dir.ledger.error(
-                Check::Vmn04,
-                &o,
-                "a session with precomputation (PoSC and CCPoS proofs): not verified by this version",
-            );
-            return summary;
-        }
         match shuffles(&mut dir, info, group, &derive, &setup, current) {
             Some((out, valid)) => {
                 summary.valid_shuffles = valid;
@@ -564,46 +555,90 @@ fn shuffles<G: VGroup>(
     input: Ciphertexts<G::E>,
 ) -> Option<(Ciphertexts<G::E>, u32)> {
     let n = input.len();
-    let h = derive.generators(group, n);
+    // with precomputation, the commitments and their proofs cover `maxciph` generators (V-VMN-04)
+    let precomp = dir.proofs("maxciph").exists();
+    let maxciph = if precomp {
+        let file = dir.proofs("maxciph");
+        match read_text(&file).map(|t| t.parse::<usize>()) {
+            Ok(Ok(m)) if m >= n && m <= 1 << 27 => m,
+            _ => {
+                let o = dir.object(&file);
+                dir.ledger.fail(
+                    Check::Vmn04,
+                    &o,
+                    format!("not a count of at least the {n} ciphertexts"),
+                );
+                return None;
+            }
+        }
+    } else {
+        n
+    };
+    let h = derive.generators(group, maxciph);
     let mut current = input;
     let mut valid = 0u32;
     for l in 1..=setup.active {
-        let pos = dir.proofs(&format!("PoSCommitment{l:02}.bt"));
-        if !pos.exists() {
+        let (commitment_file, reply_file) = if precomp {
+            (
+                format!("CCPoSCommitment{l:02}.bt"),
+                format!("CCPoSReply{l:02}.bt"),
+            )
+        } else {
+            (
+                format!("PoSCommitment{l:02}.bt"),
+                format!("PoSReply{l:02}.bt"),
+            )
+        };
+        let commitment_file = dir.proofs(&commitment_file);
+        if !commitment_file.exists() {
             continue;
         }
         let mut out_file = dir.proofs(&format!("Ciphertexts{l:02}.bt"));
         if l == setup.active && !out_file.exists() {
             out_file = dir.root.join("ShuffledCiphertexts.bt");
         }
-        let files = [
+        let mut files = vec![
             dir.proofs(&format!("PermutationCommitment{l:02}.bt")),
-            pos,
-            dir.proofs(&format!("PoSReply{l:02}.bt")),
+            commitment_file,
+            dir.proofs(&reply_file),
         ];
+        if precomp {
+            files.push(dir.proofs(&format!("PoSCCommitment{l:02}.bt")));
+            files.push(dir.proofs(&format!("PoSCReply{l:02}.bt")));
+            files.push(dir.proofs(&format!("KeepList{l:02}.bt")));
+        }
         let mut bytes = Vec::new();
         for f in &files {
             bytes.push(dir.bytes(Check::Vmn03, f)?);
         }
         let output = read_ciphertexts(dir, group, Check::Vmn03, &out_file)?;
-        let verdict = (|| {
-            let proof = ShuffleProof {
-                permutation_commitment: Bt::parse(&bytes[0])?,
-                commitment: Bt::parse(&bytes[1])?,
-                reply: Bt::parse(&bytes[2])?,
+        let statement = Shuffle {
+            group,
+            y: &setup.y,
+            h: &h,
+            input: &current,
+            output: &output,
+        };
+        let verdict = if precomp {
+            let keep = match keep_list(&bytes[5], maxciph, n) {
+                Ok(k) => k,
+                Err(e) => {
+                    let o = dir.object(&files[5]);
+                    dir.ledger.fail(Check::Vmn04, &o, e);
+                    return None;
+                }
             };
-            verify_shuffle(
-                derive,
-                &Shuffle {
-                    group,
-                    y: &setup.y,
-                    h: &h,
-                    input: &current,
-                    output: &output,
-                },
-                &proof,
-            )
-        })();
+            precomputed(dir, derive, &statement, &bytes, &keep, l)
+        } else {
+            (|| {
+                let proof = ShuffleProof {
+                    permutation_commitment: Bt::parse(&bytes[0])?,
+                    commitment: Bt::parse(&bytes[1])?,
+                    reply: Bt::parse(&bytes[2])?,
+                };
+                verify_shuffle(derive, &statement, &proof)
+            })()
+        };
         dir.ledger.examined(Check::Vmn03, 1);
         match verdict {
             Ok(()) => {
@@ -647,6 +682,74 @@ fn shuffles<G: VGroup>(
         }
     }
     Some((current, valid))
+}
+
+/// A keep list: a leaf of `maxciph` bytes, each 0 or 1, `n` of them 1 (which of the precomputed
+/// commitment's elements the shuffle of `n` ciphertexts uses).
+fn keep_list(bytes: &[u8], maxciph: usize, n: usize) -> Result<Vec<bool>, String> {
+    let t = Bt::parse(bytes)?;
+    let b = t.leaf("keep list")?;
+    if b.len() != maxciph || b.iter().any(|&x| x > 1) {
+        return Err(format!("a keep list of {} bytes for {maxciph}", b.len()));
+    }
+    let keep: Vec<bool> = b.iter().map(|&x| x == 1).collect();
+    let kept = keep.iter().filter(|&&k| k).count();
+    if kept != n {
+        return Err(format!(
+            "a keep list that keeps {kept} of {maxciph} for {n} ciphertexts"
+        ));
+    }
+    Ok(keep)
+}
+
+/// A precomputed shuffle (VMN's PoSC then CCPoS): the proof that the permutation commitment commits
+/// to a permutation, over all `maxciph` generators (V-VMN-04; a failure is a warning and the party's
+/// shuffle is then invalid, as in VMN), then the commitment-consistent proof over the kept part.
+/// `bytes` are the permutation commitment, the CCPoS commitment and reply, the PoSC commitment and
+/// reply (and the keep list, already read into `keep`).
+fn precomputed<G: VGroup>(
+    dir: &mut Dir<'_>,
+    derive: &Derive,
+    s: &Shuffle<'_, G>,
+    bytes: &[Vec<u8>],
+    keep: &[bool],
+    l: u32,
+) -> Result<(), String> {
+    let group = s.group;
+    let u = Bt::parse(&bytes[0]).and_then(|t| group.decode_array(&t, "permutation commitment"))?;
+    let posc = (|| {
+        verify_posc(
+            derive,
+            group,
+            s.h,
+            &u,
+            &Bt::parse(&bytes[3])?,
+            &Bt::parse(&bytes[4])?,
+        )
+    })();
+    dir.ledger.examined(Check::Vmn04, 1);
+    if let Err(e) = posc {
+        let o = format!("{}/proofs party {l}", dir.name);
+        dir.ledger.warn(
+            Check::Vmn04,
+            &o,
+            format!("the precomputed proof of the permutation commitment fails ({e})"),
+        );
+        return Err(format!("its permutation commitment is not proven: {e}"));
+    }
+    let kept: Vec<G::E> = u
+        .iter()
+        .zip(keep)
+        .filter(|(_, k)| **k)
+        .map(|(x, _)| x.clone())
+        .collect();
+    verify_ccpos(
+        derive,
+        s,
+        &kept,
+        &Bt::parse(&bytes[1])?,
+        &Bt::parse(&bytes[2])?,
+    )
 }
 
 /// The decryption (V-VMN-05) and the plaintexts (V-VMN-06); returns the count of plaintexts.
@@ -812,11 +915,7 @@ fn decrypt<G: VGroup>(
         );
         return 0;
     }
-    let wrong = published
-        .iter()
-        .zip(input.v.iter().zip(&combined))
-        .position(|(m, (v, f))| *m != group.mul(v, f));
-    if let Some(i) = wrong {
+    if let Err(i) = plaintexts_hold(group, input, &factors, &combined, &published) {
         dir.ledger.fail(
             Check::Vmn06,
             &o,

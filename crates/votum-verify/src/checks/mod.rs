@@ -803,15 +803,15 @@ pub const REGISTRY: [Info; 71] = [
         id: "V-VMN-03",
         title: "every proof of shuffle (Terelius-Wikstrom), at least the threshold valid, the shuffled list their output",
         spec: "50.10",
-        code: &["vmn::shuffles", "checks::vmn::verify_shuffle"],
+        code: &["vmn::shuffles", "checks::vmn::verify_shuffle", "checks::vmn::verify_ccpos"],
         negative: "crates/votum-verify/tests/vmn.rs::a_bad_shuffle_is_v_vmn_03",
     },
     Info {
         check: Check::Vmn04,
         id: "V-VMN-04",
-        title: "precomputed proofs of shuffle (PoSC, CCPoS)",
+        title: "precomputed shuffles: the permutation commitments' proofs (PoSC), maxciph and keep lists",
         spec: "50.10",
-        code: &["vmn::verify_session"],
+        code: &["vmn::shuffles", "vmn::precomputed", "checks::vmn::verify_posc"],
         negative: "crates/votum-verify/tests/vmn.rs::a_precomputed_session_is_v_vmn_04",
     },
     Info {

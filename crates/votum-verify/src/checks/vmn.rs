@@ -348,10 +348,23 @@ impl VGroup for P256 {
     }
 
     fn multi_exp(&self, b: &[ProjectivePoint], s: &[Integer]) -> ProjectivePoint {
-        b.par_iter()
-            .zip(s.par_iter())
-            .with_min_len(64)
-            .map(|(p, e)| p * &P256::scalar_of(e))
+        let chunk = b
+            .len()
+            .div_ceil(rayon::current_num_threads().max(1))
+            .max(256);
+        b.par_chunks(chunk)
+            .zip(s.par_chunks(chunk))
+            .map(|(b, s)| {
+                let digits: Vec<[u8; 32]> = s
+                    .iter()
+                    .map(|e| {
+                        let mut d = [0u8; 32];
+                        d.copy_from_slice(&twos_fixed(&(e.clone() % &self.q), 33)[1..]);
+                        d
+                    })
+                    .collect();
+                pippenger(b, &digits)
+            })
             .reduce(ProjectivePoint::identity, |x, y| x + y)
     }
 
@@ -432,6 +445,69 @@ impl VGroup for P256 {
         }
         out
     }
+}
+
+/// `prod points[i]^scalars[i]` by Pippenger's bucket method: windows of c bits from the top, each
+/// point added once per window to the bucket of its digit, the buckets summed by running sums.
+fn pippenger(points: &[ProjectivePoint], scalars: &[[u8; 32]]) -> ProjectivePoint {
+    let n = points.len();
+    if n < 16 {
+        return points
+            .iter()
+            .zip(scalars)
+            .map(|(p, s)| {
+                let mut repr = FieldBytes::default();
+                repr.copy_from_slice(s);
+                let k = Option::<Scalar>::from(Scalar::from_repr(repr)).unwrap_or(Scalar::ZERO);
+                p * &k
+            })
+            .fold(ProjectivePoint::IDENTITY, |a, b| a + b);
+    }
+    let c: usize = match n {
+        0..=63 => 4,
+        64..=511 => 6,
+        512..=4095 => 8,
+        4096..=32767 => 10,
+        _ => 12,
+    };
+    let digit = |s: &[u8; 32], w: usize| -> usize {
+        // bits [w*c, w*c + c) counted from the least significant bit
+        let mut v = 0usize;
+        for k in 0..c {
+            let bit = w * c + k;
+            if bit >= 256 {
+                break;
+            }
+            let byte = s[31 - bit / 8];
+            if (byte >> (bit % 8)) & 1 == 1 {
+                v |= 1 << k;
+            }
+        }
+        v
+    };
+    let windows = 256usize.div_ceil(c);
+    let mut acc = ProjectivePoint::IDENTITY;
+    let mut buckets = vec![ProjectivePoint::IDENTITY; (1 << c) - 1];
+    for w in (0..windows).rev() {
+        for _ in 0..c {
+            acc = acc.double();
+        }
+        buckets.fill(ProjectivePoint::IDENTITY);
+        for (p, s) in points.iter().zip(scalars) {
+            let d = digit(s, w);
+            if d != 0 {
+                buckets[d - 1] += p;
+            }
+        }
+        let mut running = ProjectivePoint::IDENTITY;
+        let mut sum = ProjectivePoint::IDENTITY;
+        for b in buckets.iter().rev() {
+            running += b;
+            sum += running;
+        }
+        acc += sum;
+    }
+    acc
 }
 
 /// A subgroup of Z_p^* as VMN's `ModPGroup`: an element is a leaf of `p`'s two's complement length.
@@ -715,6 +791,194 @@ pub(crate) struct ShuffleProof<'a> {
     pub reply: Bt<'a>,
 }
 
+/// A node of `n` scalars.
+fn scalars<G: VGroup>(group: &G, t: &Bt<'_>, n: usize, what: &str) -> Result<Vec<Integer>, String> {
+    let v: Vec<Integer> = t
+        .node(what)?
+        .iter()
+        .map(|x| group.scalar(x, what))
+        .collect::<Result<_, _>>()?;
+    if v.len() != n {
+        return Err(format!("{what}: {} values for {n}", v.len()));
+    }
+    Ok(v)
+}
+
+fn elements<G: VGroup>(group: &G, t: &Bt<'_>, n: usize, what: &str) -> Result<Vec<G::E>, String> {
+    let v = group.decode_array(t, what)?;
+    if v.len() != n {
+        return Err(format!("{what}: {} elements for {n}", v.len()));
+    }
+    Ok(v)
+}
+
+fn ciphertext<G: VGroup>(group: &G, t: &Bt<'_>, what: &str) -> Result<(G::E, G::E), String> {
+    let c = t.children(2, what)?;
+    Ok((group.decode(&c[0], what)?, group.decode(&c[1], what)?))
+}
+
+/// The part of a proof of shuffle about the permutation commitment u (VMN's `PoSBasicTW` and
+/// `PoSCBasicTW`): its commitment B, A', B', C', D' and reply k_A, k_B, k_C, k_D, k_E.
+struct Permutation<G: VGroup> {
+    b: Vec<G::E>,
+    a1: G::E,
+    b1: Vec<G::E>,
+    c1: G::E,
+    d1: G::E,
+    k_a: Integer,
+    k_b: Vec<Integer>,
+    k_c: Integer,
+    k_d: Integer,
+    k_e: Vec<Integer>,
+}
+
+impl<G: VGroup> Permutation<G> {
+    /// Reads the first five children of a commitment and of a reply.
+    fn read(group: &G, c: &[Bt<'_>], r: &[Bt<'_>], n: usize) -> Result<Permutation<G>, String> {
+        Ok(Permutation {
+            b: elements(group, &c[0], n, "B")?,
+            a1: group.decode(&c[1], "A'")?,
+            b1: elements(group, &c[2], n, "B'")?,
+            c1: group.decode(&c[3], "C'")?,
+            d1: group.decode(&c[4], "D'")?,
+            k_a: group.scalar(&r[0], "k_A")?,
+            k_b: scalars(group, &r[1], n, "k_B")?,
+            k_c: group.scalar(&r[2], "k_C")?,
+            k_d: group.scalar(&r[3], "k_D")?,
+            k_e: scalars(group, &r[4], n, "k_E")?,
+        })
+    }
+
+    /// The commitment's first five children, re-encoded.
+    fn encode(&self, group: &G, out: &mut Vec<u8>) {
+        group.encode_array(&self.b, out);
+        group.encode(&self.a1, out);
+        group.encode_array(&self.b1, out);
+        group.encode(&self.c1, out);
+        group.encode(&self.d1, out);
+    }
+
+    /// Equations A, B, C and D, with A = prod u^e given, for generators h and challenge v.
+    fn check(
+        &self,
+        group: &G,
+        h: &[G::E],
+        u: &[G::E],
+        e: &[Integer],
+        a: &G::E,
+        v: &Integer,
+    ) -> Result<(), String> {
+        let q = group.q();
+        let n = u.len();
+        let g = group.g();
+        let lhs = |base: &G::E, t: &G::E| group.mul(&group.exp(base, v), t);
+        // A^v A' = g^{k_A} prod h^{k_E}
+        if lhs(a, &self.a1) != group.mul(&group.exp(&g, &self.k_a), &group.multi_exp(h, &self.k_e))
+        {
+            return Err("equation A does not hold".into());
+        }
+        // B_i^v B'_i = g^{k_B,i} B_{i-1}^{k_E,i}, B_{-1} = h_0: the n equations batched with random
+        // 128-bit weights r_i (one multi-exponentiation equal to 1; a false equation passes with
+        // probability at most 2^-128), then found one by one only when the batch fails
+        let (b, b1, k_b, k_e) = (&self.b, &self.b1, &self.k_b, &self.k_e);
+        if !batch_b_holds(group, &g, h, b, b1, k_b, k_e, v) {
+            let bad_b = (0..n).into_par_iter().find_first(|&i| {
+                let prev = if i == 0 { &h[0] } else { &b[i - 1] };
+                lhs(&b[i], &b1[i]) != group.mul(&group.exp(&g, &k_b[i]), &group.exp(prev, &k_e[i]))
+            });
+            return Err(format!(
+                "equation B does not hold at position {}",
+                bad_b.map_or_else(|| "?".into(), |i| i.to_string())
+            ));
+        }
+        // C = prod u / prod h; D = B_{n-1} / h_0^{prod e}
+        let prod = |xs: &[G::E]| {
+            xs.par_iter()
+                .cloned()
+                .reduce(|| group.one(), |x, y| group.mul(&x, &y))
+        };
+        let cc = group.div(&prod(u), &prod(h));
+        let e_prod = e.iter().fold(Integer::from(1), |acc, x| (acc * x) % q);
+        let dd = group.div(&b[n - 1], &group.exp(&h[0], &e_prod));
+        if lhs(&cc, &self.c1) != group.exp(&g, &self.k_c) {
+            return Err("equation C does not hold".into());
+        }
+        if lhs(&dd, &self.d1) != group.exp(&g, &self.k_d) {
+            return Err("equation D does not hold".into());
+        }
+        Ok(())
+    }
+}
+
+/// F^v F' = Enc_y(-k) prod w'^{k_E}, i.e. (g^{-k} prod u'^{k_E}, y^{-k} prod v'^{k_E}), with
+/// F = prod w^e: the re-encryption part of a proof of shuffle.
+#[allow(clippy::too_many_arguments)]
+fn reencryption_holds<G: VGroup>(
+    group: &G,
+    y: &G::E,
+    input: &Ciphertexts<G::E>,
+    output: &Ciphertexts<G::E>,
+    e: &[Integer],
+    f1: &(G::E, G::E),
+    k: &Integer,
+    k_e: &[Integer],
+    v: &Integer,
+) -> bool {
+    let q = group.q();
+    let g = group.g();
+    let ((f_u, f_v), (ru, rv)) = rayon::join(
+        || {
+            rayon::join(
+                || group.multi_exp(&input.u, e),
+                || group.multi_exp(&input.v, e),
+            )
+        },
+        || {
+            rayon::join(
+                || group.multi_exp(&output.u, k_e),
+                || group.multi_exp(&output.v, k_e),
+            )
+        },
+    );
+    let neg = Integer::from(q - k) % q;
+    let left = (
+        group.mul(&group.exp(&f_u, v), &f1.0),
+        group.mul(&group.exp(&f_v, v), &f1.1),
+    );
+    left == (
+        group.mul(&group.exp(&g, &neg), &ru),
+        group.mul(&group.exp(y, &neg), &rv),
+    )
+}
+
+fn check_sizes<G: VGroup>(s: &Shuffle<'_, G>) -> Result<usize, String> {
+    let n = s.input.len();
+    if s.output.len() != n || s.h.len() < n {
+        return Err(format!("{} ciphertexts in, {} out", n, s.output.len()));
+    }
+    if n == 0 {
+        return Err("no ciphertexts".into());
+    }
+    Ok(n)
+}
+
+/// The seed of a proof of shuffle: over node(g, h, u, node(g, y), w, w').
+fn shuffle_seed<G: VGroup>(d: &Derive, s: &Shuffle<'_, G>, h: &[G::E], u: &[G::E]) -> Vec<u8> {
+    let group = s.group;
+    let g = group.g();
+    d.seed(|hs| {
+        let mut head = Vec::new();
+        write_node(&mut head, 6);
+        hs.put(&head);
+        group.encode(&g, hs);
+        group.encode_array(h, hs);
+        group.encode_array(u, hs);
+        encode_pair(group, &g, s.y, hs);
+        s.input.encode(group, hs);
+        s.output.encode(group, hs);
+    })
+}
+
 /// Verifies one Terelius–Wikström proof of a shuffle as VMN's `PoSBasicTW.verify`. `Err` names the
 /// first reason it fails: a malformed part, or which of the equations A, B, C, D, F does not hold.
 pub(crate) fn verify_shuffle<G: VGroup>(
@@ -723,138 +987,179 @@ pub(crate) fn verify_shuffle<G: VGroup>(
     proof: &ShuffleProof<'_>,
 ) -> Result<(), String> {
     let group = s.group;
-    let n = s.input.len();
+    let n = check_sizes(s)?;
     let q = group.q();
-    if s.output.len() != n || s.h.len() < n {
-        return Err(format!("{} ciphertexts in, {} out", n, s.output.len()));
-    }
-    if n == 0 {
-        return Err("no ciphertexts".into());
-    }
     let h = &s.h[..n];
-    let u = group.decode_array(&proof.permutation_commitment, "permutation commitment")?;
-    if u.len() != n {
+    let u = elements(
+        group,
+        &proof.permutation_commitment,
+        n,
+        "permutation commitment",
+    )?;
+    let seed = shuffle_seed(d, s, h, &u);
+    let e = d.batch(&seed, n, q);
+    // the commitment: B, A', B', C', D', F'; the reply: k_A, k_B, k_C, k_D, k_E, k_F
+    let c = proof.commitment.children(6, "PoS commitment")?;
+    let r = proof.reply.children(6, "PoS reply")?;
+    let perm = Permutation::read(group, c, r, n)?;
+    let f1 = ciphertext(group, &c[5], "F'")?;
+    let k_f = group.scalar(&r[5], "k_F")?;
+    let mut commitment = Vec::new();
+    write_node(&mut commitment, 6);
+    perm.encode(group, &mut commitment);
+    encode_pair(group, &f1.0, &f1.1, &mut commitment);
+    let v = d.challenge(&seed, &commitment, q);
+    let a = group.multi_exp(&u, &e);
+    perm.check(group, h, &u, &e, &a, &v)?;
+    if !reencryption_holds(group, s.y, s.input, s.output, &e, &f1, &k_f, &perm.k_e, &v) {
+        return Err("equation F does not hold".into());
+    }
+    Ok(())
+}
+
+/// Verifies a precomputed proof that `u` commits to a permutation, over all `h` (VMN's
+/// `PoSCBasicTW`): the seed over node(g, h, u), commitment B, A', B', C', D', reply k_A..k_E.
+pub(crate) fn verify_posc<G: VGroup>(
+    d: &Derive,
+    group: &G,
+    h: &[G::E],
+    u: &[G::E],
+    commitment: &Bt<'_>,
+    reply: &Bt<'_>,
+) -> Result<(), String> {
+    let q = group.q();
+    let n = h.len();
+    if u.len() != n || n == 0 {
         return Err(format!(
-            "permutation commitment of {} elements for {n} ciphertexts",
+            "a permutation commitment of {} elements for {n}",
             u.len()
         ));
     }
     let g = group.g();
     let seed = d.seed(|hs| {
         let mut head = Vec::new();
-        write_node(&mut head, 6);
+        write_node(&mut head, 3);
         hs.put(&head);
         group.encode(&g, hs);
         group.encode_array(h, hs);
-        group.encode_array(&u, hs);
-        encode_pair(group, &g, s.y, hs);
-        s.input.encode(group, hs);
-        s.output.encode(group, hs);
+        group.encode_array(u, hs);
     });
     let e = d.batch(&seed, n, q);
+    let c = commitment.children(5, "PoSC commitment")?;
+    let r = reply.children(5, "PoSC reply")?;
+    let perm = Permutation::read(group, c, r, n)?;
+    let mut bytes = Vec::new();
+    write_node(&mut bytes, 5);
+    perm.encode(group, &mut bytes);
+    let v = d.challenge(&seed, &bytes, q);
+    let a = group.multi_exp(u, &e);
+    perm.check(group, h, u, &e, &a, &v)
+}
 
-    // the commitment: B, A', B', C', D', F'
-    let c = proof.commitment.children(6, "PoS commitment")?;
-    let b = group.decode_array(&c[0], "B")?;
-    let a1 = group.decode(&c[1], "A'")?;
-    let b1 = group.decode_array(&c[2], "B'")?;
-    let c1 = group.decode(&c[3], "C'")?;
-    let d1 = group.decode(&c[4], "D'")?;
-    let f1c = c[5].children(2, "F'")?;
-    let f1 = (group.decode(&f1c[0], "F'")?, group.decode(&f1c[1], "F'")?);
-    if b.len() != n || b1.len() != n {
-        return Err(format!(
-            "B and B' of {} and {} elements for {n}",
-            b.len(),
-            b1.len()
-        ));
+/// Verifies a commitment-consistent proof of shuffle (VMN's `CCPoSBasicW`): that the output is
+/// the input re-encrypted and permuted by the permutation `u` commits to, `h` and `u` being the
+/// generators and commitment kept for this many ciphertexts. The seed is over node(g, h, u,
+/// node(g, y), w, w'); the commitment A', F'; the reply k_A, k_F, k_E.
+pub(crate) fn verify_ccpos<G: VGroup>(
+    d: &Derive,
+    s: &Shuffle<'_, G>,
+    u: &[G::E],
+    commitment: &Bt<'_>,
+    reply: &Bt<'_>,
+) -> Result<(), String> {
+    let group = s.group;
+    let n = check_sizes(s)?;
+    let q = group.q();
+    let h = &s.h[..n];
+    if u.len() != n {
+        return Err(format!("a kept commitment of {} elements for {n}", u.len()));
     }
-    let mut commitment = Vec::new();
-    write_node(&mut commitment, 6);
-    group.encode_array(&b, &mut commitment);
-    group.encode(&a1, &mut commitment);
-    group.encode_array(&b1, &mut commitment);
-    group.encode(&c1, &mut commitment);
-    group.encode(&d1, &mut commitment);
-    encode_pair(group, &f1.0, &f1.1, &mut commitment);
-    let v = d.challenge(&seed, &commitment, q);
-
-    // the reply: k_A, k_B, k_C, k_D, k_E, k_F
-    let r = proof.reply.children(6, "PoS reply")?;
+    let seed = shuffle_seed(d, s, h, u);
+    let e = d.batch(&seed, n, q);
+    let c = commitment.children(2, "CCPoS commitment")?;
+    let a1 = group.decode(&c[0], "A'")?;
+    let f1 = ciphertext(group, &c[1], "B'")?;
+    let mut bytes = Vec::new();
+    write_node(&mut bytes, 2);
+    group.encode(&a1, &mut bytes);
+    encode_pair(group, &f1.0, &f1.1, &mut bytes);
+    let v = d.challenge(&seed, &bytes, q);
+    let r = reply.children(3, "CCPoS reply")?;
     let k_a = group.scalar(&r[0], "k_A")?;
-    let k_b: Vec<Integer> = r[1]
-        .node("k_B")?
-        .iter()
-        .map(|t| group.scalar(t, "k_B"))
-        .collect::<Result<_, _>>()?;
-    let k_c = group.scalar(&r[2], "k_C")?;
-    let k_d = group.scalar(&r[3], "k_D")?;
-    let k_e: Vec<Integer> = r[4]
-        .node("k_E")?
-        .iter()
-        .map(|t| group.scalar(t, "k_E"))
-        .collect::<Result<_, _>>()?;
-    let k_f = group.scalar(&r[5], "k_F")?;
-    if k_b.len() != n || k_e.len() != n {
-        return Err(format!(
-            "k_B and k_E of {} and {} values for {n}",
-            k_b.len(),
-            k_e.len()
-        ));
-    }
-
-    // A = prod u^e, F = prod w^e; C = prod u / prod h; D = B_{n-1} / h_0^{prod e}
-    let (a, (f_u, f_v)) = rayon::join(
-        || group.multi_exp(&u, &e),
-        || {
-            rayon::join(
-                || group.multi_exp(&s.input.u, &e),
-                || group.multi_exp(&s.input.v, &e),
-            )
-        },
-    );
-    let prod = |xs: &[G::E]| {
-        xs.par_iter()
-            .cloned()
-            .reduce(|| group.one(), |x, y| group.mul(&x, &y))
-    };
-    let cc = group.div(&prod(&u), &prod(h));
-    let e_prod = e.iter().fold(Integer::from(1), |acc, x| (acc * x) % q);
-    let dd = group.div(&b[n - 1], &group.exp(&h[0], &e_prod));
-
-    let lhs = |base: &G::E, t: &G::E| group.mul(&group.exp(base, &v), t);
-    // A^v A' = g^{k_A} prod h^{k_E}
-    if lhs(&a, &a1) != group.mul(&group.exp(&g, &k_a), &group.multi_exp(h, &k_e)) {
+    let k_f = group.scalar(&r[1], "k_B")?;
+    let k_e = scalars(group, &r[2], n, "k_E")?;
+    let g = group.g();
+    let a = group.multi_exp(u, &e);
+    let left = group.mul(&group.exp(&a, &v), &a1);
+    if left != group.mul(&group.exp(&g, &k_a), &group.multi_exp(h, &k_e)) {
         return Err("equation A does not hold".into());
     }
-    // B_i^v B'_i = g^{k_B,i} B_{i-1}^{k_E,i}, B_{-1} = h_0
-    let bad_b = (0..n).into_par_iter().find_first(|&i| {
-        let prev = if i == 0 { &h[0] } else { &b[i - 1] };
-        lhs(&b[i], &b1[i]) != group.mul(&group.exp(&g, &k_b[i]), &group.exp(prev, &k_e[i]))
-    });
-    if let Some(i) = bad_b {
-        return Err(format!("equation B does not hold at position {i}"));
-    }
-    if lhs(&cc, &c1) != group.exp(&g, &k_c) {
-        return Err("equation C does not hold".into());
-    }
-    if lhs(&dd, &d1) != group.exp(&g, &k_d) {
-        return Err("equation D does not hold".into());
-    }
-    // F^v F' = Enc_y(-k_F) prod w'^{k_E}: (g^{-k_F} prod u'^{k_E}, y^{-k_F} prod v'^{k_E})
-    let neg = Integer::from(q - &k_f) % q;
-    let (ru, rv) = rayon::join(
-        || group.multi_exp(&s.output.u, &k_e),
-        || group.multi_exp(&s.output.v, &k_e),
-    );
-    let right = (
-        group.mul(&group.exp(&g, &neg), &ru),
-        group.mul(&group.exp(s.y, &neg), &rv),
-    );
-    if (lhs(&f_u, &f1.0), lhs(&f_v, &f1.1)) != right {
-        return Err("equation F does not hold".into());
+    if !reencryption_holds(group, s.y, s.input, s.output, &e, &f1, &k_f, &k_e, &v) {
+        return Err("equation B (the re-encryption) does not hold".into());
     }
     Ok(())
+}
+
+/// Fresh random weights of 128 bits, from the operating system.
+pub(crate) fn weights(n: usize) -> Vec<Integer> {
+    use rand_core::RngCore;
+    let mut rng = rand_core::OsRng;
+    (0..n)
+        .map(|_| {
+            let mut b = [0u8; 16];
+            rng.fill_bytes(&mut b);
+            positive(&b)
+        })
+        .collect()
+}
+
+/// prod_i (B_i^v B'_i)^{r_i} = g^{sum r_i k_B,i} prod_i B_{i-1}^{r_i k_E,i}, as one product equal to 1.
+#[allow(clippy::too_many_arguments)]
+fn batch_b_holds<G: VGroup>(
+    group: &G,
+    g: &G::E,
+    h: &[G::E],
+    b: &[G::E],
+    b1: &[G::E],
+    k_b: &[Integer],
+    k_e: &[Integer],
+    v: &Integer,
+) -> bool {
+    let q = group.q();
+    let n = b.len();
+    let r = weights(n);
+    let neg = |x: Integer| {
+        let x = x % q;
+        if x == 0 {
+            x
+        } else {
+            Integer::from(q - &x)
+        }
+    };
+    let mut bases = Vec::with_capacity(2 * n + 2);
+    let mut exps = Vec::with_capacity(2 * n + 2);
+    // B_i: v r_i - r_{i+1} k_E,{i+1}
+    for i in 0..n {
+        let mut e = Integer::from(v * &r[i]);
+        if i + 1 < n {
+            e -= Integer::from(&r[i + 1] * &k_e[i + 1]);
+        }
+        let e = e % q;
+        bases.push(b[i].clone());
+        exps.push(if e < 0 { e + q } else { e });
+    }
+    for i in 0..n {
+        bases.push(b1[i].clone());
+        exps.push(r[i].clone());
+    }
+    let sum_kb = r.iter().zip(k_b).fold(Integer::new(), |acc, (ri, k)| {
+        (acc + Integer::from(ri * k)) % q
+    });
+    bases.push(g.clone());
+    exps.push(neg(sum_kb));
+    bases.push(h[0].clone());
+    exps.push(neg(Integer::from(&r[0] * &k_e[0])));
+    group.multi_exp(&bases, &exps) == group.one()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -904,12 +1209,12 @@ pub(crate) struct Decryption<'s, 'a, G: VGroup> {
     pub set: &'s [u32],
 }
 
-/// Verifies the combined proof that the decryption factors are correct and returns the combined
-/// factors (the plaintexts are the right elements times them).
+/// Verifies the combined proof that the decryption factors are correct and returns how they combine
+/// (the plaintexts are the right elements times the combined factors, [`plaintexts_hold`]).
 pub(crate) fn verify_decryption<G: VGroup>(
     d: &Derive,
     s: &Decryption<'_, '_, G>,
-) -> Result<Vec<G::E>, String> {
+) -> Result<Combination, String> {
     let group = s.group;
     let q = group.q();
     let k = s.factors.len();
@@ -970,13 +1275,6 @@ pub(crate) fn verify_decryption<G: VGroup>(
         .map(|&i| lagrange(q, k as u32, s.set, i))
         .collect();
     let idx: Vec<usize> = s.set.iter().map(|&i| i as usize - 1).collect();
-    let combined: Vec<G::E> = (0..n)
-        .into_par_iter()
-        .map(|i| {
-            let bases: Vec<G::E> = idx.iter().map(|&l| s.factors[l][i].clone()).collect();
-            group.multi_exp_small(&bases, &lambdas)
-        })
-        .collect();
     let mut cyp = group.one();
     let mut cbp = group.one();
     let mut ck = Integer::new();
@@ -986,9 +1284,19 @@ pub(crate) fn verify_decryption<G: VGroup>(
         ck += Integer::from(&kx[l] * &lambdas[t]);
         ck %= q;
     }
+    // A = prod u_i^{e_i}; B = prod F_i^{e_i} = prod_{l in S} (prod_i f_{l,i}^{e_i})^{lambda_l}
     let (a, b) = rayon::join(
         || group.multi_exp(&s.input.u, &e),
-        || group.multi_exp(&combined, &e),
+        || {
+            idx.iter()
+                .zip(&lambdas)
+                .fold(group.one(), |acc, (&l, lambda)| {
+                    group.mul(
+                        &acc,
+                        &group.exp(&group.multi_exp(&s.factors[l], &e), lambda),
+                    )
+                })
+        },
     );
     // y^{-v} y' = g^{k}, B^v B' = A^{k}
     let neg_v = Integer::from(q - &v) % q;
@@ -998,19 +1306,62 @@ pub(crate) fn verify_decryption<G: VGroup>(
     if group.mul(&group.exp(&b, &v), &cbp) != group.exp(&a, &ck) {
         return Err("the combined proof does not hold for the factors".into());
     }
-    Ok(combined)
+    Ok(Combination { idx, lambdas })
 }
 
-/// Small multi-exponentiation (a few bases): each power then the product.
-trait SmallExp: VGroup {
-    fn multi_exp_small(&self, b: &[Self::E], s: &[Integer]) -> Self::E {
-        b.iter()
-            .zip(s)
-            .fold(self.one(), |acc, (x, e)| self.mul(&acc, &self.exp(x, e)))
+/// The parties whose factors make the decryption (0-based) and their coefficients.
+pub(crate) struct Combination {
+    idx: Vec<usize>,
+    lambdas: Vec<Integer>,
+}
+
+/// Whether every plaintext m_i is v_i F_i, F_i = prod_{l in S} f_{l,i}^{lambda_l}: batched with random
+/// 128-bit weights into one product equal to 1; on failure, the first wrong index, found one by one.
+pub(crate) fn plaintexts_hold<G: VGroup>(
+    group: &G,
+    input: &Ciphertexts<G::E>,
+    factors: &[Vec<G::E>],
+    c: &Combination,
+    plaintexts: &[G::E],
+) -> Result<(), usize> {
+    let q = group.q();
+    let n = plaintexts.len();
+    let r = weights(n);
+    let neg = |x: Integer| {
+        let x = x % q;
+        if x == 0 {
+            x
+        } else {
+            Integer::from(q - &x)
+        }
+    };
+    let mut bases = Vec::with_capacity((2 + c.idx.len()) * n);
+    let mut exps = Vec::with_capacity(bases.capacity());
+    for i in 0..n {
+        bases.push(plaintexts[i].clone());
+        exps.push(r[i].clone());
+        bases.push(input.v[i].clone());
+        exps.push(neg(r[i].clone()));
+        for (&l, lambda) in c.idx.iter().zip(&c.lambdas) {
+            bases.push(factors[l][i].clone());
+            exps.push(neg(Integer::from(&r[i] * lambda)));
+        }
     }
+    if group.multi_exp(&bases, &exps) == group.one() {
+        return Ok(());
+    }
+    let wrong = (0..n).into_par_iter().find_first(|&i| {
+        let f = c
+            .idx
+            .iter()
+            .zip(&c.lambdas)
+            .fold(group.one(), |acc, (&l, lambda)| {
+                group.mul(&acc, &group.exp(&factors[l][i], lambda))
+            });
+        plaintexts[i] != group.mul(&input.v[i], &f)
+    });
+    Err(wrong.unwrap_or(0))
 }
-
-impl<G: VGroup> SmallExp for G {}
 
 #[cfg(test)]
 mod tests {
@@ -1041,6 +1392,37 @@ mod tests {
             .map(|&i| Integer::from(5 + 3 * i) * lagrange(&q, 3, &set, i))
             .sum();
         assert_eq!(s % &q, Integer::from(36 * 5));
+    }
+
+    /// The bucket method against one multiplication per point, across its window sizes, with zero,
+    /// one, q - 1 and large scalars and the identity among the points.
+    #[test]
+    fn pippenger_is_the_product_of_powers() {
+        let g = P256::new();
+        for n in [1usize, 15, 16, 70, 600, 5000] {
+            let points: Vec<ProjectivePoint> = (0..n)
+                .map(|i| {
+                    if i == 3 {
+                        ProjectivePoint::IDENTITY
+                    } else {
+                        g.exp(&g.g(), &Integer::from(i * 7919 + 11))
+                    }
+                })
+                .collect();
+            let scalars: Vec<Integer> = (0..n)
+                .map(|i| match i % 5 {
+                    0 => Integer::new(),
+                    1 => Integer::from(1),
+                    2 => Integer::from(g.q() - 1u32),
+                    _ => Integer::from(Integer::u_pow_u(3, 150 + i as u32)) % g.q(),
+                })
+                .collect();
+            let naive = points
+                .iter()
+                .zip(&scalars)
+                .fold(ProjectivePoint::IDENTITY, |a, (p, s)| a + g.exp(p, s));
+            assert!(g.multi_exp(&points, &scalars) == naive, "n = {n}");
+        }
     }
 
     #[test]
