@@ -1,4 +1,4 @@
-"""Verificatum mix-net sessions (spec/99, checks V-VMN-01..06) through votum's front doors.
+"""Verificatum mix-net sessions (spec/99, checks V-VMN-01..07) through votum's front doors.
 
 `votum verify` and `votum.verifier.verify` read the stored sessions that VMN 3.1.0 wrote
 (vectors/verificatum), detected from their files or named with `--format verificatum`. The tampered
@@ -22,7 +22,7 @@ def test_a_stored_session_passes_from_the_command_line_and_the_api() -> None:
     assert out.exit_code == 0, out.output
     body = json.loads(out.output)
     statuses = {c["id"]: c["status"] for c in body["checks"]}
-    assert set(statuses) == {f"V-VMN-0{i}" for i in range(1, 7)}
+    assert set(statuses) == {f"V-VMN-0{i}" for i in range(1, 8)}
     assert set(statuses.values()) == {"pass"}
     report = verify(VECTORS / "modp", format="verificatum")
     assert report.passed and report.check("V-VMN-03").checked == 1

@@ -651,7 +651,7 @@ fn der_round_trip(bytes: &[u8], depth: usize) {
 
 /// A Verificatum mix-net session (spec/99): byte 0 picks a stored session (mod 3: the ModP shuffle, the
 /// P-256 mixing session, the precomputed P-256 shuffle), byte 1 one of its files (protInfo.xml included), and the rest replaces
-/// that file in a fresh copy; the rest is also parsed as a ByteTree. The report always holds the six
+/// that file in a fresh copy; the rest is also parsed as a ByteTree. The report always holds the seven
 /// checks, and a session whose file changed never passes unless the bytes are the same.
 pub fn vmn_session(data: &[u8]) {
     let [which, file, rest @ ..] = data else {
@@ -685,7 +685,7 @@ pub fn vmn_session(data: &[u8]) {
     let _ = std::fs::write(dir.join(target), rest);
     let (report, _) = votum_verify::verify_record(&dir, votum_verify::Options::default());
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(report.checks.len(), 6);
+    assert_eq!(report.checks.len(), 7);
     // the text files are read trimmed: only ByteTree files are byte-exact
     if !same && target.extension().is_some_and(|e| e == "bt") {
         assert!(

@@ -1,10 +1,10 @@
 //! A Verificatum mix-net (VMN 3.x) session (spec/99): `protInfo.xml` and one or more proof
 //! directories (`nizkp/<auxsid>/`), checked as VMN's own verifier `vmnv` checks them, and stricter
-//! where `vmnv` is silent (spec/99.7): a session whose valid proofs of shuffle are fewer than the
+//! where `vmnv` is silent (spec/99.9): a session whose valid proofs of shuffle are fewer than the
 //! threshold fails here, where `vmnv` exits 0, and the shuffled ciphertexts published beside the
 //! proofs must be the ones the proofs lead to.
 //!
-//! The checks are V-VMN-01..06 (spec/50.10); the cryptography is in `checks::vmn`.
+//! The checks are V-VMN-01..07 (spec/50.10); the cryptography is in `checks::vmn`.
 
 use std::path::{Path, PathBuf};
 
@@ -39,6 +39,8 @@ pub struct ProtInfo {
     pub rohash: String,
     pub corr: String,
     pub width: u32,
+    /// each party's `<pkey>` (its bulletin-board signature key), in party order
+    pub pkeys: Vec<String>,
 }
 
 impl ProtInfo {
@@ -81,6 +83,18 @@ impl ProtInfo {
             rohash: field("rohash")?,
             corr: field("corr")?,
             width: int("width")?,
+            pkeys: root
+                .children()
+                .filter(|n| n.is_element() && n.tag_name().name() == "party")
+                .map(|p| {
+                    p.children()
+                        .find(|n| n.is_element() && n.tag_name().name() == "pkey")
+                        .and_then(|n| n.text())
+                        .unwrap_or("")
+                        .trim()
+                        .to_string()
+                })
+                .collect(),
         };
         if !valid_sid(&info.sid) {
             return Err(format!("<sid> `{}` is not a session identifier", info.sid));
@@ -259,6 +273,9 @@ pub fn verify_vmn_record(path: &Path, _options: Options<'_>) -> (Report, Interme
         };
         total += summary.ciphertexts as u64;
         sessions.push(summary);
+    }
+    if let Some(session_root) = info_path.parent() {
+        board(&mut ledger, &info, session_root, &sessions);
     }
     let group_name = match &group {
         AnyGroup::P256(g) => g.name(),
@@ -925,4 +942,232 @@ fn decrypt<G: VGroup>(
     }
     dir.ledger.examined(Check::Vmn06, published.len() as u64);
     published.len()
+}
+
+/// The parties' bulletin-board keys: `<pkey>` is `description::hex` of a marshalled
+/// `SignaturePKeyHeuristic`, a node of its class name and node(leaf(X.509 SubjectPublicKeyInfo DER of an RSA
+/// key), int(bit length)).
+fn party_keys(info: &ProtInfo) -> Result<Vec<rsa::RsaPublicKey>, String> {
+    use rsa::pkcs8::DecodePublicKey;
+    if info.pkeys.len() != info.nopart as usize {
+        return Err(format!(
+            "{} parties with a <pkey> for {} parties",
+            info.pkeys.len(),
+            info.nopart
+        ));
+    }
+    info.pkeys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let what = format!("party {}'s <pkey>", i + 1);
+            let hex = k
+                .rsplit_once("::")
+                .map(|(_, h)| h)
+                .ok_or(format!("{what}: not `description::hex`"))?;
+            let bytes = decode_hex(hex.trim()).ok_or(format!("{what}: not hex"))?;
+            let tree = Bt::parse(&bytes).map_err(|e| format!("{what}: {e}"))?;
+            let c = tree.children(2, &what)?;
+            if c[0].leaf(&what)? != b"com.verificatum.crypto.SignaturePKeyHeuristic" {
+                return Err(format!("{what}: not an RSA key of SignaturePKeyHeuristic"));
+            }
+            let inner = c[1].children(2, &what)?;
+            rsa::RsaPublicKey::from_public_key_der(inner[0].leaf(&what)?)
+                .map_err(|e| format!("{what}: {e}"))
+        })
+        .collect()
+}
+
+/// Every file under `dir`, as paths relative to it (at most 100,000 of them).
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>, base: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if out.len() >= 100_000 {
+            return;
+        }
+        let p = e.path();
+        match e.file_type() {
+            Ok(t) if t.is_dir() => files_under(&p, out, base),
+            Ok(t) if t.is_file() => {
+                if let Ok(rel) = p.strip_prefix(base) {
+                    out.push(rel.to_path_buf());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// V-VMN-07 (spec/99.8): the bulletin board beside the session (`httproot/<l>/…`, what party l published),
+/// when there is one. Every message there carries its publisher's signature `<label>.sig.<l>`: RSA
+/// PKCS #1 v1.5 with SHA-256 over SHA-256(node(leaf("<l>/<label>"), message)), the key party l's
+/// `<pkey>`; and every proof file of a proof directory that the board also holds is the message its
+/// party signed, byte for byte.
+fn board(ledger: &mut Ledger, info: &ProtInfo, root: &Path, sessions: &[Summary]) {
+    use rsa::signature::Verifier;
+    let http = root.join("httproot");
+    if !http.is_dir() {
+        ledger.examined(Check::Vmn07, 0);
+        ledger.warn(
+            Check::Vmn07,
+            "httproot",
+            "nothing to check: no bulletin board (httproot/) beside protInfo.xml, so the proof files are not bound to the parties' signatures",
+        );
+        return;
+    }
+    let keys = match party_keys(info) {
+        Ok(k) => k,
+        Err(e) => {
+            ledger.error(Check::Vmn07, "protInfo.xml", e);
+            return;
+        }
+    };
+    let mut signed = 0u64;
+    for (i, key) in keys.iter().enumerate() {
+        let l = i + 1;
+        let base = http.join(l.to_string());
+        let mut files = Vec::new();
+        files_under(&base, &mut files, &base);
+        files.sort();
+        let verifier = rsa::pkcs1v15::VerifyingKey::<sha2::Sha256>::new(key.clone());
+        for rel in &files {
+            let label = rel.to_string_lossy().into_owned();
+            if label.contains(".sig.") {
+                continue;
+            }
+            let object = format!("httproot/{l}/{label}");
+            let sig_file = base.join(format!("{label}.sig.{l}"));
+            let (message, sig) = match (read(&base.join(rel)), read(&sig_file)) {
+                (Ok(m), Ok(s)) => (m, s),
+                (Err(e), _) => {
+                    ledger.error(Check::Vmn07, &object, e);
+                    continue;
+                }
+                (_, Err(_)) => {
+                    ledger.fail(
+                        Check::Vmn07,
+                        &object,
+                        format!("no signature by its publisher, party {l}"),
+                    );
+                    continue;
+                }
+            };
+            let verdict = (|| {
+                Bt::parse(&message).map_err(|e| format!("not a ByteTree: {e}"))?;
+                let sig_tree = Bt::parse(&sig).map_err(|e| format!("signature: {e}"))?;
+                let sig_bytes = sig_tree.leaf("signature")?;
+                let mut full = Vec::with_capacity(message.len() + label.len() + 20);
+                crate::bytetree::write_node(&mut full, 2);
+                crate::bytetree::write_leaf(&mut full, format!("{l}/{label}").as_bytes());
+                full.extend_from_slice(&message);
+                let digest = crate::checks::vmn::Hash::Sha256.hash(&full);
+                let signature = rsa::pkcs1v15::Signature::try_from(sig_bytes)
+                    .map_err(|e| format!("signature: {e}"))?;
+                verifier
+                    .verify(&digest, &signature)
+                    .map_err(|_| format!("the signature is not party {l}'s"))
+            })();
+            match verdict {
+                Ok(()) => signed += 1,
+                Err(e) => ledger.fail(Check::Vmn07, &object, e),
+            }
+        }
+    }
+    ledger.examined(Check::Vmn07, signed);
+    // the proof files against what their parties signed
+    let mut bound = 0u64;
+    for s in sessions.iter().filter(|s| !s.auxsid.is_empty()) {
+        let nizkp = root.join("dir").join("nizkp").join(&s.auxsid);
+        let nizkp = if nizkp.is_dir() {
+            nizkp
+        } else {
+            root.join("nizkp").join(&s.auxsid)
+        };
+        for l in 1..=info.nopart {
+            let board = http
+                .join(l.to_string())
+                .join(format!("MixNetElGamal.{}", info.sid));
+            let shuffler = board
+                .join("ShufflerElGamal.SEG")
+                .join(format!("ShufflerElGamalSession.{}.{}", info.sid, s.auxsid));
+            let pos = shuffler
+                .join(format!("PoSTW.{l}"))
+                .join("BullBoard.BullBoard");
+            let dec = board
+                .join("DistrElGamal.DEG")
+                .join(format!("DistrElGamalSession.{}.{}", info.sid, s.auxsid))
+                .join("BullBoard.BullBoard");
+            let cc = shuffler
+                .join(format!("CCPoSW.{l}"))
+                .join("BullBoard.BullBoard");
+            let pc = shuffler.join(format!("PermutationCommitment.{l}"));
+            let pairs = [
+                (
+                    pos.join("PermutationCommitment"),
+                    format!("PermutationCommitment{l:02}.bt"),
+                ),
+                (
+                    pc.join("BullBoard.BullBoard").join("Commitment"),
+                    format!("PermutationCommitment{l:02}.bt"),
+                ),
+                (
+                    pc.join("BullBoard.BullBoard").join("KeepList"),
+                    format!("KeepList{l:02}.bt"),
+                ),
+                (
+                    pc.join("PoSCTW")
+                        .join("BullBoard.BullBoard")
+                        .join("Commitment"),
+                    format!("PoSCCommitment{l:02}.bt"),
+                ),
+                (
+                    pc.join("PoSCTW").join("BullBoard.BullBoard").join("Reply"),
+                    format!("PoSCReply{l:02}.bt"),
+                ),
+                (cc.join("Commitment"), format!("CCPoSCommitment{l:02}.bt")),
+                (cc.join("Reply"), format!("CCPoSReply{l:02}.bt")),
+                (pos.join("Commitment"), format!("PoSCommitment{l:02}.bt")),
+                (pos.join("Reply"), format!("PoSReply{l:02}.bt")),
+                (
+                    shuffler.join("BullBoard.BullBoard").join("Ciphertext"),
+                    format!("Ciphertexts{l:02}.bt"),
+                ),
+                (
+                    dec.join("DecryptionFactors"),
+                    format!("DecryptionFactors{l:02}.bt"),
+                ),
+                (
+                    dec.join("Commitment"),
+                    format!("DecrFactCommitment{l:02}.bt"),
+                ),
+                (dec.join("Reply"), format!("DecrFactReply{l:02}.bt")),
+            ];
+            for (posted, file) in pairs {
+                let proof = nizkp.join("proofs").join(&file);
+                if !posted.is_file() || !proof.is_file() {
+                    continue;
+                }
+                let same = matches!((read(&posted), read(&proof)), (Ok(a), Ok(b)) if a == b);
+                if same {
+                    bound += 1;
+                } else {
+                    ledger.fail(
+                        Check::Vmn07,
+                        &format!("nizkp/{}/proofs/{file}", s.auxsid),
+                        format!("not the message party {l} signed on the bulletin board"),
+                    );
+                }
+            }
+        }
+    }
+    ledger.examined(Check::Vmn07, bound);
+    if bound == 0 {
+        ledger.warn(
+            Check::Vmn07,
+            "httproot",
+            "no proof file is on this bulletin board (the board holds another party's messages, or another session's)",
+        );
+    }
 }

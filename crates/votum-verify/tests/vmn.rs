@@ -1,4 +1,4 @@
-//! Verificatum mix-net sessions (spec/99, checks V-VMN-01..06): the stored sessions written by VMN 3.1.0
+//! Verificatum mix-net sessions (spec/99, checks V-VMN-01..07): the stored sessions written by VMN 3.1.0
 //! (vectors/verificatum) pass, and a copy changed in each region fails under its own check.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -246,6 +246,48 @@ fn a_bad_decryption_factor_is_v_vmn_05() {
         votum_verify::bytetree::write_leaf(out, &[0, 0, 0, 0])
     });
     fails_only(&verify(&s), id("V-VMN-05"));
+}
+
+/// The bulletin board beside the session (party 1's messages, every party's signatures): a message
+/// changed after signing, a signature removed, and a key that is another party's each fail V-VMN-07;
+/// the stored board binds the proof files of party 1 to its signatures.
+#[test]
+fn an_unsigned_or_unbound_message_is_v_vmn_07() {
+    let r = verify(&vectors().join("onpe100"));
+    let board = r.result(id("V-VMN-07")).unwrap();
+    // 17 messages with their publisher's signature, 7 proof files found on the board
+    assert_eq!(board.checked, 17 + 7, "{board:?}");
+    let pos = "httproot/1/MixNetElGamal.ONPE/ShufflerElGamal.SEG/ShufflerElGamalSession.ONPE.default/PoSTW.1/BullBoard.BullBoard";
+    // a message changed after its publisher signed it: its signature fails, and the proof file is no
+    // longer the message
+    let (_t, s) = copy("onpe100");
+    flip_byte(&s.join(pos).join("Reply"), 500);
+    let r = verify(&s);
+    fails_only(&r, id("V-VMN-07"));
+    let findings = &r.result(id("V-VMN-07")).unwrap().findings;
+    assert!(
+        findings.iter().any(|f| f.reason.contains("not party 1's")),
+        "{findings:?}"
+    );
+    assert!(
+        findings.iter().any(|f| f.object.ends_with("PoSReply01.bt")),
+        "{findings:?}"
+    );
+    // a signature removed
+    let (_t, s) = copy("onpe100");
+    std::fs::remove_file(s.join(pos).join("Commitment.sig.1")).unwrap();
+    fails_only(&verify(&s), id("V-VMN-07"));
+    // party 1's key replaced by party 2's in protInfo.xml
+    let (_t, s) = copy("onpe100");
+    let info = std::fs::read_to_string(s.join("protInfo.xml")).unwrap();
+    let keys: Vec<&str> = info
+        .split("<pkey>")
+        .skip(1)
+        .map(|k| k.split("</pkey>").next().unwrap())
+        .collect();
+    assert_eq!(keys.len(), 3);
+    std::fs::write(s.join("protInfo.xml"), info.replacen(keys[0], keys[1], 1)).unwrap();
+    fails_only(&verify(&s), id("V-VMN-07"));
 }
 
 #[test]

@@ -82,6 +82,7 @@ pub enum Check {
     Vmn04,
     Vmn05,
     Vmn06,
+    Vmn07,
 }
 
 impl Check {
@@ -175,13 +176,14 @@ impl Check {
     ];
 
     /// The checks of a Verificatum mix-net session (spec/50.10), in report order.
-    pub const VMN: [Check; 6] = [
+    pub const VMN: [Check; 7] = [
         Check::Vmn01,
         Check::Vmn02,
         Check::Vmn03,
         Check::Vmn04,
         Check::Vmn05,
         Check::Vmn06,
+        Check::Vmn07,
     ];
 
     /// Every check of the registry: the ElectionGuard record's, the mix record's, the split-value
@@ -261,7 +263,7 @@ pub struct Info {
 }
 
 /// Every check, in the order of [`Check`] (and so of reports).
-pub const REGISTRY: [Info; 71] = [
+pub const REGISTRY: [Info; 72] = [
     Info {
         check: Check::Record01,
         id: "V-RECORD-01",
@@ -829,6 +831,14 @@ pub const REGISTRY: [Info; 71] = [
         spec: "50.10",
         code: &["vmn::decrypt"],
         negative: "crates/votum-verify/tests/vmn.rs::a_changed_plaintext_is_v_vmn_06",
+    },
+    Info {
+        check: Check::Vmn07,
+        id: "V-VMN-07",
+        title: "the bulletin board: every message signed by its publisher, the proof files the messages signed",
+        spec: "50.10",
+        code: &["vmn::board"],
+        negative: "crates/votum-verify/tests/vmn.rs::an_unsigned_or_unbound_message_is_v_vmn_07",
     },
 ];
 
