@@ -576,14 +576,25 @@ fn shuffles<G: VGroup>(
     let precomp = dir.proofs("maxciph").exists();
     let maxciph = if precomp {
         let file = dir.proofs("maxciph");
+        // no more generators than the largest permutation commitment can hold (each element takes
+        // at least 5 bytes): a forged count cannot make the verifier derive millions for nothing
+        let room = (1..=setup.active)
+            .filter_map(|l| {
+                std::fs::metadata(dir.proofs(&format!("PermutationCommitment{l:02}.bt"))).ok()
+            })
+            .map(|m| m.len() as usize / 5)
+            .max()
+            .unwrap_or(0);
         match read_text(&file).map(|t| t.parse::<usize>()) {
-            Ok(Ok(m)) if m >= n && m <= 1 << 27 => m,
+            Ok(Ok(m)) if m >= n && m <= room => m,
             _ => {
                 let o = dir.object(&file);
                 dir.ledger.fail(
                     Check::Vmn04,
                     &o,
-                    format!("not a count of at least the {n} ciphertexts"),
+                    format!(
+                        "not a count of at least the {n} ciphertexts and at most the {room} elements a permutation commitment holds"
+                    ),
                 );
                 return None;
             }

@@ -219,6 +219,11 @@ fn a_precomputed_session_is_v_vmn_04() {
         "{:?}",
         r.result(id("V-VMN-04"))
     );
+    // a forged maxciph, far more than the commitment holds: refused before deriving anything
+    let (_t, s) = copy("precomp");
+    std::fs::write(nizkp(&s).join("proofs/maxciph"), "100000000").unwrap();
+    let r = verify(&s);
+    assert_eq!(status(&r, id("V-VMN-04")), Status::Fail);
     let (_t, s) = copy("precomp");
     flip_byte(&nizkp(&s).join("proofs/PoSCReply01.bt"), 400);
     let r = verify(&s);
