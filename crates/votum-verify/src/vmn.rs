@@ -310,6 +310,8 @@ pub fn verify_vmn_record(path: &Path, _options: Options<'_>) -> (Report, Interme
 /// What one proof directory held.
 #[derive(Default)]
 struct Summary {
+    /// the proof directory
+    dir: PathBuf,
     auxsid: String,
     kind: String,
     ciphertexts: usize,
@@ -362,7 +364,10 @@ fn verify_session<G: VGroup>(
         name,
         ledger,
     };
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        dir: root.to_path_buf(),
+        ..Summary::default()
+    };
     let Some(setup) = session_setup(&mut dir, info, group) else {
         return summary;
     };
@@ -856,7 +861,6 @@ fn decrypt<G: VGroup>(
         return 0;
     }
     let mut factors = Vec::new();
-    let mut factor_trees = Vec::new();
     let mut commitments = Vec::new();
     let mut replies = Vec::new();
     let mut raw = Vec::new();
@@ -877,13 +881,11 @@ fn decrypt<G: VGroup>(
     }
     for (l, three) in raw.iter().enumerate() {
         let parsed = (|| {
-            let f = Bt::parse(&three[0])?;
-            let decoded = group.decode_array(&f, "decryption factors")?;
-            Ok::<_, String>((f, decoded, Bt::parse(&three[1])?, Bt::parse(&three[2])?))
+            let decoded = group.decode_array(&Bt::parse(&three[0])?, "decryption factors")?;
+            Ok::<_, String>((decoded, Bt::parse(&three[1])?, Bt::parse(&three[2])?))
         })();
         match parsed {
-            Ok((f, decoded, c, r)) => {
-                factor_trees.push(f);
+            Ok((decoded, c, r)) => {
                 factors.push(decoded);
                 commitments.push(c);
                 replies.push(r);
@@ -902,7 +904,6 @@ fn decrypt<G: VGroup>(
             input,
             polynomial: &pie,
             factors: &factors,
-            factor_trees: &factor_trees,
             commitments: &commitments,
             replies: &replies,
             set: &set,
@@ -1090,12 +1091,7 @@ fn board(ledger: &mut Ledger, info: &ProtInfo, root: &Path, sessions: &[Summary]
     // the proof files against what their parties signed
     let mut bound = 0u64;
     for s in sessions.iter().filter(|s| !s.auxsid.is_empty()) {
-        let nizkp = root.join("dir").join("nizkp").join(&s.auxsid);
-        let nizkp = if nizkp.is_dir() {
-            nizkp
-        } else {
-            root.join("nizkp").join(&s.auxsid)
-        };
+        let nizkp = &s.dir;
         for l in 1..=info.nopart {
             let board = http
                 .join(l.to_string())

@@ -940,7 +940,7 @@ fn reencryption_holds<G: VGroup>(
             )
         },
     );
-    let neg = Integer::from(q - k) % q;
+    let neg = neg_mod(k.clone(), q);
     let left = (
         group.mul(&group.exp(&f_u, v), &f1.0),
         group.mul(&group.exp(&f_v, v), &f1.1),
@@ -1100,6 +1100,16 @@ pub(crate) fn verify_ccpos<G: VGroup>(
     Ok(())
 }
 
+/// -x mod q, in [0, q), for any integer x.
+fn neg_mod(x: Integer, q: &Integer) -> Integer {
+    let x = Integer::from(-x) % q;
+    if x < 0 {
+        x + q
+    } else {
+        x
+    }
+}
+
 /// Fresh random weights of 128 bits, from the operating system.
 pub(crate) fn weights(n: usize) -> Vec<Integer> {
     use rand_core::RngCore;
@@ -1128,14 +1138,6 @@ fn batch_b_holds<G: VGroup>(
     let q = group.q();
     let n = b.len();
     let r = weights(n);
-    let neg = |x: Integer| {
-        let x = x % q;
-        if x == 0 {
-            x
-        } else {
-            Integer::from(q - &x)
-        }
-    };
     let mut bases = Vec::with_capacity(2 * n + 2);
     let mut exps = Vec::with_capacity(2 * n + 2);
     // B_i: v r_i - r_{i+1} k_E,{i+1}
@@ -1156,9 +1158,9 @@ fn batch_b_holds<G: VGroup>(
         (acc + Integer::from(ri * k)) % q
     });
     bases.push(g.clone());
-    exps.push(neg(sum_kb));
+    exps.push(neg_mod(sum_kb, q));
     bases.push(h[0].clone());
-    exps.push(neg(Integer::from(&r[0] * &k_e[0])));
+    exps.push(neg_mod(Integer::from(&r[0] * &k_e[0]), q));
     group.multi_exp(&bases, &exps) == group.one()
 }
 
@@ -1202,7 +1204,6 @@ pub(crate) struct Decryption<'s, 'a, G: VGroup> {
     pub polynomial: &'s Bt<'a>,
     /// every party's decryption factors (party l at l - 1), their commitments and replies
     pub factors: &'s [Vec<G::E>],
-    pub factor_trees: &'s [Bt<'a>],
     pub commitments: &'s [Bt<'a>],
     pub replies: &'s [Bt<'a>],
     /// the parties whose factors are combined (the first `threshold` of CorrectIndices, 1-based)
@@ -1267,7 +1268,6 @@ pub(crate) fn verify_decryption<G: VGroup>(
     for (l, t) in s.replies.iter().enumerate() {
         kx.push(group.scalar(t, &format!("decryption reply {}", l + 1))?);
     }
-    let _ = s.factor_trees;
     // combine the first `threshold` correct parties with the modified Lagrange coefficients
     let lambdas: Vec<Integer> = s
         .set
@@ -1299,7 +1299,7 @@ pub(crate) fn verify_decryption<G: VGroup>(
         },
     );
     // y^{-v} y' = g^{k}, B^v B' = A^{k}
-    let neg_v = Integer::from(q - &v) % q;
+    let neg_v = neg_mod(v.clone(), q);
     if group.mul(&group.exp(s.y, &neg_v), &cyp) != group.exp(&g, &ck) {
         return Err("the combined proof does not hold for the key".into());
     }
@@ -1327,24 +1327,16 @@ pub(crate) fn plaintexts_hold<G: VGroup>(
     let q = group.q();
     let n = plaintexts.len();
     let r = weights(n);
-    let neg = |x: Integer| {
-        let x = x % q;
-        if x == 0 {
-            x
-        } else {
-            Integer::from(q - &x)
-        }
-    };
     let mut bases = Vec::with_capacity((2 + c.idx.len()) * n);
     let mut exps = Vec::with_capacity(bases.capacity());
     for i in 0..n {
         bases.push(plaintexts[i].clone());
         exps.push(r[i].clone());
         bases.push(input.v[i].clone());
-        exps.push(neg(r[i].clone()));
+        exps.push(neg_mod(r[i].clone(), q));
         for (&l, lambda) in c.idx.iter().zip(&c.lambdas) {
             bases.push(factors[l][i].clone());
-            exps.push(neg(Integer::from(&r[i] * lambda)));
+            exps.push(neg_mod(Integer::from(&r[i] * lambda), q));
         }
     }
     if group.multi_exp(&bases, &exps) == group.one() {
