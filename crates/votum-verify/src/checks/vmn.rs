@@ -1102,7 +1102,7 @@ pub(crate) fn verify_ccpos<G: VGroup>(
 
 /// -x mod q, in [0, q), for any integer x.
 fn neg_mod(x: Integer, q: &Integer) -> Integer {
-    let x = Integer::from(-x) % q;
+    let x = (-x) % q;
     if x < 0 {
         x + q
     } else {
