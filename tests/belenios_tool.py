@@ -103,11 +103,20 @@ class Election:
     def result(self) -> str:
         return run(["election", "compute-result"], self.dir).stdout
 
-    def tally(self, owners: Sequence[int] | None = None) -> None:
-        """Ends the ballots; posts the encrypted tally, the partial decryptions of `owners` (all by default)
-        and the result."""
+    def shuffle(self, owner: int) -> str:
+        """Trustee `owner`'s shuffle of the mixnet questions' ciphertexts (after the last shuffle posted)."""
+        return run(["election", "shuffle", f"--trustee-id={owner}"], self.dir).stdout
+
+    def tally(self, owners: Sequence[int] | None = None, shufflers: Sequence[int] = ()) -> None:
+        """Ends the ballots; posts the encrypted tally, the shuffles of `shufflers` in order (an election with
+        a mixnet question needs at least one), the partial decryptions of `owners` (all by default) and the
+        result."""
         self.add("EndBallots")
         self.add("EncryptedTally", self.encrypted_tally())
+        for owner in shufflers:
+            self.add("Shuffle", self.shuffle(owner))
+        if shufflers:
+            self.add("EndShuffles")
         everyone = range(1, len(self.singles) + len(self.threshold) + 1)
         for owner in owners if owners is not None else everyone:
             self.add("PartialDecryption", self.partial(owner))
@@ -289,7 +298,7 @@ def read_archive(path: Path) -> list[tuple[str, bytes, int]]:
 
 def roles(entries: list[tuple[str, bytes, int]]) -> dict[str, str]:
     """What each data entry is (by its hash): election, trustees, credentials, setup, ballot, sized_tally,
-    tally, owned_partial, partial, result."""
+    tally, owned_shuffle, shuffle, owned_partial, partial, result."""
     role: dict[str, str] = {}
     for name, data, _ in entries:
         if not name.endswith(".event.json"):
@@ -316,6 +325,8 @@ def roles(entries: list[tuple[str, bytes, int]]) -> dict[str, str]:
             role[json.loads(data)["encrypted_tally"]] = "tally"
         elif role.get(h) == "owned_partial":
             role[json.loads(data)["payload"]] = "partial"
+        elif role.get(h) == "owned_shuffle":
+            role[json.loads(data)["payload"]] = "shuffle"
     return role
 
 

@@ -172,9 +172,13 @@ def _eg_contests(counts: dict[str, int], manifest: dict[str, Any], cast: int | N
 
 def _belenios_contests(values: dict[str, Any]) -> list[Contest]:
     """A Belenios election's questions with the counts its result proves (spec/94.5), by weight; a question
-    that allows blank has its blank count as a note, since Belenios counts it in its own place."""
+    that allows blank has its blank count as a note, since Belenios counts it in its own place. A mixnet
+    question (spec/94.6) shows each distinct decrypted answer with how many ballots gave it."""
     contests = []
     for question, counts in zip(values.get("questions", []), values["result"], strict=False):
+        if question.get("kind") == "mixnet":
+            contests.append(_belenios_mixnet(question, counts))
+            continue
         counts = [int(c) for c in counts]
         notes = []
         if question.get("blank"):
@@ -184,6 +188,19 @@ def _belenios_contests(values: dict[str, Any]) -> list[Contest]:
         rows = [Selection(str(n), c, str(c)) for n, c in zip(names, counts, strict=False)]
         contests.append(Contest(str(question.get("question", "")), rows, notes))
     return contests
+
+
+def _belenios_mixnet(question: dict[str, Any], answers: list[list[int]]) -> Contest:
+    names = [str(n) for n in question.get("answers", [])]
+    tally: dict[str, int] = {}
+    for answer in answers:
+        text = ", ".join(f"{n} {v}" for n, v in zip(names, answer, strict=False))
+        tally[text] = tally.get(text, 0) + 1
+    rows = [Selection(t, n, str(n)) for t, n in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))]
+    notes = [
+        f"mixnet question: {len(answers)} answers decrypted after the shuffles; no counting method applied"
+    ]
+    return Contest(str(question.get("question", "")), rows, notes)
 
 
 def _ivxv_contest(values: dict[str, Any]) -> Contest:

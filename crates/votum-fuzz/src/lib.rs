@@ -457,20 +457,31 @@ pub fn ivxv_record(data: &[u8]) {
 pub fn belenios_record(data: &[u8]) {
     let archive = belenios_archive(data);
     let (report, _) = votum_verify::verify_belenios_archive("fuzz".into(), archive.as_slice());
-    assert_eq!(report.checks.len(), 9);
+    assert_eq!(report.checks.len(), 10);
 }
 
-/// The archive [`belenios_record`] checks for `data`.
+/// The archive [`belenios_record`] checks for `data`: by its first byte mod 7, the bytes themselves (0),
+/// a ballot (1), an election, trustees or credentials (2..=4), a partial decryption (5) or a shuffle
+/// of the stored mixnet election (6), each placed in a well-formed archive.
 pub fn belenios_archive(data: &[u8]) -> Vec<u8> {
     const STORED: &[u8] =
         include_bytes!("../../../vectors/belenios/threshold-2048/BqGSmZhyf6voPQ.bel");
     let Some((&which, rest)) = data.split_first() else {
         return Vec::new();
     };
-    match which % 6 {
+    const MIXNET: &[u8] =
+        include_bytes!("../../../vectors/belenios/mixnet-3526/mRKGq7vW5wfnLV.bel");
+    match which % 7 {
         0 => rest.to_vec(),
         1 => belenios::appended(STORED, "Ballot", &[(rest, "Ballot", None)]),
-        2..=4 => belenios::setup(STORED, usize::from(which % 6 - 2), rest),
+        2..=4 => belenios::setup(STORED, usize::from(which % 7 - 2), rest),
+        6 => {
+            // a shuffle (its owner byte first) posted first after the mixnet election's tally
+            let Some((&owner, shuffle)) = rest.split_first() else {
+                return Vec::new();
+            };
+            belenios::appended(MIXNET, "Shuffle", &[(shuffle, "Shuffle", Some(owner))])
+        }
         _ => {
             let Some((&owner, partial)) = rest.split_first() else {
                 return Vec::new();

@@ -7,7 +7,14 @@ use std::path::Path;
 #[test]
 fn the_belenios_seeds_reach_their_decoders() {
     let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/belenios_record");
-    for name in ["ballot", "election", "trustees", "credentials", "partial"] {
+    for name in [
+        "ballot",
+        "election",
+        "trustees",
+        "credentials",
+        "partial",
+        "shuffle",
+    ] {
         let data = std::fs::read(seeds.join(name)).unwrap();
         // the same archive the target builds, verified here to look at the report
         let report = std::panic::catch_unwind(|| votum_fuzz::belenios_record(&data));
@@ -43,4 +50,14 @@ fn the_belenios_seeds_reach_their_decoders() {
         votum_fuzz::belenios_archive(&election).as_slice(),
     );
     assert!(report.passed(), "{:?}", report.not_passed());
+    // the stored mixnet election's first shuffle, posted again by its trustee, passes its proof
+    let shuffle = std::fs::read(seeds.join("shuffle")).unwrap();
+    let (report, _) = votum_verify::verify_belenios_archive(
+        "seed".into(),
+        votum_fuzz::belenios_archive(&shuffle).as_slice(),
+    );
+    let bel10 = report.checks.iter().find(|c| c.id == "V-BEL-10").unwrap();
+    assert_eq!(bel10.status, votum_verify::Status::Pass, "{bel10:?}");
+    assert_eq!(bel10.checked, 1);
+    assert_eq!(report.checks[0].status, votum_verify::Status::Pass);
 }

@@ -1,6 +1,6 @@
 //! A Belenios election's public archive (spec/94): the tar file read one entry at a time, its hash
-//! chain of events followed, and every ballot, the tally, the partial decryptions and the result
-//! checked. The checks are V-BEL-01..09 (spec/50.9); the functions that make them are in
+//! chain of events followed, and every ballot, the tally, the shuffles, the partial decryptions and the
+//! result checked. The checks are V-BEL-01..10 (spec/50.9); the functions that make them are in
 //! `checks::belenios`.
 
 use std::collections::{HashMap, HashSet};
@@ -14,8 +14,8 @@ use votum_arith::Integer;
 
 use crate::checks::belenios::{
     check_ballot_proofs, check_ballot_signature, check_credentials, check_election, check_partials,
-    check_result, check_tally, check_trustees, decode_tally, field, number, Ballot, Ciphertext,
-    Decryption, Election, Kind, Partial, Tally, TrusteeKey,
+    check_result, check_shuffle, check_tally, check_trustees, decode_tally, field, number, Ballot,
+    Ciphertext, Decryption, Election, Kind, Partial, Shuffle, Tally, TrusteeKey,
 };
 use crate::checks::ivxv::sha256;
 use crate::checks::Check;
@@ -115,6 +115,8 @@ struct Walk {
     counted: Counted,
     tally: Option<(Tally, u64, Integer, String)>,
     partials: Vec<Partial>,
+    /// the shuffles in order: owner, the shuffle's bytes, its name in the report
+    shuffles: Vec<(Option<u64>, Vec<u8>, String)>,
     result: Option<(Value, String)>,
 }
 
@@ -137,6 +139,7 @@ impl Walk {
             counted: HashMap::new(),
             tally: None,
             partials: Vec::new(),
+            shuffles: Vec::new(),
             result: None,
         }
     }
@@ -275,16 +278,16 @@ impl Walk {
             }
             ("EncryptedTally", Some(p)) => self.sized_tally(ledger, &p),
             ("Shuffle", Some(p)) => {
-                if self.election.is_some() {
-                    return Err("a Shuffle event in an election of homomorphic questions".into());
-                }
-                // an election votum does not verify (V-BEL-02 says so): its shuffle is taken off the
-                // waiting entries unread, so that it is not reported as named by nothing
                 let owned: Value = serde_json::from_slice(&p)
                     .map_err(|e| format!("a shuffle's owner entry: {e}"))?;
-                if owned.get("payload").is_some() {
-                    self.take_named(&owned, "payload", "a shuffle's owner entry")?;
-                }
+                let (_, bytes) = self.take_named(&owned, "payload", "a shuffle's owner entry")?;
+                let owner = owned.get("owner").and_then(Value::as_u64);
+                let object = format!(
+                    "shuffle {} (trustee {})",
+                    self.shuffles.len() + 1,
+                    owned["owner"]
+                );
+                self.shuffles.push((owner, bytes, object));
                 Ok(())
             }
             ("PartialDecryption", Some(p)) => {
@@ -381,7 +384,7 @@ impl Walk {
                         .answers
                         .iter()
                         .zip(&election.questions)
-                        .all(|(a, q)| a.choices.len() == q.width());
+                        .all(|(a, q)| a.fits(q));
                 let credential = ballot.credential.to_string();
                 let failure = check_ballot_signature(election, credentials, raw, &ballot)
                     .map_err(|e| (Check::Bel05, e))
@@ -476,7 +479,10 @@ impl Walk {
         let questions: Vec<Value> = election
             .questions
             .iter()
-            .map(|q| serde_json::json!({"question": q.text, "answers": q.names, "blank": q.blank}))
+            .map(|q| {
+                let kind = if q.nh { "mixnet" } else { "homomorphic" };
+                serde_json::json!({"question": q.text, "answers": q.names, "blank": q.blank, "kind": kind})
+            })
             .collect();
         out.values
             .insert("questions".into(), Value::Array(questions));
@@ -495,7 +501,7 @@ impl Walk {
         let Some((published, num, weight, object)) = &self.tally else {
             not_yet(
                 ledger,
-                &[Check::Bel07, Check::Bel08, Check::Bel09],
+                &[Check::Bel07, Check::Bel10, Check::Bel08, Check::Bel09],
                 "the tally",
             );
             return;
@@ -507,6 +513,13 @@ impl Walk {
             .iter()
             .enumerate()
             .map(|(qi, width)| {
+                if election.questions[qi].nh {
+                    // a mixnet question's tally is its ciphertexts, sorted (spec/94.6)
+                    let mut list: Vec<Ciphertext> =
+                        ballots.iter().map(|(_, cts)| cts[qi][0].clone()).collect();
+                    list.sort();
+                    return list;
+                }
                 (0..*width)
                     .into_par_iter()
                     .map(|k| {
@@ -534,6 +547,24 @@ impl Walk {
             ((*num, ballots.len() as u64), (weight.clone(), total)),
             object,
         );
+        let nh = election.questions.iter().any(|q| q.nh);
+        if nh && ballots.iter().any(|(w, _)| *w != 1) {
+            ledger.fail(
+                Check::Bel07,
+                object,
+                "a ballot of weight other than 1 is counted in an election with a mixnet question",
+            );
+        }
+        let keys_count = self.trustees.as_ref().map(|(k, _)| k.len());
+        let decrypted = shuffled(ledger, election, &computed, &self.shuffles, keys_count);
+        if nh && self.shuffles.is_empty() && !self.partials.is_empty() {
+            ledger.fail(
+                Check::Bel10,
+                "the shuffles",
+                "mixnet answers decrypted with no shuffle: each decrypted answer is linked to its ballot",
+            );
+        }
+        let computed = decrypted;
         let Some((keys, kinds)) = &self.trustees else {
             if !self.partials.is_empty() {
                 ledger.error(
@@ -558,17 +589,111 @@ impl Walk {
                 partials: &self.partials,
                 valid: &valid,
             };
-            if let Some(values) =
+            if let Some(shown) =
                 check_result(ledger, election, &decryption, result, weight, robject)
             {
-                let shown: Vec<Vec<String>> = values
-                    .iter()
-                    .map(|q| q.iter().map(Integer::to_string).collect())
-                    .collect();
-                out.values.insert("result".into(), serde_json::json!(shown));
+                out.values.insert("result".into(), Value::Array(shown));
             }
         }
     }
+}
+
+/// The shuffles (V-BEL-10, spec/94.6), each against the lists before it, starting from the tally's mixnet
+/// lists; returns the tally that the trustees decrypt: `tally` with each mixnet list replaced by the last
+/// shuffle's. A shuffle that fails is reported and the next one is checked against its published output,
+/// so that each fault is named once.
+fn shuffled(
+    ledger: &mut Ledger,
+    election: &Election,
+    tally: &Tally,
+    shuffles: &[(Option<u64>, Vec<u8>, String)],
+    trustees: Option<usize>,
+) -> Tally {
+    let nh: Vec<usize> = (0..election.questions.len())
+        .filter(|&i| election.questions[i].nh)
+        .collect();
+    ledger.examined(Check::Bel10, shuffles.len() as u64);
+    if nh.is_empty() {
+        if !shuffles.is_empty() {
+            ledger.fail(
+                Check::Bel10,
+                "the shuffles",
+                "shuffles in an election without a mixnet question",
+            );
+        }
+        return tally.clone();
+    }
+    let mut lists: Vec<Vec<Ciphertext>> = nh.iter().map(|&i| tally[i].clone()).collect();
+    let mut owners = HashSet::new();
+    for (owner, bytes, object) in shuffles {
+        match (owner, trustees) {
+            (Some(o), Some(count)) if *o >= 1 && *o <= count as u64 => {
+                if !owners.insert(*o) {
+                    ledger.fail(
+                        Check::Bel10,
+                        object,
+                        format!("trustee {o} already shuffled"),
+                    );
+                }
+            }
+            (Some(o), Some(count)) => {
+                ledger.fail(
+                    Check::Bel10,
+                    object,
+                    format!("owner {o} is not a trustee (1..={count})"),
+                );
+            }
+            (None, _) => ledger.fail(Check::Bel10, object, "its owner is not a number"),
+            (Some(_), None) => {}
+        }
+        let decoded = serde_json::from_slice::<Value>(bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|v| Shuffle::decode(&v));
+        let shuffle = match decoded {
+            Ok(s) if s.lists.len() == nh.len() && s.proofs_len() == nh.len() => s,
+            Ok(s) => {
+                ledger.fail(
+                    Check::Bel10,
+                    object,
+                    format!(
+                        "{} lists and {} proofs for {} mixnet questions",
+                        s.lists.len(),
+                        s.proofs_len(),
+                        nh.len()
+                    ),
+                );
+                continue;
+            }
+            Err(e) => {
+                ledger.fail(Check::Bel10, object, format!("does not read: {e}"));
+                continue;
+            }
+        };
+        for (k, &qi) in nh.iter().enumerate() {
+            if let Err(e) = check_shuffle(election, &lists[k], &shuffle.lists[k], shuffle.proof(k))
+            {
+                ledger.fail(Check::Bel10, object, format!("question {}: {e}", qi + 1));
+            }
+        }
+        lists = shuffle.lists;
+    }
+    if let Some(count) = trustees {
+        if !shuffles.is_empty() && owners.len() < count {
+            ledger.warn(
+                Check::Bel10,
+                "the shuffles",
+                format!(
+                    "{} of {count} trustees shuffled: the mixnet answers' privacy rests on those who did",
+                    owners.len()
+                ),
+            );
+        }
+    }
+    let mut out = tally.clone();
+    for (k, &qi) in nh.iter().enumerate() {
+        out[qi] = std::mem::take(&mut lists[k]);
+    }
+    out
 }
 
 /// Verifies a Belenios archive (`<uuid>.bel`, spec/94).

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-//! Belenios archives (spec/94, checks V-BEL-01..09): the two stored elections pass with the counts their
+//! Belenios archives (spec/94, checks V-BEL-01..10): the three stored elections pass with the counts their
 //! ballots give, and each change a liar could make (a server that rewrites the archive and remakes every
 //! hash, a voting client that signs a bad ballot) fails under its own check.
 
@@ -98,6 +98,7 @@ fn roles(entries: &[(String, Vec<u8>, Vec<u8>)]) -> HashMap<String, &'static str
             "Ballot" => "ballot",
             "EncryptedTally" => "sized_tally",
             "PartialDecryption" => "owned_partial",
+            "Shuffle" => "owned_shuffle",
             "Result" => "result",
             _ => continue,
         };
@@ -123,6 +124,10 @@ fn roles(entries: &[(String, Vec<u8>, Vec<u8>)]) -> HashMap<String, &'static str
             Some("owned_partial") => {
                 let s: Value = serde_json::from_slice(data).unwrap();
                 role.insert(s["payload"].as_str().unwrap().to_string(), "partial");
+            }
+            Some("owned_shuffle") => {
+                let s: Value = serde_json::from_slice(data).unwrap();
+                role.insert(s["payload"].as_str().unwrap().to_string(), "shuffle");
             }
             _ => {}
         }
@@ -284,6 +289,109 @@ fn the_stored_elections_pass_with_their_counts() {
         assert_eq!(values.values["result"], serde_json::json!(counts), "{name}");
         assert_eq!(values.values["uuid"], voters["uuid"]);
     }
+    // the mixnet election: Q1's counts, and Q2's rankings as decrypted after four shuffles
+    let (archive, voters) = stored("mixnet-3526");
+    let (report, values) = verify(&archive);
+    assert!(report.passed(), "{:?}", failing(&report));
+    let bel10 = report.checks.iter().find(|c| c.id == "V-BEL-10").unwrap();
+    assert_eq!(bel10.checked, 4);
+    assert!(bel10.findings.is_empty(), "{:?}", bel10.findings);
+    let result = values.values["result"].as_array().unwrap();
+    let counts: Vec<String> = voters["counts"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    assert_eq!(result[0], serde_json::json!(counts));
+    let mut rankings = result[1].as_array().unwrap().clone();
+    rankings.sort_by_key(|r| r.to_string());
+    assert_eq!(Value::Array(rankings), voters["rankings"]);
+}
+
+/// A shuffle's JSON with `change` applied.
+fn in_shuffle(change: impl Fn(&mut Value)) -> impl Fn(Vec<u8>) -> Vec<u8> {
+    move |t| {
+        let mut v: Value = serde_json::from_slice(&t).unwrap();
+        change(&mut v);
+        serde_json::to_vec(&v).unwrap()
+    }
+}
+
+#[test]
+fn a_bad_shuffle_is_v_bel_10() {
+    let (src, _) = stored("mixnet-3526");
+    let finding = |report: &Report| {
+        let c = report.checks.iter().find(|c| c.id == "V-BEL-10").unwrap();
+        format!("{}: {}", c.findings[0].object, c.findings[0].reason)
+    };
+    // two output ciphertexts of the first shuffle swapped: its proof fails (and the second shuffle's,
+    // whose input it changes)
+    let (_d, path) = tampered(
+        &src,
+        "shuffle",
+        0,
+        true,
+        in_shuffle(|v| v["ciphertexts"][0].as_array_mut().unwrap().swap(0, 2)),
+    );
+    let (report, _) = verify(&path);
+    assert_eq!(failing(&report), ["V-BEL-10"]);
+    assert!(
+        finding(&report).starts_with("shuffle 1 (trustee 1)"),
+        "{}",
+        finding(&report)
+    );
+    // the third shuffle's response s₁ changed, its lists kept
+    let (_d, path) = tampered(
+        &src,
+        "shuffle",
+        2,
+        true,
+        in_shuffle(|v| {
+            let s1 = v["proofs"][0][1][0].as_str().unwrap().to_string();
+            v["proofs"][0][1][0] = Value::String(bump(&s1));
+        }),
+    );
+    let (report, _) = verify(&path);
+    assert_eq!(failing(&report), ["V-BEL-10"]);
+    assert!(
+        finding(&report).starts_with("shuffle 3"),
+        "{}",
+        finding(&report)
+    );
+    // the last response ŝ_N changed: only the last of the N chained equations sees it (the challenge
+    // does not hash the responses)
+    let (_d, path) = tampered(
+        &src,
+        "shuffle",
+        3,
+        true,
+        in_shuffle(|v| {
+            let s_hat = v["proofs"][0][1][4].as_array_mut().unwrap();
+            let last = s_hat.len() - 1;
+            let x = s_hat[last].as_str().unwrap().to_string();
+            s_hat[last] = Value::String(bump(&x));
+        }),
+    );
+    let (report, _) = verify(&path);
+    assert_eq!(failing(&report), ["V-BEL-10"]);
+    assert!(finding(&report).contains("t̂4"), "{}", finding(&report));
+    // the second shuffle posted as trustee 1's, who already shuffled
+    let (_d, path) = tampered(&src, "owned_shuffle", 1, true, |t| {
+        replace(t, "\"owner\":2", "\"owner\":1")
+    });
+    let (report, _) = verify(&path);
+    assert_eq!(failing(&report), ["V-BEL-10"]);
+    assert!(
+        finding(&report).contains("already shuffled"),
+        "{}",
+        finding(&report)
+    );
+    // a shuffle by someone who is not a trustee
+    let (_d, path) = tampered(&src, "owned_shuffle", 3, true, |t| {
+        replace(t, "\"owner\":4", "\"owner\":5")
+    });
+    assert_eq!(failing(&verify(&path).0), ["V-BEL-10"]);
 }
 
 #[test]
@@ -427,6 +535,29 @@ fn a_ballot_with_a_bad_proof_is_v_bel_06() {
         resign(t, &credential, &uuid, "RFC-3526-2048")
     });
     assert!(verify(&path).0.passed());
+    // a mixnet answer whose proof of knowledge is changed, signed again by its voter
+    let (src, voters) = stored("mixnet-3526");
+    let credential = voters["credentials"][1].as_str().unwrap().to_string();
+    let uuid = voters["uuid"].as_str().unwrap().to_string();
+    let (_d, path) = tampered(&src, "ballot", 1, true, |t| {
+        let text = String::from_utf8(t.clone()).unwrap();
+        let at = text.find("\"proof\":{\"challenge\":\"").unwrap();
+        let r = first_value(&t[at..], "response");
+        let changed = replace(
+            t,
+            &format!("\"response\":\"{r}\"}}}}"),
+            &format!("\"response\":\"{}\"}}}}", bump(&r)),
+        );
+        resign(changed, &credential, &uuid, "RFC-3526-2048")
+    });
+    let (report, _) = verify(&path);
+    assert_eq!(failing(&report)[0], "V-BEL-06");
+    let bel06 = report.checks.iter().find(|c| c.id == "V-BEL-06").unwrap();
+    assert!(
+        bel06.findings[0].reason.contains("question 2"),
+        "{:?}",
+        bel06.findings
+    );
 }
 
 #[test]
@@ -443,6 +574,14 @@ fn a_tally_that_is_not_the_ballots_is_v_bel_07() {
     // num_tallied that is not the counted ballots' number
     let (_d, path) = tampered(&src, "sized_tally", 0, true, |t| {
         replace(t, "\"num_tallied\":4", "\"num_tallied\":5")
+    });
+    assert_eq!(failing(&verify(&path).0), ["V-BEL-07"]);
+    // a mixnet question's list not in the ballots' sorted order (the first shuffle took the true one)
+    let (src, _) = stored("mixnet-3526");
+    let (_d, path) = tampered(&src, "tally", 0, true, |t| {
+        let mut v: Value = serde_json::from_slice(&t).unwrap();
+        v[1].as_array_mut().unwrap().swap(0, 1);
+        serde_json::to_vec(&v).unwrap()
     });
     assert_eq!(failing(&verify(&path).0), ["V-BEL-07"]);
 }
@@ -487,4 +626,19 @@ fn a_wrong_result_is_v_bel_09() {
         serde_json::to_vec(&v).unwrap()
     });
     assert_eq!(failing(&verify(&path).0), ["V-BEL-09"]);
+    // a mixnet answer decoded to other integers
+    let (src, _) = stored("mixnet-3526");
+    let (_d, path) = tampered(&src, "result", 0, true, |t| {
+        let mut v: Value = serde_json::from_slice(&t).unwrap();
+        v["result"][1][2][0] = serde_json::json!(v["result"][1][2][0].as_u64().unwrap() + 1);
+        serde_json::to_vec(&v).unwrap()
+    });
+    let (report, _) = verify(&path);
+    assert_eq!(failing(&report), ["V-BEL-09"]);
+    let bel09 = report.checks.iter().find(|c| c.id == "V-BEL-09").unwrap();
+    assert!(
+        bel09.findings[0].reason.contains("question 2: answer 3"),
+        "{:?}",
+        bel09.findings
+    );
 }

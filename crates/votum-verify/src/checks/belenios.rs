@@ -26,6 +26,8 @@ pub(crate) struct BelGroup {
     pub g: Integer,
     /// the subgroup is the quadratic residues (a safe prime): membership is a Jacobi symbol
     qr: bool,
+    /// (padding bits, bits per integer) of the group's embedding of integers (spec/94.6), if it has one
+    pub embedding: Option<(u32, u32)>,
     g_table: FixedBaseTable,
 }
 
@@ -36,18 +38,19 @@ fn decimal(s: &str) -> Integer {
 impl BelGroup {
     /// The group called `name` in an election, or `None`.
     pub(crate) fn of_name(name: &str) -> Option<BelGroup> {
-        let (name, p, q, g, qr) = match name {
+        let (name, p, q, g, qr, embedding) = match name {
             "BELENIOS-2048" => (
                 "BELENIOS-2048",
                 decimal(BELENIOS_2048_P),
                 decimal(BELENIOS_2048_Q),
                 decimal(BELENIOS_2048_G),
                 false,
+                None,
             ),
             "RFC-3526-2048" => {
                 let p = votum_group::ModpGroup::rfc3526_2048().p().clone();
                 let q = Integer::from(&p - 1u32) >> 1u32;
-                ("RFC-3526-2048", p, q, Integer::from(2), true)
+                ("RFC-3526-2048", p, q, Integer::from(2), true, Some((8, 8)))
             }
             _ => return None,
         };
@@ -59,8 +62,32 @@ impl BelGroup {
             q,
             g,
             qr,
+            embedding,
             g_table,
         })
+    }
+
+    /// Belenios' independent generator number `i` (spec/94.6): SHA-256(`ggen|i`) raised to (p − 1)/q.
+    pub(crate) fn generator(&self, i: i64) -> Integer {
+        let h = Integer::from_digits(
+            &sha256(format!("ggen|{i}").as_bytes()),
+            votum_arith::Order::Msf,
+        );
+        let cofactor = Integer::from(self.p() - 1u32) / &self.q;
+        self.pow(&h, &cofactor)
+    }
+
+    /// The n integers that member `m` embeds (spec/94.6), or `None` without an embedding.
+    pub(crate) fn decode_ints(&self, m: &Integer, n: usize) -> Option<Vec<u64>> {
+        let (padding, bits) = self.embedding?;
+        let mask = Integer::from((1u64 << bits) - 1);
+        let mut x = Integer::from(m >> padding);
+        let mut out = vec![0u64; n];
+        for slot in out.iter_mut().rev() {
+            *slot = Integer::from(&x & &mask).to_u64().unwrap_or(0);
+            x >>= bits;
+        }
+        Some(out)
     }
 
     pub(crate) fn p(&self) -> &Integer {
@@ -226,12 +253,18 @@ pub(crate) struct Question {
     pub blank: bool,
     pub min: usize,
     pub max: usize,
+    /// a non-homomorphic (mixnet) question: one ciphertext per ballot, shuffled, decrypted one by one
+    pub nh: bool,
 }
 
 impl Question {
     /// Its number of ciphertexts in a ballot.
     pub(crate) fn width(&self) -> usize {
-        self.answers + usize::from(self.blank)
+        if self.nh {
+            1
+        } else {
+            self.answers + usize::from(self.blank)
+        }
     }
 }
 
@@ -280,11 +313,48 @@ pub(crate) fn check_election(bytes: &[u8]) -> Result<Election, String> {
         .enumerate()
     {
         let what = format!("question {}", i + 1);
-        if q.get("type").is_some() {
-            return Err(format!(
-                "{what} is non-homomorphic ({}): its shuffles are not verified by this version",
-                q["type"]
-            ));
+        let nh = match q.get("type") {
+            None => false,
+            Some(Value::String(t)) if t == "NonHomomorphic" => true,
+            Some(t) => {
+                return Err(format!(
+                    "{what}: a question of type {t}, not one Belenios 2.0 has"
+                ))
+            }
+        };
+        if nh {
+            let value = field(q, "value", &what)?;
+            if group.embedding.is_none() {
+                return Err(format!(
+                    "{what} is non-homomorphic, and group {} has no embedding of integers for its answers",
+                    group.name
+                ));
+            }
+            let names: Vec<String> = array(field(value, "answers", &what)?, &what)?
+                .iter()
+                .map(|a| {
+                    a.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| format!("{what}: an answer is not a string"))
+                })
+                .collect::<Result<_, _>>()?;
+            if names.is_empty() {
+                return Err(format!("{what}: no answers"));
+            }
+            let text = field(value, "question", &what)?
+                .as_str()
+                .ok_or_else(|| format!("{what}: its text is not a string"))?
+                .to_string();
+            questions.push(Question {
+                text,
+                answers: names.len(),
+                names,
+                blank: false,
+                min: 0,
+                max: 0,
+                nh: true,
+            });
+            continue;
         }
         let names: Vec<String> = array(field(q, "answers", &what)?, &what)?
             .iter()
@@ -323,6 +393,7 @@ pub(crate) fn check_election(bytes: &[u8]) -> Result<Election, String> {
             blank,
             min,
             max,
+            nh: false,
         });
     }
     let key = Key::new(&group, y).ok_or("the key's table")?;
@@ -650,11 +721,57 @@ pub(crate) struct Ballot {
     election_hash: String,
 }
 
+/// An answer: to a homomorphic question, a ciphertext per place with proofs (spec/94.4); to a
+/// non-homomorphic one, one ciphertext and a proof of knowledge of its randomness (spec/94.6), kept as a
+/// one-item `choices` with the proof in `nh`.
 pub(crate) struct Answer {
     pub choices: Vec<Ciphertext>,
     individual: Vec<Vec<Pair>>,
     overall: Vec<Pair>,
     blank: Option<Vec<Pair>>,
+    nh: Option<Pair>,
+}
+
+impl Answer {
+    fn decode(a: &Value) -> Result<Answer, String> {
+        let choices = field(a, "choices", "an answer")?;
+        if choices.is_object() {
+            return Ok(Answer {
+                choices: vec![ciphertext(choices, "a mixnet answer")?],
+                individual: Vec::new(),
+                overall: Vec::new(),
+                blank: None,
+                nh: Some(pair(
+                    field(a, "proof", "a mixnet answer")?,
+                    "a mixnet answer's proof",
+                )?),
+            });
+        }
+        Ok(Answer {
+            choices: array(choices, "choices")?
+                .iter()
+                .map(|c| ciphertext(c, "a choice"))
+                .collect::<Result<_, String>>()?,
+            individual: array(
+                field(a, "individual_proofs", "an answer")?,
+                "individual proofs",
+            )?
+            .iter()
+            .map(|p| pairs(p, "an individual proof"))
+            .collect::<Result<_, String>>()?,
+            overall: pairs(field(a, "overall_proof", "an answer")?, "the overall proof")?,
+            blank: match a.get("blank_proof") {
+                None => None,
+                Some(b) => Some(pairs(b, "the blank proof")?),
+            },
+            nh: None,
+        })
+    }
+
+    /// Whether it has the shape of an answer to `q`.
+    pub(crate) fn fits(&self, q: &Question) -> bool {
+        self.nh.is_some() == q.nh && self.choices.len() == q.width()
+    }
 }
 
 impl Ballot {
@@ -669,26 +786,7 @@ impl Ballot {
         let sig = field(v, "signature", what)?;
         let answers = array(field(v, "answers", what)?, what)?
             .iter()
-            .map(|a| {
-                Ok(Answer {
-                    choices: array(field(a, "choices", "an answer")?, "choices")?
-                        .iter()
-                        .map(|c| ciphertext(c, "a choice"))
-                        .collect::<Result<_, String>>()?,
-                    individual: array(
-                        field(a, "individual_proofs", "an answer")?,
-                        "individual proofs",
-                    )?
-                    .iter()
-                    .map(|p| pairs(p, "an individual proof"))
-                    .collect::<Result<_, String>>()?,
-                    overall: pairs(field(a, "overall_proof", "an answer")?, "the overall proof")?,
-                    blank: match a.get("blank_proof") {
-                        None => None,
-                        Some(b) => Some(pairs(b, "the blank proof")?),
-                    },
-                })
-            })
+            .map(Answer::decode)
             .collect::<Result<_, String>>()?;
         Ok(Ballot {
             election_uuid: string("election_uuid")?,
@@ -735,6 +833,15 @@ impl Ballot {
         for (i, a) in self.answers.iter().enumerate() {
             if i > 0 {
                 out.push(',');
+            }
+            if let (Some(p), [(al, be)]) = (&a.nh, a.choices.as_slice()) {
+                let _ = write!(
+                    out,
+                    "{{\"choices\":{{\"alpha\":\"{al}\",\"beta\":\"{be}\"}},\"proof\":"
+                );
+                pr(&mut out, p);
+                out.push('}');
+                continue;
             }
             out.push_str("{\"choices\":[");
             for (k, (al, be)) in a.choices.iter().enumerate() {
@@ -858,6 +965,10 @@ pub(crate) fn check_ballot_proofs(election: &Election, ballot: &Ballot) -> Resul
     let s0 = format!("{}|{}", election.fingerprint, ballot.credential);
     for (qi, (q, a)) in election.questions.iter().zip(&ballot.answers).enumerate() {
         let what = format!("question {}", qi + 1);
+        if q.nh || a.nh.is_some() {
+            check_nh_answer(election, &s0, q, a).map_err(|e| format!("{what}: {e}"))?;
+            continue;
+        }
         let n = a.choices.len();
         if n != q.width() || a.individual.len() != n {
             return Err(format!(
@@ -933,6 +1044,254 @@ pub(crate) fn check_ballot_proofs(election: &Election, ballot: &Ballot) -> Resul
                 return Err(format!("{what}: a blank proof on a question without blank"))
             }
         }
+    }
+    Ok(())
+}
+
+/// A mixnet answer's ciphertext and its proof of knowledge of the randomness (spec/94.6).
+fn check_nh_answer(election: &Election, s0: &str, q: &Question, a: &Answer) -> Result<(), String> {
+    let g = &election.group;
+    let (Some(proof), true) = (&a.nh, q.nh) else {
+        return Err("the answer's kind is not the question's (homomorphic or mixnet)".into());
+    };
+    let [(alpha, beta)] = a.choices.as_slice() else {
+        return Err("a mixnet answer holds one ciphertext".into());
+    };
+    if !g.members(alpha, beta) {
+        return Err("the ciphertext is not in the group".into());
+    }
+    if !g.scalar_ok(&proof.c) || !g.scalar_ok(&proof.r) {
+        return Err("the proof's numbers are not in [0, q)".into());
+    }
+    let alpha_c = g.pow(alpha, &proof.c);
+    let commitment = g.mul(&g.gpow(&proof.r), &alpha_c);
+    let prefix = format!("raweg|{s0}|{},{alpha},{beta}|", election.key.y);
+    if g.hash(&prefix, &[&commitment]) != proof.c {
+        return Err("the proof of knowledge of the ciphertext's randomness fails".into());
+    }
+    Ok(())
+}
+
+/// A shuffle (spec/94.6): its output lists, one per mixnet question, and each list's proof (undecoded).
+pub(crate) struct Shuffle {
+    pub lists: Vec<Vec<Ciphertext>>,
+    proofs: Vec<Value>,
+}
+
+impl Shuffle {
+    pub(crate) fn decode(v: &Value) -> Result<Shuffle, String> {
+        let lists = array(
+            field(v, "ciphertexts", "the shuffle")?,
+            "the shuffle's ciphertexts",
+        )?
+        .iter()
+        .map(|l| {
+            array(l, "a shuffled list")?
+                .iter()
+                .map(|c| ciphertext(c, "a shuffled ciphertext"))
+                .collect()
+        })
+        .collect::<Result<Vec<Vec<Ciphertext>>, String>>()?;
+        let proofs = array(field(v, "proofs", "the shuffle")?, "the shuffle's proofs")?.clone();
+        Ok(Shuffle { lists, proofs })
+    }
+
+    pub(crate) fn proofs_len(&self) -> usize {
+        self.proofs.len()
+    }
+
+    pub(crate) fn proof(&self, k: usize) -> &Value {
+        &self.proofs[k]
+    }
+}
+
+/// A proof of shuffle, decoded (spec/94.6: the commitments t, the responses s, the permutation
+/// commitments d and the chained commitments d̂).
+struct ShuffleProof {
+    t: [Integer; 5],
+    t_hat: Vec<Integer>,
+    s: [Integer; 4],
+    s_hat: Vec<Integer>,
+    s_prime: Vec<Integer>,
+    d: Vec<Integer>,
+    d_hat: Vec<Integer>,
+}
+
+impl ShuffleProof {
+    fn decode(v: &Value) -> Result<ShuffleProof, String> {
+        let what = "a proof of shuffle";
+        let tuple = |v: &Value, n: usize, name: &str| -> Result<Vec<Value>, String> {
+            let a = array(v, what)?;
+            if a.len() != n {
+                return Err(format!("{what}: {name} has {} items, not {n}", a.len()));
+            }
+            Ok(a.clone())
+        };
+        let numbers = |v: &Value| -> Result<Vec<Integer>, String> {
+            array(v, what)?.iter().map(|x| number(x, what)).collect()
+        };
+        let top = tuple(v, 4, "the proof")?;
+        let t = tuple(&top[0], 5, "the commitments")?;
+        let t4 = tuple(&t[3], 2, "t₄")?;
+        let s = tuple(&top[1], 6, "the responses")?;
+        Ok(ShuffleProof {
+            t: [
+                number(&t[0], what)?,
+                number(&t[1], what)?,
+                number(&t[2], what)?,
+                number(&t4[0], what)?,
+                number(&t4[1], what)?,
+            ],
+            t_hat: numbers(&t[4])?,
+            s: [
+                number(&s[0], what)?,
+                number(&s[1], what)?,
+                number(&s[2], what)?,
+                number(&s[3], what)?,
+            ],
+            s_hat: numbers(&s[4])?,
+            s_prime: numbers(&s[5])?,
+            d: numbers(&top[2])?,
+            d_hat: numbers(&top[3])?,
+        })
+    }
+}
+
+/// SHA-256 of `text` in lowercase hex.
+fn sha256_hex(text: &[u8]) -> String {
+    sha256(text).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A SHA-256 digest read as a big-endian integer, mod q.
+fn digest_mod(g: &BelGroup, text: &[u8]) -> Integer {
+    Integer::from_digits(&sha256(text), votum_arith::Order::Msf) % &g.q
+}
+
+/// Whether `proof` proves that `output` is a re-encryption and permutation of `input` under the election
+/// key (spec/94.6; CHVote's CheckShuffleProof with Belenios' hashing). `Err` says what fails.
+pub(crate) fn check_shuffle(
+    election: &Election,
+    input: &[Ciphertext],
+    output: &[Ciphertext],
+    proof: &Value,
+) -> Result<(), String> {
+    use std::fmt::Write;
+    let g = &election.group;
+    let n = input.len();
+    if output.len() != n {
+        return Err(format!("{} ciphertexts out for {n} in", output.len()));
+    }
+    let pi = ShuffleProof::decode(proof)?;
+    if [
+        pi.t_hat.len(),
+        pi.s_hat.len(),
+        pi.s_prime.len(),
+        pi.d.len(),
+        pi.d_hat.len(),
+    ]
+    .iter()
+    .any(|&k| k != n)
+    {
+        return Err(format!("a list of the proof does not have {n} items"));
+    }
+    let elements = pi.t.iter().chain(&pi.t_hat).chain(&pi.d).chain(&pi.d_hat);
+    let outputs = output.iter().flat_map(|(a, b)| [a, b]);
+    let all: Vec<&Integer> = elements.chain(outputs).collect();
+    if !all.par_iter().all(|x| g.member(x)) {
+        return Err("an element of the proof or of the output is not in the group".into());
+    }
+    let scalars = pi.s.iter().chain(&pi.s_hat).chain(&pi.s_prime);
+    if !scalars.into_iter().all(|x| g.scalar_ok(x)) {
+        return Err("a response of the proof is not in [0, q)".into());
+    }
+    // the independent generators h = G(−1), hᵢ = G(i); Belenios refuses two that are equal
+    let h = g.generator(-1);
+    let hs: Vec<Integer> = (0..n as i64)
+        .into_par_iter()
+        .map(|i| g.generator(i))
+        .collect();
+    let mut distinct = std::collections::HashSet::with_capacity(n + 1);
+    if !std::iter::once(&h)
+        .chain(&hs)
+        .all(|x| distinct.insert(x.clone()))
+    {
+        return Err("two independent generators collide".into());
+    }
+    let mut str1 = String::with_capacity((4 * n + 8) * 620);
+    for (a, b) in input.iter().chain(output) {
+        let _ = write!(str1, "{a},{b},");
+    }
+    for x in &pi.d {
+        let _ = write!(str1, "{x},");
+    }
+    let phi = &election.fingerprint;
+    let seed = sha256_hex(format!("shuffle-challenges|{phi}|{str1}").as_bytes());
+    let u: Vec<Integer> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let text = format!("{seed}{}", sha256_hex(i.to_string().as_bytes()));
+            Integer::from_str_radix(&sha256_hex(text.as_bytes()), 16).unwrap_or_default() % &g.q
+        })
+        .collect();
+    let mut str2 = String::with_capacity((n + 5) * 620);
+    for x in pi.t.iter().chain(&pi.t_hat) {
+        let _ = write!(str2, "{x},");
+    }
+    let mut str3 = str1;
+    for x in &pi.d_hat {
+        let _ = write!(str3, "{x},");
+    }
+    let _ = write!(str3, "{}", election.key.y);
+    let c = digest_mod(
+        g,
+        format!("shuffle-challenge|{phi}|{str2}{str3}").as_bytes(),
+    );
+
+    let m = &g.m;
+    let multi = |bases: Vec<Integer>, exps: &[Integer]| -> Integer {
+        votum_arith::multi_pow_parallel(m, &bases, exps).unwrap_or_default()
+    };
+    let product = |xs: &[Integer]| xs.iter().fold(Integer::from(1), |acc, x| g.mul(&acc, x));
+    let inv_pow = |x: &Integer, e: &Integer| g.inverse(&g.pow(x, e));
+    let d_bar = g.mul(&product(&pi.d), &g.inverse(&product(&hs)));
+    let u_all = u.iter().fold(Integer::from(1), |acc, x| (acc * x) % &g.q);
+    let last = pi.d_hat.last().unwrap_or(&h);
+    let d_hat = g.mul(last, &inv_pow(&h, &u_all));
+    let d_tilde = multi(pi.d.clone(), &u);
+    let a_prime = multi(input.iter().map(|c| c.1.clone()).collect(), &u);
+    let b_prime = multi(input.iter().map(|c| c.0.clone()).collect(), &u);
+    let [s1, s2, s3, s4] = &pi.s;
+    let t1 = g.mul(&inv_pow(&d_bar, &c), &g.gpow(s1));
+    let t2 = g.mul(&inv_pow(&d_hat, &c), &g.gpow(s2));
+    let t3 = g.mul(
+        &inv_pow(&d_tilde, &c),
+        &g.mul(&g.gpow(s3), &multi(hs, &pi.s_prime)),
+    );
+    let t41 = g.mul(
+        &g.inverse(&g.mul(&g.pow(&a_prime, &c), &election.key.pow(g, s4))),
+        &multi(output.iter().map(|c| c.1.clone()).collect(), &pi.s_prime),
+    );
+    let t42 = g.mul(
+        &g.inverse(&g.mul(&g.pow(&b_prime, &c), &g.gpow(s4))),
+        &multi(output.iter().map(|c| c.0.clone()).collect(), &pi.s_prime),
+    );
+    for (k, (mine, theirs)) in [t1, t2, t3, t41, t42].iter().zip(&pi.t).enumerate() {
+        if mine != theirs {
+            let name = ["t₁", "t₂", "t₃", "t₄₁", "t₄₂"][k];
+            return Err(format!("the proof's commitment {name} does not verify"));
+        }
+    }
+    let bad = (0..n).into_par_iter().position_first(|i| {
+        let before = if i == 0 { &h } else { &pi.d_hat[i - 1] };
+        let [a, b] = g.pow2(&pi.d_hat[i], &c, before, &pi.s_prime[i]);
+        let value = g.mul(&g.mul(&g.inverse(&a), &g.gpow(&pi.s_hat[i])), &b);
+        value != pi.t_hat[i]
+    });
+    if let Some(i) = bad {
+        return Err(format!(
+            "the proof's chained commitment t̂{} does not verify",
+            i + 1
+        ));
     }
     Ok(())
 }
@@ -1140,7 +1499,7 @@ pub(crate) fn check_result(
     result: &Value,
     total_weight: &Integer,
     object: &str,
-) -> Option<Vec<Vec<Integer>>> {
+) -> Option<Vec<Value>> {
     let g = &election.group;
     let Decryption {
         kinds,
@@ -1216,56 +1575,103 @@ pub(crate) fn check_result(
             }
         }
     }
-    let values: Result<Vec<Vec<Integer>>, String> = (|| {
-        array(field(result, "result", "the result")?, "the result")?
-            .iter()
-            .map(|q| {
-                array(q, "a question's result")?
-                    .iter()
-                    .map(|x| match x {
-                        Value::Number(n) => n
-                            .as_u64()
-                            .map(Integer::from)
-                            .ok_or_else(|| format!("{n} is not a count")),
-                        Value::String(_) => number(x, "a count"),
-                        _ => Err("a count is not a number".to_string()),
-                    })
-                    .collect()
-            })
-            .collect()
-    })();
-    let values = match values {
-        Ok(v) => v,
+    let questions = field(result, "result", "the result").and_then(|r| array(r, "the result"));
+    let questions = match questions {
+        Ok(q) if q.len() == tally.len() && q.len() == election.questions.len() => q,
+        Ok(_) => {
+            ledger.fail(
+                Check::Bel09,
+                object,
+                "its shape is not the encrypted tally's",
+            );
+            return None;
+        }
         Err(e) => {
             ledger.fail(Check::Bel09, object, e);
             return None;
         }
     };
-    if values.len() != tally.len() || values.iter().zip(tally).any(|(v, t)| v.len() != t.len()) {
-        ledger.fail(
-            Check::Bel09,
-            object,
-            "its shape is not the encrypted tally's",
-        );
-        return None;
-    }
     let mut ok = true;
-    for (qi, ((vals, cts), fs)) in values.iter().zip(tally).zip(&combined).enumerate() {
-        for (k, ((r, ct), f)) in vals.iter().zip(cts).zip(fs).enumerate() {
-            let plain = g.mul(&ct.1, &g.inverse(f));
-            if r > total_weight || g.gpow(r) != plain {
-                ledger.fail(
-                    Check::Bel09,
-                    object,
-                    format!(
-                        "question {}, answer {}: {r} is not what the tally decrypts to",
-                        qi + 1,
-                        k + 1
-                    ),
-                );
+    let mut shown = Vec::with_capacity(questions.len());
+    for (qi, (((q, v), cts), fs)) in election
+        .questions
+        .iter()
+        .zip(questions)
+        .zip(tally)
+        .zip(&combined)
+        .enumerate()
+    {
+        let fail = |ledger: &mut Ledger, why: String| {
+            ledger.fail(Check::Bel09, object, format!("question {}: {why}", qi + 1));
+        };
+        let values = match array(v, "a question's result") {
+            Ok(vals) if vals.len() == cts.len() => vals,
+            Ok(_) => {
+                fail(ledger, "its shape is not the encrypted tally's".into());
                 ok = false;
+                continue;
+            }
+            Err(e) => {
+                fail(ledger, e);
+                ok = false;
+                continue;
+            }
+        };
+        let plains: Vec<Integer> = cts
+            .par_iter()
+            .zip(fs)
+            .map(|(ct, f)| g.mul(&ct.1, &g.inverse(f)))
+            .collect();
+        if q.nh {
+            // each value the integers that its plaintext decodes to (spec/94.6)
+            let mut answers = Vec::with_capacity(values.len());
+            for (k, (x, plain)) in values.iter().zip(&plains).enumerate() {
+                let decoded = g.decode_ints(plain, q.answers).unwrap_or_default();
+                let given: Option<Vec<u64>> = x
+                    .as_array()
+                    .map(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<u64>>>())
+                    .unwrap_or(None);
+                if given.as_ref() != Some(&decoded) {
+                    fail(
+                        ledger,
+                        format!(
+                            "answer {}: {x} is not what the shuffled ciphertext decrypts to",
+                            k + 1
+                        ),
+                    );
+                    ok = false;
+                }
+                answers.push(serde_json::json!(decoded));
+            }
+            shown.push(Value::Array(answers));
+            continue;
+        }
+        let mut counts = Vec::with_capacity(values.len());
+        for (k, (x, plain)) in values.iter().zip(&plains).enumerate() {
+            let r = match x {
+                Value::Number(n) => n
+                    .as_u64()
+                    .map(Integer::from)
+                    .ok_or_else(|| format!("{n} is not a count")),
+                Value::String(_) => number(x, "a count"),
+                _ => Err("a count is not a number".to_string()),
+            };
+            match r {
+                Ok(r) if r <= *total_weight && g.gpow(&r) == *plain => counts.push(r.to_string()),
+                Ok(r) => {
+                    fail(
+                        ledger,
+                        format!("answer {}: {r} is not what the tally decrypts to", k + 1),
+                    );
+                    ok = false;
+                }
+                Err(e) => {
+                    fail(ledger, format!("answer {}: {e}", k + 1));
+                    ok = false;
+                }
             }
         }
+        shown.push(serde_json::json!(counts));
     }
-    ok.then_some(values)
+    ok.then_some(shown)
 }

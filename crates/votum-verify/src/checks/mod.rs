@@ -76,6 +76,7 @@ pub enum Check {
     Bel07,
     Bel08,
     Bel09,
+    Bel10,
     Vmn01,
     Vmn02,
     Vmn03,
@@ -163,7 +164,7 @@ impl Check {
     ];
 
     /// The checks of a Belenios archive (spec/50.9), in report order.
-    pub const BEL: [Check; 9] = [
+    pub const BEL: [Check; 10] = [
         Check::Bel01,
         Check::Bel02,
         Check::Bel03,
@@ -173,6 +174,7 @@ impl Check {
         Check::Bel07,
         Check::Bel08,
         Check::Bel09,
+        Check::Bel10,
     ];
 
     /// The checks of a Verificatum mix-net session (spec/50.10), in report order.
@@ -263,7 +265,7 @@ pub struct Info {
 }
 
 /// Every check, in the order of [`Check`] (and so of reports).
-pub const REGISTRY: [Info; 72] = [
+pub const REGISTRY: [Info; 73] = [
     Info {
         check: Check::Record01,
         id: "V-RECORD-01",
@@ -783,6 +785,14 @@ pub const REGISTRY: [Info; 72] = [
         spec: "50.9",
         code: &["checks::belenios::check_result"],
         negative: "crates/votum-verify/tests/belenios.rs::a_wrong_result_is_v_bel_09",
+    },
+    Info {
+        check: Check::Bel10,
+        id: "V-BEL-10",
+        title: "the shuffles of the mixnet questions: owners, shapes, members, proofs of shuffle",
+        spec: "50.9",
+        code: &["belenios::shuffled", "belenios::Walk::finish"],
+        negative: "crates/votum-verify/tests/belenios.rs::a_bad_shuffle_is_v_bel_10",
     },
     Info {
         check: Check::Vmn01,
