@@ -36,7 +36,7 @@ test-rust:
 	cargo test --workspace --profile ci --locked
 
 test-python:
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=30
 
 lint:
 	cargo fmt --all -- --check

@@ -10,6 +10,7 @@ the channels between parties (``votum.nodes``) and the protocols' party programs
 from __future__ import annotations
 
 from votum._native import (
+    BeleniosBallotChecker,
     BoardChecker,
     ChaumPedersenProof,
     ChvoteAuthority,
@@ -115,6 +116,7 @@ from votum.errors import (
 )
 
 __all__ = [
+    "BeleniosBallotChecker",
     "BoardChecker",
     "ChaumPedersenProof",
     "ChvoteAuthority",

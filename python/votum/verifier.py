@@ -126,7 +126,8 @@ def verify(
     is in the report. `progress(stage, n)` is told of documents, ballots and mix record entries.
 
     With `scheduler` (`local:N`, `tcp://…`, `tls://…`) or a `distributed.Client` as `client`, an
-    ElectionGuard record's ballots are checked on that cluster, `chunk` ballots per task, and a mix
+    ElectionGuard record's or a Belenios archive's ballots are checked on that cluster, `chunk` ballots per
+    task, and a mix
     record's shuffle proofs one task each, all at once (spec/98.3); the report is the same. `tls` is
     (CA, certificate, key) for a `tls://` scheduler; `announce` is told the cluster's dashboard address.
     What does not pass on the cluster is checked again here; each passing answer is, with probability

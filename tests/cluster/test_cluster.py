@@ -659,3 +659,110 @@ def test_workers_that_answer_wrong_powers_fail_the_mixer_by_its_check(client: An
 
     with pytest.raises(InvalidInput, match="mixer 1's shuffle failed a trustee's check"):
         _seeded_mix(tmp_path / "liar.vmix", Liar(client))
+
+
+# --- a Belenios archive's ballots (spec/94.4, V-BEL-05/06) ----------------------------------------------
+
+BELENIOS = Path(__file__).resolve().parents[2] / "vectors" / "belenios"
+
+
+def _belenios(name: str) -> Path:
+    return next((BELENIOS / name).glob("*.bel"))
+
+
+def _belenios_bad_proof(tmp_path: Path) -> Path:
+    """The stored mixnet election with voter 1's mixnet answer's proof changed and the ballot signed again by
+    its voter (a cheating voting client): V-BEL-06 in process."""
+    import belenios_tool as bt
+
+    src = _belenios("mixnet-3526")
+    voters = json.loads((src.parent / "voters.json").read_text())
+
+    def change(data: bytes) -> bytes:
+        ballot = json.loads(data)
+        proof = ballot["answers"][1]["proof"]
+        proof["response"] = bt.bump(proof["response"])
+        return bt.resign(ballot, voters["credentials"][1], voters["uuid"], voters["group"])
+
+    dest = tmp_path / src.name
+    bt.tamper(src, dest, "ballot", change, 1)
+    return dest
+
+
+def test_a_belenios_archive_is_checked_on_the_cluster_with_the_in_process_report(
+    client: Any, tmp_path: Path
+) -> None:
+    for archive in (_belenios("threshold-2048"), _belenios("mixnet-3526"), _belenios_bad_proof(tmp_path)):
+        local = verify(archive)
+        seen: list[int] = []
+
+        def told(stage: str, n: int, seen: list[int] = seen) -> None:
+            if stage == "ballots":
+                seen.append(n)
+
+        remote = verify(archive, told, client=client, chunk=2)
+        assert remote.raw == local.raw, archive
+        assert remote.intermediates == local.intermediates
+        assert remote.cluster is not None and remote.cluster["passing_tasks"] >= 2
+        assert seen == [5]
+    assert local.not_passed() == ["V-BEL-06"]
+
+
+class _Saying:
+    """Ballot workers that answer `verdict` for every ballot, and keep what they were given."""
+
+    def __init__(self, verdict: bool) -> None:
+        self.verdict = verdict
+        self.params = b""
+        self.batches: list[list[str]] = []
+
+    def setup(self, params: bytes) -> None:
+        self.params = params
+
+    def submit(self, ballots: list[str]) -> None:
+        self.batches.append(ballots)
+
+    def collect(self) -> list[bool]:
+        return [self.verdict] * len(self.batches[-1])
+
+    def window(self) -> int:
+        return 1
+
+
+def test_a_belenios_worker_that_lies_cannot_change_the_report_unseen(tmp_path: Path) -> None:
+    """A worker that fails every ballot changes nothing (what does not pass is checked here); one that passes
+    a bad ballot wins only when nothing is checked again, and DaskBallotWorkers' recheck catches it."""
+    from collections import deque
+
+    from votum import BeleniosBallotChecker
+    from votum.cluster.tasks import check_ballots
+    from votum.cluster.work import Task
+
+    archive = _belenios_bad_proof(tmp_path)
+    local = verify(archive)
+    assert local.not_passed() == ["V-BEL-06"]
+    failing = _Saying(False)
+    text, _ = verify_record_report(str(archive), None, failing)
+    assert json.loads(text) == local.raw
+    passing = _Saying(True)
+    text, _ = verify_record_report(str(archive), None, passing)
+    assert not [c["id"] for c in json.loads(text)["checks"] if c["status"] != "pass"]
+    # the workers' own checks, from the parameters the verifier handed them
+    assert BeleniosBallotChecker.is_params(passing.params)
+    [ballots] = passing.batches
+    assert BeleniosBallotChecker(passing.params).check(ballots) == [True, False, True, True, True]
+    assert check_ballots(passing.params, ballots) == [True, False, True, True, True]
+    with pytest.raises(InvalidInput):
+        BeleniosBallotChecker(passing.params[:40])
+
+    class Liar:
+        params = passing.params
+
+        def result(self, task: Task) -> list[bool]:
+            return [True] * len(task.args[0])
+
+    workers = DaskBallotWorkers(None, recheck=1.0)
+    workers.work = Liar()  # type: ignore[assignment]
+    workers._pending = deque([[(Task(None, check_ballots, (ballots,), "a chunk of 5 ballot checks"), 5)]])
+    with pytest.raises(ClusterError, match="answered pass for a chunk of 5"):
+        workers.collect()

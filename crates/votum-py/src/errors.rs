@@ -38,6 +38,8 @@ pub enum NativeError {
     },
     NotModp(GroupId),
     Value(&'static str),
+    /// Input that does not read, with why (a verifier's parameters).
+    Input(String),
     Record(votum_record::RecordError),
     Board(votum_hash::board::ChainError),
     Mix(votum_mixnet::MixError),
@@ -202,6 +204,7 @@ fn classify(e: &NativeError) -> (Kind, String) {
             format!("group {g} has no integer representation"),
         ),
         NativeError::Value(msg) => (InvalidInput, (*msg).to_owned()),
+        NativeError::Input(msg) => (InvalidInput, msg.clone()),
         NativeError::Board(x) => (VerificationFailed, x.to_string()),
         NativeError::Mix(x) => {
             use votum_mixnet::MixError as M;

@@ -447,3 +447,35 @@ pub fn mix_check_shuffle(
         Err(r) => ("error".into(), Some(r)),
     })
 }
+
+/// A Belenios election's ballot checks (V-BEL-05, 06) built from the parameters the verifier hands a
+/// cluster (spec/98.3), answering only verdicts: what a worker runs for `votum verify --scheduler` on a
+/// Belenios archive.
+#[pyclass(frozen, name = "BeleniosBallotChecker", module = "votum._native")]
+pub struct PyBeleniosBallotChecker {
+    inner: votum_verify::BeleniosBallotChecker,
+}
+
+#[pymethods]
+impl PyBeleniosBallotChecker {
+    #[new]
+    fn new(py: Python<'_>, params: &[u8]) -> PyResult<Self> {
+        let inner = release(py, || votum_verify::BeleniosBallotChecker::new(params))
+            .map_err(crate::errors::NativeError::Input)?;
+        Ok(Self { inner })
+    }
+
+    /// Whether `params` are a Belenios election's ballot-check parameters (by their first bytes).
+    #[staticmethod]
+    fn is_params(params: &[u8]) -> bool {
+        params.starts_with(votum_verify::BeleniosBallotChecker::TAG)
+    }
+
+    /// Whether each ballot (its JSON text, as the archive holds it) passes V-BEL-05 and V-BEL-06.
+    fn check(&self, py: Python<'_>, ballots: Vec<String>) -> Vec<bool> {
+        release(py, || {
+            let refs: Vec<&str> = ballots.iter().map(String::as_str).collect();
+            self.inner.check(&refs)
+        })
+    }
+}

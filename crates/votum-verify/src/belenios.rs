@@ -3,8 +3,9 @@
 //! result checked. The checks are V-BEL-01..10 (spec/50.9); the functions that make them are in
 //! `checks::belenios`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{BufReader, Read};
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use base64ct::{Base64Unpadded, Encoding};
@@ -19,7 +20,7 @@ use crate::checks::belenios::{
 };
 use crate::checks::ivxv::sha256;
 use crate::checks::Check;
-use crate::options::{Intermediates, Options};
+use crate::options::{BallotWorkers, Intermediates, Options, Progress};
 use crate::report::{hex, Ledger, Report};
 
 const BLOCK: usize = 512;
@@ -97,7 +98,15 @@ enum Phase {
 /// A counted ballot's ciphertexts and weight, by credential.
 type Counted = HashMap<String, (Integer, Vec<Vec<Ciphertext>>)>;
 
-struct Walk {
+/// The outcome of one ballot's checks: its tracker, what it adds to the tally (a readable ballot of the
+/// election's shape with a listed credential: its credential and ciphertexts), and the check it fails.
+type Checked = (
+    String,
+    Option<(String, Vec<Vec<Ciphertext>>)>,
+    Option<(Check, String)>,
+);
+
+struct Walk<'o> {
     seen_header: bool,
     names: HashSet<String>,
     /// data entries not yet named by anything: hash → bytes, and their total size
@@ -118,10 +127,20 @@ struct Walk {
     /// the shuffles in order: owner, the shuffle's bytes, its name in the report
     shuffles: Vec<(Option<u64>, Vec<u8>, String)>,
     result: Option<(Value, String)>,
+    /// the election's and the credentials' bytes (what a cluster's workers check ballots with)
+    setup_bytes: Option<(Vec<u8>, Vec<u8>)>,
+    progress: Option<&'o mut dyn FnMut(Progress) -> ControlFlow<()>>,
+    /// where the ballots' signatures and proofs are checked when not here (spec/98.3), and the
+    /// batches it holds, in order
+    workers: Option<&'o mut dyn BallotWorkers>,
+    workers_ready: bool,
+    in_flight: VecDeque<Vec<(String, Vec<u8>)>>,
+    /// the progress hook or the workers asked to stop
+    stopped: bool,
 }
 
-impl Walk {
-    fn new() -> Self {
+impl<'o> Walk<'o> {
+    fn new(options: Options<'o>) -> Self {
         Walk {
             seen_header: false,
             names: HashSet::new(),
@@ -141,6 +160,12 @@ impl Walk {
             partials: Vec::new(),
             shuffles: Vec::new(),
             result: None,
+            setup_bytes: None,
+            progress: options.progress,
+            workers: options.ballot_workers,
+            workers_ready: false,
+            in_flight: VecDeque::new(),
+            stopped: false,
         }
     }
 
@@ -268,13 +293,13 @@ impl Walk {
                 self.batch_bytes += p.len();
                 self.batch.push((hash.to_string(), p));
                 if self.batch.len() >= BATCH || self.batch_bytes >= BATCH_BYTES {
-                    self.flush(ledger);
+                    self.flush(ledger, false);
                 }
-                Ok(())
+                self.go_on()
             }
             ("EndBallots", None) => {
-                self.flush(ledger);
-                Ok(())
+                self.flush(ledger, true);
+                self.go_on()
             }
             ("EncryptedTally", Some(p)) => self.sized_tally(ledger, &p),
             ("Shuffle", Some(p)) => {
@@ -333,17 +358,28 @@ impl Walk {
                 self.credentials =
                     check_credentials(ledger, &e.group, &credentials, "the credentials");
                 self.election = Some(e);
+                self.setup_bytes = Some((election, credentials));
             }
             Err(e) => ledger.error(Check::Bel02, "the election", e),
         }
         Ok(())
     }
 
-    /// Checks the waiting ballots (V-BEL-05, 06) on the rayon pool and keeps the counted ones.
-    fn flush(&mut self, ledger: &mut Ledger) {
+    /// `Err` when the progress hook or the workers asked to stop (the reading stops there).
+    fn go_on(&self) -> Result<(), String> {
+        if self.stopped {
+            Err("the verification was stopped before the end of the archive".into())
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Checks the waiting ballots (V-BEL-05, 06) and keeps the counted ones: here on the rayon pool, or
+    /// on the workers (spec/98.3), a window of batches in flight; `last` collects every batch in flight.
+    fn flush(&mut self, ledger: &mut Ledger, last: bool) {
         let batch = std::mem::take(&mut self.batch);
         self.batch_bytes = 0;
-        let Some(election) = &self.election else {
+        if self.election.is_none() {
             if !batch.is_empty() {
                 ledger.error(
                     Check::Bel05,
@@ -352,51 +388,91 @@ impl Walk {
                 );
             }
             return;
+        }
+        if self.workers.is_none() || self.stopped {
+            if !self.stopped {
+                self.merge(ledger, &batch, None);
+            }
+            return;
+        }
+        if !batch.is_empty() {
+            self.submit(batch);
+        }
+        loop {
+            let window = self.workers.as_ref().map_or(1, |w| w.window().max(1));
+            if self.in_flight.is_empty() || (!last && self.in_flight.len() <= window) {
+                break;
+            }
+            let Some(workers) = self.workers.as_mut() else {
+                break;
+            };
+            let verdicts = workers.collect();
+            let Some(oldest) = self.in_flight.pop_front() else {
+                break;
+            };
+            match verdicts {
+                ControlFlow::Continue(v) if v.len() == oldest.len() => {
+                    self.merge(ledger, &oldest, Some(&v));
+                }
+                // an answer of the wrong length is no answer: every ballot of it checked here
+                ControlFlow::Continue(_) => self.merge(ledger, &oldest, None),
+                ControlFlow::Break(()) => {
+                    self.stopped = true;
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Hands a batch to the workers (their setup first, once).
+    fn submit(&mut self, batch: Vec<(String, Vec<u8>)>) {
+        let Some(workers) = self.workers.as_mut() else {
+            return;
+        };
+        if !self.workers_ready {
+            let Some((election, credentials)) = &self.setup_bytes else {
+                return;
+            };
+            if workers
+                .setup(&BeleniosBallotChecker::params(election, credentials))
+                .is_break()
+            {
+                self.stopped = true;
+                return;
+            }
+            self.workers_ready = true;
+        }
+        let texts: Vec<std::borrow::Cow<'_, str>> = batch
+            .iter()
+            .map(|(_, raw)| String::from_utf8_lossy(raw))
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
+        if workers.submit(&refs).is_break() {
+            self.stopped = true;
+            return;
+        }
+        self.in_flight.push_back(batch);
+    }
+
+    /// Records a batch's verdicts in order: `verdicts[i]` from the workers says that ballot i passed
+    /// V-BEL-05 and 06 there; any other ballot (all of them without workers) is checked here, so the
+    /// finding is this process's own and a worker cannot make a ballot fail.
+    fn merge(
+        &mut self,
+        ledger: &mut Ledger,
+        batch: &[(String, Vec<u8>)],
+        verdicts: Option<&[bool]>,
+    ) {
+        let Some(election) = &self.election else {
+            return;
         };
         let credentials = &self.credentials;
-        // a ballot that reads, has the election's shape and a listed credential is counted in the
-        // recomputed tally even when its signature or proofs fail: those fail V-BEL-05/06, and the
-        // tally's check (V-BEL-07) then asks only whether the published tally is these ballots'
-        type Checked = (
-            String,
-            Option<(String, Vec<Vec<Ciphertext>>)>,
-            Option<(Check, String)>,
-        );
         let checked: Vec<Checked> = batch
             .par_iter()
-            .map(|(_, raw)| {
-                let tracker = Base64Unpadded::encode_string(&sha256(raw));
-                let decoded = serde_json::from_slice::<Value>(raw)
-                    .map_err(|e| e.to_string())
-                    .and_then(|v| Ballot::decode(&v));
-                let ballot = match decoded {
-                    Ok(b) => b,
-                    Err(e) => {
-                        return (
-                            tracker,
-                            None,
-                            Some((Check::Bel05, format!("does not read: {e}"))),
-                        )
-                    }
-                };
-                let shaped = ballot.answers.len() == election.questions.len()
-                    && ballot
-                        .answers
-                        .iter()
-                        .zip(&election.questions)
-                        .all(|(a, q)| a.fits(q));
-                let credential = ballot.credential.to_string();
-                let failure = check_ballot_signature(election, credentials, raw, &ballot)
-                    .map_err(|e| (Check::Bel05, e))
-                    .and_then(|()| {
-                        check_ballot_proofs(election, &ballot).map_err(|e| (Check::Bel06, e))
-                    })
-                    .err();
-                let counted = (shaped && credentials.contains_key(&credential)).then(|| {
-                    let cts = ballot.answers.into_iter().map(|a| a.choices).collect();
-                    (credential, cts)
-                });
-                (tracker, counted, failure)
+            .enumerate()
+            .map(|(i, (_, raw))| {
+                let passed = verdicts.is_some_and(|v| v.get(i) == Some(&true));
+                check_one(election, credentials, raw, !passed)
             })
             .collect();
         ledger.examined(Check::Bel05, batch.len() as u64);
@@ -414,6 +490,11 @@ impl Walk {
             }
             if let Some((check, why)) = failure {
                 ledger.fail(check, &format!("ballot {tracker}"), why);
+            }
+        }
+        if let Some(progress) = self.progress.as_mut() {
+            if progress(Progress::Ballots(self.ballots)).is_break() {
+                self.stopped = true;
             }
         }
     }
@@ -446,7 +527,10 @@ impl Walk {
 
     /// The checks that need every event: nothing left unnamed, the tally, the decryptions, the result.
     fn finish(mut self, ledger: &mut Ledger, out: &mut Intermediates) {
-        self.flush(ledger);
+        self.flush(ledger, true);
+        if self.stopped {
+            return;
+        }
         ledger.examined(Check::Bel01, self.events);
         if !self.seen_header {
             ledger.error(Check::Bel01, "the archive", "empty: no BELENIOS header");
@@ -598,6 +682,112 @@ impl Walk {
     }
 }
 
+/// One ballot: decoded, and with `prove` its signature and proofs checked (V-BEL-05, 06). A ballot that
+/// reads, has the election's shape and a listed credential is counted in the recomputed tally even when
+/// its signature or proofs fail: those fail V-BEL-05/06, and the tally's check (V-BEL-07) then asks only
+/// whether the published tally is these ballots'.
+fn check_one(
+    election: &Election,
+    credentials: &HashMap<String, Integer>,
+    raw: &[u8],
+    prove: bool,
+) -> Checked {
+    let tracker = Base64Unpadded::encode_string(&sha256(raw));
+    let decoded = serde_json::from_slice::<Value>(raw)
+        .map_err(|e| e.to_string())
+        .and_then(|v| Ballot::decode(&v));
+    let ballot = match decoded {
+        Ok(b) => b,
+        Err(e) => {
+            return (
+                tracker,
+                None,
+                Some((Check::Bel05, format!("does not read: {e}"))),
+            )
+        }
+    };
+    let shaped = ballot.answers.len() == election.questions.len()
+        && ballot
+            .answers
+            .iter()
+            .zip(&election.questions)
+            .all(|(a, q)| a.fits(q));
+    let credential = ballot.credential.to_string();
+    let failure = if prove {
+        check_ballot_signature(election, credentials, raw, &ballot)
+            .map_err(|e| (Check::Bel05, e))
+            .and_then(|()| check_ballot_proofs(election, &ballot).map_err(|e| (Check::Bel06, e)))
+            .err()
+    } else {
+        None
+    };
+    let counted = (shaped && credentials.contains_key(&credential)).then(|| {
+        let cts = ballot.answers.into_iter().map(|a| a.choices).collect();
+        (credential, cts)
+    });
+    (tracker, counted, failure)
+}
+
+/// A Belenios election's ballot checks (V-BEL-05, 06) built from the election's and the credentials'
+/// bytes, answering only verdicts: what a cluster's worker runs for `votum verify --scheduler`
+/// (spec/98.3). The walk checks again here every ballot that does not pass on the workers.
+pub struct BeleniosBallotChecker {
+    election: Election,
+    credentials: HashMap<String, Integer>,
+}
+
+impl BeleniosBallotChecker {
+    /// The first bytes of a Belenios election's ballot-check parameters.
+    pub const TAG: &'static [u8] = b"belenios-ballots\n";
+
+    /// The parameters: the tag, the election's length (8 bytes, big-endian), the election's bytes,
+    /// then the credentials' bytes, each as the archive holds it.
+    pub fn params(election: &[u8], credentials: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(Self::TAG.len() + 8 + election.len() + credentials.len());
+        out.extend_from_slice(Self::TAG);
+        out.extend_from_slice(&(election.len() as u64).to_be_bytes());
+        out.extend_from_slice(election);
+        out.extend_from_slice(credentials);
+        out
+    }
+
+    /// Builds the checks from [`Self::params`]; `Err` when they do not read or the election is not one
+    /// votum verifies.
+    pub fn new(params: &[u8]) -> Result<Self, String> {
+        let rest = params
+            .strip_prefix(Self::TAG)
+            .ok_or("not a Belenios election's ballot-check parameters")?;
+        let (len, rest) = rest
+            .split_first_chunk::<8>()
+            .ok_or("the parameters end early")?;
+        let len = usize::try_from(u64::from_be_bytes(*len)).map_err(|e| e.to_string())?;
+        if len > rest.len() {
+            return Err("the parameters end early".into());
+        }
+        let (election, credentials) = rest.split_at(len);
+        let election = check_election(election)?;
+        let mut ledger = Ledger::new(&Check::BEL);
+        let credentials =
+            check_credentials(&mut ledger, &election.group, credentials, "the credentials");
+        Ok(BeleniosBallotChecker {
+            election,
+            credentials,
+        })
+    }
+
+    /// Whether each ballot (its JSON text) passes V-BEL-05 and V-BEL-06, in order.
+    pub fn check(&self, ballots: &[&str]) -> Vec<bool> {
+        ballots
+            .par_iter()
+            .map(|raw| {
+                check_one(&self.election, &self.credentials, raw.as_bytes(), true)
+                    .2
+                    .is_none()
+            })
+            .collect()
+    }
+}
+
 /// The shuffles (V-BEL-10, spec/94.6), each against the lists before it, starting from the tally's mixnet
 /// lists; returns the tally that the trustees decrypt: `tally` with each mixnet list replaced by the last
 /// shuffle's. A shuffle that fails is reported and the next one is checked against its published output,
@@ -696,11 +886,13 @@ fn shuffled(
     out
 }
 
-/// Verifies a Belenios archive (`<uuid>.bel`, spec/94).
-pub fn verify_belenios_record(path: &Path, _options: Options<'_>) -> (Report, Intermediates) {
+/// Verifies a Belenios archive (`<uuid>.bel`, spec/94). `options.progress` is told of the ballots
+/// checked; with `options.ballot_workers` the ballots' signatures and proofs are checked there
+/// (spec/98.3).
+pub fn verify_belenios_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
     let record = path.display().to_string();
     match std::fs::File::open(path) {
-        Ok(f) => verify_belenios_archive(record, BufReader::with_capacity(1 << 20, f)),
+        Ok(f) => verify_belenios_reader(record, BufReader::with_capacity(1 << 20, f), options),
         Err(e) => {
             let mut ledger = Ledger::new(&Check::BEL);
             ledger.error(Check::Bel01, &record, e.to_string());
@@ -714,18 +906,31 @@ pub fn verify_belenios_record(path: &Path, _options: Options<'_>) -> (Report, In
 
 /// Verifies a Belenios archive read from `reader` (named `record` in the report; the fuzz target
 /// feeds it bytes).
-pub fn verify_belenios_archive(record: String, mut reader: impl Read) -> (Report, Intermediates) {
+pub fn verify_belenios_archive(record: String, reader: impl Read) -> (Report, Intermediates) {
+    verify_belenios_reader(record, reader, Options::default())
+}
+
+fn verify_belenios_reader(
+    record: String,
+    mut reader: impl Read,
+    options: Options<'_>,
+) -> (Report, Intermediates) {
     let mut ledger = Ledger::new(&Check::BEL);
     let mut out = Intermediates::default();
-    let mut walk = Walk::new();
+    let mut walk = Walk::new(options);
     let failed = read_entries(&mut reader, |name, content| {
         walk.entry(&mut ledger, name, content)
     });
+    if walk.stopped {
+        // the checks not reached stay not run (spec/50.3)
+        return (ledger.finish(record, "belenios", walk.ballots), out);
+    }
     if let Err(e) = failed {
         ledger.error(Check::Bel01, "the archive", e);
         return (ledger.finish(record, "belenios", walk.ballots), out);
     }
-    let ballots = walk.ballots + walk.batch.len() as u64;
+    let pending = walk.batch.len() + walk.in_flight.iter().map(Vec::len).sum::<usize>();
+    let ballots = walk.ballots + pending as u64;
     walk.finish(&mut ledger, &mut out);
     (ledger.finish(record, "belenios", ballots), out)
 }

@@ -32,7 +32,9 @@ pub mod sv_remote;
 
 use std::path::Path;
 
-pub use belenios::{is_belenios_record, verify_belenios_archive, verify_belenios_record};
+pub use belenios::{
+    is_belenios_record, verify_belenios_archive, verify_belenios_record, BeleniosBallotChecker,
+};
 pub use checks::Check;
 pub use chv::verify_chvote_record;
 pub use eg::verify_eg_record;

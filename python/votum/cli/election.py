@@ -198,7 +198,8 @@ def verify(
     recheck: Recheck = None,
 ) -> None:
     """Check an election record from the record alone, every check of spec/50 (exit 0 only if all pass).
-    With --scheduler, an ElectionGuard record's ballots are checked on a Dask cluster (spec/98)."""
+    With --scheduler, an ElectionGuard record's or a Belenios archive's ballots are checked on a Dask
+    cluster (spec/98)."""
     console = Console(stderr=as_json)
     if record_format is not None and record_format not in FORMATS:
         fail(console, f"--format {record_format!r}: one of {', '.join(FORMATS)}")

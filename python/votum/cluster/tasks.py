@@ -19,6 +19,7 @@ from typing import TypeVar
 import msgpack  # type: ignore[import-untyped]
 
 from votum import (
+    BeleniosBallotChecker,
     EgBallotChecker,
     EgEncryptionDevice,
     Group,
@@ -59,12 +60,18 @@ class _Kept:
 
 
 _checkers = _Kept(EgBallotChecker)
+_belenios = _Kept(BeleniosBallotChecker)
 _tables = _Kept(lambda params: MixPowTables(*msgpack.unpackb(params)))
 _devices = _Kept(EgEncryptionDevice.from_check_params)
 
 
 def check_ballots(params: bytes, ballots: list[str]) -> list[bool]:
-    """Whether each ballot passes every check of spec/62.4 (one batch), in order (spec/98.3)."""
+    """Whether each ballot passes every check of spec/62.4 (one batch), in order (spec/98.3); for a Belenios
+    archive's parameters, V-BEL-05 and V-BEL-06 (spec/94.4)."""
+    if BeleniosBallotChecker.is_params(params):
+        belenios = _belenios.get(params)
+        assert isinstance(belenios, BeleniosBallotChecker)
+        return belenios.check(ballots)
     checker = _checkers.get(params)
     assert isinstance(checker, EgBallotChecker)
     return checker.check(ballots)
