@@ -1,7 +1,7 @@
 """Other systems' records: `votum-verify` against each system's own verifier, in the same run. Run by
 `make bench-other-records`.
 
-    python benches/bench_other_records.py [VOTERS] [REPEATS] [GROUP] [--make-only]
+    python benches/bench_other_records.py [VOTERS] [REPEATS] [GROUP] [--mixnet] [--make-only]
 
 Belenios: an election of VOTERS voters (10,000 by default), one ballot each, on GROUP (BELENIOS-2048 by
 default, or RFC-3526-2048) with one single trustee and a 2-of-3 threshold group, tallied and decrypted, made
@@ -11,6 +11,10 @@ archive is then written in Belenios' own format (tests/belenios_tool.py writes i
 belenios-tool does, and `belenios-tool election verify` regenerates and compares it), and the tally, partial
 decryptions and result are belenios-tool's. Timed: `belenios-tool election verify` and `votum-verify` on the
 same archive, alternating, REPEATS times each (3 by default). Both must pass the archive.
+
+With --mixnet (GROUP must then be RFC-3526-2048, the group with an embedding), Q2 is a mixnet ranking of three
+(spec/94.6) and all four trustees shuffle it with `belenios-tool election shuffle` before the decryption: the
+timed verifications then include four proofs of shuffle of VOTERS ciphertexts each.
 
 The largest stored session of the other formats is IVXV's (`make bench-ivxv`, with its Go peer).
 """
@@ -54,12 +58,31 @@ def event(parent: str | None, height: int, kind: str, payload: str | None) -> by
     return json.dumps(e, separators=(",", ":")).encode()
 
 
-def make(dir: Path, voters: int, group: str) -> bt.Election:
-    election = bt.setup(dir, group=group, weights=[1] * voters, singles=1, threshold=(3, 2))
+MIXNET = {
+    "description": "votum's benchmark election with a mixnet question",
+    "name": "votum mixnet benchmark",
+    "questions": [
+        {"question": "Q1", "answers": ["a", "b"], "min": 0, "max": 1, "blank": True},
+        {"type": "NonHomomorphic", "value": {"question": "rank", "answers": ["x", "y", "z"]}},
+    ],
+}
+RANKINGS = [[1, 2, 3], [3, 1, 2], [2, 3, 1], [1, 3, 2], [3, 2, 1]]
+
+
+def make(dir: Path, voters: int, group: str, mixnet: bool = False) -> bt.Election:
+    election = bt.setup(
+        dir,
+        group=group,
+        weights=[1] * voters,
+        singles=1,
+        threshold=(3, 2),
+        questions=MIXNET if mixnet else None,
+    )
+    choices = [[c[0], RANKINGS[i]] for i, c in enumerate(CHOICES)] if mixnet else CHOICES
     print(f"making {voters} ballots with belenios-tool on {os.cpu_count()} cores...", flush=True)
     t0 = time.perf_counter()
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        ballots = list(pool.map(lambda i: election.ballot(i, CHOICES[i % len(CHOICES)]), range(voters)))
+        ballots = list(pool.map(lambda i: election.ballot(i, choices[i % len(choices)]), range(voters)))
     print(f"  {time.perf_counter() - t0:.0f} s", flush=True)
     for f in dir.glob("cred*.txt"):
         f.unlink()
@@ -79,7 +102,9 @@ def make(dir: Path, voters: int, group: str) -> bt.Election:
         entries.append((f"{last}.event.json", e, mtime))
     bt.write_archive(election.archive, entries)
     print("tallying with belenios-tool...", flush=True)
-    election.tally(owners=[1, 2, 4])
+    t0 = time.perf_counter()
+    election.tally(owners=[1, 2, 4], shufflers=[1, 2, 3, 4] if mixnet else ())
+    print(f"  {time.perf_counter() - t0:.0f} s", flush=True)
     return election
 
 
@@ -97,12 +122,14 @@ def main() -> None:
     voters = int(args[0]) if len(args) > 0 else 10_000
     repeats = int(args[1]) if len(args) > 1 else 3
     group = args[2] if len(args) > 2 else "BELENIOS-2048"
-    dir = Path(os.environ.get("VOTUM_BENCH_DIR", "/tmp/votum-bench")) / f"belenios-{group}-{voters}"
+    mixnet = "--mixnet" in sys.argv
+    kind = "-mixnet" if mixnet else ""
+    dir = Path(os.environ.get("VOTUM_BENCH_DIR", "/tmp/votum-bench")) / f"belenios-{group}-{voters}{kind}"
     done_mark = dir / "made"
     if not done_mark.exists():
         if dir.exists():
             subprocess.run(["rm", "-rf", str(dir)], check=True)
-        make(dir, voters, group)
+        make(dir, voters, group, mixnet)
         done_mark.write_text("made by benches/bench_other_records.py\n")
     if "--make-only" in sys.argv:
         return
@@ -112,8 +139,9 @@ def main() -> None:
         runs["belenios-tool verify"].append(timed([str(bt.TOOL), "election", "verify"], dir))
         runs["votum-verify"].append(timed([str(VERIFIER), "-q", str(archive)], dir))
     size = archive.stat().st_size / 2**20
+    shape = "Q2 a mixnet ranking shuffled by 4 trustees" if mixnet else "2 questions (3 and 3 ciphertexts)"
     print(
-        f"Belenios archive: {voters} ballots, {group}, 2 questions (3 and 3 ciphertexts), {size:.0f} MiB; "
+        f"Belenios archive: {voters} ballots, {group}, {shape}, {size:.0f} MiB; "
         f"{os.cpu_count()} CPUs, {repeats} runs each, alternating"
     )
     for name, xs in runs.items():

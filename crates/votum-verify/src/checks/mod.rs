@@ -751,7 +751,7 @@ pub const REGISTRY: [Info; 73] = [
         id: "V-BEL-05",
         title: "every ballot: canonical form, this election, a listed credential, its signature",
         spec: "50.9",
-        code: &["belenios::Walk::flush", "checks::belenios::check_ballot_signature"],
+        code: &["belenios::Walk::merge", "belenios::check_one", "checks::belenios::check_ballot_signature"],
         negative: "crates/votum-verify/tests/belenios.rs::a_forged_ballot_is_v_bel_05",
     },
     Info {
@@ -759,7 +759,7 @@ pub const REGISTRY: [Info; 73] = [
         id: "V-BEL-06",
         title: "every ballot's ciphertexts and proofs (each choice 0 or 1, the overall and blank proofs)",
         spec: "50.9",
-        code: &["belenios::Walk::flush", "checks::belenios::check_ballot_proofs"],
+        code: &["belenios::Walk::merge", "belenios::check_one", "checks::belenios::check_ballot_proofs"],
         negative: "crates/votum-verify/tests/belenios.rs::a_ballot_with_a_bad_proof_is_v_bel_06",
     },
     Info {
