@@ -177,7 +177,7 @@ bench-other-records: setup
 	cargo build --release --locked -p votum-verify --bin votum-verify
 	$(VENV)/bin/python benches/bench_other_records.py 10000 3 BELENIOS-2048
 	$(VENV)/bin/python benches/bench_other_records.py 500 3 RFC-3526-2048
-	$(VENV)/bin/python benches/bench_other_records.py 1000 3 RFC-3526-2048 --mixnet
+	$(VENV)/bin/python benches/bench_other_records.py 200 3 RFC-3526-2048 --mixnet
 	$(VENV)/bin/python benches/bench_vmn.py 3
 
 ## A receiver's peak memory under a flood of 64 KiB one-way messages, read-ahead bounded in bytes or not (C.14).
