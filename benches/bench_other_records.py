@@ -58,14 +58,6 @@ def event(parent: str | None, height: int, kind: str, payload: str | None) -> by
     return json.dumps(e, separators=(",", ":")).encode()
 
 
-MIXNET = {
-    "description": "votum's benchmark election with a mixnet question",
-    "name": "votum mixnet benchmark",
-    "questions": [
-        {"question": "Q1", "answers": ["a", "b"], "min": 0, "max": 1, "blank": True},
-        {"type": "NonHomomorphic", "value": {"question": "rank", "answers": ["x", "y", "z"]}},
-    ],
-}
 RANKINGS = [[1, 2, 3], [3, 1, 2], [2, 3, 1], [1, 3, 2], [3, 2, 1]]
 
 
@@ -76,7 +68,7 @@ def make(dir: Path, voters: int, group: str, mixnet: bool = False) -> bt.Electio
         weights=[1] * voters,
         singles=1,
         threshold=(3, 2),
-        questions=MIXNET if mixnet else None,
+        questions=bt.MIXNET_QUESTIONS if mixnet else None,
     )
     choices = [[c[0], RANKINGS[i]] for i, c in enumerate(CHOICES)] if mixnet else CHOICES
     print(f"making {voters} ballots with belenios-tool on {os.cpu_count()} cores...", flush=True)

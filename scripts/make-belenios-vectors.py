@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Makes vectors/belenios: three Belenios elections held with Debian's belenios-tool 2.0 (tests/belenios_tool.py),
-each an archive `<uuid>.bel` and a `voters.json` with what the tests need to act as a cheating voter (the test
+"""Makes vectors/belenios: three Belenios elections held with Debian's belenios-tool 2.0
+(tests/belenios_tool.py), each an archive `<uuid>.bel` and a `voters.json` with what the tests need to act as a cheating voter (the test
 voters' private credentials), the weights and the counts the result must prove.
 
     .venv/bin/python scripts/make-belenios-vectors.py
@@ -26,15 +26,7 @@ REVOTE = [[0, 0, 1], [1, 0, 0]]
 WEIGHTS = (1, 2, 1, 1)
 
 
-# the mixnet election: Q1 homomorphic "0 to 1 of a, b" with blank, Q2 a ranking of three (non-homomorphic)
-MIXNET = {
-    "description": "votum's test election with a mixnet question",
-    "name": "votum mixnet test",
-    "questions": [
-        {"question": "Q1", "answers": ["a", "b"], "min": 0, "max": 1, "blank": True},
-        {"type": "NonHomomorphic", "value": {"question": "rank", "answers": ["x", "y", "z"]}},
-    ],
-}
+# the mixnet election's votes: Q1 (blank, a, b), Q2 a ranking of x, y, z (bt.MIXNET_QUESTIONS)
 MIXNET_VOTES = [
     [[0, 1, 0], [1, 2, 3]],
     [[1, 0, 0], [3, 1, 2]],
@@ -42,6 +34,15 @@ MIXNET_VOTES = [
     [[0, 1, 0], [1, 3, 2]],
 ]
 MIXNET_REVOTE = [[0, 0, 1], [3, 2, 1]]
+
+
+def store(name: str, election: bt.Election, voters: dict) -> None:
+    """The election's archive and `voters` (its voters.json) as vectors/belenios/`name`."""
+    out = ROOT / "vectors" / "belenios" / name
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    shutil.copy(election.archive, out / election.archive.name)
+    (out / "voters.json").write_text(json.dumps(voters, indent=1) + "\n")
 
 
 def make_mixnet(name: str) -> None:
@@ -57,7 +58,7 @@ def make_mixnet(name: str) -> None:
             weights=weights,
             singles=1,
             threshold=(3, 2),
-            questions=MIXNET,
+            questions=bt.MIXNET_QUESTIONS,
         )
         for i, choices in enumerate(MIXNET_VOTES):
             election.vote(i, choices)
@@ -66,21 +67,20 @@ def make_mixnet(name: str) -> None:
         ok, said = election.verify()
         assert ok, said
         final = [MIXNET_REVOTE, *MIXNET_VOTES[1:]]
-        out = ROOT / "vectors" / "belenios" / name
-        shutil.rmtree(out, ignore_errors=True)
-        out.mkdir(parents=True)
-        shutil.copy(election.archive, out / election.archive.name)
-        voters = {
-            "uuid": election.uuid,
-            "group": "RFC-3526-2048",
-            "credentials": election.credentials,
-            "weights": list(weights),
-            "owners": owners,
-            "shufflers": [1, 2, 3, 4],
-            "counts": [[sum(v[0][k] for v in final) for k in range(3)]],
-            "rankings": sorted(v[1] for v in final),
-        }
-        (out / "voters.json").write_text(json.dumps(voters, indent=1) + "\n")
+        store(
+            name,
+            election,
+            {
+                "uuid": election.uuid,
+                "group": "RFC-3526-2048",
+                "credentials": election.credentials,
+                "weights": list(weights),
+                "owners": owners,
+                "shufflers": [1, 2, 3, 4],
+                "counts": [[sum(v[0][k] for v in final) for k in range(3)]],
+                "rankings": sorted(v[1] for v in final),
+            },
+        )
 
 
 def make(name: str, group: str, threshold: tuple[int, int] | None, owners: list[int]) -> None:
@@ -99,19 +99,18 @@ def make(name: str, group: str, threshold: tuple[int, int] | None, owners: list[
             [sum(w * v[q][k] for v, w in zip(final, WEIGHTS, strict=True)) for k in range(len(final[0][q]))]
             for q in range(len(final[0]))
         ]
-        out = ROOT / "vectors" / "belenios" / name
-        shutil.rmtree(out, ignore_errors=True)
-        out.mkdir(parents=True)
-        shutil.copy(election.archive, out / election.archive.name)
-        voters = {
-            "uuid": election.uuid,
-            "group": group,
-            "credentials": election.credentials,
-            "weights": list(WEIGHTS),
-            "owners": owners,
-            "counts": counts,
-        }
-        (out / "voters.json").write_text(json.dumps(voters, indent=1) + "\n")
+        store(
+            name,
+            election,
+            {
+                "uuid": election.uuid,
+                "group": group,
+                "credentials": election.credentials,
+                "weights": list(WEIGHTS),
+                "owners": owners,
+                "counts": counts,
+            },
+        )
 
 
 if __name__ == "__main__":

@@ -30,6 +30,17 @@ QUESTIONS = {
     ],
 }
 
+# the mixnet shape (spec/94.6): Q1 as above, Q2 a ranking of three answers (non-homomorphic); the stored
+# mixnet election and the mixnet benchmark use it
+MIXNET_QUESTIONS = {
+    "description": "votum's test election with a mixnet question",
+    "name": "votum mixnet test",
+    "questions": [
+        {"question": "Q1", "answers": ["a", "b"], "min": 0, "max": 1, "blank": True},
+        {"type": "NonHomomorphic", "value": {"question": "rank", "answers": ["x", "y", "z"]}},
+    ],
+}
+
 
 def run(
     args: Sequence[str], cwd: Path, stdin: str | None = None, check: bool = True

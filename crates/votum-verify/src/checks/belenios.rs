@@ -322,41 +322,15 @@ pub(crate) fn check_election(bytes: &[u8]) -> Result<Election, String> {
                 ))
             }
         };
-        if nh {
-            let value = field(q, "value", &what)?;
-            if group.embedding.is_none() {
-                return Err(format!(
-                    "{what} is non-homomorphic, and group {} has no embedding of integers for its answers",
-                    group.name
-                ));
-            }
-            let names: Vec<String> = array(field(value, "answers", &what)?, &what)?
-                .iter()
-                .map(|a| {
-                    a.as_str()
-                        .map(str::to_string)
-                        .ok_or_else(|| format!("{what}: an answer is not a string"))
-                })
-                .collect::<Result<_, _>>()?;
-            if names.is_empty() {
-                return Err(format!("{what}: no answers"));
-            }
-            let text = field(value, "question", &what)?
-                .as_str()
-                .ok_or_else(|| format!("{what}: its text is not a string"))?
-                .to_string();
-            questions.push(Question {
-                text,
-                answers: names.len(),
-                names,
-                blank: false,
-                min: 0,
-                max: 0,
-                nh: true,
-            });
-            continue;
+        // a mixnet question keeps its text and answers under `value` (spec/94.3)
+        let body = if nh { field(q, "value", &what)? } else { q };
+        if nh && group.embedding.is_none() {
+            return Err(format!(
+                "{what} is non-homomorphic, and group {} has no embedding of integers for its answers",
+                group.name
+            ));
         }
-        let names: Vec<String> = array(field(q, "answers", &what)?, &what)?
+        let names: Vec<String> = array(field(body, "answers", &what)?, &what)?
             .iter()
             .map(|a| {
                 a.as_str()
@@ -365,10 +339,25 @@ pub(crate) fn check_election(bytes: &[u8]) -> Result<Election, String> {
             })
             .collect::<Result<_, _>>()?;
         let answers = names.len();
-        let text = field(q, "question", &what)?
+        let text = field(body, "question", &what)?
             .as_str()
             .ok_or_else(|| format!("{what}: its text is not a string"))?
             .to_string();
+        if nh {
+            if names.is_empty() {
+                return Err(format!("{what}: no answers"));
+            }
+            questions.push(Question {
+                text,
+                answers,
+                names,
+                blank: false,
+                min: 0,
+                max: 0,
+                nh: true,
+            });
+            continue;
+        }
         let small = |name: &str| -> Result<usize, String> {
             field(q, name, &what)?
                 .as_u64()
