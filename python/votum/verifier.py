@@ -103,8 +103,17 @@ class VerificationReport:
         raise VerificationFailed(message)
 
 
-#: the kinds of record `verify(format=…)` and `votum verify --format` name (spec/50.9 and before)
-FORMATS = ("electionguard", "mix", "split-value", "chvote", "ivxv", "belenios", "verificatum")
+#: the kinds of record `verify(format=…)` and `votum verify --format` name (spec/50.11 and before)
+FORMATS = (
+    "electionguard",
+    "mix",
+    "split-value",
+    "chvote",
+    "ivxv",
+    "belenios",
+    "verificatum",
+    "electionguard2",
+)
 
 
 def verify(

@@ -90,6 +90,8 @@ pub enum GroupId {
     /// CHVote's identification groups (spec/92.2): Schnorr groups with q̂ of 160 and 224 bits.
     ChvoteId1024,
     ChvoteId2048,
+    /// ElectionGuard 2.x's 4096-bit group (spec/65.1): read in 2.x records; not yet offered elsewhere.
+    Eg2_4096,
 }
 
 impl GroupId {
@@ -116,6 +118,7 @@ impl GroupId {
             GroupId::Modp1024 => "modp-1024",
             GroupId::ChvoteId1024 => "chvote-id-1024",
             GroupId::ChvoteId2048 => "chvote-id-2048",
+            GroupId::Eg2_4096 => "eg2-4096",
         }
     }
 

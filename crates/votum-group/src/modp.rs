@@ -165,6 +165,9 @@ const _: () = assert!(is_hex(params::EG_P));
 const _: () = assert!(is_hex(&[params::EG_Q]));
 const _: () = assert!(is_hex(params::EG_R));
 const _: () = assert!(is_hex(params::EG_G));
+const _: () = assert!(is_hex(params::EG2_P));
+const _: () = assert!(is_hex(params::EG2_R));
+const _: () = assert!(is_hex(params::EG2_G));
 const _: () = assert!(is_hex(params::RFC3526_2048_P));
 const _: () = assert!(is_hex(params::RFC3526_3072_P));
 const _: () = assert!(is_hex(params::RFC2409_1024_P));
@@ -185,6 +188,7 @@ fn hex(parts: &[&str]) -> Integer {
 }
 
 static EG_4096: OnceLock<ModpGroup> = OnceLock::new();
+static EG2_4096: OnceLock<ModpGroup> = OnceLock::new();
 static RFC3526_2048: OnceLock<ModpGroup> = OnceLock::new();
 static RFC3526_3072: OnceLock<ModpGroup> = OnceLock::new();
 static RFC2409_1024: OnceLock<ModpGroup> = OnceLock::new();
@@ -204,6 +208,23 @@ impl ModpGroup {
                     q,
                     hex(params::EG_R),
                     hex(params::EG_G),
+                    false,
+                )
+            })
+            .clone()
+    }
+
+    /// ElectionGuard 2.x standard parameters (spec/65.1): p of 4096 bits with the bits of ln 2 in its
+    /// middle, the same q = 2^256 − 189 as 1.0, g = 2^r mod p.
+    pub fn eg2_4096() -> Self {
+        EG2_4096
+            .get_or_init(|| {
+                Self::build(
+                    GroupId::Eg2_4096,
+                    hex(params::EG2_P),
+                    hex(&[params::EG_Q]),
+                    hex(params::EG2_R),
+                    hex(params::EG2_G),
                     false,
                 )
             })
@@ -233,6 +254,7 @@ impl ModpGroup {
             GroupId::Modp1024 => Some(Self::rfc2409_1024()),
             GroupId::ChvoteId1024 => Self::chvote_identification(1024),
             GroupId::ChvoteId2048 => Self::chvote_identification(2048),
+            GroupId::Eg2_4096 => Some(Self::eg2_4096()),
             GroupId::Ristretto255 => None,
         }
     }
@@ -864,6 +886,37 @@ mod tests {
         let expected = g.op(&g.pow(&b[0], &w[0]), &g.pow(&b[1], &w[1]));
         assert_eq!(g.signed_multi_pow(&b, &w), Some(expected));
         assert_eq!(g.signed_multi_pow(&b, &w[..1]), None);
+    }
+
+    /// The 2.x group's defining properties (spec/65.1): p a 4096-bit prime whose bits below the top 256
+    /// begin with those of ln 2 (0xB17217F7D1CF79AB…), q = 2^256 − 189 prime, p − 1 = q·r, g = 2^r mod p
+    /// of order q; and it is not 1.0's group.
+    #[test]
+    fn the_eg2_group_is_the_one_the_specification_defines() {
+        let g = ModpGroup::eg2_4096();
+        let p = g.p().clone();
+        let q = g.order().clone();
+        assert_eq!(p.significant_bits(), 4096);
+        assert_ne!(p.is_probably_prime(30), rug::integer::IsPrime::No);
+        assert_ne!(q.is_probably_prime(30), rug::integer::IsPrime::No);
+        assert_eq!(q, (Integer::from(1) << 256u32) - 189u32);
+        assert_eq!(Integer::from(&p - 1u32), Integer::from(&q * g.cofactor()));
+        let two = Integer::from(2);
+        let expected = Integer::from(two.pow_mod_ref(g.cofactor(), &p).unwrap());
+        assert_eq!(g.generator().value(), &expected);
+        assert_eq!(
+            Integer::from(expected.pow_mod_ref(&q, &p).unwrap()),
+            1,
+            "g has order q"
+        );
+        let hex = p.to_string_radix(16);
+        assert!(hex.starts_with(&"f".repeat(64)) && hex.ends_with(&"f".repeat(64)));
+        assert!(
+            hex[64..].starts_with("b17217f7d1cf79ab"),
+            "the bits of ln 2"
+        );
+        assert_ne!(&p, ModpGroup::eg_4096().p());
+        assert_eq!(ModpGroup::of_id(GroupId::Eg2_4096), Some(g));
     }
 
     #[test]

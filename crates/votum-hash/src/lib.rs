@@ -4,12 +4,14 @@
 //!   labelled fields under a domain tag from [`tags`] (listed in spec/20-hashing.md).
 //! * [`eg`]: ElectionGuard 1.0 `hash_elems` and its minimal uppercase hex codec, byte for byte
 //!   as electionguard 1.4.0 computes them.
+//! * [`eg2`]: ElectionGuard 2.x's H, HMAC-SHA-256 over fixed-width fields (spec/65.2).
 //! * [`board`]: the bulletin board's hash chain.
 //! * [`independent_generators`]: group elements nobody knows a discrete log of, from a public seed.
 
 pub mod board;
 pub mod board_file;
 pub mod eg;
+pub mod eg2;
 mod mac;
 mod transcript;
 

@@ -11,7 +11,8 @@
 //! - [`chv`]: a CHVote election's record (spec/92.10), streamed likewise;
 //! - [`ivxv`]: Estonia's IVXV decryption proofs (spec/93), with [`asn1`], the strict DER they need;
 //! - [`belenios`]: a Belenios election's public archive (spec/94);
-//! - [`vmn`]: a Verificatum mix-net session's proofs (spec/99), with [`bytetree`], VMN's encoding.
+//! - [`vmn`]: a Verificatum mix-net session's proofs (spec/99), with [`bytetree`], VMN's encoding;
+//! - [`eg2`]: an ElectionGuard 2.x record as egk-ec writes it (spec/65).
 //!
 //! This crate reads and checks; it produces no proof and holds no secret.
 
@@ -21,6 +22,7 @@ pub mod bytetree;
 pub mod checks;
 pub mod chv;
 pub mod eg;
+pub mod eg2;
 pub mod ivxv;
 pub mod mix;
 pub mod options;
@@ -38,6 +40,7 @@ pub use belenios::{
 pub use checks::Check;
 pub use chv::verify_chvote_record;
 pub use eg::verify_eg_record;
+pub use eg2::{is_eg2_record, verify_eg2_record};
 pub use ivxv::{is_ivxv_record, verify_ivxv_record};
 pub use mix::{check_shuffle_task, verify_mix_record};
 pub use options::{BallotWorkers, Intermediates, Options, Progress, ShuffleWorkers};
@@ -63,11 +66,13 @@ pub enum Kind {
     Belenios,
     /// a Verificatum mix-net session (spec/99)
     Vmn,
+    /// an ElectionGuard 2.x record as egk-ec writes it (spec/65)
+    Eg2,
 }
 
 impl Kind {
     /// Every kind with its `--format` name.
-    pub const NAMES: [(&'static str, Kind); 7] = [
+    pub const NAMES: [(&'static str, Kind); 8] = [
         ("electionguard", Kind::ElectionGuard),
         ("mix", Kind::Mix),
         ("split-value", Kind::SplitValue),
@@ -75,6 +80,7 @@ impl Kind {
         ("ivxv", Kind::Ivxv),
         ("belenios", Kind::Belenios),
         ("verificatum", Kind::Vmn),
+        ("electionguard2", Kind::Eg2),
     ];
 
     pub fn from_name(name: &str) -> Option<Kind> {
@@ -99,6 +105,8 @@ impl Kind {
             Kind::Belenios
         } else if vmn::is_vmn_record(path) {
             Kind::Vmn
+        } else if eg2::is_eg2_record(path) {
+            Kind::Eg2
         } else {
             Kind::ElectionGuard
         }
@@ -113,6 +121,7 @@ impl Kind {
             Kind::Ivxv => (&Check::IVXV, verify_ivxv_record),
             Kind::Belenios => (&Check::BEL, verify_belenios_record),
             Kind::Vmn => (&Check::VMN, verify_vmn_record),
+            Kind::Eg2 => (&Check::EG2, verify_eg2_record),
         }
     }
 }

@@ -208,6 +208,18 @@ impl Ledger {
         }
     }
 
+    /// How many objects `check` has examined so far.
+    pub(crate) fn checked(&mut self, check: Check) -> u64 {
+        let i = self.index(check);
+        self.results[i].checked
+    }
+
+    /// How many findings `check` has so far (those shown and those counted beyond them).
+    pub(crate) fn findings(&mut self, check: Check) -> usize {
+        let i = self.index(check);
+        self.results[i].findings.len() + self.results[i].more as usize
+    }
+
     /// Something about `object` is odd but not wrong: reported, the status unchanged.
     pub(crate) fn warn(&mut self, check: Check, object: &str, reason: impl Into<String>) {
         let i = self.index(check);

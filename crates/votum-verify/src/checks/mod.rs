@@ -3,6 +3,7 @@
 pub(crate) mod belenios;
 pub(crate) mod chv;
 pub(crate) mod eg;
+pub(crate) mod eg2;
 pub(crate) mod ivxv;
 pub(crate) mod mix;
 pub(crate) mod sv;
@@ -84,6 +85,25 @@ pub enum Check {
     Vmn05,
     Vmn06,
     Vmn07,
+    Eg2v01,
+    Eg2v02,
+    Eg2v03,
+    Eg2v04,
+    Eg2v05,
+    Eg2v06,
+    Eg2v07,
+    Eg2v08,
+    Eg2v09,
+    Eg2v10,
+    Eg2v11,
+    Eg2v12,
+    Eg2v13,
+    Eg2v14,
+    Eg2v15,
+    Eg2v16,
+    Eg2v17,
+    Eg2v18,
+    Eg2v19,
 }
 
 impl Check {
@@ -188,6 +208,30 @@ impl Check {
         Check::Vmn07,
     ];
 
+    /// The checks of an ElectionGuard 2.x record (spec/50.11), in report order: the specification's
+    /// verification boxes 1–19.
+    pub const EG2: [Check; 19] = [
+        Check::Eg2v01,
+        Check::Eg2v02,
+        Check::Eg2v03,
+        Check::Eg2v04,
+        Check::Eg2v05,
+        Check::Eg2v06,
+        Check::Eg2v07,
+        Check::Eg2v08,
+        Check::Eg2v09,
+        Check::Eg2v10,
+        Check::Eg2v11,
+        Check::Eg2v12,
+        Check::Eg2v13,
+        Check::Eg2v14,
+        Check::Eg2v15,
+        Check::Eg2v16,
+        Check::Eg2v17,
+        Check::Eg2v18,
+        Check::Eg2v19,
+    ];
+
     /// Every check of the registry: the ElectionGuard record's, the mix record's, the split-value
     /// record's, the CHVote record's, the IVXV record's, the Belenios archive's, the VMN session's.
     pub fn all() -> impl Iterator<Item = Check> {
@@ -199,6 +243,7 @@ impl Check {
             .chain(Check::IVXV)
             .chain(Check::BEL)
             .chain(Check::VMN)
+            .chain(Check::EG2)
     }
 
     /// The checks every submitted ballot goes through (one batch examines each of them).
@@ -265,7 +310,7 @@ pub struct Info {
 }
 
 /// Every check, in the order of [`Check`] (and so of reports).
-pub const REGISTRY: [Info; 73] = [
+pub const REGISTRY: [Info; 92] = [
     Info {
         check: Check::Record01,
         id: "V-RECORD-01",
@@ -850,6 +895,158 @@ pub const REGISTRY: [Info; 73] = [
         code: &["vmn::board"],
         negative: "crates/votum-verify/tests/vmn.rs::an_unsigned_or_unbound_message_is_v_vmn_07",
     },
+    Info {
+        check: Check::Eg2v01,
+        id: "V-EG2-01",
+        title: "parameters: the version, the 2.x group, H_P, H_M and H_B recomputed",
+        spec: "50.11",
+        code: &["checks::eg2::check_parameters"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_changed_parameter_or_manifest_is_v_eg2_01",
+    },
+    Info {
+        check: Check::Eg2v02,
+        id: "V-EG2-02",
+        title: "guardian keys: each coefficient's Schnorr proof, k per guardian, x-coordinates 1…n",
+        spec: "50.11",
+        code: &["checks::eg2::check_guardians"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_changed_guardian_proof_is_v_eg2_02",
+    },
+    Info {
+        check: Check::Eg2v03,
+        id: "V-EG2-03",
+        title: "the joint key: K the product of the guardians' keys, none 1",
+        spec: "50.11",
+        code: &["checks::eg2::check_joint_key"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_changed_joint_key_is_v_eg2_03",
+    },
+    Info {
+        check: Check::Eg2v04,
+        id: "V-EG2-04",
+        title: "the extended base hash H_E recomputed from H_B and K",
+        spec: "50.11",
+        code: &["checks::eg2::check_joint_key"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_changed_extended_hash_is_v_eg2_04",
+    },
+    Info {
+        check: Check::Eg2v05,
+        id: "V-EG2-05",
+        title: "selection encryptions: range proofs over 0…R, each ballot's contests and options the manifest's",
+        spec: "50.11",
+        code: &["eg2::check_ballot"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_changed_selection_is_v_eg2_05",
+    },
+    Info {
+        check: Check::Eg2v06,
+        id: "V-EG2-06",
+        title: "vote limits: each contest's range proof over 0…L",
+        spec: "50.11",
+        code: &["eg2::check_ballot"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_changed_contest_proof_is_v_eg2_06",
+    },
+    Info {
+        check: Check::Eg2v07,
+        id: "V-EG2-07",
+        title: "confirmation codes: contest hashes and ballot codes recomputed, no code twice",
+        spec: "50.11",
+        code: &["eg2::check_ballot", "eg2::walk"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_changed_code_is_v_eg2_07",
+    },
+    Info {
+        check: Check::Eg2v08,
+        id: "V-EG2-08",
+        title: "ballot aggregation: the encrypted tally the product of the cast ballots",
+        spec: "50.11",
+        code: &["eg2::check_aggregation"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_changed_aggregate_is_v_eg2_08",
+    },
+    Info {
+        check: Check::Eg2v09,
+        id: "V-EG2-09",
+        title: "tally decryption: each option's decryption proof",
+        spec: "50.11",
+        code: &["eg2::check_decryption"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_changed_tally_proof_is_v_eg2_09",
+    },
+    Info {
+        check: Check::Eg2v10,
+        id: "V-EG2-10",
+        title: "tally values: T = K^t, every contest and option of the manifest",
+        spec: "50.11",
+        code: &["eg2::check_decryption"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_changed_count_is_v_eg2_10",
+    },
+    Info {
+        check: Check::Eg2v11,
+        id: "V-EG2-11",
+        title: "tally contest data: each decryption proof",
+        spec: "50.11",
+        code: &["eg2::check_decryption"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_changed_tally_contest_data_is_v_eg2_11",
+    },
+    Info {
+        check: Check::Eg2v12,
+        id: "V-EG2-12",
+        title: "challenged ballots: each a challenged ballot of the record, each option's decryption proof",
+        spec: "50.11",
+        code: &["eg2::check_decryption", "eg2::walk"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_changed_challenged_ballot_is_v_eg2_12",
+    },
+    Info {
+        check: Check::Eg2v13,
+        id: "V-EG2-13",
+        title: "challenged ballot values: S = K^σ, votes within the limits, every option",
+        spec: "50.11",
+        code: &["eg2::check_decryption"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_changed_challenged_vote_is_v_eg2_13",
+    },
+    Info {
+        check: Check::Eg2v14,
+        id: "V-EG2-14",
+        title: "challenged contest data: each decryption proof",
+        spec: "50.11",
+        code: &["eg2::check_decryption"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_changed_challenged_contest_data_is_v_eg2_14",
+    },
+    Info {
+        check: Check::Eg2v15,
+        id: "V-EG2-15",
+        title: "pre-encrypted ballots: not read yet (an Error when the record has any)",
+        spec: "50.11",
+        code: &["eg2::walk"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_pre_encrypted_ballot_is_refused_v_eg2_15_to_19",
+    },
+    Info {
+        check: Check::Eg2v16,
+        id: "V-EG2-16",
+        title: "pre-encrypted ballots' selection hashes and short codes (not read yet)",
+        spec: "50.11",
+        code: &["eg2::walk"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_pre_encrypted_ballot_is_refused_v_eg2_15_to_19",
+    },
+    Info {
+        check: Check::Eg2v17,
+        id: "V-EG2-17",
+        title: "pre-encrypted ballots' confirmation codes (not read yet)",
+        spec: "50.11",
+        code: &["eg2::walk"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_pre_encrypted_ballot_is_refused_v_eg2_15_to_19",
+    },
+    Info {
+        check: Check::Eg2v18,
+        id: "V-EG2-18",
+        title: "pre-encrypted ballots' contest limits (not read yet)",
+        spec: "50.11",
+        code: &["eg2::walk"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_pre_encrypted_ballot_is_refused_v_eg2_15_to_19",
+    },
+    Info {
+        check: Check::Eg2v19,
+        id: "V-EG2-19",
+        title: "pre-encrypted ballots' recorded selections (not read yet)",
+        spec: "50.11",
+        code: &["eg2::walk"],
+        negative: "crates/votum-verify/tests/eg2.rs::a_pre_encrypted_ballot_is_refused_v_eg2_15_to_19",
+    },
 ];
 
 #[cfg(test)]
@@ -874,6 +1071,7 @@ mod tests {
                 + Check::IVXV.len()
                 + Check::BEL.len()
                 + Check::VMN.len()
+                + Check::EG2.len()
         );
     }
 

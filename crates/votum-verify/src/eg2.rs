@@ -1,0 +1,1131 @@
+//! An ElectionGuard 2.x record as egk-ec writes it (spec/65): a directory of JSON documents, read one at a
+//! time, ballots decoded and checked in parallel and merged in file order. The checks are V-EG2-01…19
+//! (spec/50.11), the specification's verification boxes 1–19; the functions that make them are in
+//! `checks::eg2`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use base64ct::{Base64, Encoding};
+use rand_core::OsRng;
+use rayon::prelude::*;
+use serde_json::{json, Value};
+use votum_arith::Integer;
+use votum_group::{Group, ModElement, ModScalar, ModpGroup};
+
+use crate::checks::eg2::{
+    check_guardians, check_joint_key, check_parameters, ContestData, Ct, Ctx, Guardian, Pair,
+    Parameters,
+};
+use crate::checks::Check;
+use crate::options::{Intermediates, Options, Progress};
+use crate::report::{Ledger, Report};
+
+/// Ballots decoded and checked per parallel batch (progress is told after each).
+const BATCH: usize = 256;
+
+/// Whether `path` is a directory holding an ElectionGuard 2.x record: `constants.json` beside an
+/// `election_config.json` whose `config_version` starts `2.`.
+pub fn is_eg2_record(path: &Path) -> bool {
+    if !path.is_dir() || !path.join("constants.json").is_file() {
+        return false;
+    }
+    read_json(&path.join("election_config.json"))
+        .ok()
+        .and_then(|v| v["config_version"].as_str().map(|s| s.starts_with("2.")))
+        .unwrap_or(false)
+}
+
+/// Reads at most 64 MiB of a JSON document (one ballot, the tally, the manifest are far smaller).
+fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    let name = file_name(path);
+    let meta = std::fs::metadata(path).map_err(|e| format!("{name}: {e}"))?;
+    if meta.len() > 64 << 20 {
+        return Err(format!("{name} is larger than 64 MiB"));
+    }
+    std::fs::read(path).map_err(|e| format!("{name}: {e}"))
+}
+
+fn read_json(path: &Path) -> Result<Value, String> {
+    let bytes = read_bytes(path)?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("{}: not JSON: {e}", file_name(path)))
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+// ---- field readers: each says which field is wrong ----
+
+fn text<'v>(v: &'v Value, field: &str) -> Result<&'v str, String> {
+    v[field]
+        .as_str()
+        .ok_or_else(|| format!("`{field}` is not a string"))
+}
+
+fn count(v: &Value, field: &str) -> Result<u32, String> {
+    v[field]
+        .as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| format!("`{field}` is not a count"))
+}
+
+fn b64(v: &Value, field: &str) -> Result<Vec<u8>, String> {
+    Base64::decode_vec(text(v, field)?).map_err(|_| format!("`{field}` is not base64"))
+}
+
+fn hash32(v: &Value, field: &str) -> Result<[u8; 32], String> {
+    b64(v, field)?
+        .try_into()
+        .map_err(|_| format!("`{field}` is not 32 bytes"))
+}
+
+/// An element as written: base64 of at most 512 bytes, in [1, p). Its subgroup membership is tested by
+/// the caller, in batches.
+fn element(group: &ModpGroup, v: &Value, field: &str) -> Result<ModElement, String> {
+    let bytes = b64(v, field)?;
+    if bytes.len() > group.element_len() {
+        return Err(format!("`{field}` is longer than p"));
+    }
+    let x = Integer::from_digits(&bytes, votum_arith::Order::Msf);
+    group
+        .element_in_range(&x)
+        .map(|e| e.into_unchecked_part())
+        .map_err(|_| format!("`{field}` is not in [1, p)"))
+}
+
+/// A scalar as written: base64 of at most 32 bytes, below q.
+fn scalar(group: &ModpGroup, v: &Value, field: &str) -> Result<ModScalar, String> {
+    let bytes = b64(v, field)?;
+    if bytes.len() > 32 {
+        return Err(format!("`{field}` is longer than 32 bytes"));
+    }
+    let x = Integer::from_digits(&bytes, votum_arith::Order::Msf);
+    group
+        .scalar(&x)
+        .map_err(|_| format!("`{field}` is not below q"))
+}
+
+fn pair(group: &ModpGroup, v: &Value) -> Result<Pair, String> {
+    Ok(Pair {
+        c: scalar(group, v, "challenge")?,
+        v: scalar(group, v, "response")?,
+    })
+}
+
+fn ciphertext(group: &ModpGroup, v: &Value) -> Result<Ct, String> {
+    Ok(Ct {
+        alpha: element(group, v, "pad")?,
+        beta: element(group, v, "data")?,
+    })
+}
+
+fn range_proof(group: &ModpGroup, v: &Value) -> Result<Vec<Pair>, String> {
+    v["proofs"]
+        .as_array()
+        .ok_or("the range proof has no `proofs` list")?
+        .iter()
+        .map(|p| pair(group, p))
+        .collect()
+}
+
+fn contest_data(group: &ModpGroup, v: &Value) -> Result<ContestData, String> {
+    Ok(ContestData {
+        c0: element(group, v, "c0")?,
+        c1: b64(v, "c1")?,
+        c2: hash32(v, "c2")?,
+    })
+}
+
+fn list<'v>(v: &'v Value, field: &str) -> Result<&'v Vec<Value>, String> {
+    v[field]
+        .as_array()
+        .ok_or_else(|| format!("`{field}` is not a list"))
+}
+
+// ---- the manifest ----
+
+struct ManifestContest {
+    sequence: u32,
+    district: String,
+    /// L: votes allowed in the contest
+    limit: u32,
+    /// R: votes allowed per option
+    option_limit: u32,
+    /// the options' ids in sequence order
+    options: Vec<String>,
+}
+
+struct Manifest {
+    contests: BTreeMap<String, ManifestContest>,
+    /// style id → its geopolitical units
+    styles: BTreeMap<String, BTreeSet<String>>,
+}
+
+fn manifest(v: &Value) -> Result<Manifest, String> {
+    let mut contests = BTreeMap::new();
+    for c in list(v, "contests")? {
+        let id = text(c, "object_id")?.to_owned();
+        let mut options: Vec<(u32, String)> = list(c, "ballot_selections")?
+            .iter()
+            .map(|s| {
+                Ok((
+                    count(s, "sequence_order")?,
+                    text(s, "object_id")?.to_owned(),
+                ))
+            })
+            .collect::<Result<_, String>>()
+            .map_err(|e| format!("contest {id}: {e}"))?;
+        options.sort();
+        let limit = |field: &str| match &c[field] {
+            Value::Null => Ok(1),
+            _ => count(c, field),
+        };
+        let mc = ManifestContest {
+            sequence: count(c, "sequence_order")?,
+            district: text(c, "electoral_district_id")?.to_owned(),
+            limit: limit("votes_allowed")?,
+            option_limit: limit("option_selection_limit")?,
+            options: options.into_iter().map(|(_, s)| s).collect(),
+        };
+        if contests.insert(id.clone(), mc).is_some() {
+            return Err(format!("contest {id} is listed twice"));
+        }
+    }
+    let mut styles = BTreeMap::new();
+    for s in list(v, "ballot_styles")? {
+        let units = list(s, "geopolitical_unit_ids")?
+            .iter()
+            .map(|u| {
+                u.as_str()
+                    .map(str::to_owned)
+                    .ok_or("a unit id is not a string")
+            })
+            .collect::<Result<_, _>>()?;
+        styles.insert(text(s, "object_id")?.to_owned(), units);
+    }
+    Ok(Manifest { contests, styles })
+}
+
+// ---- ballots ----
+
+struct Selection {
+    id: String,
+    ct: Ct,
+    proof: Vec<Pair>,
+}
+
+struct Contest {
+    id: String,
+    sequence: u32,
+    hash: [u8; 32],
+    selections: Vec<Selection>,
+    proof: Vec<Pair>,
+    data: ContestData,
+}
+
+struct Ballot {
+    id: String,
+    style: String,
+    state: String,
+    preencrypt: bool,
+    baux: Vec<u8>,
+    code: [u8; 32],
+    election_id: [u8; 32],
+    contests: Vec<Contest>,
+}
+
+fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
+    if !s.len().is_multiple_of(2) {
+        return Err("`code_baux` is not hexadecimal".into());
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| {
+            u8::from_str_radix(&s[i..i + 2], 16)
+                .map_err(|_| "`code_baux` is not hexadecimal".into())
+        })
+        .collect()
+}
+
+fn ballot(group: &ModpGroup, v: &Value) -> Result<Ballot, String> {
+    let contests = list(v, "contests")?
+        .iter()
+        .map(|c| {
+            let id = text(c, "contest_id")?.to_owned();
+            let selections = list(c, "selections")?
+                .iter()
+                .map(|s| {
+                    Ok(Selection {
+                        id: text(s, "selection_id")?.to_owned(),
+                        ct: ciphertext(group, &s["encrypted_vote"])?,
+                        proof: range_proof(group, &s["proof"])?,
+                    })
+                })
+                .collect::<Result<_, String>>()
+                .map_err(|e| format!("contest {id}: {e}"))?;
+            Ok(Contest {
+                sequence: count(c, "sequence_order")?,
+                hash: hash32(c, "contest_hash")?,
+                selections,
+                proof: range_proof(group, &c["proof"]).map_err(|e| format!("contest {id}: {e}"))?,
+                data: contest_data(group, &c["encrypted_contest_data"])
+                    .map_err(|e| format!("contest {id}: {e}"))?,
+                id,
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(Ballot {
+        id: text(v, "ballot_id")?.to_owned(),
+        style: text(v, "ballot_style_id")?.to_owned(),
+        state: text(v, "state")?.to_owned(),
+        preencrypt: v["is_preencrypt"].as_bool().unwrap_or(false),
+        baux: hex_bytes(text(v, "code_baux")?)?,
+        code: hash32(v, "confirmation_code")?,
+        election_id: hash32(v, "election_id")?,
+        contests,
+    })
+}
+
+/// Every element of a ballot in the order-q subgroup (one batched test, then one by one to name a bad one).
+fn members(group: &ModpGroup, ballot: &Ballot) -> Result<(), String> {
+    let mut all: Vec<(&ModElement, String)> = Vec::new();
+    for c in &ballot.contests {
+        for s in &c.selections {
+            all.push((&s.ct.alpha, format!("{}/{}: α", c.id, s.id)));
+            all.push((&s.ct.beta, format!("{}/{}: β", c.id, s.id)));
+        }
+        all.push((&c.data.c0, format!("{}: C₀", c.id)));
+    }
+    let refs: Vec<&ModElement> = all.iter().map(|(e, _)| *e).collect();
+    if group.members_hold(&refs, &mut OsRng) {
+        return Ok(());
+    }
+    let bad = all
+        .iter()
+        .find(|(e, _)| !group.is_member(e.value()))
+        .map_or_else(String::new, |(_, w)| w.clone());
+    Err(format!("{bad} is not in Z_p^r"))
+}
+
+/// What one ballot's checks found, with what the tally and the codes need of it.
+struct Checked {
+    file: String,
+    findings: Vec<(Check, String, String)>,
+    ballot: Option<Ballot>,
+}
+
+/// Checks one ballot (V-EG2-05, 06, 07, 15): runs on a rayon thread.
+fn check_ballot(ctx: &Ctx, m: &Manifest, file: String, doc: Result<Value, String>) -> Checked {
+    let mut findings = Vec::new();
+    let mut fail =
+        |check: Check, object: String, reason: String| findings.push((check, object, reason));
+    let b = match doc.and_then(|v| ballot(&ctx.group, &v)) {
+        Ok(b) => b,
+        Err(e) => {
+            fail(Check::Eg2v05, file.clone(), format!("does not read: {e}"));
+            return Checked {
+                file,
+                findings,
+                ballot: None,
+            };
+        }
+    };
+    let at = |what: &str| format!("{file}: {what}");
+    if b.election_id != ctx.he {
+        fail(Check::Eg2v05, at(&b.id), "`election_id` is not H_E".into());
+    }
+    if let Err(e) = members(&ctx.group, &b) {
+        fail(Check::Eg2v05, at(&b.id), e);
+    }
+    if b.preencrypt {
+        fail(
+            Check::Eg2v15,
+            at(&b.id),
+            "a pre-encrypted ballot: votum does not read these yet (spec/65.4)".into(),
+        );
+    }
+    let style = m.styles.get(&b.style);
+    if style.is_none() {
+        fail(
+            Check::Eg2v05,
+            at(&b.id),
+            format!("ballot style {:?} is not the manifest's", b.style),
+        );
+    }
+    let mut seen = BTreeSet::new();
+    let mut hashes = Vec::with_capacity(b.contests.len());
+    for c in &b.contests {
+        let here = at(&c.id);
+        hashes.push(c.hash);
+        let Some(mc) = m.contests.get(&c.id) else {
+            fail(Check::Eg2v05, here, "not a contest of the manifest".into());
+            continue;
+        };
+        if !seen.insert(c.id.as_str()) {
+            fail(Check::Eg2v05, here.clone(), "on the ballot twice".into());
+        }
+        if style.is_some_and(|units| !units.contains(&mc.district)) {
+            fail(
+                Check::Eg2v05,
+                here.clone(),
+                format!("not on ballot style {}", b.style),
+            );
+        }
+        if c.sequence != mc.sequence {
+            fail(
+                Check::Eg2v05,
+                here.clone(),
+                "its sequence order is not the manifest's".into(),
+            );
+        }
+        let ids: Vec<&str> = c.selections.iter().map(|s| s.id.as_str()).collect();
+        let want: Vec<&str> = mc.options.iter().map(String::as_str).collect();
+        if ids != want {
+            fail(
+                Check::Eg2v05,
+                here.clone(),
+                format!("its options {ids:?} are not the manifest's {want:?}"),
+            );
+        }
+        for s in &c.selections {
+            if let Err(e) = ctx.check_range(&s.ct, &s.proof, mc.option_limit) {
+                fail(Check::Eg2v05, format!("{here}/{}", s.id), e);
+            }
+        }
+        let sum = c.selections.iter().fold(
+            Ct {
+                alpha: ctx.group.identity(),
+                beta: ctx.group.identity(),
+            },
+            |acc, s| Ct {
+                alpha: ctx.group.op(&acc.alpha, &s.ct.alpha),
+                beta: ctx.group.op(&acc.beta, &s.ct.beta),
+            },
+        );
+        if let Err(e) = ctx.check_range(&sum, &c.proof, mc.limit) {
+            fail(Check::Eg2v06, here.clone(), e);
+        }
+        let cts: Vec<&Ct> = c.selections.iter().map(|s| &s.ct).collect();
+        if ctx.contest_hash(c.sequence, &cts) != c.hash {
+            fail(
+                Check::Eg2v07,
+                here,
+                "the contest hash χ_l does not recompute".into(),
+            );
+        }
+    }
+    if !b.preencrypt && ctx.confirmation_code(&hashes, &b.baux) != b.code {
+        fail(
+            Check::Eg2v07,
+            at(&b.id),
+            "the confirmation code does not recompute".into(),
+        );
+    }
+    Checked {
+        file,
+        findings,
+        ballot: Some(b),
+    }
+}
+
+/// The record's ballot files, device by device, each device's in natural order of their names.
+fn ballot_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let root = dir.join("encrypted_ballots");
+    if !root.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut devices: Vec<PathBuf> = std::fs::read_dir(&root)
+        .map_err(|e| format!("encrypted_ballots: {e}"))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    devices.sort();
+    let mut out = Vec::new();
+    for d in devices {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&d)
+            .map_err(|e| format!("{}: {e}", file_name(&d)))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| file_name(p).starts_with("eballot-") && file_name(p).ends_with(".json"))
+            .collect();
+        files.sort_by_key(|p| natural(&file_name(p)));
+        out.extend(files);
+    }
+    Ok(out)
+}
+
+/// A name's sort key with its digit runs compared as numbers (`id-2` before `id-10`).
+fn natural(name: &str) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut digits = String::new();
+    for ch in name.chars() {
+        if ch.is_ascii_digit() {
+            digits.push(ch);
+        } else {
+            if !digits.is_empty() {
+                out.push((
+                    std::mem::take(&mut text),
+                    digits.parse().unwrap_or(u64::MAX),
+                ));
+                digits.clear();
+            }
+            text.push(ch);
+        }
+    }
+    out.push((text, digits.parse().unwrap_or(0)));
+    out
+}
+
+/// Verifies an ElectionGuard 2.x record directory (spec/65). `options.progress` is told of the ballots
+/// checked after each batch and may stop the run.
+pub fn verify_eg2_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
+    let record = path.display().to_string();
+    let mut ledger = Ledger::new(&Check::EG2);
+    let mut out = Intermediates::default();
+    let mut progress = options.progress;
+    let ballots = match walk(path, &mut ledger, &mut out, &mut progress) {
+        Ok(n) => n,
+        Err((check, object, reason)) => {
+            ledger.error(check, &object, reason);
+            0
+        }
+    };
+    (ledger.finish(record, "egk-ec", ballots), out)
+}
+
+type Stop = (Check, String, String);
+
+fn error_at(check: Check, object: &str) -> impl Fn(String) -> Stop + '_ {
+    move |reason| (check, object.to_owned(), reason)
+}
+
+/// The whole walk; `Err` is an Error that ends it (a document the rest needs does not read).
+fn walk(
+    dir: &Path,
+    ledger: &mut Ledger,
+    out: &mut Intermediates,
+    progress: &mut Option<&mut dyn FnMut(Progress) -> ControlFlow<()>>,
+) -> Result<u64, Stop> {
+    // V-EG2-01: the parameters
+    let constants = read_json(&dir.join("constants.json"))
+        .map_err(error_at(Check::Eg2v01, "constants.json"))?;
+    let config = read_json(&dir.join("election_config.json"))
+        .map_err(error_at(Check::Eg2v01, "election_config.json"))?;
+    let manifest_bytes =
+        read_bytes(&dir.join("manifest.json")).map_err(error_at(Check::Eg2v01, "manifest.json"))?;
+    let group_type = constants["type"].as_str().unwrap_or("");
+    if group_type != "IntegerGroup" {
+        return Err((
+            Check::Eg2v01,
+            "constants.json".into(),
+            format!(
+                "the group is {group_type:?} ({}): votum reads 2.x records on the 4096-bit integer group only \
+                 so far (spec/65.1)",
+                constants["name"].as_str().unwrap_or("unnamed")
+            ),
+        ));
+    }
+    let group = ModpGroup::eg2_4096();
+    let hexnum = |field: &str| -> Result<Integer, Stop> {
+        constants["constants"][field]
+            .as_str()
+            .and_then(|s| Integer::from_str_radix(s, 16).ok())
+            .ok_or_else(|| {
+                (
+                    Check::Eg2v01,
+                    "constants.json".into(),
+                    format!("`{field}` is not hexadecimal"),
+                )
+            })
+    };
+    let (p, q, r, g) = (
+        hexnum("largePrime")?,
+        hexnum("smallPrime")?,
+        hexnum("cofactor")?,
+        hexnum("generator")?,
+    );
+    let cfg = error_at(Check::Eg2v01, "election_config.json");
+    let params = Parameters {
+        version: constants["protocolVersion"].as_str().unwrap_or(""),
+        p: &p,
+        q: &q,
+        r: &r,
+        g: &g,
+        n: count(&config, "number_of_guardians").map_err(&cfg)?,
+        k: count(&config, "quorum").map_err(&cfg)?,
+        hp: hash32(&config, "parameter_base_hash").map_err(&cfg)?,
+        hm: hash32(&config, "manifest_hash").map_err(&cfg)?,
+        hb: hash32(&config, "election_base_hash").map_err(&cfg)?,
+    };
+    check_parameters(ledger, &group, &params, &manifest_bytes);
+    let manifest_doc: Value = serde_json::from_slice(&manifest_bytes).map_err(|e| {
+        (
+            Check::Eg2v01,
+            "manifest.json".into(),
+            format!("not JSON: {e}"),
+        )
+    })?;
+    let m = manifest(&manifest_doc).map_err(error_at(Check::Eg2v01, "manifest.json"))?;
+    out.values
+        .insert("H_P".into(), json!(crate::report::hex(&params.hp)));
+    out.values
+        .insert("H_B".into(), json!(crate::report::hex(&params.hb)));
+
+    // V-EG2-02…04: the guardians, K, H_E
+    let init = error_at(Check::Eg2v02, "election_initialized.json");
+    let init_doc = read_json(&dir.join("election_initialized.json")).map_err(&init)?;
+    let k = element(&group, &init_doc, "joint_public_key").map_err(&init)?;
+    let he = hash32(&init_doc, "extended_base_hash").map_err(&init)?;
+    let mut guardians = Vec::new();
+    for gd in list(&init_doc, "guardians").map_err(&init)? {
+        let id = text(gd, "guardian_id").map_err(&init)?.to_owned();
+        let coefficients = list(gd, "coefficient_proofs")
+            .and_then(|l| {
+                l.iter()
+                    .map(|c| Ok((element(&group, c, "public_key")?, pair(&group, c)?)))
+                    .collect::<Result<Vec<_>, String>>()
+            })
+            .map_err(|e| (Check::Eg2v02, id.clone(), e))?;
+        guardians.push(Guardian {
+            x: count(gd, "x_coordinate").map_err(|e| (Check::Eg2v02, id.clone(), e))?,
+            id,
+            coefficients,
+        });
+    }
+    let mut keys: Vec<&ModElement> = guardians
+        .iter()
+        .flat_map(|g| g.coefficients.iter().map(|c| &c.0))
+        .collect();
+    keys.push(&k);
+    if !group.members_hold(&keys, &mut OsRng) {
+        return Err((
+            Check::Eg2v02,
+            "election_initialized.json".into(),
+            "a guardian's commitment or K is not in Z_p^r".into(),
+        ));
+    }
+    check_guardians(ledger, &group, &params.hp, &guardians, params.n, params.k);
+    check_joint_key(ledger, &group, &guardians, &k, &params.hb, &he);
+    out.values
+        .insert("H_E".into(), json!(crate::report::hex(&he)));
+    let ctx = Ctx::new(group.clone(), k, he);
+
+    // V-EG2-05…07, 15: the ballots, in parallel batches
+    if config["chain_confirmation_codes"]
+        .as_bool()
+        .unwrap_or(false)
+    {
+        ledger.error(
+            Check::Eg2v07,
+            "election_config.json",
+            "the record chains its confirmation codes: votum does not check chains yet (spec/65.4)",
+        );
+    }
+    let files = ballot_files(dir).map_err(error_at(Check::Eg2v05, "encrypted_ballots"))?;
+    let mut cast: BTreeMap<(String, String), Ct> = BTreeMap::new();
+    let mut cast_ids = BTreeSet::new();
+    let mut cast_contests = BTreeSet::new();
+    let mut by_id: BTreeMap<String, Recorded> = BTreeMap::new();
+    let mut codes: BTreeMap<[u8; 32], String> = BTreeMap::new();
+    let mut preencrypted = 0u64;
+    let mut done = 0u64;
+    for batch in files.chunks(BATCH) {
+        let checked: Vec<Checked> = batch
+            .par_iter()
+            .map(|f| check_ballot(&ctx, &m, file_name(f), read_json(f)))
+            .collect();
+        for c in checked {
+            done += 1;
+            for check in [Check::Eg2v05, Check::Eg2v06, Check::Eg2v07] {
+                ledger.examined(check, 1);
+            }
+            for (check, object, reason) in c.findings {
+                if check == Check::Eg2v15 {
+                    ledger.error(check, &object, reason);
+                } else {
+                    ledger.fail(check, &object, reason);
+                }
+            }
+            let Some(b) = c.ballot else { continue };
+            preencrypted += u64::from(b.preencrypt);
+            if let Some(other) = codes.insert(b.code, c.file.clone()) {
+                ledger.fail(
+                    Check::Eg2v07,
+                    &c.file,
+                    format!("its confirmation code is also {other}'s"),
+                );
+            }
+            let cts: Vec<(String, String, Ct)> = b
+                .contests
+                .iter()
+                .flat_map(|ct| {
+                    ct.selections
+                        .iter()
+                        .map(|s| (ct.id.clone(), s.id.clone(), s.ct.clone()))
+                })
+                .collect();
+            if b.state == "CAST" {
+                if !cast_ids.insert(b.id.clone()) {
+                    ledger.fail(
+                        Check::Eg2v08,
+                        &c.file,
+                        format!("ballot id {} is cast twice", b.id),
+                    );
+                }
+                for (contest, option, ct) in &cts {
+                    cast_contests.insert(contest.clone());
+                    let acc = cast
+                        .entry((contest.clone(), option.clone()))
+                        .or_insert_with(|| Ct {
+                            alpha: group.identity(),
+                            beta: group.identity(),
+                        });
+                    acc.alpha = group.op(&acc.alpha, &ct.alpha);
+                    acc.beta = group.op(&acc.beta, &ct.beta);
+                }
+            }
+            let data = b
+                .contests
+                .iter()
+                .map(|ct| (ct.id.clone(), ct.data.clone()))
+                .collect();
+            let recorded = Recorded {
+                state: b.state.clone(),
+                cts,
+                data,
+            };
+            if by_id.insert(b.id.clone(), recorded).is_some() {
+                ledger.fail(
+                    Check::Eg2v05,
+                    &c.file,
+                    format!("ballot id {} is used twice", b.id),
+                );
+            }
+        }
+        if let Some(hook) = progress.as_mut() {
+            if hook(Progress::Ballots(done)).is_break() {
+                return Err((
+                    Check::Eg2v05,
+                    "encrypted_ballots".into(),
+                    format!("the verification was stopped after {done} ballots"),
+                ));
+            }
+        }
+    }
+    if preencrypted == 0 {
+        for check in [
+            Check::Eg2v15,
+            Check::Eg2v16,
+            Check::Eg2v17,
+            Check::Eg2v18,
+            Check::Eg2v19,
+        ] {
+            ledger.examined(check, 0);
+            ledger.warn(
+                check,
+                "encrypted_ballots",
+                "no pre-encrypted ballot: nothing to check",
+            );
+        }
+    } else {
+        for check in [Check::Eg2v16, Check::Eg2v17, Check::Eg2v18, Check::Eg2v19] {
+            ledger.error(
+                check,
+                "encrypted_ballots",
+                format!("{preencrypted} pre-encrypted ballots not checked"),
+            );
+        }
+    }
+    out.values.insert("ballots".into(), json!(done));
+
+    // V-EG2-08: the encrypted tally
+    let tally_doc = read_json(&dir.join("encrypted_tally.json"))
+        .map_err(error_at(Check::Eg2v08, "encrypted_tally.json"))?;
+    let encrypted =
+        tally(&group, &tally_doc).map_err(error_at(Check::Eg2v08, "encrypted_tally.json"))?;
+    check_aggregation(
+        ledger,
+        &m,
+        &tally_doc,
+        &encrypted,
+        &cast,
+        &cast_ids,
+        &cast_contests,
+    );
+
+    // V-EG2-09…11: the decrypted tally
+    let decrypted_doc =
+        read_json(&dir.join("tally.json")).map_err(error_at(Check::Eg2v09, "tally.json"))?;
+    ledger.examined(Check::Eg2v11, 0);
+    let with_data = ledger.checked(Check::Eg2v11);
+    let counts = check_decryption(
+        ledger,
+        &ctx,
+        &m,
+        "tally.json",
+        &decrypted_doc,
+        Some(&encrypted),
+        None,
+    );
+    out.values.insert("tally".into(), counts);
+    if ledger.checked(Check::Eg2v11) == with_data {
+        ledger.warn(
+            Check::Eg2v11,
+            "tally.json",
+            "the tally decrypts no contest data: nothing to check",
+        );
+    }
+
+    // V-EG2-12…14: the challenged ballots
+    ledger.examined(Check::Eg2v12, 0);
+    ledger.examined(Check::Eg2v13, 0);
+    ledger.examined(Check::Eg2v14, 0);
+    let challenged = dir.join("challenged_ballots");
+    let mut decrypted = BTreeSet::new();
+    if challenged.is_dir() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&challenged)
+            .map_err(|e| (Check::Eg2v12, "challenged_ballots".into(), e.to_string()))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| file_name(p).ends_with(".json"))
+            .collect();
+        files.sort_by_key(|p| natural(&file_name(p)));
+        for f in files {
+            let name = file_name(&f);
+            match read_json(&f) {
+                Ok(doc) => {
+                    let id = doc["id"].as_str().unwrap_or("").to_owned();
+                    match by_id.get(&id) {
+                        Some(r) if r.state == "CHALLENGED" || r.state == "SPOILED" => {
+                            decrypted.insert(id.clone());
+                            let _ = check_decryption(ledger, &ctx, &m, &name, &doc, None, Some(r));
+                        }
+                        Some(r) => ledger.fail(
+                            Check::Eg2v12,
+                            &name,
+                            format!(
+                                "ballot {id} is {}, not challenged: it must not be decrypted",
+                                r.state
+                            ),
+                        ),
+                        None => ledger.fail(
+                            Check::Eg2v12,
+                            &name,
+                            format!("ballot {id} is not in the record"),
+                        ),
+                    }
+                }
+                Err(e) => ledger.fail(Check::Eg2v12, &name, e),
+            }
+        }
+    }
+    for (id, r) in &by_id {
+        if r.state == "CHALLENGED" && !decrypted.contains(id) {
+            ledger.fail(
+                Check::Eg2v12,
+                id,
+                "a challenged ballot with no decryption in challenged_ballots",
+            );
+        }
+    }
+    Ok(done)
+}
+
+/// What the record holds of a ballot, for its decryption if it is challenged.
+struct Recorded {
+    state: String,
+    /// (contest, option, (α, β))
+    cts: Vec<(String, String, Ct)>,
+    /// (contest, its contest data)
+    data: Vec<(String, ContestData)>,
+}
+
+/// The encrypted tally: (contest, option) → (A, B).
+fn tally(group: &ModpGroup, v: &Value) -> Result<BTreeMap<(String, String), Ct>, String> {
+    let mut out = BTreeMap::new();
+    for c in list(v, "contests")? {
+        let contest = text(c, "contest_id")?;
+        for s in list(c, "selections")? {
+            let option = text(s, "selection_id")?;
+            let ct = ciphertext(group, &s["encrypted_vote"])
+                .map_err(|e| format!("{contest}/{option}: {e}"))?;
+            if !group.members_hold(&[&ct.alpha, &ct.beta], &mut OsRng) {
+                return Err(format!("{contest}/{option}: not in Z_p^r"));
+            }
+            if out
+                .insert((contest.to_owned(), option.to_owned()), ct)
+                .is_some()
+            {
+                return Err(format!("{contest}/{option} is listed twice"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// V-EG2-08 (2.0 box 8).
+fn check_aggregation(
+    ledger: &mut Ledger,
+    m: &Manifest,
+    doc: &Value,
+    encrypted: &BTreeMap<(String, String), Ct>,
+    cast: &BTreeMap<(String, String), Ct>,
+    cast_ids: &BTreeSet<String>,
+    cast_contests: &BTreeSet<String>,
+) {
+    let file = "encrypted_tally.json";
+    let listed: BTreeSet<String> = doc["cast_ballot_ids"]
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .filter_map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    if listed != *cast_ids {
+        let missing = cast_ids.difference(&listed).count();
+        let extra = listed.difference(cast_ids).count();
+        ledger.fail(
+            Check::Eg2v08,
+            file,
+            format!("its cast ballot ids are not the record's cast ballots ({missing} missing, {extra} not cast)"),
+        );
+    }
+    for (key, ct) in encrypted {
+        ledger.examined(Check::Eg2v08, 1);
+        let known = m
+            .contests
+            .get(&key.0)
+            .is_some_and(|c| c.options.contains(&key.1));
+        if !known {
+            ledger.fail(
+                Check::Eg2v08,
+                &format!("{}/{}", key.0, key.1),
+                "not an option of the manifest",
+            );
+            continue;
+        }
+        let want = cast.get(key);
+        let matches = match want {
+            Some(w) => w == ct,
+            None => ct.alpha == ct.beta && ct.alpha.value() == &1,
+        };
+        if !matches {
+            ledger.fail(
+                Check::Eg2v08,
+                &format!("{}/{}", key.0, key.1),
+                "(A, B) is not the product of the cast ballots' encryptions",
+            );
+        }
+    }
+    for key in cast.keys() {
+        if !encrypted.contains_key(key) {
+            ledger.fail(
+                Check::Eg2v08,
+                &format!("{}/{}", key.0, key.1),
+                "cast but not in the tally",
+            );
+        }
+    }
+    for contest in cast_contests {
+        if !encrypted.keys().any(|k| &k.0 == contest) {
+            ledger.fail(
+                Check::Eg2v08,
+                contest,
+                "on cast ballots but not in the tally",
+            );
+        }
+    }
+}
+
+/// V-EG2-09…11 (the tally, `encrypted` given) or V-EG2-12…14 (a challenged ballot, `ballot` given: its
+/// ciphertexts as cast). Returns the counts, contest → option → t.
+fn check_decryption(
+    ledger: &mut Ledger,
+    ctx: &Ctx,
+    m: &Manifest,
+    file: &str,
+    doc: &Value,
+    encrypted: Option<&BTreeMap<(String, String), Ct>>,
+    ballot: Option<&Recorded>,
+) -> Value {
+    let is_ballot = ballot.is_some();
+    let (proof_check, value_check, data_check) = if is_ballot {
+        (Check::Eg2v12, Check::Eg2v13, Check::Eg2v14)
+    } else {
+        (Check::Eg2v09, Check::Eg2v10, Check::Eg2v11)
+    };
+    let g = &ctx.group;
+    let mut counts = serde_json::Map::new();
+    if doc["election_id"]
+        .as_str()
+        .and_then(|s| Base64::decode_vec(s).ok())
+        .as_deref()
+        != Some(&ctx.he[..])
+    {
+        ledger.fail(proof_check, file, "`election_id` is not H_E");
+    }
+    let Ok(contests) = list(doc, "contests") else {
+        ledger.fail(proof_check, file, "`contests` is not a list");
+        return Value::Null;
+    };
+    let mut seen_contests = BTreeSet::new();
+    for c in contests {
+        let Ok(cid) = text(c, "contest_id") else {
+            ledger.fail(value_check, file, "a contest without an id");
+            continue;
+        };
+        let here = format!("{file}: {cid}");
+        let Some(mc) = m.contests.get(cid) else {
+            ledger.fail(value_check, &here, "not a contest of the manifest");
+            continue;
+        };
+        if !seen_contests.insert(cid.to_owned()) {
+            ledger.fail(value_check, &here, "listed twice");
+        }
+        let mut options = serde_json::Map::new();
+        let mut sum = 0u64;
+        let mut seen = BTreeSet::new();
+        for s in c["selections"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            ledger.examined(proof_check, 1);
+            ledger.examined(value_check, 1);
+            let sid = s["selection_id"].as_str().unwrap_or("");
+            let at = format!("{here}/{sid}");
+            if !mc.options.iter().any(|o| o == sid) || !seen.insert(sid.to_owned()) {
+                ledger.fail(
+                    value_check,
+                    &at,
+                    "not an option of the contest, or listed twice",
+                );
+                continue;
+            }
+            let read = (|| -> Result<(Ct, ModElement, Pair, u64), String> {
+                let ct = ciphertext(g, &s["encrypted_vote"])?;
+                let t = element(g, s, "b_over_m")?;
+                let proof = pair(g, &s["proof"])?;
+                let value = s["tally"].as_u64().ok_or("`tally` is not a count")?;
+                if !g.members_hold(&[&ct.alpha, &ct.beta, &t], &mut OsRng) {
+                    return Err("(A, B) or T is not in Z_p^r".into());
+                }
+                Ok((ct, t, proof, value))
+            })();
+            let (ct, t, proof, value) = match read {
+                Ok(x) => x,
+                Err(e) => {
+                    ledger.fail(proof_check, &at, e);
+                    continue;
+                }
+            };
+            let source = match (encrypted, ballot) {
+                (Some(e), _) => e.get(&(cid.to_owned(), sid.to_owned())).cloned(),
+                (_, Some(b)) => b
+                    .cts
+                    .iter()
+                    .find(|(c2, s2, _)| c2 == cid && s2 == sid)
+                    .map(|x| x.2.clone()),
+                _ => None,
+            };
+            if source.as_ref() != Some(&ct) {
+                ledger.fail(
+                    proof_check,
+                    &at,
+                    if is_ballot {
+                        "its (α, β) are not the ballot's as recorded"
+                    } else {
+                        "its (A, B) are not the encrypted tally's"
+                    },
+                );
+            }
+            if !ctx.check_decryption(&ct, &t, &proof) {
+                ledger.fail(
+                    proof_check,
+                    &at,
+                    "the decryption proof's challenge does not recompute",
+                );
+            }
+            if ctx.k_pow(value) != t {
+                ledger.fail(value_check, &at, format!("T is not K^{value}"));
+            }
+            if is_ballot && value > u64::from(mc.option_limit) {
+                ledger.fail(
+                    value_check,
+                    &at,
+                    format!("vote {value} above the option limit {}", mc.option_limit),
+                );
+            }
+            sum += value;
+            options.insert(sid.to_owned(), json!(value));
+        }
+        for o in &mc.options {
+            if !seen.contains(o) {
+                ledger.fail(
+                    value_check,
+                    &format!("{here}/{o}"),
+                    "an option of the manifest missing",
+                );
+            }
+        }
+        if is_ballot && sum > u64::from(mc.limit) {
+            ledger.fail(
+                value_check,
+                &here,
+                format!("{sum} votes above the contest limit {}", mc.limit),
+            );
+        }
+        if let Some(d) = c.get("decrypted_contest_data").filter(|d| !d.is_null()) {
+            ledger.examined(data_check, 1);
+            let read = (|| -> Result<(ContestData, ModElement, Pair), String> {
+                let data = contest_data(g, &d["encrypted_contest_data"])?;
+                let beta = element(g, d, "beta")?;
+                if !g.members_hold(&[&data.c0, &beta], &mut OsRng) {
+                    return Err("C₀ or β is not in Z_p^r".into());
+                }
+                Ok((data, beta, pair(g, &d["proof"])?))
+            })();
+            match read {
+                Ok((data, beta, proof)) => {
+                    let recorded =
+                        ballot.map(|b| b.data.iter().find(|(c2, _)| c2 == cid).map(|x| &x.1));
+                    if recorded.is_some_and(|r| r != Some(&data)) {
+                        ledger.fail(
+                            data_check,
+                            &here,
+                            "its contest data is not the ballot's as recorded",
+                        );
+                    }
+                    if !ctx.check_data_decryption(&data, &beta, &proof) {
+                        ledger.fail(
+                            data_check,
+                            &here,
+                            "the contest data's decryption proof does not recompute",
+                        );
+                    }
+                }
+                Err(e) => ledger.fail(data_check, &here, e),
+            }
+        }
+        counts.insert(cid.to_owned(), Value::Object(options));
+    }
+    if !is_ballot {
+        for id in m.contests.keys() {
+            if !seen_contests.contains(id) {
+                ledger.fail(
+                    value_check,
+                    &format!("{file}: {id}"),
+                    "a contest of the manifest missing",
+                );
+            }
+        }
+    }
+    Value::Object(counts)
+}

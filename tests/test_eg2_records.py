@@ -1,0 +1,43 @@
+"""ElectionGuard 2.x records (spec/65, checks V-EG2-01..19) through votum's front doors.
+
+`votum verify` and `votum.verifier.verify` read egk-ec's published record (vectors/eg2), detected from its
+files or named with `--format electionguard2`. The tampered copies are in crates/votum-verify/tests/eg2.rs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from typer.testing import CliRunner
+from votum.cli import app
+from votum.verifier import verify
+
+RECORD = Path(__file__).resolve().parent.parent / "vectors" / "eg2" / "egk-ec-all-available"
+
+
+def test_egk_ecs_record_passes_from_the_command_line_with_its_counts(tmp_path: Path) -> None:
+    out = CliRunner().invoke(
+        app, ["verify", "--json", "--dump-intermediates", str(tmp_path), str(RECORD)]
+    )
+    assert out.exit_code == 0, out.output
+    body = json.loads(out.output)
+    statuses = {c["id"]: c["status"] for c in body["checks"]}
+    assert set(statuses) == {f"V-EG2-{i:02d}" for i in range(1, 20)}
+    assert set(statuses.values()) == {"pass"}
+    values = json.loads((tmp_path / "intermediates.json").read_text())
+    assert values["ballots"] == 42
+    assert values["tally"]["contest1"]["selection1"] == 7
+
+
+def test_a_changed_count_fails_and_a_directory_of_another_kind_is_an_error(tmp_path: Path) -> None:
+    record = tmp_path / "record"
+    shutil.copytree(RECORD, record)
+    tally = json.loads((record / "tally.json").read_text())
+    tally["contests"][0]["selections"][0]["tally"] += 1
+    (record / "tally.json").write_text(json.dumps(tally))
+    report = verify(record, format="electionguard2")
+    assert report.not_passed() == ["V-EG2-10"]
+    (record / "constants.json").unlink()
+    out = CliRunner().invoke(app, ["verify", "--format", "electionguard2", str(record)])
+    assert out.exit_code == 1 and "V-EG2-01" in out.output
