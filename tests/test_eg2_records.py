@@ -17,9 +17,7 @@ RECORD = Path(__file__).resolve().parent.parent / "vectors" / "eg2" / "egk-ec-al
 
 
 def test_egk_ecs_record_passes_from_the_command_line_with_its_counts(tmp_path: Path) -> None:
-    out = CliRunner().invoke(
-        app, ["verify", "--json", "--dump-intermediates", str(tmp_path), str(RECORD)]
-    )
+    out = CliRunner().invoke(app, ["verify", "--json", "--dump-intermediates", str(tmp_path), str(RECORD)])
     assert out.exit_code == 0, out.output
     body = json.loads(out.output)
     statuses = {c["id"]: c["status"] for c in body["checks"]}
@@ -28,6 +26,14 @@ def test_egk_ecs_record_passes_from_the_command_line_with_its_counts(tmp_path: P
     values = json.loads((tmp_path / "intermediates.json").read_text())
     assert values["ballots"] == 42
     assert values["tally"]["contest1"]["selection1"] == 7
+    # the result printed is the verified one: contest1's options with their counts, and the tally's digest
+    result = body["result"]
+    assert result["label"] == "tally.json SHA-256" and len(result["digest"]) == 64
+    contest1 = next(c for c in result["contests"] if c["contest_id"] == "contest1")
+    assert contest1["selections"][0]["votes"] == 7
+    assert "33 ballots cast" in contest1["notes"][0]
+    text = CliRunner().invoke(app, ["verify", str(RECORD)])
+    assert text.exit_code == 0 and "tally.json SHA-256" in text.output
 
 
 def test_a_changed_count_fails_and_a_directory_of_another_kind_is_an_error(tmp_path: Path) -> None:

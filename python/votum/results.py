@@ -59,6 +59,13 @@ def verified_result(report: VerificationReport, record: Path) -> VerifiedResult 
         cast = values.get("cast")
         contests = _eg_contests(values["counts"], _manifest(record), cast if isinstance(cast, int) else None)
         return VerifiedResult("record digest", digest, contests)
+    if report.readable == "V-EG2-01":
+        digest = values.get("tally_sha256")
+        if not isinstance(digest, str) or not isinstance(values.get("counts"), dict):
+            return None
+        cast = values.get("cast")
+        contests = _eg_contests(values["counts"], _manifest(record), cast if isinstance(cast, int) else None)
+        return VerifiedResult("tally.json SHA-256", digest, contests)
     if report.readable == "V-IVXV-01":
         digest = values.get("proof_file_sha256")
         counts = values.get("counts")

@@ -12,12 +12,14 @@
 //! `Element` or `Scalar` obtained through this crate is always valid.
 
 mod modp;
+mod nist_p256;
 mod params;
 mod ristretto;
 
 #[cfg(feature = "secret")]
 pub use modp::secret_power_failed;
 pub use modp::{InRange, ModElement, ModScalar, ModpGroup};
+pub use nist_p256::P256;
 pub use ristretto::Ristretto255;
 pub use votum_arith::{Integer, Order};
 
@@ -92,6 +94,8 @@ pub enum GroupId {
     ChvoteId2048,
     /// ElectionGuard 2.x's 4096-bit group (spec/65.1): read in 2.x records; not yet offered elsewhere.
     Eg2_4096,
+    /// NIST P-256 (spec/10.5): ElectionGuard 2.x's elliptic-curve profile; not yet offered elsewhere.
+    P256,
 }
 
 impl GroupId {
@@ -119,6 +123,7 @@ impl GroupId {
             GroupId::ChvoteId1024 => "chvote-id-1024",
             GroupId::ChvoteId2048 => "chvote-id-2048",
             GroupId::Eg2_4096 => "eg2-4096",
+            GroupId::P256 => "p256",
         }
     }
 

@@ -255,6 +255,7 @@ impl ModpGroup {
             GroupId::ChvoteId1024 => Self::chvote_identification(1024),
             GroupId::ChvoteId2048 => Self::chvote_identification(2048),
             GroupId::Eg2_4096 => Some(Self::eg2_4096()),
+            GroupId::P256 => None,
             GroupId::Ristretto255 => None,
         }
     }
@@ -915,6 +916,10 @@ mod tests {
             hex[64..].starts_with("b17217f7d1cf79ab"),
             "the bits of ln 2"
         );
+        // r = 2·r′ with r′ prime: after the Jacobi symbol, a batched membership test is sound (spec/65.1)
+        let r_half = Integer::from(g.cofactor() >> 1u32);
+        assert_eq!(Integer::from(&r_half << 1u32), *g.cofactor());
+        assert_ne!(r_half.is_probably_prime(25), rug::integer::IsPrime::No);
         assert_ne!(&p, ModpGroup::eg_4096().p());
         assert_eq!(ModpGroup::of_id(GroupId::Eg2_4096), Some(g));
     }

@@ -8,15 +8,15 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use base64ct::{Base64, Encoding};
-use rand_core::OsRng;
 use rayon::prelude::*;
 use serde_json::{json, Value};
+use sha2::Digest;
 use votum_arith::Integer;
-use votum_group::{Group, ModElement, ModScalar, ModpGroup};
+use votum_group::{Group, ModpGroup, P256};
 
 use crate::checks::eg2::{
-    check_guardians, check_joint_key, check_parameters, ContestData, Ct, Ctx, Guardian, Pair,
-    Parameters,
+    check_guardians, check_joint_key, check_parameters, fixed, ContestData, Ct, Ctx, Eg2Group,
+    Guardian, Pair, Parameters,
 };
 use crate::checks::Check;
 use crate::options::{Intermediates, Options, Progress};
@@ -83,47 +83,36 @@ fn hash32(v: &Value, field: &str) -> Result<[u8; 32], String> {
         .map_err(|_| format!("`{field}` is not 32 bytes"))
 }
 
-/// An element as written: base64 of at most 512 bytes, in [1, p). Its subgroup membership is tested by
-/// the caller, in batches.
-fn element(group: &ModpGroup, v: &Value, field: &str) -> Result<ModElement, String> {
-    let bytes = b64(v, field)?;
-    if bytes.len() > group.element_len() {
-        return Err(format!("`{field}` is longer than p"));
-    }
-    let x = Integer::from_digits(&bytes, votum_arith::Order::Msf);
+/// An element as written: base64 of the writer's encoding. Its subgroup membership is tested by the
+/// caller, in batches.
+fn element<G: Eg2Group>(group: &G, v: &Value, field: &str) -> Result<G::Element, String> {
     group
-        .element_in_range(&x)
-        .map(|e| e.into_unchecked_part())
-        .map_err(|_| format!("`{field}` is not in [1, p)"))
+        .read_element(&b64(v, field)?)
+        .map_err(|e| format!("`{field}` is {e}"))
 }
 
 /// A scalar as written: base64 of at most 32 bytes, below q.
-fn scalar(group: &ModpGroup, v: &Value, field: &str) -> Result<ModScalar, String> {
-    let bytes = b64(v, field)?;
-    if bytes.len() > 32 {
-        return Err(format!("`{field}` is longer than 32 bytes"));
-    }
-    let x = Integer::from_digits(&bytes, votum_arith::Order::Msf);
+fn scalar<G: Eg2Group>(group: &G, v: &Value, field: &str) -> Result<G::Scalar, String> {
     group
-        .scalar(&x)
-        .map_err(|_| format!("`{field}` is not below q"))
+        .read_scalar(&b64(v, field)?)
+        .map_err(|e| format!("`{field}` is {e}"))
 }
 
-fn pair(group: &ModpGroup, v: &Value) -> Result<Pair, String> {
+fn pair<G: Eg2Group>(group: &G, v: &Value) -> Result<Pair<G>, String> {
     Ok(Pair {
         c: scalar(group, v, "challenge")?,
         v: scalar(group, v, "response")?,
     })
 }
 
-fn ciphertext(group: &ModpGroup, v: &Value) -> Result<Ct, String> {
+fn ciphertext<G: Eg2Group>(group: &G, v: &Value) -> Result<Ct<G>, String> {
     Ok(Ct {
         alpha: element(group, v, "pad")?,
         beta: element(group, v, "data")?,
     })
 }
 
-fn range_proof(group: &ModpGroup, v: &Value) -> Result<Vec<Pair>, String> {
+fn range_proof<G: Eg2Group>(group: &G, v: &Value) -> Result<Vec<Pair<G>>, String> {
     v["proofs"]
         .as_array()
         .ok_or("the range proof has no `proofs` list")?
@@ -132,7 +121,7 @@ fn range_proof(group: &ModpGroup, v: &Value) -> Result<Vec<Pair>, String> {
         .collect()
 }
 
-fn contest_data(group: &ModpGroup, v: &Value) -> Result<ContestData, String> {
+fn contest_data<G: Eg2Group>(group: &G, v: &Value) -> Result<ContestData<G>, String> {
     Ok(ContestData {
         c0: element(group, v, "c0")?,
         c1: b64(v, "c1")?,
@@ -212,22 +201,22 @@ fn manifest(v: &Value) -> Result<Manifest, String> {
 
 // ---- ballots ----
 
-struct Selection {
+struct Selection<G: Group> {
     id: String,
-    ct: Ct,
-    proof: Vec<Pair>,
+    ct: Ct<G>,
+    proof: Vec<Pair<G>>,
 }
 
-struct Contest {
+struct Contest<G: Group> {
     id: String,
     sequence: u32,
     hash: [u8; 32],
-    selections: Vec<Selection>,
-    proof: Vec<Pair>,
-    data: ContestData,
+    selections: Vec<Selection<G>>,
+    proof: Vec<Pair<G>>,
+    data: ContestData<G>,
 }
 
-struct Ballot {
+struct Ballot<G: Group> {
     id: String,
     style: String,
     state: String,
@@ -235,7 +224,7 @@ struct Ballot {
     baux: Vec<u8>,
     code: [u8; 32],
     election_id: [u8; 32],
-    contests: Vec<Contest>,
+    contests: Vec<Contest<G>>,
 }
 
 fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
@@ -251,7 +240,7 @@ fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
         .collect()
 }
 
-fn ballot(group: &ModpGroup, v: &Value) -> Result<Ballot, String> {
+fn ballot<G: Eg2Group>(group: &G, v: &Value) -> Result<Ballot<G>, String> {
     let contests = list(v, "contests")?
         .iter()
         .map(|c| {
@@ -291,8 +280,8 @@ fn ballot(group: &ModpGroup, v: &Value) -> Result<Ballot, String> {
 }
 
 /// Every element of a ballot in the order-q subgroup (one batched test, then one by one to name a bad one).
-fn members(group: &ModpGroup, ballot: &Ballot) -> Result<(), String> {
-    let mut all: Vec<(&ModElement, String)> = Vec::new();
+fn members<G: Eg2Group>(group: &G, ballot: &Ballot<G>) -> Result<(), String> {
+    let mut all: Vec<(&G::Element, String)> = Vec::new();
     for c in &ballot.contests {
         for s in &c.selections {
             all.push((&s.ct.alpha, format!("{}/{}: α", c.id, s.id)));
@@ -300,26 +289,31 @@ fn members(group: &ModpGroup, ballot: &Ballot) -> Result<(), String> {
         }
         all.push((&c.data.c0, format!("{}: C₀", c.id)));
     }
-    let refs: Vec<&ModElement> = all.iter().map(|(e, _)| *e).collect();
-    if group.members_hold(&refs, &mut OsRng) {
+    let refs: Vec<&G::Element> = all.iter().map(|(e, _)| *e).collect();
+    if group.all_members(&refs) {
         return Ok(());
     }
     let bad = all
         .iter()
-        .find(|(e, _)| !group.is_member(e.value()))
+        .find(|(e, _)| !group.all_members(&[e]))
         .map_or_else(String::new, |(_, w)| w.clone());
     Err(format!("{bad} is not in Z_p^r"))
 }
 
 /// What one ballot's checks found, with what the tally and the codes need of it.
-struct Checked {
+struct Checked<G: Group> {
     file: String,
     findings: Vec<(Check, String, String)>,
-    ballot: Option<Ballot>,
+    ballot: Option<Ballot<G>>,
 }
 
 /// Checks one ballot (V-EG2-05, 06, 07, 15): runs on a rayon thread.
-fn check_ballot(ctx: &Ctx, m: &Manifest, file: String, doc: Result<Value, String>) -> Checked {
+fn check_ballot<G: Eg2Group>(
+    ctx: &Ctx<G>,
+    m: &Manifest,
+    file: String,
+    doc: Result<Value, String>,
+) -> Checked<G> {
     let mut findings = Vec::new();
     let mut fail =
         |check: Check, object: String, reason: String| findings.push((check, object, reason));
@@ -409,7 +403,7 @@ fn check_ballot(ctx: &Ctx, m: &Manifest, file: String, doc: Result<Value, String
         if let Err(e) = ctx.check_range(&sum, &c.proof, mc.limit) {
             fail(Check::Eg2v06, here.clone(), e);
         }
-        let cts: Vec<&Ct> = c.selections.iter().map(|s| &s.ct).collect();
+        let cts: Vec<&Ct<G>> = c.selections.iter().map(|s| &s.ct).collect();
         if ctx.contest_hash(c.sequence, &cts) != c.hash {
             fail(
                 Check::Eg2v07,
@@ -519,19 +513,6 @@ fn walk(
         .map_err(error_at(Check::Eg2v01, "election_config.json"))?;
     let manifest_bytes =
         read_bytes(&dir.join("manifest.json")).map_err(error_at(Check::Eg2v01, "manifest.json"))?;
-    let group_type = constants["type"].as_str().unwrap_or("");
-    if group_type != "IntegerGroup" {
-        return Err((
-            Check::Eg2v01,
-            "constants.json".into(),
-            format!(
-                "the group is {group_type:?} ({}): votum reads 2.x records on the 4096-bit integer group only \
-                 so far (spec/65.1)",
-                constants["name"].as_str().unwrap_or("unnamed")
-            ),
-        ));
-    }
-    let group = ModpGroup::eg2_4096();
     let hexnum = |field: &str| -> Result<Integer, Stop> {
         constants["constants"][field]
             .as_str()
@@ -544,27 +525,81 @@ fn walk(
                 )
             })
     };
-    let (p, q, r, g) = (
-        hexnum("largePrime")?,
-        hexnum("smallPrime")?,
-        hexnum("cofactor")?,
-        hexnum("generator")?,
-    );
     let cfg = error_at(Check::Eg2v01, "election_config.json");
-    let params = Parameters {
+    let mut params = Parameters {
         version: constants["protocolVersion"].as_str().unwrap_or(""),
-        p: &p,
-        q: &q,
-        r: &r,
-        g: &g,
+        standard: Vec::new(),
+        hashed: Vec::new(),
         n: count(&config, "number_of_guardians").map_err(&cfg)?,
         k: count(&config, "quorum").map_err(&cfg)?,
         hp: hash32(&config, "parameter_base_hash").map_err(&cfg)?,
         hm: hash32(&config, "manifest_hash").map_err(&cfg)?,
         hb: hash32(&config, "election_base_hash").map_err(&cfg)?,
     };
-    check_parameters(ledger, &group, &params, &manifest_bytes);
-    let manifest_doc: Value = serde_json::from_slice(&manifest_bytes).map_err(|e| {
+    match constants["type"].as_str().unwrap_or("") {
+        "IntegerGroup" => {
+            let group = ModpGroup::eg2_4096();
+            let (p, q, r, g) = (
+                hexnum("largePrime")?,
+                hexnum("smallPrime")?,
+                hexnum("cofactor")?,
+                hexnum("generator")?,
+            );
+            params.standard = vec![
+                ("p", &p == group.p()),
+                ("q", &q == group.order()),
+                ("r", &r == group.cofactor()),
+                ("g", &g == group.generator().value()),
+            ];
+            params.hashed = vec![fixed(&p, 512), fixed(&q, 32), fixed(&g, 512)];
+            walk_in(group, dir, &config, &manifest_bytes, &params, ledger, out, progress)
+        }
+        "EllipticCurve" if constants["name"].as_str() == Some("P-256") => {
+            // P-256's published constants (SEC 2, FIPS 186-4)
+            let want = |hex: &str| Integer::from_str_radix(hex, 16).unwrap_or_default();
+            let named = [
+                ("a", "ffffffff00000001000000000000000000000000fffffffffffffffffffffffc"),
+                ("b", "5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b"),
+                ("primeModulus", "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff"),
+                ("g.x", "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"),
+                ("g.y", "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5"),
+                ("h", "1"),
+            ];
+            let order = hexnum("order")?;
+            params.standard.push(("order", &order == P256.order()));
+            for (name, hex) in named {
+                let got = hexnum(name)?;
+                params.standard.push((name, got == want(hex)));
+                params.hashed.push(fixed(&got, 32));
+            }
+            walk_in(P256, dir, &config, &manifest_bytes, &params, ledger, out, progress)
+        }
+        other => Err((
+            Check::Eg2v01,
+            "constants.json".into(),
+            format!(
+                "the group is {other:?} ({}): votum reads 2.x records on the 4096-bit integer group and on \
+                 P-256 (spec/65.1)",
+                constants["name"].as_str().unwrap_or("unnamed")
+            ),
+        )),
+    }
+}
+
+/// The walk once the group is known (spec/65.1): every check of the record.
+#[allow(clippy::too_many_arguments)]
+fn walk_in<G: Eg2Group>(
+    group: G,
+    dir: &Path,
+    config: &Value,
+    manifest_bytes: &[u8],
+    params: &Parameters<'_>,
+    ledger: &mut Ledger,
+    out: &mut Intermediates,
+    progress: &mut Option<&mut dyn FnMut(Progress) -> ControlFlow<()>>,
+) -> Result<u64, Stop> {
+    check_parameters(ledger, params, manifest_bytes);
+    let manifest_doc: Value = serde_json::from_slice(manifest_bytes).map_err(|e| {
         (
             Check::Eg2v01,
             "manifest.json".into(),
@@ -598,12 +633,12 @@ fn walk(
             coefficients,
         });
     }
-    let mut keys: Vec<&ModElement> = guardians
+    let mut keys: Vec<&G::Element> = guardians
         .iter()
         .flat_map(|g| g.coefficients.iter().map(|c| &c.0))
         .collect();
     keys.push(&k);
-    if !group.members_hold(&keys, &mut OsRng) {
+    if !group.all_members(&keys) {
         return Err((
             Check::Eg2v02,
             "election_initialized.json".into(),
@@ -628,15 +663,17 @@ fn walk(
         );
     }
     let files = ballot_files(dir).map_err(error_at(Check::Eg2v05, "encrypted_ballots"))?;
-    let mut cast: BTreeMap<(String, String), Ct> = BTreeMap::new();
-    let mut cast_ids = BTreeSet::new();
-    let mut cast_contests = BTreeSet::new();
-    let mut by_id: BTreeMap<String, Recorded> = BTreeMap::new();
+    let mut cast = Cast::<G> {
+        options: BTreeMap::new(),
+        ids: BTreeSet::new(),
+        contests: BTreeSet::new(),
+    };
+    let mut by_id: BTreeMap<String, Recorded<G>> = BTreeMap::new();
     let mut codes: BTreeMap<[u8; 32], String> = BTreeMap::new();
     let mut preencrypted = 0u64;
     let mut done = 0u64;
     for batch in files.chunks(BATCH) {
-        let checked: Vec<Checked> = batch
+        let checked: Vec<Checked<G>> = batch
             .par_iter()
             .map(|f| check_ballot(&ctx, &m, file_name(f), read_json(f)))
             .collect();
@@ -661,7 +698,7 @@ fn walk(
                     format!("its confirmation code is also {other}'s"),
                 );
             }
-            let cts: Vec<(String, String, Ct)> = b
+            let cts: Vec<(String, String, Ct<G>)> = b
                 .contests
                 .iter()
                 .flat_map(|ct| {
@@ -671,7 +708,7 @@ fn walk(
                 })
                 .collect();
             if b.state == "CAST" {
-                if !cast_ids.insert(b.id.clone()) {
+                if !cast.ids.insert(b.id.clone()) {
                     ledger.fail(
                         Check::Eg2v08,
                         &c.file,
@@ -679,8 +716,9 @@ fn walk(
                     );
                 }
                 for (contest, option, ct) in &cts {
-                    cast_contests.insert(contest.clone());
+                    cast.contests.insert(contest.clone());
                     let acc = cast
+                        .options
                         .entry((contest.clone(), option.clone()))
                         .or_insert_with(|| Ct {
                             alpha: group.identity(),
@@ -749,19 +787,22 @@ fn walk(
         .map_err(error_at(Check::Eg2v08, "encrypted_tally.json"))?;
     let encrypted =
         tally(&group, &tally_doc).map_err(error_at(Check::Eg2v08, "encrypted_tally.json"))?;
-    check_aggregation(
-        ledger,
-        &m,
-        &tally_doc,
-        &encrypted,
-        &cast,
-        &cast_ids,
-        &cast_contests,
-    );
+    check_aggregation(ledger, &group, &m, &tally_doc, &encrypted, &cast);
 
     // V-EG2-09…11: the decrypted tally
-    let decrypted_doc =
-        read_json(&dir.join("tally.json")).map_err(error_at(Check::Eg2v09, "tally.json"))?;
+    let tally_bytes =
+        read_bytes(&dir.join("tally.json")).map_err(error_at(Check::Eg2v09, "tally.json"))?;
+    let decrypted_doc: Value = serde_json::from_slice(&tally_bytes).map_err(|e| {
+        (
+            Check::Eg2v09,
+            "tally.json".to_owned(),
+            format!("not JSON: {e}"),
+        )
+    })?;
+    out.values.insert(
+        "tally_sha256".into(),
+        json!(crate::report::hex(&sha2::Sha256::digest(&tally_bytes))),
+    );
     ledger.examined(Check::Eg2v11, 0);
     let with_data = ledger.checked(Check::Eg2v11);
     let counts = check_decryption(
@@ -773,6 +814,20 @@ fn walk(
         Some(&encrypted),
         None,
     );
+    // "contest/option" → count, as the ElectionGuard 1.x report gives them (`votum verify` prints them)
+    let flat: serde_json::Map<String, Value> = counts
+        .as_object()
+        .into_iter()
+        .flatten()
+        .flat_map(|(c, opts)| {
+            opts.as_object()
+                .into_iter()
+                .flatten()
+                .map(move |(o, n)| (format!("{c}/{o}"), n.clone()))
+        })
+        .collect();
+    out.values.insert("counts".into(), Value::Object(flat));
+    out.values.insert("cast".into(), json!(cast.ids.len()));
     out.values.insert("tally".into(), counts);
     if ledger.checked(Check::Eg2v11) == with_data {
         ledger.warn(
@@ -838,16 +893,16 @@ fn walk(
 }
 
 /// What the record holds of a ballot, for its decryption if it is challenged.
-struct Recorded {
+struct Recorded<G: Group> {
     state: String,
     /// (contest, option, (α, β))
-    cts: Vec<(String, String, Ct)>,
+    cts: Vec<(String, String, Ct<G>)>,
     /// (contest, its contest data)
-    data: Vec<(String, ContestData)>,
+    data: Vec<(String, ContestData<G>)>,
 }
 
 /// The encrypted tally: (contest, option) → (A, B).
-fn tally(group: &ModpGroup, v: &Value) -> Result<BTreeMap<(String, String), Ct>, String> {
+fn tally<G: Eg2Group>(group: &G, v: &Value) -> Result<BTreeMap<(String, String), Ct<G>>, String> {
     let mut out = BTreeMap::new();
     for c in list(v, "contests")? {
         let contest = text(c, "contest_id")?;
@@ -855,7 +910,7 @@ fn tally(group: &ModpGroup, v: &Value) -> Result<BTreeMap<(String, String), Ct>,
             let option = text(s, "selection_id")?;
             let ct = ciphertext(group, &s["encrypted_vote"])
                 .map_err(|e| format!("{contest}/{option}: {e}"))?;
-            if !group.members_hold(&[&ct.alpha, &ct.beta], &mut OsRng) {
+            if !group.all_members(&[&ct.alpha, &ct.beta]) {
                 return Err(format!("{contest}/{option}: not in Z_p^r"));
             }
             if out
@@ -869,16 +924,28 @@ fn tally(group: &ModpGroup, v: &Value) -> Result<BTreeMap<(String, String), Ct>,
     Ok(out)
 }
 
+/// The cast ballots, as the aggregation needs them.
+struct Cast<G: Group> {
+    /// (contest, option) → the product of the cast ballots' (α, β)
+    options: BTreeMap<(String, String), Ct<G>>,
+    ids: BTreeSet<String>,
+    contests: BTreeSet<String>,
+}
+
+/// A decrypted option as read: (A, B), T, the proof, the count; and decrypted contest data: (C₀, C₁, C₂), β, the proof.
+type Decoded<G> = (Ct<G>, <G as Group>::Element, Pair<G>, u64);
+type DecodedData<G> = (ContestData<G>, <G as Group>::Element, Pair<G>);
+
 /// V-EG2-08 (2.0 box 8).
-fn check_aggregation(
+fn check_aggregation<G: Eg2Group>(
     ledger: &mut Ledger,
+    group: &G,
     m: &Manifest,
     doc: &Value,
-    encrypted: &BTreeMap<(String, String), Ct>,
-    cast: &BTreeMap<(String, String), Ct>,
-    cast_ids: &BTreeSet<String>,
-    cast_contests: &BTreeSet<String>,
+    encrypted: &BTreeMap<(String, String), Ct<G>>,
+    cast: &Cast<G>,
 ) {
+    let cast_ids = &cast.ids;
     let file = "encrypted_tally.json";
     let listed: BTreeSet<String> = doc["cast_ballot_ids"]
         .as_array()
@@ -911,10 +978,10 @@ fn check_aggregation(
             );
             continue;
         }
-        let want = cast.get(key);
+        let want = cast.options.get(key);
         let matches = match want {
             Some(w) => w == ct,
-            None => ct.alpha == ct.beta && ct.alpha.value() == &1,
+            None => ct.alpha == group.identity() && ct.beta == group.identity(),
         };
         if !matches {
             ledger.fail(
@@ -924,7 +991,7 @@ fn check_aggregation(
             );
         }
     }
-    for key in cast.keys() {
+    for key in cast.options.keys() {
         if !encrypted.contains_key(key) {
             ledger.fail(
                 Check::Eg2v08,
@@ -933,7 +1000,7 @@ fn check_aggregation(
             );
         }
     }
-    for contest in cast_contests {
+    for contest in &cast.contests {
         if !encrypted.keys().any(|k| &k.0 == contest) {
             ledger.fail(
                 Check::Eg2v08,
@@ -946,14 +1013,14 @@ fn check_aggregation(
 
 /// V-EG2-09…11 (the tally, `encrypted` given) or V-EG2-12…14 (a challenged ballot, `ballot` given: its
 /// ciphertexts as cast). Returns the counts, contest → option → t.
-fn check_decryption(
+fn check_decryption<G: Eg2Group>(
     ledger: &mut Ledger,
-    ctx: &Ctx,
+    ctx: &Ctx<G>,
     m: &Manifest,
     file: &str,
     doc: &Value,
-    encrypted: Option<&BTreeMap<(String, String), Ct>>,
-    ballot: Option<&Recorded>,
+    encrypted: Option<&BTreeMap<(String, String), Ct<G>>>,
+    ballot: Option<&Recorded<G>>,
 ) -> Value {
     let is_ballot = ballot.is_some();
     let (proof_check, value_check, data_check) = if is_ballot {
@@ -1009,12 +1076,12 @@ fn check_decryption(
                 );
                 continue;
             }
-            let read = (|| -> Result<(Ct, ModElement, Pair, u64), String> {
+            let read = (|| -> Result<Decoded<G>, String> {
                 let ct = ciphertext(g, &s["encrypted_vote"])?;
                 let t = element(g, s, "b_over_m")?;
                 let proof = pair(g, &s["proof"])?;
                 let value = s["tally"].as_u64().ok_or("`tally` is not a count")?;
-                if !g.members_hold(&[&ct.alpha, &ct.beta, &t], &mut OsRng) {
+                if !g.all_members(&[&ct.alpha, &ct.beta, &t]) {
                     return Err("(A, B) or T is not in Z_p^r".into());
                 }
                 Ok((ct, t, proof, value))
@@ -1084,10 +1151,10 @@ fn check_decryption(
         }
         if let Some(d) = c.get("decrypted_contest_data").filter(|d| !d.is_null()) {
             ledger.examined(data_check, 1);
-            let read = (|| -> Result<(ContestData, ModElement, Pair), String> {
+            let read = (|| -> Result<DecodedData<G>, String> {
                 let data = contest_data(g, &d["encrypted_contest_data"])?;
                 let beta = element(g, d, "beta")?;
-                if !g.members_hold(&[&data.c0, &beta], &mut OsRng) {
+                if !g.all_members(&[&data.c0, &beta]) {
                     return Err("C₀ or β is not in Z_p^r".into());
                 }
                 Ok((data, beta, pair(g, &d["proof"])?))

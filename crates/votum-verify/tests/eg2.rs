@@ -208,7 +208,8 @@ fn a_changed_code_is_v_eg2_07() {
 
 #[test]
 fn a_changed_aggregate_is_v_eg2_08() {
-    // a tallier that moves votes between two options in the encrypted tally and in the decrypted one
+    // a tallier that moves votes between two options in the encrypted tally and in the decrypted one (whose
+    // proofs, bound to the ciphertexts, then fail too: V-EG2-09)
     let swap = |t: &mut Value| {
         let sels = &mut t["contests"][0]["selections"];
         let first = sels[0]["encrypted_vote"].clone();
@@ -224,7 +225,7 @@ fn a_changed_aggregate_is_v_eg2_08() {
         edit(d, "tally.json", swap);
     });
     let (report, _) = verify(dir.path());
-    assert_eq!(failing(&report), ["V-EG2-08"]);
+    assert_eq!(failing(&report), ["V-EG2-08", "V-EG2-09"]);
     let row = report.checks.iter().find(|c| c.id == "V-EG2-08").unwrap();
     assert!(
         row.findings.iter().any(|f| f.reason.contains("product")),
@@ -361,5 +362,35 @@ fn a_ballot_that_does_not_read_fails_v_eg2_05_naming_its_file() {
     assert!(
         row.findings[0].object.contains("eballot-id-8.json"),
         "{row:?}"
+    );
+}
+
+fn stored_p256() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors/eg2/egk-ec-all-available-p256")
+}
+
+/// egk-ec's record on P-256 (elements SEC1-compressed, challenges through RFC 9380's hash_to_field, spec/65.6)
+/// passes; a changed ballot proof, tally proof or curve constant fails under its check.
+#[test]
+fn the_p256_record_passes_and_its_tamperings_fail() {
+    let (report, values) = verify(&stored_p256());
+    assert!(report.passed(), "{:?}", failing(&report));
+    assert_eq!(report.ballots, 42);
+    assert_eq!(values.values["tally"].as_object().unwrap().len(), 20);
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&stored_p256(), dir.path());
+    edit(dir.path(), CAST, |b| {
+        bump(&mut b["contests"][0]["selections"][0]["proof"]["proofs"][0]["response"])
+    });
+    edit(dir.path(), "tally.json", |t| {
+        bump(&mut t["contests"][0]["selections"][0]["proof"]["response"])
+    });
+    edit(dir.path(), "constants.json", |c| {
+        c["constants"]["b"] =
+            "5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604c".into()
+    });
+    assert_eq!(
+        failing(&verify(dir.path()).0),
+        ["V-EG2-01", "V-EG2-05", "V-EG2-09"]
     );
 }

@@ -1,44 +1,161 @@
 //! The checks of an ElectionGuard 2.x record (spec/65.4, V-EG2-01…19): functions over decoded values, each
 //! recording its findings in the ledger (or, for a ballot checked on a rayon thread, returning them).
 
-use votum_group::{Group, ModElement, ModScalar, ModpGroup};
+use p256::elliptic_curve::hash2curve::{ExpandMsg, ExpandMsgXmd, Expander};
+use rand_core::OsRng;
+use sha2::Sha256;
+use votum_group::{Group, ModpGroup, P256};
 use votum_hash::eg2::{version_key, Hash};
 
 use crate::checks::Check;
 use crate::report::Ledger;
 
+/// What a 2.x record's group must offer beyond [`Group`]: how the record's writer encodes its elements
+/// and scalars, in JSON and in H, and how a hash becomes a challenge (spec/65.1, 65.6).
+pub(crate) trait Eg2Group: Group {
+    /// An element's bytes in H.
+    fn hash_bytes(&self, x: &Self::Element) -> Vec<u8>;
+    /// A hash as a challenge in Z_q.
+    fn to_challenge(&self, h: &[u8; 32]) -> Self::Scalar;
+    /// An element as the JSON writes it; its subgroup membership may be left to [`Eg2Group::all_members`].
+    fn read_element(&self, bytes: &[u8]) -> Result<Self::Element, String>;
+    /// Whether every element read is in the order-q subgroup.
+    fn all_members(&self, xs: &[&Self::Element]) -> bool;
+    /// A scalar as the JSON writes it: at most 32 bytes big-endian, below q.
+    fn read_scalar(&self, bytes: &[u8]) -> Result<Self::Scalar, String> {
+        if bytes.len() > 32 {
+            return Err("longer than 32 bytes".into());
+        }
+        let mut fixed = vec![0u8; 32 - bytes.len()];
+        fixed.extend_from_slice(bytes);
+        self.decode_scalar(&fixed).map_err(|_| "not below q".into())
+    }
+}
+
+impl Eg2Group for ModpGroup {
+    fn hash_bytes(&self, x: &Self::Element) -> Vec<u8> {
+        self.encode_element(x)
+    }
+
+    fn to_challenge(&self, h: &[u8; 32]) -> Self::Scalar {
+        self.scalar_from_wide(h)
+    }
+
+    fn read_element(&self, bytes: &[u8]) -> Result<Self::Element, String> {
+        if bytes.len() > self.element_len() {
+            return Err("longer than p".into());
+        }
+        let x = votum_arith::Integer::from_digits(bytes, votum_arith::Order::Msf);
+        self.element_in_range(&x)
+            .map(|e| e.into_unchecked_part())
+            .map_err(|_| "not in [1, p)".into())
+    }
+
+    fn all_members(&self, xs: &[&Self::Element]) -> bool {
+        self.members_hold(xs, &mut OsRng)
+    }
+}
+
+/// egk-ec's domain tag for a hash as a P-256 scalar (RFC 9380 `hash_to_field`, 48 bytes, spec/65.6).
+const EGK_P256_DST: &[u8] = b"QUUX-V01-CS02-with-P256_XMD:SHA-256_SSWU_RO_";
+
+impl Eg2Group for P256 {
+    /// SEC1 compressed, the identity 33 bytes 0xFF (egk-ec's encoding).
+    fn hash_bytes(&self, x: &Self::Element) -> Vec<u8> {
+        if *x == self.identity() {
+            return vec![0xff; 33];
+        }
+        self.encode_element(x)
+    }
+
+    /// expand_message_xmd(SHA-256) of the hash to 48 bytes, read big-endian, mod n (egk-ec's `hash_to_field`).
+    fn to_challenge(&self, h: &[u8; 32]) -> Self::Scalar {
+        let mut wide = [0u8; 48];
+        let msgs: [&[u8]; 1] = [h];
+        let dsts: [&[u8]; 1] = [EGK_P256_DST];
+        if let Ok(mut x) = ExpandMsgXmd::<Sha256>::expand_message(&msgs, &dsts, 48) {
+            x.fill_bytes(&mut wide);
+        }
+        self.scalar_from_wide(&wide)
+    }
+
+    fn read_element(&self, bytes: &[u8]) -> Result<Self::Element, String> {
+        if bytes.len() == 33 && bytes.iter().all(|b| *b == 0xff) {
+            return Ok(self.identity());
+        }
+        if bytes.iter().all(|b| *b == 0) {
+            return Err("not a point's encoding".into());
+        }
+        self.decode_element(bytes)
+            .map_err(|_| "not a point of P-256".into())
+    }
+
+    /// A point that decodes is on the curve, of prime order: a member.
+    fn all_members(&self, _: &[&Self::Element]) -> bool {
+        true
+    }
+}
+
 /// An ElGamal ciphertext (α, β): `pad`, `data` in egk-ec's JSON.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Ct {
-    pub alpha: ModElement,
-    pub beta: ModElement,
+pub(crate) struct Ct<G: Group> {
+    pub alpha: G::Element,
+    pub beta: G::Element,
+}
+
+impl<G: Group> Clone for Ct<G> {
+    fn clone(&self) -> Self {
+        Self {
+            alpha: self.alpha.clone(),
+            beta: self.beta.clone(),
+        }
+    }
+}
+
+impl<G: Group> PartialEq for Ct<G> {
+    fn eq(&self, other: &Self) -> bool {
+        self.alpha == other.alpha && self.beta == other.beta
+    }
 }
 
 /// One (challenge, response) pair of a proof.
-#[derive(Clone, Debug)]
-pub(crate) struct Pair {
-    pub c: ModScalar,
-    pub v: ModScalar,
+pub(crate) struct Pair<G: Group> {
+    pub c: G::Scalar,
+    pub v: G::Scalar,
 }
 
 /// The contest data (C₀, C₁, C₂) of a contest (hashed ElGamal, 2.0 §3.3.6).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ContestData {
-    pub c0: ModElement,
+pub(crate) struct ContestData<G: Group> {
+    pub c0: G::Element,
     pub c1: Vec<u8>,
     pub c2: [u8; 32],
 }
 
+impl<G: Group> Clone for ContestData<G> {
+    fn clone(&self) -> Self {
+        Self {
+            c0: self.c0.clone(),
+            c1: self.c1.clone(),
+            c2: self.c2,
+        }
+    }
+}
+
+impl<G: Group> PartialEq for ContestData<G> {
+    fn eq(&self, other: &Self) -> bool {
+        self.c0 == other.c0 && self.c1 == other.c1 && self.c2 == other.c2
+    }
+}
+
 /// What every ballot check needs: the group, K (with its table), H_E.
-pub(crate) struct Ctx {
-    pub group: ModpGroup,
-    pub k: ModElement,
-    pub k_table: <ModpGroup as Group>::Table,
+pub(crate) struct Ctx<G: Eg2Group> {
+    pub group: G,
+    pub k: G::Element,
+    pub k_table: G::Table,
     pub he: [u8; 32],
 }
 
-impl Ctx {
-    pub fn new(group: ModpGroup, k: ModElement, he: [u8; 32]) -> Self {
+impl<G: Eg2Group> Ctx<G> {
+    pub fn new(group: G, k: G::Element, he: [u8; 32]) -> Self {
         let k_table = group.table(&k);
         Self {
             group,
@@ -48,24 +165,24 @@ impl Ctx {
         }
     }
 
-    fn enc(&self, x: &ModElement) -> Vec<u8> {
-        self.group.encode_element(x)
+    fn enc(&self, x: &G::Element) -> Vec<u8> {
+        self.group.hash_bytes(x)
     }
 
-    /// A hash's 32 bytes read big-endian, reduced mod q.
-    pub fn challenge(&self, h: [u8; 32]) -> ModScalar {
-        self.group.scalar_from_wide(&h)
+    /// A hash as a challenge.
+    pub fn challenge(&self, h: [u8; 32]) -> G::Scalar {
+        self.group.to_challenge(&h)
     }
 
-    /// `b^s` for a public base and exponent.
-    fn pow2(&self, b1: &ModElement, s1: &ModScalar, b2: &ModElement, s2: &ModScalar) -> ModElement {
+    /// `b1^s1 · b2^s2` for public bases and exponents.
+    fn pow2(&self, b1: &G::Element, s1: &G::Scalar, b2: &G::Element, s2: &G::Scalar) -> G::Element {
         self.group
             .multi_pow(&[b1.clone(), b2.clone()], &[s1.clone(), s2.clone()])
             .unwrap_or_else(|_| self.group.identity())
     }
 
     /// The range proof of `ct` over 0…`limit` (2.0 boxes 5 and 6): `Err` saying what fails.
-    pub fn check_range(&self, ct: &Ct, proof: &[Pair], limit: u32) -> Result<(), String> {
+    pub fn check_range(&self, ct: &Ct<G>, proof: &[Pair<G>], limit: u32) -> Result<(), String> {
         let g = &self.group;
         if proof.len() as u64 != u64::from(limit) + 1 {
             return Err(format!(
@@ -95,7 +212,7 @@ impl Ctx {
     }
 
     /// A decryption proof (2.0 boxes 9 and 12): (A, B) decrypts to T with proof (c, v).
-    pub fn check_decryption(&self, ct: &Ct, t: &ModElement, proof: &Pair) -> bool {
+    pub fn check_decryption(&self, ct: &Ct<G>, t: &G::Element, proof: &Pair<G>) -> bool {
         let g = &self.group;
         let m = g.div(&ct.beta, t);
         let a = g.op(
@@ -119,9 +236,9 @@ impl Ctx {
     /// the uppercase hex text of its bytes, as egk-ec does (spec/65.6).
     pub fn check_data_decryption(
         &self,
-        data: &ContestData,
-        beta: &ModElement,
-        proof: &Pair,
+        data: &ContestData<G>,
+        beta: &G::Element,
+        proof: &Pair<G>,
     ) -> bool {
         let g = &self.group;
         let a = g.op(
@@ -144,7 +261,7 @@ impl Ctx {
     }
 
     /// χ_l = H(H_E; 0x23, l, K, α₁, β₁, …) (2.0 eq. 58).
-    pub fn contest_hash(&self, sequence: u32, cts: &[&Ct]) -> [u8; 32] {
+    pub fn contest_hash(&self, sequence: u32, cts: &[&Ct<G>]) -> [u8; 32] {
         let mut h = Hash::new(&self.he)
             .byte(0x23)
             .u32(sequence)
@@ -165,7 +282,7 @@ impl Ctx {
     }
 
     /// `K^t`.
-    pub fn k_pow(&self, t: u64) -> ModElement {
+    pub fn k_pow(&self, t: u64) -> G::Element {
         self.group
             .pow_table(&self.k_table, &self.group.scalar_from_u64(t))
     }
@@ -174,10 +291,10 @@ impl Ctx {
 /// The record's parameters as written (spec/65.3): what V-EG2-01 recomputes.
 pub(crate) struct Parameters<'a> {
     pub version: &'a str,
-    pub p: &'a votum_arith::Integer,
-    pub q: &'a votum_arith::Integer,
-    pub r: &'a votum_arith::Integer,
-    pub g: &'a votum_arith::Integer,
+    /// each named constant of the group, and whether it is the standard one
+    pub standard: Vec<(&'static str, bool)>,
+    /// H_P's inputs after 0x00, each at its fixed width
+    pub hashed: Vec<Vec<u8>>,
     pub n: u32,
     pub k: u32,
     pub hp: [u8; 32],
@@ -188,7 +305,6 @@ pub(crate) struct Parameters<'a> {
 /// V-EG2-01 (2.0 box 1): the version, the standard group, H_P, H_M, H_B. Returns whether all hold.
 pub(crate) fn check_parameters(
     ledger: &mut Ledger,
-    group: &ModpGroup,
     params: &Parameters<'_>,
     manifest: &[u8],
 ) -> bool {
@@ -204,14 +320,8 @@ pub(crate) fn check_parameters(
             ),
         );
     }
-    let standard = [
-        ("p", params.p, group.p()),
-        ("q", params.q, group.order()),
-        ("r", params.r, group.cofactor()),
-        ("g", params.g, group.generator().value()),
-    ];
-    for (name, got, want) in standard {
-        if got != want {
+    for (name, standard) in &params.standard {
+        if !standard {
             ledger.fail(
                 Check::Eg2v01,
                 "constants.json",
@@ -219,13 +329,11 @@ pub(crate) fn check_parameters(
             );
         }
     }
-    let hp = Hash::new(&version_key(params.version))
-        .byte(0x00)
-        .bytes(&fixed(params.p, 512))
-        .bytes(&fixed(params.q, 32))
-        .bytes(&fixed(params.g, 512))
-        .finish();
-    if hp != params.hp {
+    let mut h = Hash::new(&version_key(params.version)).byte(0x00);
+    for x in &params.hashed {
+        h = h.bytes(x);
+    }
+    if h.finish() != params.hp {
         ledger.fail(
             Check::Eg2v01,
             "election_config.json",
@@ -281,23 +389,23 @@ pub(crate) fn fixed(x: &votum_arith::Integer, len: usize) -> Vec<u8> {
 }
 
 /// One guardian as election_initialized.json gives it.
-pub(crate) struct Guardian {
+pub(crate) struct Guardian<G: Group> {
     pub id: String,
     pub x: u32,
     /// (K_ij, c_ij, v_ij) for j = 0…k−1
-    pub coefficients: Vec<(ModElement, Pair)>,
+    pub coefficients: Vec<(G::Element, Pair<G>)>,
 }
 
 /// V-EG2-02 (2.0 box 2): every coefficient's Schnorr proof, k per guardian, the x-coordinates 1…n once each.
-pub(crate) fn check_guardians(
+pub(crate) fn check_guardians<G: Eg2Group>(
     ledger: &mut Ledger,
-    group: &ModpGroup,
+    group: &G,
     hp: &[u8; 32],
-    guardians: &[Guardian],
+    guardians: &[Guardian<G>],
     n: u32,
     k: u32,
 ) {
-    let enc = |x: &ModElement| group.encode_element(x);
+    let enc = |x: &G::Element| group.hash_bytes(x);
     let mut seen = std::collections::BTreeSet::new();
     if guardians.len() as u64 != u64::from(n) {
         ledger.fail(
@@ -335,7 +443,7 @@ pub(crate) fn check_guardians(
                 .bytes(&enc(kij))
                 .bytes(&enc(&h))
                 .finish();
-            if group.scalar_from_wide(&c) != p.c {
+            if group.to_challenge(&c) != p.c {
                 ledger.fail(
                     Check::Eg2v02,
                     &format!("{}: coefficient {j}", gd.id),
@@ -347,11 +455,11 @@ pub(crate) fn check_guardians(
 }
 
 /// V-EG2-03 and V-EG2-04 (2.0 boxes 3 and 4): K = Π K_i0, each K_i0 ≠ 1; H_E = H(H_B; 0x12, K).
-pub(crate) fn check_joint_key(
+pub(crate) fn check_joint_key<G: Eg2Group>(
     ledger: &mut Ledger,
-    group: &ModpGroup,
-    guardians: &[Guardian],
-    k: &ModElement,
+    group: &G,
+    guardians: &[Guardian<G>],
+    k: &G::Element,
     hb: &[u8; 32],
     he: &[u8; 32],
 ) {
@@ -374,7 +482,7 @@ pub(crate) fn check_joint_key(
     ledger.examined(Check::Eg2v04, 1);
     let want = Hash::new(hb)
         .byte(0x12)
-        .bytes(&group.encode_element(k))
+        .bytes(&group.hash_bytes(k))
         .finish();
     if want != *he {
         ledger.fail(

@@ -948,7 +948,7 @@ pub const REGISTRY: [Info; 92] = [
         id: "V-EG2-07",
         title: "confirmation codes: contest hashes and ballot codes recomputed, no code twice",
         spec: "50.11",
-        code: &["eg2::check_ballot", "eg2::walk"],
+        code: &["eg2::check_ballot", "eg2::walk_in"],
         negative: "crates/votum-verify/tests/eg2.rs::a_changed_code_is_v_eg2_07",
     },
     Info {
@@ -988,7 +988,7 @@ pub const REGISTRY: [Info; 92] = [
         id: "V-EG2-12",
         title: "challenged ballots: each a challenged ballot of the record, each option's decryption proof",
         spec: "50.11",
-        code: &["eg2::check_decryption", "eg2::walk"],
+        code: &["eg2::check_decryption", "eg2::walk_in"],
         negative: "crates/votum-verify/tests/eg2.rs::a_changed_challenged_ballot_is_v_eg2_12",
     },
     Info {
@@ -1012,7 +1012,7 @@ pub const REGISTRY: [Info; 92] = [
         id: "V-EG2-15",
         title: "pre-encrypted ballots: not read yet (an Error when the record has any)",
         spec: "50.11",
-        code: &["eg2::walk"],
+        code: &["eg2::walk_in"],
         negative: "crates/votum-verify/tests/eg2.rs::a_pre_encrypted_ballot_is_refused_v_eg2_15_to_19",
     },
     Info {
@@ -1020,7 +1020,7 @@ pub const REGISTRY: [Info; 92] = [
         id: "V-EG2-16",
         title: "pre-encrypted ballots' selection hashes and short codes (not read yet)",
         spec: "50.11",
-        code: &["eg2::walk"],
+        code: &["eg2::walk_in"],
         negative: "crates/votum-verify/tests/eg2.rs::a_pre_encrypted_ballot_is_refused_v_eg2_15_to_19",
     },
     Info {
@@ -1028,7 +1028,7 @@ pub const REGISTRY: [Info; 92] = [
         id: "V-EG2-17",
         title: "pre-encrypted ballots' confirmation codes (not read yet)",
         spec: "50.11",
-        code: &["eg2::walk"],
+        code: &["eg2::walk_in"],
         negative: "crates/votum-verify/tests/eg2.rs::a_pre_encrypted_ballot_is_refused_v_eg2_15_to_19",
     },
     Info {
@@ -1036,7 +1036,7 @@ pub const REGISTRY: [Info; 92] = [
         id: "V-EG2-18",
         title: "pre-encrypted ballots' contest limits (not read yet)",
         spec: "50.11",
-        code: &["eg2::walk"],
+        code: &["eg2::walk_in"],
         negative: "crates/votum-verify/tests/eg2.rs::a_pre_encrypted_ballot_is_refused_v_eg2_15_to_19",
     },
     Info {
@@ -1044,7 +1044,7 @@ pub const REGISTRY: [Info; 92] = [
         id: "V-EG2-19",
         title: "pre-encrypted ballots' recorded selections (not read yet)",
         spec: "50.11",
-        code: &["eg2::walk"],
+        code: &["eg2::walk_in"],
         negative: "crates/votum-verify/tests/eg2.rs::a_pre_encrypted_ballot_is_refused_v_eg2_15_to_19",
     },
 ];
