@@ -24,7 +24,7 @@ use votum_mixnet::params::Parameters;
 use votum_mixnet::{record, wire};
 
 /// The names of the targets, as cargo-fuzz and the corpus directories know them.
-pub const TARGETS: [&str; 12] = [
+pub const TARGETS: [&str; 13] = [
     "group_codec",
     "mix_wire",
     "mix_record",
@@ -37,6 +37,7 @@ pub const TARGETS: [&str; 12] = [
     "ivxv_record",
     "belenios_record",
     "vmn_session",
+    "eg2_record",
 ];
 
 /// Runs target `name` on `data` (the corpus replay uses this).
@@ -54,6 +55,7 @@ pub fn run(name: &str, data: &[u8]) {
         "ivxv_record" => ivxv_record(data),
         "belenios_record" => belenios_record(data),
         "vmn_session" => vmn_session(data),
+        "eg2_record" => eg2_record(data),
         _ => {}
     }
 }
@@ -718,4 +720,17 @@ fn list_files(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<std::
             }
         }
     }
+}
+
+/// An ElectionGuard 2.x document as egk-ec writes it (spec/65.3): byte 0 picks what the rest is (mod 4: a
+/// ballot, a manifest, an encrypted tally, a decrypted tally or challenged ballot), checked alone on P-256
+/// against the stored P-256 record's manifest. A seed from the stored record gives no finding but the proofs
+/// that need the record's own key and H_E.
+pub fn eg2_record(data: &[u8]) {
+    const MANIFEST: &[u8] =
+        include_bytes!("../../../vectors/eg2/egk-ec-all-available-p256/manifest.json");
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    let _ = votum_verify::eg2::check_document(MANIFEST, which, rest);
 }

@@ -54,5 +54,27 @@ replay!(
     chv_record,
     node_frame,
     ivxv_record,
-    vmn_session
+    vmn_session,
+    eg2_record
 );
+
+/// The 2.x seeds reach the checks they are meant for: the stored ballot decodes and fails only the proofs that
+/// need the record's own key and H_E (so each of its contests is checked), the manifest reads.
+#[test]
+fn the_eg2_seeds_reach_their_checks() {
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/eg2_record");
+    let manifest = fs::read(seeds.join("manifest")).unwrap();
+    let ballot = fs::read(seeds.join("ballot")).unwrap();
+    let found = votum_verify::eg2::check_document(&manifest[1..], ballot[0], &ballot[1..]);
+    assert!(found > 1, "the ballot's proofs were checked: {found}");
+    assert_eq!(
+        votum_verify::eg2::check_document(&manifest[1..], 1, &manifest[1..]),
+        0
+    );
+    assert_eq!(
+        votum_verify::eg2::check_document(&manifest[1..], 1, b"{"),
+        1
+    );
+    let tally = fs::read(seeds.join("encrypted_tally")).unwrap();
+    assert!(votum_verify::eg2::check_document(&manifest[1..], 2, &tally[1..]) > 40);
+}

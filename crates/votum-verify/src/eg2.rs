@@ -1196,3 +1196,35 @@ fn check_decryption<G: Eg2Group>(
     }
     Value::Object(counts)
 }
+
+/// One document of a 2.x record checked alone, on P-256 with the manifest `manifest_bytes` (the fuzz target's
+/// entry, spec/65.3): by `which` mod 4, a ballot (0), a manifest (1), an encrypted tally (2), a decrypted tally
+/// or challenged ballot (3). Returns how many findings the checks made; any bytes end in a count, never a panic.
+pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
+    let parsed = serde_json::from_slice::<Value>(doc).map_err(|e| format!("not JSON: {e}"));
+    if which % 4 == 1 {
+        return usize::from(parsed.and_then(|v| manifest(&v)).is_err());
+    }
+    let Ok(m) = serde_json::from_slice::<Value>(manifest_bytes)
+        .map_err(|e| e.to_string())
+        .and_then(|v| manifest(&v))
+    else {
+        return 0;
+    };
+    let group = P256;
+    let ctx = Ctx::new(group, *group.generator(), [0u8; 32]);
+    match which % 4 {
+        0 => check_ballot(&ctx, &m, "fuzz".into(), parsed).findings.len(),
+        2 => parsed
+            .and_then(|v| tally(&group, &v))
+            .map_or(1, |t| t.len()),
+        _ => {
+            let Ok(v) = parsed else { return 1 };
+            let mut ledger = Ledger::new(&Check::EG2);
+            let empty = BTreeMap::new();
+            let _ = check_decryption(&mut ledger, &ctx, &m, "fuzz", &v, Some(&empty), None);
+            let report = ledger.finish("fuzz".into(), "egk-ec", 0);
+            report.checks.iter().map(|c| c.findings.len()).sum()
+        }
+    }
+}
