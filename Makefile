@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-other-records bench-ifma bench-cluster bench-cluster-netns fuzz clean
+.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-other-records bench-eg2-verify bench-ifma bench-cluster bench-cluster-netns fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -173,6 +173,11 @@ bench-ifma:
 ## $VOTUM_BENCH_DIR, default /tmp/votum-bench), `belenios-tool election verify` against `votum-verify`;
 ## Verificatum: VMN 3.1.0's `vmnv` (built from source by scripts/build-vmnv.sh) against `votum-verify` on ONPE's stored sessions;
 ## IVXV's largest stored session against its Go checker is `make bench-ivxv`.
+## ElectionGuard 2.x records (spec/65): votum-verify against egk-ec's RunVerifier, built from source with Maven.
+bench-eg2-verify: setup
+	cargo build --release --locked -p votum-verify --bin votum-verify
+	$(VENV)/bin/python benches/bench_eg2_verify.py 5
+
 bench-other-records: setup
 	cargo build --release --locked -p votum-verify --bin votum-verify
 	$(VENV)/bin/python benches/bench_other_records.py 10000 3 BELENIOS-2048
