@@ -52,20 +52,19 @@ class VerifiedResult:
 def verified_result(report: VerificationReport, record: Path) -> VerifiedResult | None:
     """The result `report` verified, or None when the report holds none (an unreadable record)."""
     values = report.intermediates
-    if report.readable == "V-RECORD-01":
-        digest = values.get("record_digest")
+    # ElectionGuard 1.x and 2.x: counts by "contest/option", named from the record's manifest
+    eg_digest = {
+        "V-RECORD-01": ("record_digest", "record digest"),
+        "V-EG2-01": ("tally_sha256", "tally.json SHA-256"),
+    }
+    if report.readable in eg_digest:
+        key, label = eg_digest[report.readable]
+        digest = values.get(key)
         if not isinstance(digest, str) or not isinstance(values.get("counts"), dict):
             return None
         cast = values.get("cast")
         contests = _eg_contests(values["counts"], _manifest(record), cast if isinstance(cast, int) else None)
-        return VerifiedResult("record digest", digest, contests)
-    if report.readable == "V-EG2-01":
-        digest = values.get("tally_sha256")
-        if not isinstance(digest, str) or not isinstance(values.get("counts"), dict):
-            return None
-        cast = values.get("cast")
-        contests = _eg_contests(values["counts"], _manifest(record), cast if isinstance(cast, int) else None)
-        return VerifiedResult("tally.json SHA-256", digest, contests)
+        return VerifiedResult(label, digest, contests)
     if report.readable == "V-IVXV-01":
         digest = values.get("proof_file_sha256")
         counts = values.get("counts")

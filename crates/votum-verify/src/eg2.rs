@@ -11,12 +11,13 @@ use base64ct::{Base64, Encoding};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use sha2::Digest;
-use votum_arith::Integer;
+use votum_arith::{to_fixed_be, Integer};
+use votum_elgamal::Ciphertext;
 use votum_group::{Group, ModpGroup, P256};
 
 use crate::checks::eg2::{
-    check_guardians, check_joint_key, check_parameters, fixed, ContestData, Ct, Ctx, Eg2Group,
-    Guardian, Pair, Parameters,
+    check_guardians, check_joint_key, check_parameters, ContestData, Ctx, Eg2Group, Guardian, Pair,
+    Parameters,
 };
 use crate::checks::Check;
 use crate::options::{Intermediates, Options, Progress};
@@ -105,10 +106,10 @@ fn pair<G: Eg2Group>(group: &G, v: &Value) -> Result<Pair<G>, String> {
     })
 }
 
-fn ciphertext<G: Eg2Group>(group: &G, v: &Value) -> Result<Ct<G>, String> {
-    Ok(Ct {
-        alpha: element(group, v, "pad")?,
-        beta: element(group, v, "data")?,
+fn ciphertext<G: Eg2Group>(group: &G, v: &Value) -> Result<Ciphertext<G>, String> {
+    Ok(Ciphertext {
+        pad: element(group, v, "pad")?,
+        data: element(group, v, "data")?,
     })
 }
 
@@ -203,7 +204,7 @@ fn manifest(v: &Value) -> Result<Manifest, String> {
 
 struct Selection<G: Group> {
     id: String,
-    ct: Ct<G>,
+    ct: Ciphertext<G>,
     proof: Vec<Pair<G>>,
 }
 
@@ -225,19 +226,6 @@ struct Ballot<G: Group> {
     code: [u8; 32],
     election_id: [u8; 32],
     contests: Vec<Contest<G>>,
-}
-
-fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
-    if !s.len().is_multiple_of(2) {
-        return Err("`code_baux` is not hexadecimal".into());
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| {
-            u8::from_str_radix(&s[i..i + 2], 16)
-                .map_err(|_| "`code_baux` is not hexadecimal".into())
-        })
-        .collect()
 }
 
 fn ballot<G: Eg2Group>(group: &G, v: &Value) -> Result<Ballot<G>, String> {
@@ -272,7 +260,8 @@ fn ballot<G: Eg2Group>(group: &G, v: &Value) -> Result<Ballot<G>, String> {
         style: text(v, "ballot_style_id")?.to_owned(),
         state: text(v, "state")?.to_owned(),
         preencrypt: v["is_preencrypt"].as_bool().unwrap_or(false),
-        baux: hex_bytes(text(v, "code_baux")?)?,
+        baux: crate::report::unhex(text(v, "code_baux")?)
+            .ok_or("`code_baux` is not hexadecimal")?,
         code: hash32(v, "confirmation_code")?,
         election_id: hash32(v, "election_id")?,
         contests,
@@ -284,8 +273,8 @@ fn members<G: Eg2Group>(group: &G, ballot: &Ballot<G>) -> Result<(), String> {
     let mut all: Vec<(&G::Element, String)> = Vec::new();
     for c in &ballot.contests {
         for s in &c.selections {
-            all.push((&s.ct.alpha, format!("{}/{}: α", c.id, s.id)));
-            all.push((&s.ct.beta, format!("{}/{}: β", c.id, s.id)));
+            all.push((&s.ct.pad, format!("{}/{}: α", c.id, s.id)));
+            all.push((&s.ct.data, format!("{}/{}: β", c.id, s.id)));
         }
         all.push((&c.data.c0, format!("{}: C₀", c.id)));
     }
@@ -390,20 +379,16 @@ fn check_ballot<G: Eg2Group>(
                 fail(Check::Eg2v05, format!("{here}/{}", s.id), e);
             }
         }
-        let sum = c.selections.iter().fold(
-            Ct {
-                alpha: ctx.group.identity(),
-                beta: ctx.group.identity(),
-            },
-            |acc, s| Ct {
-                alpha: ctx.group.op(&acc.alpha, &s.ct.alpha),
-                beta: ctx.group.op(&acc.beta, &s.ct.beta),
-            },
-        );
+        let sum = c
+            .selections
+            .iter()
+            .fold(Ciphertext::zero(&ctx.group), |acc, s| {
+                acc.add(&ctx.group, &s.ct)
+            });
         if let Err(e) = ctx.check_range(&sum, &c.proof, mc.limit) {
             fail(Check::Eg2v06, here.clone(), e);
         }
-        let cts: Vec<&Ct<G>> = c.selections.iter().map(|s| &s.ct).collect();
+        let cts: Vec<&Ciphertext<G>> = c.selections.iter().map(|s| &s.ct).collect();
         if ctx.contest_hash(c.sequence, &cts) != c.hash {
             fail(
                 Check::Eg2v07,
@@ -551,7 +536,7 @@ fn walk(
                 ("r", &r == group.cofactor()),
                 ("g", &g == group.generator().value()),
             ];
-            params.hashed = vec![fixed(&p, 512), fixed(&q, 32), fixed(&g, 512)];
+            params.hashed = vec![to_fixed_be(&p, 512), to_fixed_be(&q, 32), to_fixed_be(&g, 512)];
             walk_in(group, dir, &config, &manifest_bytes, &params, ledger, out, progress)
         }
         "EllipticCurve" if constants["name"].as_str() == Some("P-256") => {
@@ -570,7 +555,7 @@ fn walk(
             for (name, hex) in named {
                 let got = hexnum(name)?;
                 params.standard.push((name, got == want(hex)));
-                params.hashed.push(fixed(&got, 32));
+                params.hashed.push(to_fixed_be(&got, 32));
             }
             walk_in(P256, dir, &config, &manifest_bytes, &params, ledger, out, progress)
         }
@@ -698,7 +683,7 @@ fn walk_in<G: Eg2Group>(
                     format!("its confirmation code is also {other}'s"),
                 );
             }
-            let cts: Vec<(String, String, Ct<G>)> = b
+            let cts: Vec<(String, String, Ciphertext<G>)> = b
                 .contests
                 .iter()
                 .flat_map(|ct| {
@@ -720,12 +705,8 @@ fn walk_in<G: Eg2Group>(
                     let acc = cast
                         .options
                         .entry((contest.clone(), option.clone()))
-                        .or_insert_with(|| Ct {
-                            alpha: group.identity(),
-                            beta: group.identity(),
-                        });
-                    acc.alpha = group.op(&acc.alpha, &ct.alpha);
-                    acc.beta = group.op(&acc.beta, &ct.beta);
+                        .or_insert_with(|| Ciphertext::zero(&group));
+                    *acc = acc.add(&group, ct);
                 }
             }
             let data = b
@@ -896,13 +877,16 @@ fn walk_in<G: Eg2Group>(
 struct Recorded<G: Group> {
     state: String,
     /// (contest, option, (α, β))
-    cts: Vec<(String, String, Ct<G>)>,
+    cts: Vec<(String, String, Ciphertext<G>)>,
     /// (contest, its contest data)
     data: Vec<(String, ContestData<G>)>,
 }
 
 /// The encrypted tally: (contest, option) → (A, B).
-fn tally<G: Eg2Group>(group: &G, v: &Value) -> Result<BTreeMap<(String, String), Ct<G>>, String> {
+fn tally<G: Eg2Group>(
+    group: &G,
+    v: &Value,
+) -> Result<BTreeMap<(String, String), Ciphertext<G>>, String> {
     let mut out = BTreeMap::new();
     for c in list(v, "contests")? {
         let contest = text(c, "contest_id")?;
@@ -910,7 +894,7 @@ fn tally<G: Eg2Group>(group: &G, v: &Value) -> Result<BTreeMap<(String, String),
             let option = text(s, "selection_id")?;
             let ct = ciphertext(group, &s["encrypted_vote"])
                 .map_err(|e| format!("{contest}/{option}: {e}"))?;
-            if !group.all_members(&[&ct.alpha, &ct.beta]) {
+            if !group.all_members(&[&ct.pad, &ct.data]) {
                 return Err(format!("{contest}/{option}: not in Z_p^r"));
             }
             if out
@@ -927,13 +911,13 @@ fn tally<G: Eg2Group>(group: &G, v: &Value) -> Result<BTreeMap<(String, String),
 /// The cast ballots, as the aggregation needs them.
 struct Cast<G: Group> {
     /// (contest, option) → the product of the cast ballots' (α, β)
-    options: BTreeMap<(String, String), Ct<G>>,
+    options: BTreeMap<(String, String), Ciphertext<G>>,
     ids: BTreeSet<String>,
     contests: BTreeSet<String>,
 }
 
 /// A decrypted option as read: (A, B), T, the proof, the count; and decrypted contest data: (C₀, C₁, C₂), β, the proof.
-type Decoded<G> = (Ct<G>, <G as Group>::Element, Pair<G>, u64);
+type Decoded<G> = (Ciphertext<G>, <G as Group>::Element, Pair<G>, u64);
 type DecodedData<G> = (ContestData<G>, <G as Group>::Element, Pair<G>);
 
 /// V-EG2-08 (2.0 box 8).
@@ -942,7 +926,7 @@ fn check_aggregation<G: Eg2Group>(
     group: &G,
     m: &Manifest,
     doc: &Value,
-    encrypted: &BTreeMap<(String, String), Ct<G>>,
+    encrypted: &BTreeMap<(String, String), Ciphertext<G>>,
     cast: &Cast<G>,
 ) {
     let cast_ids = &cast.ids;
@@ -981,7 +965,7 @@ fn check_aggregation<G: Eg2Group>(
         let want = cast.options.get(key);
         let matches = match want {
             Some(w) => w == ct,
-            None => ct.alpha == group.identity() && ct.beta == group.identity(),
+            None => *ct == Ciphertext::zero(group),
         };
         if !matches {
             ledger.fail(
@@ -1019,7 +1003,7 @@ fn check_decryption<G: Eg2Group>(
     m: &Manifest,
     file: &str,
     doc: &Value,
-    encrypted: Option<&BTreeMap<(String, String), Ct<G>>>,
+    encrypted: Option<&BTreeMap<(String, String), Ciphertext<G>>>,
     ballot: Option<&Recorded<G>>,
 ) -> Value {
     let is_ballot = ballot.is_some();
@@ -1081,7 +1065,7 @@ fn check_decryption<G: Eg2Group>(
                 let t = element(g, s, "b_over_m")?;
                 let proof = pair(g, &s["proof"])?;
                 let value = s["tally"].as_u64().ok_or("`tally` is not a count")?;
-                if !g.all_members(&[&ct.alpha, &ct.beta, &t]) {
+                if !g.all_members(&[&ct.pad, &ct.data, &t]) {
                     return Err("(A, B) or T is not in Z_p^r".into());
                 }
                 Ok((ct, t, proof, value))

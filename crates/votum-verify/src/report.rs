@@ -7,6 +7,17 @@ pub(crate) fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// The bytes of a string of hexadecimal digit pairs (either case); `None` for an odd length or a non-digit.
+pub(crate) fn unhex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 use crate::checks::Check;
 
 /// How many failing objects a report lists per check (the rest are counted).
@@ -212,12 +223,6 @@ impl Ledger {
     pub(crate) fn checked(&mut self, check: Check) -> u64 {
         let i = self.index(check);
         self.results[i].checked
-    }
-
-    /// How many findings `check` has so far (those shown and those counted beyond them).
-    pub(crate) fn findings(&mut self, check: Check) -> usize {
-        let i = self.index(check);
-        self.results[i].findings.len() + self.results[i].more as usize
     }
 
     /// Something about `object` is odd but not wrong: reported, the status unchanged.

@@ -134,7 +134,8 @@ fn group_of(pgroup: &str) -> Result<AnyGroup, String> {
         .rsplit_once("::")
         .map(|(_, h)| h)
         .ok_or("<pgroup> is not `description::hex`")?;
-    let bytes = decode_hex(hex.trim()).ok_or("<pgroup>: the marshalled group is not hex")?;
+    let bytes =
+        crate::report::unhex(hex.trim()).ok_or("<pgroup>: the marshalled group is not hex")?;
     let tree = Bt::parse(&bytes).map_err(|e| format!("<pgroup>: {e}"))?;
     let c = tree.children(2, "<pgroup>")?;
     let class = c[0].leaf("<pgroup> class")?;
@@ -154,16 +155,6 @@ fn group_of(pgroup: &str) -> Result<AnyGroup, String> {
             String::from_utf8_lossy(other)
         )),
     }
-}
-
-fn decode_hex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 /// Where protInfo.xml and the proof directories of a session are, from the path given: a proof
@@ -977,7 +968,7 @@ fn party_keys(info: &ProtInfo) -> Result<Vec<rsa::RsaPublicKey>, String> {
                 .rsplit_once("::")
                 .map(|(_, h)| h)
                 .ok_or(format!("{what}: not `description::hex`"))?;
-            let bytes = decode_hex(hex.trim()).ok_or(format!("{what}: not hex"))?;
+            let bytes = crate::report::unhex(hex.trim()).ok_or(format!("{what}: not hex"))?;
             let tree = Bt::parse(&bytes).map_err(|e| format!("{what}: {e}"))?;
             let c = tree.children(2, &what)?;
             if c[0].leaf(&what)? != b"com.verificatum.crypto.SignaturePKeyHeuristic" {
