@@ -523,6 +523,18 @@ def mix_count(
     k: int | None = None,
     ties: str = "lower-number",
 ) -> dict[str, Any]: ...
+def eg2_election(
+    out: str,
+    group: str,
+    manifest: bytes | None,
+    ballots: int,
+    guardians: int,
+    quorum: int,
+    available: list[int],
+    challenge_every: int,
+    seed: int,
+    device: str,
+) -> dict[str, Any]: ...
 def chvote_simulate(
     level: int,
     shape: str,

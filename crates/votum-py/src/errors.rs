@@ -45,6 +45,7 @@ pub enum NativeError {
     Mix(votum_mixnet::MixError),
     Sv(votum_splitvalue::SvError),
     Chvote(votum_chvote::ChvoteError),
+    Eg2(votum_eg2::Eg2Error),
 }
 
 impl From<ArithError> for NativeError {
@@ -237,6 +238,17 @@ fn classify(e: &NativeError) -> (Kind, String) {
                 S::Decode(_) => RecordFormatError,
                 S::Record(_) => Os,
                 S::Phase(_) => WrongPhase,
+            };
+            (kind, x.to_string())
+        }
+        NativeError::Eg2(x) => {
+            use votum_eg2::Eg2Error as E;
+            let kind = match x {
+                E::Manifest(_) => RecordFormatError,
+                E::Ballot { .. } | E::Parameters(_) => InvalidInput,
+                E::Guardian { .. } => InvalidProof,
+                E::Decryption(_) => DecryptionFailed,
+                E::Io(_) => Os,
             };
             (kind, x.to_string())
         }

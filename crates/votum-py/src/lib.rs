@@ -12,6 +12,7 @@ mod chvote;
 mod convert;
 mod dual;
 mod eg1;
+mod eg2;
 mod eg_ballot;
 mod eg_context;
 mod eg_decrypt;
@@ -36,6 +37,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(eg2::eg2_election, m)?)?;
     m.add_function(wrap_pyfunction!(node::node_check_frame, m)?)?;
     m.add_function(wrap_pyfunction!(node::node_digests, m)?)?;
     m.add_function(wrap_pyfunction!(node::node_id, m)?)?;

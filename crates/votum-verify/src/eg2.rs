@@ -22,6 +22,7 @@ use crate::checks::eg2::{
 use crate::checks::Check;
 use crate::options::{Intermediates, Options, Progress};
 use crate::report::{Ledger, Report};
+use votum_eg2::manifest::{count, list, read_manifest as manifest, text, Manifest};
 
 /// Ballots decoded and checked per parallel batch (progress is told after each).
 const BATCH: usize = 256;
@@ -60,19 +61,6 @@ fn file_name(path: &Path) -> String {
 }
 
 // ---- field readers: each says which field is wrong ----
-
-fn text<'v>(v: &'v Value, field: &str) -> Result<&'v str, String> {
-    v[field]
-        .as_str()
-        .ok_or_else(|| format!("`{field}` is not a string"))
-}
-
-fn count(v: &Value, field: &str) -> Result<u32, String> {
-    v[field]
-        .as_u64()
-        .and_then(|n| u32::try_from(n).ok())
-        .ok_or_else(|| format!("`{field}` is not a count"))
-}
 
 fn b64(v: &Value, field: &str) -> Result<Vec<u8>, String> {
     Base64::decode_vec(text(v, field)?).map_err(|_| format!("`{field}` is not base64"))
@@ -128,76 +116,6 @@ fn contest_data<G: Eg2Group>(group: &G, v: &Value) -> Result<ContestData<G>, Str
         c1: b64(v, "c1")?,
         c2: hash32(v, "c2")?,
     })
-}
-
-fn list<'v>(v: &'v Value, field: &str) -> Result<&'v Vec<Value>, String> {
-    v[field]
-        .as_array()
-        .ok_or_else(|| format!("`{field}` is not a list"))
-}
-
-// ---- the manifest ----
-
-struct ManifestContest {
-    sequence: u32,
-    district: String,
-    /// L: votes allowed in the contest
-    limit: u32,
-    /// R: votes allowed per option
-    option_limit: u32,
-    /// the options' ids in sequence order
-    options: Vec<String>,
-}
-
-struct Manifest {
-    contests: BTreeMap<String, ManifestContest>,
-    /// style id → its geopolitical units
-    styles: BTreeMap<String, BTreeSet<String>>,
-}
-
-fn manifest(v: &Value) -> Result<Manifest, String> {
-    let mut contests = BTreeMap::new();
-    for c in list(v, "contests")? {
-        let id = text(c, "object_id")?.to_owned();
-        let mut options: Vec<(u32, String)> = list(c, "ballot_selections")?
-            .iter()
-            .map(|s| {
-                Ok((
-                    count(s, "sequence_order")?,
-                    text(s, "object_id")?.to_owned(),
-                ))
-            })
-            .collect::<Result<_, String>>()
-            .map_err(|e| format!("contest {id}: {e}"))?;
-        options.sort();
-        let limit = |field: &str| match &c[field] {
-            Value::Null => Ok(1),
-            _ => count(c, field),
-        };
-        let mc = ManifestContest {
-            sequence: count(c, "sequence_order")?,
-            district: text(c, "electoral_district_id")?.to_owned(),
-            limit: limit("votes_allowed")?,
-            option_limit: limit("option_selection_limit")?,
-            options: options.into_iter().map(|(_, s)| s).collect(),
-        };
-        if contests.insert(id.clone(), mc).is_some() {
-            return Err(format!("contest {id} is listed twice"));
-        }
-    }
-    let mut styles = BTreeMap::new();
-    for s in list(v, "ballot_styles")? {
-        let units = list(s, "geopolitical_unit_ids")?
-            .iter()
-            .map(|u| {
-                u.as_str()
-                    .map(str::to_owned)
-                    .ok_or("a unit id is not a string")
-            })
-            .collect::<Result<_, _>>()?;
-        styles.insert(text(s, "object_id")?.to_owned(), units);
-    }
-    Ok(Manifest { contests, styles })
 }
 
 // ---- ballots ----

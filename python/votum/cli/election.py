@@ -26,6 +26,7 @@ from votum.cli._cluster import (
 from votum.cli._errors import fail
 from votum.cli._progress import progress_hook, step_table
 from votum.cli._results import print_result
+from votum.eg2 import Eg2Config, run_eg2_election
 from votum.election import ElectionConfig, ElectionResult, run_election
 from votum.errors import VotumError
 from votum.results import verified_result
@@ -40,6 +41,46 @@ def _table(result: ElectionResult) -> Table:
         f"{cfg.guardians} guardians, quorum {cfg.quorum}, {cfg.missing} missing"
     )
     return step_table(title, result.steps, per_item_digits=2)
+
+
+def _election_2x(console: Console, config: Eg2Config, json_out: bool) -> None:
+    """`votum election --spec 2.1`: the 2.x election of spec/65.7–65.8, written as an egk-ec record."""
+    try:
+        result = run_eg2_election(config)
+    except (VotumError, OSError) as err:
+        fail(console, err)
+    report = result.verification
+    shown = None if report is None else verified_result(report, result.record)
+    if json_out:
+        out = {
+            "spec": "2.1",
+            "config": {k: str(v) if isinstance(v, Path) else v for k, v in config.__dict__.items()},
+            "cast": result.cast,
+            "challenged": result.challenged,
+            "counts": result.counts,
+            "steps": [{"name": s.name, "seconds": s.seconds, "items": s.items} for s in result.steps],
+            "total_seconds": result.total_seconds,
+            "record_bytes": result.record_bytes,
+            "verified": report is not None and report.passed,
+            "result": None if shown is None else shown.to_dict(),
+        }
+        typer.echo(json.dumps(out, indent=1))
+    else:
+        title = (
+            f"votum election --spec 2.1 · {config.group} · {config.ballots:,} ballots ({result.cast:,} cast, "
+            f"{result.challenged:,} challenged) · {config.guardians} guardians, quorum {config.quorum}, "
+            f"{config.missing} missing"
+        )
+        console.print(step_table(title, result.steps, per_item_digits=2))
+        if shown is not None:
+            print_result(console, shown, verified=report is not None and report.passed)
+        console.print(
+            f"record: {result.record} ({result.record_bytes / 1024:,.0f} KiB, egk-ec's JSON form, "
+            "spec/65.8); "
+            "decrypted counts equal the plaintext votes; record verified from disk."
+        )
+    if report is None or not report.passed:
+        fail(console, "the record written did not pass the independent verifier")
 
 
 def election(
@@ -77,10 +118,38 @@ def election(
     tls_cert: TlsCert = None,
     tls_key: TlsKey = None,
     plaintext_scheduler: Plaintext = False,
+    spec: Annotated[
+        str,
+        typer.Option(
+            help="ElectionGuard version: 1.0 (electionguard 1.4.0's record) or 2.1 (egk-ec's 2.x record, "
+            "spec/65.8; --manifest is then an egk-ec manifest, --spoil-rate the share challenged)."
+        ),
+    ] = "1.0",
+    group: Annotated[
+        str, typer.Option(help="With --spec 2.1: p256 or eg2-4096 (the 2.x 4096-bit group).")
+    ] = "p256",
 ) -> None:
     """Ceremony, encryption, ballot box, tally, decryption with missing guardians, record, verification.
     With --scheduler, ballots are encrypted and checked on a Dask cluster (spec/98)."""
     console = Console(stderr=json_out)
+    if spec not in ("1.0", "2.1"):
+        fail(console, f"--spec {spec}: votum runs ElectionGuard 1.0 and 2.1")
+    if spec == "2.1":
+        if scheduler is not None or record_format != "eg14":
+            fail(console, "--spec 2.1 writes egk-ec's record on this machine: no --scheduler or --format")
+        config_2x = Eg2Config(
+            ballots=ballots,
+            guardians=guardians,
+            quorum=quorum,
+            missing=missing,
+            challenge_rate=spoil_rate,
+            seed=seed,
+            group=group,
+            out=out or Path("election-record-2.1"),
+            manifest=manifest,
+        )
+        _election_2x(console, config_2x, json_out)
+        return
     on_cluster = cluster_options(
         console, scheduler, chunk, task_timeout, tls_ca, tls_cert, tls_key, plaintext_scheduler
     )

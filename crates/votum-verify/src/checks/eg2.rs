@@ -1,130 +1,14 @@
 //! The checks of an ElectionGuard 2.x record (spec/65.4, V-EG2-01…19): functions over decoded values, each
 //! recording its findings in the ledger (or, for a ballot checked on a rayon thread, returning them).
 
-use p256::elliptic_curve::hash2curve::{ExpandMsg, ExpandMsgXmd, Expander};
-use rand_core::OsRng;
-use sha2::Sha256;
+use votum_eg2::hashes::{self, parameter_hash};
 use votum_elgamal::Ciphertext;
-use votum_group::{Group, ModpGroup, P256};
-use votum_hash::eg2::{version_key, Hash};
+use votum_group::Group;
+
+pub(crate) use votum_eg2::{ContestData, Eg2Group, Pair};
 
 use crate::checks::Check;
 use crate::report::Ledger;
-
-/// What a 2.x record's group must offer beyond [`Group`]: how the record's writer encodes its elements
-/// and scalars, in JSON and in H, and how a hash becomes a challenge (spec/65.1, 65.6).
-pub(crate) trait Eg2Group: Group {
-    /// An element's bytes in H.
-    fn hash_bytes(&self, x: &Self::Element) -> Vec<u8>;
-    /// A hash as a challenge in Z_q.
-    fn to_challenge(&self, h: &[u8; 32]) -> Self::Scalar;
-    /// An element as the JSON writes it; its subgroup membership may be left to [`Eg2Group::all_members`].
-    fn read_element(&self, bytes: &[u8]) -> Result<Self::Element, String>;
-    /// Whether every element read is in the order-q subgroup.
-    fn all_members(&self, xs: &[&Self::Element]) -> bool;
-    /// A scalar as the JSON writes it: at most 32 bytes big-endian, below q.
-    fn read_scalar(&self, bytes: &[u8]) -> Result<Self::Scalar, String> {
-        if bytes.len() > 32 {
-            return Err("longer than 32 bytes".into());
-        }
-        let mut fixed = vec![0u8; 32 - bytes.len()];
-        fixed.extend_from_slice(bytes);
-        self.decode_scalar(&fixed).map_err(|_| "not below q".into())
-    }
-}
-
-impl Eg2Group for ModpGroup {
-    fn hash_bytes(&self, x: &Self::Element) -> Vec<u8> {
-        self.encode_element(x)
-    }
-
-    fn to_challenge(&self, h: &[u8; 32]) -> Self::Scalar {
-        self.scalar_from_wide(h)
-    }
-
-    fn read_element(&self, bytes: &[u8]) -> Result<Self::Element, String> {
-        if bytes.len() > self.element_len() {
-            return Err("longer than p".into());
-        }
-        let x = votum_arith::Integer::from_digits(bytes, votum_arith::Order::Msf);
-        self.element_in_range(&x)
-            .map(|e| e.into_unchecked_part())
-            .map_err(|_| "not in [1, p)".into())
-    }
-
-    fn all_members(&self, xs: &[&Self::Element]) -> bool {
-        self.members_hold(xs, &mut OsRng)
-    }
-}
-
-/// egk-ec's domain tag for a hash as a P-256 scalar (RFC 9380 `hash_to_field`, 48 bytes, spec/65.6).
-const EGK_P256_DST: &[u8] = b"QUUX-V01-CS02-with-P256_XMD:SHA-256_SSWU_RO_";
-
-impl Eg2Group for P256 {
-    /// SEC1 compressed, the identity 33 bytes 0xFF (egk-ec's encoding).
-    fn hash_bytes(&self, x: &Self::Element) -> Vec<u8> {
-        if *x == self.identity() {
-            return vec![0xff; 33];
-        }
-        self.encode_element(x)
-    }
-
-    /// expand_message_xmd(SHA-256) of the hash to 48 bytes, read big-endian, mod n (egk-ec's `hash_to_field`).
-    fn to_challenge(&self, h: &[u8; 32]) -> Self::Scalar {
-        let mut wide = [0u8; 48];
-        let msgs: [&[u8]; 1] = [h];
-        let dsts: [&[u8]; 1] = [EGK_P256_DST];
-        if let Ok(mut x) = ExpandMsgXmd::<Sha256>::expand_message(&msgs, &dsts, 48) {
-            x.fill_bytes(&mut wide);
-        }
-        self.scalar_from_wide(&wide)
-    }
-
-    fn read_element(&self, bytes: &[u8]) -> Result<Self::Element, String> {
-        if bytes.len() == 33 && bytes.iter().all(|b| *b == 0xff) {
-            return Ok(self.identity());
-        }
-        if bytes.iter().all(|b| *b == 0) {
-            return Err("not a point's encoding".into());
-        }
-        self.decode_element(bytes)
-            .map_err(|_| "not a point of P-256".into())
-    }
-
-    /// A point that decodes is on the curve, of prime order: a member.
-    fn all_members(&self, _: &[&Self::Element]) -> bool {
-        true
-    }
-}
-
-/// One (challenge, response) pair of a proof.
-pub(crate) struct Pair<G: Group> {
-    pub c: G::Scalar,
-    pub v: G::Scalar,
-}
-
-/// The contest data (C₀, C₁, C₂) of a contest (hashed ElGamal, 2.0 §3.3.6).
-pub(crate) struct ContestData<G: Group> {
-    pub c0: G::Element,
-    pub c1: Vec<u8>,
-    pub c2: [u8; 32],
-}
-
-impl<G: Group> Clone for ContestData<G> {
-    fn clone(&self) -> Self {
-        Self {
-            c0: self.c0.clone(),
-            c1: self.c1.clone(),
-            c2: self.c2,
-        }
-    }
-}
-
-impl<G: Group> PartialEq for ContestData<G> {
-    fn eq(&self, other: &Self) -> bool {
-        self.c0 == other.c0 && self.c1 == other.c1 && self.c2 == other.c2
-    }
-}
 
 /// What every ballot check needs: the group, K (with its table), H_E.
 pub(crate) struct Ctx<G: Eg2Group> {
@@ -143,10 +27,6 @@ impl<G: Eg2Group> Ctx<G> {
             k_table,
             he,
         }
-    }
-
-    fn enc(&self, x: &G::Element) -> Vec<u8> {
-        self.group.hash_bytes(x)
     }
 
     /// A hash as a challenge.
@@ -176,21 +56,24 @@ impl<G: Eg2Group> Ctx<G> {
                 u64::from(limit) + 1
             ));
         }
-        let mut h = Hash::new(&self.he)
-            .byte(0x21)
-            .bytes(&self.enc(&self.k))
-            .bytes(&self.enc(&ct.pad))
-            .bytes(&self.enc(&ct.data));
+        let mut commitments = Vec::with_capacity(proof.len());
         let mut sum = g.scalar_from_u64(0);
         for (j, p) in proof.iter().enumerate() {
             // a_j = g^v_j α^c_j, b_j = K^(v_j − j c_j) β^c_j
             let a = g.op(&g.pow_generator(&p.v), &g.pow(&ct.pad, &p.c));
             let w = g.scalar_sub(&p.v, &g.scalar_mul(&g.scalar_from_u64(j as u64), &p.c));
             let b = g.op(&g.pow_table(&self.k_table, &w), &g.pow(&ct.data, &p.c));
-            h = h.bytes(&self.enc(&a)).bytes(&self.enc(&b));
+            commitments.push((a, b));
             sum = g.scalar_add(&sum, &p.c);
         }
-        if self.challenge(h.finish()) != sum {
+        let h = hashes::range_hash(
+            g,
+            &self.he,
+            &self.k,
+            ct,
+            commitments.iter().map(|(a, b)| (a, b)),
+        );
+        if self.challenge(h) != sum {
             return Err("the range proof's challenges do not sum to its hash".into());
         }
         Ok(())
@@ -205,15 +88,7 @@ impl<G: Eg2Group> Ctx<G> {
             &g.pow_table(&self.k_table, &proof.c),
         );
         let b = self.pow2(&ct.pad, &proof.v, &m, &proof.c);
-        let h = Hash::new(&self.he)
-            .byte(0x30)
-            .bytes(&self.enc(&self.k))
-            .bytes(&self.enc(&ct.pad))
-            .bytes(&self.enc(&ct.data))
-            .bytes(&self.enc(&a))
-            .bytes(&self.enc(&b))
-            .bytes(&self.enc(&m))
-            .finish();
+        let h = hashes::decryption_hash(g, &self.he, &self.k, ct, (&a, &b), &m);
         self.challenge(h) == proof.c
     }
 
@@ -231,39 +106,18 @@ impl<G: Eg2Group> Ctx<G> {
             &g.pow_table(&self.k_table, &proof.c),
         );
         let b = self.pow2(&data.c0, &proof.v, beta, &proof.c);
-        let c1_hex: String = data.c1.iter().map(|b| format!("{b:02X}")).collect();
-        let h = Hash::new(&self.he)
-            .byte(0x31)
-            .bytes(&self.enc(&self.k))
-            .bytes(&self.enc(&data.c0))
-            .bytes(c1_hex.as_bytes())
-            .bytes(&data.c2)
-            .bytes(&self.enc(&a))
-            .bytes(&self.enc(&b))
-            .bytes(&self.enc(beta))
-            .finish();
+        let h = hashes::data_decryption_hash(g, &self.he, &self.k, data, (&a, &b), beta);
         self.challenge(h) == proof.c
     }
 
     /// χ_l = H(H_E; 0x23, l, K, α₁, β₁, …) (2.0 eq. 58).
     pub fn contest_hash(&self, sequence: u32, cts: &[&Ciphertext<G>]) -> [u8; 32] {
-        let mut h = Hash::new(&self.he)
-            .byte(0x23)
-            .u32(sequence)
-            .bytes(&self.enc(&self.k));
-        for ct in cts {
-            h = h.bytes(&self.enc(&ct.pad)).bytes(&self.enc(&ct.data));
-        }
-        h.finish()
+        hashes::contest_hash(&self.group, &self.he, sequence, &self.k, cts)
     }
 
     /// H(B) = H(H_E; 0x24, χ₁, …, χ_mB, B_aux) (2.0 eq. 59).
     pub fn confirmation_code(&self, contest_hashes: &[[u8; 32]], baux: &[u8]) -> [u8; 32] {
-        let mut h = Hash::new(&self.he).byte(0x24);
-        for x in contest_hashes {
-            h = h.bytes(x);
-        }
-        h.bytes(baux).finish()
+        hashes::confirmation_code(&self.he, contest_hashes, baux)
     }
 
     /// `K^t`.
@@ -309,11 +163,7 @@ pub(crate) fn check_parameters(ledger: &mut Ledger, params: &Parameters<'_>, man
             );
         }
     }
-    let mut h = Hash::new(&version_key(params.version)).byte(0x00);
-    for x in &params.hashed {
-        h = h.bytes(x);
-    }
-    if h.finish() != params.hp {
+    if parameter_hash(params.version, &params.hashed) != params.hp {
         ledger.fail(
             Check::Eg2v01,
             "election_config.json",
@@ -323,7 +173,7 @@ pub(crate) fn check_parameters(ledger: &mut Ledger, params: &Parameters<'_>, man
     if u32::try_from(manifest.len()).is_err() {
         ledger.fail(Check::Eg2v01, "manifest.json", "longer than 4 GiB");
     }
-    let hm = Hash::new(&params.hp).byte(0x01).file(manifest).finish();
+    let hm = hashes::manifest_hash(&params.hp, manifest);
     if hm != params.hm {
         ledger.fail(
             Check::Eg2v01,
@@ -331,12 +181,7 @@ pub(crate) fn check_parameters(ledger: &mut Ledger, params: &Parameters<'_>, man
             "H_M does not recompute from manifest.json",
         );
     }
-    let hb = Hash::new(&params.hp)
-        .byte(0x02)
-        .bytes(&params.hm)
-        .u32(params.n)
-        .u32(params.k)
-        .finish();
+    let hb = hashes::election_base_hash(&params.hp, &params.hm, params.n, params.k);
     if hb != params.hb {
         ledger.fail(
             Check::Eg2v01,
@@ -370,7 +215,6 @@ pub(crate) fn check_guardians<G: Eg2Group>(
     n: u32,
     k: u32,
 ) {
-    let enc = |x: &G::Element| group.hash_bytes(x);
     let mut seen = std::collections::BTreeSet::new();
     if guardians.len() as u64 != u64::from(n) {
         ledger.fail(
@@ -401,13 +245,7 @@ pub(crate) fn check_guardians<G: Eg2Group>(
         for (j, (kij, p)) in gd.coefficients.iter().enumerate() {
             // h = g^v K^c
             let h = group.op(&group.pow_generator(&p.v), &group.pow(kij, &p.c));
-            let c = Hash::new(hp)
-                .byte(0x10)
-                .u32(gd.x)
-                .u32(j as u32)
-                .bytes(&enc(kij))
-                .bytes(&enc(&h))
-                .finish();
+            let c = hashes::schnorr_hash(group, hp, gd.x, j as u32, kij, &h);
             if group.to_challenge(&c) != p.c {
                 ledger.fail(
                     Check::Eg2v02,
@@ -445,10 +283,7 @@ pub(crate) fn check_joint_key<G: Eg2Group>(
         );
     }
     ledger.examined(Check::Eg2v04, 1);
-    let want = Hash::new(hb)
-        .byte(0x12)
-        .bytes(&group.hash_bytes(k))
-        .finish();
+    let want = hashes::extended_base_hash(group, hb, k);
     if want != *he {
         ledger.fail(
             Check::Eg2v04,

@@ -1,0 +1,64 @@
+//! ElectionGuard 2.x elections (spec/65.7–65.8): a whole election written as an egk-ec record.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use votum_eg2::election::{run, Options, DEFAULT_MANIFEST};
+use votum_group::{ModpGroup, P256};
+
+use crate::convert::release;
+use crate::errors::NativeError;
+
+/// Runs a whole 2.x election on `group` ("p256" or "eg2-4096") and writes its record to `out`. `manifest` is
+/// an egk-ec manifest's bytes (the embedded one when None); `available` the x-coordinates of the guardians
+/// that decrypt (all when empty); every `challenge_every`-th ballot is challenged (none when 0). Returns
+/// {"cast", "challenged", "counts": {"contest/option": n}, "seconds": [(step, s)]}.
+#[pyfunction]
+#[pyo3(signature = (out, group, manifest, ballots, guardians, quorum, available, challenge_every, seed, device))]
+#[allow(clippy::too_many_arguments)]
+pub fn eg2_election<'py>(
+    py: Python<'py>,
+    out: PathBuf,
+    group: &str,
+    manifest: Option<Vec<u8>>,
+    ballots: usize,
+    guardians: u32,
+    quorum: u32,
+    available: Vec<u32>,
+    challenge_every: usize,
+    seed: u64,
+    device: String,
+) -> PyResult<Bound<'py, PyDict>> {
+    let options = Options {
+        guardians,
+        quorum,
+        available,
+        ballots,
+        challenge_every,
+        seed,
+        device,
+    };
+    let manifest = manifest.unwrap_or_else(|| DEFAULT_MANIFEST.as_bytes().to_vec());
+    let summary = match group {
+        "p256" => release(py, || run(P256, &out, &manifest, &options)),
+        "eg2-4096" => release(py, || run(ModpGroup::eg2_4096(), &out, &manifest, &options)),
+        other => {
+            return Err(NativeError::Input(format!(
+                "group {other:?}: a 2.x election runs on p256 or eg2-4096"
+            ))
+            .into())
+        }
+    }
+    .map_err(NativeError::Eg2)?;
+    let d = PyDict::new(py);
+    d.set_item("cast", summary.cast)?;
+    d.set_item("challenged", summary.challenged)?;
+    let counts = PyDict::new(py);
+    for (k, v) in &summary.counts {
+        counts.set_item(k, v)?;
+    }
+    d.set_item("counts", counts)?;
+    d.set_item("seconds", summary.seconds.clone())?;
+    Ok(d)
+}

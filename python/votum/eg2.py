@@ -1,0 +1,100 @@
+"""A whole ElectionGuard 2.x election (spec/65.7–65.8): the Rust core's guardians, encryption device, tally
+and decryption write an egk-ec record, which the independent verifier then checks from disk."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from votum import _native
+from votum.errors import InvalidInput
+from votum.steps import Step, total_seconds
+from votum.verifier import VerificationReport, verify
+
+#: the groups a 2.x election runs on (spec/65.1)
+GROUPS = ("p256", "eg2-4096")
+
+
+@dataclass(frozen=True)
+class Eg2Config:
+    ballots: int = 1000
+    guardians: int = 5
+    quorum: int = 3
+    missing: int = 2
+    #: share of ballots challenged (each decrypted by the guardians and published)
+    challenge_rate: float = 0.05
+    seed: int = 2026
+    group: str = "p256"
+    out: Path = Path("election-record-2.1")
+    #: an egk-ec manifest (JSON); the embedded one when None
+    manifest: Path | None = None
+    device: str = "votum-device"
+
+
+@dataclass
+class Eg2Result:
+    config: Eg2Config
+    steps: list[Step] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    cast: int = 0
+    challenged: int = 0
+    record: Path = Path()
+    record_bytes: int = 0
+    verification: VerificationReport | None = None
+
+    @property
+    def total_seconds(self) -> float:
+        return total_seconds(self.steps)
+
+
+def _check(config: Eg2Config) -> None:
+    if config.group not in GROUPS:
+        raise InvalidInput(f"group {config.group!r}: a 2.x election runs on {' or '.join(GROUPS)}")
+    if config.ballots < 1:
+        raise InvalidInput("an election needs at least one ballot")
+    if not 1 <= config.quorum <= config.guardians:
+        raise InvalidInput(f"quorum {config.quorum} of {config.guardians} guardians")
+    if not 0 <= config.missing <= config.guardians - config.quorum:
+        raise InvalidInput(
+            f"{config.missing} guardians missing leaves fewer than the quorum of {config.quorum} "
+            f"of {config.guardians}"
+        )
+    if not 0.0 <= config.challenge_rate < 1.0:
+        raise InvalidInput("the challenge rate is a share of the ballots, below 1")
+
+
+def run_eg2_election(config: Eg2Config) -> Eg2Result:
+    """Runs the election, writes its record to `config.out` (an earlier record there is replaced) and
+    verifies it with the independent verifier."""
+    _check(config)
+    manifest = None if config.manifest is None else config.manifest.read_bytes()
+    if config.out.exists():
+        shutil.rmtree(config.out)
+    present = list(range(1, config.guardians - config.missing + 1))
+    every = 0 if config.challenge_rate == 0 else max(1, round(1 / config.challenge_rate))
+    summary = _native.eg2_election(
+        str(config.out),
+        config.group,
+        manifest,
+        config.ballots,
+        config.guardians,
+        config.quorum,
+        present,
+        every,
+        config.seed,
+        config.device,
+    )
+    result = Eg2Result(config=config, record=config.out)
+    items = {"key ceremony": config.guardians, "encryption": config.ballots}
+    for name, seconds in summary["seconds"]:
+        result.steps.append(Step(name, seconds, items.get(name, 1)))
+    result.cast = summary["cast"]
+    result.challenged = summary["challenged"]
+    result.counts = dict(summary["counts"])
+    result.record_bytes = sum(f.stat().st_size for f in config.out.rglob("*") if f.is_file())
+    start = time.perf_counter()
+    result.verification = verify(config.out)
+    result.steps.append(Step("verification", time.perf_counter() - start, result.cast + result.challenged))
+    return result

@@ -1,0 +1,77 @@
+"""votum's own ElectionGuard 2.x elections (spec/65.7–65.8) through the front door:
+`votum election --spec 2.1` writes an egk-ec record on P-256 or the 2.x 4096-bit group and the independent
+verifier passes it with the counts the voters cast. The parties' refusals are tested in
+crates/votum-eg2/tests/election.rs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+from votum.cli import app
+from votum.eg2 import Eg2Config, run_eg2_election
+from votum.errors import InvalidInput
+from votum.verifier import verify
+
+
+def test_a_p256_election_with_guardians_missing_passes_with_its_counts(tmp_path: Path) -> None:
+    out = tmp_path / "record"
+    args = ["election", "--spec", "2.1", "--ballots", "30", "--guardians", "4", "--quorum", "2"]
+    run = CliRunner().invoke(
+        app, [*args, "--missing", "2", "--spoil-rate", "0.1", "--out", str(out), "--json"]
+    )
+    assert run.exit_code == 0, run.output
+    body = json.loads(run.output)
+    assert body["verified"] is True
+    assert (body["cast"], body["challenged"]) == (27, 3)
+    assert len(list((out / "challenged_ballots").glob("dballot-*.json"))) == 3
+    config = json.loads((out / "election_config.json").read_text())
+    assert (config["number_of_guardians"], config["quorum"]) == (4, 2)
+    # the record read again from disk gives the same counts, and a changed count fails its check
+    report = verify(out)
+    assert report.passed
+    counts = report.intermediates["counts"]
+    assert counts == body["counts"] and sum(counts.values()) > 0
+    tally = json.loads((out / "tally.json").read_text())
+    tally["contests"][0]["selections"][0]["tally"] += 1
+    (out / "tally.json").write_text(json.dumps(tally))
+    assert verify(out).not_passed() == ["V-EG2-10"]
+
+
+def test_a_4096_bit_election_runs_from_the_api(tmp_path: Path) -> None:
+    config = Eg2Config(
+        ballots=4, guardians=3, quorum=2, missing=1, challenge_rate=0.25, group="eg2-4096", out=tmp_path / "r"
+    )
+    result = run_eg2_election(config)
+    assert result.verification is not None and result.verification.passed
+    assert (result.cast, result.challenged) == (3, 1)
+    assert [s.name for s in result.steps][-1] == "verification"
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"group": "ristretto255"}, "p256 or eg2-4096"),
+        ({"quorum": 6}, "quorum 6 of 5"),
+        ({"missing": 3}, "fewer than the quorum"),
+        ({"ballots": 0}, "at least one ballot"),
+    ],
+)
+def test_bad_settings_are_refused_before_anything_is_written(
+    tmp_path: Path, change: dict[str, object], words: str
+) -> None:
+    config = Eg2Config(out=tmp_path / "r", **change)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match=words):
+        run_eg2_election(config)
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_command_line_refuses_an_unknown_spec_and_a_cluster(tmp_path: Path) -> None:
+    out = CliRunner().invoke(app, ["election", "--spec", "3.0", "--out", str(tmp_path / "r")])
+    assert out.exit_code == 2 and "1.0 and 2.1" in out.output
+    out = CliRunner().invoke(
+        app, ["election", "--spec", "2.1", "--format", "votum", "--out", str(tmp_path / "r")]
+    )
+    assert out.exit_code == 2 and "no --scheduler or --format" in out.output
