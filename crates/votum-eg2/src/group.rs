@@ -117,10 +117,7 @@ pub const P256_CONSTANTS: [(&str, &str); 7] = [
 impl Eg2Group for P256 {
     /// SEC1 compressed, the identity 33 bytes 0xFF (egk-ec's encoding).
     fn hash_bytes(&self, x: &Self::Element) -> Vec<u8> {
-        if *x == self.identity() {
-            return vec![0xff; 33];
-        }
-        self.encode_element(x)
+        P256::compressed(x).map_or_else(|| vec![0xff; 33], |c| c.to_vec())
     }
 
     /// expand_message_xmd(SHA-256) of the hash to 48 bytes, read big-endian, mod n (egk-ec's `hash_to_field`).

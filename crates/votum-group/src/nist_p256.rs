@@ -41,17 +41,76 @@ impl P256 {
 
     /// The affine x coordinate of a point other than the identity, big-endian (`None` for the identity).
     pub fn x_coordinate(a: &ProjectivePoint) -> Option<[u8; 32]> {
-        if bool::from(a.is_identity()) {
+        let affine = a.to_affine();
+        if bool::from(affine.is_identity()) {
             return None;
         }
-        Some(a.to_affine().x().into())
+        Some(affine.x().into())
+    }
+
+    /// The SEC1 compressed encoding of a point other than the identity (`None` for the identity), with one
+    /// inversion: `ProjectivePoint::is_identity` and `==` each cost two, so callers test on the affine point.
+    pub fn compressed(a: &ProjectivePoint) -> Option<[u8; 33]> {
+        let affine = a.to_affine();
+        if bool::from(affine.is_identity()) {
+            return None;
+        }
+        let mut out = [0u8; 33];
+        out.copy_from_slice(affine.to_encoded_point(true).as_bytes());
+        Some(out)
     }
 }
+
+/// A fixed-base table of one point B: for each byte position i of a scalar (0…31, least significant
+/// first), the affine points d·256^i·B for d = 1…255 (8,160 points, 510 KiB). A power is then at most 32
+/// mixed additions; the lookups depend on the exponent's bytes, so this serves public exponents and
+/// encryption nonces only (ADR 0002), as the modp groups' tables do.
+pub struct P256Table {
+    windows: Vec<AffinePoint>,
+}
+
+impl std::fmt::Debug for P256Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("P256Table")
+    }
+}
+
+impl P256Table {
+    fn new(base: &ProjectivePoint) -> Self {
+        let mut points = Vec::with_capacity(32 * 255);
+        let mut b = *base;
+        for _ in 0..32 {
+            let mut acc = b;
+            for _ in 0..255 {
+                points.push(acc);
+                acc += b;
+            }
+            // acc = 256·b
+            b = acc;
+        }
+        Self {
+            windows: points.iter().map(ProjectivePoint::to_affine).collect(),
+        }
+    }
+
+    fn pow(&self, s: &Scalar) -> ProjectivePoint {
+        let bytes = s.to_repr();
+        let mut acc = ProjectivePoint::IDENTITY;
+        for (i, d) in bytes.iter().rev().enumerate() {
+            if *d != 0 {
+                acc += &self.windows[i * 255 + usize::from(*d) - 1];
+            }
+        }
+        acc
+    }
+}
+
+static GENERATOR_TABLE: OnceLock<P256Table> = OnceLock::new();
 
 impl Group for P256 {
     type Element = ProjectivePoint;
     type Scalar = Scalar;
-    type Table = ProjectivePoint;
+    type Table = P256Table;
 
     fn id(&self) -> GroupId {
         GroupId::P256
@@ -92,15 +151,17 @@ impl Group for P256 {
     }
 
     fn pow_generator(&self, s: &Scalar) -> ProjectivePoint {
-        ProjectivePoint::GENERATOR * s
+        GENERATOR_TABLE
+            .get_or_init(|| P256Table::new(&ProjectivePoint::GENERATOR))
+            .pow(s)
     }
 
-    fn table(&self, base: &ProjectivePoint) -> ProjectivePoint {
-        *base
+    fn table(&self, base: &ProjectivePoint) -> P256Table {
+        P256Table::new(base)
     }
 
-    fn pow_table(&self, table: &ProjectivePoint, s: &Scalar) -> ProjectivePoint {
-        table * s
+    fn pow_table(&self, table: &P256Table, s: &Scalar) -> ProjectivePoint {
+        table.pow(s)
     }
 
     fn multi_pow(
@@ -131,10 +192,7 @@ impl Group for P256 {
     }
 
     fn encode_element(&self, a: &ProjectivePoint) -> Vec<u8> {
-        if bool::from(a.is_identity()) {
-            return vec![0u8; 33];
-        }
-        a.to_affine().to_encoded_point(true).as_bytes().to_vec()
+        Self::compressed(a).map_or_else(|| vec![0u8; 33], |c| c.to_vec())
     }
 
     fn decode_element(&self, bytes: &[u8]) -> Result<ProjectivePoint, GroupError> {
@@ -234,6 +292,37 @@ impl Group for P256 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fixed-base tables (of g and of any point) give the same powers as p256's own multiplication,
+    /// for exponents with zero bytes, the largest one and random ones; encodings agree with p256's.
+    #[test]
+    fn fixed_base_tables_agree_with_scalar_multiplication() {
+        use rand_chacha::rand_core::SeedableRng;
+        let g = P256;
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(9);
+        let base = ProjectivePoint::GENERATOR * g.random_scalar(&mut rng);
+        let table = g.table(&base);
+        let n_minus_1 = -Scalar::ONE;
+        let mut cases = vec![
+            Scalar::ZERO,
+            Scalar::ONE,
+            n_minus_1,
+            g.scalar_from_u64(256),
+            g.scalar_from_u64(1 << 40),
+        ];
+        cases.extend((0..50).map(|_| g.random_scalar(&mut rng)));
+        for s in &cases {
+            assert_eq!(g.pow_table(&table, s), base * s);
+            assert_eq!(g.pow_generator(s), ProjectivePoint::GENERATOR * s);
+            let p = base * s;
+            let want = (!bool::from(p.is_identity())).then(|| p.to_affine().to_encoded_point(true));
+            assert_eq!(
+                P256::compressed(&p).map(|c| c.to_vec()),
+                want.map(|e| e.as_bytes().to_vec())
+            );
+        }
+        assert_eq!(g.encode_element(&ProjectivePoint::IDENTITY), vec![0u8; 33]);
+    }
 
     /// The group laws and codecs hold, and agree with the curve's published constants.
     #[test]
