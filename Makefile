@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-other-records bench-eg2-verify bench-ifma bench-cluster bench-cluster-netns fuzz clean
+.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-other-records bench-eg2-verify bench-eg21 bench-ifma bench-cluster bench-cluster-netns fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -177,6 +177,12 @@ bench-ifma:
 bench-eg2-verify: setup
 	cargo build --release --locked -p votum-verify --bin votum-verify
 	$(VENV)/bin/python benches/bench_eg2_verify.py 5
+
+## ElectionGuard 2.x written by votum: encryption per selection, the whole election, and votum's records
+## verified by votum-verify and by egk-ec's own verifier (built from source with Maven, issue 44).
+bench-eg21: setup
+	cargo build --release --locked -p votum-verify --bin votum-verify -p votum-bench --bin bench-eg21
+	$(VENV)/bin/python benches/bench_eg21.py 1000 100 3
 
 bench-other-records: setup
 	cargo build --release --locked -p votum-verify --bin votum-verify
