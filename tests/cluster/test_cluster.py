@@ -766,3 +766,82 @@ def test_a_belenios_worker_that_lies_cannot_change_the_report_unseen(tmp_path: P
     workers._pending = deque([[(Task(None, check_ballots, (ballots,), "a chunk of 5 ballot checks"), 5)]])
     with pytest.raises(ClusterError, match="answered pass for a chunk of 5"):
         workers.collect()
+
+
+# --- an ElectionGuard 2.x record's ballots (spec/65.4, V-EG2-05…07) --------------------------------------
+
+EG2 = Path(__file__).resolve().parents[2] / "vectors" / "eg2" / "egk-ec-all-available-p256"
+
+
+def _eg2_bad_proof(tmp_path: Path) -> Path:
+    """The stored P-256 record with one cast ballot's range-proof response changed: V-EG2-05 in process."""
+    import base64
+    import shutil
+
+    record = tmp_path / "eg2-bad"
+    shutil.copytree(EG2, record)
+    ballot = record / "encrypted_ballots" / "runWorkflowDevice" / "eballot-id-8.json"
+    doc = json.loads(ballot.read_text())
+    proof = doc["contests"][0]["selections"][0]["proof"]["proofs"][0]
+    raw = bytearray(base64.b64decode(proof["response"]))
+    raw[-1] ^= 1
+    proof["response"] = base64.b64encode(bytes(raw)).decode()
+    ballot.write_text(json.dumps(doc))
+    return record
+
+
+def test_a_2x_record_is_checked_on_the_cluster_with_the_in_process_report(
+    client: Any, tmp_path: Path
+) -> None:
+    from votum.eg2 import Eg2Config, run_eg2_election
+
+    # votum's own record of 300 ballots (two verifier batches), egk-ec's, and egk-ec's with a bad proof
+    ours = run_eg2_election(Eg2Config(ballots=300, challenge_rate=0.02, out=tmp_path / "ours")).record
+    for record in (ours, EG2, _eg2_bad_proof(tmp_path)):
+        local = verify(record)
+        remote = verify(record, client=client, chunk=CHUNK)
+        assert remote.raw == local.raw, record
+        assert remote.intermediates == local.intermediates
+        assert remote.cluster is not None and remote.cluster["passing_tasks"] >= 2
+    assert local.not_passed() == ["V-EG2-05"]
+
+
+def test_a_2x_worker_that_lies_cannot_change_the_report_unseen(tmp_path: Path) -> None:
+    """A worker that fails every ballot changes nothing (what does not pass is checked here); one that passes
+    a bad ballot wins only when nothing is checked again, and DaskBallotWorkers' recheck catches it."""
+    from collections import deque
+
+    from votum import Eg2BallotChecker
+    from votum.cluster.tasks import check_ballots
+    from votum.cluster.work import Task
+
+    record = _eg2_bad_proof(tmp_path)
+    local = verify(record)
+    assert local.not_passed() == ["V-EG2-05"]
+    failing = _Saying(False)
+    text, _ = verify_record_report(str(record), None, failing)
+    assert json.loads(text) == local.raw
+    passing = _Saying(True)
+    text, _ = verify_record_report(str(record), None, passing)
+    assert not [c["id"] for c in json.loads(text)["checks"] if c["status"] != "pass"]
+    # the workers' own checks, from the parameters the verifier handed them: only id-8 fails
+    assert Eg2BallotChecker.is_params(passing.params)
+    [ballots] = passing.batches
+    verdicts = Eg2BallotChecker(passing.params).check(ballots)
+    assert [json.loads(b)["ballot_id"] for b, ok in zip(ballots, verdicts, strict=True) if not ok] == ["id-8"]
+    assert check_ballots(passing.params, ballots) == verdicts
+    with pytest.raises(InvalidInput):
+        Eg2BallotChecker(passing.params[:40])
+
+    class Liar:
+        params = passing.params
+
+        def result(self, task: Task) -> list[bool]:
+            return [True] * len(task.args[0])
+
+    workers = DaskBallotWorkers(None, recheck=1.0)
+    workers.work = Liar()  # type: ignore[assignment]
+    n = len(ballots)
+    workers._pending = deque([[(Task(None, check_ballots, (ballots,), f"a chunk of {n} ballot checks"), n)]])
+    with pytest.raises(ClusterError, match=f"answered pass for a chunk of {n}"):
+        workers.collect()

@@ -479,3 +479,35 @@ impl PyBeleniosBallotChecker {
         })
     }
 }
+
+/// An ElectionGuard 2.x record's ballot checks (V-EG2-05…07) built from the parameters the verifier hands a
+/// cluster (spec/98.3), answering only verdicts: what a worker runs for `votum verify --scheduler` on a 2.x
+/// record.
+#[pyclass(frozen, name = "Eg2BallotChecker", module = "votum._native")]
+pub struct PyEg2BallotChecker {
+    inner: votum_verify::Eg2BallotChecker,
+}
+
+#[pymethods]
+impl PyEg2BallotChecker {
+    #[new]
+    fn new(py: Python<'_>, params: &[u8]) -> PyResult<Self> {
+        let inner = release(py, || votum_verify::Eg2BallotChecker::new(params))
+            .map_err(crate::errors::NativeError::Input)?;
+        Ok(Self { inner })
+    }
+
+    /// Whether `params` are a 2.x record's ballot-check parameters (by their first bytes).
+    #[staticmethod]
+    fn is_params(params: &[u8]) -> bool {
+        params.starts_with(votum_verify::Eg2BallotChecker::TAG)
+    }
+
+    /// Whether each ballot (its JSON text, as the record holds it) passes V-EG2-05…07.
+    fn check(&self, py: Python<'_>, ballots: Vec<String>) -> Vec<bool> {
+        release(py, || {
+            let refs: Vec<&str> = ballots.iter().map(String::as_str).collect();
+            self.inner.check(&refs)
+        })
+    }
+}

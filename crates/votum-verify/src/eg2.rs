@@ -20,7 +20,7 @@ use crate::checks::eg2::{
     Parameters,
 };
 use crate::checks::Check;
-use crate::options::{Intermediates, Options, Progress};
+use crate::options::{BallotWorkers, Intermediates, Options, Progress};
 use crate::report::{Ledger, Report};
 use votum_eg2::manifest::{count, list, read_manifest as manifest, text, Manifest};
 
@@ -220,6 +220,7 @@ fn check_ballot<G: Eg2Group>(
     m: &Manifest,
     file: String,
     doc: Result<Value, String>,
+    proofs: bool,
 ) -> Checked<G> {
     let mut findings = Vec::new();
     let mut fail =
@@ -292,7 +293,7 @@ fn check_ballot<G: Eg2Group>(
                 format!("its options {ids:?} are not the manifest's {want:?}"),
             );
         }
-        for s in &c.selections {
+        for s in c.selections.iter().filter(|_| proofs) {
             if let Err(e) = ctx.check_range(&s.ct, &s.proof, mc.option_limit) {
                 fail(Check::Eg2v05, format!("{here}/{}", s.id), e);
             }
@@ -303,8 +304,10 @@ fn check_ballot<G: Eg2Group>(
             .fold(Ciphertext::zero(&ctx.group), |acc, s| {
                 acc.add(&ctx.group, &s.ct)
             });
-        if let Err(e) = ctx.check_range(&sum, &c.proof, mc.limit) {
-            fail(Check::Eg2v06, here.clone(), e);
+        if proofs {
+            if let Err(e) = ctx.check_range(&sum, &c.proof, mc.limit) {
+                fail(Check::Eg2v06, here.clone(), e);
+            }
         }
         let cts: Vec<&Ciphertext<G>> = c.selections.iter().map(|s| &s.ct).collect();
         if ctx.contest_hash(c.sequence, &cts) != c.hash {
@@ -379,14 +382,24 @@ fn natural(name: &str) -> Vec<(String, u64)> {
     out
 }
 
+/// What the walk is told and asks: the progress hook, and the workers that check ballots elsewhere.
+struct Hooks<'o> {
+    progress: Option<&'o mut dyn FnMut(Progress) -> ControlFlow<()>>,
+    workers: Option<&'o mut dyn BallotWorkers>,
+}
+
 /// Verifies an ElectionGuard 2.x record directory (spec/65). `options.progress` is told of the ballots
-/// checked after each batch and may stop the run.
+/// checked after each batch and may stop the run; with `options.ballot_workers` the ballots' checks
+/// (V-EG2-05…07) run there (spec/98.3), and every ballot that does not pass there is checked again here.
 pub fn verify_eg2_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
     let record = path.display().to_string();
     let mut ledger = Ledger::new(&Check::EG2);
     let mut out = Intermediates::default();
-    let mut progress = options.progress;
-    let ballots = match walk(path, &mut ledger, &mut out, &mut progress) {
+    let mut hooks = Hooks {
+        progress: options.progress,
+        workers: options.ballot_workers,
+    };
+    let ballots = match walk(path, &mut ledger, &mut out, &mut hooks) {
         Ok(n) => n,
         Err((check, object, reason)) => {
             ledger.error(check, &object, reason);
@@ -398,6 +411,17 @@ pub fn verify_eg2_record(path: &Path, options: Options<'_>) -> (Report, Intermed
 
 type Stop = (Check, String, String);
 
+/// A ballot file as read: its name, and its bytes or why they did not read.
+type Doc = (String, Result<Vec<u8>, String>);
+
+fn stopped(done: u64) -> Stop {
+    (
+        Check::Eg2v05,
+        "encrypted_ballots".into(),
+        format!("the verification was stopped after {done} ballots"),
+    )
+}
+
 fn error_at(check: Check, object: &str) -> impl Fn(String) -> Stop + '_ {
     move |reason| (check, object.to_owned(), reason)
 }
@@ -407,7 +431,7 @@ fn walk(
     dir: &Path,
     ledger: &mut Ledger,
     out: &mut Intermediates,
-    progress: &mut Option<&mut dyn FnMut(Progress) -> ControlFlow<()>>,
+    hooks: &mut Hooks<'_>,
 ) -> Result<u64, Stop> {
     // V-EG2-01: the parameters
     let constants = read_json(&dir.join("constants.json"))
@@ -455,7 +479,7 @@ fn walk(
                 ("g", &g == group.generator().value()),
             ];
             params.hashed = vec![to_fixed_be(&p, 512), to_fixed_be(&q, 32), to_fixed_be(&g, 512)];
-            walk_in(group, dir, &config, &manifest_bytes, &params, ledger, out, progress)
+            walk_in(group, dir, &config, &manifest_bytes, &params, ledger, out, hooks)
         }
         "EllipticCurve" if constants["name"].as_str() == Some("P-256") => {
             // P-256's published constants (SEC 2, FIPS 186-4)
@@ -475,7 +499,7 @@ fn walk(
                 params.standard.push((name, got == want(hex)));
                 params.hashed.push(to_fixed_be(&got, 32));
             }
-            walk_in(P256, dir, &config, &manifest_bytes, &params, ledger, out, progress)
+            walk_in(P256, dir, &config, &manifest_bytes, &params, ledger, out, hooks)
         }
         other => Err((
             Check::Eg2v01,
@@ -499,7 +523,7 @@ fn walk_in<G: Eg2Group>(
     params: &Parameters<'_>,
     ledger: &mut Ledger,
     out: &mut Intermediates,
-    progress: &mut Option<&mut dyn FnMut(Progress) -> ControlFlow<()>>,
+    hooks: &mut Hooks<'_>,
 ) -> Result<u64, Stop> {
     check_parameters(ledger, params, manifest_bytes);
     let manifest_doc: Value = serde_json::from_slice(manifest_bytes).map_err(|e| {
@@ -575,13 +599,8 @@ fn walk_in<G: Eg2Group>(
     let mut codes: BTreeMap<[u8; 32], String> = BTreeMap::new();
     let mut preencrypted = 0u64;
     let mut done = 0u64;
-    for batch in files.chunks(BATCH) {
-        let checked: Vec<Checked<G>> = batch
-            .par_iter()
-            .map(|f| check_ballot(&ctx, &m, file_name(f), read_json(f)))
-            .collect();
+    let mut absorb = |ledger: &mut Ledger, checked: Vec<Checked<G>>| {
         for c in checked {
-            done += 1;
             for check in [Check::Eg2v05, Check::Eg2v06, Check::Eg2v07] {
                 ledger.examined(check, 1);
             }
@@ -645,14 +664,85 @@ fn walk_in<G: Eg2Group>(
                 );
             }
         }
-        if let Some(hook) = progress.as_mut() {
-            if hook(Progress::Ballots(done)).is_break() {
-                return Err((
-                    Check::Eg2v05,
-                    "encrypted_ballots".into(),
-                    format!("the verification was stopped after {done} ballots"),
-                ));
+    };
+    let worker_params = Eg2BallotChecker::params(&group, &ctx.k, &ctx.he, manifest_bytes);
+    let mut workers_ready = false;
+    let mut in_flight: std::collections::VecDeque<Vec<Doc>> = std::collections::VecDeque::new();
+    let mut batches = files.chunks(BATCH);
+    loop {
+        let next = batches.next();
+        let docs: Option<Vec<Doc>> =
+            next.map(|b| b.iter().map(|f| (file_name(f), read_bytes(f))).collect());
+        // the batches to merge now: this one here without workers, else the oldest beyond the window
+        let mut ready: Vec<(Vec<Doc>, Option<Vec<bool>>)> = Vec::new();
+        match (hooks.workers.as_mut(), docs) {
+            (None, Some(d)) => ready.push((d, None)),
+            (None, None) => break,
+            (Some(w), d) => {
+                if let Some(d) = d {
+                    if !workers_ready {
+                        if w.setup(&worker_params).is_break() {
+                            return Err(stopped(done));
+                        }
+                        workers_ready = true;
+                    }
+                    let texts: Vec<std::borrow::Cow<'_, str>> = d
+                        .iter()
+                        .map(|(_, b)| {
+                            b.as_ref().map_or(std::borrow::Cow::Borrowed(""), |b| {
+                                String::from_utf8_lossy(b)
+                            })
+                        })
+                        .collect();
+                    let refs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
+                    if w.submit(&refs).is_break() {
+                        return Err(stopped(done));
+                    }
+                    in_flight.push_back(d);
+                }
+                let last = next.is_none();
+                while !in_flight.is_empty() && (last || in_flight.len() > w.window().max(1)) {
+                    let verdicts = w.collect();
+                    let Some(oldest) = in_flight.pop_front() else {
+                        break;
+                    };
+                    match verdicts {
+                        ControlFlow::Continue(v) if v.len() == oldest.len() => {
+                            ready.push((oldest, Some(v)))
+                        }
+                        // an answer of the wrong length is no answer: every ballot of it checked here
+                        ControlFlow::Continue(_) => ready.push((oldest, None)),
+                        ControlFlow::Break(()) => return Err(stopped(done)),
+                    }
+                }
+                if last && ready.is_empty() {
+                    break;
+                }
             }
+        }
+        for (d, verdicts) in ready {
+            // a ballot that passed on a worker is read here without its proofs; any other is checked whole
+            let checked: Vec<Checked<G>> = d
+                .into_par_iter()
+                .enumerate()
+                .map(|(i, (name, bytes))| {
+                    let passed = verdicts.as_ref().is_some_and(|v| v.get(i) == Some(&true));
+                    let doc = bytes.and_then(|b| {
+                        serde_json::from_slice(&b).map_err(|e| format!("{name}: not JSON: {e}"))
+                    });
+                    check_ballot(&ctx, &m, name, doc, !passed)
+                })
+                .collect();
+            done += checked.len() as u64;
+            absorb(ledger, checked);
+            if let Some(hook) = hooks.progress.as_mut() {
+                if hook(Progress::Ballots(done)).is_break() {
+                    return Err(stopped(done));
+                }
+            }
+        }
+        if next.is_none() && in_flight.is_empty() {
+            break;
         }
     }
     if preencrypted == 0 {
@@ -1116,7 +1206,9 @@ pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
     let group = P256;
     let ctx = Ctx::new(group, *group.generator(), [0u8; 32]);
     match which % 4 {
-        0 => check_ballot(&ctx, &m, "fuzz".into(), parsed).findings.len(),
+        0 => check_ballot(&ctx, &m, "fuzz".into(), parsed, true)
+            .findings
+            .len(),
         2 => parsed
             .and_then(|v| tally(&group, &v))
             .map_or(1, |t| t.len()),
@@ -1128,5 +1220,88 @@ pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
             let report = ledger.finish("fuzz".into(), "egk-ec", 0);
             report.checks.iter().map(|c| c.findings.len()).sum()
         }
+    }
+}
+
+/// A 2.x record's ballot checks (V-EG2-05…07, 15) built from the parameters the verifier hands a cluster
+/// (spec/98.3), answering only verdicts: what a worker runs for `votum verify --scheduler` on a 2.x record.
+pub struct Eg2BallotChecker {
+    inner: OneBallot,
+}
+
+/// One ballot's checks, on the record's group: whether its JSON text passes.
+type OneBallot = Box<dyn Fn(&str) -> bool + Send + Sync>;
+
+impl Eg2BallotChecker {
+    /// The first bytes of a 2.x record's ballot-check parameters.
+    pub const TAG: &'static [u8] = b"eg2-ballots\n";
+
+    /// The parameters: the tag, the group's name and a newline, K's length (8 bytes, big-endian) and K as
+    /// the record writes it, H_E, then the manifest's bytes as stored.
+    fn params<G: Eg2Group>(group: &G, k: &G::Element, he: &[u8; 32], manifest: &[u8]) -> Vec<u8> {
+        let key = group.hash_bytes(k);
+        let mut out = Vec::with_capacity(Self::TAG.len() + 16 + key.len() + 32 + manifest.len());
+        out.extend_from_slice(Self::TAG);
+        out.extend_from_slice(group.id().name().as_bytes());
+        out.push(b'\n');
+        out.extend_from_slice(&(key.len() as u64).to_be_bytes());
+        out.extend_from_slice(&key);
+        out.extend_from_slice(he);
+        out.extend_from_slice(manifest);
+        out
+    }
+
+    /// Builds the checks from the parameters; `Err` when they do not read.
+    pub fn new(params: &[u8]) -> Result<Self, String> {
+        let rest = params
+            .strip_prefix(Self::TAG)
+            .ok_or("not a 2.x record's ballot-check parameters")?;
+        let end = rest
+            .iter()
+            .position(|b| *b == b'\n')
+            .ok_or("the parameters end early")?;
+        let (name, rest) = (&rest[..end], &rest[end + 1..]);
+        let (len, rest) = rest
+            .split_first_chunk::<8>()
+            .ok_or("the parameters end early")?;
+        let len = usize::try_from(u64::from_be_bytes(*len)).map_err(|e| e.to_string())?;
+        if rest.len() < len + 32 {
+            return Err("the parameters end early".into());
+        }
+        let (key, rest) = rest.split_at(len);
+        let (he, manifest_bytes) = rest.split_at(32);
+        let he: [u8; 32] = he.try_into().map_err(|_| "H_E is not 32 bytes")?;
+        let doc: Value =
+            serde_json::from_slice(manifest_bytes).map_err(|e| format!("manifest: {e}"))?;
+        let m = manifest(&doc)?;
+        fn build<G: Eg2Group>(
+            group: G,
+            key: &[u8],
+            he: [u8; 32],
+            m: Manifest,
+        ) -> Result<OneBallot, String> {
+            let k = group.read_element(key)?;
+            if !group.all_members(&[&k]) {
+                return Err("K is not in the group".into());
+            }
+            let ctx = Ctx::new(group, k, he);
+            Ok(Box::new(move |text: &str| {
+                let doc = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"));
+                check_ballot(&ctx, &m, String::new(), doc, true)
+                    .findings
+                    .is_empty()
+            }))
+        }
+        let inner = match name {
+            b"p256" => build(P256, key, he, m)?,
+            b"eg2-4096" => build(ModpGroup::eg2_4096(), key, he, m)?,
+            other => return Err(format!("group {:?}", String::from_utf8_lossy(other))),
+        };
+        Ok(Self { inner })
+    }
+
+    /// Whether each ballot (its JSON text) passes V-EG2-05…07 and is not pre-encrypted; on every core.
+    pub fn check(&self, ballots: &[&str]) -> Vec<bool> {
+        ballots.par_iter().map(|b| (self.inner)(b)).collect()
     }
 }

@@ -20,6 +20,7 @@ import msgpack  # type: ignore[import-untyped]
 
 from votum import (
     BeleniosBallotChecker,
+    Eg2BallotChecker,
     EgBallotChecker,
     EgEncryptionDevice,
     Group,
@@ -61,13 +62,19 @@ class _Kept:
 
 _checkers = _Kept(EgBallotChecker)
 _belenios = _Kept(BeleniosBallotChecker)
+_eg2 = _Kept(Eg2BallotChecker)
 _tables = _Kept(lambda params: MixPowTables(*msgpack.unpackb(params)))
 _devices = _Kept(EgEncryptionDevice.from_check_params)
 
 
 def check_ballots(params: bytes, ballots: list[str]) -> list[bool]:
     """Whether each ballot passes every check of spec/62.4 (one batch), in order (spec/98.3); for a Belenios
-    archive's parameters, V-BEL-05 and V-BEL-06 (spec/94.4)."""
+    archive's parameters, V-BEL-05 and V-BEL-06 (spec/94.4); for an ElectionGuard 2.x record's, V-EG2-05…07
+    (spec/65.4)."""
+    if Eg2BallotChecker.is_params(params):
+        eg2 = _eg2.get(params)
+        assert isinstance(eg2, Eg2BallotChecker)
+        return eg2.check(ballots)
     if BeleniosBallotChecker.is_params(params):
         belenios = _belenios.get(params)
         assert isinstance(belenios, BeleniosBallotChecker)
