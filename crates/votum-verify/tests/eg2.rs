@@ -13,6 +13,11 @@ fn stored() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors/eg2/egk-ec-all-available")
 }
 
+/// The P-256 record: the tamperings below are made to it (its checks take a third of the 4096-bit record's).
+fn tampered_base() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors/eg2/egk-ec-all-available-p256")
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for f in std::fs::read_dir(from).unwrap() {
@@ -25,8 +30,16 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// A copy of the stored record, changed by `edit`.
+/// A copy of the stored P-256 record, changed by `edit`.
 fn record(edit: impl FnOnce(&Path)) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&tampered_base(), dir.path());
+    edit(dir.path());
+    dir
+}
+
+/// A copy of the stored 4096-bit record, changed by `edit`.
+fn record_4096(edit: impl FnOnce(&Path)) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&stored(), dir.path());
     edit(dir.path());
@@ -65,11 +78,11 @@ fn failing(report: &Report) -> Vec<&'static str> {
 
 /// The ballot file of a challenged ballot of the stored record, and the file of its decryption.
 const CHALLENGED: (&str, &str) = (
-    "encrypted_ballots/runWorkflowDevice/eballot-id-1.json",
-    "challenged_ballots/dballot-id-1.json",
+    "encrypted_ballots/runWorkflowDevice/eballot-id-30.json",
+    "challenged_ballots/dballot-id-30.json",
 );
 const CAST: &str = "encrypted_ballots/runWorkflowDevice/eballot-id-8.json";
-const OTHER_CAST: &str = "encrypted_ballots/runWorkflowDevice/eballot-id-12.json";
+const OTHER_CAST: &str = "encrypted_ballots/runWorkflowDevice/eballot-id-35.json";
 
 #[test]
 fn the_stored_record_passes_with_its_counts() {
@@ -96,14 +109,21 @@ fn the_stored_record_passes_with_its_counts() {
 
 #[test]
 fn a_changed_parameter_or_manifest_is_v_eg2_01() {
-    let dir = record(|d| {
+    let dir = record_4096(|d| {
         let mut m = std::fs::read(d.join("manifest.json")).unwrap();
         m.push(b'\n');
         std::fs::write(d.join("manifest.json"), m).unwrap();
     });
     assert_eq!(failing(&verify(dir.path()).0), ["V-EG2-01"]);
     // another group's record is an Error that names it
-    let dir = record(|d| edit(d, "constants.json", |c| c["type"] = "EllipticCurve".into()));
+    let dir = record_4096(|d| edit(d, "constants.json", |c| c["type"] = "EllipticCurve".into()));
+    // (the tamperings below are made to the P-256 record; one on the 4096-bit group's range proofs here)
+    let bad_proof = record_4096(|d| {
+        edit(d, CAST, |b| {
+            bump(&mut b["contests"][0]["selections"][0]["proof"]["proofs"][0]["response"])
+        })
+    });
+    assert_eq!(failing(&verify(bad_proof.path()).0), ["V-EG2-05"]);
     let (report, _) = verify(dir.path());
     assert_eq!(report.checks[0].status, Status::Error);
     assert!(report.checks[0].findings[0]
@@ -170,7 +190,7 @@ fn a_changed_selection_is_v_eg2_05() {
             .any(|f| f.object.contains(file) && f.reason.contains(what))
     };
     assert!(of("eballot-id-8.json", "range proof"), "{row:?}");
-    assert!(of("eballot-id-12.json", "not the manifest's"), "{row:?}");
+    assert!(of("eballot-id-35.json", "not the manifest's"), "{row:?}");
 }
 
 #[test]
@@ -265,7 +285,8 @@ fn a_changed_tally_contest_data_is_v_eg2_11() {
     // the tally has no contest data; a challenged ballot's, copied in, passes its proof; changed, it fails
     let data = {
         let doc: Value =
-            serde_json::from_slice(&std::fs::read(stored().join(CHALLENGED.1)).unwrap()).unwrap();
+            serde_json::from_slice(&std::fs::read(tampered_base().join(CHALLENGED.1)).unwrap())
+                .unwrap();
         doc["contests"][0]["decrypted_contest_data"].clone()
     };
     let honest = data.clone();
