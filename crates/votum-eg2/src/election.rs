@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::{OsRng, RngCore, SeedableRng};
+use rayon::prelude::*;
 use votum_elgamal::Ciphertext;
 
 use crate::ceremony::{ceremony, joint_key, Guardian, PublicGuardian};
@@ -19,7 +20,7 @@ use crate::group::Eg2Group;
 use crate::hashes::{election_base_hash, extended_base_hash, manifest_hash, parameter_hash};
 use crate::manifest::{read_manifest, Manifest};
 use crate::record::{self, DecryptedContest, DecryptedData, DecryptedOption};
-use crate::Eg2Error;
+use crate::{ContestData, Eg2Error};
 
 /// The embedded manifest `votum election --spec 2.1` uses when none is given: three contests (one of three,
 /// two of four, and a score contest of up to 2 points per option and 4 in all) on two styles.
@@ -389,24 +390,74 @@ pub fn run<G: Eg2Group>(
     let challenged_dir = dir.join("challenged_ballots");
     std::fs::create_dir_all(&challenged_dir).map_err(|e| io(&challenged_dir, e))?;
     let ids = challenged_ids;
-    for (id, contests) in ids.iter().zip(&challenged) {
+    let board = Board {
+        keys: &keys,
+        n,
+        present: &present,
+        manifest: &manifest,
+        dlog: &dlog,
+    };
+    // one ballot per rayon task, each with its own generator seeded from the operating system
+    let opened: Vec<Vec<DecryptedContest<G>>> = ids
+        .par_iter()
+        .zip(&challenged)
+        .map(|(id, contests)| {
+            let mut rng = ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
+            board.open(id, contests, &mut rng)
+        })
+        .collect::<Result<_, _>>()?;
+    for (id, out) in ids.iter().zip(&opened) {
+        write(
+            &challenged_dir.join(format!("dballot-{id}.json")),
+            &record::decrypted(&group, id, &he, out),
+        )?;
+    }
+    summary.challenged = ids.len();
+    lap(&mut summary, "challenged ballots");
+    Ok(summary)
+}
+
+/// A challenged ballot as recorded: each contest's id, its ciphertexts in the manifest's order, its contest
+/// data and the data's length.
+type Challenged<G> = (String, Vec<Ciphertext<G>>, ContestData<G>, usize);
+
+/// What decrypting a challenged ballot needs: the public values, the guardians present, the manifest and
+/// the table of K's powers.
+struct Board<'a, G: Eg2Group> {
+    keys: &'a Keys<'a, G>,
+    n: u32,
+    present: &'a [&'a Guardian<G>],
+    manifest: &'a Manifest,
+    dlog: &'a Dlog,
+}
+
+impl<G: Eg2Group> Board<'_, G> {
+    /// Decrypts one challenged ballot, its votes and its contest data, each with its proof.
+    fn open(
+        &self,
+        id: &str,
+        contests: &[Challenged<G>],
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Vec<DecryptedContest<G>>, Eg2Error> {
+        let group = self.keys.group;
         let mut targets = Vec::new();
         for (_, cts, data, _) in contests {
             targets.extend(cts.iter().map(Target::Vote));
             targets.push(Target::Data(data));
         }
-        let mut proofs = decrypt_with(&keys, n, &present, &targets, &mut rng)?.into_iter();
+        let mut proofs = decrypt_with(self.keys, self.n, self.present, &targets, rng)?.into_iter();
         let mut out = Vec::new();
         for (cid, cts, data, num_bytes) in contests {
-            let mc = &manifest.contests[cid];
+            let mc = &self.manifest.contests[cid];
             let mut options_out = Vec::new();
             for (oid, ct) in mc.options.iter().zip(cts) {
                 let (m, proof) = proofs
                     .next()
                     .ok_or_else(|| Eg2Error::Decryption("a proof is missing".into()))?;
                 let t = group.div(&ct.data, &m);
-                let value = dlog
-                    .find(&group, &t)
+                let value = self
+                    .dlog
+                    .find(group, &t)
                     .filter(|v| *v <= u64::from(mc.option_limit))
                     .ok_or_else(|| {
                         Eg2Error::Decryption(format!("ballot {id}: {cid}/{oid} is not a vote"))
@@ -422,10 +473,18 @@ pub fn run<G: Eg2Group>(
             let (beta, proof) = proofs
                 .next()
                 .ok_or_else(|| Eg2Error::Decryption("a proof is missing".into()))?;
-            let message = contest_data::decrypt(&group, &he, &key, data, &beta, cid, *num_bytes)
-                .ok_or_else(|| {
-                    Eg2Error::Decryption(format!("ballot {id}: {cid}'s contest data does not open"))
-                })?;
+            let message = contest_data::decrypt(
+                group,
+                self.keys.he,
+                self.keys.k,
+                data,
+                &beta,
+                cid,
+                *num_bytes,
+            )
+            .ok_or_else(|| {
+                Eg2Error::Decryption(format!("ballot {id}: {cid}'s contest data does not open"))
+            })?;
             let plain = Plain::decode(&message).ok_or_else(|| {
                 Eg2Error::Decryption(format!("ballot {id}: {cid}'s contest data does not read"))
             })?;
@@ -443,12 +502,6 @@ pub fn run<G: Eg2Group>(
                 }),
             });
         }
-        write(
-            &challenged_dir.join(format!("dballot-{id}.json")),
-            &record::decrypted(&group, id, &he, &out),
-        )?;
+        Ok(out)
     }
-    summary.challenged = ids.len();
-    lap(&mut summary, "challenged ballots");
-    Ok(summary)
 }
