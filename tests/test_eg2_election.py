@@ -34,6 +34,11 @@ def test_a_p256_election_with_guardians_missing_passes_with_its_counts(tmp_path:
     assert report.passed
     counts = report.intermediates["counts"]
     assert counts == body["counts"] and sum(counts.values()) > 0
+    # the council contest is on one ward's style only: its undervotes count the ballots that hold it
+    holding = report.intermediates["contest_ballots"]
+    assert holding["mayor"] == 27 and 0 < holding["council"] < 27
+    council = next(c for c in body["result"]["contests"] if c["contest_id"] == "council")
+    assert council["notes"][0].startswith(f"{holding['council']} ballots cast × 2 votes allowed")
     tally = json.loads((out / "tally.json").read_text())
     tally["contests"][0]["selections"][0]["tally"] += 1
     (out / "tally.json").write_text(json.dumps(tally))
@@ -75,3 +80,33 @@ def test_the_command_line_refuses_an_unknown_spec_and_a_cluster(tmp_path: Path) 
         app, ["election", "--spec", "2.1", "--format", "votum", "--out", str(tmp_path / "r")]
     )
     assert out.exit_code == 2 and "no --scheduler or --format" in out.output
+
+
+def test_challenged_ballots_show_their_write_ins_and_a_status_that_matches_their_votes(
+    tmp_path: Path,
+) -> None:
+    """The contest data (write-ins, status) is encrypted by the device, decrypted by the guardians and opened
+    with its MAC; each challenged contest's status agrees with the votes decrypted beside it."""
+    config = Eg2Config(ballots=100, challenge_rate=0.25, seed=7, out=tmp_path / "r")
+    result = run_eg2_election(config)
+    assert result.verification is not None and result.verification.passed
+    manifest = json.loads((config.out / "manifest.json").read_text())
+    allowed = {c["object_id"]: c["votes_allowed"] for c in manifest["contests"]}
+    statuses: dict[str, int] = {}
+    write_ins = 0
+    for path in sorted((config.out / "challenged_ballots").glob("dballot-*.json")):
+        for contest in json.loads(path.read_text())["contests"]:
+            data = contest["decrypted_contest_data"]["contest_data"]
+            votes = sum(s["tally"] for s in contest["selections"]) + len(data["write_ins"])
+            want = (
+                "null_vote"
+                if votes == 0
+                else "under_vote"
+                if votes < allowed[contest["contest_id"]]
+                else "normal"
+            )
+            assert data["status"] == want, (path.name, contest["contest_id"], data)
+            assert all(w.startswith("Write-in ") for w in data["write_ins"])
+            statuses[want] = statuses.get(want, 0) + 1
+            write_ins += len(data["write_ins"])
+    assert write_ins > 0 and set(statuses) == {"normal", "null_vote", "under_vote"}, (statuses, write_ins)

@@ -63,7 +63,14 @@ def verified_result(report: VerificationReport, record: Path) -> VerifiedResult 
         if not isinstance(digest, str) or not isinstance(values.get("counts"), dict):
             return None
         cast = values.get("cast")
-        contests = _eg_contests(values["counts"], _manifest(record), cast if isinstance(cast, int) else None)
+        # a 2.x record says how many cast ballots hold each contest (a contest is on its styles' ballots only)
+        per_contest = values.get("contest_ballots")
+        contests = _eg_contests(
+            values["counts"],
+            _manifest(record),
+            cast if isinstance(cast, int) else None,
+            per_contest if isinstance(per_contest, dict) else {},
+        )
         return VerifiedResult(label, digest, contests)
     if report.readable == "V-IVXV-01":
         digest = values.get("proof_file_sha256")
@@ -135,7 +142,9 @@ def elected_of(votes: list[tuple[str, int]], seats: int) -> tuple[set[str], list
     return set(above), level
 
 
-def _eg_contests(counts: dict[str, int], manifest: dict[str, Any], cast: int | None) -> list[Contest]:
+def _eg_contests(
+    counts: dict[str, int], manifest: dict[str, Any], cast: int | None, per_contest: dict[str, int]
+) -> list[Contest]:
     names = candidate_names(manifest)
     described = {c.get("object_id"): c for c in manifest.get("contests", [])}
     by_contest: dict[str, list[tuple[str, int]]] = {}
@@ -156,11 +165,12 @@ def _eg_contests(counts: dict[str, int], manifest: dict[str, Any], cast: int | N
             tied = ", ".join(names.get(str(candidate_of.get(s)), s) for s in level)
             votes = dict(selections)[level[0]]
             notes.append(f"tie for the last seat between {tied} ({votes:,} votes each)")
-        if cast is not None:
-            # every cast ballot holds `votes_allowed` votes in the contest, the unused ones included
+        holding = per_contest.get(contest_id, cast)
+        if isinstance(holding, int):
+            # each cast ballot holding the contest holds `votes_allowed` votes in it, unused ones included
             allowed = int(desc.get("votes_allowed", seats) or seats)
-            unused = cast * allowed - sum(v for _, v in selections)
-            notes.insert(0, f"{cast:,} ballots cast × {allowed} votes allowed: undervotes {unused:,}")
+            unused = holding * allowed - sum(v for _, v in selections)
+            notes.insert(0, f"{holding:,} ballots cast × {allowed} votes allowed: undervotes {unused:,}")
         name = contest_label(desc) if desc else contest_id
         out.append(
             Contest(

@@ -92,13 +92,14 @@ fn choose(
                 left -= 1;
             }
         }
-        out.insert(
-            id.to_owned(),
-            PlainContest {
-                votes,
-                write_ins: Vec::new(),
-            },
-        );
+        // a voter with a vote to spare sometimes writes a name in (kept in the contest data, counted nowhere)
+        let used: u32 = votes.iter().sum();
+        let write_ins = if used < mc.limit && rng.next_u32().is_multiple_of(4) {
+            vec![format!("Write-in {}", rng.next_u32() % 100)]
+        } else {
+            Vec::new()
+        };
+        out.insert(id.to_owned(), PlainContest { votes, write_ins });
     }
     out
 }
@@ -253,11 +254,12 @@ pub fn run<G: Eg2Group>(
             cast_ids.push(e.id.clone());
             for c in &e.contests {
                 *ballots_per_contest.entry(c.id.clone()).or_default() += 1;
+                // the device's rule: an option above R, or more than L votes and write-ins, counts nothing
                 let over = {
-                    let total: u64 = p
-                        .contests
-                        .get(&c.id)
-                        .map_or(0, |pc| pc.votes.iter().map(|v| u64::from(*v)).sum());
+                    let total: u64 = p.contests.get(&c.id).map_or(0, |pc| {
+                        pc.votes.iter().map(|v| u64::from(*v)).sum::<u64>()
+                            + pc.write_ins.len() as u64
+                    });
                     let mc = &manifest.contests[&c.id];
                     total > u64::from(mc.limit)
                         || p.contests

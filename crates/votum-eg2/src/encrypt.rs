@@ -135,7 +135,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
     ) -> Vec<Pair<G>> {
         let g = &self.group;
         let s = g.scalar_from_u64(u64::from(sigma));
-        let s_plus_xi = g.scalar_add(&s, xi);
+        let mut s_plus_xi = g.scalar_add(&s, xi);
         let mut pairs: Vec<Pair<G>> = Vec::with_capacity(limit as usize + 1);
         let mut commitments = Vec::with_capacity(limit as usize + 1);
         let mut u = g.scalar_from_u64(0);
@@ -170,6 +170,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
         let c = g.scalar_sub(&g.to_challenge(&h), &others);
         let v = g.scalar_sub(&u, &g.scalar_mul(&c, xi));
         u.zeroize();
+        s_plus_xi.zeroize();
         pairs[sigma as usize] = Pair { c, v };
         pairs
     }
@@ -244,10 +245,11 @@ impl<'m, G: Eg2Group> Device<'m, G> {
         let mut sum_xi = g.scalar_from_u64(0);
         let mut sum_ct = Ciphertext::zero(g);
         for ((opt, oseq), sigma) in mc.options.iter().zip(&mc.sequences).zip(&votes) {
-            let xi = self.nonce(xb, &[&seq, &oseq.to_be_bytes()]);
+            let mut xi = self.nonce(xb, &[&seq, &oseq.to_be_bytes()]);
             let ct = self.encrypt_vote(*sigma, &xi);
             let proof = self.range_proof(&ct, *sigma, &xi, mc.option_limit, rng);
             sum_xi = g.scalar_add(&sum_xi, &xi);
+            xi.zeroize();
             sum_ct = sum_ct.add(g, &ct);
             selections.push(EncryptedSelection {
                 id: opt.clone(),
@@ -261,10 +263,12 @@ impl<'m, G: Eg2Group> Device<'m, G> {
         sum_xi.zeroize();
         let cts: Vec<&Ciphertext<G>> = selections.iter().map(|s| &s.ct).collect();
         let hash = contest_hash(g, &self.he, mc.sequence, &self.k, &cts);
-        let xd = self.nonce(xb, &[&seq, b"contest_data"]);
-        let message = plain_data.to_message(mc.limit);
+        let mut xd = self.nonce(xb, &[&seq, b"contest_data"]);
+        let mut message = plain_data.to_message(mc.limit);
         let (data, num_bytes) =
             contest_data::encrypt(g, &self.he, &self.k, &self.k_table, id, &message, &xd);
+        xd.zeroize();
+        message.zeroize();
         Ok(EncryptedContest {
             id: id.to_owned(),
             sequence: mc.sequence,

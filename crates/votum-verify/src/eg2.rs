@@ -594,6 +594,7 @@ fn walk_in<G: Eg2Group>(
         options: BTreeMap::new(),
         ids: BTreeSet::new(),
         contests: BTreeSet::new(),
+        per_contest: BTreeMap::new(),
     };
     let mut by_id: BTreeMap<String, Recorded<G>> = BTreeMap::new();
     let mut codes: BTreeMap<[u8; 32], String> = BTreeMap::new();
@@ -636,6 +637,9 @@ fn walk_in<G: Eg2Group>(
                         &c.file,
                         format!("ballot id {} is cast twice", b.id),
                     );
+                }
+                for ct in &b.contests {
+                    *cast.per_contest.entry(ct.id.clone()).or_default() += 1;
                 }
                 for (contest, option, ct) in &cts {
                     cast.contests.insert(contest.clone());
@@ -817,6 +821,8 @@ fn walk_in<G: Eg2Group>(
         .collect();
     out.values.insert("counts".into(), Value::Object(flat));
     out.values.insert("cast".into(), json!(cast.ids.len()));
+    out.values
+        .insert("contest_ballots".into(), json!(cast.per_contest));
     out.values.insert("tally".into(), counts);
     if ledger.checked(Check::Eg2v11) == with_data {
         ledger.warn(
@@ -922,6 +928,8 @@ struct Cast<G: Group> {
     options: BTreeMap<(String, String), Ciphertext<G>>,
     ids: BTreeSet<String>,
     contests: BTreeSet<String>,
+    /// contest → the number of cast ballots that hold it (a contest is on its styles' ballots only)
+    per_contest: BTreeMap<String, u64>,
 }
 
 /// A decrypted option as read: (A, B), T, the proof, the count; and decrypted contest data: (C₀, C₁, C₂), β, the proof.
