@@ -12,13 +12,12 @@
 
 from __future__ import annotations
 
-import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from bench_eg2_verify import VERIFIER, timed
+from bench_eg2_verify import compare
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "target" / "release" / "bench-eg21"
@@ -39,22 +38,8 @@ def main() -> None:
             args = ["election", "--spec", "2.1", "--group", group, "--ballots", str(record_ballots)]
             out = ["--out", str(record), "--json"]
             subprocess.run([str(VOTUM), *args, *out], check=True, capture_output=True)
-            votum: list[float] = []
-            egk: list[float] = []
-            for _ in range(repeats):
-                votum.append(timed([str(VERIFIER), str(record)], None))
-                egk.append(
-                    timed(
-                        ["java", "-cp", classpath, "org.cryptobiotic.eg.cli.RunVerifier", "-in", str(record)],
-                        "verified = true",
-                    )
-                )
-            vm, em = statistics.median(votum), statistics.median(egk)
-            print(
-                f"votum's {group} record of {record_ballots} ballots: votum-verify min {min(votum):.2f} s "
-                f"median {vm:.2f} s; egk-ec RunVerifier min {min(egk):.2f} s median {em:.2f} s (it passes "
-                f"the record); ratio of medians {em / vm:.1f}x"
-            )
+            print(f"votum's {group} record of {record_ballots} ballots (egk-ec passes it): ", end="")
+            print(compare(record, classpath, repeats))
 
 
 if __name__ == "__main__":

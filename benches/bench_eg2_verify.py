@@ -41,21 +41,27 @@ def main() -> None:
         [str(ROOT / "scripts" / "build-egk-ec.sh")], capture_output=True, text=True, check=True
     ).stdout.strip()
     for record in RECORDS:
-        votum: list[float] = []
-        egk: list[float] = []
-        for _ in range(repeats):
-            votum.append(timed([str(VERIFIER), str(record)], None))
-            egk.append(
-                timed(
-                    ["java", "-cp", classpath, "org.cryptobiotic.eg.cli.RunVerifier", "-in", str(record)],
-                    "verified = true",
-                )
+        print(f"{record.name}: {compare(record, classpath, repeats)}")
+
+
+def compare(record: Path, classpath: str, repeats: int) -> str:
+    """votum-verify and egk-ec's RunVerifier on `record`, alternately, `repeats` runs each (both must pass
+    it): each one's min and median and the ratio of the medians."""
+    votum: list[float] = []
+    egk: list[float] = []
+    for _ in range(repeats):
+        votum.append(timed([str(VERIFIER), str(record)], None))
+        egk.append(
+            timed(
+                ["java", "-cp", classpath, "org.cryptobiotic.eg.cli.RunVerifier", "-in", str(record)],
+                "verified = true",
             )
-        vm, em = statistics.median(votum), statistics.median(egk)
-        print(
-            f"{record.name}: votum-verify min {min(votum):.2f} s median {vm:.2f} s; "
-            f"egk-ec RunVerifier min {min(egk):.2f} s median {em:.2f} s; ratio of medians {em / vm:.1f}x"
         )
+    vm, em = statistics.median(votum), statistics.median(egk)
+    return (
+        f"votum-verify min {min(votum):.2f} s median {vm:.2f} s; "
+        f"egk-ec RunVerifier min {min(egk):.2f} s median {em:.2f} s; ratio of medians {em / vm:.1f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -46,8 +46,42 @@ pub struct Keys<'a, G: Eg2Group> {
     pub group: &'a G,
     pub he: &'a [u8; 32],
     pub k: &'a G::Element,
-    /// every guardian's public record (for the key shares g^z_ℓ)
+    /// every guardian's public record
     pub guardians: &'a [PublicGuardian<G>],
+    /// each guardian's public key share g^z_ℓ, computed once from the records, by x-coordinate
+    shares: Vec<(u32, G::Element)>,
+}
+
+impl<'a, G: Eg2Group> Keys<'a, G> {
+    pub fn new(
+        group: &'a G,
+        he: &'a [u8; 32],
+        k: &'a G::Element,
+        guardians: &'a [PublicGuardian<G>],
+    ) -> Self {
+        let shares = guardians
+            .iter()
+            .map(|g| (g.x, public_share(group, guardians, g.x)))
+            .collect();
+        Self {
+            group,
+            he,
+            k,
+            guardians,
+            shares,
+        }
+    }
+
+    /// g^z_ℓ for the guardian at `x`; `Err` for an x no guardian has.
+    fn share(&self, x: u32) -> Result<G::Element, Eg2Error> {
+        self.shares
+            .iter()
+            .find(|(gx, _)| *gx == x)
+            .map(|(_, s)| s.clone())
+            .ok_or_else(|| {
+                Eg2Error::Decryption(format!("a share from x-coordinate {x}, no guardian's"))
+            })
+    }
 }
 
 /// One guardian's share of one value: M_ℓ = A^z_ℓ and its commitment (a_ℓ, b_ℓ).
@@ -190,9 +224,8 @@ pub fn combine<G: Eg2Group>(
     }
     let keys: Vec<G::Element> = all
         .iter()
-        .map(|s| s.first().map_or(0, |s| s.x))
-        .map(|x| public_share(g, ctx.guardians, x))
-        .collect();
+        .map(|s| ctx.share(s.first().map_or(0, |s| s.x)))
+        .collect::<Result<_, _>>()?;
     let mut out = Vec::with_capacity(targets.len());
     for (t, target) in targets.iter().enumerate() {
         let shares: Vec<&Share<G>> = all.iter().map(|s| &s[t]).collect();

@@ -15,7 +15,7 @@ use votum_elgamal::Ciphertext;
 use crate::ceremony::{ceremony, joint_key, Guardian, PublicGuardian};
 use crate::contest_data::{self, Plain};
 use crate::decrypt::{decrypt_with, Keys, Target};
-use crate::encrypt::{Device, PlainBallot, PlainContest, State};
+use crate::encrypt::{counted, Device, PlainBallot, PlainContest, State};
 use crate::group::Eg2Group;
 use crate::hashes::{election_base_hash, extended_base_hash, manifest_hash, parameter_hash};
 use crate::manifest::{read_manifest, Manifest};
@@ -254,32 +254,23 @@ pub fn run<G: Eg2Group>(
             cast_ids.push(e.id.clone());
             for c in &e.contests {
                 *ballots_per_contest.entry(c.id.clone()).or_default() += 1;
-                // the device's rule: an option above R, or more than L votes and write-ins, counts nothing
-                let over = {
-                    let total: u64 = p.contests.get(&c.id).map_or(0, |pc| {
-                        pc.votes.iter().map(|v| u64::from(*v)).sum::<u64>()
-                            + pc.write_ins.len() as u64
-                    });
-                    let mc = &manifest.contests[&c.id];
-                    total > u64::from(mc.limit)
-                        || p.contests
-                            .get(&c.id)
-                            .is_some_and(|pc| pc.votes.iter().any(|v| *v > mc.option_limit))
-                };
+                // what the device counts for this contest, by the device's own rule
+                let none = PlainContest::default();
+                let mc = &manifest.contests[&c.id];
+                let (votes, _) =
+                    counted(mc, p.contests.get(&c.id).unwrap_or(&none)).map_err(|reason| {
+                        Eg2Error::Ballot {
+                            ballot: e.id.clone(),
+                            reason,
+                        }
+                    })?;
                 for (i, s) in c.selections.iter().enumerate() {
                     let acc = sums
                         .entry((c.id.clone(), s.id.clone()))
                         .or_insert_with(|| Ciphertext::zero(&group));
                     *acc = acc.add(&group, &s.ct);
-                    let vote = if over {
-                        0
-                    } else {
-                        p.contests
-                            .get(&c.id)
-                            .and_then(|pc| pc.votes.get(i))
-                            .map_or(0, |v| u64::from(*v))
-                    };
-                    *expected.entry(format!("{}/{}", c.id, s.id)).or_default() += vote;
+                    *expected.entry(format!("{}/{}", c.id, s.id)).or_default() +=
+                        u64::from(votes[i]);
                 }
             }
         }
@@ -320,12 +311,7 @@ pub fn run<G: Eg2Group>(
     lap(&mut summary, "tally");
 
     // decryption by the available guardians
-    let keys = Keys {
-        group: &group,
-        he: &he,
-        k: &key,
-        guardians: &publics,
-    };
+    let keys = Keys::new(&group, &he, &key, &publics);
     let present: Vec<&Guardian<G>> = guardians
         .iter()
         .filter(|g| available.contains(&g.x))

@@ -77,6 +77,53 @@ pub struct EncryptedBallot<G: Eg2Group> {
     pub state: State,
 }
 
+/// What a contest counts and what its contest data says (egk-ec's makeContestData): the votes per option,
+/// or all zero when the contest is overvoted (an option above R, or more than L votes and write-ins), with
+/// its status, write-ins and, when overvoted, the options chosen. No votes given is a null vote. `Err` when
+/// the votes do not match the contest's options.
+pub fn counted(mc: &ManifestContest, plain: &PlainContest) -> Result<(Vec<u32>, Plain), String> {
+    let mut votes = if plain.votes.is_empty() {
+        vec![0; mc.options.len()]
+    } else {
+        plain.votes.clone()
+    };
+    if votes.len() != mc.options.len() {
+        return Err(format!(
+            "{} votes for {} options",
+            votes.len(),
+            mc.options.len()
+        ));
+    }
+    let voted: Vec<u32> = mc
+        .sequences
+        .iter()
+        .zip(&votes)
+        .filter(|(_, v)| **v > 0)
+        .map(|(s, _)| *s)
+        .collect();
+    let total: u64 =
+        votes.iter().map(|v| u64::from(*v)).sum::<u64>() + plain.write_ins.len() as u64;
+    let over = votes.iter().any(|v| *v > mc.option_limit) || total > u64::from(mc.limit);
+    let status = if total == 0 {
+        Status::NullVote
+    } else if over {
+        Status::OverVote
+    } else if total < u64::from(mc.limit) {
+        Status::UnderVote
+    } else {
+        Status::Normal
+    };
+    if over {
+        votes.iter_mut().for_each(|v| *v = 0);
+    }
+    let data = Plain {
+        overvotes: if over { voted } else { Vec::new() },
+        write_ins: plain.write_ins.clone(),
+        status,
+    };
+    Ok((votes, data))
+}
+
 /// An encryption device: the election's K (with its table), H_E, the manifest, its name and B_aux.
 pub struct Device<'m, G: Eg2Group> {
     pub group: G,
@@ -199,47 +246,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
             reason: format!("contest {id}: {reason}"),
         };
         let none = PlainContest::default();
-        let plain = plain.unwrap_or(&none);
-        let mut votes = if plain.votes.is_empty() {
-            vec![0; mc.options.len()]
-        } else {
-            plain.votes.clone()
-        };
-        if votes.len() != mc.options.len() {
-            return Err(bad(format!(
-                "{} votes for {} options",
-                votes.len(),
-                mc.options.len()
-            )));
-        }
-        // the contest's status (egk-ec's makeContestData): an overvoted contest counts no vote
-        let voted: Vec<u32> = mc
-            .sequences
-            .iter()
-            .zip(&votes)
-            .filter(|(_, v)| **v > 0)
-            .map(|(s, _)| *s)
-            .collect();
-        let total: u64 =
-            votes.iter().map(|v| u64::from(*v)).sum::<u64>() + plain.write_ins.len() as u64;
-        let over = votes.iter().any(|v| *v > mc.option_limit) || total > u64::from(mc.limit);
-        let status = if total == 0 {
-            Status::NullVote
-        } else if over {
-            Status::OverVote
-        } else if total < u64::from(mc.limit) {
-            Status::UnderVote
-        } else {
-            Status::Normal
-        };
-        let plain_data = Plain {
-            overvotes: if over { voted } else { Vec::new() },
-            write_ins: plain.write_ins.clone(),
-            status,
-        };
-        if over {
-            votes.iter_mut().for_each(|v| *v = 0);
-        }
+        let (votes, plain_data) = counted(mc, plain.unwrap_or(&none)).map_err(bad)?;
         let seq = mc.sequence.to_be_bytes();
         let mut selections = Vec::with_capacity(votes.len());
         let mut sum_xi = g.scalar_from_u64(0);

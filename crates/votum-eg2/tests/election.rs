@@ -159,12 +159,7 @@ fn a_guardian_whose_decryption_answer_is_wrong_is_named_and_nothing_is_decrypted
     let publics: Vec<PublicGuardian<P256>> = guardians.iter().map(Guardian::public).collect();
     let k = joint_key(&group, &publics);
     let he = extended_base_hash(&group, &[1u8; 32], &k);
-    let keys = Keys {
-        group: &group,
-        he: &he,
-        k: &k,
-        guardians: &publics,
-    };
+    let keys = Keys::new(&group, &he, &k, &publics);
     let r = group.scalar_from_u64(12345);
     let ct = votum_elgamal::Ciphertext::<P256> {
         pad: group.pow_generator(&r),

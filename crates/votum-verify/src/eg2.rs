@@ -669,7 +669,6 @@ fn walk_in<G: Eg2Group>(
             }
         }
     };
-    let worker_params = Eg2BallotChecker::params(&group, &ctx.k, &ctx.he, manifest_bytes);
     let mut workers_ready = false;
     let mut in_flight: std::collections::VecDeque<Vec<Doc>> = std::collections::VecDeque::new();
     let mut batches = files.chunks(BATCH);
@@ -685,7 +684,9 @@ fn walk_in<G: Eg2Group>(
             (Some(w), d) => {
                 if let Some(d) = d {
                     if !workers_ready {
-                        if w.setup(&worker_params).is_break() {
+                        let params =
+                            Eg2BallotChecker::params(&group, &ctx.k, &ctx.he, manifest_bytes);
+                        if w.setup(&params).is_break() {
                             return Err(stopped(done));
                         }
                         workers_ready = true;
