@@ -4,9 +4,13 @@
 //! the proof is (c, Σ v_ℓ). A guardian recomputes the challenge from the published shares itself; the
 //! coordinator checks each answer against the guardian's public key share, so a wrong one names its guardian.
 
-use rand_core::{CryptoRng, RngCore};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{CryptoRng, RngCore, SeedableRng};
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
 use votum_elgamal::Ciphertext;
 use votum_group::{Group, Secret};
+use zeroize::Zeroize;
 
 use crate::ceremony::{public_share, Guardian, PublicGuardian};
 use crate::group::Eg2Group;
@@ -39,6 +43,32 @@ impl<G: Eg2Group> Target<'_, G> {
         };
         ctx.group.to_challenge(&h)
     }
+}
+
+/// What a list of targets is, as one hash (spec/65.9): SHA-256 over each target's kind and its elements'
+/// and bytes' encodings, in order. The coordinator and each guardian compute it from what they read, and a
+/// guardian answers only shares made for the same list.
+pub fn targets_digest<G: Eg2Group>(group: &G, targets: &[Target<'_, G>]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(b"votum/eg2-decryption-targets/v1\0");
+    h.update((targets.len() as u64).to_be_bytes());
+    for t in targets {
+        match t {
+            Target::Vote(ct) => {
+                h.update(b"V");
+                h.update(group.hash_bytes(&ct.pad));
+                h.update(group.hash_bytes(&ct.data));
+            }
+            Target::Data(d) => {
+                h.update(b"D");
+                h.update(group.hash_bytes(&d.c0));
+                h.update((d.c1.len() as u64).to_be_bytes());
+                h.update(&d.c1);
+                h.update(d.c2);
+            }
+        }
+    }
+    h.finalize().into()
 }
 
 /// The public values every decryption step needs.
@@ -160,19 +190,31 @@ impl<G: Eg2Group> Guardian<G> {
         rng: &mut R,
     ) -> Result<(Vec<Share<G>>, Nonces<G>), Eg2Error> {
         let z = self.key_share(group, n)?;
-        let mut shares = Vec::with_capacity(targets.len());
-        let mut nonces = Vec::with_capacity(targets.len());
-        for t in targets {
-            let base = t.base();
-            let u = group.random_secret(rng);
-            shares.push(Share {
-                x: self.x,
-                m: group.pow_secret(base, &z),
-                a: group.pow_secret(group.generator(), &u),
-                b: group.pow_secret(base, &u),
-            });
-            nonces.push(u);
-        }
+        // one generator per target, seeded here, so the targets are shared out over every core
+        let mut seeds: Vec<[u8; 32]> = (0..targets.len())
+            .map(|_| {
+                let mut seed = [0u8; 32];
+                rng.fill_bytes(&mut seed);
+                seed
+            })
+            .collect();
+        let (shares, nonces): (Vec<Share<G>>, Vec<Secret<G::Scalar>>) = targets
+            .par_iter()
+            .zip(&seeds)
+            .map(|(t, seed)| {
+                let mut rng = ChaCha20Rng::from_seed(*seed);
+                let base = t.base();
+                let u = group.random_secret(&mut rng);
+                let share = Share {
+                    x: self.x,
+                    m: group.pow_secret(base, &z),
+                    a: group.pow_secret(group.generator(), &u),
+                    b: group.pow_secret(base, &u),
+                };
+                (share, u)
+            })
+            .unzip();
+        seeds.zeroize();
         Ok((shares, Nonces(nonces)))
     }
 
@@ -197,14 +239,16 @@ impl<G: Eg2Group> Guardian<G> {
                 "shares and targets differ in number".into(),
             ));
         }
-        let mut out = Vec::with_capacity(targets.len());
-        for (t, target) in targets.iter().enumerate() {
-            let shares: Vec<&Share<G>> = all.iter().map(|s| &s[t]).collect();
-            let (_, _, c, ws) = aggregate(ctx, target, &shares)?;
-            let cw = g.scalar_mul(&c, &ws[mine]);
-            out.push(g.scalar_sub(nonces.0[t].expose(), &g.scalar_mul(&cw, z.expose())));
-        }
-        Ok(out)
+        targets
+            .par_iter()
+            .enumerate()
+            .map(|(t, target)| {
+                let shares: Vec<&Share<G>> = all.iter().map(|s| &s[t]).collect();
+                let (_, _, c, ws) = aggregate(ctx, target, &shares)?;
+                let cw = g.scalar_mul(&c, &ws[mine]);
+                Ok(g.scalar_sub(nonces.0[t].expose(), &g.scalar_mul(&cw, z.expose())))
+            })
+            .collect()
     }
 }
 
@@ -226,34 +270,36 @@ pub fn combine<G: Eg2Group>(
         .iter()
         .map(|s| ctx.share(s.first().map_or(0, |s| s.x)))
         .collect::<Result<_, _>>()?;
-    let mut out = Vec::with_capacity(targets.len());
-    for (t, target) in targets.iter().enumerate() {
-        let shares: Vec<&Share<G>> = all.iter().map(|s| &s[t]).collect();
-        let (m, _, c, ws) = aggregate(ctx, target, &shares)?;
-        let mut v = g.scalar_from_u64(0);
-        for (i, share) in shares.iter().enumerate() {
-            let vi = answers[i]
-                .get(t)
-                .ok_or_else(|| Eg2Error::Decryption("an answer is missing".into()))?;
-            let cw = g.scalar_mul(&c, &ws[i]);
-            let a = g.op(&g.pow_generator(vi), &g.pow(&keys[i], &cw));
-            let b = g.op(&g.pow(target.base(), vi), &g.pow(&share.m, &cw));
-            if a != share.a || b != share.b {
-                let id = ctx
-                    .guardians
-                    .iter()
-                    .find(|p| p.x == share.x)
-                    .map_or_else(|| share.x.to_string(), |p| p.id.clone());
-                return Err(Eg2Error::Guardian {
-                    guardian: id,
-                    reason: format!("its decryption share of value {t} does not verify"),
-                });
+    targets
+        .par_iter()
+        .enumerate()
+        .map(|(t, target)| {
+            let shares: Vec<&Share<G>> = all.iter().map(|s| &s[t]).collect();
+            let (m, _, c, ws) = aggregate(ctx, target, &shares)?;
+            let mut v = g.scalar_from_u64(0);
+            for (i, share) in shares.iter().enumerate() {
+                let vi = answers[i]
+                    .get(t)
+                    .ok_or_else(|| Eg2Error::Decryption("an answer is missing".into()))?;
+                let cw = g.scalar_mul(&c, &ws[i]);
+                let a = g.op(&g.pow_generator(vi), &g.pow(&keys[i], &cw));
+                let b = g.op(&g.pow(target.base(), vi), &g.pow(&share.m, &cw));
+                if a != share.a || b != share.b {
+                    let id = ctx
+                        .guardians
+                        .iter()
+                        .find(|p| p.x == share.x)
+                        .map_or_else(|| share.x.to_string(), |p| p.id.clone());
+                    return Err(Eg2Error::Guardian {
+                        guardian: id,
+                        reason: format!("its decryption share of value {t} does not verify"),
+                    });
+                }
+                v = g.scalar_add(&v, vi);
             }
-            v = g.scalar_add(&v, vi);
-        }
-        out.push((m, Pair { c, v }));
-    }
-    Ok(out)
+            Ok((m, Pair { c, v }))
+        })
+        .collect()
 }
 
 /// Decrypts `targets` with the guardians `available` (at least the quorum): shares, answers, combination.

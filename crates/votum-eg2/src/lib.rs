@@ -6,6 +6,7 @@
 pub mod group;
 pub mod hashes;
 pub mod manifest;
+pub mod read;
 
 #[cfg(feature = "prove")]
 pub mod ceremony;
@@ -19,6 +20,8 @@ pub mod election;
 pub mod encrypt;
 #[cfg(feature = "prove")]
 pub mod record;
+#[cfg(feature = "prove")]
+pub mod trustee;
 
 pub use group::Eg2Group;
 pub use manifest::{read_manifest, Manifest, ManifestContest};
@@ -78,4 +81,7 @@ pub enum Eg2Error {
     Parameters(String),
     #[error("record: {0}")]
     Io(String),
+    /// A guardian refuses to decrypt a record that does not verify as far as its encrypted tally.
+    #[error("the record does not verify: {0}")]
+    Unverified(String),
 }

@@ -98,27 +98,27 @@ pub fn initialized<G: Eg2Group>(
     he: &[u8; 32],
     guardians: &[PublicGuardian<G>],
 ) -> Value {
-    let guardians: Vec<Value> = guardians
-        .iter()
-        .map(|g| {
-            let proofs: Vec<Value> = g
-                .commitments
-                .iter()
-                .zip(&g.proofs)
-                .map(|(kij, p)| {
-                    json!({"public_key": element(group, kij), "challenge": scalar(group, &p.c),
-                           "response": scalar(group, &p.v)})
-                })
-                .collect();
-            json!({"guardian_id": g.id, "x_coordinate": g.x, "coefficient_proofs": proofs})
-        })
-        .collect();
+    let guardians: Vec<Value> = guardians.iter().map(|g| guardian(group, g)).collect();
     json!({
         "joint_public_key": element(group, k),
         "extended_base_hash": b64(he),
         "guardians": guardians,
         "metadata": {"Created by": "votum"},
     })
+}
+
+/// A guardian's public record: id, x-coordinate, and each commitment with its proof.
+pub fn guardian<G: Eg2Group>(group: &G, g: &PublicGuardian<G>) -> Value {
+    let proofs: Vec<Value> = g
+        .commitments
+        .iter()
+        .zip(&g.proofs)
+        .map(|(kij, p)| {
+            json!({"public_key": element(group, kij), "challenge": scalar(group, &p.c),
+                   "response": scalar(group, &p.v)})
+        })
+        .collect();
+    json!({"guardian_id": g.id, "x_coordinate": g.x, "coefficient_proofs": proofs})
 }
 
 fn upper_hex(bytes: &[u8]) -> String {

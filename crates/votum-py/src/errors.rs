@@ -249,6 +249,7 @@ fn classify(e: &NativeError) -> (Kind, String) {
                 E::Guardian { .. } => InvalidProof,
                 E::Decryption(_) => DecryptionFailed,
                 E::Io(_) => Os,
+                E::Unverified(_) => VerificationFailed,
             };
             (kind, x.to_string())
         }

@@ -13,6 +13,7 @@ mod convert;
 mod dual;
 mod eg1;
 mod eg2;
+mod eg2_party;
 mod eg_ballot;
 mod eg_context;
 mod eg_decrypt;
@@ -38,6 +39,8 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(eg2::eg2_election, m)?)?;
+    m.add_class::<eg2_party::Eg2Trustee>()?;
+    m.add_class::<eg2_party::Eg2Coordinator>()?;
     m.add_function(wrap_pyfunction!(node::node_check_frame, m)?)?;
     m.add_function(wrap_pyfunction!(node::node_digests, m)?)?;
     m.add_function(wrap_pyfunction!(node::node_id, m)?)?;

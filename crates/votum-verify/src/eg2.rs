@@ -23,6 +23,9 @@ use crate::checks::Check;
 use crate::options::{BallotWorkers, Intermediates, Options, Progress};
 use crate::report::{Ledger, Report};
 use votum_eg2::manifest::{count, list, read_manifest as manifest, text, Manifest};
+use votum_eg2::read::{
+    ciphertext, contest_data, element, file_name, hash32, pair, range_proof, read_bytes, read_json,
+};
 
 /// Ballots decoded and checked per parallel batch (progress is told after each).
 const BATCH: usize = 256;
@@ -37,85 +40,6 @@ pub fn is_eg2_record(path: &Path) -> bool {
         .ok()
         .and_then(|v| v["config_version"].as_str().map(|s| s.starts_with("2.")))
         .unwrap_or(false)
-}
-
-/// Reads at most 64 MiB of a JSON document (one ballot, the tally, the manifest are far smaller).
-fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
-    let name = file_name(path);
-    let meta = std::fs::metadata(path).map_err(|e| format!("{name}: {e}"))?;
-    if meta.len() > 64 << 20 {
-        return Err(format!("{name} is larger than 64 MiB"));
-    }
-    std::fs::read(path).map_err(|e| format!("{name}: {e}"))
-}
-
-fn read_json(path: &Path) -> Result<Value, String> {
-    let bytes = read_bytes(path)?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("{}: not JSON: {e}", file_name(path)))
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
-}
-
-// ---- field readers: each says which field is wrong ----
-
-fn b64(v: &Value, field: &str) -> Result<Vec<u8>, String> {
-    Base64::decode_vec(text(v, field)?).map_err(|_| format!("`{field}` is not base64"))
-}
-
-fn hash32(v: &Value, field: &str) -> Result<[u8; 32], String> {
-    b64(v, field)?
-        .try_into()
-        .map_err(|_| format!("`{field}` is not 32 bytes"))
-}
-
-/// An element as written: base64 of the writer's encoding. Its subgroup membership is tested by the
-/// caller, in batches.
-fn element<G: Eg2Group>(group: &G, v: &Value, field: &str) -> Result<G::Element, String> {
-    group
-        .read_element(&b64(v, field)?)
-        .map_err(|e| format!("`{field}` is {e}"))
-}
-
-/// A scalar as written: base64 of at most 32 bytes, below q.
-fn scalar<G: Eg2Group>(group: &G, v: &Value, field: &str) -> Result<G::Scalar, String> {
-    group
-        .read_scalar(&b64(v, field)?)
-        .map_err(|e| format!("`{field}` is {e}"))
-}
-
-fn pair<G: Eg2Group>(group: &G, v: &Value) -> Result<Pair<G>, String> {
-    Ok(Pair {
-        c: scalar(group, v, "challenge")?,
-        v: scalar(group, v, "response")?,
-    })
-}
-
-fn ciphertext<G: Eg2Group>(group: &G, v: &Value) -> Result<Ciphertext<G>, String> {
-    Ok(Ciphertext {
-        pad: element(group, v, "pad")?,
-        data: element(group, v, "data")?,
-    })
-}
-
-fn range_proof<G: Eg2Group>(group: &G, v: &Value) -> Result<Vec<Pair<G>>, String> {
-    v["proofs"]
-        .as_array()
-        .ok_or("the range proof has no `proofs` list")?
-        .iter()
-        .map(|p| pair(group, p))
-        .collect()
-}
-
-fn contest_data<G: Eg2Group>(group: &G, v: &Value) -> Result<ContestData<G>, String> {
-    Ok(ContestData {
-        c0: element(group, v, "c0")?,
-        c1: b64(v, "c1")?,
-        c2: hash32(v, "c2")?,
-    })
 }
 
 // ---- ballots ----
@@ -386,6 +310,8 @@ fn natural(name: &str) -> Vec<(String, u64)> {
 struct Hooks<'o> {
     progress: Option<&'o mut dyn FnMut(Progress) -> ControlFlow<()>>,
     workers: Option<&'o mut dyn BallotWorkers>,
+    /// stop once the encrypted tally is checked (V-EG2-08): what a guardian reads before it decrypts
+    until_tally: bool,
 }
 
 /// Verifies an ElectionGuard 2.x record directory (spec/65). `options.progress` is told of the ballots
@@ -398,6 +324,7 @@ pub fn verify_eg2_record(path: &Path, options: Options<'_>) -> (Report, Intermed
     let mut hooks = Hooks {
         progress: options.progress,
         workers: options.ballot_workers,
+        until_tally: false,
     };
     let ballots = match walk(path, &mut ledger, &mut out, &mut hooks) {
         Ok(n) => n,
@@ -407,6 +334,27 @@ pub fn verify_eg2_record(path: &Path, options: Options<'_>) -> (Report, Intermed
         }
     };
     (ledger.finish(record, "egk-ec", ballots), out)
+}
+
+/// Checks a 2.x record as far as its encrypted tally (V-EG2-01…08, spec/65.9): what a guardian verifies
+/// before it decrypts anything, so that the tally it decrypts is the sum of the record's valid cast
+/// ballots. The checks of the decryptions (V-EG2-09 on) are left not run.
+pub fn verify_eg2_until_tally(path: &Path) -> Report {
+    let mut ledger = Ledger::new(&Check::EG2);
+    let mut out = Intermediates::default();
+    let mut hooks = Hooks {
+        progress: None,
+        workers: None,
+        until_tally: true,
+    };
+    let ballots = match walk(path, &mut ledger, &mut out, &mut hooks) {
+        Ok(n) => n,
+        Err((check, object, reason)) => {
+            ledger.error(check, &object, reason);
+            0
+        }
+    };
+    ledger.finish(path.display().to_string(), "egk-ec", ballots)
 }
 
 type Stop = (Check, String, String);
@@ -782,6 +730,9 @@ fn walk_in<G: Eg2Group>(
     let encrypted =
         tally(&group, &tally_doc).map_err(error_at(Check::Eg2v08, "encrypted_tally.json"))?;
     check_aggregation(ledger, &group, &m, &tally_doc, &encrypted, &cast);
+    if hooks.until_tally {
+        return Ok(done);
+    }
 
     // V-EG2-09…11: the decrypted tally
     let tally_bytes =
