@@ -6,6 +6,7 @@ crates/votum-eg2/tests/election.rs."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,49 @@ def test_a_p256_election_with_guardians_missing_passes_with_its_counts(tmp_path:
     tally["contests"][0]["selections"][0]["tally"] += 1
     (out / "tally.json").write_text(json.dumps(tally))
     assert verify(out).not_passed() == ["V-EG2-10"]
+
+
+def test_guardians_in_processes_of_their_own_count_what_the_in_process_guardians_count(
+    tmp_path: Path,
+) -> None:
+    """`--guardian-processes` (spec/65.9): each guardian a process on loopback, the coordinator holding no
+    secret. The same voters (same seed) give the same counts as the guardians in one process, and the record
+    passes the verifier with them; no guardian process outlives the run."""
+    out = tmp_path / "apart"
+    args = ["election", "--spec", "2.1", "--ballots", "24", "--guardians", "3", "--quorum", "2"]
+    run = CliRunner().invoke(
+        app,
+        [
+            *args,
+            "--missing",
+            "1",
+            "--spoil-rate",
+            "0.25",
+            "--out",
+            str(out),
+            "--json",
+            "--guardian-processes",
+        ],
+    )
+    assert run.exit_code == 0, run.output
+    body = json.loads(run.output)
+    assert body["verified"] is True
+    assert (body["cast"], body["challenged"]) == (18, 6)
+    assert any(s["name"] == "guardians: shares dealt" for s in body["steps"])
+    together = run_eg2_election(
+        Eg2Config(
+            ballots=24, guardians=3, quorum=2, missing=1, challenge_rate=0.25, out=tmp_path / "together"
+        )
+    )
+    assert together.counts == body["counts"] and sum(together.counts.values()) > 0
+    assert verify(out).intermediates["counts"] == body["counts"]
+    left = subprocess.run(["pgrep", "-f", "votum.parties.eg2"], capture_output=True, text=True, check=False)
+    assert left.stdout.strip() == ""
+
+
+def test_guardian_processes_are_for_the_2x_election_only() -> None:
+    run = CliRunner().invoke(app, ["election", "--guardian-processes", "--ballots", "2"])
+    assert run.exit_code != 0 and "2.1" in run.output
 
 
 def test_a_4096_bit_election_runs_from_the_api(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from votum import _native
 from votum.errors import InvalidInput
@@ -31,6 +32,8 @@ class Eg2Config:
     #: an egk-ec manifest (JSON); the embedded one when None
     manifest: Path | None = None
     device: str = "votum-device"
+    #: each guardian in its own process over the channels (spec/65.9), the coordinator holding no secret
+    processes: bool = False
 
 
 @dataclass
@@ -74,18 +77,21 @@ def run_eg2_election(config: Eg2Config) -> Eg2Result:
         shutil.rmtree(config.out)
     present = list(range(1, config.guardians - config.missing + 1))
     every = 0 if config.challenge_rate == 0 else max(1, round(1 / config.challenge_rate))
-    summary = _native.eg2_election(
-        str(config.out),
-        config.group,
-        manifest,
-        config.ballots,
-        config.guardians,
-        config.quorum,
-        present,
-        every,
-        config.seed,
-        config.device,
-    )
+    if config.processes:
+        summary = _with_guardian_processes(config, manifest, every)
+    else:
+        summary = _native.eg2_election(
+            str(config.out),
+            config.group,
+            manifest,
+            config.ballots,
+            config.guardians,
+            config.quorum,
+            present,
+            every,
+            config.seed,
+            config.device,
+        )
     result = Eg2Result(config=config, record=config.out)
     items = {"key ceremony": config.guardians, "encryption": config.ballots}
     for name, seconds in summary["seconds"]:
@@ -98,3 +104,31 @@ def run_eg2_election(config: Eg2Config) -> Eg2Result:
     result.verification = verify(config.out)
     result.steps.append(Step("verification", time.perf_counter() - start, result.cast + result.challenged))
     return result
+
+
+def _with_guardian_processes(config: Eg2Config, manifest: bytes | None, every: int) -> dict[str, Any]:
+    """The election with each guardian a process of its own on loopback (spec/65.9); their node identities
+    are made for this run in a scratch directory and removed after it."""
+    import asyncio
+    import tempfile
+
+    from votum.parties.eg2 import Eg2Plan, run_local
+
+    plan = Eg2Plan(
+        group=config.group,
+        manifest=manifest,
+        quorum=config.quorum,
+        out=config.out,
+        ballots=config.ballots,
+        challenge_every=every,
+        seed=config.seed,
+        decrypting=config.guardians - config.missing,
+    )
+    with tempfile.TemporaryDirectory(prefix="votum-eg2-guardians-") as homes:
+        run = asyncio.run(run_local(config.guardians, plan, Path(homes)))
+    summary = dict(run.summary)
+    # the guardians' phases (seconds each) before the coordinator's own steps
+    own = [(name, s) for name, s in summary["seconds"] if name not in ("key ceremony", "decryption")]
+    guardians = [(f"guardians: {name}", s) for name, s in run.phases.items()]
+    summary["seconds"] = guardians + own
+    return summary

@@ -128,12 +128,21 @@ def election(
     group: Annotated[
         str, typer.Option(help="With --spec 2.1: p256 or eg2-4096 (the 2.x 4096-bit group).")
     ] = "p256",
+    guardian_processes: Annotated[
+        bool,
+        typer.Option(
+            help="With --spec 2.1: each guardian in its own process over the channels, the coordinator "
+            "holding no secret (spec/65.9)."
+        ),
+    ] = False,
 ) -> None:
     """Ceremony, encryption, ballot box, tally, decryption with missing guardians, record, verification.
     With --scheduler, ballots are encrypted and checked on a Dask cluster (spec/98)."""
     console = Console(stderr=json_out)
     if spec not in ("1.0", "2.1"):
         fail(console, f"--spec {spec}: votum runs ElectionGuard 1.0 and 2.1")
+    if guardian_processes and spec != "2.1":
+        fail(console, "--guardian-processes runs the 2.1 election's guardians (`votum ceremony` runs 1.0's)")
     if spec == "2.1":
         if scheduler is not None or record_format != "eg14":
             fail(console, "--spec 2.1 writes egk-ec's record on this machine: no --scheduler or --format")
@@ -147,6 +156,7 @@ def election(
             group=group,
             out=out or Path("election-record-2.1"),
             manifest=manifest,
+            processes=guardian_processes,
         )
         _election_2x(console, config_2x, json_out)
         return

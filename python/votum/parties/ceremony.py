@@ -39,6 +39,7 @@ from votum.nodes.keystore import PEERS_FILE, Keystore
 from votum.nodes.local import PARENT_PIPE, NodeProcess, environment, stop_with_parent, trusting_homes
 from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node, NodeSettings, open_node
+from votum.parties.common import agree_with_everyone, roster_sender, take_roster, wait_for_records
 
 SEED_ENV = "VOTUM_CEREMONY_SEED"
 COORDINATOR = "coordinator"
@@ -171,11 +172,7 @@ class GuardianService:
 
     def _guardian_of(self, m: Message, claimed: object) -> str:
         """The roster guardian id `claimed` by the sender of `m`, if the channel's peer is that guardian."""
-        sender = str(claimed)
-        card = self.roster.get(sender)
-        if card is None or card.node_id != m.peer.node_id or sender == self.guardian_id:
-            raise errors.WrongSender(f"{m.peer.name} is not guardian {sender!r} of this ceremony")
-        return sender
+        return roster_sender(m, self.roster, self.guardian_id, claimed, "ceremony")
 
     def _set_digest(self, records: dict[str, str]) -> bytes:
         """What every guardian must have been shown alike: the ceremony, n, the quorum, the roster (ids,
@@ -197,21 +194,8 @@ class GuardianService:
             raise errors.HandlerError(f"ceremony {self.ceremony} is under way; abort it first")
         self._reset()
         n, quorum = int(body["n"]), int(body["quorum"])
-        roster: dict[str, Card] = {}
-        order: dict[str, int] = {}
-        for entry in body["roster"]:
-            gid, node_id = str(entry["guardian_id"]), bytes(entry["node_id"])
-            order[gid] = int(entry["order"])
-            if gid == body["guardian_id"]:
-                if node_id != self.node.identity.node_id:
-                    raise errors.WrongPeer(f"the roster gives {gid} to another node")
-                roster[gid] = self.node.identity.card
-                continue
-            known = self.node.keystore.find(node_id)  # UnknownPeer: the roster adds no trust (spec/96.1)
-            address = entry.get("address")
-            if address and address != known.address:
-                known = self.node.trust(dataclasses.replace(known, address=str(address)), known.fingerprint)
-            roster[gid] = known
+        roster = take_roster(self.node, body["roster"], str(body["guardian_id"]))
+        order = {str(e["guardian_id"]): int(e["order"]) for e in body["roster"]}
         if len(roster) != n or sorted(order.values()) != list(range(1, n + 1)):
             raise errors.HandlerError(f"the roster must name {n} guardians with orders 1..{n}")
         self.ceremony = str(body["ceremony"])
@@ -267,26 +251,13 @@ class GuardianService:
         return _pack({"backups": backups, "verdicts": verdicts})
 
     async def _agree_with_everyone(self) -> None:
-        others = [g for g in self.roster if g != self.guardian_id]
-        body = _pack({"ceremony": self.ceremony, "sender": self.guardian_id, "digest": self.set_digest})
-
-        async def ask(gid: str) -> bytes:
-            answer = _unpack(await self.node.request(self.roster[gid], "ceremony/agree", body, self.timeout))
-            return bytes(answer["digest"])
-
-        theirs = await asyncio.gather(*(ask(g) for g in others))
-        differ = [g for g, d in zip(others, theirs, strict=True) if d != self.set_digest]
-        if differ:
-            raise errors.HandlerError(
-                f"the record set shown to {self.guardian_id} differs from the one shown to "
-                f"{', '.join(differ)}: no backup was made"
-            )
+        body = {"ceremony": self.ceremony, "digest": self.set_digest}
+        await agree_with_everyone(
+            self.node, self.roster, self.guardian_id, "ceremony/agree", body, self.timeout
+        )
 
     async def _wait_for_records(self) -> None:
-        try:
-            await asyncio.wait_for(self.records_ready.wait(), self.timeout)
-        except asyncio.TimeoutError:
-            raise errors.HandlerError("the records never came from the coordinator") from None
+        await wait_for_records(self.records_ready, self.timeout)
 
     async def _agree(self, m: Message) -> bytes:
         """Another guardian's digest of what it was shown: answered with this guardian's own digest (each

@@ -5,12 +5,14 @@ party makes (`Program`); and the controller's request to a party, with the blame
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from votum.nodes import errors
 from votum.nodes.channel import Message
+from votum.nodes.identity import Card
 from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node
 
@@ -119,3 +121,62 @@ class Blamed(Exception):
     def __init__(self, detail: str, party: str) -> None:
         super().__init__(detail)
         self.detail, self.party = detail, party
+
+
+# -- what the guardian services of a key ceremony share (spec/96, spec/65.9) ---------------------------------
+
+
+def take_roster(node: Node, entries: list[dict[str, Any]], me: str) -> dict[str, Card]:
+    """The cards of a roster's guardians (`guardian_id`, `node_id`, `address`), this node's own at id `me`.
+    Every other node must be trusted already (UnknownPeer otherwise: a roster adds no trust); only its
+    address may be updated from the roster."""
+    roster: dict[str, Card] = {}
+    for entry in entries:
+        gid, node_id = str(entry["guardian_id"]), bytes(entry["node_id"])
+        if gid == me:
+            if node_id != node.identity.node_id:
+                raise errors.WrongPeer(f"the roster gives {gid} to another node")
+            roster[gid] = node.identity.card
+            continue
+        known = node.keystore.find(node_id)
+        address = entry.get("address")
+        if address and address != known.address:
+            known = node.trust(dataclasses.replace(known, address=str(address)), known.fingerprint)
+        roster[gid] = known
+    return roster
+
+
+def roster_sender(m: Message, roster: dict[str, Card], me: str, claimed: object, what: str) -> str:
+    """The roster guardian id `claimed` by the sender of `m`, if the channel's peer is that guardian."""
+    sender = str(claimed)
+    card = roster.get(sender)
+    if card is None or card.node_id != m.peer.node_id or sender == me:
+        raise errors.WrongSender(f"{m.peer.name} is not guardian {sender!r} of this {what}")
+    return sender
+
+
+async def wait_for_records(ready: asyncio.Event, timeout: float) -> None:
+    try:
+        await asyncio.wait_for(ready.wait(), timeout)
+    except asyncio.TimeoutError:
+        raise errors.HandlerError("the records never came from the coordinator") from None
+
+
+async def agree_with_everyone(
+    node: Node, roster: dict[str, Card], me: str, kind: str, body: dict[str, Any], timeout: float
+) -> None:
+    """Asks every other roster guardian, over its own channel (`kind`), for the digest of what it was shown,
+    and raises unless each equals `body["digest"]`, this guardian's own."""
+    others = [g for g in roster if g != me]
+    payload = pack({**body, "sender": me})
+
+    async def ask(gid: str) -> bytes:
+        answer = unpack(await node.request(roster[gid], kind, payload, timeout), kind)
+        return bytes(answer["digest"])
+
+    theirs = await asyncio.gather(*(ask(g) for g in others))
+    differ = [g for g, d in zip(others, theirs, strict=True) if d != body["digest"]]
+    if differ:
+        raise errors.HandlerError(
+            f"the record set shown to {me} differs from the one shown to {', '.join(differ)}: nothing was dealt"
+        )
