@@ -178,5 +178,6 @@ async def agree_with_everyone(
     differ = [g for g, d in zip(others, theirs, strict=True) if d != body["digest"]]
     if differ:
         raise errors.HandlerError(
-            f"the record set shown to {me} differs from the one shown to {', '.join(differ)}: nothing was dealt"
+            f"the record set shown to {me} differs from the one shown to {', '.join(differ)}: "
+            "nothing was dealt"
         )
