@@ -48,3 +48,26 @@ def test_a_changed_count_fails_and_a_directory_of_another_kind_is_an_error(tmp_p
     (record / "constants.json").unlink()
     out = CliRunner().invoke(app, ["verify", "--format", "electionguard2", str(record)])
     assert out.exit_code == 1 and "V-EG2-01" in out.output
+
+
+def test_electionguard_rusts_key_ceremony_artifacts_pass_as_what_they_are(tmp_path: Path) -> None:
+    """electionguard-rust's committed example and a run of its own command line (spec/65.10): detected from
+    their files, the four checks a key ceremony's artifacts can be held to pass, and the report says the set
+    holds no ballot rather than claiming an election's record. A changed guardian key fails V-EG2-02."""
+    for name in ("electionguard-rust-example", "electionguard-rust-run"):
+        record = RECORD.parent / name
+        out = CliRunner().invoke(app, ["verify", "--json", str(record)])
+        assert out.exit_code == 0, out.output
+        body = json.loads(out.output)
+        assert body["form"] == "electionguard-rust" and body["ballots"] == 0
+        assert {c["id"]: c["status"] for c in body["checks"]} == {f"V-EG2-0{i}": "pass" for i in range(1, 5)}
+    record = tmp_path / "run"
+    shutil.copytree(RECORD.parent / "electionguard-rust-run", record)
+    key = record / "public" / "guardian_4.public_key_canonical.bin.json"
+    doc = json.loads(key.read_text())
+    doc["coefficient_commitments"][0], doc["coefficient_commitments"][1] = (
+        doc["coefficient_commitments"][1],
+        doc["coefficient_commitments"][0],
+    )
+    key.write_text(json.dumps(doc))
+    assert "V-EG2-02" in verify(record, format="electionguard-rust").not_passed()

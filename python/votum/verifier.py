@@ -113,6 +113,7 @@ FORMATS = (
     "belenios",
     "verificatum",
     "electionguard2",
+    "electionguard-rust",
 )
 
 

@@ -23,6 +23,7 @@ pub mod checks;
 pub mod chv;
 pub mod eg;
 pub mod eg2;
+pub mod egrs;
 pub mod ivxv;
 pub mod mix;
 pub mod options;
@@ -68,11 +69,13 @@ pub enum Kind {
     Vmn,
     /// an ElectionGuard 2.x record as egk-ec writes it (spec/65)
     Eg2,
+    /// electionguard-rust's key-ceremony artifacts (spec/65.10)
+    EgRust,
 }
 
 impl Kind {
     /// Every kind with its `--format` name.
-    pub const NAMES: [(&'static str, Kind); 8] = [
+    pub const NAMES: [(&'static str, Kind); 9] = [
         ("electionguard", Kind::ElectionGuard),
         ("mix", Kind::Mix),
         ("split-value", Kind::SplitValue),
@@ -81,6 +84,7 @@ impl Kind {
         ("belenios", Kind::Belenios),
         ("verificatum", Kind::Vmn),
         ("electionguard2", Kind::Eg2),
+        ("electionguard-rust", Kind::EgRust),
     ];
 
     pub fn from_name(name: &str) -> Option<Kind> {
@@ -107,6 +111,8 @@ impl Kind {
             Kind::Vmn
         } else if eg2::is_eg2_record(path) {
             Kind::Eg2
+        } else if egrs::is_egrs_record(path) {
+            Kind::EgRust
         } else {
             Kind::ElectionGuard
         }
@@ -122,6 +128,7 @@ impl Kind {
             Kind::Belenios => (&Check::BEL, verify_belenios_record),
             Kind::Vmn => (&Check::VMN, verify_vmn_record),
             Kind::Eg2 => (&Check::EG2, verify_eg2_record),
+            Kind::EgRust => (&egrs::CHECKS, egrs::verify_egrs_record),
         }
     }
 }

@@ -246,7 +246,8 @@ def verify(
             help="An election record: an ElectionGuard 1.4 directory, a votum archive (spec/70), a mix, "
             "split-value or CHVote record file, a Belenios election's archive `<uuid>.bel` (spec/94), a "
             "directory of IVXV decryption proofs (spec/93), a Verificatum session (spec/99) or an "
-            "ElectionGuard 2.x record as egk-ec writes it (spec/65)."
+            "ElectionGuard 2.x record as egk-ec writes it (spec/65), or electionguard-rust's key-ceremony "
+            "artifacts (spec/65.10)."
         ),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
@@ -255,7 +256,7 @@ def verify(
         typer.Option(
             "--format",
             help="The record's kind, when not detected from its files: electionguard, mix, split-value, "
-            "chvote, ivxv, belenios, verificatum or electionguard2.",
+            "chvote, ivxv, belenios, verificatum, electionguard2 or electionguard-rust.",
             metavar="KIND",
         ),
     ] = None,

@@ -900,7 +900,7 @@ pub const REGISTRY: [Info; 92] = [
         id: "V-EG2-01",
         title: "parameters: the version, the 2.x group, H_P, H_M and H_B recomputed",
         spec: "50.11",
-        code: &["checks::eg2::check_parameters"],
+        code: &["checks::eg2::check_parameters", "egrs::walk"],
         negative: "crates/votum-verify/tests/eg2.rs::a_changed_parameter_or_manifest_is_v_eg2_01",
     },
     Info {
@@ -908,7 +908,7 @@ pub const REGISTRY: [Info; 92] = [
         id: "V-EG2-02",
         title: "guardian keys: each coefficient's Schnorr proof, k per guardian, x-coordinates 1…n",
         spec: "50.11",
-        code: &["checks::eg2::check_guardians"],
+        code: &["checks::eg2::check_guardians", "egrs::walk"],
         negative: "crates/votum-verify/tests/eg2.rs::a_changed_guardian_proof_is_v_eg2_02",
     },
     Info {
@@ -916,7 +916,7 @@ pub const REGISTRY: [Info; 92] = [
         id: "V-EG2-03",
         title: "the joint key: K the product of the guardians' keys, none 1",
         spec: "50.11",
-        code: &["checks::eg2::check_joint_key"],
+        code: &["checks::eg2::check_joint_key", "egrs::walk"],
         negative: "crates/votum-verify/tests/eg2.rs::a_changed_joint_key_is_v_eg2_03",
     },
     Info {
@@ -924,7 +924,7 @@ pub const REGISTRY: [Info; 92] = [
         id: "V-EG2-04",
         title: "the extended base hash H_E recomputed from H_B and K",
         spec: "50.11",
-        code: &["checks::eg2::check_joint_key"],
+        code: &["checks::eg2::check_joint_key", "egrs::walk"],
         negative: "crates/votum-verify/tests/eg2.rs::a_changed_extended_hash_is_v_eg2_04",
     },
     Info {
