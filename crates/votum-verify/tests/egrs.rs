@@ -52,7 +52,13 @@ fn bump(v: &mut Value) {
 
 #[test]
 fn the_example_artifacts_and_a_run_of_its_command_line_pass() {
-    for set in ["electionguard-rust-example", "electionguard-rust-run"] {
+    // the third: guardians made by votum (`votum-eg2`'s example `egrs_guardians`), whose proofs
+    // electionguard-rust checked when it computed K and H_E from them
+    for set in [
+        "electionguard-rust-example",
+        "electionguard-rust-run",
+        "electionguard-rust-votum-guardians",
+    ] {
         assert!(
             failing(&vectors(set)).is_empty(),
             "{set}: {:?}",
