@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-other-records bench-eg2-verify bench-eg21 bench-egrs bench-ifma bench-cluster bench-cluster-netns fuzz clean
+.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-other-records bench-eg2-verify bench-eg21 bench-egrs bench-record-size bench-ifma bench-cluster bench-cluster-netns fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -188,6 +188,10 @@ bench-eg21: setup
 ## ballots encrypted and verified by each on one thread (benches/egrs/main.rs, spec/65.10).
 bench-egrs:
 	RAYON_NUM_THREADS=1 taskset -c 0 "$$(scripts/build-egrs-bench.sh)" 10 5
+
+## One election's record in each form votum writes (1.0 directory and archive, 2.x on P-256 and 4096 bits).
+bench-record-size: setup
+	$(VENV)/bin/python benches/bench_record_size.py 1000 3
 
 bench-other-records: setup
 	cargo build --release --locked -p votum-verify --bin votum-verify
