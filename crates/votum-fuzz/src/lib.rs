@@ -24,7 +24,7 @@ use votum_mixnet::params::Parameters;
 use votum_mixnet::{record, wire};
 
 /// The names of the targets, as cargo-fuzz and the corpus directories know them.
-pub const TARGETS: [&str; 13] = [
+pub const TARGETS: [&str; 14] = [
     "group_codec",
     "mix_wire",
     "mix_record",
@@ -38,6 +38,7 @@ pub const TARGETS: [&str; 13] = [
     "belenios_record",
     "vmn_session",
     "eg2_record",
+    "eg2_party",
 ];
 
 /// Runs target `name` on `data` (the corpus replay uses this).
@@ -56,6 +57,7 @@ pub fn run(name: &str, data: &[u8]) {
         "belenios_record" => belenios_record(data),
         "vmn_session" => vmn_session(data),
         "eg2_record" => eg2_record(data),
+        "eg2_party" => eg2_party(data),
         _ => {}
     }
 }
@@ -733,4 +735,41 @@ pub fn eg2_record(data: &[u8]) {
         return;
     };
     let _ = votum_verify::eg2::check_document(MANIFEST, which, rest);
+}
+
+/// What a 2.x guardian reads from other parties (spec/65.9) and what the verifier reads of
+/// electionguard-rust's artifacts (spec/65.10): byte 0 picks (mod 4) a guardian's public record, a
+/// guardian's decryption shares, its answers (each on P-256 and the 4096-bit group), or an electionguard-rust
+/// artifact set of one file, the rest being that file. A record read back must write the same JSON.
+pub fn eg2_party(data: &[u8]) {
+    use votum_eg2::trustee::{public_doc, read_answers, read_public, read_shares};
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    if which % 4 == 3 {
+        let _ = votum_verify::egrs::check_one_key(rest);
+        return;
+    }
+    let Ok(doc) = serde_json::from_slice::<Value>(rest) else {
+        return;
+    };
+    fn on<G: votum_eg2::Eg2Group>(group: &G, which: u8, doc: &Value) {
+        match which % 4 {
+            0 => {
+                if let Ok(p) = read_public(group, doc) {
+                    let again = public_doc(group, &p);
+                    let back = read_public(group, &again).expect("a record written reads back");
+                    assert_eq!(public_doc(group, &back), again);
+                }
+            }
+            1 => {
+                let _ = read_shares(group, doc);
+            }
+            _ => {
+                let _ = read_answers(group, doc);
+            }
+        }
+    }
+    on(&votum_group::P256, which, &doc);
+    on(&ModpGroup::eg2_4096(), which, &doc);
 }

@@ -55,7 +55,8 @@ replay!(
     node_frame,
     ivxv_record,
     vmn_session,
-    eg2_record
+    eg2_record,
+    eg2_party
 );
 
 /// The 2.x seeds reach the checks they are meant for: the stored ballot decodes and fails only the proofs that
@@ -77,4 +78,20 @@ fn the_eg2_seeds_reach_their_checks() {
     );
     let tally = fs::read(seeds.join("encrypted_tally")).unwrap();
     assert!(votum_verify::eg2::check_document(&manifest[1..], 2, &tally[1..]) > 40);
+}
+
+/// The 2.x party seeds reach their readers: the guardian's record, shares and answers read on P-256, and
+/// electionguard-rust's key file has all three of its proofs verify.
+#[test]
+fn the_eg2_party_seeds_reach_their_readers() {
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/eg2_party");
+    let json = |name: &str| -> serde_json::Value {
+        serde_json::from_slice(&fs::read(seeds.join(name)).unwrap()[1..]).unwrap()
+    };
+    let p = votum_group::P256;
+    assert!(votum_eg2::trustee::read_public(&p, &json("public")).is_ok());
+    assert!(!votum_eg2::trustee::read_shares(&p, &json("shares")).unwrap().2.is_empty());
+    assert!(!votum_eg2::trustee::read_answers(&p, &json("answers")).unwrap().1.is_empty());
+    let key = fs::read(seeds.join("egrs-key")).unwrap();
+    assert_eq!(votum_verify::egrs::check_one_key(&key[1..]), 3);
 }

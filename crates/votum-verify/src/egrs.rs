@@ -347,3 +347,32 @@ fn walk(dir: &Path, ledger: &mut Ledger, out: &mut Intermediates) -> Result<(), 
     }
     Ok(())
 }
+
+/// One guardian's public key file as electionguard-rust writes it, checked alone against the 4096-bit group
+/// (the fuzz target's entry): how many of its coefficient proofs verify under the standard H_P.
+pub fn check_one_key(bytes: &[u8]) -> usize {
+    let group = ModpGroup::eg2_4096();
+    let Ok(doc) = serde_json::from_slice::<Value>(bytes) else {
+        return 0;
+    };
+    let Ok(key) = public_key(&group, &doc) else {
+        return 0;
+    };
+    let hp = parameter_hash(
+        "v2.0.0",
+        &[
+            to_fixed_be(group.p(), 512),
+            to_fixed_be(group.order(), 32),
+            to_fixed_be(group.generator().value(), 512),
+        ],
+    );
+    key.commitments
+        .iter()
+        .zip(&key.proofs)
+        .enumerate()
+        .filter(|(j, (kij, (c, v)))| {
+            let h = group.op(&group.pow_generator(v), &group.pow(kij, c));
+            group.to_challenge(&schnorr_hash(&group, &hp, key.i, *j as u32, kij, &h)) == *c
+        })
+        .count()
+}
