@@ -758,7 +758,9 @@ pub fn eg2_party(data: &[u8]) {
             0 => {
                 if let Ok(p) = read_public(group, doc) {
                     let again = public_doc(group, &p);
-                    let back = read_public(group, &again).ok().map(|b| public_doc(group, &b));
+                    let back = read_public(group, &again)
+                        .ok()
+                        .map(|b| public_doc(group, &b));
                     assert_eq!(back.as_ref(), Some(&again), "a record written reads back");
                 }
             }

@@ -90,8 +90,14 @@ fn the_eg2_party_seeds_reach_their_readers() {
     };
     let p = votum_group::P256;
     assert!(votum_eg2::trustee::read_public(&p, &json("public")).is_ok());
-    assert!(!votum_eg2::trustee::read_shares(&p, &json("shares")).unwrap().2.is_empty());
-    assert!(!votum_eg2::trustee::read_answers(&p, &json("answers")).unwrap().1.is_empty());
+    assert!(!votum_eg2::trustee::read_shares(&p, &json("shares"))
+        .unwrap()
+        .2
+        .is_empty());
+    assert!(!votum_eg2::trustee::read_answers(&p, &json("answers"))
+        .unwrap()
+        .1
+        .is_empty());
     let key = fs::read(seeds.join("egrs-key")).unwrap();
     assert_eq!(votum_verify::egrs::check_one_key(&key[1..]), 3);
 }
