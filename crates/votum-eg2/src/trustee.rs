@@ -14,6 +14,7 @@ use std::path::Path;
 
 use rand_core::{CryptoRng, RngCore};
 use serde_json::{json, Value};
+use sha2::Digest;
 use votum_elgamal::Ciphertext;
 use zeroize::Zeroizing;
 
@@ -458,6 +459,11 @@ pub fn read_targets<G: Eg2Group>(group: &G, dir: &Path) -> Result<Vec<Owned<G>>,
         }
     }
     let mut challenged: Vec<(String, Value)> = Vec::new();
+    // every ciphertext of every ballot, by a digest of its pad: a ballot copied under another id (its
+    // confirmation code recomputed for another device name, which anyone can do) still checks, and decrypting
+    // the copy as challenged would publish the original's vote, or counting it twice would shift the tally by
+    // that vote; so one ciphertext twice in a record stops the decryption
+    let mut seen: std::collections::HashMap<[u8; 32], String> = std::collections::HashMap::new();
     let root = dir.join("encrypted_ballots");
     let devices = std::fs::read_dir(&root).map_err(|e| rec(format!("encrypted_ballots: {e}")))?;
     for device in devices {
@@ -471,8 +477,21 @@ pub fn read_targets<G: Eg2Group>(group: &G, dir: &Path) -> Result<Vec<Owned<G>>,
                 continue;
             }
             let b = read_json(&f).map_err(rec)?;
+            let id = text(&b, "ballot_id").map_err(rec)?.to_owned();
+            for c in list(&b, "contests").map_err(rec)? {
+                for s in list(c, "selections").map_err(rec)? {
+                    let pad = crate::read::b64(&s["encrypted_vote"], "pad").map_err(rec)?;
+                    let digest: [u8; 32] = sha2::Sha256::digest(&pad).into();
+                    if let Some(other) = seen.insert(digest, id.clone()) {
+                        return Err(wrong(format!(
+                            "the record: a ciphertext of ballot {id} appears twice (also in ballot {other}): \
+                             a copied ballot; nothing is decrypted"
+                        )));
+                    }
+                }
+            }
             if b["state"].as_str() == Some("CHALLENGED") {
-                challenged.push((text(&b, "ballot_id").map_err(rec)?.to_owned(), b));
+                challenged.push((id, b));
             }
         }
     }

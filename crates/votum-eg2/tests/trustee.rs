@@ -15,6 +15,11 @@ use votum_verify::{verify_eg2_until_tally, verify_record, Options, Status};
 
 const MANIFEST: &[u8] = DEFAULT_MANIFEST.as_bytes();
 
+fn b64(v: &Value) -> Vec<u8> {
+    use base64ct::{Base64, Encoding};
+    Base64::decode_vec(v.as_str().unwrap()).unwrap()
+}
+
 /// What a guardian asks of a record before it decrypts: V-EG2-01…08 pass, and nothing fails.
 fn until_tally_passes(dir: &Path) -> bool {
     let report = verify_eg2_until_tally(dir);
@@ -202,4 +207,46 @@ fn a_roster_that_leaves_out_a_guardian_or_changes_its_record_is_refused() {
     assert!(refused.to_string().contains("own record"), "{refused}");
     // no share is dealt before the records are agreed
     assert!(ts[1].share_for(1).is_err());
+}
+
+#[test]
+fn a_cast_ballot_copied_as_challenged_is_never_decrypted() {
+    // The coordinator copies the first cast ballot under a new id, with another device name in its code (so
+    // its confirmation code differs), and marks the copy challenged: the copy's range proofs are the
+    // original's and hold, so the record checks as far as the tally; decrypting the "challenged" copy would
+    // publish that voter's vote. A guardian refuses any record in which one ciphertext appears twice.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("record");
+    let mut ts = trustees(3, 2, 11);
+    cast(&dir, &mut ts, 8);
+    let ballots = dir.join("encrypted_ballots/dev");
+    let mut copy: Value =
+        serde_json::from_slice(&std::fs::read(ballots.join("eballot-id-1.json")).unwrap()).unwrap();
+    assert_eq!(copy["state"], "CAST");
+    copy["ballot_id"] = Value::String("id-copy".into());
+    copy["state"] = Value::String("CHALLENGED".into());
+    // its confirmation code recomputed for the new device name, as anyone can: the record still checks
+    let baux = b"other";
+    copy["code_baux"] = Value::String(baux.iter().map(|b| format!("{b:02X}")).collect());
+    let he: [u8; 32] = b64(&copy["election_id"]).try_into().unwrap();
+    let hashes: Vec<[u8; 32]> = copy["contests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| b64(&c["contest_hash"]).try_into().unwrap())
+        .collect();
+    let code = votum_eg2::hashes::confirmation_code(&he, &hashes, baux);
+    copy["confirmation_code"] = votum_eg2::record::b64(&code);
+    std::fs::write(
+        ballots.join("eballot-id-copy.json"),
+        serde_json::to_vec(&copy).unwrap(),
+    )
+    .unwrap();
+    assert!(until_tally_passes(&dir), "the copy passes V-EG2-01…08");
+    let mut rng = ChaCha20Rng::seed_from_u64(12);
+    let refused = ts[0].shares(&dir, &mut rng).unwrap_err();
+    assert!(refused.to_string().contains("twice"), "{refused}");
+    // the same record without the copy is decrypted
+    std::fs::remove_file(ballots.join("eballot-id-copy.json")).unwrap();
+    assert!(ts[0].shares(&dir, &mut rng).is_ok());
 }

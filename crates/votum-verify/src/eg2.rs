@@ -546,6 +546,9 @@ fn walk_in<G: Eg2Group>(
     };
     let mut by_id: BTreeMap<String, Recorded<G>> = BTreeMap::new();
     let mut codes: BTreeMap<[u8; 32], String> = BTreeMap::new();
+    // each selection's pad by a 16-byte digest: one ciphertext in two ballots is a ballot copied under another
+    // id, whose confirmation code anyone can recompute for another device name (spec/65.4, V-EG2-07)
+    let mut pads: std::collections::HashMap<[u8; 16], String> = std::collections::HashMap::new();
     let mut preencrypted = 0u64;
     let mut done = 0u64;
     let mut absorb = |ledger: &mut Ledger, checked: Vec<Checked<G>>| {
@@ -578,6 +581,19 @@ fn walk_in<G: Eg2Group>(
                         .map(|s| (ct.id.clone(), s.id.clone(), s.ct.clone()))
                 })
                 .collect();
+            for (_, _, ct) in &cts {
+                let digest = sha2::Sha256::digest(group.hash_bytes(&ct.pad));
+                let mut key = [0u8; 16];
+                key.copy_from_slice(&digest[..16]);
+                if let Some(other) = pads.insert(key, c.file.clone()) {
+                    ledger.fail(
+                        Check::Eg2v07,
+                        &c.file,
+                        format!("a ciphertext of this ballot is also in {other}: a copied ballot"),
+                    );
+                    break;
+                }
+            }
             if b.state == "CAST" {
                 if !cast.ids.insert(b.id.clone()) {
                     ledger.fail(

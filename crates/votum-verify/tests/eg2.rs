@@ -415,3 +415,47 @@ fn the_p256_record_passes_and_its_tamperings_fail() {
         ["V-EG2-01", "V-EG2-05", "V-EG2-09"]
     );
 }
+
+#[test]
+fn a_ballot_copied_under_another_id_and_device_name_is_v_eg2_07() {
+    // a replay that the codes alone do not show: the copy's confirmation code is recomputed for another
+    // device name (anyone can), so no code repeats; its ciphertexts and proofs are the original's
+    let dir = record(|d| {
+        let path = d
+            .join("encrypted_ballots/runWorkflowDevice")
+            .join(CAST.rsplit('/').next().unwrap());
+        let mut copy: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        copy["ballot_id"] = Value::String("id-copy".into());
+        copy["state"] = Value::String("CHALLENGED".into());
+        let baux = b"another device";
+        copy["code_baux"] = Value::String(baux.iter().map(|b| format!("{b:02X}")).collect());
+        let b64 = |v: &Value| {
+            use base64ct::{Base64, Encoding};
+            Base64::decode_vec(v.as_str().unwrap()).unwrap()
+        };
+        let he: [u8; 32] = b64(&copy["election_id"]).try_into().unwrap();
+        let hashes: Vec<[u8; 32]> = copy["contests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| b64(&c["contest_hash"]).try_into().unwrap())
+            .collect();
+        let code = votum_eg2::hashes::confirmation_code(&he, &hashes, baux);
+        copy["confirmation_code"] = {
+            use base64ct::{Base64, Encoding};
+            Value::String(Base64::encode_string(&code))
+        };
+        std::fs::write(
+            path.with_file_name("eballot-id-copy.json"),
+            serde_json::to_vec(&copy).unwrap(),
+        )
+        .unwrap();
+    });
+    let (report, _) = verify(dir.path());
+    let row = report.checks.iter().find(|c| c.id == "V-EG2-07").unwrap();
+    assert_eq!(row.status, Status::Fail, "{row:?}");
+    assert!(
+        row.findings.iter().any(|f| f.reason.contains("also in")),
+        "{row:?}"
+    );
+}

@@ -946,7 +946,7 @@ pub const REGISTRY: [Info; 92] = [
     Info {
         check: Check::Eg2v07,
         id: "V-EG2-07",
-        title: "confirmation codes: contest hashes and ballot codes recomputed, no code twice",
+        title: "confirmation codes: contest hashes and ballot codes recomputed, no code or ciphertext twice",
         spec: "50.11",
         code: &["eg2::check_ballot", "eg2::walk_in"],
         negative: "crates/votum-verify/tests/eg2.rs::a_changed_code_is_v_eg2_07",
