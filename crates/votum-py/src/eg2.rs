@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use votum_eg2::election::{run, Options, DEFAULT_MANIFEST};
+use votum_eg2::election::{run, Options, Summary, DEFAULT_MANIFEST};
 use votum_group::{ModpGroup, P256};
 
 use crate::convert::release;
@@ -51,6 +51,14 @@ pub fn eg2_election<'py>(
         }
     }
     .map_err(NativeError::Eg2)?;
+    summary_dict(py, &summary)
+}
+
+/// A run's summary as Python sees it: {"cast", "challenged", "counts": {"contest/option": n}, "seconds"}.
+pub(crate) fn summary_dict<'py>(
+    py: Python<'py>,
+    summary: &Summary,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("cast", summary.cast)?;
     d.set_item("challenged", summary.challenged)?;

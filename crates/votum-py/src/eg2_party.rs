@@ -8,13 +8,14 @@ use std::sync::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use serde_json::Value;
-use votum_eg2::election::{Coordinator, Summary, DEFAULT_MANIFEST};
+use votum_eg2::election::{Coordinator, DEFAULT_MANIFEST};
 use votum_eg2::trustee::{finish_with, read_public, Trustee};
 use votum_eg2::Eg2Error;
 use votum_group::{ModpGroup, P256};
 use votum_verify::report::Status;
 
 use crate::convert::{release, rng_from};
+use crate::eg2::summary_dict;
 use crate::errors::NativeError;
 
 enum AnyTrustee {
@@ -270,19 +271,6 @@ impl Eg2Trustee {
     fn __repr__(&self) -> String {
         format!("Eg2Trustee({}, x={})", self.id, self.x)
     }
-}
-
-fn summary_dict<'py>(py: Python<'py>, summary: &Summary) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("cast", summary.cast)?;
-    d.set_item("challenged", summary.challenged)?;
-    let counts = PyDict::new(py);
-    for (k, v) in &summary.counts {
-        counts.set_item(k, v)?;
-    }
-    d.set_item("counts", counts)?;
-    d.set_item("seconds", summary.seconds.clone())?;
-    Ok(d)
 }
 
 /// The coordinator of a 2.x election whose guardians are parties of their own (spec/65.9): it holds no

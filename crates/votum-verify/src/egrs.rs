@@ -128,6 +128,21 @@ fn public_key(group: &ModpGroup, v: &Value) -> Result<PublicKey, String> {
     })
 }
 
+/// The coefficients j of guardian `i`'s key whose proof does not verify: h = g^v K_ij^c must give
+/// c = H(H_P; 0x10, i, j, K_ij, h).
+fn failed_proofs(group: &ModpGroup, hp: &[u8; 32], i: u32, key: &PublicKey) -> Vec<usize> {
+    key.commitments
+        .iter()
+        .zip(&key.proofs)
+        .enumerate()
+        .filter(|(j, (kij, (c, v)))| {
+            let h = group.op(&group.pow_generator(v), &group.pow(kij, c));
+            group.to_challenge(&schnorr_hash(group, hp, i, *j as u32, kij, &h)) != *c
+        })
+        .map(|(j, _)| j)
+        .collect()
+}
+
 /// Verifies a set of electionguard-rust's public artifacts (spec/65.10).
 pub fn verify_egrs_record(path: &Path, _options: Options<'_>) -> (Report, Intermediates) {
     let mut ledger = Ledger::new(&CHECKS);
@@ -290,17 +305,12 @@ fn walk(dir: &Path, ledger: &mut Ledger, out: &mut Intermediates) -> Result<(), 
                 format!("{} commits to a coefficient 0", key.name),
             );
         }
-        for (j, (kij, (c, v))) in key.commitments.iter().zip(&key.proofs).enumerate() {
-            // h = g^v K_ij^c; c = H(H_P; 0x10, i, j, K_ij, h)
-            let h = group.op(&group.pow_generator(v), &group.pow(kij, c));
-            let want = group.to_challenge(&schnorr_hash(&group, &hp, *i, j as u32, kij, &h));
-            if want != *c {
-                ledger.fail(
-                    Check::Eg2v02,
-                    name,
-                    format!("{}'s proof of coefficient {j} does not verify", key.name),
-                );
-            }
+        for j in failed_proofs(&group, &hp, *i, &key) {
+            ledger.fail(
+                Check::Eg2v02,
+                name,
+                format!("{}'s proof of coefficient {j} does not verify", key.name),
+            );
         }
         joint = group.op(&joint, &key.commitments[0]);
     }
@@ -366,13 +376,5 @@ pub fn check_one_key(bytes: &[u8]) -> usize {
             to_fixed_be(group.generator().value(), 512),
         ],
     );
-    key.commitments
-        .iter()
-        .zip(&key.proofs)
-        .enumerate()
-        .filter(|(j, (kij, (c, v)))| {
-            let h = group.op(&group.pow_generator(v), &group.pow(kij, c));
-            group.to_challenge(&schnorr_hash(&group, &hp, key.i, *j as u32, kij, &h)) == *c
-        })
-        .count()
+    key.proofs.len() - failed_proofs(&group, &hp, key.i, &key).len()
 }

@@ -17,8 +17,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
-import json
-import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -29,11 +27,10 @@ from votum import Eg2Coordinator, Eg2Trustee
 from votum.errors import InvalidInput, VotumError
 from votum.nodes import errors
 from votum.nodes.channel import Message
-from votum.nodes.identity import Card, Identity
-from votum.nodes.keystore import PEERS_FILE, Keystore
-from votum.nodes.local import PARENT_PIPE, NodeProcess, stop_with_parent
+from votum.nodes.identity import Card
+from votum.nodes.local import PartyProcess, controller_node, party_main
 from votum.nodes.messages import pack, unpack
-from votum.nodes.node import Node, NodeSettings, open_node
+from votum.nodes.node import Node
 from votum.parties.ceremony import COORDINATOR, prepare_homes
 from votum.parties.common import agree_with_everyone, roster_sender, take_roster, wait_for_records
 
@@ -381,27 +378,11 @@ def _named(message: str, guardians: list[str]) -> str | None:
 # -- guardian processes on loopback --------------------------------------------------------------------------
 
 
-class Eg2GuardianProcess(NodeProcess):
-    """`python -m votum.parties.eg2 HOME` in its own process, on a free port of loopback."""
-
-    def __init__(self, home: Path) -> None:
-        super().__init__("votum.parties.eg2", home)
-
-    def address(self, timeout: float) -> str:
-        try:
-            address = self.announced(timeout)
-        except TimeoutError:
-            raise Eg2Failed("launch", f"no guardian process announced itself within {timeout} s") from None
-        if address is None:
-            raise Eg2Failed("launch", f"the guardian process of {self.home.name} exited ({self.proc.poll()})")
-        return address
-
-
 async def run_local(n: int, plan: Eg2Plan, homes: Path, timeout: float = 120.0) -> Eg2Run:
     """Starts n guardian processes on loopback (homes under `homes`) and runs the election with them. The
     processes are stopped however it ends."""
     coordinator_home, guardian_homes = prepare_homes(homes, n)
-    procs = [Eg2GuardianProcess(h) for h in guardian_homes]
+    procs = [PartyProcess("votum.parties.eg2", h, Eg2Failed) for h in guardian_homes]
     loop = asyncio.get_running_loop()
     try:
         addresses = await asyncio.gather(
@@ -410,12 +391,8 @@ async def run_local(n: int, plan: Eg2Plan, homes: Path, timeout: float = 120.0) 
         for a in addresses:
             if isinstance(a, BaseException):
                 raise a
-        keystore = Keystore.load(coordinator_home / PEERS_FILE)
-        node = Node(Identity(coordinator_home), keystore, NodeSettings(connect_timeout=5.0))
+        node = controller_node(coordinator_home, guardian_homes, [str(a) for a in addresses], timeout)
         try:
-            for h, address in zip(guardian_homes, addresses, strict=True):
-                card = keystore.find(h.name)
-                node.trust(dataclasses.replace(card, address=str(address)), card.fingerprint)
             return await coordinate(node, [h.name for h in guardian_homes], plan, timeout)
         finally:
             await node.close()
@@ -423,40 +400,11 @@ async def run_local(n: int, plan: Eg2Plan, homes: Path, timeout: float = 120.0) 
         await asyncio.gather(*(loop.run_in_executor(None, p.stop) for p in procs))
 
 
-def serve_guardian(home: Path, host: str, port: int, coordinator: str, parent_pipe: bool) -> None:
-    """Runs a 2.x guardian node until its election ends, SIGTERM, or (with `parent_pipe`) the end of its
-    standard input."""
-    import uvloop
-
-    async def main() -> None:
-        node = open_node(home, settings=NodeSettings(connect_timeout=5.0))
-        stop = asyncio.Event()
-        Eg2GuardianService(node, coordinator, on_done=stop.set)
-        bound = await node.start(host, port)
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        if parent_pipe:
-            stop_with_parent(stop)
-        print(json.dumps({"address": f"{bound[0]}:{bound[1]}"}), flush=True)
-        await stop.wait()
-        await node.close()
-
-    uvloop.run(main())
-
-
-def _main(argv: list[str]) -> None:
-    import argparse
-
-    parser = argparse.ArgumentParser(description="A guardian node of a 2.x election (spec/65.9).")
-    parser.add_argument("home", type=Path)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--coordinator", default=COORDINATOR)
-    parser.add_argument(PARENT_PIPE, action="store_true", help="stop when standard input ends")
-    args = parser.parse_args(argv)
-    serve_guardian(args.home, args.host, args.port, args.coordinator, args.parent_pipe)
+def _guardian(node: Node, fault: str | None, done: Callable[[], None]) -> Eg2GuardianService:
+    """A 2.x guardian's handlers on its node, driven by the node trusted as the coordinator."""
+    del fault  # a 2.x guardian has no test faults: the tests play the liars from outside (spec/65.9)
+    return Eg2GuardianService(node, COORDINATOR, on_done=done)
 
 
 if __name__ == "__main__":
-    _main(sys.argv[1:])
+    party_main(sys.argv[1:], "A guardian node of a 2.x election (spec/65.9).", (), _guardian)
