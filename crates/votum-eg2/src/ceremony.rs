@@ -52,7 +52,7 @@ impl<G: Eg2Group> std::fmt::Debug for Guardian<G> {
 }
 
 /// Σ_j a_j x^j mod q for secret coefficients.
-fn evaluate<G: Eg2Group>(
+pub(crate) fn evaluate<G: Eg2Group>(
     group: &G,
     coefficients: &[Secret<G::Scalar>],
     x: u32,
@@ -160,16 +160,7 @@ impl<G: Eg2Group> Guardian<G> {
 
 /// Π_m K_jm^(x^m): what g^P_j(x) must be.
 fn share_commitment<G: Eg2Group>(group: &G, dealer: &PublicGuardian<G>, x: u32) -> G::Element {
-    let mut power = group.scalar_from_u64(1);
-    let xs = group.scalar_from_u64(u64::from(x));
-    let mut exps = Vec::with_capacity(dealer.commitments.len());
-    for _ in &dealer.commitments {
-        exps.push(power.clone());
-        power = group.scalar_mul(&power, &xs);
-    }
-    group
-        .multi_pow(&dealer.commitments, &exps)
-        .unwrap_or_else(|_| group.identity())
+    crate::v21::check::public_share(group, &dealer.commitments, x)
 }
 
 /// g^z_ℓ for the guardian at `x`: its public key share, from every guardian's commitments alone.

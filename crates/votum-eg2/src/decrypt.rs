@@ -138,7 +138,7 @@ type Aggregate<G> = (
 pub struct Nonces<G: Eg2Group>(Vec<Secret<G::Scalar>>);
 
 /// The Lagrange coefficient at 0 of `x` within `xs`.
-fn lagrange<G: Eg2Group>(group: &G, x: u32, xs: &[u32]) -> Result<G::Scalar, Eg2Error> {
+pub(crate) fn lagrange<G: Eg2Group>(group: &G, x: u32, xs: &[u32]) -> Result<G::Scalar, Eg2Error> {
     let mut num = group.scalar_from_u64(1);
     let mut den = group.scalar_from_u64(1);
     for &j in xs {

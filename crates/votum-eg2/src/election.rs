@@ -73,7 +73,7 @@ fn write(path: &Path, v: &serde_json::Value) -> Result<(), Eg2Error> {
 }
 
 /// A voter's random choices on `style`: within each contest's limits, sometimes a null vote.
-fn choose(
+pub(crate) fn choose(
     manifest: &Manifest,
     style: &str,
     rng: &mut ChaCha20Rng,
@@ -104,12 +104,12 @@ fn choose(
 }
 
 /// t with K^t = T, for t ≤ `max` (a table of K^0 … K^max).
-struct Dlog {
+pub(crate) struct Dlog {
     table: std::collections::HashMap<Vec<u8>, u64>,
 }
 
 impl Dlog {
-    fn new<G: Eg2Group>(group: &G, k: &G::Element, max: u64) -> Self {
+    pub(crate) fn new<G: Eg2Group>(group: &G, k: &G::Element, max: u64) -> Self {
         let mut table = std::collections::HashMap::with_capacity(max as usize + 1);
         let mut acc = group.identity();
         for t in 0..=max {
@@ -119,7 +119,7 @@ impl Dlog {
         Self { table }
     }
 
-    fn find<G: Eg2Group>(&self, group: &G, t: &G::Element) -> Option<u64> {
+    pub(crate) fn find<G: Eg2Group>(&self, group: &G, t: &G::Element) -> Option<u64> {
         self.table.get(&group.hash_bytes(t)).copied()
     }
 }

@@ -124,6 +124,51 @@ pub fn counted(mc: &ManifestContest, plain: &PlainContest) -> Result<(Vec<u32>, 
     Ok((votes, data))
 }
 
+/// A disjunctive Chaum–Pedersen proof that (g^ξ, K^(σ+ξ)) holds σ ∈ 0…`limit` (2.0 eqs. 46–51, 2.1 eqs.
+/// 57–61), its challenge `hash` of the commitments (a_0, b_0), …: the version's own hash. Only fixed-base
+/// powers: the simulated branches use α^c = g^(ξc) and β^c = K^((σ+ξ)c).
+pub(crate) fn prove_range<G: Eg2Group, R: RngCore + CryptoRng>(
+    g: &G,
+    k_table: &G::Table,
+    (sigma, xi): (u32, &G::Scalar),
+    limit: u32,
+    rng: &mut R,
+    hash: impl FnOnce(&[(G::Element, G::Element)]) -> [u8; 32],
+) -> Vec<Pair<G>> {
+    let s = g.scalar_from_u64(u64::from(sigma));
+    let mut s_plus_xi = g.scalar_add(&s, xi);
+    let mut pairs: Vec<Pair<G>> = Vec::with_capacity(limit as usize + 1);
+    let mut commitments = Vec::with_capacity(limit as usize + 1);
+    let mut u = g.scalar_from_u64(0);
+    let mut others = g.scalar_from_u64(0);
+    for j in 0..=limit {
+        if j == sigma {
+            u = g.random_scalar(rng);
+            commitments.push((g.pow_generator(&u), g.pow_table(k_table, &u)));
+            pairs.push(Pair {
+                c: g.scalar_from_u64(0),
+                v: g.scalar_from_u64(0),
+            });
+        } else {
+            let c = g.random_scalar(rng);
+            let v = g.random_scalar(rng);
+            // a_j = g^(v + cξ), b_j = K^(v − jc + c(σ+ξ))
+            let a = g.pow_generator(&g.scalar_add(&v, &g.scalar_mul(&c, xi)));
+            let jc = g.scalar_mul(&g.scalar_from_u64(u64::from(j)), &c);
+            let e = g.scalar_add(&g.scalar_sub(&v, &jc), &g.scalar_mul(&c, &s_plus_xi));
+            commitments.push((a, g.pow_table(k_table, &e)));
+            others = g.scalar_add(&others, &c);
+            pairs.push(Pair { c, v });
+        }
+    }
+    let c = g.scalar_sub(&g.to_challenge(&hash(&commitments)), &others);
+    let v = g.scalar_sub(&u, &g.scalar_mul(&c, xi));
+    u.zeroize();
+    s_plus_xi.zeroize();
+    pairs[sigma as usize] = Pair { c, v };
+    pairs
+}
+
 /// An encryption device: the election's K (with its table), H_E, the manifest, its name and B_aux.
 pub struct Device<'m, G: Eg2Group> {
     pub group: G,
@@ -136,7 +181,7 @@ pub struct Device<'m, G: Eg2Group> {
 }
 
 /// The ballot's nonce ξ_B, wiped when dropped.
-struct BallotNonce([u8; 32]);
+pub(crate) struct BallotNonce(pub(crate) [u8; 32]);
 
 impl Drop for BallotNonce {
     fn drop(&mut self) {
@@ -170,8 +215,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
         s
     }
 
-    /// A range proof that (α, β) = (g^ξ, K^(σ+ξ)) holds σ ∈ 0…`limit` (2.0 eq. 46–51), with fixed-base
-    /// powers only: the simulated branches use α^c = g^(ξc) and β^c = K^((σ+ξ)c).
+    /// A range proof that (α, β) = (g^ξ, K^(σ+ξ)) holds σ ∈ 0…`limit` (2.0 eq. 46–51).
     fn range_proof<R: RngCore + CryptoRng>(
         &self,
         ct: &Ciphertext<G>,
@@ -180,46 +224,15 @@ impl<'m, G: Eg2Group> Device<'m, G> {
         limit: u32,
         rng: &mut R,
     ) -> Vec<Pair<G>> {
-        let g = &self.group;
-        let s = g.scalar_from_u64(u64::from(sigma));
-        let mut s_plus_xi = g.scalar_add(&s, xi);
-        let mut pairs: Vec<Pair<G>> = Vec::with_capacity(limit as usize + 1);
-        let mut commitments = Vec::with_capacity(limit as usize + 1);
-        let mut u = g.scalar_from_u64(0);
-        let mut others = g.scalar_from_u64(0);
-        for j in 0..=limit {
-            if j == sigma {
-                u = g.random_scalar(rng);
-                commitments.push((g.pow_generator(&u), g.pow_table(&self.k_table, &u)));
-                pairs.push(Pair {
-                    c: g.scalar_from_u64(0),
-                    v: g.scalar_from_u64(0),
-                });
-            } else {
-                let c = g.random_scalar(rng);
-                let v = g.random_scalar(rng);
-                // a_j = g^(v + cξ), b_j = K^(v − jc + c(σ+ξ))
-                let a = g.pow_generator(&g.scalar_add(&v, &g.scalar_mul(&c, xi)));
-                let jc = g.scalar_mul(&g.scalar_from_u64(u64::from(j)), &c);
-                let e = g.scalar_add(&g.scalar_sub(&v, &jc), &g.scalar_mul(&c, &s_plus_xi));
-                commitments.push((a, g.pow_table(&self.k_table, &e)));
-                others = g.scalar_add(&others, &c);
-                pairs.push(Pair { c, v });
-            }
-        }
-        let h = range_hash(
-            g,
-            &self.he,
-            &self.k,
-            ct,
-            commitments.iter().map(|(a, b)| (a, b)),
-        );
-        let c = g.scalar_sub(&g.to_challenge(&h), &others);
-        let v = g.scalar_sub(&u, &g.scalar_mul(&c, xi));
-        u.zeroize();
-        s_plus_xi.zeroize();
-        pairs[sigma as usize] = Pair { c, v };
-        pairs
+        prove_range(&self.group, &self.k_table, (sigma, xi), limit, rng, |cm| {
+            range_hash(
+                &self.group,
+                &self.he,
+                &self.k,
+                ct,
+                cm.iter().map(|(a, b)| (a, b)),
+            )
+        })
     }
 
     fn encrypt_vote(&self, sigma: u32, xi: &G::Scalar) -> Ciphertext<G> {

@@ -85,3 +85,6 @@ pub enum Eg2Error {
     #[error("the record does not verify: {0}")]
     Unverified(String),
 }
+
+/// ElectionGuard 2.1 itself (spec/66): the 2.1 hashes, keys, ballots, decryption and record.
+pub mod v21;

@@ -39,35 +39,7 @@ pub fn contest_data<G: Eg2Group>(group: &G, d: &ContestData<G>, num_bytes: usize
     json!({"c0": element(group, &d.c0), "c1": b64(&d.c1), "c2": b64(&d.c2), "numBytes": num_bytes})
 }
 
-/// The group's constants as H_P hashes them (spec/65.2): p, q, g for the integer group; a, b, the prime, g's
-/// coordinates and h for P-256, each at its fixed width.
-pub fn parameter_inputs<G: Eg2Group>(group: &G) -> Vec<Vec<u8>> {
-    let (_, kind, named) = group.constants();
-    let fixed = |hex: &str, width: usize| {
-        let x = votum_arith::Integer::from_str_radix(hex, 16).unwrap_or_default();
-        votum_arith::to_fixed_be(&x, width)
-    };
-    let get = |name: &str| {
-        named
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map_or("0", |(_, v)| v.as_str())
-            .to_owned()
-    };
-    if kind == "IntegerGroup" {
-        vec![
-            fixed(&get("largePrime"), 512),
-            fixed(&get("smallPrime"), 32),
-            fixed(&get("generator"), 512),
-        ]
-    } else {
-        named
-            .iter()
-            .filter(|(n, _)| *n != "order")
-            .map(|(_, v)| fixed(v, 32))
-            .collect()
-    }
-}
+pub use crate::group::parameter_inputs;
 
 pub fn constants<G: Eg2Group>(group: &G) -> Value {
     let (name, kind, named) = group.constants();

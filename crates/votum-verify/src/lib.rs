@@ -12,7 +12,8 @@
 //! - [`ivxv`]: Estonia's IVXV decryption proofs (spec/93), with [`asn1`], the strict DER they need;
 //! - [`belenios`]: a Belenios election's public archive (spec/94);
 //! - [`vmn`]: a Verificatum mix-net session's proofs (spec/99), with [`bytetree`], VMN's encoding;
-//! - [`eg2`]: an ElectionGuard 2.x record as egk-ec writes it (spec/65).
+//! - [`eg2`]: an ElectionGuard 2.x record as egk-ec writes it (spec/65);
+//! - [`eg21`]: an ElectionGuard 2.1 record as votum writes it (spec/66).
 //!
 //! This crate reads and checks; it produces no proof and holds no secret.
 
@@ -23,6 +24,7 @@ pub mod checks;
 pub mod chv;
 pub mod eg;
 pub mod eg2;
+pub mod eg21;
 pub mod egrs;
 pub mod ivxv;
 pub mod mix;
@@ -42,6 +44,7 @@ pub use checks::Check;
 pub use chv::verify_chvote_record;
 pub use eg::verify_eg_record;
 pub use eg2::{is_eg2_record, verify_eg2_record, verify_eg2_until_tally, Eg2BallotChecker};
+pub use eg21::{is_eg21_record, verify_eg21_record};
 pub use ivxv::{is_ivxv_record, verify_ivxv_record};
 pub use mix::{check_shuffle_task, verify_mix_record};
 pub use options::{BallotWorkers, Intermediates, Options, Progress, ShuffleWorkers};
@@ -71,11 +74,13 @@ pub enum Kind {
     Eg2,
     /// electionguard-rust's key-ceremony artifacts (spec/65.10)
     EgRust,
+    /// an ElectionGuard 2.1 record as votum writes it (spec/66)
+    Eg21,
 }
 
 impl Kind {
     /// Every kind with its `--format` name.
-    pub const NAMES: [(&'static str, Kind); 9] = [
+    pub const NAMES: [(&'static str, Kind); 10] = [
         ("electionguard", Kind::ElectionGuard),
         ("mix", Kind::Mix),
         ("split-value", Kind::SplitValue),
@@ -85,6 +90,7 @@ impl Kind {
         ("verificatum", Kind::Vmn),
         ("electionguard2", Kind::Eg2),
         ("electionguard-rust", Kind::EgRust),
+        ("electionguard2.1", Kind::Eg21),
     ];
 
     pub fn from_name(name: &str) -> Option<Kind> {
@@ -109,6 +115,8 @@ impl Kind {
             Kind::Belenios
         } else if vmn::is_vmn_record(path) {
             Kind::Vmn
+        } else if eg21::is_eg21_record(path) {
+            Kind::Eg21
         } else if eg2::is_eg2_record(path) {
             Kind::Eg2
         } else if egrs::is_egrs_record(path) {
@@ -129,6 +137,7 @@ impl Kind {
             Kind::Vmn => (&Check::VMN, verify_vmn_record),
             Kind::Eg2 => (&Check::EG2, verify_eg2_record),
             Kind::EgRust => (&egrs::CHECKS, egrs::verify_egrs_record),
+            Kind::Eg21 => (&Check::EG21, verify_eg21_record),
         }
     }
 }

@@ -35,7 +35,13 @@ impl<G: Eg2Group> Ctx<G> {
     }
 
     /// `b1^s1 · b2^s2` for public bases and exponents.
-    fn pow2(&self, b1: &G::Element, s1: &G::Scalar, b2: &G::Element, s2: &G::Scalar) -> G::Element {
+    pub(crate) fn pow2(
+        &self,
+        b1: &G::Element,
+        s1: &G::Scalar,
+        b2: &G::Element,
+        s2: &G::Scalar,
+    ) -> G::Element {
         self.group
             .multi_pow(&[b1.clone(), b2.clone()], &[s1.clone(), s2.clone()])
             .unwrap_or_else(|_| self.group.identity())
@@ -47,6 +53,26 @@ impl<G: Eg2Group> Ctx<G> {
         ct: &Ciphertext<G>,
         proof: &[Pair<G>],
         limit: u32,
+    ) -> Result<(), String> {
+        self.check_range_with(ct, proof, limit, |commitments| {
+            hashes::range_hash(
+                &self.group,
+                &self.he,
+                &self.k,
+                ct,
+                commitments.iter().map(|(a, b)| (a, b)),
+            )
+        })
+    }
+
+    /// A range proof of `ct` over 0…`limit` whose challenge is `hash` of its commitments (a_j, b_j): 2.0's
+    /// (2.0 eq. 46) or 2.1's (2.1 eqs. 59, 62).
+    pub fn check_range_with(
+        &self,
+        ct: &Ciphertext<G>,
+        proof: &[Pair<G>],
+        limit: u32,
+        hash: impl FnOnce(&[(G::Element, G::Element)]) -> [u8; 32],
     ) -> Result<(), String> {
         let g = &self.group;
         if proof.len() as u64 != u64::from(limit) + 1 {
@@ -66,14 +92,7 @@ impl<G: Eg2Group> Ctx<G> {
             commitments.push((a, b));
             sum = g.scalar_add(&sum, &p.c);
         }
-        let h = hashes::range_hash(
-            g,
-            &self.he,
-            &self.k,
-            ct,
-            commitments.iter().map(|(a, b)| (a, b)),
-        );
-        if self.challenge(h) != sum {
+        if self.challenge(hash(&commitments)) != sum {
             return Err("the range proof's challenges do not sum to its hash".into());
         }
         Ok(())

@@ -104,6 +104,25 @@ pub enum Check {
     Eg2v17,
     Eg2v18,
     Eg2v19,
+    Eg21v01,
+    Eg21v02,
+    Eg21v03,
+    Eg21v04,
+    Eg21v05,
+    Eg21v06,
+    Eg21v07,
+    Eg21v08,
+    Eg21v09,
+    Eg21v10,
+    Eg21v11,
+    Eg21v12,
+    Eg21v13,
+    Eg21v14,
+    Eg21v15,
+    Eg21v16,
+    Eg21v17,
+    Eg21v18,
+    Eg21v19,
 }
 
 impl Check {
@@ -232,6 +251,30 @@ impl Check {
         Check::Eg2v19,
     ];
 
+    /// The checks of an ElectionGuard 2.1 record as votum writes it (spec/50.12), in report order: the
+    /// 2.1.0 specification's verifications 1–19.
+    pub const EG21: [Check; 19] = [
+        Check::Eg21v01,
+        Check::Eg21v02,
+        Check::Eg21v03,
+        Check::Eg21v04,
+        Check::Eg21v05,
+        Check::Eg21v06,
+        Check::Eg21v07,
+        Check::Eg21v08,
+        Check::Eg21v09,
+        Check::Eg21v10,
+        Check::Eg21v11,
+        Check::Eg21v12,
+        Check::Eg21v13,
+        Check::Eg21v14,
+        Check::Eg21v15,
+        Check::Eg21v16,
+        Check::Eg21v17,
+        Check::Eg21v18,
+        Check::Eg21v19,
+    ];
+
     /// Every check of the registry: the ElectionGuard record's, the mix record's, the split-value
     /// record's, the CHVote record's, the IVXV record's, the Belenios archive's, the VMN session's.
     pub fn all() -> impl Iterator<Item = Check> {
@@ -244,6 +287,7 @@ impl Check {
             .chain(Check::BEL)
             .chain(Check::VMN)
             .chain(Check::EG2)
+            .chain(Check::EG21)
     }
 
     /// The checks every submitted ballot goes through (one batch examines each of them).
@@ -310,7 +354,7 @@ pub struct Info {
 }
 
 /// Every check, in the order of [`Check`] (and so of reports).
-pub const REGISTRY: [Info; 92] = [
+pub const REGISTRY: [Info; 111] = [
     Info {
         check: Check::Record01,
         id: "V-RECORD-01",
@@ -1047,6 +1091,158 @@ pub const REGISTRY: [Info; 92] = [
         code: &["eg2::walk_in"],
         negative: "crates/votum-verify/tests/eg2.rs::a_pre_encrypted_ballot_is_refused_v_eg2_15_to_19",
     },
+    Info {
+        check: Check::Eg21v01,
+        id: "V-EG21-01",
+        title: "the version, the standard group, H_P with n and k, H_B from the manifest",
+        spec: "50.12",
+        code: &["eg21::check_parameters"],
+        negative: "crates/votum-eg2/tests/v21.rs::an_edited_manifest_fails_v_eg21_01",
+    },
+    Info {
+        check: Check::Eg21v02,
+        id: "V-EG21-02",
+        title: "guardians 1…n, each with k vote and k data commitments, κ and both compact proofs",
+        spec: "50.12",
+        code: &["eg21::check_keys"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_changed_guardian_proof_fails_v_eg21_02",
+    },
+    Info {
+        check: Check::Eg21v03,
+        id: "V-EG21-03",
+        title: "K and K̂ are the products of the guardians' keys; H_G recomputes",
+        spec: "50.12",
+        code: &["eg21::check_keys"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_changed_joint_key_fails_v_eg21_03",
+    },
+    Info {
+        check: Check::Eg21v04,
+        id: "V-EG21-04",
+        title: "H_E recomputes from H_B, K and K̂",
+        spec: "50.12",
+        code: &["eg21::check_keys"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_changed_extended_hash_fails_v_eg21_04",
+    },
+    Info {
+        check: Check::Eg21v05,
+        id: "V-EG21-05",
+        title: "selection encryption identifiers are unique, H_I recomputes, the ballot nonce's proof holds",
+        spec: "50.12",
+        code: &["eg21::check_ballot"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_repeated_identifier_fails_v_eg21_05",
+    },
+    Info {
+        check: Check::Eg21v06,
+        id: "V-EG21-06",
+        title: "each ballot is its style's, every selection in the group with its range proof under H_I",
+        spec: "50.12",
+        code: &["eg21::check_ballot"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_changed_range_proof_fails_v_eg21_06",
+    },
+    Info {
+        check: Check::Eg21v07,
+        id: "V-EG21-07",
+        title: "each contest's selection-limit proof",
+        spec: "50.12",
+        code: &["eg21::check_ballot"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_changed_limit_proof_fails_v_eg21_07",
+    },
+    Info {
+        check: Check::Eg21v08,
+        id: "V-EG21-08",
+        title: "contest hashes, confirmation codes, devices and chains; no code or ciphertext twice",
+        spec: "50.12",
+        code: &["eg21::check_devices"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_broken_chain_fails_v_eg21_08",
+    },
+    Info {
+        check: Check::Eg21v09,
+        id: "V-EG21-09",
+        title: "the encrypted tally is the weighted product of the cast ballots",
+        spec: "50.12",
+        code: &["eg21::check_tally"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_changed_aggregate_fails_v_eg21_09",
+    },
+    Info {
+        check: Check::Eg21v10,
+        id: "V-EG21-10",
+        title: "the tally's decryption proofs and counts; the available guardians are a quorum",
+        spec: "50.12",
+        code: &["eg21::check_tally"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_changed_count_fails_v_eg21_10",
+    },
+    Info {
+        check: Check::Eg21v11,
+        id: "V-EG21-11",
+        title: "the tally holds every contest and option of the manifest, once",
+        spec: "50.12",
+        code: &["eg21::check_tally"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_missing_option_fails_v_eg21_11",
+    },
+    Info {
+        check: Check::Eg21v12,
+        id: "V-EG21-12",
+        title: "contest data decryptions",
+        spec: "50.12",
+        code: &["eg21::check_tally"],
+        negative: "crates/votum-eg2/tests/v21.rs::unread_contest_data_is_v_eg21_12",
+    },
+    Info {
+        check: Check::Eg21v13,
+        id: "V-EG21-13",
+        title: "challenged ballots re-encrypt from their released nonces to their codes",
+        spec: "50.12",
+        code: &["eg21::check_challenged"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_changed_released_nonce_fails_v_eg21_13",
+    },
+    Info {
+        check: Check::Eg21v14,
+        id: "V-EG21-14",
+        title: "challenged ballots' contests, options and votes are within the manifest's limits",
+        spec: "50.12",
+        code: &["eg21::check_challenged"],
+        negative: "crates/votum-eg2/tests/v21.rs::an_opened_vote_above_the_limit_fails_v_eg21_14",
+    },
+    Info {
+        check: Check::Eg21v15,
+        id: "V-EG21-15",
+        title: "pre-encrypted ballots: selection hashes",
+        spec: "50.12",
+        code: &["eg21::walk_on"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_pre_encrypted_ballot_is_refused_v_eg21_15_to_19",
+    },
+    Info {
+        check: Check::Eg21v16,
+        id: "V-EG21-16",
+        title: "pre-encrypted ballots: contest hashes",
+        spec: "50.12",
+        code: &["eg21::walk_on"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_pre_encrypted_ballot_is_refused_v_eg21_15_to_19",
+    },
+    Info {
+        check: Check::Eg21v17,
+        id: "V-EG21-17",
+        title: "pre-encrypted ballots: confirmation codes",
+        spec: "50.12",
+        code: &["eg21::walk_on"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_pre_encrypted_ballot_is_refused_v_eg21_15_to_19",
+    },
+    Info {
+        check: Check::Eg21v18,
+        id: "V-EG21-18",
+        title: "pre-encrypted ballots: short codes",
+        spec: "50.12",
+        code: &["eg21::walk_on"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_pre_encrypted_ballot_is_refused_v_eg21_15_to_19",
+    },
+    Info {
+        check: Check::Eg21v19,
+        id: "V-EG21-19",
+        title: "pre-encrypted ballots: the recorded selections",
+        spec: "50.12",
+        code: &["eg21::walk_on"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_pre_encrypted_ballot_is_refused_v_eg21_15_to_19",
+    },
 ];
 
 #[cfg(test)]
@@ -1072,6 +1268,7 @@ mod tests {
                 + Check::BEL.len()
                 + Check::VMN.len()
                 + Check::EG2.len()
+                + Check::EG21.len()
         );
     }
 

@@ -1,0 +1,272 @@
+//! The 2.1 encryption device (spec/66.5, §3.3–3.4): a ballot's selection encryption identifier id_B and
+//! its hash H_I, every nonce derived from H_I and the secret ballot nonce ξ_B (eq. 33), ξ_B itself
+//! encrypted under K̂ in signed ElGamal (eqs. 34–38), range proofs 0…R per option and 0…L per contest
+//! with 2.1's challenges (eqs. 59, 62), contest hashes (eq. 70), the device information hash (eq. 72) and
+//! the confirmation code under no chaining or simple chaining (eqs. 71–78).
+
+use rand_core::{CryptoRng, RngCore};
+use votum_elgamal::Ciphertext;
+use zeroize::Zeroize;
+
+use crate::encrypt::{counted, prove_range, BallotNonce, PlainBallot, PlainContest};
+use crate::group::Eg2Group;
+use crate::manifest::{Manifest, ManifestContest};
+use crate::v21::hashes::{
+    ballot_nonce_key, ballot_nonce_pad, ballot_nonce_proof_hash, chain_hash, chaining_field,
+    closing_field, confirmation_code, contest_hash, device_hash, identifier_hash, range_hash,
+    selection_nonce, NO_CHAINING, SIMPLE_CHAINING,
+};
+use crate::v21::record::{
+    Ballot, Contest, Device as DeviceRecord, NonceCiphertext, Selection, State,
+};
+use crate::{Eg2Error, Pair};
+
+/// An encryption device: K and K̂ (with tables), H_E, the manifest and its name S_device.
+pub struct Device<'m, G: Eg2Group> {
+    pub group: G,
+    pub k: G::Element,
+    k_table: G::Table,
+    k_hat_table: G::Table,
+    pub he: [u8; 32],
+    manifest: &'m Manifest,
+    pub name: String,
+}
+
+/// ξ_i,j (eq. 33) as a scalar; the hash is wiped.
+pub fn selection_nonce_scalar<G: Eg2Group>(
+    group: &G,
+    hi: &[u8; 32],
+    (contest, option): (u32, u32),
+    xi_b: &[u8; 32],
+) -> G::Scalar {
+    let mut h = selection_nonce(hi, contest, option, xi_b);
+    let s = group.to_challenge(&h);
+    h.zeroize();
+    s
+}
+
+impl<'m, G: Eg2Group> Device<'m, G> {
+    pub fn new(
+        group: G,
+        (k, k_hat): (G::Element, &G::Element),
+        he: [u8; 32],
+        manifest: &'m Manifest,
+        name: &str,
+    ) -> Self {
+        let k_table = group.table(&k);
+        let k_hat_table = group.table(k_hat);
+        Self {
+            group,
+            k,
+            k_table,
+            k_hat_table,
+            he,
+            manifest,
+            name: name.to_owned(),
+        }
+    }
+
+    /// ξ_B encrypted under K̂ with its proof of the encryption nonce (eqs. 34–38).
+    fn encrypt_nonce<R: RngCore + CryptoRng>(
+        &self,
+        hi: &[u8; 32],
+        xb: &BallotNonce,
+        rng: &mut R,
+    ) -> NonceCiphertext<G> {
+        let g = &self.group;
+        let mut xi_hat = g.random_scalar(rng);
+        let c0 = g.pow_generator(&xi_hat);
+        let beta = g.pow_table(&self.k_hat_table, &xi_hat);
+        let mut key = ballot_nonce_key(g, hi, &c0, &beta);
+        let mut pad = ballot_nonce_pad(&key);
+        key.zeroize();
+        let mut c1 = [0u8; 32];
+        for (n, out) in c1.iter_mut().enumerate() {
+            *out = xb.0[n] ^ pad[n];
+        }
+        pad.zeroize();
+        let mut u = g.random_scalar(rng);
+        let a = g.pow_generator(&u);
+        let c = g.to_challenge(&ballot_nonce_proof_hash(g, hi, &a, &c0, &c1));
+        let v = g.scalar_sub(&u, &g.scalar_mul(&c, &xi_hat));
+        u.zeroize();
+        xi_hat.zeroize();
+        NonceCiphertext {
+            c0,
+            c1,
+            proof: Pair { c, v },
+        }
+    }
+
+    fn contest<R: RngCore + CryptoRng>(
+        &self,
+        (hi, xb): (&[u8; 32], &BallotNonce),
+        mc: &ManifestContest,
+        votes: &[u32],
+        rng: &mut R,
+    ) -> Contest<G> {
+        let g = &self.group;
+        let l = mc.sequence;
+        let mut selections = Vec::with_capacity(votes.len());
+        let mut sum_xi = g.scalar_from_u64(0);
+        let mut sum_ct = Ciphertext::zero(g);
+        for (o, sigma) in mc.sequences.iter().zip(votes) {
+            let mut xi = selection_nonce_scalar(g, hi, (l, *o), &xb.0);
+            let mut e = g.scalar_add(&g.scalar_from_u64(u64::from(*sigma)), &xi);
+            let ct = Ciphertext {
+                pad: g.pow_generator(&xi),
+                data: g.pow_table(&self.k_table, &e),
+            };
+            e.zeroize();
+            let proof = prove_range(
+                g,
+                &self.k_table,
+                (*sigma, &xi),
+                mc.option_limit,
+                rng,
+                |cm| range_hash(g, hi, (l, Some(*o)), &ct, cm.iter().map(|(a, b)| (a, b))),
+            );
+            sum_xi = g.scalar_add(&sum_xi, &xi);
+            xi.zeroize();
+            sum_ct = sum_ct.add(g, &ct);
+            selections.push(Selection {
+                option: *o,
+                ct,
+                proof,
+            });
+        }
+        let total: u32 = votes.iter().sum();
+        let proof = prove_range(g, &self.k_table, (total, &sum_xi), mc.limit, rng, |cm| {
+            range_hash(g, hi, (l, None), &sum_ct, cm.iter().map(|(a, b)| (a, b)))
+        });
+        sum_xi.zeroize();
+        let cts: Vec<&Ciphertext<G>> = selections.iter().map(|s| &s.ct).collect();
+        Contest {
+            index: l,
+            hash: contest_hash(g, hi, l, &cts),
+            selections,
+            proof,
+        }
+    }
+
+    /// Encrypts one ballot: every contest of its style in index order (a contest left out is a null vote;
+    /// an overvoted one encrypts zeros, §3.3.5). Its chaining field and code are set by [`Chain::seal`].
+    pub fn encrypt<R: RngCore + CryptoRng>(
+        &self,
+        ballot: &PlainBallot,
+        (state, weight): (State, u32),
+        rng: &mut R,
+    ) -> Result<Ballot<G>, Eg2Error> {
+        let bad = |reason: String| Eg2Error::Ballot {
+            ballot: ballot.id.clone(),
+            reason,
+        };
+        let contests = self.manifest.contests_for(&ballot.style).ok_or_else(|| {
+            bad(format!(
+                "ballot style {:?} is not the manifest's",
+                ballot.style
+            ))
+        })?;
+        if let Some(id) = ballot
+            .contests
+            .keys()
+            .find(|id| !contests.iter().any(|(c, _)| c == id))
+        {
+            return Err(bad(format!(
+                "contest {id} is not on style {}",
+                ballot.style
+            )));
+        }
+        if weight == 0 {
+            return Err(bad("a weight of 0".into()));
+        }
+        let none = PlainContest::default();
+        let mut id_b = [0u8; 32];
+        rng.fill_bytes(&mut id_b);
+        let hi = identifier_hash(&self.he, &id_b);
+        let mut xb = BallotNonce([0u8; 32]);
+        rng.fill_bytes(&mut xb.0);
+        let mut encrypted = Vec::with_capacity(contests.len());
+        for (id, mc) in &contests {
+            let (votes, _) = counted(mc, ballot.contests.get(*id).unwrap_or(&none))
+                .map_err(|e| bad(format!("contest {id}: {e}")))?;
+            encrypted.push(self.contest((&hi, &xb), mc, &votes, rng));
+        }
+        let nonce = self.encrypt_nonce(&hi, &xb, rng);
+        Ok(Ballot {
+            id: ballot.id.clone(),
+            style: ballot.style.clone(),
+            device: self.name.clone(),
+            id_b,
+            hi,
+            nonce,
+            contests: encrypted,
+            chaining: [0u8; 36],
+            code: [0u8; 32],
+            state,
+            weight,
+        })
+    }
+}
+
+/// A device's confirmation-code chain (§3.4.4): it sets each ballot's B_C and H_C in the order the device
+/// made them, and closes the chain at the end.
+pub struct Chain {
+    he: [u8; 32],
+    name: String,
+    mode: u32,
+    hdi: [u8; 32],
+    first: [u8; 36],
+    last: [u8; 32],
+    ballots: Vec<String>,
+}
+
+impl Chain {
+    /// `simple`: simple chaining (mode 1); otherwise no chaining (mode 0).
+    pub fn new(he: &[u8; 32], name: &str, simple: bool) -> Self {
+        let hdi = device_hash(he, name);
+        let mode = if simple { SIMPLE_CHAINING } else { NO_CHAINING };
+        let first = chaining_field(mode, &hdi);
+        Self {
+            he: *he,
+            name: name.to_owned(),
+            mode,
+            hdi,
+            first,
+            last: chain_hash(he, &first),
+            ballots: Vec::new(),
+        }
+    }
+
+    /// Sets the ballot's chaining field and confirmation code (eq. 71).
+    pub fn seal<G: Eg2Group>(&mut self, ballot: &mut Ballot<G>) {
+        ballot.chaining = if self.mode == SIMPLE_CHAINING {
+            chaining_field(SIMPLE_CHAINING, &self.last)
+        } else {
+            self.first
+        };
+        let hashes: Vec<[u8; 32]> = ballot.contests.iter().map(|c| c.hash).collect();
+        ballot.code = confirmation_code(&ballot.hi, &hashes, &ballot.chaining);
+        self.last = ballot.code;
+        self.ballots.push(ballot.id.clone());
+    }
+
+    /// The device as the record holds it; with simple chaining, H_0 and the closing hash (eqs. 74–78).
+    pub fn close(self) -> DeviceRecord {
+        let (first, close) = if self.mode == SIMPLE_CHAINING {
+            let h0 = chain_hash(&self.he, &self.first);
+            let field = closing_field(&self.he, &self.last, &self.first);
+            (Some(h0), Some(chain_hash(&self.he, &field)))
+        } else {
+            (None, None)
+        };
+        DeviceRecord {
+            name: self.name,
+            hdi: self.hdi,
+            mode: self.mode,
+            ballots: self.ballots,
+            first,
+            close,
+        }
+    }
+}

@@ -1,0 +1,456 @@
+//! 2.1's verifiable decryption (spec/66.6, §3.6): the tally by the available guardians with the commitment
+//! round (eq. 88: each guardian publishes d_i, the hash of its commitment pair, and reveals the pair only
+//! once every d_j is in), the challenge of eq. 90 computed by each guardian itself, its response, and the
+//! combination checked answer by answer (Note 3.7) so that a wrong one names its guardian. Challenged
+//! ballots are opened by decrypting their ballot nonce under K̂ (eqs. 107–108) and releasing the
+//! encryption nonces it derives (eq. 33); a guardian gives its part only for a ballot marked challenged.
+
+use std::collections::BTreeMap;
+
+use rand_core::{CryptoRng, RngCore};
+use votum_elgamal::Ciphertext;
+use votum_group::Secret;
+use zeroize::Zeroize;
+
+use crate::decrypt::lagrange;
+use crate::group::Eg2Group;
+use crate::manifest::Manifest;
+use crate::v21::ballot::selection_nonce_scalar;
+use crate::v21::check::{check_nonce_proof, public_share};
+use crate::v21::hashes::{
+    ballot_nonce_key, ballot_nonce_pad, decryption_commitment, decryption_hash,
+};
+use crate::v21::keys::KeyShares;
+use crate::v21::record::{Ballot, GuardianKey, Opened, State};
+use crate::{Eg2Error, Pair};
+
+/// One value to decrypt: its contest and option indices and (A, B).
+pub struct Target<'a, G: Eg2Group> {
+    pub contest: u32,
+    pub option: u32,
+    pub ct: &'a Ciphertext<G>,
+}
+
+/// Round 1, from guardian i: per target M_i = A^z_i and d_i (eq. 88).
+pub struct Announce<G: Eg2Group> {
+    pub i: u32,
+    pub values: Vec<(G::Element, [u8; 32])>,
+}
+
+/// Round 2, from guardian i: per target its commitment pair (a_i, b_i) (eq. 87).
+pub struct Reveal<G: Eg2Group> {
+    pub i: u32,
+    pub pairs: Vec<(G::Element, G::Element)>,
+}
+
+fn fail(reason: String) -> Eg2Error {
+    Eg2Error::Decryption(reason)
+}
+
+fn guardian(i: u32, reason: String) -> Eg2Error {
+    Eg2Error::Guardian {
+        guardian: format!("guardian {i}"),
+        reason,
+    }
+}
+
+/// The available guardians' announcements, one each, in U's order; `Err` names one missing or doubled.
+fn by_guardian<'a, T>(
+    available: &[u32],
+    items: &'a [T],
+    who: impl Fn(&T) -> u32,
+    count: impl Fn(&T) -> usize,
+    expected: usize,
+) -> Result<Vec<&'a T>, Eg2Error> {
+    let mut map: BTreeMap<u32, &T> = BTreeMap::new();
+    for t in items {
+        if !available.contains(&who(t)) {
+            return Err(guardian(
+                who(t),
+                "is not one of the available guardians".into(),
+            ));
+        }
+        if map.insert(who(t), t).is_some() {
+            return Err(guardian(who(t), "sent twice".into()));
+        }
+        if count(t) != expected {
+            return Err(guardian(
+                who(t),
+                format!("sent {} values for {expected} targets", count(t)),
+            ));
+        }
+    }
+    available
+        .iter()
+        .map(|i| {
+            map.get(i)
+                .copied()
+                .ok_or_else(|| guardian(*i, "sent nothing".into()))
+        })
+        .collect()
+}
+
+/// One guardian's part of one decryption: its nonces u_i are kept here until it answers, then wiped.
+pub struct Session<'k, G: Eg2Group> {
+    shares: &'k KeyShares<G>,
+    available: Vec<u32>,
+    nonces: Vec<Secret<G::Scalar>>,
+    pairs: Vec<(G::Element, G::Element)>,
+    ms: Vec<G::Element>,
+}
+
+impl<'k, G: Eg2Group> Session<'k, G> {
+    /// Round 1: M_i, (a_i, b_i) and d_i per target; publishes the M_i and d_i only.
+    pub fn start<R: RngCore + CryptoRng>(
+        group: &G,
+        he: &[u8; 32],
+        shares: &'k KeyShares<G>,
+        available: &[u32],
+        targets: &[Target<'_, G>],
+        rng: &mut R,
+    ) -> Result<(Self, Announce<G>), Eg2Error> {
+        let mut u: Vec<u32> = available.to_vec();
+        u.sort_unstable();
+        u.dedup();
+        if u.len() != available.len() || !u.contains(&shares.i) {
+            return Err(fail(format!(
+                "the available guardians {available:?} are not distinct or leave out guardian {}",
+                shares.i
+            )));
+        }
+        let mut nonces = Vec::with_capacity(targets.len());
+        let mut pairs = Vec::with_capacity(targets.len());
+        let mut ms = Vec::with_capacity(targets.len());
+        let mut values = Vec::with_capacity(targets.len());
+        for t in targets {
+            let n = group.random_secret(rng);
+            let a = group.pow_secret(group.generator(), &n);
+            let b = group.pow_secret(&t.ct.pad, &n);
+            let m = group.pow_secret(&t.ct.pad, &shares.z);
+            let d = decryption_commitment(
+                group,
+                he,
+                (t.contest, t.option),
+                shares.i,
+                t.ct,
+                (&a, &b),
+                &m,
+                &u,
+            );
+            values.push((m.clone(), d));
+            nonces.push(n);
+            pairs.push((a, b));
+            ms.push(m);
+        }
+        let session = Self {
+            shares,
+            available: u,
+            nonces,
+            pairs,
+            ms,
+        };
+        let i = shares.i;
+        Ok((session, Announce { i, values }))
+    }
+
+    /// Round 2: the pairs, once an announcement from every available guardian is in (its own unchanged).
+    pub fn reveal(&self, announces: &[Announce<G>]) -> Result<Reveal<G>, Eg2Error> {
+        let got = by_guardian(
+            &self.available,
+            announces,
+            |a| a.i,
+            |a| a.values.len(),
+            self.ms.len(),
+        )?;
+        let own = got
+            .iter()
+            .find(|a| a.i == self.shares.i)
+            .ok_or_else(|| fail("its own announcement is missing".into()))?;
+        if own.values.iter().map(|(m, _)| m).ne(self.ms.iter()) {
+            return Err(fail(format!(
+                "guardian {}'s own partial decryptions were changed",
+                self.shares.i
+            )));
+        }
+        Ok(Reveal {
+            i: self.shares.i,
+            pairs: self.pairs.clone(),
+        })
+    }
+
+    /// Round 3: checks every guardian's pairs against its d_j (eq. 88), computes M (eq. 86), (a, b)
+    /// (eq. 89) and c (eq. 90) itself, and answers v_i = u_i − c·w_i·z_i (eq. 92). The nonces are spent
+    /// whether it answers or refuses.
+    pub fn answer(
+        mut self,
+        group: &G,
+        he: &[u8; 32],
+        targets: &[Target<'_, G>],
+        announces: &[Announce<G>],
+        reveals: &[Reveal<G>],
+    ) -> Result<Vec<G::Scalar>, Eg2Error> {
+        let nonces = std::mem::take(&mut self.nonces);
+        let n = targets.len();
+        let ann = by_guardian(&self.available, announces, |a| a.i, |a| a.values.len(), n)?;
+        let rev = by_guardian(&self.available, reveals, |r| r.i, |r| r.pairs.len(), n)?;
+        let own = ann.iter().position(|a| a.i == self.shares.i).unwrap_or(0);
+        if ann[own].values.iter().map(|(m, _)| m).ne(self.ms.iter()) || rev[own].pairs != self.pairs
+        {
+            return Err(fail(format!(
+                "guardian {}'s own values were changed",
+                self.shares.i
+            )));
+        }
+        let weights: Vec<G::Scalar> = self
+            .available
+            .iter()
+            .map(|i| lagrange(group, *i, &self.available))
+            .collect::<Result<_, _>>()?;
+        let w_own = weights[own].clone();
+        let mut out = Vec::with_capacity(n);
+        for (t_idx, t) in targets.iter().enumerate() {
+            for (a, r) in ann.iter().zip(&rev) {
+                let (m, d) = &a.values[t_idx];
+                let (ai, bi) = &r.pairs[t_idx];
+                let want = decryption_commitment(
+                    group,
+                    he,
+                    (t.contest, t.option),
+                    a.i,
+                    t.ct,
+                    (ai, bi),
+                    m,
+                    &self.available,
+                );
+                if &want != d {
+                    return Err(guardian(a.i, format!(
+                        "its commitment pair for contest {} option {} does not match its d (eq. 88)",
+                        t.contest, t.option
+                    )));
+                }
+            }
+            let (m, pair) = combined(group, &ann, &rev, &weights, t_idx)?;
+            let c = group.to_challenge(&decryption_hash(
+                group,
+                he,
+                (t.contest, t.option),
+                t.ct,
+                (&pair.0, &pair.1),
+                &m,
+            ));
+            let ci = group.scalar_mul(&c, &w_own);
+            out.push(group.scalar_sub(
+                nonces[t_idx].expose(),
+                &group.scalar_mul(&ci, self.shares.z.expose()),
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// M, and the commitment (a, b).
+type Combined<G> = (
+    <G as votum_group::Group>::Element,
+    (
+        <G as votum_group::Group>::Element,
+        <G as votum_group::Group>::Element,
+    ),
+);
+
+/// M = Π M_j^w_j and (a, b) = (Π a_j, Π b_j) for target `t`.
+fn combined<G: Eg2Group>(
+    group: &G,
+    ann: &[&Announce<G>],
+    rev: &[&Reveal<G>],
+    weights: &[G::Scalar],
+    t: usize,
+) -> Result<Combined<G>, Eg2Error> {
+    let ms: Vec<G::Element> = ann.iter().map(|a| a.values[t].0.clone()).collect();
+    let m = group
+        .multi_pow(&ms, weights)
+        .map_err(|e| fail(format!("combining partial decryptions: {e:?}")))?;
+    let mut a = group.identity();
+    let mut b = group.identity();
+    for r in rev {
+        a = group.op(&a, &r.pairs[t].0);
+        b = group.op(&b, &r.pairs[t].1);
+    }
+    Ok((m, (a, b)))
+}
+
+/// A decrypted value: M, the proof (c, v) (eqs. 90–93) and T = B/M.
+pub struct Decrypted<G: Eg2Group> {
+    pub t: G::Element,
+    pub proof: Pair<G>,
+}
+
+/// The coordinator's combination: each guardian's answer checked (Note 3.7: a_i = (g^z_i)^c_i g^v_i and
+/// b_i = A^v_i M_i^c_i, g^z_i from the record's commitments), a wrong one named; then (c, Σ v_i).
+#[allow(clippy::too_many_arguments)]
+pub fn combine<G: Eg2Group>(
+    group: &G,
+    he: &[u8; 32],
+    keys: &[GuardianKey<G>],
+    available: &[u32],
+    targets: &[Target<'_, G>],
+    announces: &[Announce<G>],
+    reveals: &[Reveal<G>],
+    answers: &[(u32, Vec<G::Scalar>)],
+) -> Result<Vec<Decrypted<G>>, Eg2Error> {
+    let mut u = available.to_vec();
+    u.sort_unstable();
+    let n = targets.len();
+    let ann = by_guardian(&u, announces, |a| a.i, |a| a.values.len(), n)?;
+    let rev = by_guardian(&u, reveals, |r| r.i, |r| r.pairs.len(), n)?;
+    let ans = by_guardian(&u, answers, |a| a.0, |a| a.1.len(), n)?;
+    let weights: Vec<G::Scalar> = u
+        .iter()
+        .map(|i| lagrange(group, *i, &u))
+        .collect::<Result<_, _>>()?;
+    let publics: Vec<G::Element> = u
+        .iter()
+        .map(|i| {
+            keys.iter().fold(group.identity(), |acc, k| {
+                group.op(&acc, &public_share(group, &k.vote, *i))
+            })
+        })
+        .collect();
+    let mut out = Vec::with_capacity(n);
+    for (t_idx, t) in targets.iter().enumerate() {
+        let (m, (a, b)) = combined(group, &ann, &rev, &weights, t_idx)?;
+        let c = group.to_challenge(&decryption_hash(
+            group,
+            he,
+            (t.contest, t.option),
+            t.ct,
+            (&a, &b),
+            &m,
+        ));
+        let mut v = group.scalar_from_u64(0);
+        for (j, i) in u.iter().enumerate() {
+            let ci = group.scalar_mul(&c, &weights[j]);
+            let vi = &ans[j].1[t_idx];
+            let (ai, bi) = &rev[j].pairs[t_idx];
+            let mi = &ann[j].values[t_idx].0;
+            let a_ok = group.op(&group.pow(&publics[j], &ci), &group.pow_generator(vi)) == *ai;
+            let b_ok = group.op(&group.pow(&t.ct.pad, vi), &group.pow(mi, &ci)) == *bi;
+            if !(a_ok && b_ok) {
+                return Err(guardian(
+                    *i,
+                    format!(
+                        "its answer for contest {} option {} does not verify (Note 3.7)",
+                        t.contest, t.option
+                    ),
+                ));
+            }
+            v = group.scalar_add(&v, vi);
+        }
+        out.push(Decrypted {
+            t: group.div(&t.ct.data, &m),
+            proof: Pair { c, v },
+        });
+    }
+    Ok(out)
+}
+
+/// Guardian i's part of a challenged ballot's nonce: m_i = C_0^ẑ_i (eq. 107), after the nonce's proof
+/// (eq. 38). It refuses a ballot that is not marked challenged: opening a cast one would reveal its vote.
+pub fn nonce_share<G: Eg2Group>(
+    group: &G,
+    shares: &KeyShares<G>,
+    ballot: &Ballot<G>,
+) -> Result<G::Element, Eg2Error> {
+    if ballot.state != State::Challenged {
+        return Err(guardian(
+            shares.i,
+            format!("refuses to open ballot {}: it is not challenged", ballot.id),
+        ));
+    }
+    if !group.all_members(&[&ballot.nonce.c0])
+        || !check_nonce_proof(group, &ballot.hi, &ballot.nonce)
+    {
+        return Err(guardian(
+            shares.i,
+            format!(
+                "refuses to open ballot {}: its nonce's proof fails (eq. 38)",
+                ballot.id
+            ),
+        ));
+    }
+    Ok(group.pow_secret(&ballot.nonce.c0, &shares.z_hat))
+}
+
+/// ξ_B from the guardians' parts (eq. 108 and §3.6.7), then every encryption nonce and vote of the ballot:
+/// each ciphertext must be (g^ξ, K^(σ+ξ)) with σ ≤ R, else the device or a guardian lied.
+pub fn open_ballot<G: Eg2Group>(
+    group: &G,
+    k: &G::Element,
+    manifest: &Manifest,
+    ballot: &Ballot<G>,
+    parts: &[(u32, G::Element)],
+) -> Result<Opened<G>, Eg2Error> {
+    let xs: Vec<u32> = parts.iter().map(|(i, _)| *i).collect();
+    let weights: Vec<G::Scalar> = xs
+        .iter()
+        .map(|i| lagrange(group, *i, &xs))
+        .collect::<Result<_, _>>()?;
+    let ms: Vec<G::Element> = parts.iter().map(|(_, m)| m.clone()).collect();
+    let beta = group
+        .multi_pow(&ms, &weights)
+        .map_err(|e| fail(format!("combining nonce parts: {e:?}")))?;
+    let mut key = ballot_nonce_key(group, &ballot.hi, &ballot.nonce.c0, &beta);
+    let mut pad = ballot_nonce_pad(&key);
+    key.zeroize();
+    let mut xi_b = [0u8; 32];
+    for (n, out) in xi_b.iter_mut().enumerate() {
+        *out = ballot.nonce.c1[n] ^ pad[n];
+    }
+    pad.zeroize();
+    let bad = |reason: String| Eg2Error::Ballot {
+        ballot: ballot.id.clone(),
+        reason,
+    };
+    let mut contests = Vec::with_capacity(ballot.contests.len());
+    for c in &ballot.contests {
+        let limit = manifest
+            .contests
+            .values()
+            .find(|mc| mc.sequence == c.index)
+            .map(|mc| mc.option_limit)
+            .ok_or_else(|| bad(format!("contest {} is not the manifest's", c.index)))?;
+        let mut opts = Vec::with_capacity(c.selections.len());
+        for s in &c.selections {
+            let xi = selection_nonce_scalar(group, &ballot.hi, (c.index, s.option), &xi_b);
+            if group.pow_generator(&xi) != s.ct.pad {
+                xi_b.zeroize();
+                return Err(bad(format!(
+                    "the decrypted ballot nonce does not give contest {} option {}'s α",
+                    c.index, s.option
+                )));
+            }
+            let k_sigma = group.div(&s.ct.data, &group.pow(k, &xi));
+            let mut acc = group.identity();
+            let mut found = None;
+            for sigma in 0..=limit {
+                if acc == k_sigma {
+                    found = Some(sigma);
+                    break;
+                }
+                acc = group.op(&acc, k);
+            }
+            let sigma = found.ok_or_else(|| {
+                bad(format!(
+                    "contest {} option {} holds no vote in 0…{limit}",
+                    c.index, s.option
+                ))
+            })?;
+            opts.push((s.option, sigma, xi));
+        }
+        contests.push((c.index, opts));
+    }
+    xi_b.zeroize();
+    Ok(Opened {
+        id: ballot.id.clone(),
+        contests,
+    })
+}

@@ -1,0 +1,396 @@
+//! A whole ElectionGuard 2.1 election in one process (spec/66.7): the key ceremony with shares in signed
+//! ElGamal and the guardians' record hash H_G compared, ballots encrypted on every core and chained per
+//! device, the weighted tally (eq. 80), its decryption with the commitment round, the challenged ballots
+//! opened by their nonces, every count compared with the plaintexts, and the record written (spec/66.3).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::{OsRng, SeedableRng};
+use rayon::prelude::*;
+use votum_elgamal::Ciphertext;
+
+use crate::election::{choose, Dlog, Options as BaseOptions, Summary};
+use crate::encrypt::{counted, PlainBallot, PlainContest};
+use crate::group::{parameter_inputs, Eg2Group};
+use crate::manifest::read_manifest;
+use crate::v21::ballot::{Chain, Device};
+use crate::v21::decrypt::{combine, nonce_share, open_ballot, Session, Target};
+use crate::v21::hashes::{base_hash, extended_base_hash, guardian_record_hash, parameter_hash};
+use crate::v21::keys::{Guardian, KeyShares};
+use crate::v21::record::{self, Ballot, GuardianKey, Keys, Opened, State, TallyValue};
+use crate::Eg2Error;
+
+/// How to run a 2.1 election: the 2.x options, simple chaining or none, and weighted voters.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub base: BaseOptions,
+    /// simple chaining (mode 1) on the device; no chaining (mode 0) otherwise
+    pub simple_chaining: bool,
+    /// voter i weighs 1 + (i mod 3) (eq. 80); every weight is 1 otherwise
+    pub weighted: bool,
+}
+
+fn io(path: &Path, e: std::io::Error) -> Eg2Error {
+    Eg2Error::Io(format!("{}: {e}", path.display()))
+}
+
+fn write_json(path: &Path, v: &serde_json::Value) -> Result<(), Eg2Error> {
+    let text = serde_json::to_vec_pretty(v).map_err(|e| Eg2Error::Io(e.to_string()))?;
+    std::fs::write(path, text).map_err(|e| io(path, e))
+}
+
+fn write_lines(
+    path: &Path,
+    lines: impl Iterator<Item = serde_json::Value>,
+) -> Result<(), Eg2Error> {
+    let file = std::fs::File::create(path).map_err(|e| io(path, e))?;
+    let mut out = std::io::BufWriter::new(file);
+    for v in lines {
+        serde_json::to_writer(&mut out, &v).map_err(|e| Eg2Error::Io(e.to_string()))?;
+        out.write_all(b"\n").map_err(|e| io(path, e))?;
+    }
+    out.flush().map_err(|e| io(path, e))
+}
+
+/// The key ceremony among `n` guardians in memory (§3.2.2): each checks every other's key record and the
+/// share it receives; all compute H_G from their own views, which must agree.
+pub fn ceremony<G: Eg2Group>(
+    group: &G,
+    (hp, hb): (&[u8; 32], &[u8; 32]),
+    n: u32,
+    k: u32,
+) -> Result<(Keys<G>, Vec<KeyShares<G>>), Eg2Error> {
+    let mut rng = ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
+    let mut guardians: Vec<Guardian<G>> = (1..=n)
+        .map(|i| Guardian::new(group, hp, i, k, &mut rng))
+        .collect();
+    let publics: Vec<GuardianKey<G>> = guardians.iter().map(Guardian::public).collect();
+    for dealer in 0..guardians.len() {
+        for to in 0..guardians.len() {
+            if dealer == to {
+                continue;
+            }
+            let share = guardians[dealer].share_for(group, hp, &publics[to], &mut rng);
+            guardians[to].receive(group, hp, k, &publics[dealer], &share)?;
+        }
+    }
+    let key = publics
+        .iter()
+        .fold(group.identity(), |acc, g| group.op(&acc, &g.vote[0]));
+    let key_hat = publics
+        .iter()
+        .fold(group.identity(), |acc, g| group.op(&acc, &g.data[0]));
+    let hg = guardian_record_hash(
+        group,
+        hb,
+        (&key, &key_hat),
+        publics.iter().flat_map(|g| &g.vote),
+        publics.iter().flat_map(|g| &g.data),
+        publics.iter().map(|g| &g.kappa),
+    );
+    let he = extended_base_hash(group, hb, &key, &key_hat);
+    let shares = guardians
+        .iter()
+        .map(|g| g.key_shares(group, n))
+        .collect::<Result<Vec<_>, _>>()?;
+    let keys = Keys {
+        hp: *hp,
+        hb: *hb,
+        guardians: publics,
+        k: key,
+        k_hat: key_hat,
+        hg,
+        he,
+    };
+    Ok((keys, shares))
+}
+
+/// Runs a 2.1 election on `group` and writes its record to `dir` (created; it must not hold a record).
+pub fn run<G: Eg2Group>(
+    group: G,
+    dir: &Path,
+    manifest_bytes: &[u8],
+    options: &Options,
+) -> Result<Summary, Eg2Error> {
+    let o = &options.base;
+    let (n, k) = (o.guardians, o.quorum);
+    let available: Vec<u32> = if o.available.is_empty() {
+        (1..=n).collect()
+    } else {
+        let mut a = o.available.clone();
+        a.sort_unstable();
+        a.dedup();
+        a
+    };
+    if k == 0
+        || k > n
+        || (available.len() as u64) < u64::from(k)
+        || available.iter().any(|x| *x == 0 || *x > n)
+    {
+        return Err(Eg2Error::Parameters(format!(
+            "guardians {available:?} cannot decrypt: the quorum is {k} of 1…{n}"
+        )));
+    }
+    if record::is_record(dir) {
+        return Err(Eg2Error::Io(format!(
+            "{} holds a record already",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let manifest_json: serde_json::Value =
+        serde_json::from_slice(manifest_bytes).map_err(|e| Eg2Error::Manifest(e.to_string()))?;
+    let manifest = read_manifest(&manifest_json).map_err(Eg2Error::Manifest)?;
+    let mut seconds = Vec::new();
+    let mut clock = Instant::now();
+    let mut lap = |name: &'static str, seconds: &mut Vec<(&'static str, f64)>| {
+        seconds.push((name, clock.elapsed().as_secs_f64()));
+        clock = Instant::now();
+    };
+
+    let hp = parameter_hash(&parameter_inputs(&group), n, k);
+    let hb = base_hash(&hp, manifest_bytes);
+    let (keys, shares) = ceremony(&group, (&hp, &hb), n, k)?;
+    lap("key ceremony", &mut seconds);
+
+    // the voters and the device
+    let styles: Vec<&String> = manifest.styles.keys().collect();
+    if styles.is_empty() {
+        return Err(Eg2Error::Manifest(
+            "the manifest has no ballot style".into(),
+        ));
+    }
+    let mut voters = ChaCha20Rng::seed_from_u64(o.seed);
+    let plain: Vec<(PlainBallot, State, u32)> = (0..o.ballots)
+        .map(|i| {
+            let style = styles[i % styles.len()].clone();
+            let contests = choose(&manifest, &style, &mut voters);
+            let state = if o.challenge_every > 0 && (i + 1) % o.challenge_every == 0 {
+                State::Challenged
+            } else {
+                State::Cast
+            };
+            let weight = if options.weighted {
+                1 + (i % 3) as u32
+            } else {
+                1
+            };
+            (
+                PlainBallot {
+                    id: format!("ballot-{}", i + 1),
+                    style,
+                    contests,
+                },
+                state,
+                weight,
+            )
+        })
+        .collect();
+    let device = Device::new(
+        group.clone(),
+        (keys.k.clone(), &keys.k_hat),
+        keys.he,
+        &manifest,
+        &o.device,
+    );
+    let mut ballots: Vec<Ballot<G>> = plain
+        .par_iter()
+        .map(|(p, state, weight)| {
+            let mut rng = ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
+            device.encrypt(p, (*state, *weight), &mut rng)
+        })
+        .collect::<Result<_, _>>()?;
+    let mut chain = Chain::new(&keys.he, &o.device, options.simple_chaining);
+    for b in &mut ballots {
+        chain.seal(b);
+    }
+    let devices = [chain.close()];
+    lap("encryption", &mut seconds);
+
+    // the weighted tally (eq. 80) and the counts the plaintexts hold
+    let mut sums: BTreeMap<(u32, u32), Ciphertext<G>> = BTreeMap::new();
+    let mut expected: BTreeMap<(u32, u32), u64> = BTreeMap::new();
+    let mut max_count = 0u64;
+    for mc in manifest.contests.values() {
+        for o_idx in &mc.sequences {
+            sums.insert((mc.sequence, *o_idx), Ciphertext::zero(&group));
+            expected.insert((mc.sequence, *o_idx), 0);
+        }
+    }
+    let none = PlainContest::default();
+    for ((p, state, weight), b) in plain.iter().zip(&ballots) {
+        if *state != State::Cast {
+            continue;
+        }
+        let w = group.scalar_from_u64(u64::from(*weight));
+        for (id, mc) in manifest.contests_for(&p.style).unwrap_or_default() {
+            let (votes, _) =
+                counted(mc, p.contests.get(id).unwrap_or(&none)).map_err(|e| Eg2Error::Ballot {
+                    ballot: p.id.clone(),
+                    reason: e,
+                })?;
+            let contest = b.contests.iter().find(|c| c.index == mc.sequence);
+            for ((o_idx, v), s) in mc
+                .sequences
+                .iter()
+                .zip(votes)
+                .zip(contest.map(|c| &c.selections[..]).unwrap_or(&[]))
+            {
+                *expected.entry((mc.sequence, *o_idx)).or_default() +=
+                    u64::from(v) * u64::from(*weight);
+                let ct = Ciphertext {
+                    pad: group.pow(&s.ct.pad, &w),
+                    data: group.pow(&s.ct.data, &w),
+                };
+                let sum = sums
+                    .entry((mc.sequence, *o_idx))
+                    .or_insert_with(|| Ciphertext::zero(&group));
+                *sum = sum.add(&group, &ct);
+            }
+            max_count += u64::from(mc.option_limit) * u64::from(*weight);
+        }
+    }
+    lap("tally", &mut seconds);
+
+    // the decryption, with the commitment round
+    let targets: Vec<Target<'_, G>> = sums
+        .iter()
+        .map(|((c, opt), ct)| Target {
+            contest: *c,
+            option: *opt,
+            ct,
+        })
+        .collect();
+    let present: Vec<&KeyShares<G>> = shares.iter().filter(|s| available.contains(&s.i)).collect();
+    let mut rng = ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
+    let mut sessions = Vec::with_capacity(present.len());
+    let mut announces = Vec::with_capacity(present.len());
+    for s in &present {
+        let (session, ann) = Session::start(&group, &keys.he, s, &available, &targets, &mut rng)?;
+        sessions.push(session);
+        announces.push(ann);
+    }
+    let reveals = sessions
+        .iter()
+        .map(|s| s.reveal(&announces))
+        .collect::<Result<Vec<_>, _>>()?;
+    let answers = sessions
+        .into_iter()
+        .zip(&present)
+        .map(|(s, p)| {
+            Ok((
+                p.i,
+                s.answer(&group, &keys.he, &targets, &announces, &reveals)?,
+            ))
+        })
+        .collect::<Result<Vec<_>, Eg2Error>>()?;
+    let decrypted = combine(
+        &group,
+        &keys.he,
+        &keys.guardians,
+        &available,
+        &targets,
+        &announces,
+        &reveals,
+        &answers,
+    )?;
+    let dlog = Dlog::new(&group, &keys.k, max_count);
+    let mut tally = Vec::with_capacity(targets.len());
+    let mut counts = BTreeMap::new();
+    for (t, d) in targets.iter().zip(decrypted) {
+        let count = dlog.find(&group, &d.t).ok_or_else(|| {
+            Eg2Error::Decryption(format!(
+                "contest {} option {}: no count up to {max_count}",
+                t.contest, t.option
+            ))
+        })?;
+        let want = expected.get(&(t.contest, t.option)).copied().unwrap_or(0);
+        if count != want {
+            return Err(Eg2Error::Decryption(format!(
+                "contest {} option {} decrypts to {count}, the ballots hold {want}",
+                t.contest, t.option
+            )));
+        }
+        counts.insert(format!("{}/{}", t.contest, t.option), count);
+        tally.push(TallyValue {
+            contest: t.contest,
+            option: t.option,
+            ct: t.ct.clone(),
+            t: count,
+            proof: d.proof,
+        });
+    }
+    lap("decryption", &mut seconds);
+
+    // the challenged ballots, opened by their nonces
+    let mut opened: Vec<Opened<G>> = Vec::new();
+    for ((p, state, _), b) in plain.iter().zip(&ballots) {
+        if *state != State::Challenged {
+            continue;
+        }
+        let parts = present
+            .iter()
+            .map(|s| Ok((s.i, nonce_share(&group, s, b)?)))
+            .collect::<Result<Vec<_>, Eg2Error>>()?;
+        let open = open_ballot(&group, &keys.k, &manifest, b, &parts)?;
+        for (id, mc) in manifest.contests_for(&p.style).unwrap_or_default() {
+            let (votes, _) =
+                counted(mc, p.contests.get(id).unwrap_or(&none)).map_err(|e| Eg2Error::Ballot {
+                    ballot: p.id.clone(),
+                    reason: e,
+                })?;
+            let got: Vec<u32> = open
+                .contests
+                .iter()
+                .find(|(c, _)| *c == mc.sequence)
+                .map(|(_, opts)| opts.iter().map(|(_, s, _)| *s).collect())
+                .unwrap_or_default();
+            if got != votes {
+                return Err(Eg2Error::Ballot {
+                    ballot: p.id.clone(),
+                    reason: format!("opened as {got:?}, cast as {votes:?}"),
+                });
+            }
+        }
+        opened.push(open);
+    }
+    lap("challenged ballots", &mut seconds);
+
+    write_json(
+        &dir.join(record::PARAMETERS),
+        &record::parameters_json(&group, n, k),
+    )?;
+    std::fs::write(dir.join(record::MANIFEST), manifest_bytes).map_err(|e| io(dir, e))?;
+    write_json(&dir.join(record::GUARDIANS), &keys.to_json(&group))?;
+    write_json(
+        &dir.join(record::DEVICES),
+        &serde_json::Value::Array(devices.iter().map(record::Device::to_json).collect()),
+    )?;
+    write_lines(
+        &dir.join(record::BALLOTS),
+        ballots.iter().map(|b| b.to_json(&group)),
+    )?;
+    write_json(
+        &dir.join(record::TALLY),
+        &serde_json::json!({
+            "available": available,
+            "values": tally.iter().map(|t| t.to_json(&group)).collect::<Vec<_>>(),
+        }),
+    )?;
+    write_lines(
+        &dir.join(record::CHALLENGED),
+        opened.iter().map(|o| o.to_json(&group)),
+    )?;
+    lap("record", &mut seconds);
+    let challenged = opened.len();
+    Ok(Summary {
+        cast: ballots.len() - challenged,
+        challenged,
+        counts,
+        seconds,
+    })
+}

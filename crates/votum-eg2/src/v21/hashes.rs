@@ -1,0 +1,310 @@
+//! Every value H gives in ElectionGuard 2.1 (spec/66.2; the numbers are the 2.1.0 specification's equation
+//! numbers, the bytes its §5.5 tables). Shared by the parties that compute them and the verifier that
+//! recomputes them. Elements are hashed at their fixed width (512 bytes on the 4096-bit group), scalars and
+//! hashes at 32 bytes, small integers at 4.
+
+use votum_elgamal::Ciphertext;
+use votum_hash::eg2::{version_key, Hash};
+
+use crate::group::Eg2Group;
+
+/// The 2.1 version string; H_P's key is its UTF-8 bytes padded to 32 (eq. 4).
+pub const VERSION: &str = "v2.1.0";
+
+/// Chaining mode identifiers (§3.4.4): no chaining, simple chaining.
+pub const NO_CHAINING: u32 = 0;
+pub const SIMPLE_CHAINING: u32 = 1;
+
+fn el<G: Eg2Group>(group: &G, h: Hash, x: &G::Element) -> Hash {
+    h.bytes(&group.hash_bytes(x))
+}
+
+fn els<'a, G: Eg2Group + 'a>(
+    group: &G,
+    mut h: Hash,
+    xs: impl IntoIterator<Item = &'a G::Element>,
+) -> Hash {
+    for x in xs {
+        h = el(group, h, x);
+    }
+    h
+}
+
+fn ct<G: Eg2Group>(group: &G, h: Hash, c: &Ciphertext<G>) -> Hash {
+    el(group, el(group, h, &c.pad), &c.data)
+}
+
+/// H_P = H(ver; 0x00, p, q, g, n, k) (eq. 4); `constants` are p, q, g at their fixed widths.
+pub fn parameter_hash(constants: &[Vec<u8>], n: u32, k: u32) -> [u8; 32] {
+    let mut h = Hash::new(&version_key(VERSION)).byte(0x00);
+    for c in constants {
+        h = h.bytes(c);
+    }
+    h.u32(n).u32(k).finish()
+}
+
+/// H_B = H(H_P; 0x01, manifest) (eq. 5), the manifest file with its 4-byte length.
+pub fn base_hash(hp: &[u8; 32], manifest: &[u8]) -> [u8; 32] {
+    Hash::new(hp).byte(0x01).file(manifest).finish()
+}
+
+/// Which of a guardian's two key-generation proofs (eqs. 11 and 13).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyKind {
+    /// the vote-encryption polynomial: "pk vote"
+    Vote,
+    /// the ballot-data polynomial: "pk data"
+    Data,
+}
+
+impl KeyKind {
+    fn label(self) -> &'static [u8] {
+        match self {
+            KeyKind::Vote => b"pk vote",
+            KeyKind::Data => b"pk data",
+        }
+    }
+}
+
+/// c_i = H_q(H_P; 0x10, label, i, K_i0 … K_i,k−1, κ_i, h_i0 … h_ik) (eqs. 11, 13), as the hash.
+pub fn key_proof_hash<G: Eg2Group>(
+    group: &G,
+    hp: &[u8; 32],
+    kind: KeyKind,
+    i: u32,
+    commitments: &[G::Element],
+    kappa: &G::Element,
+    h: &[G::Element],
+) -> [u8; 32] {
+    let start = Hash::new(hp).byte(0x10).bytes(kind.label()).u32(i);
+    let hh = el(group, els(group, start, commitments), kappa);
+    els(group, hh, h).finish()
+}
+
+/// k_iℓ = H(H_P; 0x11, i, ℓ, κ_ℓ, α, β) (eq. 16): the key of the share guardian i sends guardian ℓ.
+pub fn share_key<G: Eg2Group>(
+    group: &G,
+    hp: &[u8; 32],
+    (i, l): (u32, u32),
+    kappa_l: &G::Element,
+    alpha: &G::Element,
+    beta: &G::Element,
+) -> [u8; 32] {
+    let h = Hash::new(hp).byte(0x11).u32(i).u32(l);
+    els(group, h, [kappa_l, alpha, beta]).finish()
+}
+
+/// k_iℓ,1 ‖ k_iℓ,2 (eqs. 17, 18): SP 800-108 counter-mode KDF, Label "share enc keys", Context
+/// "share encrypt" ‖ b(i, 4) ‖ b(ℓ, 4), 512 bits.
+pub fn share_pads(key: &[u8; 32], i: u32, l: u32) -> [u8; 64] {
+    let mut out = [0u8; 64];
+    for (n, half) in out.chunks_mut(32).enumerate() {
+        let k = Hash::new(key)
+            .byte(n as u8 + 1)
+            .bytes(b"share enc keys")
+            .byte(0x00)
+            .bytes(b"share encrypt")
+            .u32(i)
+            .u32(l)
+            .bytes(&[0x02, 0x00])
+            .finish();
+        half.copy_from_slice(&k);
+    }
+    out
+}
+
+/// c̄_iℓ = H_q(H_P; 0x12, i, ℓ, γ, C_iℓ,0, C_iℓ,1) (eq. 22): the share ciphertext's proof of its nonce.
+pub fn share_proof_hash<G: Eg2Group>(
+    group: &G,
+    hp: &[u8; 32],
+    (i, l): (u32, u32),
+    gamma: &G::Element,
+    c0: &G::Element,
+    c1: &[u8],
+) -> [u8; 32] {
+    let h = Hash::new(hp).byte(0x12).u32(i).u32(l);
+    els(group, h, [gamma, c0]).bytes(c1).finish()
+}
+
+/// H_G = H(H_B; 0x13, K, K̂, K_1,0 … K_n,k−1, K̂_1,0 … K̂_n,k−1, κ_1 … κ_n) (eq. 27): the guardians' view
+/// of the preliminary guardian record, compared before the record is published.
+pub fn guardian_record_hash<'a, G: Eg2Group + 'a>(
+    group: &G,
+    hb: &[u8; 32],
+    (k, k_hat): (&G::Element, &G::Element),
+    vote: impl IntoIterator<Item = &'a G::Element>,
+    data: impl IntoIterator<Item = &'a G::Element>,
+    kappas: impl IntoIterator<Item = &'a G::Element>,
+) -> [u8; 32] {
+    let h = els(group, Hash::new(hb).byte(0x13), [k, k_hat]);
+    els(group, els(group, els(group, h, vote), data), kappas).finish()
+}
+
+/// H_E = H(H_B; 0x14, K, K̂) (eq. 30).
+pub fn extended_base_hash<G: Eg2Group>(
+    group: &G,
+    hb: &[u8; 32],
+    k: &G::Element,
+    k_hat: &G::Element,
+) -> [u8; 32] {
+    els(group, Hash::new(hb).byte(0x14), [k, k_hat]).finish()
+}
+
+/// H_I = H(H_E; 0x20, id_B) (eq. 32).
+pub fn identifier_hash(he: &[u8; 32], id_b: &[u8; 32]) -> [u8; 32] {
+    Hash::new(he).byte(0x20).bytes(id_b).finish()
+}
+
+/// ξ_i,j = H_q(H_I; 0x21, i, j, ξ_B) (eq. 33), as the hash (secret: the caller wipes it).
+pub fn selection_nonce(hi: &[u8; 32], contest: u32, option: u32, xi_b: &[u8; 32]) -> [u8; 32] {
+    Hash::new(hi)
+        .byte(0x21)
+        .u32(contest)
+        .u32(option)
+        .bytes(xi_b)
+        .finish()
+}
+
+/// h = H(H_I; 0x22, α_B, β_B) (eq. 35): the key of the ballot nonce's encryption.
+pub fn ballot_nonce_key<G: Eg2Group>(
+    group: &G,
+    hi: &[u8; 32],
+    alpha: &G::Element,
+    beta: &G::Element,
+) -> [u8; 32] {
+    els(group, Hash::new(hi).byte(0x22), [alpha, beta]).finish()
+}
+
+/// k_1 = HMAC(h, 0x01 ‖ "ballot nonce" ‖ 0x00 ‖ "ballot nonce encrypt" ‖ 0x0100) (eq. 36).
+pub fn ballot_nonce_pad(key: &[u8; 32]) -> [u8; 32] {
+    Hash::new(key)
+        .byte(0x01)
+        .bytes(b"ballot nonce")
+        .byte(0x00)
+        .bytes(b"ballot nonce encrypt")
+        .bytes(&[0x01, 0x00])
+        .finish()
+}
+
+/// c_B = H_q(H_I; 0x23, a_B, C_ξB,0, C_ξB,1) (eq. 38).
+pub fn ballot_nonce_proof_hash<G: Eg2Group>(
+    group: &G,
+    hi: &[u8; 32],
+    a: &G::Element,
+    c0: &G::Element,
+    c1: &[u8; 32],
+) -> [u8; 32] {
+    els(group, Hash::new(hi).byte(0x23), [a, c0])
+        .bytes(c1)
+        .finish()
+}
+
+/// A range proof's challenge: H_q(H_I; 0x24, ind_c, ind_o, α, β, a_0, b_0, …) for an option (eq. 59), or
+/// H_q(H_I; 0x24, ind_c, ᾱ, β̄, a_0, b_0, …) for a contest's selection limit (eq. 62, `option` None).
+pub fn range_hash<'a, G: Eg2Group + 'a>(
+    group: &G,
+    hi: &[u8; 32],
+    (contest, option): (u32, Option<u32>),
+    c: &Ciphertext<G>,
+    commitments: impl IntoIterator<Item = (&'a G::Element, &'a G::Element)>,
+) -> [u8; 32] {
+    let mut h = Hash::new(hi).byte(0x24).u32(contest);
+    if let Some(o) = option {
+        h = h.u32(o);
+    }
+    h = ct(group, h, c);
+    for (a, b) in commitments {
+        h = el(group, el(group, h, a), b);
+    }
+    h.finish()
+}
+
+/// χ_l = H(H_I; 0x28, l, α_1, β_1, …) (eq. 70; votum's 2.1 ballots carry no contest data).
+pub fn contest_hash<G: Eg2Group>(
+    group: &G,
+    hi: &[u8; 32],
+    contest: u32,
+    cts: &[&Ciphertext<G>],
+) -> [u8; 32] {
+    let mut h = Hash::new(hi).byte(0x28).u32(contest);
+    for c in cts {
+        h = ct(group, h, c);
+    }
+    h.finish()
+}
+
+/// H_C = H(H_I; 0x29, χ_1, …, χ_mB, B_C) (eq. 71).
+pub fn confirmation_code(
+    hi: &[u8; 32],
+    contest_hashes: &[[u8; 32]],
+    chaining: &[u8; 36],
+) -> [u8; 32] {
+    let mut h = Hash::new(hi).byte(0x29);
+    for x in contest_hashes {
+        h = h.bytes(x);
+    }
+    h.bytes(chaining).finish()
+}
+
+/// H_DI = H(H_E; 0x2A, S_device) (eq. 72), the string with its 4-byte length.
+pub fn device_hash(he: &[u8; 32], device: &str) -> [u8; 32] {
+    Hash::new(he).byte(0x2A).file(device.as_bytes()).finish()
+}
+
+/// B_C = mode ‖ 32 bytes (§3.4.4).
+pub fn chaining_field(mode: u32, hash: &[u8; 32]) -> [u8; 36] {
+    let mut out = [0u8; 36];
+    out[..4].copy_from_slice(&mode.to_be_bytes());
+    out[4..].copy_from_slice(hash);
+    out
+}
+
+/// H_0 = H(H_E; 0x29, B_C,0) (eq. 74) and the closing H = H(H_E; 0x29, B_C) (eq. 77).
+pub fn chain_hash(he: &[u8; 32], field: &[u8; 36]) -> [u8; 32] {
+    Hash::new(he).byte(0x29).bytes(field).finish()
+}
+
+/// The closing field B_C = 0x00000001 ‖ H(H_E; 0x2B, H_ℓ, B_C,0) (eq. 78).
+pub fn closing_field(he: &[u8; 32], last: &[u8; 32], first: &[u8; 36]) -> [u8; 36] {
+    let inner = Hash::new(he).byte(0x2B).bytes(last).bytes(first).finish();
+    chaining_field(SIMPLE_CHAINING, &inner)
+}
+
+/// The guardians in U as hashed: b(#U, 4) ‖ b(j_1, 4) ‖ …
+fn available(mut h: Hash, u: &[u32]) -> Hash {
+    h = h.u32(u.len() as u32);
+    for j in u {
+        h = h.u32(*j);
+    }
+    h
+}
+
+/// d_i = H(H_E; 0x30, ind_c, ind_o, i, A, B, a_i, b_i, M_i, U) (eq. 88): guardian i's commitment to its
+/// commitment pair, published before the pair.
+#[allow(clippy::too_many_arguments)]
+pub fn decryption_commitment<G: Eg2Group>(
+    group: &G,
+    he: &[u8; 32],
+    (contest, option): (u32, u32),
+    i: u32,
+    c: &Ciphertext<G>,
+    (a, b): (&G::Element, &G::Element),
+    m: &G::Element,
+    u: &[u32],
+) -> [u8; 32] {
+    let h = Hash::new(he).byte(0x30).u32(contest).u32(option).u32(i);
+    available(els(group, ct(group, h, c), [a, b, m]), u).finish()
+}
+
+/// c = H_q(H_E; 0x31, ind_c, ind_o, A, B, a, b, M) (eq. 90).
+pub fn decryption_hash<G: Eg2Group>(
+    group: &G,
+    he: &[u8; 32],
+    (contest, option): (u32, u32),
+    c: &Ciphertext<G>,
+    (a, b): (&G::Element, &G::Element),
+    m: &G::Element,
+) -> [u8; 32] {
+    let h = Hash::new(he).byte(0x31).u32(contest).u32(option);
+    els(group, ct(group, h, c), [a, b, m]).finish()
+}

@@ -1,0 +1,529 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! ElectionGuard 2.1 (spec/66): a whole election written by votum verifies with every check on the
+//! 4096-bit group and on P-256; each region of the record changed in a copy fails its own check
+//! (V-EG21-01…19, the negative tests of spec/50.12); and the 2.1 parties refuse what a cheating peer or
+//! coordinator hands them.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use serde_json::Value;
+use votum_eg2::election::{Options as BaseOptions, DEFAULT_MANIFEST};
+use votum_eg2::encrypt::{PlainBallot, PlainContest};
+use votum_eg2::group::parameter_inputs;
+use votum_eg2::manifest::read_manifest;
+use votum_eg2::v21::ballot::{Chain, Device};
+use votum_eg2::v21::decrypt::{combine, nonce_share, open_ballot, Session, Target};
+use votum_eg2::v21::election::{ceremony, run, Options};
+use votum_eg2::v21::hashes::{base_hash, parameter_hash};
+use votum_eg2::v21::keys::Guardian;
+use votum_eg2::v21::record::State;
+use votum_eg2::Eg2Error;
+use votum_group::{Group, ModpGroup, P256};
+use votum_verify::{verify_record, Options as VerifyOptions, Report, Status};
+
+fn options(simple_chaining: bool, weighted: bool) -> Options {
+    Options {
+        base: BaseOptions {
+            guardians: 3,
+            quorum: 2,
+            available: vec![1, 3],
+            ballots: 12,
+            challenge_every: 4,
+            seed: 7,
+            device: "polling-station-1".into(),
+        },
+        simple_chaining,
+        weighted,
+    }
+}
+
+fn verify(dir: &Path) -> Report {
+    verify_record(dir, VerifyOptions::default()).0
+}
+
+/// The P-256 record every tamper test copies: simple chaining, weighted voters, two guardians of three.
+fn base() -> &'static Path {
+    static DIR: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    &DIR.get_or_init(|| {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("record");
+        run(
+            P256,
+            &dir,
+            DEFAULT_MANIFEST.as_bytes(),
+            &options(true, true),
+        )
+        .unwrap();
+        (t, dir)
+    })
+    .1
+}
+
+/// A copy of the base record, changed by `edit(dir)`; the ids of the checks that did not pass.
+fn tampered(edit: impl FnOnce(&Path)) -> (Vec<&'static str>, Report) {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("copy");
+    std::fs::create_dir(&dir).unwrap();
+    for e in std::fs::read_dir(base()).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+    edit(&dir);
+    let report = verify(&dir);
+    (report.not_passed(), report)
+}
+
+fn edit_json(path: &Path, f: impl FnOnce(&mut Value)) {
+    let mut v: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    f(&mut v);
+    std::fs::write(path, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+}
+
+fn edit_lines(path: &Path, f: impl FnOnce(&mut Vec<Value>)) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    f(&mut lines);
+    let out: String = lines.iter().map(|v| format!("{v}\n")).collect();
+    std::fs::write(path, out).unwrap();
+}
+
+/// A hex scalar with its last digit changed.
+fn bump(v: &mut Value) {
+    let s = v.as_str().unwrap().to_owned();
+    let last = s.chars().last().unwrap();
+    let other = if last == '0' { '1' } else { '0' };
+    *v = Value::String(format!("{}{other}", &s[..s.len() - 1]));
+}
+
+#[test]
+fn a_2_1_election_verifies_with_every_check_on_both_groups() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("eg21-4096");
+    let summary = run(
+        ModpGroup::eg2_4096(),
+        &dir,
+        DEFAULT_MANIFEST.as_bytes(),
+        &options(false, false),
+    )
+    .unwrap();
+    assert_eq!(summary.challenged, 3);
+    assert_eq!(summary.cast, 9);
+    let report = verify(&dir);
+    assert!(report.passed(), "{:?}", report.not_passed());
+    assert_eq!(report.form, "electionguard-2.1");
+    assert_eq!(report.ballots, 12);
+    let weighted = verify(base());
+    assert!(weighted.passed(), "{:?}", weighted.not_passed());
+    for c in &weighted.checks {
+        if c.id != "V-EG21-12" && !("V-EG21-15".."V-EG21-20").contains(&c.id) {
+            assert!(c.checked > 0, "{} examined nothing", c.id);
+        }
+    }
+    // a record that holds one already is not overwritten
+    let again = run(
+        P256,
+        base(),
+        DEFAULT_MANIFEST.as_bytes(),
+        &options(true, true),
+    );
+    assert!(matches!(again, Err(Eg2Error::Io(_))));
+}
+
+#[test]
+fn an_edited_manifest_fails_v_eg21_01() {
+    let (failing, _) = tampered(|d| {
+        let mut m = std::fs::read(d.join("manifest.json")).unwrap();
+        m.push(b'\n');
+        std::fs::write(d.join("manifest.json"), m).unwrap();
+    });
+    assert_eq!(failing, vec!["V-EG21-01"]);
+}
+
+#[test]
+fn a_changed_guardian_proof_fails_v_eg21_02() {
+    let (failing, _) = tampered(|d| {
+        edit_json(&d.join("guardians.json"), |v| {
+            bump(&mut v["guardians"][1]["proof_data"]["v"][2])
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-02"]);
+}
+
+#[test]
+fn a_changed_joint_key_fails_v_eg21_03() {
+    let (failing, _) = tampered(|d| edit_json(&d.join("guardians.json"), |v| bump(&mut v["H_G"])));
+    assert_eq!(failing, vec!["V-EG21-03"]);
+}
+
+#[test]
+fn a_changed_extended_hash_fails_v_eg21_04() {
+    let (failing, _) = tampered(|d| edit_json(&d.join("guardians.json"), |v| bump(&mut v["H_E"])));
+    assert!(failing.contains(&"V-EG21-04"), "{failing:?}");
+}
+
+#[test]
+fn a_repeated_identifier_fails_v_eg21_05() {
+    let (failing, report) = tampered(|d| {
+        edit_lines(&d.join("ballots.jsonl"), |b| {
+            b[2]["id_B"] = b[1]["id_B"].clone()
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-05"]);
+    let reasons: Vec<&str> = report.checks[4]
+        .findings
+        .iter()
+        .map(|f| f.reason.as_str())
+        .collect();
+    assert!(
+        reasons.iter().any(|r| r.contains("(5.A)")) && reasons.iter().any(|r| r.contains("(5.B)")),
+        "{reasons:?}"
+    );
+}
+
+#[test]
+fn a_changed_range_proof_fails_v_eg21_06() {
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("ballots.jsonl"), |b| {
+            bump(&mut b[0]["contests"][1]["selections"][2]["proof"][0]["v"])
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-06"]);
+}
+
+#[test]
+fn a_changed_limit_proof_fails_v_eg21_07() {
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("ballots.jsonl"), |b| {
+            bump(&mut b[3]["contests"][0]["proof"][1]["c"])
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-07"]);
+}
+
+#[test]
+fn a_broken_chain_fails_v_eg21_08() {
+    // two ballots listed out of the order the device chained them in
+    let (failing, _) = tampered(|d| {
+        edit_json(&d.join("devices.json"), |v| {
+            v[0]["ballots"].as_array_mut().unwrap().swap(3, 4)
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-08"]);
+    // a cast ballot copied under another id (its code would have to be recomputed: it is another ballot's)
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("ballots.jsonl"), |b| {
+            let mut copy = b[0].clone();
+            copy["id"] = "ballot-copy".into();
+            copy["state"] = "challenged".into();
+            b.push(copy);
+        });
+        edit_json(&d.join("devices.json"), |v| {
+            v[0]["ballots"]
+                .as_array_mut()
+                .unwrap()
+                .push("ballot-copy".into())
+        });
+    });
+    assert!(
+        failing.contains(&"V-EG21-08") && failing.contains(&"V-EG21-05"),
+        "{failing:?}"
+    );
+}
+
+#[test]
+fn a_changed_aggregate_fails_v_eg21_09() {
+    // a cast ballot's weight changed after the tally: its encryptions count for another weight
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("ballots.jsonl"), |b| {
+            let cast = b.iter_mut().find(|x| x["state"] == "cast").unwrap();
+            cast["weight"] = (cast["weight"].as_u64().unwrap() + 1).into();
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-09"]);
+}
+
+#[test]
+fn a_changed_count_fails_v_eg21_10() {
+    let (failing, _) = tampered(|d| {
+        edit_json(&d.join("tally.json"), |v| {
+            let t = v["values"][2]["t"].as_u64().unwrap();
+            v["values"][2]["t"] = (t + 1).into();
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-10"]);
+    // a decryption by one guardian, short of the quorum
+    let (failing, _) = tampered(|d| {
+        edit_json(&d.join("tally.json"), |v| {
+            v["available"] = serde_json::json!([1])
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-10"]);
+}
+
+#[test]
+fn a_missing_option_fails_v_eg21_11() {
+    let (failing, _) = tampered(|d| {
+        edit_json(&d.join("tally.json"), |v| {
+            v["values"].as_array_mut().unwrap().remove(4);
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-11"]);
+}
+
+#[test]
+fn unread_contest_data_is_v_eg21_12() {
+    let report = verify(base());
+    let r = report.checks.iter().find(|c| c.id == "V-EG21-12").unwrap();
+    assert_eq!((r.status, r.checked), (Status::Pass, 0));
+    assert!(!r.warnings.is_empty());
+    // contest data this verifier cannot check is an Error, never a silent pass
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("ballots.jsonl"), |b| {
+            b[0]["contests"][0]["contest_data"] = "00".into()
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-12"]);
+}
+
+#[test]
+fn a_changed_released_nonce_fails_v_eg21_13() {
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("challenged.jsonl"), |b| {
+            bump(&mut b[0]["contests"][0]["selections"][1]["nonce"])
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-13"]);
+    // a challenged ballot left unopened
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("challenged.jsonl"), |b| {
+            b.pop();
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-13"]);
+}
+
+#[test]
+fn an_opened_vote_above_the_limit_fails_v_eg21_14() {
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("challenged.jsonl"), |b| {
+            b[0]["contests"][0]["selections"][0]["vote"] = 5.into()
+        })
+    });
+    assert!(failing.contains(&"V-EG21-14"), "{failing:?}");
+}
+
+#[test]
+fn a_pre_encrypted_ballot_is_refused_v_eg21_15_to_19() {
+    let report = verify(base());
+    for id in [
+        "V-EG21-15",
+        "V-EG21-16",
+        "V-EG21-17",
+        "V-EG21-18",
+        "V-EG21-19",
+    ] {
+        let r = report.checks.iter().find(|c| c.id == id).unwrap();
+        assert_eq!((r.status, r.checked), (Status::Pass, 0), "{id}");
+    }
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("ballots.jsonl"), |b| {
+            b[1]["pre_encrypted"] = true.into()
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-15", "V-EG21-16", "V-EG21-17", "V-EG21-18", "V-EG21-19"]);
+}
+
+// ---- the parties against a cheating peer or coordinator ----
+
+fn keys_on_p256() -> (
+    votum_eg2::v21::record::Keys<P256>,
+    Vec<votum_eg2::v21::keys::KeyShares<P256>>,
+    [u8; 32],
+) {
+    let hp = parameter_hash(&parameter_inputs(&P256), 3, 2);
+    let hb = base_hash(&hp, DEFAULT_MANIFEST.as_bytes());
+    let (keys, shares) = ceremony(&P256, (&hp, &hb), 3, 2).unwrap();
+    (keys, shares, hp)
+}
+
+#[test]
+fn a_share_changed_in_transit_or_dealt_under_another_name_is_refused() {
+    let g = P256;
+    let hp = parameter_hash(&parameter_inputs(&g), 3, 2);
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    let dealer = Guardian::new(&g, &hp, 1, 2, &mut rng);
+    let other = Guardian::new(&g, &hp, 2, 2, &mut rng);
+    let mut receiver = Guardian::new(&g, &hp, 3, 2, &mut rng);
+    let mut share = dealer.share_for(&g, &hp, &receiver.public(), &mut rng);
+    share.c1[5] ^= 1;
+    let err = receiver
+        .receive(&g, &hp, 2, &dealer.public(), &share)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Eg2Error::Guardian { guardian, reason } if guardian == "guardian 1" && reason.contains("eq. 22")),
+        "{err}"
+    );
+    // the same share handed over as guardian 2's
+    let share = dealer.share_for(&g, &hp, &receiver.public(), &mut rng);
+    assert!(receiver
+        .receive(&g, &hp, 2, &other.public(), &share)
+        .is_err());
+    // a share encrypted to the right key but for values that are not the dealer's polynomial's: a dealer
+    // whose published key record is not the one it deals from
+    let impostor = Guardian::new(&g, &hp, 1, 2, &mut rng);
+    let share = impostor.share_for(&g, &hp, &receiver.public(), &mut rng);
+    let err = receiver
+        .receive(&g, &hp, 2, &dealer.public(), &share)
+        .unwrap_err();
+    assert!(err.to_string().contains("eq. 28"), "{err}");
+    // the honest share is taken, once
+    let share = dealer.share_for(&g, &hp, &receiver.public(), &mut rng);
+    receiver
+        .receive(&g, &hp, 2, &dealer.public(), &share)
+        .unwrap();
+    assert!(receiver
+        .receive(&g, &hp, 2, &dealer.public(), &share)
+        .is_err());
+}
+
+fn one_ballot(
+    state: State,
+) -> (
+    votum_eg2::v21::record::Keys<P256>,
+    Vec<votum_eg2::v21::keys::KeyShares<P256>>,
+    votum_eg2::v21::record::Ballot<P256>,
+) {
+    let (keys, shares, _) = keys_on_p256();
+    let manifest = read_manifest(&serde_json::from_str(DEFAULT_MANIFEST).unwrap()).unwrap();
+    let device = Device::new(P256, (keys.k, &keys.k_hat), keys.he, &manifest, "d");
+    let mut plain = PlainBallot {
+        id: "b1".into(),
+        style: "ward-1-style".into(),
+        ..Default::default()
+    };
+    plain.contests.insert(
+        "mayor".into(),
+        PlainContest {
+            votes: vec![0, 1, 0],
+            write_ins: vec![],
+        },
+    );
+    let mut rng = ChaCha20Rng::seed_from_u64(9);
+    let mut b = device.encrypt(&plain, (state, 1), &mut rng).unwrap();
+    Chain::new(&keys.he, "d", false).seal(&mut b);
+    (keys, shares, b)
+}
+
+#[test]
+fn a_guardian_opens_only_a_challenged_ballot_and_the_opening_gives_its_votes() {
+    let manifest = read_manifest(&serde_json::from_str(DEFAULT_MANIFEST).unwrap()).unwrap();
+    let (_, shares, cast) = one_ballot(State::Cast);
+    let err = nonce_share(&P256, &shares[0], &cast).unwrap_err();
+    assert!(err.to_string().contains("not challenged"), "{err}");
+    let (keys, shares, challenged) = one_ballot(State::Challenged);
+    let parts: Vec<_> = [&shares[0], &shares[2]]
+        .iter()
+        .map(|s| (s.i, nonce_share(&P256, s, &challenged).unwrap()))
+        .collect();
+    let opened = open_ballot(&P256, &keys.k, &manifest, &challenged, &parts).unwrap();
+    let mayor = opened.contests.iter().find(|(c, _)| *c == 1).unwrap();
+    assert_eq!(
+        mayor.1.iter().map(|(_, s, _)| *s).collect::<Vec<_>>(),
+        vec![0, 1, 0]
+    );
+    // a guardian that gives a wrong part: the opening does not reproduce the ballot, and says so
+    let wrong = vec![parts[0], (2, parts[1].1)];
+    assert!(open_ballot(&P256, &keys.k, &manifest, &challenged, &wrong).is_err());
+}
+
+#[test]
+fn the_commitment_round_names_a_guardian_that_changes_its_pair_or_its_answer() {
+    let (keys, shares, _) = keys_on_p256();
+    let g = P256;
+    let five = g.scalar_from_u64(5);
+    // an encryption of 1
+    let ct = votum_elgamal::Ciphertext {
+        pad: g.pow_generator(&five),
+        data: g.op(&g.pow(&keys.k, &five), &keys.k),
+    };
+    let targets = [Target {
+        contest: 1,
+        option: 2,
+        ct: &ct,
+    }];
+    let available = [1u32, 2];
+    let mut rng = ChaCha20Rng::seed_from_u64(11);
+    let start = |i: usize, rng: &mut ChaCha20Rng| {
+        Session::start(&g, &keys.he, &shares[i], &available, &targets, rng).unwrap()
+    };
+
+    // guardian 2 reveals a pair other than the one it committed to: guardian 1 names it and answers nothing
+    let (s1, a1) = start(0, &mut rng);
+    let (s2, a2) = start(1, &mut rng);
+    let announces = vec![a1, a2];
+    assert!(
+        s1.reveal(&announces[..1]).is_err(),
+        "a pair revealed before every d is in"
+    );
+    let r1 = s1.reveal(&announces).unwrap();
+    let mut r2 = s2.reveal(&announces).unwrap();
+    r2.pairs[0].0 = g.op(&r2.pairs[0].0, g.generator());
+    let err = s1
+        .answer(&g, &keys.he, &targets, &announces, &[r1, r2])
+        .unwrap_err();
+    assert!(
+        matches!(&err, Eg2Error::Guardian { guardian, .. } if guardian == "guardian 2"),
+        "{err}"
+    );
+
+    // honest pairs; guardian 2's answer changed on the way: the combination names it
+    let (s1, a1) = start(0, &mut rng);
+    let (s2, a2) = start(1, &mut rng);
+    let announces = vec![a1, a2];
+    let reveals = vec![
+        s1.reveal(&announces).unwrap(),
+        s2.reveal(&announces).unwrap(),
+    ];
+    let v1 = s1
+        .answer(&g, &keys.he, &targets, &announces, &reveals)
+        .unwrap();
+    let v2 = s2
+        .answer(&g, &keys.he, &targets, &announces, &reveals)
+        .unwrap();
+    let mut bad = v2.clone();
+    bad[0] = g.scalar_add(&bad[0], &g.scalar_from_u64(1));
+    let err = combine(
+        &g,
+        &keys.he,
+        &keys.guardians,
+        &available,
+        &targets,
+        &announces,
+        &reveals,
+        &[(1, v1.clone()), (2, bad)],
+    )
+    .err()
+    .unwrap();
+    assert!(
+        matches!(&err, Eg2Error::Guardian { guardian, .. } if guardian == "guardian 2"),
+        "{err}"
+    );
+    let out = combine(
+        &g,
+        &keys.he,
+        &keys.guardians,
+        &available,
+        &targets,
+        &announces,
+        &reveals,
+        &[(1, v1), (2, v2)],
+    )
+    .unwrap();
+    assert!(out[0].t == keys.k, "T is K^1");
+}

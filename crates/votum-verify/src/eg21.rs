@@ -1,0 +1,914 @@
+//! An ElectionGuard 2.1 record as votum writes it (spec/66.3), checked with the 2.1.0 specification's
+//! verifications 1–19 as V-EG21-01…19 (spec/50.12): the parameters and H_P with n and k, the guardians'
+//! compact proofs and κ, K and K̂, H_G and H_E, selection encryption identifiers and the ballot nonce's
+//! signed ElGamal, range proofs and selection limits under H_I, contest hashes, confirmation codes and
+//! each device's chain, the weighted aggregation, the tally's decryptions, and the challenged ballots
+//! re-encrypted from their released nonces. Ballots are read a batch at a time and checked in parallel.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::BufRead;
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde_json::Value;
+use sha2::Digest;
+use votum_eg2::manifest::{read_manifest, Manifest};
+use votum_eg2::read::{read_bytes, read_json};
+use votum_eg2::v21::check::check_key;
+use votum_eg2::v21::hashes::{
+    base_hash, chain_hash, chaining_field, closing_field, confirmation_code, contest_hash,
+    decryption_hash, device_hash, extended_base_hash, guardian_record_hash, identifier_hash,
+    parameter_hash, range_hash, NO_CHAINING, SIMPLE_CHAINING,
+};
+use votum_eg2::v21::record::{self, Ballot, Keys, Opened, State, TallyValue};
+use votum_eg2::{group::parameter_inputs, Eg2Group};
+use votum_elgamal::Ciphertext;
+use votum_group::{ModpGroup, P256};
+
+use crate::checks::eg2::Ctx;
+use crate::checks::Check;
+use crate::options::{Intermediates, Options, Progress};
+use crate::report::{Ledger, Report};
+
+/// Ballots decoded and checked per parallel batch.
+const BATCH: usize = 256;
+
+/// Whether `path` is a directory holding a 2.1 record (spec/66.3).
+pub fn is_eg21_record(path: &Path) -> bool {
+    record::is_record(path)
+}
+
+type Stop = (Check, String, String);
+
+fn at(check: Check, object: &str) -> impl Fn(String) -> Stop + '_ {
+    move |reason| (check, object.to_owned(), reason)
+}
+
+/// Verifies a 2.1 record directory; `options.progress` is told of the ballots checked after each batch.
+pub fn verify_eg21_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
+    let mut ledger = Ledger::new(&Check::EG21);
+    let mut progress = options.progress;
+    let ballots = match walk(path, &mut ledger, &mut progress) {
+        Ok(n) => n,
+        Err((check, object, reason)) => {
+            ledger.error(check, &object, reason);
+            0
+        }
+    };
+    (
+        ledger.finish(path.display().to_string(), "electionguard-2.1", ballots),
+        Intermediates::default(),
+    )
+}
+
+type Hook<'o> = Option<&'o mut dyn FnMut(Progress) -> ControlFlow<()>>;
+
+fn walk(dir: &Path, ledger: &mut Ledger, progress: &mut Hook<'_>) -> Result<u64, Stop> {
+    let params =
+        read_json(&dir.join(record::PARAMETERS)).map_err(at(Check::Eg21v01, record::PARAMETERS))?;
+    match params["group"].as_str().unwrap_or("") {
+        "Integer4096" => walk_on(ModpGroup::eg2_4096(), dir, &params, ledger, progress),
+        "P-256" => walk_on(P256, dir, &params, ledger, progress),
+        other => Err((
+            Check::Eg21v01,
+            record::PARAMETERS.into(),
+            format!(
+                "the group {other:?} is neither the 2.1 standard group (Integer4096) nor P-256"
+            ),
+        )),
+    }
+}
+
+/// V-EG21-01 (1.A–1.F): the version, the group's constants, H_P with n and k, H_B from the manifest.
+pub(crate) fn check_parameters<G: Eg2Group>(
+    ledger: &mut Ledger,
+    group: &G,
+    params: &Value,
+    (n, k): (u32, u32),
+    (keys, manifest): (&Keys<G>, &[u8]),
+) -> bool {
+    ledger.examined(Check::Eg21v01, 1);
+    let object = record::PARAMETERS;
+    if params["version"] != votum_eg2::v21::hashes::VERSION {
+        ledger.fail(Check::Eg21v01, object, "the version is not v2.1.0 (1.A)");
+    }
+    let (_, _, constants) = group.constants();
+    for (name, value) in constants {
+        let given = params["constants"][name].as_str().unwrap_or("");
+        if !given.eq_ignore_ascii_case(&value) {
+            ledger.fail(
+                Check::Eg21v01,
+                object,
+                format!("`{name}` is not the standard value (1.B–1.D)"),
+            );
+        }
+    }
+    if k == 0 || k > n {
+        ledger.fail(
+            Check::Eg21v01,
+            object,
+            format!("a quorum of {k} of {n} guardians"),
+        );
+    }
+    let hp = parameter_hash(&parameter_inputs(group), n, k);
+    let mut ok = true;
+    if hp != keys.hp {
+        ledger.fail(
+            Check::Eg21v01,
+            record::GUARDIANS,
+            "H_P does not recompute (1.E)",
+        );
+        ok = false;
+    }
+    if base_hash(&hp, manifest) != keys.hb {
+        ledger.fail(
+            Check::Eg21v01,
+            record::GUARDIANS,
+            "H_B does not recompute from the manifest (1.F)",
+        );
+        ok = false;
+    }
+    ok
+}
+
+/// V-EG21-02 (2.A–2.C) per guardian, the x-coordinates 1…n once each; V-EG21-03 (3.A, 3.B) K, K̂ and
+/// votum's H_G (eq. 27); V-EG21-04 (4.A) H_E.
+pub(crate) fn check_keys<G: Eg2Group>(
+    ledger: &mut Ledger,
+    group: &G,
+    keys: &Keys<G>,
+    (n, k): (u32, u32),
+) {
+    let object = record::GUARDIANS;
+    let mut xs: Vec<u32> = keys.guardians.iter().map(|g| g.i).collect();
+    xs.sort_unstable();
+    ledger.examined(Check::Eg21v02, keys.guardians.len() as u64);
+    if xs != (1..=n).collect::<Vec<_>>() {
+        ledger.fail(
+            Check::Eg21v02,
+            object,
+            format!("the guardians are {xs:?}, not 1…{n} once each"),
+        );
+    }
+    let failures: Vec<(u32, String)> = keys
+        .guardians
+        .par_iter()
+        .filter_map(|g| check_key(group, &keys.hp, g, k).err().map(|e| (g.i, e)))
+        .collect();
+    for (i, reason) in failures {
+        ledger.fail(Check::Eg21v02, &format!("guardian {i}"), reason);
+    }
+    ledger.examined(Check::Eg21v03, 1);
+    let key = keys
+        .guardians
+        .iter()
+        .fold(group.identity(), |a, g| group.op(&a, &g.vote[0]));
+    let key_hat = keys.guardians.iter().fold(group.identity(), |a, g| {
+        group.op(&a, g.data.first().unwrap_or(&a))
+    });
+    if key != keys.k {
+        ledger.fail(
+            Check::Eg21v03,
+            object,
+            "K is not the product of the guardians' K_i (3.A)",
+        );
+    }
+    if key_hat != keys.k_hat {
+        ledger.fail(
+            Check::Eg21v03,
+            object,
+            "K̂ is not the product of the guardians' K̂_i (3.B)",
+        );
+    }
+    let hg = guardian_record_hash(
+        group,
+        &keys.hb,
+        (&keys.k, &keys.k_hat),
+        keys.guardians.iter().flat_map(|g| &g.vote),
+        keys.guardians.iter().flat_map(|g| &g.data),
+        keys.guardians.iter().map(|g| &g.kappa),
+    );
+    if hg != keys.hg {
+        ledger.fail(Check::Eg21v03, object, "H_G does not recompute (eq. 27)");
+    }
+    ledger.examined(Check::Eg21v04, 1);
+    if extended_base_hash(group, &keys.hb, &keys.k, &keys.k_hat) != keys.he {
+        ledger.fail(Check::Eg21v04, object, "H_E does not recompute (4.A)");
+    }
+}
+
+/// What one ballot's checks found, and what the record-wide checks need of it.
+pub(crate) struct Checked {
+    findings: Vec<(Check, String)>,
+    /// what the ballot carries that this verifier does not read (an Error each)
+    unread: Vec<(Check, String)>,
+    /// objects examined by V-EG21-05…08
+    selections: u64,
+}
+
+/// V-EG21-05 (5.B and the nonce's proof), 06 (6.A–6.D and the ballot's shape), 07 (7.A–7.D), 08 (8.A,
+/// 8.B) for one ballot.
+pub(crate) fn check_ballot<G: Eg2Group>(
+    ctx: &Ctx<G>,
+    manifest: &Manifest,
+    b: &Ballot<G>,
+) -> Checked {
+    let g = &ctx.group;
+    let mut f = Vec::new();
+    if identifier_hash(&ctx.he, &b.id_b) != b.hi {
+        f.push((
+            Check::Eg21v05,
+            "H_I does not recompute from id_B (5.B)".into(),
+        ));
+    }
+    if !g.all_members(&b.elements()) {
+        f.push((
+            Check::Eg21v06,
+            "an α, β or C_0 is not in the group (6.A)".into(),
+        ));
+        return Checked {
+            findings: f,
+            unread: Vec::new(),
+            selections: 0,
+        };
+    }
+    if !votum_eg2::v21::check::check_nonce_proof(g, &b.hi, &b.nonce) {
+        f.push((
+            Check::Eg21v05,
+            "the ballot nonce's proof does not verify (eq. 38)".into(),
+        ));
+    }
+    let Some(style) = manifest.contests_for(&b.style) else {
+        f.push((
+            Check::Eg21v06,
+            format!("style {:?} is not the manifest's", b.style),
+        ));
+        return Checked {
+            findings: f,
+            unread: Vec::new(),
+            selections: 0,
+        };
+    };
+    let want: Vec<u32> = style.iter().map(|(_, mc)| mc.sequence).collect();
+    let got: Vec<u32> = b.contests.iter().map(|c| c.index).collect();
+    if want != got {
+        f.push((
+            Check::Eg21v06,
+            format!("contests {got:?}, the style has {want:?}"),
+        ));
+        return Checked {
+            findings: f,
+            unread: Vec::new(),
+            selections: 0,
+        };
+    }
+    let mut selections = 0u64;
+    let mut hashes = Vec::with_capacity(b.contests.len());
+    for (c, (_, mc)) in b.contests.iter().zip(&style) {
+        let options: Vec<u32> = c.selections.iter().map(|s| s.option).collect();
+        if options != mc.sequences {
+            f.push((
+                Check::Eg21v06,
+                format!(
+                    "contest {}: options {options:?}, the manifest has {:?}",
+                    c.index, mc.sequences
+                ),
+            ));
+            continue;
+        }
+        for s in &c.selections {
+            selections += 1;
+            let r = ctx.check_range_with(&s.ct, &s.proof, mc.option_limit, |cm| {
+                range_hash(
+                    g,
+                    &b.hi,
+                    (c.index, Some(s.option)),
+                    &s.ct,
+                    cm.iter().map(|(a, bb)| (a, bb)),
+                )
+            });
+            if let Err(e) = r {
+                f.push((
+                    Check::Eg21v06,
+                    format!("contest {} option {}: {e} (6.D)", c.index, s.option),
+                ));
+            }
+        }
+        let sum = c
+            .selections
+            .iter()
+            .fold(Ciphertext::zero(g), |acc, s| acc.add(g, &s.ct));
+        let r = ctx.check_range_with(&sum, &c.proof, mc.limit, |cm| {
+            range_hash(
+                g,
+                &b.hi,
+                (c.index, None),
+                &sum,
+                cm.iter().map(|(a, bb)| (a, bb)),
+            )
+        });
+        if let Err(e) = r {
+            f.push((Check::Eg21v07, format!("contest {}: {e} (7.D)", c.index)));
+        }
+        let cts: Vec<&Ciphertext<G>> = c.selections.iter().map(|s| &s.ct).collect();
+        let h = contest_hash(g, &b.hi, c.index, &cts);
+        if h != c.hash {
+            f.push((
+                Check::Eg21v08,
+                format!("contest {}: χ does not recompute (8.A)", c.index),
+            ));
+        }
+        hashes.push(h);
+    }
+    if confirmation_code(&b.hi, &hashes, &b.chaining) != b.code {
+        f.push((Check::Eg21v08, "H_C does not recompute (8.B)".into()));
+    }
+    Checked {
+        findings: f,
+        unread: Vec::new(),
+        selections,
+    }
+}
+
+/// What a ballot carries that votum's 2.1 reader does not check yet: contest data (V-EG21-12) and a
+/// pre-encrypted ballot (V-EG21-15…19). Each is an Error, so that a record cannot pass with data unchecked.
+fn unread(v: &Value) -> Vec<(Check, String)> {
+    let mut out = Vec::new();
+    if v["pre_encrypted"].as_bool() == Some(true) {
+        for check in [
+            Check::Eg21v15,
+            Check::Eg21v16,
+            Check::Eg21v17,
+            Check::Eg21v18,
+            Check::Eg21v19,
+        ] {
+            out.push((
+                check,
+                "a pre-encrypted ballot: not read yet (spec/66.8)".to_owned(),
+            ));
+        }
+    }
+    let data = v["contests"]
+        .as_array()
+        .is_some_and(|cs| cs.iter().any(|c| !c["contest_data"].is_null()));
+    if data {
+        out.push((
+            Check::Eg21v12,
+            "contest data: not read yet (spec/66.5)".to_owned(),
+        ));
+    }
+    out
+}
+
+/// A ballot line read and checked, or why it did not read.
+type Read<G> = Result<(Ballot<G>, Checked), String>;
+
+/// What the record-wide checks keep of a ballot.
+pub(crate) struct Kept {
+    device: String,
+    code: [u8; 32],
+    chaining: [u8; 36],
+}
+
+fn digest<G: Eg2Group>(g: &G, ct: &Ciphertext<G>) -> [u8; 32] {
+    let mut h = sha2::Sha256::new();
+    h.update(g.hash_bytes(&ct.pad));
+    h.update(g.hash_bytes(&ct.data));
+    h.finalize().into()
+}
+
+/// V-EG21-08 (8.C–8.G): each device's H_DI and chain, every ballot on exactly one device, in order.
+pub(crate) fn check_devices(
+    ledger: &mut Ledger,
+    he: &[u8; 32],
+    devices: &[record::Device],
+    kept: &BTreeMap<String, Kept>,
+) {
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    for d in devices {
+        let object = format!("device {}", d.name);
+        ledger.examined(Check::Eg21v08, 1);
+        let hdi = device_hash(he, &d.name);
+        if hdi != d.hdi {
+            ledger.fail(Check::Eg21v08, &object, "H_DI does not recompute (8.C)");
+        }
+        let first = chaining_field(d.mode, &hdi);
+        let mut last = chain_hash(he, &first);
+        if d.mode == SIMPLE_CHAINING && d.first != Some(last) {
+            ledger.fail(Check::Eg21v08, &object, "H_0 does not recompute (8.F)");
+        }
+        if d.mode != NO_CHAINING && d.mode != SIMPLE_CHAINING {
+            ledger.fail(
+                Check::Eg21v08,
+                &object,
+                format!("chaining mode {} is neither 0 nor 1", d.mode),
+            );
+            continue;
+        }
+        for id in &d.ballots {
+            let Some(b) = kept.get(id) else {
+                ledger.fail(
+                    Check::Eg21v08,
+                    &object,
+                    format!("ballot {id} is not in the record"),
+                );
+                continue;
+            };
+            if !seen.insert(id) || b.device != d.name {
+                ledger.fail(
+                    Check::Eg21v08,
+                    &object,
+                    format!("ballot {id} is listed twice or made elsewhere"),
+                );
+            }
+            let want = if d.mode == SIMPLE_CHAINING {
+                chaining_field(SIMPLE_CHAINING, &last)
+            } else {
+                first
+            };
+            if b.chaining != want {
+                ledger.fail(
+                    Check::Eg21v08,
+                    &format!("ballot {id}"),
+                    if d.mode == SIMPLE_CHAINING {
+                        "B_C is not 0x00000001 ‖ the previous code (8.E)"
+                    } else {
+                        "B_C is not 0x00000000 ‖ H_DI (8.D)"
+                    },
+                );
+            }
+            last = b.code;
+        }
+        if d.mode == SIMPLE_CHAINING {
+            let close = chain_hash(he, &closing_field(he, &last, &first));
+            if d.close != Some(close) {
+                ledger.fail(
+                    Check::Eg21v08,
+                    &object,
+                    "the closing hash does not recompute (8.G)",
+                );
+            }
+        }
+    }
+    for id in kept.keys() {
+        if !seen.contains(id.as_str()) {
+            ledger.fail(
+                Check::Eg21v08,
+                &format!("ballot {id}"),
+                "no device lists it",
+            );
+        }
+    }
+}
+
+fn walk_on<G: Eg2Group>(
+    group: G,
+    dir: &Path,
+    params: &Value,
+    ledger: &mut Ledger,
+    progress: &mut Hook<'_>,
+) -> Result<u64, Stop> {
+    let count = |field: &str| {
+        params[field]
+            .as_u64()
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or_else(|| {
+                (
+                    Check::Eg21v01,
+                    record::PARAMETERS.to_owned(),
+                    format!("`{field}` is not a count"),
+                )
+            })
+    };
+    let (n, k) = (count("n")?, count("k")?);
+    let manifest_bytes =
+        read_bytes(&dir.join(record::MANIFEST)).map_err(at(Check::Eg21v01, record::MANIFEST))?;
+    let manifest_json: Value = serde_json::from_slice(&manifest_bytes).map_err(|e| {
+        (
+            Check::Eg21v01,
+            record::MANIFEST.to_owned(),
+            format!("not JSON: {e}"),
+        )
+    })?;
+    let manifest = read_manifest(&manifest_json).map_err(at(Check::Eg21v01, record::MANIFEST))?;
+    let keys_doc =
+        read_json(&dir.join(record::GUARDIANS)).map_err(at(Check::Eg21v02, record::GUARDIANS))?;
+    let keys = Keys::read(&group, &keys_doc).map_err(at(Check::Eg21v02, record::GUARDIANS))?;
+    check_parameters(ledger, &group, params, (n, k), (&keys, &manifest_bytes));
+    check_keys(ledger, &group, &keys, (n, k));
+    let ctx = Ctx::new(group.clone(), keys.k.clone(), keys.he);
+
+    // the ballots, a batch at a time
+    let path = dir.join(record::BALLOTS);
+    let file = std::fs::File::open(&path)
+        .map_err(|e| (Check::Eg21v05, record::BALLOTS.to_owned(), e.to_string()))?;
+    let mut lines = std::io::BufReader::new(file).lines();
+    let mut kept: BTreeMap<String, Kept> = BTreeMap::new();
+    let mut challenged: BTreeMap<String, Ballot<G>> = BTreeMap::new();
+    let mut sums: BTreeMap<(u32, u32), Ciphertext<G>> = BTreeMap::new();
+    let mut ids_b: BTreeSet<[u8; 32]> = BTreeSet::new();
+    let mut codes: BTreeSet<[u8; 32]> = BTreeSet::new();
+    let mut cts: BTreeSet<[u8; 32]> = BTreeSet::new();
+    let mut done = 0u64;
+    let mut line_no = 0usize;
+    loop {
+        let mut batch = Vec::with_capacity(BATCH);
+        for line in lines.by_ref().take(BATCH) {
+            line_no += 1;
+            batch.push((line_no, line.map_err(|e| e.to_string())));
+        }
+        if batch.is_empty() {
+            break;
+        }
+        let results: Vec<(usize, Read<G>)> = batch
+            .into_par_iter()
+            .map(|(no, line)| {
+                let r = line.and_then(|l| {
+                    let v: Value =
+                        serde_json::from_str(&l).map_err(|e| format!("not JSON: {e}"))?;
+                    let b = Ballot::read(&ctx.group, &v)?;
+                    let mut c = check_ballot(&ctx, &manifest, &b);
+                    c.unread = unread(&v);
+                    Ok((b, c))
+                });
+                (no, r)
+            })
+            .collect();
+        for (no, r) in results {
+            done += 1;
+            let (b, c) = match r {
+                Ok(x) => x,
+                Err(e) => {
+                    ledger.fail(Check::Eg21v06, &format!("{} line {no}", record::BALLOTS), e);
+                    continue;
+                }
+            };
+            let object = format!("ballot {}", b.id);
+            ledger.examined(Check::Eg21v05, 1);
+            ledger.examined(Check::Eg21v06, c.selections);
+            ledger.examined(Check::Eg21v07, b.contests.len() as u64);
+            ledger.examined(Check::Eg21v08, 1);
+            for (check, reason) in c.findings {
+                ledger.fail(check, &object, reason);
+            }
+            for (check, reason) in c.unread {
+                ledger.error(check, &object, reason);
+            }
+            if !ids_b.insert(b.id_b) {
+                ledger.fail(
+                    Check::Eg21v05,
+                    &object,
+                    "its id_B is another ballot's (5.A)",
+                );
+            }
+            if !codes.insert(b.code) {
+                ledger.fail(
+                    Check::Eg21v08,
+                    &object,
+                    "its confirmation code is another ballot's",
+                );
+            }
+            let digests: Vec<[u8; 32]> = b
+                .contests
+                .iter()
+                .flat_map(|c| c.selections.iter().map(|s| digest(&ctx.group, &s.ct)))
+                .collect();
+            if digests.iter().any(|d| !cts.insert(*d)) {
+                ledger.fail(
+                    Check::Eg21v08,
+                    &object,
+                    "a ciphertext of it is on another ballot (a copied ballot)",
+                );
+            }
+            if b.weight == 0 {
+                ledger.fail(Check::Eg21v09, &object, "a weight of 0");
+            }
+            if b.state == State::Cast {
+                let w = ctx.group.scalar_from_u64(u64::from(b.weight));
+                for c in &b.contests {
+                    for s in &c.selections {
+                        let ct = if b.weight == 1 {
+                            s.ct.clone()
+                        } else {
+                            Ciphertext {
+                                pad: ctx.group.pow(&s.ct.pad, &w),
+                                data: ctx.group.pow(&s.ct.data, &w),
+                            }
+                        };
+                        let sum = sums
+                            .entry((c.index, s.option))
+                            .or_insert_with(|| Ciphertext::zero(&ctx.group));
+                        *sum = sum.add(&ctx.group, &ct);
+                    }
+                }
+            }
+            if kept.contains_key(&b.id) {
+                ledger.fail(Check::Eg21v05, &object, "two ballots have this id");
+                continue;
+            }
+            kept.insert(
+                b.id.clone(),
+                Kept {
+                    device: b.device.clone(),
+                    code: b.code,
+                    chaining: b.chaining,
+                },
+            );
+            if b.state == State::Challenged {
+                challenged.insert(b.id.clone(), b);
+            }
+        }
+        if let Some(hook) = progress.as_mut() {
+            if hook(Progress::Ballots(done)).is_break() {
+                return Err((
+                    Check::Eg21v05,
+                    record::BALLOTS.into(),
+                    format!("stopped after {done} ballots"),
+                ));
+            }
+        }
+    }
+    ledger.examined(Check::Eg21v05, 0);
+    let devices_doc =
+        read_json(&dir.join(record::DEVICES)).map_err(at(Check::Eg21v08, record::DEVICES))?;
+    let devices: Vec<record::Device> = devices_doc
+        .as_array()
+        .ok_or_else(|| {
+            (
+                Check::Eg21v08,
+                record::DEVICES.to_owned(),
+                "not a list".to_owned(),
+            )
+        })?
+        .iter()
+        .map(record::Device::read)
+        .collect::<Result<_, _>>()
+        .map_err(at(Check::Eg21v08, record::DEVICES))?;
+    check_devices(ledger, &keys.he, &devices, &kept);
+
+    check_tally(ledger, &ctx, &manifest, dir, &sums, (n, k))?;
+    check_challenged(ledger, &ctx, &manifest, dir, &challenged)?;
+    for check in [
+        Check::Eg21v15,
+        Check::Eg21v16,
+        Check::Eg21v17,
+        Check::Eg21v18,
+        Check::Eg21v19,
+    ] {
+        ledger.examined(check, 0);
+        ledger.warn(
+            check,
+            "record",
+            "no pre-encrypted ballots: votum's 2.1 record has none (spec/66.8)",
+        );
+    }
+    Ok(kept.len() as u64)
+}
+
+/// V-EG21-09 (9.A, 9.B with weights), 10 (10.A–10.C), 11 (11.A–11.D) and 12 (no contest data).
+pub(crate) fn check_tally<G: Eg2Group>(
+    ledger: &mut Ledger,
+    ctx: &Ctx<G>,
+    manifest: &Manifest,
+    dir: &Path,
+    sums: &BTreeMap<(u32, u32), Ciphertext<G>>,
+    (n, k): (u32, u32),
+) -> Result<(), Stop> {
+    let g = &ctx.group;
+    let doc = read_json(&dir.join(record::TALLY)).map_err(at(Check::Eg21v10, record::TALLY))?;
+    let available: Vec<u32> = doc["available"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_u64().and_then(|v| u32::try_from(v).ok()))
+                .collect()
+        })
+        .unwrap_or_default();
+    ledger.examined(Check::Eg21v10, 0);
+    let distinct: BTreeSet<u32> = available.iter().copied().collect();
+    if distinct.len() != available.len()
+        || (distinct.len() as u64) < u64::from(k)
+        || distinct.iter().any(|i| *i == 0 || *i > n)
+    {
+        ledger.fail(
+            Check::Eg21v10,
+            record::TALLY,
+            format!("the available guardians {available:?} are not a quorum of {k} of 1…{n}"),
+        );
+    }
+    let values: Vec<TallyValue<G>> = doc["values"]
+        .as_array()
+        .ok_or_else(|| {
+            (
+                Check::Eg21v10,
+                record::TALLY.to_owned(),
+                "`values` is not a list".to_owned(),
+            )
+        })?
+        .iter()
+        .map(|v| TallyValue::read(g, v))
+        .collect::<Result<_, _>>()
+        .map_err(at(Check::Eg21v10, record::TALLY))?;
+    let options: BTreeSet<(u32, u32)> = manifest
+        .contests
+        .values()
+        .flat_map(|mc| mc.sequences.iter().map(|o| (mc.sequence, *o)))
+        .collect();
+    let mut listed = BTreeSet::new();
+    ledger.examined(Check::Eg21v11, values.len() as u64);
+    ledger.examined(Check::Eg21v09, values.len() as u64);
+    let bad: Vec<(String, String)> = values
+        .par_iter()
+        .filter_map(|v| {
+            let object = format!("contest {} option {}", v.contest, v.option);
+            if !g.all_members(&[&v.ct.pad, &v.ct.data]) {
+                return Some((object, "A or B is not in the group".to_owned()));
+            }
+            let t = ctx.k_pow(v.t);
+            let m = g.div(&v.ct.data, &t);
+            let a = ctx.pow2(g.generator(), &v.proof.v, &ctx.k, &v.proof.c);
+            let b = ctx.pow2(&v.ct.pad, &v.proof.v, &m, &v.proof.c);
+            let c = g.to_challenge(&decryption_hash(
+                g,
+                &ctx.he,
+                (v.contest, v.option),
+                &v.ct,
+                (&a, &b),
+                &m,
+            ));
+            (c != v.proof.c).then(|| {
+                (
+                    object,
+                    format!("the proof of t = {} does not verify (10.B, 10.C)", v.t),
+                )
+            })
+        })
+        .collect();
+    ledger.examined(Check::Eg21v10, values.len() as u64);
+    for (object, reason) in bad {
+        ledger.fail(Check::Eg21v10, &object, reason);
+    }
+    for v in &values {
+        let key = (v.contest, v.option);
+        let object = format!("contest {} option {}", v.contest, v.option);
+        if !options.contains(&key) {
+            ledger.fail(
+                Check::Eg21v11,
+                &object,
+                "not an option of the manifest (11.A, 11.B)",
+            );
+        }
+        if !listed.insert(key) {
+            ledger.fail(Check::Eg21v11, &object, "listed twice");
+        }
+        let want = sums
+            .get(&key)
+            .cloned()
+            .unwrap_or_else(|| Ciphertext::zero(g));
+        if want.pad != v.ct.pad || want.data != v.ct.data {
+            ledger.fail(
+                Check::Eg21v09,
+                &object,
+                "(A, B) is not the weighted product of the cast ballots' (9.A, 9.B)",
+            );
+        }
+    }
+    for key in options.difference(&listed) {
+        ledger.fail(
+            Check::Eg21v11,
+            &format!("contest {} option {}", key.0, key.1),
+            "missing from the tally (11.C, 11.D)",
+        );
+    }
+    ledger.examined(Check::Eg21v12, 0);
+    ledger.warn(
+        Check::Eg21v12,
+        record::TALLY,
+        "no contest data: votum's 2.1 ballots carry none (spec/66.5)",
+    );
+    Ok(())
+}
+
+/// V-EG21-13 (13.1–13.3, 13.B) and 14 (14.A–14.F): each challenged ballot opened by its released nonces.
+pub(crate) fn check_challenged<G: Eg2Group>(
+    ledger: &mut Ledger,
+    ctx: &Ctx<G>,
+    manifest: &Manifest,
+    dir: &Path,
+    challenged: &BTreeMap<String, Ballot<G>>,
+) -> Result<(), Stop> {
+    let g = &ctx.group;
+    let path = dir.join(record::CHALLENGED);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| (Check::Eg21v13, record::CHALLENGED.to_owned(), e.to_string()))?;
+    let mut opened_ids = BTreeSet::new();
+    ledger.examined(Check::Eg21v13, 0);
+    ledger.examined(Check::Eg21v14, 0);
+    for (no, line) in text.lines().enumerate() {
+        let object = format!("{} line {}", record::CHALLENGED, no + 1);
+        let opened = match serde_json::from_str::<Value>(line)
+            .map_err(|e| e.to_string())
+            .and_then(|v| Opened::read(g, &v))
+        {
+            Ok(o) => o,
+            Err(e) => {
+                ledger.fail(Check::Eg21v13, &object, e);
+                continue;
+            }
+        };
+        let object = format!("challenged ballot {}", opened.id);
+        ledger.examined(Check::Eg21v13, 1);
+        ledger.examined(Check::Eg21v14, 1);
+        let Some(b) = challenged.get(&opened.id) else {
+            ledger.fail(
+                Check::Eg21v13,
+                &object,
+                "no ballot of the record marked challenged has this id",
+            );
+            continue;
+        };
+        if !opened_ids.insert(opened.id.clone()) {
+            ledger.fail(Check::Eg21v13, &object, "opened twice");
+        }
+        let style = manifest.contests_for(&b.style).unwrap_or_default();
+        let got: Vec<u32> = opened.contests.iter().map(|(c, _)| *c).collect();
+        let want: Vec<u32> = style.iter().map(|(_, mc)| mc.sequence).collect();
+        if got != want {
+            ledger.fail(
+                Check::Eg21v14,
+                &object,
+                format!("contests {got:?}, the style has {want:?} (14.A, 14.B)"),
+            );
+            continue;
+        }
+        let mut hashes = Vec::with_capacity(got.len());
+        let mut ok = true;
+        for (((index, opts), (_, mc)), enc) in opened.contests.iter().zip(&style).zip(&b.contests) {
+            let options: Vec<u32> = opts.iter().map(|(o, _, _)| *o).collect();
+            if options != mc.sequences {
+                ledger.fail(
+                    Check::Eg21v14,
+                    &object,
+                    format!(
+                        "contest {index}: options {options:?}, the manifest has {:?} (14.C, 14.D)",
+                        mc.sequences
+                    ),
+                );
+                ok = false;
+                continue;
+            }
+            if let Some((o, s, _)) = opts.iter().find(|(_, s, _)| *s > mc.option_limit) {
+                ledger.fail(
+                    Check::Eg21v14,
+                    &object,
+                    format!("contest {index} option {o}: {s} above the option limit (14.E)"),
+                );
+            }
+            let total: u64 = opts.iter().map(|(_, s, _)| u64::from(*s)).sum();
+            if total > u64::from(mc.limit) {
+                ledger.fail(
+                    Check::Eg21v14,
+                    &object,
+                    format!(
+                        "contest {index}: {total} votes above the limit {} (14.F)",
+                        mc.limit
+                    ),
+                );
+            }
+            let mut cts = Vec::with_capacity(opts.len());
+            for ((o, sigma, xi), s) in opts.iter().zip(&enc.selections) {
+                // (13.1), (13.2): the encryption again from the released nonce
+                let e = g.scalar_add(&g.scalar_from_u64(u64::from(*sigma)), xi);
+                let ct = Ciphertext {
+                    pad: g.pow_generator(xi),
+                    data: g.pow_table(&ctx.k_table, &e),
+                };
+                if ct.pad != s.ct.pad || ct.data != s.ct.data {
+                    ledger.fail(Check::Eg21v13, &object, format!("contest {index} option {o}: the nonce and vote do not give the ballot's encryption"));
+                    ok = false;
+                }
+                cts.push(ct);
+            }
+            let refs: Vec<&Ciphertext<G>> = cts.iter().collect();
+            hashes.push(contest_hash(g, &b.hi, *index, &refs));
+        }
+        if ok && confirmation_code(&b.hi, &hashes, &b.chaining) != b.code {
+            ledger.fail(
+                Check::Eg21v13,
+                &object,
+                "the re-encrypted ballot does not give its confirmation code (13.B)",
+            );
+        }
+    }
+    for id in challenged.keys() {
+        if !opened_ids.contains(id) {
+            ledger.fail(
+                Check::Eg21v13,
+                &format!("challenged ballot {id}"),
+                "not opened",
+            );
+        }
+    }
+    Ok(())
+}
