@@ -582,6 +582,20 @@ def eg2_election(
     seed: int,
     device: str,
 ) -> dict[str, Any]: ...
+def eg21_election(
+    out: str,
+    group: str,
+    manifest: bytes | None,
+    ballots: int,
+    guardians: int,
+    quorum: int,
+    available: list[int],
+    challenge_every: int,
+    seed: int,
+    device: str,
+    simple_chaining: bool,
+    weighted: bool,
+) -> dict[str, Any]: ...
 def chvote_simulate(
     level: int,
     shape: str,

@@ -1,5 +1,6 @@
-"""A whole ElectionGuard 2.x election (spec/65.7–65.8): the Rust core's guardians, encryption device, tally
-and decryption write an egk-ec record, which the independent verifier then checks from disk."""
+"""A whole ElectionGuard 2.x election: the Rust core's guardians, encryption device, tally and decryption
+write an egk-ec record (spec/65.7–65.8, 2.0's cryptography) or a record of ElectionGuard 2.1 itself
+(spec/66), which the independent verifier then checks from disk."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from votum.verifier import VerificationReport, verify
 
 #: the groups a 2.x election runs on (spec/65.1)
 GROUPS = ("p256", "eg2-4096")
+#: the records a 2.x election writes: egk-ec's form (spec/65.3) or 2.1 itself (spec/66.3)
+RECORDS = ("egk-ec", "2.1")
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,10 @@ class Eg2Config:
     device: str = "votum-device"
     #: each guardian in its own process over the channels (spec/65.9), the coordinator holding no secret
     processes: bool = False
+    #: egk-ec's record (spec/65.3) or ElectionGuard 2.1's own (spec/66.3)
+    record: str = "egk-ec"
+    #: with the 2.1 record: simple chaining of the confirmation codes (spec/66.5), no chaining otherwise
+    chaining: bool = False
 
 
 @dataclass
@@ -64,6 +71,10 @@ def _check(config: Eg2Config) -> None:
             f"{config.missing} guardians missing leaves fewer than the quorum of {config.quorum} "
             f"of {config.guardians}"
         )
+    if config.record not in RECORDS:
+        raise InvalidInput(f"record {config.record!r}: a 2.x election writes {' or '.join(RECORDS)}")
+    if config.processes and config.record != "egk-ec":
+        raise InvalidInput("guardians as processes write egk-ec's record only (spec/66.8)")
     if not 0.0 <= config.challenge_rate < 1.0:
         raise InvalidInput("the challenge rate is a share of the ballots, below 1")
 
@@ -79,6 +90,21 @@ def run_eg2_election(config: Eg2Config) -> Eg2Result:
     every = 0 if config.challenge_rate == 0 else max(1, round(1 / config.challenge_rate))
     if config.processes:
         summary = _with_guardian_processes(config, manifest, every)
+    elif config.record == "2.1":
+        summary = _native.eg21_election(
+            str(config.out),
+            config.group,
+            manifest,
+            config.ballots,
+            config.guardians,
+            config.quorum,
+            present,
+            every,
+            config.seed,
+            config.device,
+            config.chaining,
+            False,
+        )
     else:
         summary = _native.eg2_election(
             str(config.out),

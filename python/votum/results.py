@@ -56,6 +56,7 @@ def verified_result(report: VerificationReport, record: Path) -> VerifiedResult 
     eg_digest = {
         "V-RECORD-01": ("record_digest", "record digest"),
         "V-EG2-01": ("tally_sha256", "tally.json SHA-256"),
+        "V-EG21-01": ("tally_sha256", "tally.json SHA-256"),
     }
     if report.readable in eg_digest:
         key, label = eg_digest[report.readable]

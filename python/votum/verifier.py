@@ -114,6 +114,7 @@ FORMATS = (
     "verificatum",
     "electionguard2",
     "electionguard-rust",
+    "electionguard2.1",
 )
 
 

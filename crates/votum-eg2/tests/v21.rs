@@ -336,7 +336,16 @@ fn a_pre_encrypted_ballot_is_refused_v_eg21_15_to_19() {
             b[1]["pre_encrypted"] = true.into()
         })
     });
-    assert_eq!(failing, vec!["V-EG21-15", "V-EG21-16", "V-EG21-17", "V-EG21-18", "V-EG21-19"]);
+    assert_eq!(
+        failing,
+        vec![
+            "V-EG21-15",
+            "V-EG21-16",
+            "V-EG21-17",
+            "V-EG21-18",
+            "V-EG21-19"
+        ]
+    );
 }
 
 // ---- the parties against a cheating peer or coordinator ----

@@ -11,7 +11,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use rayon::prelude::*;
-use serde_json::Value;
+use serde_json::{json, Value};
 use sha2::Digest;
 use votum_eg2::manifest::{read_manifest, Manifest};
 use votum_eg2::read::{read_bytes, read_json};
@@ -49,7 +49,8 @@ fn at(check: Check, object: &str) -> impl Fn(String) -> Stop + '_ {
 pub fn verify_eg21_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
     let mut ledger = Ledger::new(&Check::EG21);
     let mut progress = options.progress;
-    let ballots = match walk(path, &mut ledger, &mut progress) {
+    let mut out = Intermediates::default();
+    let ballots = match walk(path, &mut ledger, &mut out, &mut progress) {
         Ok(n) => n,
         Err((check, object, reason)) => {
             ledger.error(check, &object, reason);
@@ -58,18 +59,23 @@ pub fn verify_eg21_record(path: &Path, options: Options<'_>) -> (Report, Interme
     };
     (
         ledger.finish(path.display().to_string(), "electionguard-2.1", ballots),
-        Intermediates::default(),
+        out,
     )
 }
 
 type Hook<'o> = Option<&'o mut dyn FnMut(Progress) -> ControlFlow<()>>;
 
-fn walk(dir: &Path, ledger: &mut Ledger, progress: &mut Hook<'_>) -> Result<u64, Stop> {
+fn walk(
+    dir: &Path,
+    ledger: &mut Ledger,
+    out: &mut Intermediates,
+    progress: &mut Hook<'_>,
+) -> Result<u64, Stop> {
     let params =
         read_json(&dir.join(record::PARAMETERS)).map_err(at(Check::Eg21v01, record::PARAMETERS))?;
     match params["group"].as_str().unwrap_or("") {
-        "Integer4096" => walk_on(ModpGroup::eg2_4096(), dir, &params, ledger, progress),
-        "P-256" => walk_on(P256, dir, &params, ledger, progress),
+        "Integer4096" => walk_on(ModpGroup::eg2_4096(), dir, &params, ledger, out, progress),
+        "P-256" => walk_on(P256, dir, &params, ledger, out, progress),
         other => Err((
             Check::Eg21v01,
             record::PARAMETERS.into(),
@@ -467,6 +473,7 @@ fn walk_on<G: Eg2Group>(
     dir: &Path,
     params: &Value,
     ledger: &mut Ledger,
+    out: &mut Intermediates,
     progress: &mut Hook<'_>,
 ) -> Result<u64, Stop> {
     let count = |field: &str| {
@@ -512,6 +519,8 @@ fn walk_on<G: Eg2Group>(
     let mut cts: BTreeSet<[u8; 32]> = BTreeSet::new();
     let mut done = 0u64;
     let mut line_no = 0usize;
+    let mut cast = 0u64;
+    let mut holding: BTreeMap<u32, u64> = BTreeMap::new();
     loop {
         let mut batch = Vec::with_capacity(BATCH);
         for line in lines.by_ref().take(BATCH) {
@@ -585,6 +594,10 @@ fn walk_on<G: Eg2Group>(
                 ledger.fail(Check::Eg21v09, &object, "a weight of 0");
             }
             if b.state == State::Cast {
+                cast += 1;
+                for c in &b.contests {
+                    *holding.entry(c.index).or_default() += 1;
+                }
                 let w = ctx.group.scalar_from_u64(u64::from(b.weight));
                 for c in &b.contests {
                     for s in &c.selections {
@@ -647,7 +660,33 @@ fn walk_on<G: Eg2Group>(
         .map_err(at(Check::Eg21v08, record::DEVICES))?;
     check_devices(ledger, &keys.he, &devices, &kept);
 
-    check_tally(ledger, &ctx, &manifest, dir, &sums, (n, k))?;
+    let counts = check_tally(ledger, &ctx, &manifest, dir, &sums, (n, k))?;
+    // what `votum verify` prints (spec/50.2): counts by "contest/option" with the manifest's ids
+    let name = |c: u32| manifest.contests.iter().find(|(_, mc)| mc.sequence == c);
+    let mut flat = serde_json::Map::new();
+    for ((c, o), t) in &counts {
+        if let Some((id, mc)) = name(*c) {
+            if let Some(at) = mc.sequences.iter().position(|x| x == o) {
+                flat.insert(format!("{id}/{}", mc.options[at]), json!(t));
+            }
+        }
+    }
+    let per_contest: serde_json::Map<String, Value> = holding
+        .iter()
+        .filter_map(|(c, n)| name(*c).map(|(id, _)| (id.clone(), json!(n))))
+        .collect();
+    let tally_bytes = read_bytes(&dir.join(record::TALLY)).unwrap_or_default();
+    out.values.insert("counts".into(), Value::Object(flat));
+    out.values.insert("cast".into(), json!(cast));
+    out.values
+        .insert("contest_ballots".into(), Value::Object(per_contest));
+    out.values.insert(
+        "tally_sha256".into(),
+        json!(crate::report::hex(&sha2::Sha256::digest(&tally_bytes))),
+    );
+    out.values
+        .insert("H_E".into(), json!(crate::report::hex(&keys.he)));
+    out.values.insert("ballots".into(), json!(done));
     check_challenged(ledger, &ctx, &manifest, dir, &challenged)?;
     for check in [
         Check::Eg21v15,
@@ -674,7 +713,7 @@ pub(crate) fn check_tally<G: Eg2Group>(
     dir: &Path,
     sums: &BTreeMap<(u32, u32), Ciphertext<G>>,
     (n, k): (u32, u32),
-) -> Result<(), Stop> {
+) -> Result<BTreeMap<(u32, u32), u64>, Stop> {
     let g = &ctx.group;
     let doc = read_json(&dir.join(record::TALLY)).map_err(at(Check::Eg21v10, record::TALLY))?;
     let available: Vec<u32> = doc["available"]
@@ -787,7 +826,10 @@ pub(crate) fn check_tally<G: Eg2Group>(
         record::TALLY,
         "no contest data: votum's 2.1 ballots carry none (spec/66.5)",
     );
-    Ok(())
+    Ok(values
+        .iter()
+        .map(|v| ((v.contest, v.option), v.t))
+        .collect())
 }
 
 /// V-EG21-13 (13.1–13.3, 13.B) and 14 (14.A–14.F): each challenged ballot opened by its released nonces.

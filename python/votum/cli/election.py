@@ -74,9 +74,11 @@ def _election_2x(console: Console, config: Eg2Config, json_out: bool) -> None:
         console.print(step_table(title, result.steps, per_item_digits=2))
         if shown is not None:
             print_result(console, shown, verified=report is not None and report.passed)
+        form = "egk-ec's JSON form, spec/65.8"
+        if config.record == "2.1":
+            form = "ElectionGuard 2.1's own, spec/66.3"
         console.print(
-            f"record: {result.record} ({result.record_bytes / 1024:,.0f} KiB, egk-ec's JSON form, "
-            "spec/65.8); "
+            f"record: {result.record} ({result.record_bytes / 1024:,.0f} KiB, {form}); "
             "decrypted counts equal the plaintext votes; record verified from disk."
         )
     if report is None or not report.passed:
@@ -135,6 +137,16 @@ def election(
             "holding no secret (spec/65.9)."
         ),
     ] = False,
+    eg2_record: Annotated[
+        str,
+        typer.Option(
+            help="With --spec 2.1: egk-ec (egk-ec's record, 2.0's cryptography, spec/65) or 2.1 "
+            "(ElectionGuard 2.1 itself: K̂, id_B, the commitment round, nonces released, spec/66)."
+        ),
+    ] = "egk-ec",
+    chaining: Annotated[
+        bool, typer.Option(help="With --eg2-record 2.1: simple chaining of the confirmation codes.")
+    ] = False,
 ) -> None:
     """Ceremony, encryption, ballot box, tally, decryption with missing guardians, record, verification.
     With --scheduler, ballots are encrypted and checked on a Dask cluster (spec/98)."""
@@ -143,6 +155,8 @@ def election(
         fail(console, f"--spec {spec}: votum runs ElectionGuard 1.0 and 2.1")
     if guardian_processes and spec != "2.1":
         fail(console, "--guardian-processes runs the 2.1 election's guardians (`votum ceremony` runs 1.0's)")
+    if (eg2_record != "egk-ec" or chaining) and spec != "2.1":
+        fail(console, "--eg2-record and --chaining belong to --spec 2.1")
     if spec == "2.1":
         if scheduler is not None or record_format != "eg14":
             fail(console, "--spec 2.1 writes egk-ec's record on this machine: no --scheduler or --format")
@@ -157,6 +171,8 @@ def election(
             out=out or Path("election-record-2.1"),
             manifest=manifest,
             processes=guardian_processes,
+            record=eg2_record,
+            chaining=chaining,
         )
         _election_2x(console, config_2x, json_out)
         return
@@ -246,8 +262,8 @@ def verify(
             help="An election record: an ElectionGuard 1.4 directory, a votum archive (spec/70), a mix, "
             "split-value or CHVote record file, a Belenios election's archive `<uuid>.bel` (spec/94), a "
             "directory of IVXV decryption proofs (spec/93), a Verificatum session (spec/99) or an "
-            "ElectionGuard 2.x record as egk-ec writes it (spec/65), or electionguard-rust's key-ceremony "
-            "artifacts (spec/65.10)."
+            "ElectionGuard 2.x record as egk-ec writes it (spec/65), electionguard-rust's key-ceremony "
+            "artifacts (spec/65.10), or an ElectionGuard 2.1 record as votum writes it (spec/66)."
         ),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
@@ -256,7 +272,7 @@ def verify(
         typer.Option(
             "--format",
             help="The record's kind, when not detected from its files: electionguard, mix, split-value, "
-            "chvote, ivxv, belenios, verificatum, electionguard2 or electionguard-rust.",
+            "chvote, ivxv, belenios, verificatum, electionguard2, electionguard-rust or electionguard2.1.",
             metavar="KIND",
         ),
     ] = None,

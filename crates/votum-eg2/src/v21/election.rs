@@ -315,7 +315,19 @@ pub fn run<G: Eg2Group>(
                 t.contest, t.option
             )));
         }
-        counts.insert(format!("{}/{}", t.contest, t.option), count);
+        // "contest/option" by the manifest's ids, as the verifier reports them
+        let named = manifest
+            .contests
+            .iter()
+            .find(|(_, mc)| mc.sequence == t.contest)
+            .and_then(|(id, mc)| {
+                let at = mc.sequences.iter().position(|o| *o == t.option)?;
+                Some(format!("{id}/{}", mc.options[at]))
+            });
+        counts.insert(
+            named.unwrap_or_else(|| format!("{}/{}", t.contest, t.option)),
+            count,
+        );
         tally.push(TallyValue {
             contest: t.contest,
             option: t.option,
