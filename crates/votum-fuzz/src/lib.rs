@@ -24,7 +24,7 @@ use votum_mixnet::params::Parameters;
 use votum_mixnet::{record, wire};
 
 /// The names of the targets, as cargo-fuzz and the corpus directories know them.
-pub const TARGETS: [&str; 14] = [
+pub const TARGETS: [&str; 15] = [
     "group_codec",
     "mix_wire",
     "mix_record",
@@ -39,6 +39,7 @@ pub const TARGETS: [&str; 14] = [
     "vmn_session",
     "eg2_record",
     "eg2_party",
+    "eg21_record",
 ];
 
 /// Runs target `name` on `data` (the corpus replay uses this).
@@ -58,6 +59,7 @@ pub fn run(name: &str, data: &[u8]) {
         "vmn_session" => vmn_session(data),
         "eg2_record" => eg2_record(data),
         "eg2_party" => eg2_party(data),
+        "eg21_record" => eg21_record(data),
         _ => {}
     }
 }
@@ -735,6 +737,17 @@ pub fn eg2_record(data: &[u8]) {
         return;
     };
     let _ = votum_verify::eg2::check_document(MANIFEST, which, rest);
+}
+
+/// A document of an ElectionGuard 2.1 record as votum writes it (spec/66.3): byte 0 picks (mod 4) a ballot
+/// line, the guardians' document, a tally value or an opened challenged ballot, read and checked alone on
+/// P-256 against the embedded manifest.
+pub fn eg21_record(data: &[u8]) {
+    const MANIFEST: &[u8] = include_bytes!("../../votum-eg2/src/default_manifest.json");
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    let _ = votum_verify::eg21::check_document(MANIFEST, which, rest);
 }
 
 /// What a 2.x guardian reads from other parties (spec/65.9) and what the verifier reads of

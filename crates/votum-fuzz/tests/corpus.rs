@@ -56,7 +56,8 @@ replay!(
     ivxv_record,
     vmn_session,
     eg2_record,
-    eg2_party
+    eg2_party,
+    eg21_record
 );
 
 /// The 2.x seeds reach the checks they are meant for: the stored ballot decodes and fails only the proofs that
@@ -100,4 +101,30 @@ fn the_eg2_party_seeds_reach_their_readers() {
         .is_empty());
     let key = fs::read(seeds.join("egrs-key")).unwrap();
     assert_eq!(votum_verify::egrs::check_one_key(&key[1..]), 3);
+}
+
+/// The 2.1 seeds reach their checks: the stored ballot reads and fails only the proofs that need the record's
+/// own key and H_E; the guardians' document reads and passes its checks.
+#[test]
+fn the_eg21_seeds_reach_their_checks() {
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/eg21_record");
+    let manifest = fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../votum-eg2/src/default_manifest.json"),
+    )
+    .unwrap();
+    let ballot = fs::read(seeds.join("ballot")).unwrap();
+    assert!(votum_verify::eg21::check_document(&manifest, ballot[0], &ballot[1..]) > 1);
+    let guardians = fs::read(seeds.join("guardians")).unwrap();
+    assert_eq!(
+        votum_verify::eg21::check_document(&manifest, guardians[0], &guardians[1..]),
+        0
+    );
+    for name in ["tally", "opened"] {
+        let doc = fs::read(seeds.join(name)).unwrap();
+        assert_eq!(
+            votum_verify::eg21::check_document(&manifest, doc[0], &doc[1..]),
+            0,
+            "{name}"
+        );
+    }
 }

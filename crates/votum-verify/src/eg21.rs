@@ -954,3 +954,39 @@ pub(crate) fn check_challenged<G: Eg2Group>(
     }
     Ok(())
 }
+
+/// One document of a 2.1 record checked alone on P-256 (the fuzz entry, spec/66.3): byte `which` picks (mod
+/// 4) a ballot line (read, then V-EG21-05…08 against `manifest_bytes` and a key of g), the guardians'
+/// document (read, then V-EG21-02…04), a tally value, or an opened challenged ballot. Returns the findings.
+pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
+    let Ok(v) = serde_json::from_slice::<Value>(doc) else {
+        return 1;
+    };
+    let group = P256;
+    match which % 4 {
+        0 => {
+            let manifest_doc: Value = serde_json::from_slice(manifest_bytes).unwrap_or_default();
+            let Ok(manifest) = read_manifest(&manifest_doc) else {
+                return 0;
+            };
+            let ctx = Ctx::new(group, *votum_group::Group::generator(&group), [0u8; 32]);
+            match Ballot::read(&group, &v) {
+                Ok(b) => check_ballot(&ctx, &manifest, &b).findings.len() + unread(&v).len(),
+                Err(_) => 1,
+            }
+        }
+        1 => match Keys::read(&group, &v) {
+            Ok(keys) => {
+                let mut ledger = Ledger::new(&Check::EG21);
+                let n = keys.guardians.len() as u32;
+                let k = keys.guardians.first().map_or(1, |g| g.vote.len() as u32);
+                check_keys(&mut ledger, &group, &keys, (n, k));
+                let report = ledger.finish("fuzz".into(), "electionguard-2.1", 0);
+                report.checks.iter().map(|c| c.findings.len()).sum()
+            }
+            Err(_) => 1,
+        },
+        2 => usize::from(TallyValue::read(&group, &v).is_err()),
+        _ => usize::from(Opened::read(&group, &v).is_err()),
+    }
+}
