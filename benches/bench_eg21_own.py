@@ -4,8 +4,9 @@
 
 The same election (BALLOTS ballots, 200 by default, 5 guardians of whom 3 decrypt, 5 % challenged) written by
 `votum election --spec 2.1` as egk-ec's record and as 2.1's own (`--eg2-record 2.1 --chaining`), alternately,
-REPEATS times each (3 by default), on P-256 and the 2.x 4096-bit group, on every core. Per form: encryption and
-verification in ms per ballot (min and median of the runs), the record's size, and the ratios 2.1 / egk-ec.
+REPEATS times each (3 by default), on P-256 and the 2.x 4096-bit group, on every core. Per form: encryption
+and verification in ms per ballot (min and median of the runs), the record's size, and the ratios
+2.1 / egk-ec.
 """
 
 from __future__ import annotations
