@@ -166,12 +166,12 @@ pub(crate) fn check_keys<G: Eg2Group>(
         ledger.fail(Check::Eg21v02, &format!("guardian {i}"), reason);
     }
     ledger.examined(Check::Eg21v03, 1);
-    let key = keys
-        .guardians
-        .iter()
-        .fold(group.identity(), |a, g| group.op(&a, &g.vote[0]));
+    let key = keys.guardians.iter().fold(group.identity(), |a, g| {
+        g.vote.first().map_or(a.clone(), |x| group.op(&a, x))
+    });
+    // a guardian without commitments fails V-EG21-02; here it adds nothing
     let key_hat = keys.guardians.iter().fold(group.identity(), |a, g| {
-        group.op(&a, g.data.first().unwrap_or(&a))
+        g.data.first().map_or(a.clone(), |x| group.op(&a, x))
     });
     if key != keys.k {
         ledger.fail(
