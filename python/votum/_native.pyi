@@ -581,20 +581,9 @@ def eg2_election(
     challenge_every: int,
     seed: int,
     device: str,
-) -> dict[str, Any]: ...
-def eg21_election(
-    out: str,
-    group: str,
-    manifest: bytes | None,
-    ballots: int,
-    guardians: int,
-    quorum: int,
-    available: list[int],
-    challenge_every: int,
-    seed: int,
-    device: str,
-    simple_chaining: bool,
-    weighted: bool,
+    record: str = "egk-ec",
+    simple_chaining: bool = False,
+    weighted: bool = False,
 ) -> dict[str, Any]: ...
 def chvote_simulate(
     level: int,

@@ -90,21 +90,6 @@ def run_eg2_election(config: Eg2Config) -> Eg2Result:
     every = 0 if config.challenge_rate == 0 else max(1, round(1 / config.challenge_rate))
     if config.processes:
         summary = _with_guardian_processes(config, manifest, every)
-    elif config.record == "2.1":
-        summary = _native.eg21_election(
-            str(config.out),
-            config.group,
-            manifest,
-            config.ballots,
-            config.guardians,
-            config.quorum,
-            present,
-            every,
-            config.seed,
-            config.device,
-            config.chaining,
-            False,
-        )
     else:
         summary = _native.eg2_election(
             str(config.out),
@@ -117,6 +102,8 @@ def run_eg2_election(config: Eg2Config) -> Eg2Result:
             every,
             config.seed,
             config.device,
+            record=config.record,
+            simple_chaining=config.chaining,
         )
     result = Eg2Result(config=config, record=config.out)
     items = {"key ceremony": config.guardians, "encryption": config.ballots}

@@ -54,6 +54,31 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    /// The x-coordinates of the guardians that decrypt (all when `available` is empty): at least the quorum,
+    /// each in 1…n once, with a quorum of 1…n.
+    pub fn decrypting(&self) -> Result<Vec<u32>, Eg2Error> {
+        let (n, k) = (self.guardians, self.quorum);
+        let available: Vec<u32> = if self.available.is_empty() {
+            (1..=n).collect()
+        } else {
+            self.available.clone()
+        };
+        let distinct: std::collections::BTreeSet<u32> = available.iter().copied().collect();
+        if k == 0
+            || k > n
+            || (available.len() as u64) < u64::from(k)
+            || distinct.len() != available.len()
+            || available.iter().any(|x| *x == 0 || *x > n)
+        {
+            return Err(Eg2Error::Parameters(format!(
+                "guardians {available:?} cannot decrypt: the quorum is {k} of 1…{n}"
+            )));
+        }
+        Ok(available)
+    }
+}
+
 /// What the run did: the counts ("contest/option" → votes), ballots by state, and each step's seconds.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
@@ -133,16 +158,7 @@ pub fn run<G: Eg2Group>(
     options: &Options,
 ) -> Result<Summary, Eg2Error> {
     let (n, k) = (options.guardians, options.quorum);
-    let available: Vec<u32> = if options.available.is_empty() {
-        (1..=n).collect()
-    } else {
-        options.available.clone()
-    };
-    if (available.len() as u64) < u64::from(k) || available.iter().any(|x| *x == 0 || *x > n) {
-        return Err(Eg2Error::Parameters(format!(
-            "guardians {available:?} cannot decrypt: the quorum is {k} of 1…{n}"
-        )));
-    }
+    let available = options.decrypting()?;
     let mut coordinator =
         Coordinator::new(group.clone(), dir, manifest_bytes, n, k, &options.device)?;
     let mut rng = ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;

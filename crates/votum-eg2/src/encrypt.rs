@@ -32,21 +32,7 @@ pub struct PlainContest {
     pub write_ins: Vec<String>,
 }
 
-/// What the voter did with the encrypted ballot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum State {
-    Cast,
-    Challenged,
-}
-
-impl State {
-    pub fn name(self) -> &'static str {
-        match self {
-            State::Cast => "CAST",
-            State::Challenged => "CHALLENGED",
-        }
-    }
-}
+pub use crate::State;
 
 pub struct EncryptedSelection<G: Eg2Group> {
     pub id: String,
@@ -122,6 +108,35 @@ pub fn counted(mc: &ManifestContest, plain: &PlainContest) -> Result<(Vec<u32>, 
         status,
     };
     Ok((votes, data))
+}
+
+/// The contests on `ballot`'s style, in sequence order; refuses a style the manifest does not have, and a
+/// contest voted that is not on the style.
+pub(crate) fn style_contests<'m>(
+    manifest: &'m Manifest,
+    ballot: &PlainBallot,
+) -> Result<Vec<(&'m str, &'m ManifestContest)>, Eg2Error> {
+    let bad = |reason: String| Eg2Error::Ballot {
+        ballot: ballot.id.clone(),
+        reason,
+    };
+    let contests = manifest.contests_for(&ballot.style).ok_or_else(|| {
+        bad(format!(
+            "ballot style {:?} is not the manifest's",
+            ballot.style
+        ))
+    })?;
+    if let Some(id) = ballot
+        .contests
+        .keys()
+        .find(|id| !contests.iter().any(|(c, _)| c == id))
+    {
+        return Err(bad(format!(
+            "contest {id} is not on style {}",
+            ballot.style
+        )));
+    }
+    Ok(contests)
 }
 
 /// A disjunctive Chaum–Pedersen proof that (g^ξ, K^(σ+ξ)) holds σ ∈ 0…`limit` (2.0 eqs. 46–51, 2.1 eqs.
@@ -309,24 +324,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
         timestamp: u64,
         rng: &mut R,
     ) -> Result<EncryptedBallot<G>, Eg2Error> {
-        let bad = |reason: String| Eg2Error::Ballot {
-            ballot: ballot.id.clone(),
-            reason,
-        };
-        let contests = self.manifest.contests_for(&ballot.style).ok_or_else(|| {
-            bad(format!(
-                "ballot style {:?} is not the manifest's",
-                ballot.style
-            ))
-        })?;
-        for id in ballot.contests.keys() {
-            if !contests.iter().any(|(c, _)| c == id) {
-                return Err(bad(format!(
-                    "contest {id} is not on style {}",
-                    ballot.style
-                )));
-            }
-        }
+        let contests = style_contests(self.manifest, ballot)?;
         let mut xb = BallotNonce([0u8; 32]);
         rng.fill_bytes(&mut xb.0);
         let encrypted = contests

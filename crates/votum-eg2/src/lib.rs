@@ -66,6 +66,23 @@ impl<G: Group> PartialEq for ContestData<G> {
     }
 }
 
+/// What the voter did with the encrypted ballot: cast it, or challenged it (to have it opened).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Cast,
+    Challenged,
+}
+
+impl State {
+    /// Its name in egk-ec's record (spec/65.3); the 2.1 record writes it in lower case (spec/66.3).
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Cast => "CAST",
+            State::Challenged => "CHALLENGED",
+        }
+    }
+}
+
 /// Why a 2.x election step refused its input.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum Eg2Error {

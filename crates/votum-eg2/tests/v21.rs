@@ -133,6 +133,17 @@ fn a_2_1_election_verifies_with_every_check_on_both_groups() {
         &options(true, true),
     );
     assert!(matches!(again, Err(Eg2Error::Io(_))));
+    // a guardian named twice among those that decrypt is refused before anything runs
+    let mut twice = options(false, false);
+    twice.base.available = vec![1, 1];
+    let refused = run(
+        P256,
+        &t.path().join("twice"),
+        DEFAULT_MANIFEST.as_bytes(),
+        &twice,
+    );
+    assert!(matches!(refused, Err(Eg2Error::Parameters(_))));
+    assert!(!t.path().join("twice").exists());
 }
 
 #[test]

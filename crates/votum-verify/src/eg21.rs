@@ -342,13 +342,14 @@ pub(crate) fn check_ballot<G: Eg2Group>(
 fn unread(v: &Value) -> Vec<(Check, String)> {
     let mut out = Vec::new();
     if v["pre_encrypted"].as_bool() == Some(true) {
-        for check in [
+        let preencrypted = [
             Check::Eg21v15,
             Check::Eg21v16,
             Check::Eg21v17,
             Check::Eg21v18,
             Check::Eg21v19,
-        ] {
+        ];
+        for check in preencrypted {
             out.push((
                 check,
                 "a pre-encrypted ballot: not read yet (spec/66.8)".to_owned(),
@@ -660,7 +661,7 @@ fn walk_on<G: Eg2Group>(
         .map_err(at(Check::Eg21v08, record::DEVICES))?;
     check_devices(ledger, &keys.he, &devices, &kept);
 
-    let counts = check_tally(ledger, &ctx, &manifest, dir, &sums, (n, k))?;
+    let (counts, tally_sha256) = check_tally(ledger, &ctx, &manifest, dir, &sums, (n, k))?;
     // what `votum verify` prints (spec/50.2): counts by "contest/option" with the manifest's ids
     let name = |c: u32| manifest.contests.iter().find(|(_, mc)| mc.sequence == c);
     let mut flat = serde_json::Map::new();
@@ -675,26 +676,20 @@ fn walk_on<G: Eg2Group>(
         .iter()
         .filter_map(|(c, n)| name(*c).map(|(id, _)| (id.clone(), json!(n))))
         .collect();
-    let tally_bytes = read_bytes(&dir.join(record::TALLY)).unwrap_or_default();
     out.values.insert("counts".into(), Value::Object(flat));
     out.values.insert("cast".into(), json!(cast));
     out.values
         .insert("contest_ballots".into(), Value::Object(per_contest));
     out.values.insert(
         "tally_sha256".into(),
-        json!(crate::report::hex(&sha2::Sha256::digest(&tally_bytes))),
+        json!(crate::report::hex(&tally_sha256)),
     );
     out.values
         .insert("H_E".into(), json!(crate::report::hex(&keys.he)));
     out.values.insert("ballots".into(), json!(done));
     check_challenged(ledger, &ctx, &manifest, dir, &challenged)?;
-    for check in [
-        Check::Eg21v15,
-        Check::Eg21v16,
-        Check::Eg21v17,
-        Check::Eg21v18,
-        Check::Eg21v19,
-    ] {
+    // V-EG21-15…19, the pre-encrypted ballots' checks: none in the record (`unread` fails one marked so)
+    for &check in &Check::EG21[14..] {
         ledger.examined(check, 0);
         ledger.warn(
             check,
@@ -705,6 +700,9 @@ fn walk_on<G: Eg2Group>(
     Ok(kept.len() as u64)
 }
 
+/// The tally's counts by (contest, option), and the SHA-256 of `tally.json` as read.
+type Tallied = (BTreeMap<(u32, u32), u64>, [u8; 32]);
+
 /// V-EG21-09 (9.A, 9.B with weights), 10 (10.A–10.C), 11 (11.A–11.D) and 12 (no contest data).
 pub(crate) fn check_tally<G: Eg2Group>(
     ledger: &mut Ledger,
@@ -713,9 +711,16 @@ pub(crate) fn check_tally<G: Eg2Group>(
     dir: &Path,
     sums: &BTreeMap<(u32, u32), Ciphertext<G>>,
     (n, k): (u32, u32),
-) -> Result<BTreeMap<(u32, u32), u64>, Stop> {
+) -> Result<Tallied, Stop> {
     let g = &ctx.group;
-    let doc = read_json(&dir.join(record::TALLY)).map_err(at(Check::Eg21v10, record::TALLY))?;
+    let bytes = read_bytes(&dir.join(record::TALLY)).map_err(at(Check::Eg21v10, record::TALLY))?;
+    let doc: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        (
+            Check::Eg21v10,
+            record::TALLY.to_owned(),
+            format!("not JSON: {e}"),
+        )
+    })?;
     let available: Vec<u32> = doc["available"]
         .as_array()
         .map(|a| {
@@ -826,10 +831,11 @@ pub(crate) fn check_tally<G: Eg2Group>(
         record::TALLY,
         "no contest data: votum's 2.1 ballots carry none (spec/66.5)",
     );
-    Ok(values
+    let counts = values
         .iter()
         .map(|v| ((v.contest, v.option), v.t))
-        .collect())
+        .collect();
+    Ok((counts, sha2::Sha256::digest(&bytes).into()))
 }
 
 /// V-EG21-13 (13.1–13.3, 13.B) and 14 (14.A–14.F): each challenged ballot opened by its released nonces.

@@ -8,7 +8,9 @@ use rand_core::{CryptoRng, RngCore};
 use votum_elgamal::Ciphertext;
 use zeroize::Zeroize;
 
-use crate::encrypt::{counted, prove_range, BallotNonce, PlainBallot, PlainContest};
+use crate::encrypt::{
+    counted, prove_range, style_contests, BallotNonce, PlainBallot, PlainContest,
+};
 use crate::group::Eg2Group;
 use crate::manifest::{Manifest, ManifestContest};
 use crate::v21::hashes::{
@@ -161,22 +163,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
             ballot: ballot.id.clone(),
             reason,
         };
-        let contests = self.manifest.contests_for(&ballot.style).ok_or_else(|| {
-            bad(format!(
-                "ballot style {:?} is not the manifest's",
-                ballot.style
-            ))
-        })?;
-        if let Some(id) = ballot
-            .contests
-            .keys()
-            .find(|id| !contests.iter().any(|(c, _)| c == id))
-        {
-            return Err(bad(format!(
-                "contest {id} is not on style {}",
-                ballot.style
-            )));
-        }
+        let contests = style_contests(self.manifest, ballot)?;
         if weight == 0 {
             return Err(bad("a weight of 0".into()));
         }

@@ -16,7 +16,7 @@ use votum_elgamal::Ciphertext;
 use crate::election::{choose, Dlog, Options as BaseOptions, Summary};
 use crate::encrypt::{counted, PlainBallot, PlainContest};
 use crate::group::{parameter_inputs, Eg2Group};
-use crate::manifest::read_manifest;
+use crate::manifest::{read_manifest, Manifest, ManifestContest};
 use crate::v21::ballot::{Chain, Device};
 use crate::v21::decrypt::{combine, nonce_share, open_ballot, Session, Target};
 use crate::v21::hashes::{base_hash, extended_base_hash, guardian_record_hash, parameter_hash};
@@ -54,6 +54,28 @@ fn write_lines(
         out.write_all(b"\n").map_err(|e| io(path, e))?;
     }
     out.flush().map_err(|e| io(path, e))
+}
+
+/// What a voter's plaintext counts in each contest of its style, by the device's own rule (`counted`): what
+/// the decrypted tally and an opened ballot are compared with.
+fn plain_votes<'m>(
+    manifest: &'m Manifest,
+    p: &PlainBallot,
+) -> Result<Vec<(&'m ManifestContest, Vec<u32>)>, Eg2Error> {
+    let none = PlainContest::default();
+    manifest
+        .contests_for(&p.style)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(id, mc)| {
+            let (votes, _) =
+                counted(mc, p.contests.get(id).unwrap_or(&none)).map_err(|e| Eg2Error::Ballot {
+                    ballot: p.id.clone(),
+                    reason: e,
+                })?;
+            Ok((mc, votes))
+        })
+        .collect()
 }
 
 /// The key ceremony among `n` guardians in memory (§3.2.2): each checks every other's key record and the
@@ -118,23 +140,7 @@ pub fn run<G: Eg2Group>(
 ) -> Result<Summary, Eg2Error> {
     let o = &options.base;
     let (n, k) = (o.guardians, o.quorum);
-    let available: Vec<u32> = if o.available.is_empty() {
-        (1..=n).collect()
-    } else {
-        let mut a = o.available.clone();
-        a.sort_unstable();
-        a.dedup();
-        a
-    };
-    if k == 0
-        || k > n
-        || (available.len() as u64) < u64::from(k)
-        || available.iter().any(|x| *x == 0 || *x > n)
-    {
-        return Err(Eg2Error::Parameters(format!(
-            "guardians {available:?} cannot decrypt: the quorum is {k} of 1…{n}"
-        )));
-    }
+    let available = o.decrypting()?;
     if record::is_record(dir) {
         return Err(Eg2Error::Io(format!(
             "{} holds a record already",
@@ -221,18 +227,12 @@ pub fn run<G: Eg2Group>(
             expected.insert((mc.sequence, *o_idx), 0);
         }
     }
-    let none = PlainContest::default();
     for ((p, state, weight), b) in plain.iter().zip(&ballots) {
         if *state != State::Cast {
             continue;
         }
         let w = group.scalar_from_u64(u64::from(*weight));
-        for (id, mc) in manifest.contests_for(&p.style).unwrap_or_default() {
-            let (votes, _) =
-                counted(mc, p.contests.get(id).unwrap_or(&none)).map_err(|e| Eg2Error::Ballot {
-                    ballot: p.id.clone(),
-                    reason: e,
-                })?;
+        for (mc, votes) in plain_votes(&manifest, p)? {
             let contest = b.contests.iter().find(|c| c.index == mc.sequence);
             for ((o_idx, v), s) in mc
                 .sequences
@@ -349,12 +349,7 @@ pub fn run<G: Eg2Group>(
             .map(|s| Ok((s.i, nonce_share(&group, s, b)?)))
             .collect::<Result<Vec<_>, Eg2Error>>()?;
         let open = open_ballot(&group, &keys.k, &manifest, b, &parts)?;
-        for (id, mc) in manifest.contests_for(&p.style).unwrap_or_default() {
-            let (votes, _) =
-                counted(mc, p.contests.get(id).unwrap_or(&none)).map_err(|e| Eg2Error::Ballot {
-                    ballot: p.id.clone(),
-                    reason: e,
-                })?;
+        for (mc, votes) in plain_votes(&manifest, p)? {
             let got: Vec<u32> = open
                 .contests
                 .iter()

@@ -188,19 +188,13 @@ pub struct Contest<G: Eg2Group> {
     pub hash: [u8; 32],
 }
 
-/// Whether the ballot was cast or challenged (§3.7).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum State {
-    Cast,
-    Challenged,
-}
+/// Whether the ballot was cast or challenged (§3.7), written `cast` or `challenged`.
+pub use crate::State;
 
-impl State {
-    pub fn name(self) -> &'static str {
-        match self {
-            State::Cast => "cast",
-            State::Challenged => "challenged",
-        }
+fn state_name(state: State) -> &'static str {
+    match state {
+        State::Cast => "cast",
+        State::Challenged => "challenged",
     }
 }
 
@@ -261,7 +255,7 @@ impl<G: Eg2Group> Ballot<G> {
             "id": self.id,
             "style": self.style,
             "device": self.device,
-            "state": self.state.name(),
+            "state": state_name(self.state),
             "weight": self.weight,
             "id_B": hex(&self.id_b),
             "H_I": hex(&self.hi),

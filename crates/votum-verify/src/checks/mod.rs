@@ -1208,7 +1208,7 @@ pub const REGISTRY: [Info; 111] = [
         id: "V-EG21-15",
         title: "pre-encrypted ballots: selection hashes",
         spec: "50.12",
-        code: &["eg21::walk_on"],
+        code: &["eg21::unread", "eg21::walk_on"],
         negative: "crates/votum-eg2/tests/v21.rs::a_pre_encrypted_ballot_is_refused_v_eg21_15_to_19",
     },
     Info {
@@ -1216,7 +1216,7 @@ pub const REGISTRY: [Info; 111] = [
         id: "V-EG21-16",
         title: "pre-encrypted ballots: contest hashes",
         spec: "50.12",
-        code: &["eg21::walk_on"],
+        code: &["eg21::unread", "eg21::walk_on"],
         negative: "crates/votum-eg2/tests/v21.rs::a_pre_encrypted_ballot_is_refused_v_eg21_15_to_19",
     },
     Info {
@@ -1224,7 +1224,7 @@ pub const REGISTRY: [Info; 111] = [
         id: "V-EG21-17",
         title: "pre-encrypted ballots: confirmation codes",
         spec: "50.12",
-        code: &["eg21::walk_on"],
+        code: &["eg21::unread", "eg21::walk_on"],
         negative: "crates/votum-eg2/tests/v21.rs::a_pre_encrypted_ballot_is_refused_v_eg21_15_to_19",
     },
     Info {
@@ -1232,7 +1232,7 @@ pub const REGISTRY: [Info; 111] = [
         id: "V-EG21-18",
         title: "pre-encrypted ballots: short codes",
         spec: "50.12",
-        code: &["eg21::walk_on"],
+        code: &["eg21::unread", "eg21::walk_on"],
         negative: "crates/votum-eg2/tests/v21.rs::a_pre_encrypted_ballot_is_refused_v_eg21_15_to_19",
     },
     Info {
@@ -1240,7 +1240,7 @@ pub const REGISTRY: [Info; 111] = [
         id: "V-EG21-19",
         title: "pre-encrypted ballots: the recorded selections",
         spec: "50.12",
-        code: &["eg21::walk_on"],
+        code: &["eg21::unread", "eg21::walk_on"],
         negative: "crates/votum-eg2/tests/v21.rs::a_pre_encrypted_ballot_is_refused_v_eg21_15_to_19",
     },
 ];
