@@ -157,19 +157,23 @@ def test_challenged_ballots_show_their_write_ins_and_a_status_that_matches_their
 
 
 def test_a_2_1_election_with_chained_codes_verifies_and_prints_its_counts(tmp_path: Path) -> None:
-    """`--eg2-record 2.1` (spec/66): ElectionGuard 2.1 itself, on the 2.x 4096-bit group with simple chaining;
-    the verifier's V-EG21 checks pass with the counts the voters cast, and a changed count fails V-EG21-10."""
+    """`--eg2-record 2.1` (spec/66): ElectionGuard 2.1 itself, on the 2.x 4096-bit group with simple chaining
+    and pre-encrypted ballots beside the device's (spec/66.10); the verifier's V-EG21 checks pass with the
+    counts the voters cast, and a changed count fails V-EG21-10."""
     out = tmp_path / "record"
     args = ["election", "--spec", "2.1", "--eg2-record", "2.1", "--chaining", "--group", "eg2-4096"]
     sizes = ["--ballots", "20", "--guardians", "3", "--quorum", "2", "--missing", "1", "--spoil-rate", "0.2"]
-    run = CliRunner().invoke(app, [*args, *sizes, "--out", str(out), "--json"])
+    run = CliRunner().invoke(app, [*args, *sizes, "--pre-encrypted", "5", "--out", str(out), "--json"])
     assert run.exit_code == 0, run.output
     body = json.loads(run.output)
-    assert body["verified"] is True and (body["cast"], body["challenged"]) == (16, 4)
+    assert body["verified"] is True and (body["cast"], body["challenged"]) == (20, 5)
     parameters = json.loads((out / "parameters.json").read_text())
     assert parameters["version"] == "v2.1.0" and parameters["group"] == "Integer4096"
     devices = json.loads((out / "devices.json").read_text())
     assert devices[0]["mode"] == 1 and len(devices[0]["ballots"]) == 20
+    assert devices[1]["pre_encrypted"] is True and len(devices[1]["ballots"]) == 5
+    pre = [c for c in verify(out).checks if c.id in ("V-EG21-15", "V-EG21-16", "V-EG21-17", "V-EG21-18")]
+    assert all(c.checked > 0 for c in pre), pre
     report = verify(out)
     assert report.passed and report.readable == "V-EG21-01"
     assert report.intermediates["counts"] == body["counts"]
@@ -181,3 +185,8 @@ def test_a_2_1_election_with_chained_codes_verifies_and_prints_its_counts(tmp_pa
     # guardians as processes write egk-ec's record only
     refused = CliRunner().invoke(app, [*args, "--guardian-processes", "--out", str(tmp_path / "p")])
     assert refused.exit_code == 2 and "egk-ec's record only" in refused.output
+    # pre-encrypted ballots are 2.1's
+    refused = CliRunner().invoke(
+        app, ["election", "--spec", "2.1", "--pre-encrypted", "2", "--out", str(tmp_path / "q")]
+    )
+    assert refused.exit_code != 0 and "--eg2-record 2.1" in refused.output

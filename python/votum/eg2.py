@@ -41,6 +41,9 @@ class Eg2Config:
     record: str = "egk-ec"
     #: with the 2.1 record: simple chaining of the confirmation codes (spec/66.5), no chaining otherwise
     chaining: bool = False
+    #: with the 2.1 record: ballots printed in advance besides `ballots` (spec/66.10); the share
+    #: `challenge_rate` of them left uncast and opened, the others marked by a voter and recorded
+    pre_encrypted: int = 0
 
 
 @dataclass
@@ -104,9 +107,14 @@ def run_eg2_election(config: Eg2Config) -> Eg2Result:
             config.device,
             record=config.record,
             simple_chaining=config.chaining,
+            pre_encrypted=config.pre_encrypted,
         )
     result = Eg2Result(config=config, record=config.out)
-    items = {"key ceremony": config.guardians, "encryption": config.ballots}
+    items = {
+        "key ceremony": config.guardians,
+        "encryption": config.ballots,
+        "pre-encrypted ballots": config.pre_encrypted,
+    }
     for name, seconds in summary["seconds"]:
         result.steps.append(Step(name, seconds, items.get(name, 1)))
     result.cast = summary["cast"]

@@ -196,7 +196,14 @@ pub struct Device<'m, G: Eg2Group> {
 }
 
 /// The ballot's nonce ξ_B, wiped when dropped.
-pub(crate) struct BallotNonce(pub(crate) [u8; 32]);
+pub struct BallotNonce(pub(crate) [u8; 32]);
+
+impl BallotNonce {
+    /// A ballot nonce from its bytes (a store of pre-encrypted ballots keeps them; tests forge them).
+    pub fn from_bytes(bytes: [u8; 32]) -> Self {
+        Self(bytes)
+    }
+}
 
 impl Drop for BallotNonce {
     fn drop(&mut self) {

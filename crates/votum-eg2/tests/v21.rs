@@ -11,20 +11,22 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use serde_json::Value;
 use votum_eg2::election::{Options as BaseOptions, DEFAULT_MANIFEST};
+use votum_eg2::encrypt::BallotNonce;
 use votum_eg2::encrypt::{PlainBallot, PlainContest};
 use votum_eg2::group::parameter_inputs;
 use votum_eg2::manifest::read_manifest;
 use votum_eg2::v21::ballot::{Chain, Device};
 use votum_eg2::v21::decrypt::{combine, nonce_share, open_ballot, Session, Target};
 use votum_eg2::v21::election::{ceremony, run, Options};
-use votum_eg2::v21::hashes::{base_hash, parameter_hash};
+use votum_eg2::v21::hashes::{base_hash, parameter_hash, ShortCode};
 use votum_eg2::v21::keys::Guardian;
+use votum_eg2::v21::preencrypt::{seal, Printer, Recorder};
 use votum_eg2::v21::record::State;
 use votum_eg2::Eg2Error;
 use votum_group::{Group, ModpGroup, P256};
 use votum_verify::{verify_record, Options as VerifyOptions, Report, Status};
 
-fn options(simple_chaining: bool, weighted: bool) -> Options {
+fn options(simple_chaining: bool, weighted: bool, pre_encrypted: usize) -> Options {
     Options {
         base: BaseOptions {
             guardians: 3,
@@ -37,6 +39,7 @@ fn options(simple_chaining: bool, weighted: bool) -> Options {
         },
         simple_chaining,
         weighted,
+        pre_encrypted,
     }
 }
 
@@ -44,7 +47,8 @@ fn verify(dir: &Path) -> Report {
     verify_record(dir, VerifyOptions::default()).0
 }
 
-/// The P-256 record every tamper test copies: simple chaining, weighted voters, two guardians of three.
+/// The P-256 record every tamper test copies: simple chaining, weighted voters, two guardians of three, and
+/// after the 12 ballots of the device 8 pre-encrypted ones (the 4th and 8th uncast).
 fn base() -> &'static Path {
     static DIR: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     &DIR.get_or_init(|| {
@@ -54,7 +58,7 @@ fn base() -> &'static Path {
             P256,
             &dir,
             DEFAULT_MANIFEST.as_bytes(),
-            &options(true, true),
+            &options(true, true, 8),
         )
         .unwrap();
         (t, dir)
@@ -109,32 +113,36 @@ fn a_2_1_election_verifies_with_every_check_on_both_groups() {
         ModpGroup::eg2_4096(),
         &dir,
         DEFAULT_MANIFEST.as_bytes(),
-        &options(false, false),
+        &options(false, false, 4),
     )
     .unwrap();
-    assert_eq!(summary.challenged, 3);
-    assert_eq!(summary.cast, 9);
+    assert_eq!(summary.challenged, 4);
+    assert_eq!(summary.cast, 12);
     let report = verify(&dir);
     assert!(report.passed(), "{:?}", report.not_passed());
     assert_eq!(report.form, "electionguard-2.1");
-    assert_eq!(report.ballots, 12);
+    assert_eq!(report.ballots, 16);
     let weighted = verify(base());
     assert!(weighted.passed(), "{:?}", weighted.not_passed());
     for c in &weighted.checks {
-        if c.id != "V-EG21-12" && !("V-EG21-15".."V-EG21-20").contains(&c.id) {
+        if c.id != "V-EG21-12" {
             assert!(c.checked > 0, "{} examined nothing", c.id);
         }
     }
+    // the run named Ω₁ in the manifest it wrote, since the one it was given names none
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(base().join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["short_code"], "hex2");
     // a record that holds one already is not overwritten
     let again = run(
         P256,
         base(),
         DEFAULT_MANIFEST.as_bytes(),
-        &options(true, true),
+        &options(true, true, 0),
     );
     assert!(matches!(again, Err(Eg2Error::Io(_))));
     // a guardian named twice among those that decrypt is refused before anything runs
-    let mut twice = options(false, false);
+    let mut twice = options(false, false, 0);
     twice.base.available = vec![1, 1];
     let refused = run(
         P256,
@@ -313,7 +321,7 @@ fn a_changed_released_nonce_fails_v_eg21_13() {
     // a challenged ballot left unopened
     let (failing, _) = tampered(|d| {
         edit_lines(&d.join("challenged.jsonl"), |b| {
-            b.pop();
+            b.remove(0);
         })
     });
     assert_eq!(failing, vec!["V-EG21-13"]);
@@ -329,34 +337,137 @@ fn an_opened_vote_above_the_limit_fails_v_eg21_14() {
     assert!(failing.contains(&"V-EG21-14"), "{failing:?}");
 }
 
+/// The lines of the base record's pre-encrypted ballots: cast, and left uncast.
+fn pre_line(lines: &mut [Value], cast: bool) -> &mut Value {
+    let state = if cast { "cast" } else { "challenged" };
+    lines
+        .iter_mut()
+        .find(|b| b["pre_encrypted"] == true && b["state"] == state)
+        .unwrap()
+}
+
+/// The failing checks are among `allowed` and include `must`.
+fn among(failing: &[&str], must: &str, allowed: &[&str]) {
+    assert!(failing.contains(&must), "{failing:?}");
+    assert!(failing.iter().all(|f| allowed.contains(f)), "{failing:?}");
+}
+
 #[test]
-fn a_pre_encrypted_ballot_is_refused_v_eg21_15_to_19() {
-    let report = verify(base());
-    for id in [
-        "V-EG21-15",
-        "V-EG21-16",
-        "V-EG21-17",
-        "V-EG21-18",
-        "V-EG21-19",
-    ] {
-        let r = report.checks.iter().find(|c| c.id == id).unwrap();
-        assert_eq!((r.status, r.checked), (Status::Pass, 0), "{id}");
-    }
+fn a_chosen_vector_that_is_not_the_selection_vector_fails_v_eg21_15() {
+    // a chosen vector's first encryption with α and β exchanged: still group elements, another vector
     let (failing, _) = tampered(|d| {
         edit_lines(&d.join("ballots.jsonl"), |b| {
-            b[1]["pre_encrypted"] = true.into()
+            let ct = &mut pre_line(b, true)["contests"][0]["chosen"][0]["vector"][0];
+            let alpha = ct["alpha"].clone();
+            ct["alpha"] = ct["beta"].clone();
+            ct["beta"] = alpha;
         })
     });
-    assert_eq!(
-        failing,
-        vec![
-            "V-EG21-15",
-            "V-EG21-16",
-            "V-EG21-17",
-            "V-EG21-18",
-            "V-EG21-19"
-        ]
+    // its ψ is then none of the ballot's (16.A) and its short code Ω(ψ) only by chance (17.A)
+    among(
+        &failing,
+        "V-EG21-15",
+        &["V-EG21-15", "V-EG21-16", "V-EG21-17"],
     );
+}
+
+#[test]
+fn a_changed_selection_hash_or_printer_chain_fails_v_eg21_16() {
+    for cast in [true, false] {
+        let (failing, _) = tampered(|d| {
+            edit_lines(&d.join("ballots.jsonl"), |b| {
+                let line = pre_line(b, cast);
+                let chosen: Vec<Value> = line["contests"][0]["chosen"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                // the last hash, unless cast with a chosen vector whose ψ it may be: then the first
+                let hashes = line["contests"][0]["selection_hashes"]
+                    .as_array_mut()
+                    .unwrap();
+                let at = if chosen.is_empty() {
+                    hashes.len() - 1
+                } else {
+                    0
+                };
+                bump(&mut hashes[at]);
+            })
+        });
+        among(&failing, "V-EG21-16", &["V-EG21-16", "V-EG21-18"]);
+    }
+    let (failing, _) = tampered(|d| edit_json(&d.join("devices.json"), |v| bump(&mut v[1]["H_0"])));
+    assert_eq!(failing, vec!["V-EG21-16"]);
+    // a pre-encrypted ballot listed by the ordinary device
+    let (failing, _) = tampered(|d| {
+        edit_json(&d.join("devices.json"), |v| {
+            let id = v[1]["ballots"][0].clone();
+            v[1]["ballots"].as_array_mut().unwrap().remove(0);
+            v[0]["ballots"].as_array_mut().unwrap().push(id);
+        })
+    });
+    assert!(failing.contains(&"V-EG21-16"), "{failing:?}");
+}
+
+#[test]
+fn a_changed_short_code_fails_v_eg21_17() {
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("ballots.jsonl"), |b| {
+            pre_line(b, true)["contests"][1]["chosen"][0]["short_code"] = "ZZ".into()
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-17"]);
+    // on an uncast ballot: the short codes of two options exchanged, as a cheating printer would print them
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("challenged.jsonl"), |b| {
+            let line = b.iter_mut().find(|x| x["pre_encrypted"] == true).unwrap();
+            let vectors = line["contests"][0]["vectors"].as_array_mut().unwrap();
+            let first = vectors[0]["short_code"].clone();
+            vectors[0]["short_code"] = vectors[1]["short_code"].clone();
+            vectors[1]["short_code"] = first;
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-17"]);
+    // a manifest that names no short-code function
+    let (failing, _) = tampered(|d| {
+        edit_json(&d.join("manifest.json"), |v| {
+            v.as_object_mut().unwrap().remove("short_code");
+        })
+    });
+    assert!(failing.contains(&"V-EG21-17"), "{failing:?}");
+}
+
+#[test]
+fn a_printer_whose_vectors_are_not_their_labels_fails_v_eg21_18() {
+    // an uncast ballot whose first two vectors' nonces are exchanged: what a printer shows when its vector
+    // for one option encrypts another
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("challenged.jsonl"), |b| {
+            let line = b.iter_mut().find(|x| x["pre_encrypted"] == true).unwrap();
+            let vectors = line["contests"][0]["vectors"].as_array_mut().unwrap();
+            let first = vectors[0]["nonces"].clone();
+            vectors[0]["nonces"] = vectors[1]["nonces"].clone();
+            vectors[1]["nonces"] = first;
+        })
+    });
+    among(&failing, "V-EG21-18", &["V-EG21-17", "V-EG21-18"]);
+    // an uncast ballot left unopened
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("challenged.jsonl"), |b| {
+            b.pop();
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-18"]);
+}
+
+#[test]
+fn an_uncast_ballot_with_other_labels_fails_v_eg21_19() {
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("challenged.jsonl"), |b| {
+            let line = b.iter_mut().find(|x| x["pre_encrypted"] == true).unwrap();
+            line["contests"][0]["vectors"][0]["label"] = "someone-else".into();
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-19"]);
 }
 
 // ---- the parties against a cheating peer or coordinator ----
@@ -546,4 +657,88 @@ fn the_commitment_round_names_a_guardian_that_changes_its_pair_or_its_answer() {
     )
     .unwrap();
     assert!(out[0].t == keys.k, "T is K^1");
+}
+
+#[test]
+fn the_recorder_believes_the_printers_store_only_as_far_as_the_paper() {
+    let manifest = read_manifest(&serde_json::from_str(DEFAULT_MANIFEST).unwrap()).unwrap();
+    let (keys, shares, _) = keys_on_p256();
+    let short = ShortCode::Hex2;
+    let printer = Printer::new(
+        P256,
+        (&keys.k, &keys.k_hat),
+        keys.he,
+        (&manifest, short),
+        "p",
+    );
+    let recorder = Recorder::new(P256, &keys.k, (&manifest, short));
+    let mut rng = ChaCha20Rng::seed_from_u64(11);
+    let mut chain = Chain::printer(&keys.he, "p", true);
+    let (mut cast, xi_cast) = printer.print("pre-1", "ward-1-style", &mut rng).unwrap();
+    seal(&mut chain, &mut cast);
+    let (mut uncast, xi_uncast) = printer.print("pre-2", "ward-1-style", &mut rng).unwrap();
+    seal(&mut chain, &mut uncast);
+    let mut marks = PlainBallot {
+        id: "pre-1".into(),
+        style: "ward-1-style".into(),
+        ..Default::default()
+    };
+    marks.contests.insert(
+        "mayor".into(),
+        PlainContest {
+            votes: vec![0, 1, 0],
+            write_ins: vec![],
+        },
+    );
+    // a store that hands over another ballot's nonce, or a forged one: refused before anything is recorded
+    for wrong in [&xi_uncast, &BallotNonce::from_bytes([7u8; 32])] {
+        let err = recorder
+            .record(&cast, wrong, (&marks, 1), &mut rng)
+            .err()
+            .expect("a wrong ballot nonce is refused");
+        assert!(err.to_string().contains("store"), "{err}");
+    }
+    // marks above the limit are an overvote, recorded as the null vote (its short code, not a candidate's)
+    let mut over = marks.clone();
+    over.contests.get_mut("mayor").unwrap().votes = vec![1, 1, 0];
+    let overvoted = recorder
+        .record(&cast, &xi_cast, (&over, 1), &mut rng)
+        .unwrap();
+    let printed_mayor = cast.contests.iter().find(|c| c.index == 1).unwrap();
+    let chosen = &overvoted
+        .contests
+        .iter()
+        .find(|c| c.index == 1)
+        .unwrap()
+        .pre
+        .as_ref()
+        .unwrap()
+        .chosen;
+    assert_eq!(chosen[0].short_code, printed_mayor.short_codes[3]);
+    let recorded = recorder
+        .record(&cast, &xi_cast, (&marks, 1), &mut rng)
+        .unwrap();
+    let mayor = recorded.contests.iter().find(|c| c.index == 1).unwrap();
+    let pre = mayor.pre.as_ref().unwrap();
+    assert_eq!(pre.chosen.len(), 1);
+    assert_eq!(pre.hashes.len(), mayor.selections.len() + 1);
+    // the guardians do not open a cast pre-encrypted ballot's nonce
+    let err = nonce_share(&P256, &shares[0], &recorded).unwrap_err();
+    assert!(err.to_string().contains("not challenged"), "{err}");
+    // an uncast one is opened from the guardians' parts, its vectors labelled in printed order
+    let ballot = uncast.uncast();
+    let parts: Vec<_> = [&shares[0], &shares[1]]
+        .iter()
+        .map(|s| (s.i, nonce_share(&P256, s, &ballot).unwrap()))
+        .collect();
+    let opened = recorder.open(&ballot, &uncast.contests, &parts).unwrap();
+    let (_, vectors) = opened.contests.iter().find(|(c, _)| *c == 1).unwrap();
+    let labels: Vec<Option<&str>> = vectors.iter().map(|v| v.label.as_deref()).collect();
+    assert_eq!(labels.iter().filter(|l| l.is_none()).count(), 1);
+    assert_eq!(labels.len(), 4);
+    // a guardian's wrong part: the opening does not reproduce the printed ballot, and says so
+    let wrong = vec![parts[0], (3, parts[1].1)];
+    assert!(recorder.open(&ballot, &uncast.contests, &wrong).is_err());
+    // the ordinary opening refuses a pre-encrypted ballot
+    assert!(open_ballot(&P256, &keys.k, &manifest, &ballot, &parts).is_err());
 }

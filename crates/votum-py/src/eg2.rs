@@ -14,12 +14,13 @@ use crate::errors::NativeError;
 
 /// Runs a whole 2.x election on `group` ("p256" or "eg2-4096") and writes its record to `out`: egk-ec's record
 /// (`record` "egk-ec", spec/65.7–65.8) or ElectionGuard 2.1's own ("2.1", spec/66.7, with `simple_chaining`
-/// or none and, with `weighted`, voter i weighing 1 + i mod 3). `manifest` is an egk-ec manifest's bytes (the
+/// or none and, with `weighted`, voter i weighing 1 + i mod 3; `pre_encrypted` ballots printed in advance besides
+/// `ballots`, spec/66.10). `manifest` is an egk-ec manifest's bytes (the
 /// embedded one when None); `available` the x-coordinates of the guardians that decrypt (all when empty);
 /// every `challenge_every`-th ballot is challenged (none when 0). Returns {"cast", "challenged", "counts":
 /// {"contest/option": n}, "seconds": [(step, s)]}.
 #[pyfunction]
-#[pyo3(signature = (out, group, manifest, ballots, guardians, quorum, available, challenge_every, seed, device, record="egk-ec", simple_chaining=false, weighted=false))]
+#[pyo3(signature = (out, group, manifest, ballots, guardians, quorum, available, challenge_every, seed, device, record="egk-ec", simple_chaining=false, weighted=false, pre_encrypted=0))]
 #[allow(clippy::too_many_arguments)]
 pub fn eg2_election<'py>(
     py: Python<'py>,
@@ -36,6 +37,7 @@ pub fn eg2_election<'py>(
     record: &str,
     simple_chaining: bool,
     weighted: bool,
+    pre_encrypted: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let base = Options {
         guardians,
@@ -46,12 +48,19 @@ pub fn eg2_election<'py>(
         seed,
         device,
     };
+    if pre_encrypted > 0 && record != "2.1" {
+        return Err(NativeError::Input(
+            "pre-encrypted ballots are written in the 2.1 record only (spec/66.10)".into(),
+        )
+        .into());
+    }
     let options = match record {
         "egk-ec" => Form::EgkEc(base),
         "2.1" => Form::V21(votum_eg2::v21::election::Options {
             base,
             simple_chaining,
             weighted,
+            pre_encrypted,
         }),
         other => {
             return Err(NativeError::Input(format!(

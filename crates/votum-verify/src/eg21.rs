@@ -13,15 +13,20 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use sha2::Digest;
+use votum_eg2::manifest::ManifestContest;
 use votum_eg2::manifest::{read_manifest, Manifest};
 use votum_eg2::read::{read_bytes, read_json};
 use votum_eg2::v21::check::check_key;
+use votum_eg2::v21::check::pre_vector;
 use votum_eg2::v21::hashes::{
     base_hash, chain_hash, chaining_field, closing_field, confirmation_code, contest_hash,
     decryption_hash, device_hash, extended_base_hash, guardian_record_hash, identifier_hash,
-    parameter_hash, range_hash, NO_CHAINING, SIMPLE_CHAINING,
+    parameter_hash, pre_chain_hash, pre_closing_field, pre_confirmation_code, pre_contest_hash,
+    pre_device_hash, range_hash, selection_hash, ShortCode, NO_CHAINING, SIMPLE_CHAINING,
 };
-use votum_eg2::v21::record::{self, Ballot, Keys, Opened, State, TallyValue};
+use votum_eg2::v21::record::{
+    self, Ballot, Contest, Keys, Opened, OpenedPre, PreContest, State, TallyValue,
+};
 use votum_eg2::{group::parameter_inputs, Eg2Group};
 use votum_elgamal::Ciphertext;
 use votum_group::{ModpGroup, P256};
@@ -211,13 +216,31 @@ pub(crate) struct Checked {
     unread: Vec<(Check, String)>,
     /// objects examined by V-EG21-05…08
     selections: u64,
+    /// objects examined by V-EG21-15 (contests of a cast pre-encrypted ballot) and 17 (short codes)
+    pre_contests: u64,
+    short_codes: u64,
 }
 
+impl Checked {
+    fn stop(findings: Vec<(Check, String)>) -> Self {
+        Self {
+            findings,
+            unread: Vec::new(),
+            selections: 0,
+            pre_contests: 0,
+            short_codes: 0,
+        }
+    }
+}
+
+/// The manifest and its hash-trimming function Ω (spec/66.10), as the ballot checks read them.
+pub(crate) type Rules<'m> = (&'m Manifest, Option<ShortCode>);
+
 /// V-EG21-05 (5.B and the nonce's proof), 06 (6.A–6.D and the ballot's shape), 07 (7.A–7.D), 08 (8.A,
-/// 8.B) for one ballot.
+/// 8.B) for one ballot; for a pre-encrypted one 15, 16 (16.A–16.C) and 17 in place of 8.
 pub(crate) fn check_ballot<G: Eg2Group>(
     ctx: &Ctx<G>,
-    manifest: &Manifest,
+    (manifest, short): Rules<'_>,
     b: &Ballot<G>,
 ) -> Checked {
     let g = &ctx.group;
@@ -233,11 +256,7 @@ pub(crate) fn check_ballot<G: Eg2Group>(
             Check::Eg21v06,
             "an α, β or C_0 is not in the group (6.A)".into(),
         ));
-        return Checked {
-            findings: f,
-            unread: Vec::new(),
-            selections: 0,
-        };
+        return Checked::stop(f);
     }
     if !votum_eg2::v21::check::check_nonce_proof(g, &b.hi, &b.nonce) {
         f.push((
@@ -250,11 +269,7 @@ pub(crate) fn check_ballot<G: Eg2Group>(
             Check::Eg21v06,
             format!("style {:?} is not the manifest's", b.style),
         ));
-        return Checked {
-            findings: f,
-            unread: Vec::new(),
-            selections: 0,
-        };
+        return Checked::stop(f);
     };
     let want: Vec<u32> = style.iter().map(|(_, mc)| mc.sequence).collect();
     let got: Vec<u32> = b.contests.iter().map(|c| c.index).collect();
@@ -263,109 +278,211 @@ pub(crate) fn check_ballot<G: Eg2Group>(
             Check::Eg21v06,
             format!("contests {got:?}, the style has {want:?}"),
         ));
-        return Checked {
-            findings: f,
-            unread: Vec::new(),
-            selections: 0,
-        };
+        return Checked::stop(f);
     }
-    let mut selections = 0u64;
+    let uncast = b.pre_encrypted && b.state == State::Challenged;
+    let mut out = Checked::stop(Vec::new());
     let mut hashes = Vec::with_capacity(b.contests.len());
     for (c, (_, mc)) in b.contests.iter().zip(&style) {
-        let options: Vec<u32> = c.selections.iter().map(|s| s.option).collect();
-        if options != mc.sequences {
-            f.push((
-                Check::Eg21v06,
-                format!(
-                    "contest {}: options {options:?}, the manifest has {:?}",
-                    c.index, mc.sequences
-                ),
-            ));
-            continue;
-        }
-        for s in &c.selections {
-            selections += 1;
-            let r = ctx.check_range_with(&s.ct, &s.proof, mc.option_limit, |cm| {
-                range_hash(
-                    g,
-                    &b.hi,
-                    (c.index, Some(s.option)),
-                    &s.ct,
-                    cm.iter().map(|(a, bb)| (a, bb)),
-                )
-            });
-            if let Err(e) = r {
+        if uncast {
+            if !c.selections.is_empty() || !c.proof.is_empty() {
                 f.push((
                     Check::Eg21v06,
-                    format!("contest {} option {}: {e} (6.D)", c.index, s.option),
+                    format!(
+                        "contest {}: an uncast pre-encrypted ballot carries selections",
+                        c.index
+                    ),
                 ));
             }
+        } else if !check_selections(ctx, b, (c, mc), &mut f, &mut out.selections) {
+            continue;
         }
-        let sum = c
-            .selections
-            .iter()
-            .fold(Ciphertext::zero(g), |acc, s| acc.add(g, &s.ct));
-        let r = ctx.check_range_with(&sum, &c.proof, mc.limit, |cm| {
+        match &c.pre {
+            Some(pre) => {
+                let h = pre_contest_hash(&b.hi, c.index, &pre.hashes);
+                check_pre_contest(ctx, (b, c, mc), (pre, short, h), &mut f, &mut out);
+                hashes.push(h);
+            }
+            None => {
+                let cts: Vec<&Ciphertext<G>> = c.selections.iter().map(|s| &s.ct).collect();
+                let h = contest_hash(g, &b.hi, c.index, &cts);
+                if h != c.hash {
+                    f.push((
+                        Check::Eg21v08,
+                        format!("contest {}: χ does not recompute (8.A)", c.index),
+                    ));
+                }
+                hashes.push(h);
+            }
+        }
+    }
+    if b.pre_encrypted {
+        if pre_confirmation_code(&b.hi, &hashes, &b.chaining) != b.code {
+            f.push((Check::Eg21v16, "H_C does not recompute (16.C)".into()));
+        }
+    } else if confirmation_code(&b.hi, &hashes, &b.chaining) != b.code {
+        f.push((Check::Eg21v08, "H_C does not recompute (8.B)".into()));
+    }
+    out.findings = f;
+    out
+}
+
+/// V-EG21-06 and 07 for one contest's selections (6.B–6.D, 7.A–7.D); false if its options are not the
+/// manifest's, so that nothing further of it is read.
+fn check_selections<G: Eg2Group>(
+    ctx: &Ctx<G>,
+    b: &Ballot<G>,
+    (c, mc): (&Contest<G>, &ManifestContest),
+    f: &mut Vec<(Check, String)>,
+    selections: &mut u64,
+) -> bool {
+    let g = &ctx.group;
+    let options: Vec<u32> = c.selections.iter().map(|s| s.option).collect();
+    if options != mc.sequences {
+        f.push((
+            Check::Eg21v06,
+            format!(
+                "contest {}: options {options:?}, the manifest has {:?}",
+                c.index, mc.sequences
+            ),
+        ));
+        return false;
+    }
+    for s in &c.selections {
+        *selections += 1;
+        let r = ctx.check_range_with(&s.ct, &s.proof, mc.option_limit, |cm| {
             range_hash(
                 g,
                 &b.hi,
-                (c.index, None),
-                &sum,
+                (c.index, Some(s.option)),
+                &s.ct,
                 cm.iter().map(|(a, bb)| (a, bb)),
             )
         });
         if let Err(e) = r {
-            f.push((Check::Eg21v07, format!("contest {}: {e} (7.D)", c.index)));
-        }
-        let cts: Vec<&Ciphertext<G>> = c.selections.iter().map(|s| &s.ct).collect();
-        let h = contest_hash(g, &b.hi, c.index, &cts);
-        if h != c.hash {
             f.push((
-                Check::Eg21v08,
-                format!("contest {}: χ does not recompute (8.A)", c.index),
+                Check::Eg21v06,
+                format!("contest {} option {}: {e} (6.D)", c.index, s.option),
             ));
         }
-        hashes.push(h);
     }
-    if confirmation_code(&b.hi, &hashes, &b.chaining) != b.code {
-        f.push((Check::Eg21v08, "H_C does not recompute (8.B)".into()));
+    let sum = c
+        .selections
+        .iter()
+        .fold(Ciphertext::zero(g), |acc, s| acc.add(g, &s.ct));
+    let r = ctx.check_range_with(&sum, &c.proof, mc.limit, |cm| {
+        range_hash(
+            g,
+            &b.hi,
+            (c.index, None),
+            &sum,
+            cm.iter().map(|(a, bb)| (a, bb)),
+        )
+    });
+    if let Err(e) = r {
+        f.push((Check::Eg21v07, format!("contest {}: {e} (7.D)", c.index)));
     }
-    Checked {
-        findings: f,
-        unread: Vec::new(),
-        selections,
+    true
+}
+
+/// V-EG21-15 (15.A), 16 (16.A, 16.B) and 17 (17.A) for one contest of a pre-encrypted ballot: its m + L
+/// selection hashes strictly increasing and giving χ (`h`, recomputed); on a cast ballot, L chosen vectors
+/// of m encryptions whose ψ are among them, whose short codes are Ω(ψ), and whose product is the contest's
+/// selection vector.
+fn check_pre_contest<G: Eg2Group>(
+    ctx: &Ctx<G>,
+    (b, c, mc): (&Ballot<G>, &Contest<G>, &ManifestContest),
+    (pre, short, h): (&PreContest<G>, Option<ShortCode>, [u8; 32]),
+    f: &mut Vec<(Check, String)>,
+    out: &mut Checked,
+) {
+    let g = &ctx.group;
+    let m = mc.sequences.len();
+    let l = mc.limit as usize;
+    let at = |what: &str| format!("contest {}: {what}", c.index);
+    if pre.hashes.len() != m + l || pre.hashes.windows(2).any(|w| w[0] >= w[1]) {
+        f.push((
+            Check::Eg21v16,
+            at(&format!(
+                "{} selection hashes, not m + L = {} in increasing order (16.B)",
+                pre.hashes.len(),
+                m + l
+            )),
+        ));
+    }
+    if h != c.hash {
+        f.push((Check::Eg21v16, at("χ does not recompute (16.B)")));
+    }
+    if b.state == State::Challenged {
+        if !pre.chosen.is_empty() {
+            f.push((Check::Eg21v16, at("an uncast ballot lists chosen vectors")));
+        }
+        return;
+    }
+    out.pre_contests += 1;
+    if pre.chosen.len() != l || pre.chosen.iter().any(|ch| ch.vector.len() != m) {
+        f.push((
+            Check::Eg21v15,
+            at(&format!(
+                "not L = {l} chosen vectors of m = {m} encryptions (15.A)"
+            )),
+        ));
+        return;
+    }
+    let mut product = vec![Ciphertext::zero(g); m];
+    for ch in &pre.chosen {
+        out.short_codes += 1;
+        let psi = selection_hash(g, &b.hi, &ch.vector);
+        if pre.hashes.binary_search(&psi).is_err() {
+            f.push((
+                Check::Eg21v16,
+                at("a chosen vector's ψ is not among the ballot's selection hashes (16.A)"),
+            ));
+        }
+        match short {
+            Some(omega) if omega.code(&psi) == ch.short_code => {}
+            Some(_) => f.push((
+                Check::Eg21v17,
+                at(&format!(
+                    "short code {:?} is not Ω(ψ) (17.A)",
+                    ch.short_code
+                )),
+            )),
+            None => f.push((
+                Check::Eg21v17,
+                "the manifest names no short-code function (spec/66.10)".into(),
+            )),
+        }
+        for (acc, ct) in product.iter_mut().zip(&ch.vector) {
+            *acc = acc.add(g, ct);
+        }
+    }
+    let same = product
+        .iter()
+        .zip(&c.selections)
+        .all(|(p, s)| p.pad == s.ct.pad && p.data == s.ct.data);
+    if !same {
+        f.push((
+            Check::Eg21v15,
+            at("the selection vector is not the product of the chosen vectors (15.A)"),
+        ));
     }
 }
 
-/// What a ballot carries that votum's 2.1 reader does not check yet: contest data (V-EG21-12) and a
-/// pre-encrypted ballot (V-EG21-15…19). Each is an Error, so that a record cannot pass with data unchecked.
+/// What a ballot carries that votum's 2.1 reader does not check yet: contest data (V-EG21-12), an Error
+/// so that a record cannot pass with data unchecked.
 fn unread(v: &Value) -> Vec<(Check, String)> {
-    let mut out = Vec::new();
-    if v["pre_encrypted"].as_bool() == Some(true) {
-        let preencrypted = [
-            Check::Eg21v15,
-            Check::Eg21v16,
-            Check::Eg21v17,
-            Check::Eg21v18,
-            Check::Eg21v19,
-        ];
-        for check in preencrypted {
-            out.push((
-                check,
-                "a pre-encrypted ballot: not read yet (spec/66.8)".to_owned(),
-            ));
-        }
-    }
     let data = v["contests"]
         .as_array()
         .is_some_and(|cs| cs.iter().any(|c| !c["contest_data"].is_null()));
     if data {
-        out.push((
+        vec![(
             Check::Eg21v12,
             "contest data: not read yet (spec/66.5)".to_owned(),
-        ));
+        )]
+    } else {
+        Vec::new()
     }
-    out
 }
 
 /// A ballot line read and checked, or why it did not read.
@@ -374,6 +491,7 @@ type Read<G> = Result<(Ballot<G>, Checked), String>;
 /// What the record-wide checks keep of a ballot.
 pub(crate) struct Kept {
     device: String,
+    pre_encrypted: bool,
     code: [u8; 32],
     chaining: [u8; 36],
 }
@@ -385,7 +503,8 @@ fn digest<G: Eg2Group>(g: &G, ct: &Ciphertext<G>) -> [u8; 32] {
     h.finalize().into()
 }
 
-/// V-EG21-08 (8.C–8.G): each device's H_DI and chain, every ballot on exactly one device, in order.
+/// V-EG21-08 (8.C–8.G), and 16 (16.D–16.H) for a printer of pre-encrypted ballots: each device's H_DI and
+/// chain, every ballot on exactly one device of its kind, in order.
 pub(crate) fn check_devices(
     ledger: &mut Ledger,
     he: &[u8; 32],
@@ -395,19 +514,43 @@ pub(crate) fn check_devices(
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     for d in devices {
         let object = format!("device {}", d.name);
-        ledger.examined(Check::Eg21v08, 1);
-        let hdi = device_hash(he, &d.name);
+        let (check, step): (Check, fn(&[u8; 32], &[u8; 36]) -> [u8; 32]) = if d.pre_encrypted {
+            (Check::Eg21v16, pre_chain_hash)
+        } else {
+            (Check::Eg21v08, chain_hash)
+        };
+        let item = |normal: &'static str, printer: &'static str| {
+            if d.pre_encrypted {
+                printer
+            } else {
+                normal
+            }
+        };
+        ledger.examined(check, 1);
+        let hdi = if d.pre_encrypted {
+            pre_device_hash(he, &d.name)
+        } else {
+            device_hash(he, &d.name)
+        };
         if hdi != d.hdi {
-            ledger.fail(Check::Eg21v08, &object, "H_DI does not recompute (8.C)");
+            ledger.fail(
+                check,
+                &object,
+                format!("H_DI does not recompute ({})", item("8.C", "16.D")),
+            );
         }
         let first = chaining_field(d.mode, &hdi);
-        let mut last = chain_hash(he, &first);
+        let mut last = step(he, &first);
         if d.mode == SIMPLE_CHAINING && d.first != Some(last) {
-            ledger.fail(Check::Eg21v08, &object, "H_0 does not recompute (8.F)");
+            ledger.fail(
+                check,
+                &object,
+                format!("H_0 does not recompute ({})", item("8.F", "16.G")),
+            );
         }
         if d.mode != NO_CHAINING && d.mode != SIMPLE_CHAINING {
             ledger.fail(
-                Check::Eg21v08,
+                check,
                 &object,
                 format!("chaining mode {} is neither 0 nor 1", d.mode),
             );
@@ -415,18 +558,21 @@ pub(crate) fn check_devices(
         }
         for id in &d.ballots {
             let Some(b) = kept.get(id) else {
-                ledger.fail(
-                    Check::Eg21v08,
-                    &object,
-                    format!("ballot {id} is not in the record"),
-                );
+                ledger.fail(check, &object, format!("ballot {id} is not in the record"));
                 continue;
             };
             if !seen.insert(id) || b.device != d.name {
                 ledger.fail(
-                    Check::Eg21v08,
+                    check,
                     &object,
                     format!("ballot {id} is listed twice or made elsewhere"),
+                );
+            }
+            if b.pre_encrypted != d.pre_encrypted {
+                ledger.fail(
+                    check,
+                    &object,
+                    format!("ballot {id} is pre-encrypted and its device is not a printer, or the reverse"),
                 );
             }
             let want = if d.mode == SIMPLE_CHAINING {
@@ -436,35 +582,49 @@ pub(crate) fn check_devices(
             };
             if b.chaining != want {
                 ledger.fail(
-                    Check::Eg21v08,
+                    check,
                     &format!("ballot {id}"),
                     if d.mode == SIMPLE_CHAINING {
-                        "B_C is not 0x00000001 ‖ the previous code (8.E)"
+                        item(
+                            "B_C is not 0x00000001 ‖ the previous code (8.E)",
+                            "B_C is not 0x00000001 ‖ the previous code (16.F)",
+                        )
                     } else {
-                        "B_C is not 0x00000000 ‖ H_DI (8.D)"
+                        item(
+                            "B_C is not 0x00000000 ‖ H_DI (8.D)",
+                            "B_C is not 0x00000000 ‖ H_DI (16.E)",
+                        )
                     },
                 );
             }
             last = b.code;
         }
         if d.mode == SIMPLE_CHAINING {
-            let close = chain_hash(he, &closing_field(he, &last, &first));
-            if d.close != Some(close) {
+            let field = if d.pre_encrypted {
+                pre_closing_field(he, &last, &first)
+            } else {
+                closing_field(he, &last, &first)
+            };
+            if d.close != Some(step(he, &field)) {
                 ledger.fail(
-                    Check::Eg21v08,
+                    check,
                     &object,
-                    "the closing hash does not recompute (8.G)",
+                    format!(
+                        "the closing hash does not recompute ({})",
+                        item("8.G", "16.H")
+                    ),
                 );
             }
         }
     }
-    for id in kept.keys() {
+    for (id, b) in kept {
         if !seen.contains(id.as_str()) {
-            ledger.fail(
-                Check::Eg21v08,
-                &format!("ballot {id}"),
-                "no device lists it",
-            );
+            let check = if b.pre_encrypted {
+                Check::Eg21v16
+            } else {
+                Check::Eg21v08
+            };
+            ledger.fail(check, &format!("ballot {id}"), "no device lists it");
         }
     }
 }
@@ -500,6 +660,10 @@ fn walk_on<G: Eg2Group>(
         )
     })?;
     let manifest = read_manifest(&manifest_json).map_err(at(Check::Eg21v01, record::MANIFEST))?;
+    let short = ShortCode::of_manifest(&manifest_json).unwrap_or_else(|e| {
+        ledger.fail(Check::Eg21v17, record::MANIFEST, e);
+        None
+    });
     let keys_doc =
         read_json(&dir.join(record::GUARDIANS)).map_err(at(Check::Eg21v02, record::GUARDIANS))?;
     let keys = Keys::read(&group, &keys_doc).map_err(at(Check::Eg21v02, record::GUARDIANS))?;
@@ -522,6 +686,7 @@ fn walk_on<G: Eg2Group>(
     let mut line_no = 0usize;
     let mut cast = 0u64;
     let mut holding: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut pre_ballots = 0u64;
     loop {
         let mut batch = Vec::with_capacity(BATCH);
         for line in lines.by_ref().take(BATCH) {
@@ -538,7 +703,7 @@ fn walk_on<G: Eg2Group>(
                     let v: Value =
                         serde_json::from_str(&l).map_err(|e| format!("not JSON: {e}"))?;
                     let b = Ballot::read(&ctx.group, &v)?;
-                    let mut c = check_ballot(&ctx, &manifest, &b);
+                    let mut c = check_ballot(&ctx, (&manifest, short), &b);
                     c.unread = unread(&v);
                     Ok((b, c))
                 });
@@ -558,7 +723,14 @@ fn walk_on<G: Eg2Group>(
             ledger.examined(Check::Eg21v05, 1);
             ledger.examined(Check::Eg21v06, c.selections);
             ledger.examined(Check::Eg21v07, b.contests.len() as u64);
-            ledger.examined(Check::Eg21v08, 1);
+            if b.pre_encrypted {
+                pre_ballots += 1;
+                ledger.examined(Check::Eg21v15, c.pre_contests);
+                ledger.examined(Check::Eg21v16, 1);
+                ledger.examined(Check::Eg21v17, c.short_codes);
+            } else {
+                ledger.examined(Check::Eg21v08, 1);
+            }
             for (check, reason) in c.findings {
                 ledger.fail(check, &object, reason);
             }
@@ -625,6 +797,7 @@ fn walk_on<G: Eg2Group>(
                 b.id.clone(),
                 Kept {
                     device: b.device.clone(),
+                    pre_encrypted: b.pre_encrypted,
                     code: b.code,
                     chaining: b.chaining,
                 },
@@ -687,15 +860,12 @@ fn walk_on<G: Eg2Group>(
     out.values
         .insert("H_E".into(), json!(crate::report::hex(&keys.he)));
     out.values.insert("ballots".into(), json!(done));
-    check_challenged(ledger, &ctx, &manifest, dir, &challenged)?;
-    // V-EG21-15…19, the pre-encrypted ballots' checks: none in the record (`unread` fails one marked so)
-    for &check in &Check::EG21[14..] {
-        ledger.examined(check, 0);
-        ledger.warn(
-            check,
-            "record",
-            "no pre-encrypted ballots: votum's 2.1 record has none (spec/66.8)",
-        );
+    check_challenged(ledger, &ctx, (&manifest, short), dir, &challenged)?;
+    if pre_ballots == 0 {
+        for &check in &Check::EG21[14..] {
+            ledger.examined(check, 0);
+            ledger.warn(check, "record", "no pre-encrypted ballots in the record");
+        }
     }
     Ok(kept.len() as u64)
 }
@@ -842,7 +1012,7 @@ pub(crate) fn check_tally<G: Eg2Group>(
 pub(crate) fn check_challenged<G: Eg2Group>(
     ledger: &mut Ledger,
     ctx: &Ctx<G>,
-    manifest: &Manifest,
+    (manifest, short): Rules<'_>,
     dir: &Path,
     challenged: &BTreeMap<String, Ballot<G>>,
 ) -> Result<(), Stop> {
@@ -855,10 +1025,22 @@ pub(crate) fn check_challenged<G: Eg2Group>(
     ledger.examined(Check::Eg21v14, 0);
     for (no, line) in text.lines().enumerate() {
         let object = format!("{} line {}", record::CHALLENGED, no + 1);
-        let opened = match serde_json::from_str::<Value>(line)
-            .map_err(|e| e.to_string())
-            .and_then(|v| Opened::read(g, &v))
-        {
+        let value = serde_json::from_str::<Value>(line).map_err(|e| e.to_string());
+        if let Ok(v) = &value {
+            if v["pre_encrypted"] == Value::Bool(true) {
+                let read = OpenedPre::read(g, v);
+                check_uncast(
+                    ledger,
+                    ctx,
+                    (manifest, short),
+                    (&object, read),
+                    challenged,
+                    &mut opened_ids,
+                );
+                continue;
+            }
+        }
+        let opened = match value.and_then(|v| Opened::read(g, &v)) {
             Ok(o) => o,
             Err(e) => {
                 ledger.fail(Check::Eg21v13, &object, e);
@@ -868,11 +1050,11 @@ pub(crate) fn check_challenged<G: Eg2Group>(
         let object = format!("challenged ballot {}", opened.id);
         ledger.examined(Check::Eg21v13, 1);
         ledger.examined(Check::Eg21v14, 1);
-        let Some(b) = challenged.get(&opened.id) else {
+        let Some(b) = challenged.get(&opened.id).filter(|b| !b.pre_encrypted) else {
             ledger.fail(
                 Check::Eg21v13,
                 &object,
-                "no ballot of the record marked challenged has this id",
+                "no ballot of the record marked challenged (and not pre-encrypted) has this id",
             );
             continue;
         };
@@ -949,16 +1131,146 @@ pub(crate) fn check_challenged<G: Eg2Group>(
             );
         }
     }
-    for id in challenged.keys() {
+    for (id, b) in challenged {
         if !opened_ids.contains(id) {
-            ledger.fail(
-                Check::Eg21v13,
-                &format!("challenged ballot {id}"),
-                "not opened",
-            );
+            let check = if b.pre_encrypted {
+                Check::Eg21v18
+            } else {
+                Check::Eg21v13
+            };
+            ledger.fail(check, &format!("challenged ballot {id}"), "not opened");
         }
     }
     Ok(())
+}
+
+/// V-EG21-17 (17.A), 18 (18.1–18.4, 18.A) and 19 (19.A–19.D) for one uncast pre-encrypted ballot opened:
+/// every vector re-encrypted from its released nonces at its position, its ψ and short code, the ψ sorted
+/// against the ballot's, χ and H_C; the labels the manifest's options in order and then L nulls.
+fn check_uncast<G: Eg2Group>(
+    ledger: &mut Ledger,
+    ctx: &Ctx<G>,
+    (manifest, short): Rules<'_>,
+    (object, read): (&str, Result<OpenedPre<G>, String>),
+    challenged: &BTreeMap<String, Ballot<G>>,
+    opened_ids: &mut BTreeSet<String>,
+) {
+    let g = &ctx.group;
+    let opened = match read {
+        Ok(o) => o,
+        Err(e) => {
+            ledger.fail(Check::Eg21v18, object, e);
+            return;
+        }
+    };
+    let object = format!("uncast ballot {}", opened.id);
+    ledger.examined(Check::Eg21v18, 1);
+    ledger.examined(Check::Eg21v19, 1);
+    let Some(b) = challenged.get(&opened.id).filter(|b| b.pre_encrypted) else {
+        ledger.fail(
+            Check::Eg21v18,
+            &object,
+            "no pre-encrypted ballot of the record left uncast has this id",
+        );
+        return;
+    };
+    if !opened_ids.insert(opened.id.clone()) {
+        ledger.fail(Check::Eg21v18, &object, "opened twice");
+    }
+    let style = manifest.contests_for(&b.style).unwrap_or_default();
+    let got: Vec<u32> = opened.contests.iter().map(|(c, _)| *c).collect();
+    let want: Vec<u32> = style.iter().map(|(_, mc)| mc.sequence).collect();
+    if got != want {
+        ledger.fail(
+            Check::Eg21v19,
+            &object,
+            format!("contests {got:?}, the style has {want:?} (19.A, 19.B)"),
+        );
+        return;
+    }
+    let mut hashes = Vec::with_capacity(got.len());
+    for (((index, vectors), (_, mc)), enc) in opened.contests.iter().zip(&style).zip(&b.contests) {
+        let m = mc.sequences.len();
+        let labels: Vec<Option<&str>> = vectors.iter().map(|v| v.label.as_deref()).collect();
+        let want: Vec<Option<&str>> = mc
+            .options
+            .iter()
+            .map(|o| Some(o.as_str()))
+            .chain(std::iter::repeat_n(None, mc.limit as usize))
+            .collect();
+        if labels != want {
+            ledger.fail(
+                Check::Eg21v19,
+                &object,
+                format!(
+                    "contest {index}: labels {labels:?}, the manifest has {want:?} (19.C, 19.D)"
+                ),
+            );
+            return;
+        }
+        let mut psis = Vec::with_capacity(vectors.len());
+        let mut codes = BTreeSet::new();
+        for (at, v) in vectors.iter().enumerate() {
+            ledger.examined(Check::Eg21v17, 1);
+            if v.nonces.len() != m {
+                ledger.fail(
+                    Check::Eg21v18,
+                    &object,
+                    format!(
+                        "contest {index} vector {}: {} nonces, not m = {m}",
+                        at + 1,
+                        v.nonces.len()
+                    ),
+                );
+                return;
+            }
+            // (18.1)–(18.3)
+            let vector = pre_vector(g, &ctx.k_table, at + 1, &v.nonces);
+            let psi = selection_hash(g, &b.hi, &vector);
+            match short {
+                Some(omega) if omega.code(&psi) == v.short_code => {}
+                Some(_) => ledger.fail(
+                    Check::Eg21v17,
+                    &object,
+                    format!(
+                        "contest {index} vector {}: short code {:?} is not Ω(ψ) (17.A)",
+                        at + 1,
+                        v.short_code
+                    ),
+                ),
+                None => ledger.fail(
+                    Check::Eg21v17,
+                    &object,
+                    "the manifest names no short-code function (spec/66.10)",
+                ),
+            }
+            if !codes.insert(v.short_code.as_str()) {
+                ledger.fail(
+                    Check::Eg21v17,
+                    &object,
+                    format!("contest {index}: short code {:?} twice", v.short_code),
+                );
+            }
+            psis.push(psi);
+        }
+        psis.sort_unstable();
+        if enc.pre.as_ref().map(|p| &p.hashes) != Some(&psis) {
+            ledger.fail(
+                Check::Eg21v18,
+                &object,
+                format!("contest {index}: the re-encrypted vectors do not give the ballot's selection hashes (18.3)"),
+            );
+        }
+        // (18.4)
+        hashes.push(pre_contest_hash(&b.hi, *index, &psis));
+    }
+    if pre_confirmation_code(&b.hi, &hashes, &b.chaining) != b.code {
+        ledger.fail(
+            Check::Eg21v18,
+            &object,
+            "the re-encrypted ballot does not give its confirmation code (18.A)",
+        );
+    }
 }
 
 /// One document of a 2.1 record checked alone on P-256 (the fuzz entry, spec/66.3): byte `which` picks (mod
@@ -977,7 +1289,10 @@ pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
             };
             let ctx = Ctx::new(group, *votum_group::Group::generator(&group), [0u8; 32]);
             match Ballot::read(&group, &v) {
-                Ok(b) => check_ballot(&ctx, &manifest, &b).findings.len() + unread(&v).len(),
+                Ok(b) => {
+                    let short = ShortCode::of_manifest(&manifest_doc).ok().flatten();
+                    check_ballot(&ctx, (&manifest, short), &b).findings.len() + unread(&v).len()
+                }
                 Err(_) => 1,
             }
         }

@@ -147,6 +147,14 @@ def election(
     chaining: Annotated[
         bool, typer.Option(help="With --eg2-record 2.1: simple chaining of the confirmation codes.")
     ] = False,
+    pre_encrypted: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="With --eg2-record 2.1: ballots printed in advance besides --ballots (spec/66.10); the "
+            "--spoil-rate share of them left uncast and opened, the others marked and recorded.",
+        ),
+    ] = 0,
 ) -> None:
     """Ceremony, encryption, ballot box, tally, decryption with missing guardians, record, verification.
     With --scheduler, ballots are encrypted and checked on a Dask cluster (spec/98)."""
@@ -155,8 +163,10 @@ def election(
         fail(console, f"--spec {spec}: votum runs ElectionGuard 1.0 and 2.1")
     if guardian_processes and spec != "2.1":
         fail(console, "--guardian-processes runs the 2.1 election's guardians (`votum ceremony` runs 1.0's)")
-    if (eg2_record != "egk-ec" or chaining) and spec != "2.1":
-        fail(console, "--eg2-record and --chaining belong to --spec 2.1")
+    if (eg2_record != "egk-ec" or chaining or pre_encrypted) and spec != "2.1":
+        fail(console, "--eg2-record, --chaining and --pre-encrypted belong to --spec 2.1")
+    if pre_encrypted and eg2_record != "2.1":
+        fail(console, "--pre-encrypted writes the 2.1 record: add --eg2-record 2.1")
     if spec == "2.1":
         if scheduler is not None or record_format != "eg14":
             fail(console, "--spec 2.1 writes egk-ec's record on this machine: no --scheduler or --format")
@@ -173,6 +183,7 @@ def election(
             processes=guardian_processes,
             record=eg2_record,
             chaining=chaining,
+            pre_encrypted=pre_encrypted,
         )
         _election_2x(console, config_2x, json_out)
         return

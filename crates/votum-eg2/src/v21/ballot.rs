@@ -15,8 +15,9 @@ use crate::group::Eg2Group;
 use crate::manifest::{Manifest, ManifestContest};
 use crate::v21::hashes::{
     ballot_nonce_key, ballot_nonce_pad, ballot_nonce_proof_hash, chain_hash, chaining_field,
-    closing_field, confirmation_code, contest_hash, device_hash, identifier_hash, range_hash,
-    selection_nonce, NO_CHAINING, SIMPLE_CHAINING,
+    closing_field, confirmation_code, contest_hash, device_hash, identifier_hash, pre_chain_hash,
+    pre_closing_field, pre_confirmation_code, pre_device_hash, range_hash, selection_nonce,
+    NO_CHAINING, SIMPLE_CHAINING,
 };
 use crate::v21::record::{
     Ballot, Contest, Device as DeviceRecord, NonceCiphertext, Selection, State,
@@ -47,6 +48,39 @@ pub fn selection_nonce_scalar<G: Eg2Group>(
     s
 }
 
+/// ξ_B encrypted under K̂ (its table) with its proof of the encryption nonce (eqs. 34–38); shared by the
+/// device and the printer of pre-encrypted ballots.
+pub(crate) fn encrypt_nonce<G: Eg2Group, R: RngCore + CryptoRng>(
+    g: &G,
+    k_hat_table: &G::Table,
+    hi: &[u8; 32],
+    xb: &BallotNonce,
+    rng: &mut R,
+) -> NonceCiphertext<G> {
+    let mut xi_hat = g.random_scalar(rng);
+    let c0 = g.pow_generator(&xi_hat);
+    let beta = g.pow_table(k_hat_table, &xi_hat);
+    let mut key = ballot_nonce_key(g, hi, &c0, &beta);
+    let mut pad = ballot_nonce_pad(&key);
+    key.zeroize();
+    let mut c1 = [0u8; 32];
+    for (n, out) in c1.iter_mut().enumerate() {
+        *out = xb.0[n] ^ pad[n];
+    }
+    pad.zeroize();
+    let mut u = g.random_scalar(rng);
+    let a = g.pow_generator(&u);
+    let c = g.to_challenge(&ballot_nonce_proof_hash(g, hi, &a, &c0, &c1));
+    let v = g.scalar_sub(&u, &g.scalar_mul(&c, &xi_hat));
+    u.zeroize();
+    xi_hat.zeroize();
+    NonceCiphertext {
+        c0,
+        c1,
+        proof: Pair { c, v },
+    }
+}
+
 impl<'m, G: Eg2Group> Device<'m, G> {
     pub fn new(
         group: G,
@@ -65,38 +99,6 @@ impl<'m, G: Eg2Group> Device<'m, G> {
             he,
             manifest,
             name: name.to_owned(),
-        }
-    }
-
-    /// ξ_B encrypted under K̂ with its proof of the encryption nonce (eqs. 34–38).
-    fn encrypt_nonce<R: RngCore + CryptoRng>(
-        &self,
-        hi: &[u8; 32],
-        xb: &BallotNonce,
-        rng: &mut R,
-    ) -> NonceCiphertext<G> {
-        let g = &self.group;
-        let mut xi_hat = g.random_scalar(rng);
-        let c0 = g.pow_generator(&xi_hat);
-        let beta = g.pow_table(&self.k_hat_table, &xi_hat);
-        let mut key = ballot_nonce_key(g, hi, &c0, &beta);
-        let mut pad = ballot_nonce_pad(&key);
-        key.zeroize();
-        let mut c1 = [0u8; 32];
-        for (n, out) in c1.iter_mut().enumerate() {
-            *out = xb.0[n] ^ pad[n];
-        }
-        pad.zeroize();
-        let mut u = g.random_scalar(rng);
-        let a = g.pow_generator(&u);
-        let c = g.to_challenge(&ballot_nonce_proof_hash(g, hi, &a, &c0, &c1));
-        let v = g.scalar_sub(&u, &g.scalar_mul(&c, &xi_hat));
-        u.zeroize();
-        xi_hat.zeroize();
-        NonceCiphertext {
-            c0,
-            c1,
-            proof: Pair { c, v },
         }
     }
 
@@ -148,6 +150,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
             hash: contest_hash(g, hi, l, &cts),
             selections,
             proof,
+            pre: None,
         }
     }
 
@@ -179,7 +182,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
                 .map_err(|e| bad(format!("contest {id}: {e}")))?;
             encrypted.push(self.contest((&hi, &xb), mc, &votes, rng));
         }
-        let nonce = self.encrypt_nonce(&hi, &xb, rng);
+        let nonce = encrypt_nonce(&self.group, &self.k_hat_table, &hi, &xb, rng);
         Ok(Ballot {
             id: ballot.id.clone(),
             style: ballot.style.clone(),
@@ -192,6 +195,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
             code: [0u8; 32],
             state,
             weight,
+            pre_encrypted: false,
         })
     }
 }
@@ -199,6 +203,8 @@ impl<'m, G: Eg2Group> Device<'m, G> {
 /// A device's confirmation-code chain (§3.4.4): it sets each ballot's B_C and H_C in the order the device
 /// made them, and closes the chain at the end.
 pub struct Chain {
+    /// a printer of pre-encrypted ballots: eqs. 116–120's bytes in place of eqs. 71–78's
+    pre: bool,
     he: [u8; 32],
     name: String,
     mode: u32,
@@ -211,44 +217,89 @@ pub struct Chain {
 impl Chain {
     /// `simple`: simple chaining (mode 1); otherwise no chaining (mode 0).
     pub fn new(he: &[u8; 32], name: &str, simple: bool) -> Self {
-        let hdi = device_hash(he, name);
+        Self::with(false, he, name, simple)
+    }
+
+    /// The chain of a printer of pre-encrypted ballots (§4.1.4: H_DI with 0x43, H_0 and the closing hash
+    /// with 0x42 and 0x44, codes by eq. 116).
+    pub fn printer(he: &[u8; 32], name: &str, simple: bool) -> Self {
+        Self::with(true, he, name, simple)
+    }
+
+    fn with(pre: bool, he: &[u8; 32], name: &str, simple: bool) -> Self {
+        let hdi = if pre {
+            pre_device_hash(he, name)
+        } else {
+            device_hash(he, name)
+        };
         let mode = if simple { SIMPLE_CHAINING } else { NO_CHAINING };
         let first = chaining_field(mode, &hdi);
+        let last = if pre {
+            pre_chain_hash(he, &first)
+        } else {
+            chain_hash(he, &first)
+        };
         Self {
+            pre,
             he: *he,
             name: name.to_owned(),
             mode,
             hdi,
             first,
-            last: chain_hash(he, &first),
+            last,
             ballots: Vec::new(),
         }
     }
 
-    /// Sets the ballot's chaining field and confirmation code (eq. 71).
-    pub fn seal<G: Eg2Group>(&mut self, ballot: &mut Ballot<G>) {
-        ballot.chaining = if self.mode == SIMPLE_CHAINING {
+    /// The next ballot's chaining field B_C.
+    pub fn next_field(&self) -> [u8; 36] {
+        if self.mode == SIMPLE_CHAINING {
             chaining_field(SIMPLE_CHAINING, &self.last)
         } else {
             self.first
-        };
+        }
+    }
+
+    /// Sets the ballot's chaining field and confirmation code (eq. 71, or 116 on a printer).
+    pub fn seal<G: Eg2Group>(&mut self, ballot: &mut Ballot<G>) {
+        ballot.chaining = self.next_field();
         let hashes: Vec<[u8; 32]> = ballot.contests.iter().map(|c| c.hash).collect();
-        ballot.code = confirmation_code(&ballot.hi, &hashes, &ballot.chaining);
-        self.last = ballot.code;
-        self.ballots.push(ballot.id.clone());
+        ballot.code = if self.pre {
+            pre_confirmation_code(&ballot.hi, &hashes, &ballot.chaining)
+        } else {
+            confirmation_code(&ballot.hi, &hashes, &ballot.chaining)
+        };
+        self.push(&ballot.id, ballot.code);
+    }
+
+    /// Takes a ballot sealed elsewhere (its code computed from [`Chain::next_field`]) into the chain.
+    pub fn push(&mut self, id: &str, code: [u8; 32]) {
+        self.last = code;
+        self.ballots.push(id.to_owned());
     }
 
     /// The device as the record holds it; with simple chaining, H_0 and the closing hash (eqs. 74–78).
     pub fn close(self) -> DeviceRecord {
-        let (first, close) = if self.mode == SIMPLE_CHAINING {
-            let h0 = chain_hash(&self.he, &self.first);
-            let field = closing_field(&self.he, &self.last, &self.first);
-            (Some(h0), Some(chain_hash(&self.he, &field)))
-        } else {
-            (None, None)
+        let (first, close) = match (self.mode == SIMPLE_CHAINING, self.pre) {
+            (false, _) => (None, None),
+            (true, false) => {
+                let field = closing_field(&self.he, &self.last, &self.first);
+                (
+                    Some(chain_hash(&self.he, &self.first)),
+                    Some(chain_hash(&self.he, &field)),
+                )
+            }
+            (true, true) => {
+                let field = pre_closing_field(&self.he, &self.last, &self.first);
+                (
+                    Some(pre_chain_hash(&self.he, &self.first)),
+                    Some(pre_chain_hash(&self.he, &field)),
+                )
+            }
         };
         DeviceRecord {
             name: self.name,
+            pre_encrypted: self.pre,
             hdi: self.hdi,
             mode: self.mode,
             ballots: self.ballots,

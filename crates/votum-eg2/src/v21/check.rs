@@ -100,3 +100,29 @@ pub fn check_nonce_proof<G: Eg2Group>(group: &G, hi: &[u8; 32], n: &NonceCiphert
     );
     group.to_challenge(&ballot_nonce_proof_hash(group, hi, &a, &n.c0, &n.c1)) == n.proof.c
 }
+
+/// A pre-encryption vector from its nonces (eq. 112, Verification 18.1–18.2): at position `j` (1…m+L; above
+/// m a null vote) the k-th encryption is (g^ξ_k, K^(δ_jk + ξ_k)), K given by its table.
+pub fn pre_vector<G: Eg2Group>(
+    group: &G,
+    k_table: &G::Table,
+    j: usize,
+    nonces: &[G::Scalar],
+) -> Vec<votum_elgamal::Ciphertext<G>> {
+    let one = group.scalar_from_u64(1);
+    nonces
+        .iter()
+        .enumerate()
+        .map(|(at, xi)| {
+            let e = if at + 1 == j {
+                group.scalar_add(&one, xi)
+            } else {
+                xi.clone()
+            };
+            votum_elgamal::Ciphertext {
+                pad: group.pow_generator(xi),
+                data: group.pow_table(k_table, &e),
+            }
+        })
+        .collect()
+}

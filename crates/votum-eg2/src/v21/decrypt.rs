@@ -13,6 +13,7 @@ use votum_group::Secret;
 use zeroize::Zeroize;
 
 use crate::decrypt::lagrange;
+use crate::encrypt::BallotNonce;
 use crate::group::Eg2Group;
 use crate::manifest::Manifest;
 use crate::v21::ballot::selection_nonce_scalar;
@@ -380,15 +381,12 @@ pub fn nonce_share<G: Eg2Group>(
     Ok(group.pow_secret(&ballot.nonce.c0, &shares.z_hat))
 }
 
-/// ξ_B from the guardians' parts (eq. 108 and §3.6.7), then every encryption nonce and vote of the ballot:
-/// each ciphertext must be (g^ξ, K^(σ+ξ)) with σ ≤ R, else the device or a guardian lied.
-pub fn open_ballot<G: Eg2Group>(
+/// ξ_B from the guardians' parts m_i (eq. 108): β_B = Π m_i^w_i, then C₁ ⊕ k₁.
+pub(crate) fn recover_ballot_nonce<G: Eg2Group>(
     group: &G,
-    k: &G::Element,
-    manifest: &Manifest,
     ballot: &Ballot<G>,
     parts: &[(u32, G::Element)],
-) -> Result<Opened<G>, Eg2Error> {
+) -> Result<BallotNonce, Eg2Error> {
     let xs: Vec<u32> = parts.iter().map(|(i, _)| *i).collect();
     let weights: Vec<G::Scalar> = xs
         .iter()
@@ -401,11 +399,30 @@ pub fn open_ballot<G: Eg2Group>(
     let mut key = ballot_nonce_key(group, &ballot.hi, &ballot.nonce.c0, &beta);
     let mut pad = ballot_nonce_pad(&key);
     key.zeroize();
-    let mut xi_b = [0u8; 32];
-    for (n, out) in xi_b.iter_mut().enumerate() {
+    let mut xi_b = BallotNonce([0u8; 32]);
+    for (n, out) in xi_b.0.iter_mut().enumerate() {
         *out = ballot.nonce.c1[n] ^ pad[n];
     }
     pad.zeroize();
+    Ok(xi_b)
+}
+
+/// ξ_B from the guardians' parts (eq. 108 and §3.6.7), then every encryption nonce and vote of the ballot:
+/// each ciphertext must be (g^ξ, K^(σ+ξ)) with σ ≤ R, else the device or a guardian lied.
+pub fn open_ballot<G: Eg2Group>(
+    group: &G,
+    k: &G::Element,
+    manifest: &Manifest,
+    ballot: &Ballot<G>,
+    parts: &[(u32, G::Element)],
+) -> Result<Opened<G>, Eg2Error> {
+    if ballot.pre_encrypted {
+        return Err(Eg2Error::Ballot {
+            ballot: ballot.id.clone(),
+            reason: "a pre-encrypted ballot is opened by its recorder (spec/66.10)".into(),
+        });
+    }
+    let xi_b = recover_ballot_nonce(group, ballot, parts)?;
     let bad = |reason: String| Eg2Error::Ballot {
         ballot: ballot.id.clone(),
         reason,
@@ -420,9 +437,8 @@ pub fn open_ballot<G: Eg2Group>(
             .ok_or_else(|| bad(format!("contest {} is not the manifest's", c.index)))?;
         let mut opts = Vec::with_capacity(c.selections.len());
         for s in &c.selections {
-            let xi = selection_nonce_scalar(group, &ballot.hi, (c.index, s.option), &xi_b);
+            let xi = selection_nonce_scalar(group, &ballot.hi, (c.index, s.option), &xi_b.0);
             if group.pow_generator(&xi) != s.ct.pad {
-                xi_b.zeroize();
                 return Err(bad(format!(
                     "the decrypted ballot nonce does not give contest {} option {}'s α",
                     c.index, s.option
@@ -448,7 +464,7 @@ pub fn open_ballot<G: Eg2Group>(
         }
         contests.push((c.index, opts));
     }
-    xi_b.zeroize();
+    drop(xi_b);
     Ok(Opened {
         id: ballot.id.clone(),
         contests,

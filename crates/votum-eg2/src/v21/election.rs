@@ -19,9 +19,12 @@ use crate::group::{parameter_inputs, Eg2Group};
 use crate::manifest::{read_manifest, Manifest, ManifestContest};
 use crate::v21::ballot::{Chain, Device};
 use crate::v21::decrypt::{combine, nonce_share, open_ballot, Session, Target};
-use crate::v21::hashes::{base_hash, extended_base_hash, guardian_record_hash, parameter_hash};
+use crate::v21::hashes::{
+    base_hash, extended_base_hash, guardian_record_hash, parameter_hash, ShortCode,
+};
 use crate::v21::keys::{Guardian, KeyShares};
-use crate::v21::record::{self, Ballot, GuardianKey, Keys, Opened, State, TallyValue};
+use crate::v21::preencrypt::{seal, Printed, PrintedContest, Printer, Recorder};
+use crate::v21::record::{self, Ballot, GuardianKey, Keys, State, TallyValue};
 use crate::Eg2Error;
 
 /// How to run a 2.1 election: the 2.x options, simple chaining or none, and weighted voters.
@@ -32,6 +35,9 @@ pub struct Options {
     pub simple_chaining: bool,
     /// voter i weighs 1 + (i mod 3) (eq. 80); every weight is 1 otherwise
     pub weighted: bool,
+    /// ballots printed in advance (spec/66.10) besides `base.ballots`; every `challenge_every`-th is left
+    /// uncast, the others marked by a voter and recorded
+    pub pre_encrypted: usize,
 }
 
 fn io(path: &Path, e: std::io::Error) -> Eg2Error {
@@ -131,6 +137,114 @@ pub fn ceremony<G: Eg2Group>(
     Ok((keys, shares))
 }
 
+/// What the printer and the recorder made: the voters' marks (uncast ones none), the record's ballots, the
+/// paper of each uncast ballot (its short codes as printed) and the printer as a device.
+struct PreEncrypted<G: Eg2Group> {
+    plain: Vec<(PlainBallot, State, u32)>,
+    ballots: Vec<Ballot<G>>,
+    sheets: BTreeMap<String, Vec<PrintedContest>>,
+    printer: record::Device,
+}
+
+/// A voter's marks on a pre-encrypted ballot: one mark per option at most, so a vote above 1 is 1.
+fn marks(
+    manifest: &Manifest,
+    style: &str,
+    voters: &mut ChaCha20Rng,
+) -> BTreeMap<String, PlainContest> {
+    let mut contests = choose(manifest, style, voters);
+    for c in contests.values_mut() {
+        for v in &mut c.votes {
+            *v = (*v).min(1);
+        }
+    }
+    contests
+}
+
+/// Prints `options.pre_encrypted` ballots on every core, seals them in print order on the printer's chain,
+/// and records each as cast with a voter's marks or leaves it uncast (spec/66.10).
+fn pre_encrypted<G: Eg2Group>(
+    (group, keys, manifest, short): (&G, &Keys<G>, &Manifest, ShortCode),
+    options: &Options,
+    first: usize,
+    voters: &mut ChaCha20Rng,
+) -> Result<PreEncrypted<G>, Eg2Error> {
+    let o = &options.base;
+    let styles: Vec<&String> = manifest.styles.keys().collect();
+    let name = format!("{}-printer", o.device);
+    let printer = Printer::new(
+        group.clone(),
+        (&keys.k, &keys.k_hat),
+        keys.he,
+        (manifest, short),
+        &name,
+    );
+    let printed: Vec<(Printed<G>, crate::encrypt::BallotNonce)> = (0..options.pre_encrypted)
+        .into_par_iter()
+        .map(|i| {
+            let mut rng = ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
+            let style = styles[i % styles.len()];
+            printer.print(&format!("pre-{}", i + 1), style, &mut rng)
+        })
+        .collect::<Result<_, _>>()?;
+    let mut chain = Chain::printer(&keys.he, &name, options.simple_chaining);
+    let mut printed = printed;
+    for (p, _) in &mut printed {
+        seal(&mut chain, p);
+    }
+    // the voters mark the ballots they cast, in print order
+    let plain: Vec<(PlainBallot, State, u32)> = printed
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| {
+            let uncast = o.challenge_every > 0 && (i + 1) % o.challenge_every == 0;
+            let (state, contests) = if uncast {
+                (State::Challenged, BTreeMap::new())
+            } else {
+                (State::Cast, marks(manifest, &p.style, voters))
+            };
+            let weight = if options.weighted {
+                1 + ((first + i) % 3) as u32
+            } else {
+                1
+            };
+            (
+                PlainBallot {
+                    id: p.id.clone(),
+                    style: p.style.clone(),
+                    contests,
+                },
+                state,
+                weight,
+            )
+        })
+        .collect();
+    let recorder = Recorder::new(group.clone(), &keys.k, (manifest, short));
+    let ballots: Vec<Ballot<G>> = printed
+        .par_iter()
+        .zip(&plain)
+        .map(|((p, xi_b), (marked, state, weight))| {
+            if *state == State::Challenged {
+                return Ok(p.uncast());
+            }
+            let mut rng = ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
+            recorder.record(p, xi_b, (marked, *weight), &mut rng)
+        })
+        .collect::<Result<_, _>>()?;
+    let sheets = printed
+        .iter()
+        .zip(&plain)
+        .filter(|(_, (_, state, _))| *state == State::Challenged)
+        .map(|((p, _), _)| (p.id.clone(), p.contests.clone()))
+        .collect();
+    Ok(PreEncrypted {
+        plain,
+        ballots,
+        sheets,
+        printer: chain.close(),
+    })
+}
+
 /// Runs a 2.1 election on `group` and writes its record to `dir` (created; it must not hold a record).
 pub fn run<G: Eg2Group>(
     group: G,
@@ -147,10 +261,20 @@ pub fn run<G: Eg2Group>(
             dir.display()
         )));
     }
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-    let manifest_json: serde_json::Value =
+    let mut manifest_json: serde_json::Value =
         serde_json::from_slice(manifest_bytes).map_err(|e| Eg2Error::Manifest(e.to_string()))?;
     let manifest = read_manifest(&manifest_json).map_err(Eg2Error::Manifest)?;
+    // Ω for pre-encrypted ballots: the manifest's, or Ω₁ written into the manifest (spec/66.10)
+    let mut short = ShortCode::of_manifest(&manifest_json).map_err(Eg2Error::Manifest)?;
+    let mut manifest_bytes = manifest_bytes.to_vec();
+    if options.pre_encrypted > 0 && short.is_none() {
+        manifest_json["short_code"] = ShortCode::Hex2.name().into();
+        manifest_bytes = serde_json::to_vec_pretty(&manifest_json)
+            .map_err(|e| Eg2Error::Manifest(e.to_string()))?;
+        short = Some(ShortCode::Hex2);
+    }
+    let manifest_bytes = &manifest_bytes[..];
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let mut seconds = Vec::new();
     let mut clock = Instant::now();
     let mut lap = |name: &'static str, seconds: &mut Vec<(&'static str, f64)>| {
@@ -214,8 +338,25 @@ pub fn run<G: Eg2Group>(
     for b in &mut ballots {
         chain.seal(b);
     }
-    let devices = [chain.close()];
+    let mut devices = vec![chain.close()];
     lap("encryption", &mut seconds);
+
+    // the pre-encrypted ballots: printed, then recorded as cast or left uncast (spec/66.10)
+    let mut plain = plain;
+    let mut sheets: BTreeMap<String, Vec<PrintedContest>> = BTreeMap::new();
+    if let Some(short) = short.filter(|_| options.pre_encrypted > 0) {
+        let pre = pre_encrypted(
+            (&group, &keys, &manifest, short),
+            options,
+            plain.len(),
+            &mut voters,
+        )?;
+        plain.extend(pre.plain);
+        ballots.extend(pre.ballots);
+        sheets = pre.sheets;
+        devices.push(pre.printer);
+        lap("pre-encrypted ballots", &mut seconds);
+    }
 
     // the weighted tally (eq. 80) and the counts the plaintexts hold
     let mut sums: BTreeMap<(u32, u32), Ciphertext<G>> = BTreeMap::new();
@@ -339,7 +480,8 @@ pub fn run<G: Eg2Group>(
     lap("decryption", &mut seconds);
 
     // the challenged ballots, opened by their nonces
-    let mut opened: Vec<Opened<G>> = Vec::new();
+    let mut opened: Vec<serde_json::Value> = Vec::new();
+    let recorder = short.map(|s| Recorder::new(group.clone(), &keys.k, (&manifest, s)));
     for ((p, state, _), b) in plain.iter().zip(&ballots) {
         if *state != State::Challenged {
             continue;
@@ -348,6 +490,16 @@ pub fn run<G: Eg2Group>(
             .iter()
             .map(|s| Ok((s.i, nonce_share(&group, s, b)?)))
             .collect::<Result<Vec<_>, Eg2Error>>()?;
+        if b.pre_encrypted {
+            let (Some(recorder), Some(sheet)) = (&recorder, sheets.get(&b.id)) else {
+                return Err(Eg2Error::Ballot {
+                    ballot: b.id.clone(),
+                    reason: "an uncast pre-encrypted ballot with no paper".into(),
+                });
+            };
+            opened.push(recorder.open(b, sheet, &parts)?.to_json(&group));
+            continue;
+        }
         let open = open_ballot(&group, &keys.k, &manifest, b, &parts)?;
         for (mc, votes) in plain_votes(&manifest, p)? {
             let got: Vec<u32> = open
@@ -363,7 +515,7 @@ pub fn run<G: Eg2Group>(
                 });
             }
         }
-        opened.push(open);
+        opened.push(open.to_json(&group));
     }
     lap("challenged ballots", &mut seconds);
 
@@ -388,10 +540,7 @@ pub fn run<G: Eg2Group>(
             "values": tally.iter().map(|t| t.to_json(&group)).collect::<Vec<_>>(),
         }),
     )?;
-    write_lines(
-        &dir.join(record::CHALLENGED),
-        opened.iter().map(|o| o.to_json(&group)),
-    )?;
+    write_lines(&dir.join(record::CHALLENGED), opened.iter().cloned())?;
     lap("record", &mut seconds);
     let challenged = opened.len();
     Ok(Summary {

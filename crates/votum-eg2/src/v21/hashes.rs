@@ -308,3 +308,177 @@ pub fn decryption_hash<G: Eg2Group>(
     let h = Hash::new(he).byte(0x31).u32(contest).u32(option);
     els(group, ct(group, h, c), [a, b, m]).finish()
 }
+
+/// ψ = H(H_I; 0x40, α_1, β_1, …, α_m, β_m) (eqs. 113, 114): a pre-encryption vector's selection hash.
+pub fn selection_hash<'a, G: Eg2Group + 'a>(
+    group: &G,
+    hi: &[u8; 32],
+    vector: impl IntoIterator<Item = &'a Ciphertext<G>>,
+) -> [u8; 32] {
+    let mut h = Hash::new(hi).byte(0x40);
+    for c in vector {
+        h = ct(group, h, c);
+    }
+    h.finish()
+}
+
+/// χ_l = H(H_I; 0x41, ind_c, ψ_π(1), …, ψ_π(m+L)) (eq. 115); `sorted` in increasing order.
+pub fn pre_contest_hash(hi: &[u8; 32], contest: u32, sorted: &[[u8; 32]]) -> [u8; 32] {
+    let mut h = Hash::new(hi).byte(0x41).u32(contest);
+    for x in sorted {
+        h = h.bytes(x);
+    }
+    h.finish()
+}
+
+/// H_C = H(H_I; 0x42, χ_1, …, χ_mB, B_C) (eq. 116), a pre-encrypted ballot's confirmation code.
+pub fn pre_confirmation_code(
+    hi: &[u8; 32],
+    contest_hashes: &[[u8; 32]],
+    chaining: &[u8; 36],
+) -> [u8; 32] {
+    let mut h = Hash::new(hi).byte(0x42);
+    for x in contest_hashes {
+        h = h.bytes(x);
+    }
+    h.bytes(chaining).finish()
+}
+
+/// The printer's H_0 = H(H_E; 0x42, B_C,0) (eq. 117) and closing H = H(H_E; 0x42, B_C) (eq. 118).
+pub fn pre_chain_hash(he: &[u8; 32], field: &[u8; 36]) -> [u8; 32] {
+    Hash::new(he).byte(0x42).bytes(field).finish()
+}
+
+/// The printer's H_DI = H(H_E; 0x43, S_device) (eq. 119).
+pub fn pre_device_hash(he: &[u8; 32], device: &str) -> [u8; 32] {
+    Hash::new(he).byte(0x43).file(device.as_bytes()).finish()
+}
+
+/// The printer's closing field 0x00000001 ‖ H(H_E; 0x44, H_ℓ, B_C,0) (eq. 120; without the table's
+/// "LOCK" bytes, spec/66.2).
+pub fn pre_closing_field(he: &[u8; 32], last: &[u8; 32], first: &[u8; 36]) -> [u8; 36] {
+    let inner = Hash::new(he).byte(0x44).bytes(last).bytes(first).finish();
+    chaining_field(SIMPLE_CHAINING, &inner)
+}
+
+/// ξ_i,j,k = H_q(H_I; 0x45, i, j, k, ξ_B) (eq. 121), as the hash (secret: the caller wipes it); i the
+/// contest's index, j the vector's position 1…m+L, k the encryption's 1…m (spec/66.10).
+pub fn pre_nonce(hi: &[u8; 32], (i, j, k): (u32, u32, u32), xi_b: &[u8; 32]) -> [u8; 32] {
+    Hash::new(hi)
+        .byte(0x45)
+        .u32(i)
+        .u32(j)
+        .u32(k)
+        .bytes(xi_b)
+        .finish()
+}
+
+/// The hash-trimming function Ω a manifest names (§4.6, spec/66.10): a selection hash's short code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShortCode {
+    /// Ω₁: the last byte as two hex digits
+    Hex2,
+    /// Ω₂: the last two bytes as four hex digits
+    Hex4,
+    /// Ω₃: the last byte as a letter and a digit, A0…Z5
+    LetterDigit,
+    /// Ω₄: the last byte as a digit and a letter, 0A…9V
+    DigitLetter,
+    /// Ω₅: the last byte as a number 0…255
+    Number0,
+    /// Ω₆: 1…256
+    Number1,
+    /// Ω₇: 100…355
+    Number100,
+    /// Ω₈: 101…356
+    Number101,
+}
+
+impl ShortCode {
+    pub const ALL: [ShortCode; 8] = [
+        ShortCode::Hex2,
+        ShortCode::Hex4,
+        ShortCode::LetterDigit,
+        ShortCode::DigitLetter,
+        ShortCode::Number0,
+        ShortCode::Number1,
+        ShortCode::Number100,
+        ShortCode::Number101,
+    ];
+
+    /// The manifest's name of the function.
+    pub fn name(self) -> &'static str {
+        match self {
+            ShortCode::Hex2 => "hex2",
+            ShortCode::Hex4 => "hex4",
+            ShortCode::LetterDigit => "letter_digit",
+            ShortCode::DigitLetter => "digit_letter",
+            ShortCode::Number0 => "number0",
+            ShortCode::Number1 => "number1",
+            ShortCode::Number100 => "number100",
+            ShortCode::Number101 => "number101",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// The function a manifest names in its `short_code` field, if any (an unknown name is an error).
+    pub fn of_manifest(manifest: &serde_json::Value) -> Result<Option<Self>, String> {
+        match &manifest["short_code"] {
+            serde_json::Value::Null => Ok(None),
+            serde_json::Value::String(s) => Self::from_name(s)
+                .map(Some)
+                .ok_or_else(|| format!("the manifest's short_code {s:?} is none of §4.6's eight")),
+            _ => Err("the manifest's short_code is not a string".into()),
+        }
+    }
+
+    /// Ω(ψ).
+    pub fn code(self, psi: &[u8; 32]) -> String {
+        let last = psi[31];
+        let letter = |n: u8| char::from(b'A' + n);
+        let digit = |n: u8| char::from(b'0' + n);
+        match self {
+            ShortCode::Hex2 => format!("{last:02X}"),
+            ShortCode::Hex4 => format!("{:02X}{last:02X}", psi[30]),
+            ShortCode::LetterDigit => format!("{}{}", letter(last / 10), digit(last % 10)),
+            ShortCode::DigitLetter => format!("{}{}", digit(last / 26), letter(last % 26)),
+            ShortCode::Number0 => last.to_string(),
+            ShortCode::Number1 => (u16::from(last) + 1).to_string(),
+            ShortCode::Number100 => (u16::from(last) + 100).to_string(),
+            ShortCode::Number101 => (u16::from(last) + 101).to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ShortCode;
+
+    #[test]
+    fn short_codes_are_the_specifications_ranges() {
+        let at = |b: u8| {
+            let mut x = [0u8; 32];
+            x[31] = b;
+            x[30] = 0xAB;
+            x
+        };
+        assert_eq!(ShortCode::Hex2.code(&at(0x0F)), "0F");
+        assert_eq!(ShortCode::Hex4.code(&at(0x0F)), "AB0F");
+        assert_eq!(ShortCode::LetterDigit.code(&at(0)), "A0");
+        assert_eq!(ShortCode::LetterDigit.code(&at(19)), "B9");
+        assert_eq!(ShortCode::LetterDigit.code(&at(255)), "Z5");
+        assert_eq!(ShortCode::DigitLetter.code(&at(0)), "0A");
+        assert_eq!(ShortCode::DigitLetter.code(&at(27)), "1B");
+        assert_eq!(ShortCode::DigitLetter.code(&at(255)), "9V");
+        assert_eq!(ShortCode::Number0.code(&at(255)), "255");
+        assert_eq!(ShortCode::Number1.code(&at(255)), "256");
+        assert_eq!(ShortCode::Number100.code(&at(0)), "100");
+        assert_eq!(ShortCode::Number101.code(&at(255)), "356");
+        for s in ShortCode::ALL {
+            assert_eq!(ShortCode::from_name(s.name()), Some(s));
+        }
+    }
+}

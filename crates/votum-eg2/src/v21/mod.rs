@@ -17,3 +17,5 @@ pub mod decrypt;
 pub mod election;
 #[cfg(feature = "prove")]
 pub mod keys;
+#[cfg(feature = "prove")]
+pub mod preencrypt;

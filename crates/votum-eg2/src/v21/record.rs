@@ -185,7 +185,23 @@ pub struct Contest<G: Eg2Group> {
     pub selections: Vec<Selection<G>>,
     /// the selection-limit proof of the selections' product (eq. 62)
     pub proof: Vec<Pair<G>>,
+    /// χ: eq. 70, or eq. 115 on a pre-encrypted ballot
     pub hash: [u8; 32],
+    /// what a pre-encrypted ballot adds (spec/66.10)
+    pub pre: Option<PreContest<G>>,
+}
+
+/// A pre-encryption vector a voter chose, with the short code printed beside it (§4.4).
+pub struct Chosen<G: Eg2Group> {
+    pub short_code: String,
+    pub vector: Vec<Ciphertext<G>>,
+}
+
+/// A pre-encrypted ballot's contest (§4.4): its m + L selection hashes in increasing order and, when cast,
+/// the L chosen vectors whose product is the contest's selection vector.
+pub struct PreContest<G: Eg2Group> {
+    pub hashes: Vec<[u8; 32]>,
+    pub chosen: Vec<Chosen<G>>,
 }
 
 /// Whether the ballot was cast or challenged (§3.7), written `cast` or `challenged`.
@@ -213,6 +229,8 @@ pub struct Ballot<G: Eg2Group> {
     pub state: State,
     /// W (eq. 80): 1 unless the election weighs its voters
     pub weight: u32,
+    /// printed in advance (§4); its contests carry `pre`
+    pub pre_encrypted: bool,
 }
 
 fn pairs_json<G: Eg2Group>(group: &G, proof: &[Pair<G>]) -> Value {
@@ -251,7 +269,34 @@ pub fn read_ct<G: Eg2Group>(group: &G, v: &Value) -> Result<Ciphertext<G>, Strin
 
 impl<G: Eg2Group> Ballot<G> {
     pub fn to_json(&self, group: &G) -> Value {
-        json!({
+        let contest = |c: &Contest<G>| {
+            let mut v = json!({
+                "index": c.index,
+                "selections": c.selections.iter().map(|s| json!({
+                    "option": s.option,
+                    "alpha": el(group, &s.ct.pad),
+                    "beta": el(group, &s.ct.data),
+                    "proof": pairs_json(group, &s.proof),
+                })).collect::<Vec<_>>(),
+                "proof": pairs_json(group, &c.proof),
+                "hash": hex(&c.hash),
+            });
+            if let Some(pre) = &c.pre {
+                v["selection_hashes"] = pre.hashes.iter().map(|h| hex(h)).collect();
+                v["chosen"] = pre
+                    .chosen
+                    .iter()
+                    .map(|ch| {
+                        json!({
+                            "short_code": ch.short_code,
+                            "vector": ch.vector.iter().map(|c| ct_json(group, c)).collect::<Vec<_>>(),
+                        })
+                    })
+                    .collect();
+            }
+            v
+        };
+        let mut v = json!({
             "id": self.id,
             "style": self.style,
             "device": self.device,
@@ -265,20 +310,14 @@ impl<G: Eg2Group> Ballot<G> {
                 "c": sc(group, &self.nonce.proof.c),
                 "v": sc(group, &self.nonce.proof.v),
             },
-            "contests": self.contests.iter().map(|c| json!({
-                "index": c.index,
-                "selections": c.selections.iter().map(|s| json!({
-                    "option": s.option,
-                    "alpha": el(group, &s.ct.pad),
-                    "beta": el(group, &s.ct.data),
-                    "proof": pairs_json(group, &s.proof),
-                })).collect::<Vec<_>>(),
-                "proof": pairs_json(group, &c.proof),
-                "hash": hex(&c.hash),
-            })).collect::<Vec<_>>(),
+            "contests": self.contests.iter().map(contest).collect::<Vec<_>>(),
             "B_C": hex(&self.chaining),
             "H_C": hex(&self.code),
-        })
+        });
+        if self.pre_encrypted {
+            v["pre_encrypted"] = true.into();
+        }
+        v
     }
 
     /// Reads a ballot; its elements' subgroup membership is the verifier's to test.
@@ -289,10 +328,20 @@ impl<G: Eg2Group> Ballot<G> {
             other => return Err(format!("state {other:?} is neither cast nor challenged")),
         };
         let nonce = &v["nonce"];
+        let pre_encrypted = match &v["pre_encrypted"] {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            _ => return Err("`pre_encrypted` is not true or false".into()),
+        };
         let contests = items(v, "contests")?
             .iter()
             .map(|c| {
                 Ok(Contest {
+                    pre: if pre_encrypted {
+                        Some(read_pre(group, c)?)
+                    } else {
+                        None
+                    },
                     index: count(c, "index")?,
                     selections: items(c, "selections")?
                         .iter()
@@ -325,6 +374,7 @@ impl<G: Eg2Group> Ballot<G> {
             code: fixed(v, "H_C")?,
             state,
             weight: count(v, "weight")?,
+            pre_encrypted,
         })
     }
 
@@ -336,15 +386,52 @@ impl<G: Eg2Group> Ballot<G> {
                 out.push(&s.ct.pad);
                 out.push(&s.ct.data);
             }
+            for ch in c.pre.iter().flat_map(|p| &p.chosen) {
+                for ct in &ch.vector {
+                    out.push(&ct.pad);
+                    out.push(&ct.data);
+                }
+            }
         }
         out
     }
+}
+
+fn hashes_of(v: &Value, field: &str) -> Result<Vec<[u8; 32]>, String> {
+    items(v, field)?
+        .iter()
+        .map(|h| fixed(&json!({ "h": h }), "h"))
+        .collect()
+}
+
+fn read_pre<G: Eg2Group>(group: &G, c: &Value) -> Result<PreContest<G>, String> {
+    let chosen = match &c["chosen"] {
+        Value::Null => Vec::new(),
+        _ => items(c, "chosen")?
+            .iter()
+            .map(|ch| {
+                Ok(Chosen {
+                    short_code: text(ch, "short_code")?.to_owned(),
+                    vector: items(ch, "vector")?
+                        .iter()
+                        .map(|x| read_ct(group, x))
+                        .collect::<Result<_, String>>()?,
+                })
+            })
+            .collect::<Result<_, String>>()?,
+    };
+    Ok(PreContest {
+        hashes: hashes_of(c, "selection_hashes")?,
+        chosen,
+    })
 }
 
 /// A voting device as the record holds it (§3.4.3–3.4.4): S_device, H_DI, its chaining mode, its ballots
 /// in the order it made them, and with simple chaining H_0 and the closing hash.
 pub struct Device {
     pub name: String,
+    /// a printer of pre-encrypted ballots (§4.1.4: its hashes use 0x42–0x44)
+    pub pre_encrypted: bool,
     pub hdi: [u8; 32],
     pub mode: u32,
     pub ballots: Vec<String>,
@@ -364,6 +451,9 @@ impl Device {
             v["H_0"] = hex(&h0).into();
             v["H"] = hex(&close).into();
         }
+        if self.pre_encrypted {
+            v["pre_encrypted"] = true.into();
+        }
         v
     }
 
@@ -377,6 +467,11 @@ impl Device {
         };
         Ok(Self {
             name: text(v, "device")?.to_owned(),
+            pre_encrypted: match &v["pre_encrypted"] {
+                Value::Null => false,
+                Value::Bool(b) => *b,
+                _ => return Err("`pre_encrypted` is not true or false".into()),
+            },
             hdi: fixed(v, "H_DI")?,
             mode: count(v, "mode")?,
             ballots: items(v, "ballots")?
@@ -468,6 +563,69 @@ impl<G: Eg2Group> Opened<G> {
                                     scalar(group, s, "nonce")?,
                                 ))
                             })
+                            .collect::<Result<_, String>>()?,
+                    ))
+                })
+                .collect::<Result<_, String>>()?,
+        })
+    }
+}
+
+/// One vector of an uncast pre-encrypted ballot as opened (§4.3): the option's label (None for a null
+/// vote), the short code printed beside it, and the nonces ξ_i,j,1 … ξ_i,j,m of its m encryptions.
+pub struct OpenedVector<G: Eg2Group> {
+    pub label: Option<String>,
+    pub short_code: String,
+    pub nonces: Vec<G::Scalar>,
+}
+
+/// An uncast pre-encrypted ballot opened (spec/66.10): per contest, its m + L vectors in printed order.
+pub struct OpenedPre<G: Eg2Group> {
+    pub id: String,
+    pub contests: Vec<(u32, Vec<OpenedVector<G>>)>,
+}
+
+impl<G: Eg2Group> OpenedPre<G> {
+    pub fn to_json(&self, group: &G) -> Value {
+        json!({
+            "id": self.id,
+            "pre_encrypted": true,
+            "contests": self.contests.iter().map(|(c, vectors)| json!({
+                "index": c,
+                "vectors": vectors.iter().map(|v| json!({
+                    "label": v.label,
+                    "short_code": v.short_code,
+                    "nonces": v.nonces.iter().map(|x| sc(group, x)).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    pub fn read(group: &G, v: &Value) -> Result<Self, String> {
+        let vector = |x: &Value| -> Result<OpenedVector<G>, String> {
+            Ok(OpenedVector {
+                label: match &x["label"] {
+                    Value::Null => None,
+                    Value::String(s) => Some(s.clone()),
+                    _ => return Err("`label` is neither a string nor null".into()),
+                },
+                short_code: text(x, "short_code")?.to_owned(),
+                nonces: items(x, "nonces")?
+                    .iter()
+                    .map(|n| scalar(group, &json!({ "n": n }), "n"))
+                    .collect::<Result<_, _>>()?,
+            })
+        };
+        Ok(Self {
+            id: text(v, "id")?.to_owned(),
+            contests: items(v, "contests")?
+                .iter()
+                .map(|c| {
+                    Ok((
+                        count(c, "index")?,
+                        items(c, "vectors")?
+                            .iter()
+                            .map(vector)
                             .collect::<Result<_, String>>()?,
                     ))
                 })
