@@ -584,6 +584,7 @@ def eg2_election(
     record: str = "egk-ec",
     simple_chaining: bool = False,
     weighted: bool = False,
+    pre_encrypted: int = 0,
 ) -> dict[str, Any]: ...
 def chvote_simulate(
     level: int,

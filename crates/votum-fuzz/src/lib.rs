@@ -739,9 +739,9 @@ pub fn eg2_record(data: &[u8]) {
     let _ = votum_verify::eg2::check_document(MANIFEST, which, rest);
 }
 
-/// A document of an ElectionGuard 2.1 record as votum writes it (spec/66.3): byte 0 picks (mod 4) a ballot
-/// line, the guardians' document, a tally value or an opened challenged ballot, read and checked alone on
-/// P-256 against the embedded manifest.
+/// A document of an ElectionGuard 2.1 record as votum writes it (spec/66.3): byte 0 picks (mod 5) a ballot
+/// line (ordinary or pre-encrypted), the guardians' document, a tally value, an opened challenged ballot or
+/// an opened uncast pre-encrypted ballot, read and checked alone on P-256 against the embedded manifest.
 pub fn eg21_record(data: &[u8]) {
     const MANIFEST: &[u8] = include_bytes!("../../votum-eg2/src/default_manifest.json");
     let Some((&which, rest)) = data.split_first() else {

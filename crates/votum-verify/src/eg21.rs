@@ -503,6 +503,9 @@ fn digest<G: Eg2Group>(g: &G, ct: &Ciphertext<G>) -> [u8; 32] {
     h.finalize().into()
 }
 
+/// H_0 and the closing hash from a chaining field: eqs. 74, 77, or a printer's 117, 118.
+type ChainStep = fn(&[u8; 32], &[u8; 36]) -> [u8; 32];
+
 /// V-EG21-08 (8.C–8.G), and 16 (16.D–16.H) for a printer of pre-encrypted ballots: each device's H_DI and
 /// chain, every ballot on exactly one device of its kind, in order.
 pub(crate) fn check_devices(
@@ -514,7 +517,7 @@ pub(crate) fn check_devices(
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     for d in devices {
         let object = format!("device {}", d.name);
-        let (check, step): (Check, fn(&[u8; 32], &[u8; 36]) -> [u8; 32]) = if d.pre_encrypted {
+        let (check, step): (Check, ChainStep) = if d.pre_encrypted {
             (Check::Eg21v16, pre_chain_hash)
         } else {
             (Check::Eg21v08, chain_hash)
@@ -1274,14 +1277,15 @@ fn check_uncast<G: Eg2Group>(
 }
 
 /// One document of a 2.1 record checked alone on P-256 (the fuzz entry, spec/66.3): byte `which` picks (mod
-/// 4) a ballot line (read, then V-EG21-05…08 against `manifest_bytes` and a key of g), the guardians'
-/// document (read, then V-EG21-02…04), a tally value, or an opened challenged ballot. Returns the findings.
+/// 5) a ballot line (read, then V-EG21-05…08 or 15…17 against `manifest_bytes` and a key of g), the
+/// guardians' document (read, then V-EG21-02…04), a tally value, an opened challenged ballot, or an opened
+/// uncast pre-encrypted ballot. Returns the findings.
 pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
     let Ok(v) = serde_json::from_slice::<Value>(doc) else {
         return 1;
     };
     let group = P256;
-    match which % 4 {
+    match which % 5 {
         0 => {
             let manifest_doc: Value = serde_json::from_slice(manifest_bytes).unwrap_or_default();
             let Ok(manifest) = read_manifest(&manifest_doc) else {
@@ -1308,6 +1312,7 @@ pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
             Err(_) => 1,
         },
         2 => usize::from(TallyValue::read(&group, &v).is_err()),
-        _ => usize::from(Opened::read(&group, &v).is_err()),
+        3 => usize::from(Opened::read(&group, &v).is_err()),
+        _ => usize::from(OpenedPre::read(&group, &v).is_err()),
     }
 }
