@@ -185,8 +185,12 @@ def test_a_2_1_election_with_chained_codes_verifies_and_prints_its_counts(tmp_pa
     # guardians as processes write egk-ec's record only
     refused = CliRunner().invoke(app, [*args, "--guardian-processes", "--out", str(tmp_path / "p")])
     assert refused.exit_code == 2 and "egk-ec's record only" in refused.output
-    # pre-encrypted ballots are 2.1's
+    # pre-encrypted ballots and the reduced group are 2.1's
     refused = CliRunner().invoke(
         app, ["election", "--spec", "2.1", "--pre-encrypted", "2", "--out", str(tmp_path / "q")]
     )
     assert refused.exit_code != 0 and "--eg2-record 2.1" in refused.output
+    refused = CliRunner().invoke(
+        app, ["election", "--spec", "2.1", "--group", "eg2-3072", "--out", str(tmp_path / "r")]
+    )
+    assert refused.exit_code != 0 and "2.1 record only" in refused.output

@@ -16,7 +16,7 @@ from votum.steps import Step, total_seconds
 from votum.verifier import VerificationReport, verify
 
 #: the groups a 2.x election runs on (spec/65.1)
-GROUPS = ("p256", "eg2-4096")
+GROUPS = ("p256", "eg2-4096", "eg2-3072")
 #: the records a 2.x election writes: egk-ec's form (spec/65.3) or 2.1 itself (spec/66.3)
 RECORDS = ("egk-ec", "2.1")
 
@@ -76,6 +76,14 @@ def _check(config: Eg2Config) -> None:
         )
     if config.record not in RECORDS:
         raise InvalidInput(f"record {config.record!r}: a 2.x election writes {' or '.join(RECORDS)}")
+    if config.group == "eg2-3072" and config.record != "2.1":
+        raise InvalidInput(
+            "eg2-3072, 2.1's reduced parameters, is written in the 2.1 record only (spec/66.1)"
+        )
+    if config.pre_encrypted and config.record != "2.1":
+        raise InvalidInput("pre-encrypted ballots are written in the 2.1 record only (spec/66.10)")
+    if config.pre_encrypted < 0:
+        raise InvalidInput("a count of pre-encrypted ballots is not negative")
     if config.processes and config.record != "egk-ec":
         raise InvalidInput("guardians as processes write egk-ec's record only (spec/66.8)")
     if not 0.0 <= config.challenge_rate < 1.0:

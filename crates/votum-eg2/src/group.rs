@@ -70,7 +70,12 @@ impl Eg2Group for ModpGroup {
     fn constants(&self) -> (&'static str, &'static str, Vec<(&'static str, String)>) {
         let hex = |x: &votum_arith::Integer| x.to_string_radix(16);
         (
-            "Integer4096",
+            // 2.1's reduced parameters (spec/66.1) are written by the 2.1 record only
+            if self.p().significant_bits() == 3072 {
+                "Integer3072"
+            } else {
+                "Integer4096"
+            },
             "IntegerGroup",
             vec![
                 ("largePrime", hex(self.p())),

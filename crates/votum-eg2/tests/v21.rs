@@ -155,6 +155,37 @@ fn a_2_1_election_verifies_with_every_check_on_both_groups() {
 }
 
 #[test]
+fn a_2_1_election_on_the_reduced_3072_bit_group_verifies() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("eg21-3072");
+    let mut o = options(true, false, 2);
+    o.base.ballots = 4;
+    o.base.challenge_every = 2;
+    let summary = run(ModpGroup::eg2_3072(), &dir, DEFAULT_MANIFEST.as_bytes(), &o).unwrap();
+    // every second ballot of the device and of the printer challenged or left uncast
+    assert_eq!((summary.cast, summary.challenged), (3, 3));
+    let report = verify(&dir);
+    assert!(report.passed(), "{:?}", report.not_passed());
+    let parameters: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("parameters.json")).unwrap()).unwrap();
+    assert_eq!(parameters["group"], "Integer3072");
+    // elements are 384 bytes wide: 768 hex digits
+    let guardians: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("guardians.json")).unwrap()).unwrap();
+    assert_eq!(guardians["K"].as_str().unwrap().len(), 768);
+    // the same record said to be on the standard group: its constants and H_P are not that group's
+    edit_json(&dir.join("parameters.json"), |v| {
+        v["group"] = "Integer4096".into()
+    });
+    let report = verify(&dir);
+    assert!(
+        report.not_passed().contains(&"V-EG21-01"),
+        "{:?}",
+        report.not_passed()
+    );
+}
+
+#[test]
 fn an_edited_manifest_fails_v_eg21_01() {
     let (failing, _) = tampered(|d| {
         let mut m = std::fs::read(d.join("manifest.json")).unwrap();

@@ -94,6 +94,8 @@ pub enum GroupId {
     ChvoteId2048,
     /// ElectionGuard 2.x's 4096-bit group (spec/65.1): read in 2.x records; not yet offered elsewhere.
     Eg2_4096,
+    /// ElectionGuard 2.1's reduced 3072-bit group (spec/66.1): 2.1 records only.
+    Eg2_3072,
     /// NIST P-256 (spec/10.5): ElectionGuard 2.x's elliptic-curve profile; not yet offered elsewhere.
     P256,
 }
@@ -123,6 +125,7 @@ impl GroupId {
             GroupId::ChvoteId1024 => "chvote-id-1024",
             GroupId::ChvoteId2048 => "chvote-id-2048",
             GroupId::Eg2_4096 => "eg2-4096",
+            GroupId::Eg2_3072 => "eg2-3072",
             GroupId::P256 => "p256",
         }
     }

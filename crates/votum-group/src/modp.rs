@@ -189,6 +189,7 @@ fn hex(parts: &[&str]) -> Integer {
 
 static EG_4096: OnceLock<ModpGroup> = OnceLock::new();
 static EG2_4096: OnceLock<ModpGroup> = OnceLock::new();
+static EG2_3072: OnceLock<ModpGroup> = OnceLock::new();
 static RFC3526_2048: OnceLock<ModpGroup> = OnceLock::new();
 static RFC3526_3072: OnceLock<ModpGroup> = OnceLock::new();
 static RFC2409_1024: OnceLock<ModpGroup> = OnceLock::new();
@@ -231,6 +232,23 @@ impl ModpGroup {
             .clone()
     }
 
+    /// ElectionGuard 2.1's reduced parameters (spec/66.1, the 2.1.0 specification's appendix): p of 3072
+    /// bits built as the 4096-bit one is, the same q, g = 2^r mod p.
+    pub fn eg2_3072() -> Self {
+        EG2_3072
+            .get_or_init(|| {
+                Self::build(
+                    GroupId::Eg2_3072,
+                    hex(params::EG2_3072_P),
+                    hex(&[params::EG_Q]),
+                    hex(params::EG2_3072_R),
+                    hex(params::EG2_3072_G),
+                    false,
+                )
+            })
+            .clone()
+    }
+
     /// RFC 3526 group 14: 2048-bit safe prime, quadratic-residue subgroup, g = 2.
     pub fn rfc3526_2048() -> Self {
         RFC3526_2048
@@ -255,6 +273,7 @@ impl ModpGroup {
             GroupId::ChvoteId1024 => Self::chvote_identification(1024),
             GroupId::ChvoteId2048 => Self::chvote_identification(2048),
             GroupId::Eg2_4096 => Some(Self::eg2_4096()),
+            GroupId::Eg2_3072 => Some(Self::eg2_3072()),
             GroupId::P256 => None,
             GroupId::Ristretto255 => None,
         }
@@ -922,6 +941,34 @@ mod tests {
         assert_ne!(r_half.is_probably_prime(25), rug::integer::IsPrime::No);
         assert_ne!(&p, ModpGroup::eg_4096().p());
         assert_eq!(ModpGroup::of_id(GroupId::Eg2_4096), Some(g));
+    }
+
+    #[test]
+    fn the_reduced_2_1_group_is_what_its_specification_says() {
+        let g = ModpGroup::eg2_3072();
+        let (p, q) = (g.p().clone(), g.order().clone());
+        assert_eq!(p.significant_bits(), 3072);
+        assert_ne!(p.is_probably_prime(30), rug::integer::IsPrime::No);
+        assert_eq!(q, *ModpGroup::eg2_4096().order());
+        assert_eq!(Integer::from(&p - 1u32), Integer::from(&q * g.cofactor()));
+        // p = 2^3072 − 2^2816 + 2^256 (⌊2^2560 ln 2⌋ + δ) + 2^256 − 1: its top and bottom 256 bits are ones,
+        // the next bits those of ln 2
+        let hex = p.to_string_radix(16);
+        assert!(hex.starts_with(&"f".repeat(64)) && hex.ends_with(&"f".repeat(64)));
+        assert!(
+            hex[64..].starts_with("b17217f7d1cf79ab"),
+            "the bits of ln 2"
+        );
+        let two = Integer::from(2);
+        let expected = Integer::from(two.pow_mod_ref(g.cofactor(), &p).unwrap());
+        assert_eq!(g.generator().value(), &expected);
+        assert_eq!(Integer::from(expected.pow_mod_ref(&q, &p).unwrap()), 1);
+        // r = 2·r′ with r′ prime, as for the 4096-bit group: the batched membership test is sound
+        let r_half = Integer::from(g.cofactor() >> 1u32);
+        assert_eq!(Integer::from(&r_half << 1u32), *g.cofactor());
+        assert_ne!(r_half.is_probably_prime(25), rug::integer::IsPrime::No);
+        assert_eq!(g.element_len(), 384);
+        assert_eq!(ModpGroup::of_id(GroupId::Eg2_3072), Some(g));
     }
 
     #[test]

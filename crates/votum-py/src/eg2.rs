@@ -70,17 +70,26 @@ pub fn eg2_election<'py>(
         }
     };
     let manifest = manifest.unwrap_or_else(|| DEFAULT_MANIFEST.as_bytes().to_vec());
-    let summary = match group {
-        "p256" => release(py, || options.run(P256, &out, &manifest)),
-        "eg2-4096" => release(py, || options.run(ModpGroup::eg2_4096(), &out, &manifest)),
-        other => {
-            return Err(NativeError::Input(format!(
-                "group {other:?}: a 2.x election runs on p256 or eg2-4096"
+    let summary =
+        match group {
+            "p256" => release(py, || options.run(P256, &out, &manifest)),
+            "eg2-4096" => release(py, || options.run(ModpGroup::eg2_4096(), &out, &manifest)),
+            "eg2-3072" if record == "2.1" => {
+                release(py, || options.run(ModpGroup::eg2_3072(), &out, &manifest))
+            }
+            "eg2-3072" => return Err(NativeError::Input(
+                "group \"eg2-3072\": 2.1's reduced parameters are written in the 2.1 record only"
+                    .into(),
+            )
+            .into()),
+            other => {
+                return Err(NativeError::Input(format!(
+                "group {other:?}: a 2.x election runs on p256, eg2-4096 or (2.1 record) eg2-3072"
             ))
-            .into())
+                .into())
+            }
         }
-    }
-    .map_err(NativeError::Eg2)?;
+        .map_err(NativeError::Eg2)?;
     summary_dict(py, &summary)
 }
 

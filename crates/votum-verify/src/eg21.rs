@@ -80,12 +80,13 @@ fn walk(
         read_json(&dir.join(record::PARAMETERS)).map_err(at(Check::Eg21v01, record::PARAMETERS))?;
     match params["group"].as_str().unwrap_or("") {
         "Integer4096" => walk_on(ModpGroup::eg2_4096(), dir, &params, ledger, out, progress),
+        "Integer3072" => walk_on(ModpGroup::eg2_3072(), dir, &params, ledger, out, progress),
         "P-256" => walk_on(P256, dir, &params, ledger, out, progress),
         other => Err((
             Check::Eg21v01,
             record::PARAMETERS.into(),
             format!(
-                "the group {other:?} is neither the 2.1 standard group (Integer4096) nor P-256"
+                "the group {other:?} is none of the 2.1 standard group (Integer4096), its reduced one (Integer3072) and P-256"
             ),
         )),
     }

@@ -128,7 +128,11 @@ def election(
         ),
     ] = "1.0",
     group: Annotated[
-        str, typer.Option(help="With --spec 2.1: p256 or eg2-4096 (the 2.x 4096-bit group).")
+        str,
+        typer.Option(
+            help="With --spec 2.1: p256, eg2-4096 (the 2.x 4096-bit group) or, with --eg2-record 2.1, "
+            "eg2-3072 (2.1's reduced parameters)."
+        ),
     ] = "p256",
     guardian_processes: Annotated[
         bool,
