@@ -585,23 +585,37 @@ fn one_ballot(
 #[test]
 fn a_guardian_opens_only_a_challenged_ballot_and_the_opening_gives_its_votes() {
     let manifest = read_manifest(&serde_json::from_str(DEFAULT_MANIFEST).unwrap()).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(5);
     let (_, shares, cast) = one_ballot(State::Cast);
-    let err = nonce_share(&P256, &shares[0], &cast).unwrap_err();
+    let err = nonce_share(&P256, &shares[0], &cast, &mut rng)
+        .err()
+        .expect("refused");
     assert!(err.to_string().contains("not challenged"), "{err}");
     let (keys, shares, challenged) = one_ballot(State::Challenged);
     let parts: Vec<_> = [&shares[0], &shares[2]]
         .iter()
-        .map(|s| (s.i, nonce_share(&P256, s, &challenged).unwrap()))
+        .map(|s| (s.i, nonce_share(&P256, s, &challenged, &mut rng).unwrap()))
         .collect();
-    let opened = open_ballot(&P256, &keys.k, &manifest, &challenged, &parts).unwrap();
+    let key = (&keys.k, &keys.guardians[..]);
+    let opened = open_ballot(&P256, key, &manifest, &challenged, &parts).unwrap();
     let mayor = opened.contests.iter().find(|(c, _)| *c == 1).unwrap();
     assert_eq!(
         mayor.1.iter().map(|(_, s, _)| *s).collect::<Vec<_>>(),
         vec![0, 1, 0]
     );
-    // a guardian that gives a wrong part: the opening does not reproduce the ballot, and says so
-    let wrong = vec![parts[0], (2, parts[1].1)];
-    assert!(open_ballot(&P256, &keys.k, &manifest, &challenged, &wrong).is_err());
+    // a guardian that gives a wrong part is named before anything is opened (votum's proof of the part)
+    let mut wrong = parts.clone();
+    wrong[1].1.m = P256.op(&wrong[1].1.m, P256.generator());
+    let err = open_ballot(&P256, key, &manifest, &challenged, &wrong)
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("guardian 3"), "{err}");
+    // and so is a part passed off under another guardian's name
+    let swapped = vec![parts[0].clone(), (2, parts[1].1.clone())];
+    let err = open_ballot(&P256, key, &manifest, &challenged, &swapped)
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("guardian 2"), "{err}");
 }
 
 #[test]
@@ -754,22 +768,30 @@ fn the_recorder_believes_the_printers_store_only_as_far_as_the_paper() {
     assert_eq!(pre.chosen.len(), 1);
     assert_eq!(pre.hashes.len(), mayor.selections.len() + 1);
     // the guardians do not open a cast pre-encrypted ballot's nonce
-    let err = nonce_share(&P256, &shares[0], &recorded).unwrap_err();
+    let err = nonce_share(&P256, &shares[0], &recorded, &mut rng)
+        .err()
+        .expect("refused");
     assert!(err.to_string().contains("not challenged"), "{err}");
     // an uncast one is opened from the guardians' parts, its vectors labelled in printed order
     let ballot = uncast.uncast();
     let parts: Vec<_> = [&shares[0], &shares[1]]
         .iter()
-        .map(|s| (s.i, nonce_share(&P256, s, &ballot).unwrap()))
+        .map(|s| (s.i, nonce_share(&P256, s, &ballot, &mut rng).unwrap()))
         .collect();
-    let opened = recorder.open(&ballot, &uncast.contests, &parts).unwrap();
+    let paper = (&ballot, &uncast.contests[..]);
+    let opened = recorder.open(paper, &keys.guardians, &parts).unwrap();
     let (_, vectors) = opened.contests.iter().find(|(c, _)| *c == 1).unwrap();
     let labels: Vec<Option<&str>> = vectors.iter().map(|v| v.label.as_deref()).collect();
     assert_eq!(labels.iter().filter(|l| l.is_none()).count(), 1);
     assert_eq!(labels.len(), 4);
-    // a guardian's wrong part: the opening does not reproduce the printed ballot, and says so
-    let wrong = vec![parts[0], (3, parts[1].1)];
-    assert!(recorder.open(&ballot, &uncast.contests, &wrong).is_err());
+    // a guardian's part under another's name: that guardian is named
+    let wrong = vec![parts[0].clone(), (3, parts[1].1.clone())];
+    let err = recorder
+        .open(paper, &keys.guardians, &wrong)
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("guardian 3"), "{err}");
     // the ordinary opening refuses a pre-encrypted ballot
-    assert!(open_ballot(&P256, &keys.k, &manifest, &ballot, &parts).is_err());
+    let key = (&keys.k, &keys.guardians[..]);
+    assert!(open_ballot(&P256, key, &manifest, &ballot, &parts).is_err());
 }

@@ -19,7 +19,7 @@ use crate::manifest::Manifest;
 use crate::v21::ballot::selection_nonce_scalar;
 use crate::v21::check::{check_nonce_proof, public_share};
 use crate::v21::hashes::{
-    ballot_nonce_key, ballot_nonce_pad, decryption_commitment, decryption_hash,
+    ballot_nonce_key, ballot_nonce_pad, decryption_commitment, decryption_hash, nonce_part_hash,
 };
 use crate::v21::keys::KeyShares;
 use crate::v21::record::{Ballot, GuardianKey, Opened, State};
@@ -354,13 +354,34 @@ pub fn combine<G: Eg2Group>(
     Ok(out)
 }
 
+/// Guardian i's part of a ballot nonce: m_i = C₀^ẑ_i (eq. 107), and votum's proof (c, v) that it is (spec/66.6).
+pub struct NoncePart<G: Eg2Group> {
+    pub m: G::Element,
+    pub proof: Pair<G>,
+}
+
+impl<G: Eg2Group> Clone for NoncePart<G> {
+    fn clone(&self) -> Self {
+        Self {
+            m: self.m.clone(),
+            proof: Pair {
+                c: self.proof.c.clone(),
+                v: self.proof.v.clone(),
+            },
+        }
+    }
+}
+
 /// Guardian i's part of a challenged ballot's nonce: m_i = C_0^ẑ_i (eq. 107), after the nonce's proof
-/// (eq. 38). It refuses a ballot that is not marked challenged: opening a cast one would reveal its vote.
-pub fn nonce_share<G: Eg2Group>(
+/// (eq. 38), with a Chaum–Pedersen proof that log_g(g^ẑ_i) = log_C₀(m_i) so that a wrong part names its
+/// guardian (votum's addition, spec/66.6). It refuses a ballot that is not marked challenged: opening a cast
+/// one would reveal its vote.
+pub fn nonce_share<G: Eg2Group, R: RngCore + CryptoRng>(
     group: &G,
     shares: &KeyShares<G>,
     ballot: &Ballot<G>,
-) -> Result<G::Element, Eg2Error> {
+    rng: &mut R,
+) -> Result<NoncePart<G>, Eg2Error> {
     if ballot.state != State::Challenged {
         return Err(guardian(
             shares.i,
@@ -378,21 +399,76 @@ pub fn nonce_share<G: Eg2Group>(
             ),
         ));
     }
-    Ok(group.pow_secret(&ballot.nonce.c0, &shares.z_hat))
+    let m = group.pow_secret(&ballot.nonce.c0, &shares.z_hat);
+    let u = Secret::new(group.random_scalar(rng));
+    let a = group.pow_secret(&group.generator().clone(), &u);
+    let b = group.pow_secret(&ballot.nonce.c0, &u);
+    let c = group.to_challenge(&nonce_part_hash(
+        group,
+        &ballot.hi,
+        shares.i,
+        (&ballot.nonce.c0, &m),
+        (&a, &b),
+    ));
+    let v = group.scalar_sub(u.expose(), &group.scalar_mul(&c, shares.z_hat.expose()));
+    Ok(NoncePart {
+        m,
+        proof: Pair { c, v },
+    })
 }
 
-/// ξ_B from the guardians' parts m_i (eq. 108): β_B = Π m_i^w_i, then C₁ ⊕ k₁.
+/// Whether guardian i's part verifies against g^ẑ_i = Π_j Π_k K̂_jk^(i^k), the guardians' ballot-data
+/// commitments in the record: a = g^v (g^ẑ_i)^c, b = C₀^v m_i^c, c recomputed.
+pub fn check_nonce_part<G: Eg2Group>(
+    group: &G,
+    guardians: &[GuardianKey<G>],
+    ballot: &Ballot<G>,
+    i: u32,
+    part: &NoncePart<G>,
+) -> bool {
+    if !group.all_members(&[&part.m]) {
+        return false;
+    }
+    let share = guardians.iter().fold(group.identity(), |acc, k| {
+        group.op(&acc, &public_share(group, &k.data, i))
+    });
+    let (c, v) = (&part.proof.c, &part.proof.v);
+    let a = group.op(&group.pow_generator(v), &group.pow(&share, c));
+    let b = group.op(&group.pow(&ballot.nonce.c0, v), &group.pow(&part.m, c));
+    group.to_challenge(&nonce_part_hash(
+        group,
+        &ballot.hi,
+        i,
+        (&ballot.nonce.c0, &part.m),
+        (&a, &b),
+    )) == *c
+}
+
+/// ξ_B from the guardians' parts m_i (eq. 108), each checked first (a wrong one names its guardian):
+/// β_B = Π m_i^w_i, then C₁ ⊕ k₁.
 pub(crate) fn recover_ballot_nonce<G: Eg2Group>(
     group: &G,
+    guardians: &[GuardianKey<G>],
     ballot: &Ballot<G>,
-    parts: &[(u32, G::Element)],
+    parts: &[(u32, NoncePart<G>)],
 ) -> Result<BallotNonce, Eg2Error> {
+    for (i, part) in parts {
+        if !check_nonce_part(group, guardians, ballot, *i, part) {
+            return Err(guardian(
+                *i,
+                format!(
+                    "its part of ballot {}'s nonce does not verify against its ballot-data key",
+                    ballot.id
+                ),
+            ));
+        }
+    }
     let xs: Vec<u32> = parts.iter().map(|(i, _)| *i).collect();
     let weights: Vec<G::Scalar> = xs
         .iter()
         .map(|i| lagrange(group, *i, &xs))
         .collect::<Result<_, _>>()?;
-    let ms: Vec<G::Element> = parts.iter().map(|(_, m)| m.clone()).collect();
+    let ms: Vec<G::Element> = parts.iter().map(|(_, p)| p.m.clone()).collect();
     let beta = group
         .multi_pow(&ms, &weights)
         .map_err(|e| fail(format!("combining nonce parts: {e:?}")))?;
@@ -407,14 +483,15 @@ pub(crate) fn recover_ballot_nonce<G: Eg2Group>(
     Ok(xi_b)
 }
 
-/// ξ_B from the guardians' parts (eq. 108 and §3.6.7), then every encryption nonce and vote of the ballot:
-/// each ciphertext must be (g^ξ, K^(σ+ξ)) with σ ≤ R, else the device or a guardian lied.
+/// ξ_B from the guardians' parts (eq. 108 and §3.6.7; each part checked against `guardians`' ballot-data
+/// commitments), then every encryption nonce and vote of the ballot: each ciphertext must be
+/// (g^ξ, K^(σ+ξ)) with σ ≤ R, else the device lied.
 pub fn open_ballot<G: Eg2Group>(
     group: &G,
-    k: &G::Element,
+    (k, guardians): (&G::Element, &[GuardianKey<G>]),
     manifest: &Manifest,
     ballot: &Ballot<G>,
-    parts: &[(u32, G::Element)],
+    parts: &[(u32, NoncePart<G>)],
 ) -> Result<Opened<G>, Eg2Error> {
     if ballot.pre_encrypted {
         return Err(Eg2Error::Ballot {
@@ -422,7 +499,7 @@ pub fn open_ballot<G: Eg2Group>(
             reason: "a pre-encrypted ballot is opened by its recorder (spec/66.10)".into(),
         });
     }
-    let xi_b = recover_ballot_nonce(group, ballot, parts)?;
+    let xi_b = recover_ballot_nonce(group, guardians, ballot, parts)?;
     let bad = |reason: String| Eg2Error::Ballot {
         ballot: ballot.id.clone(),
         reason,

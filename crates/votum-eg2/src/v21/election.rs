@@ -488,7 +488,7 @@ pub fn run<G: Eg2Group>(
         }
         let parts = present
             .iter()
-            .map(|s| Ok((s.i, nonce_share(&group, s, b)?)))
+            .map(|s| Ok((s.i, nonce_share(&group, s, b, &mut rng)?)))
             .collect::<Result<Vec<_>, Eg2Error>>()?;
         if b.pre_encrypted {
             let (Some(recorder), Some(sheet)) = (&recorder, sheets.get(&b.id)) else {
@@ -497,10 +497,14 @@ pub fn run<G: Eg2Group>(
                     reason: "an uncast pre-encrypted ballot with no paper".into(),
                 });
             };
-            opened.push(recorder.open(b, sheet, &parts)?.to_json(&group));
+            opened.push(
+                recorder
+                    .open((b, sheet), &keys.guardians, &parts)?
+                    .to_json(&group),
+            );
             continue;
         }
-        let open = open_ballot(&group, &keys.k, &manifest, b, &parts)?;
+        let open = open_ballot(&group, (&keys.k, &keys.guardians), &manifest, b, &parts)?;
         for (mc, votes) in plain_votes(&manifest, p)? {
             let got: Vec<u32> = open
                 .contests

@@ -309,6 +309,20 @@ pub fn decryption_hash<G: Eg2Group>(
     els(group, ct(group, h, c), [a, b, m]).finish()
 }
 
+/// votum's challenge for a guardian's part m_i = C₀^ẑ_i of a ballot nonce (spec/66.6; the specification gives
+/// the part no proof): H_q(H_I; 0xF0, "votum nonce part", i, C₀, m_i, a, b), a Chaum–Pedersen proof that
+/// log_g(g^ẑ_i) = log_C₀(m_i). 0xF0 is a domain byte the specification does not use.
+pub fn nonce_part_hash<G: Eg2Group>(
+    group: &G,
+    hi: &[u8; 32],
+    i: u32,
+    (c0, m): (&G::Element, &G::Element),
+    (a, b): (&G::Element, &G::Element),
+) -> [u8; 32] {
+    let h = Hash::new(hi).byte(0xF0).bytes(b"votum nonce part").u32(i);
+    els(group, h, [c0, m, a, b]).finish()
+}
+
 /// ψ = H(H_I; 0x40, α_1, β_1, …, α_m, β_m) (eqs. 113, 114): a pre-encryption vector's selection hash.
 pub fn selection_hash<'a, G: Eg2Group + 'a>(
     group: &G,

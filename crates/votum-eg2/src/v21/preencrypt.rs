@@ -19,13 +19,14 @@ use crate::group::Eg2Group;
 use crate::manifest::{Manifest, ManifestContest};
 use crate::v21::ballot::{encrypt_nonce, Chain};
 use crate::v21::check::pre_vector;
-use crate::v21::decrypt::recover_ballot_nonce;
+use crate::v21::decrypt::{recover_ballot_nonce, NoncePart};
 use crate::v21::hashes::{
     identifier_hash, pre_confirmation_code, pre_contest_hash, pre_nonce, range_hash,
     selection_hash, ShortCode,
 };
 use crate::v21::record::{
-    Ballot, Chosen, Contest, NonceCiphertext, OpenedPre, OpenedVector, PreContest, Selection, State,
+    Ballot, Chosen, Contest, GuardianKey, NonceCiphertext, OpenedPre, OpenedVector, PreContest,
+    Selection, State,
 };
 use crate::Eg2Error;
 
@@ -444,14 +445,15 @@ impl<'m, G: Eg2Group> Recorder<'m, G> {
         }
     }
 
-    /// Opens an uncast ballot (§4.3, §3.6.7): ξ_B from the guardians' parts, every vector recomputed against
-    /// the record's ψ, χ and H_C (a mismatch: the printer or a guardian lied), and each vector's label, the
-    /// short code the paper shows beside it (`sheet`, per contest in printed order) and its nonces released.
+    /// Opens an uncast ballot (§4.3, §3.6.7): ξ_B from the guardians' parts (each checked, a wrong one named),
+    /// every vector recomputed against the record's ψ, χ and H_C (a mismatch: the printer lied), and each
+    /// vector's label, the short code the paper shows beside it (`sheet`, per contest in printed order) and
+    /// its nonces released.
     pub fn open(
         &self,
-        ballot: &Ballot<G>,
-        sheet: &[PrintedContest],
-        parts: &[(u32, G::Element)],
+        (ballot, sheet): (&Ballot<G>, &[PrintedContest]),
+        guardians: &[GuardianKey<G>],
+        parts: &[(u32, NoncePart<G>)],
     ) -> Result<OpenedPre<G>, Eg2Error> {
         if !ballot.pre_encrypted || ballot.state != State::Challenged {
             return Err(refuse(
@@ -459,7 +461,7 @@ impl<'m, G: Eg2Group> Recorder<'m, G> {
                 "not an uncast pre-encrypted ballot".into(),
             ));
         }
-        let xi_b = recover_ballot_nonce(&self.group, ballot, parts)?;
+        let xi_b = recover_ballot_nonce(&self.group, guardians, ballot, parts)?;
         let printed = Printed {
             id: ballot.id.clone(),
             style: ballot.style.clone(),
@@ -500,15 +502,13 @@ impl<'m, G: Eg2Group> Recorder<'m, G> {
                 ));
             }
         }
-        let regenerated = self
-            .regenerate_checked(&printed, &xi_b)
-            .map_err(|_| {
-                refuse(
-                    &ballot.id,
-                    "the decrypted ballot nonce does not give the printed ballot (the printer or a guardian lied)"
-                        .into(),
-                )
-            })?;
+        let regenerated = self.regenerate_checked(&printed, &xi_b).map_err(|_| {
+            refuse(
+                &ballot.id,
+                "the decrypted ballot nonce does not give the printed ballot: the printer lied"
+                    .into(),
+            )
+        })?;
         let contests = regenerated
             .iter()
             .zip(sheet)
