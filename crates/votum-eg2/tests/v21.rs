@@ -20,7 +20,7 @@ use votum_eg2::v21::decrypt::{combine, nonce_share, open_ballot, Session, Target
 use votum_eg2::v21::election::{ceremony, run, Options};
 use votum_eg2::v21::hashes::{base_hash, parameter_hash, ShortCode};
 use votum_eg2::v21::keys::Guardian;
-use votum_eg2::v21::preencrypt::{seal, Printer, Recorder};
+use votum_eg2::v21::preencrypt::{Printer, Recorder};
 use votum_eg2::v21::record::State;
 use votum_eg2::Eg2Error;
 use votum_group::{Group, ModpGroup, P256};
@@ -377,6 +377,14 @@ fn pre_line(lines: &mut [Value], cast: bool) -> &mut Value {
         .unwrap()
 }
 
+/// The first uncast pre-encrypted ballot's line in `challenged.jsonl`.
+fn uncast_opening(lines: &mut [Value]) -> &mut Value {
+    lines
+        .iter_mut()
+        .find(|x| x["pre_encrypted"] == true)
+        .unwrap()
+}
+
 /// The failing checks are among `allowed` and include `must`.
 fn among(failing: &[&str], must: &str, allowed: &[&str]) {
     assert!(failing.contains(&must), "{failing:?}");
@@ -450,8 +458,9 @@ fn a_changed_short_code_fails_v_eg21_17() {
     // on an uncast ballot: the short codes of two options exchanged, as a cheating printer would print them
     let (failing, _) = tampered(|d| {
         edit_lines(&d.join("challenged.jsonl"), |b| {
-            let line = b.iter_mut().find(|x| x["pre_encrypted"] == true).unwrap();
-            let vectors = line["contests"][0]["vectors"].as_array_mut().unwrap();
+            let vectors = uncast_opening(b)["contests"][0]["vectors"]
+                .as_array_mut()
+                .unwrap();
             let first = vectors[0]["short_code"].clone();
             vectors[0]["short_code"] = vectors[1]["short_code"].clone();
             vectors[1]["short_code"] = first;
@@ -473,8 +482,9 @@ fn a_printer_whose_vectors_are_not_their_labels_fails_v_eg21_18() {
     // for one option encrypts another
     let (failing, _) = tampered(|d| {
         edit_lines(&d.join("challenged.jsonl"), |b| {
-            let line = b.iter_mut().find(|x| x["pre_encrypted"] == true).unwrap();
-            let vectors = line["contests"][0]["vectors"].as_array_mut().unwrap();
+            let vectors = uncast_opening(b)["contests"][0]["vectors"]
+                .as_array_mut()
+                .unwrap();
             let first = vectors[0]["nonces"].clone();
             vectors[0]["nonces"] = vectors[1]["nonces"].clone();
             vectors[1]["nonces"] = first;
@@ -494,8 +504,7 @@ fn a_printer_whose_vectors_are_not_their_labels_fails_v_eg21_18() {
 fn an_uncast_ballot_with_other_labels_fails_v_eg21_19() {
     let (failing, _) = tampered(|d| {
         edit_lines(&d.join("challenged.jsonl"), |b| {
-            let line = b.iter_mut().find(|x| x["pre_encrypted"] == true).unwrap();
-            line["contests"][0]["vectors"][0]["label"] = "someone-else".into();
+            uncast_opening(b)["contests"][0]["vectors"][0]["label"] = "someone-else".into();
         })
     });
     assert_eq!(failing, vec!["V-EG21-19"]);
@@ -720,9 +729,9 @@ fn the_recorder_believes_the_printers_store_only_as_far_as_the_paper() {
     let mut rng = ChaCha20Rng::seed_from_u64(11);
     let mut chain = Chain::printer(&keys.he, "p", true);
     let (mut cast, xi_cast) = printer.print("pre-1", "ward-1-style", &mut rng).unwrap();
-    seal(&mut chain, &mut cast);
+    chain.seal(&mut cast.ballot);
     let (mut uncast, xi_uncast) = printer.print("pre-2", "ward-1-style", &mut rng).unwrap();
-    seal(&mut chain, &mut uncast);
+    chain.seal(&mut uncast.ballot);
     let mut marks = PlainBallot {
         id: "pre-1".into(),
         style: "ward-1-style".into(),
@@ -749,7 +758,13 @@ fn the_recorder_believes_the_printers_store_only_as_far_as_the_paper() {
     let overvoted = recorder
         .record(&cast, &xi_cast, (&over, 1), &mut rng)
         .unwrap();
-    let printed_mayor = cast.contests.iter().find(|c| c.index == 1).unwrap();
+    let at = cast
+        .ballot
+        .contests
+        .iter()
+        .position(|c| c.index == 1)
+        .unwrap();
+    let printed_mayor = &cast.sheet[at];
     let chosen = &overvoted
         .contests
         .iter()
@@ -773,12 +788,12 @@ fn the_recorder_believes_the_printers_store_only_as_far_as_the_paper() {
         .expect("refused");
     assert!(err.to_string().contains("not challenged"), "{err}");
     // an uncast one is opened from the guardians' parts, its vectors labelled in printed order
-    let ballot = uncast.uncast();
+    let ballot = &uncast.ballot;
     let parts: Vec<_> = [&shares[0], &shares[1]]
         .iter()
-        .map(|s| (s.i, nonce_share(&P256, s, &ballot, &mut rng).unwrap()))
+        .map(|s| (s.i, nonce_share(&P256, s, ballot, &mut rng).unwrap()))
         .collect();
-    let paper = (&ballot, &uncast.contests[..]);
+    let paper = (ballot, &uncast.sheet[..]);
     let opened = recorder.open(paper, &keys.guardians, &parts).unwrap();
     let (_, vectors) = opened.contests.iter().find(|(c, _)| *c == 1).unwrap();
     let labels: Vec<Option<&str>> = vectors.iter().map(|v| v.label.as_deref()).collect();
@@ -793,5 +808,5 @@ fn the_recorder_believes_the_printers_store_only_as_far_as_the_paper() {
     assert!(err.to_string().contains("guardian 3"), "{err}");
     // the ordinary opening refuses a pre-encrypted ballot
     let key = (&keys.k, &keys.guardians[..]);
-    assert!(open_ballot(&P256, key, &manifest, &ballot, &parts).is_err());
+    assert!(open_ballot(&P256, key, &manifest, ballot, &parts).is_err());
 }

@@ -19,10 +19,9 @@ use votum_eg2::read::{read_bytes, read_json};
 use votum_eg2::v21::check::check_key;
 use votum_eg2::v21::check::pre_vector;
 use votum_eg2::v21::hashes::{
-    base_hash, chain_hash, chaining_field, closing_field, confirmation_code, contest_hash,
-    decryption_hash, device_hash, extended_base_hash, guardian_record_hash, identifier_hash,
-    parameter_hash, pre_chain_hash, pre_closing_field, pre_confirmation_code, pre_contest_hash,
-    pre_device_hash, range_hash, selection_hash, ShortCode, NO_CHAINING, SIMPLE_CHAINING,
+    base_hash, chaining_field, contest_hash, decryption_hash, extended_base_hash,
+    guardian_record_hash, identifier_hash, parameter_hash, pre_contest_hash, range_hash,
+    selection_hash, Codes, ShortCode, NO_CHAINING, SIMPLE_CHAINING,
 };
 use votum_eg2::v21::record::{
     self, Ballot, Contest, Keys, Opened, OpenedPre, PreContest, State, TallyValue,
@@ -317,12 +316,10 @@ pub(crate) fn check_ballot<G: Eg2Group>(
             }
         }
     }
-    if b.pre_encrypted {
-        if pre_confirmation_code(&b.hi, &hashes, &b.chaining) != b.code {
-            f.push((Check::Eg21v16, "H_C does not recompute (16.C)".into()));
-        }
-    } else if confirmation_code(&b.hi, &hashes, &b.chaining) != b.code {
-        f.push((Check::Eg21v08, "H_C does not recompute (8.B)".into()));
+    let codes = Codes::of(b.pre_encrypted);
+    if codes.confirmation_code(&b.hi, &hashes, &b.chaining) != b.code {
+        let (check, items) = chain_items(codes);
+        f.push((check, format!("H_C does not recompute ({})", items[0])));
     }
     out.findings = f;
     out
@@ -440,19 +437,8 @@ fn check_pre_contest<G: Eg2Group>(
                 at("a chosen vector's ψ is not among the ballot's selection hashes (16.A)"),
             ));
         }
-        match short {
-            Some(omega) if omega.code(&psi) == ch.short_code => {}
-            Some(_) => f.push((
-                Check::Eg21v17,
-                at(&format!(
-                    "short code {:?} is not Ω(ψ) (17.A)",
-                    ch.short_code
-                )),
-            )),
-            None => f.push((
-                Check::Eg21v17,
-                "the manifest names no short-code function (spec/66.10)".into(),
-            )),
+        if let Some(fault) = short_code_fault(short, &psi, &ch.short_code) {
+            f.push((Check::Eg21v17, at(&fault)));
         }
         for (acc, ct) in product.iter_mut().zip(&ch.vector) {
             *acc = acc.add(g, ct);
@@ -505,7 +491,17 @@ fn digest<G: Eg2Group>(g: &G, ct: &Ciphertext<G>) -> [u8; 32] {
 }
 
 /// H_0 and the closing hash from a chaining field: eqs. 74, 77, or a printer's 117, 118.
-type ChainStep = fn(&[u8; 32], &[u8; 36]) -> [u8; 32];
+/// The check of a chain and the specification's items it checks: H_C, H_DI, B_C without and with chaining,
+/// H_0 and the closing hash; a device's (V-EG21-08: 8.B–8.G) or a printer's (V-EG21-16: 16.C–16.H).
+fn chain_items(codes: Codes) -> (Check, [&'static str; 6]) {
+    match codes {
+        Codes::Device => (Check::Eg21v08, ["8.B", "8.C", "8.D", "8.E", "8.F", "8.G"]),
+        Codes::Printer => (
+            Check::Eg21v16,
+            ["16.C", "16.D", "16.E", "16.F", "16.G", "16.H"],
+        ),
+    }
+}
 
 /// V-EG21-08 (8.C–8.G), and 16 (16.D–16.H) for a printer of pre-encrypted ballots: each device's H_DI and
 /// chain, every ballot on exactly one device of its kind, in order.
@@ -518,39 +514,19 @@ pub(crate) fn check_devices(
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     for d in devices {
         let object = format!("device {}", d.name);
-        let (check, step): (Check, ChainStep) = if d.pre_encrypted {
-            (Check::Eg21v16, pre_chain_hash)
-        } else {
-            (Check::Eg21v08, chain_hash)
-        };
-        let item = |normal: &'static str, printer: &'static str| {
-            if d.pre_encrypted {
-                printer
-            } else {
-                normal
-            }
-        };
+        let codes = Codes::of(d.pre_encrypted);
+        let (check, items) = chain_items(codes);
         ledger.examined(check, 1);
-        let hdi = if d.pre_encrypted {
-            pre_device_hash(he, &d.name)
-        } else {
-            device_hash(he, &d.name)
-        };
+        let hdi = codes.device_hash(he, &d.name);
         if hdi != d.hdi {
-            ledger.fail(
-                check,
-                &object,
-                format!("H_DI does not recompute ({})", item("8.C", "16.D")),
-            );
+            let reason = format!("H_DI does not recompute ({})", items[1]);
+            ledger.fail(check, &object, reason);
         }
         let first = chaining_field(d.mode, &hdi);
-        let mut last = step(he, &first);
+        let mut last = codes.chain_hash(he, &first);
         if d.mode == SIMPLE_CHAINING && d.first != Some(last) {
-            ledger.fail(
-                check,
-                &object,
-                format!("H_0 does not recompute ({})", item("8.F", "16.G")),
-            );
+            let reason = format!("H_0 does not recompute ({})", items[4]);
+            ledger.fail(check, &object, reason);
         }
         if d.mode != NO_CHAINING && d.mode != SIMPLE_CHAINING {
             ledger.fail(
@@ -579,55 +555,31 @@ pub(crate) fn check_devices(
                     format!("ballot {id} is pre-encrypted and its device is not a printer, or the reverse"),
                 );
             }
-            let want = if d.mode == SIMPLE_CHAINING {
-                chaining_field(SIMPLE_CHAINING, &last)
+            let (want, reason) = if d.mode == SIMPLE_CHAINING {
+                let reason = format!("B_C is not 0x00000001 ‖ the previous code ({})", items[3]);
+                (chaining_field(SIMPLE_CHAINING, &last), reason)
             } else {
-                first
+                (
+                    first,
+                    format!("B_C is not 0x00000000 ‖ H_DI ({})", items[2]),
+                )
             };
             if b.chaining != want {
-                ledger.fail(
-                    check,
-                    &format!("ballot {id}"),
-                    if d.mode == SIMPLE_CHAINING {
-                        item(
-                            "B_C is not 0x00000001 ‖ the previous code (8.E)",
-                            "B_C is not 0x00000001 ‖ the previous code (16.F)",
-                        )
-                    } else {
-                        item(
-                            "B_C is not 0x00000000 ‖ H_DI (8.D)",
-                            "B_C is not 0x00000000 ‖ H_DI (16.E)",
-                        )
-                    },
-                );
+                ledger.fail(check, &format!("ballot {id}"), reason);
             }
             last = b.code;
         }
         if d.mode == SIMPLE_CHAINING {
-            let field = if d.pre_encrypted {
-                pre_closing_field(he, &last, &first)
-            } else {
-                closing_field(he, &last, &first)
-            };
-            if d.close != Some(step(he, &field)) {
-                ledger.fail(
-                    check,
-                    &object,
-                    format!(
-                        "the closing hash does not recompute ({})",
-                        item("8.G", "16.H")
-                    ),
-                );
+            let field = codes.closing_field(he, &last, &first);
+            if d.close != Some(codes.chain_hash(he, &field)) {
+                let reason = format!("the closing hash does not recompute ({})", items[5]);
+                ledger.fail(check, &object, reason);
             }
         }
     }
     for (id, b) in kept {
         if !seen.contains(id.as_str()) {
-            let check = if b.pre_encrypted {
-                Check::Eg21v16
-            } else {
-                Check::Eg21v08
-            };
+            let (check, _) = chain_items(Codes::of(b.pre_encrypted));
             ledger.fail(check, &format!("ballot {id}"), "no device lists it");
         }
     }
@@ -1012,6 +964,69 @@ pub(crate) fn check_tally<G: Eg2Group>(
     Ok((counts, sha2::Sha256::digest(&bytes).into()))
 }
 
+/// A style's contests in index order, as `Manifest::contests_for` gives them.
+type Style<'m> = Vec<(&'m str, &'m ManifestContest)>;
+
+/// The ballot an opening names and its style's contests, after the steps an ordinary challenged ballot's
+/// opening (V-EG21-13, 14) and an uncast pre-encrypted one's (V-EG21-18, 19) share: the ballot is in the
+/// record, marked challenged and of the opening's kind; opened once; its contests `got` are its style's
+/// (14.A, 14.B or 19.A, 19.B). `None` when there is nothing further to check.
+fn match_opening<'b, 'm, G: Eg2Group>(
+    ledger: &mut Ledger,
+    (manifest, challenged): (&'m Manifest, &'b BTreeMap<String, Ballot<G>>),
+    opened_ids: &mut BTreeSet<String>,
+    (object, id, got): (&str, &str, &[u32]),
+    pre_encrypted: bool,
+) -> Option<(&'b Ballot<G>, Style<'m>)> {
+    let (opening, contents, items, missing) = if pre_encrypted {
+        (
+            Check::Eg21v18,
+            Check::Eg21v19,
+            "19.A, 19.B",
+            "no pre-encrypted ballot of the record left uncast has this id",
+        )
+    } else {
+        (
+            Check::Eg21v13,
+            Check::Eg21v14,
+            "14.A, 14.B",
+            "no ballot of the record marked challenged (and not pre-encrypted) has this id",
+        )
+    };
+    ledger.examined(opening, 1);
+    ledger.examined(contents, 1);
+    let Some(b) = challenged
+        .get(id)
+        .filter(|b| b.pre_encrypted == pre_encrypted)
+    else {
+        ledger.fail(opening, object, missing);
+        return None;
+    };
+    if !opened_ids.insert(id.to_owned()) {
+        ledger.fail(opening, object, "opened twice");
+    }
+    let style = manifest.contests_for(&b.style).unwrap_or_default();
+    let want: Vec<u32> = style.iter().map(|(_, mc)| mc.sequence).collect();
+    if got != want {
+        ledger.fail(
+            contents,
+            object,
+            format!("contests {got:?}, the style has {want:?} ({items})"),
+        );
+        return None;
+    }
+    Some((b, style))
+}
+
+/// Ω(ψ) against the short code `shown` (17.A): why not, if it is not.
+fn short_code_fault(short: Option<ShortCode>, psi: &[u8; 32], shown: &str) -> Option<String> {
+    match short {
+        Some(omega) if omega.code(psi) == shown => None,
+        Some(_) => Some(format!("short code {shown:?} is not Ω(ψ) (17.A)")),
+        None => Some("the manifest names no short-code function (spec/66.10)".into()),
+    }
+}
+
 /// V-EG21-13 (13.1–13.3, 13.B) and 14 (14.A–14.F): each challenged ballot opened by its released nonces.
 pub(crate) fn check_challenged<G: Eg2Group>(
     ledger: &mut Ledger,
@@ -1052,30 +1067,17 @@ pub(crate) fn check_challenged<G: Eg2Group>(
             }
         };
         let object = format!("challenged ballot {}", opened.id);
-        ledger.examined(Check::Eg21v13, 1);
-        ledger.examined(Check::Eg21v14, 1);
-        let Some(b) = challenged.get(&opened.id).filter(|b| !b.pre_encrypted) else {
-            ledger.fail(
-                Check::Eg21v13,
-                &object,
-                "no ballot of the record marked challenged (and not pre-encrypted) has this id",
-            );
+        let got: Vec<u32> = opened.contests.iter().map(|(c, _)| *c).collect();
+        let opening = (object.as_str(), opened.id.as_str(), &got[..]);
+        let Some((b, style)) = match_opening(
+            ledger,
+            (manifest, challenged),
+            &mut opened_ids,
+            opening,
+            false,
+        ) else {
             continue;
         };
-        if !opened_ids.insert(opened.id.clone()) {
-            ledger.fail(Check::Eg21v13, &object, "opened twice");
-        }
-        let style = manifest.contests_for(&b.style).unwrap_or_default();
-        let got: Vec<u32> = opened.contests.iter().map(|(c, _)| *c).collect();
-        let want: Vec<u32> = style.iter().map(|(_, mc)| mc.sequence).collect();
-        if got != want {
-            ledger.fail(
-                Check::Eg21v14,
-                &object,
-                format!("contests {got:?}, the style has {want:?} (14.A, 14.B)"),
-            );
-            continue;
-        }
         let mut hashes = Vec::with_capacity(got.len());
         let mut ok = true;
         for (((index, opts), (_, mc)), enc) in opened.contests.iter().zip(&style).zip(&b.contests) {
@@ -1127,7 +1129,7 @@ pub(crate) fn check_challenged<G: Eg2Group>(
             let refs: Vec<&Ciphertext<G>> = cts.iter().collect();
             hashes.push(contest_hash(g, &b.hi, *index, &refs));
         }
-        if ok && confirmation_code(&b.hi, &hashes, &b.chaining) != b.code {
+        if ok && Codes::Device.confirmation_code(&b.hi, &hashes, &b.chaining) != b.code {
             ledger.fail(
                 Check::Eg21v13,
                 &object,
@@ -1168,30 +1170,12 @@ fn check_uncast<G: Eg2Group>(
         }
     };
     let object = format!("uncast ballot {}", opened.id);
-    ledger.examined(Check::Eg21v18, 1);
-    ledger.examined(Check::Eg21v19, 1);
-    let Some(b) = challenged.get(&opened.id).filter(|b| b.pre_encrypted) else {
-        ledger.fail(
-            Check::Eg21v18,
-            &object,
-            "no pre-encrypted ballot of the record left uncast has this id",
-        );
+    let got: Vec<u32> = opened.contests.iter().map(|(c, _)| *c).collect();
+    let opening = (object.as_str(), opened.id.as_str(), &got[..]);
+    let Some((b, style)) = match_opening(ledger, (manifest, challenged), opened_ids, opening, true)
+    else {
         return;
     };
-    if !opened_ids.insert(opened.id.clone()) {
-        ledger.fail(Check::Eg21v18, &object, "opened twice");
-    }
-    let style = manifest.contests_for(&b.style).unwrap_or_default();
-    let got: Vec<u32> = opened.contests.iter().map(|(c, _)| *c).collect();
-    let want: Vec<u32> = style.iter().map(|(_, mc)| mc.sequence).collect();
-    if got != want {
-        ledger.fail(
-            Check::Eg21v19,
-            &object,
-            format!("contests {got:?}, the style has {want:?} (19.A, 19.B)"),
-        );
-        return;
-    }
     let mut hashes = Vec::with_capacity(got.len());
     for (((index, vectors), (_, mc)), enc) in opened.contests.iter().zip(&style).zip(&b.contests) {
         let m = mc.sequences.len();
@@ -1231,22 +1215,9 @@ fn check_uncast<G: Eg2Group>(
             // (18.1)–(18.3)
             let vector = pre_vector(g, &ctx.k_table, at + 1, &v.nonces);
             let psi = selection_hash(g, &b.hi, &vector);
-            match short {
-                Some(omega) if omega.code(&psi) == v.short_code => {}
-                Some(_) => ledger.fail(
-                    Check::Eg21v17,
-                    &object,
-                    format!(
-                        "contest {index} vector {}: short code {:?} is not Ω(ψ) (17.A)",
-                        at + 1,
-                        v.short_code
-                    ),
-                ),
-                None => ledger.fail(
-                    Check::Eg21v17,
-                    &object,
-                    "the manifest names no short-code function (spec/66.10)",
-                ),
+            if let Some(fault) = short_code_fault(short, &psi, &v.short_code) {
+                let reason = format!("contest {index} vector {}: {fault}", at + 1);
+                ledger.fail(Check::Eg21v17, &object, reason);
             }
             if !codes.insert(v.short_code.as_str()) {
                 ledger.fail(
@@ -1268,7 +1239,7 @@ fn check_uncast<G: Eg2Group>(
         // (18.4)
         hashes.push(pre_contest_hash(&b.hi, *index, &psis));
     }
-    if pre_confirmation_code(&b.hi, &hashes, &b.chaining) != b.code {
+    if Codes::Printer.confirmation_code(&b.hi, &hashes, &b.chaining) != b.code {
         ledger.fail(
             Check::Eg21v18,
             &object,

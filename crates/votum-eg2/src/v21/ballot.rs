@@ -14,10 +14,8 @@ use crate::encrypt::{
 use crate::group::Eg2Group;
 use crate::manifest::{Manifest, ManifestContest};
 use crate::v21::hashes::{
-    ballot_nonce_key, ballot_nonce_pad, ballot_nonce_proof_hash, chain_hash, chaining_field,
-    closing_field, confirmation_code, contest_hash, device_hash, identifier_hash, pre_chain_hash,
-    pre_closing_field, pre_confirmation_code, pre_device_hash, range_hash, selection_nonce,
-    NO_CHAINING, SIMPLE_CHAINING,
+    ballot_nonce_key, ballot_nonce_pad, ballot_nonce_proof_hash, chaining_field, contest_hash,
+    identifier_hash, range_hash, selection_nonce, Codes, NO_CHAINING, SIMPLE_CHAINING,
 };
 use crate::v21::record::{
     Ballot, Contest, Device as DeviceRecord, NonceCiphertext, Selection, State,
@@ -81,6 +79,43 @@ pub(crate) fn encrypt_nonce<G: Eg2Group, R: RngCore + CryptoRng>(
     }
 }
 
+/// A contest's selections proved (§3.3.5–3.3.6): each option's (σ, ξ, (α, β)), in the manifest's order, with
+/// its range proof 0…R (eq. 59), and the selection-limit proof 0…L of their product (eq. 62); every nonce is
+/// wiped. Shared by the device and the recorder of pre-encrypted ballots, whose nonces are sums.
+pub(crate) fn prove_selections<G: Eg2Group, R: RngCore + CryptoRng>(
+    g: &G,
+    k_table: &G::Table,
+    hi: &[u8; 32],
+    mc: &ManifestContest,
+    encrypted: impl IntoIterator<Item = (u32, G::Scalar, Ciphertext<G>)>,
+    rng: &mut R,
+) -> (Vec<Selection<G>>, Vec<Pair<G>>) {
+    let l = mc.sequence;
+    let mut selections = Vec::with_capacity(mc.sequences.len());
+    let mut total = 0u32;
+    let mut sum_xi = g.scalar_from_u64(0);
+    let mut sum_ct = Ciphertext::zero(g);
+    for (o, (sigma, mut xi, ct)) in mc.sequences.iter().zip(encrypted) {
+        let proof = prove_range(g, k_table, (sigma, &xi), mc.option_limit, rng, |cm| {
+            range_hash(g, hi, (l, Some(*o)), &ct, cm.iter().map(|(a, b)| (a, b)))
+        });
+        total += sigma;
+        sum_xi = g.scalar_add(&sum_xi, &xi);
+        xi.zeroize();
+        sum_ct = sum_ct.add(g, &ct);
+        selections.push(Selection {
+            option: *o,
+            ct,
+            proof,
+        });
+    }
+    let proof = prove_range(g, k_table, (total, &sum_xi), mc.limit, rng, |cm| {
+        range_hash(g, hi, (l, None), &sum_ct, cm.iter().map(|(a, b)| (a, b)))
+    });
+    sum_xi.zeroize();
+    (selections, proof)
+}
+
 impl<'m, G: Eg2Group> Device<'m, G> {
     pub fn new(
         group: G,
@@ -111,39 +146,17 @@ impl<'m, G: Eg2Group> Device<'m, G> {
     ) -> Contest<G> {
         let g = &self.group;
         let l = mc.sequence;
-        let mut selections = Vec::with_capacity(votes.len());
-        let mut sum_xi = g.scalar_from_u64(0);
-        let mut sum_ct = Ciphertext::zero(g);
-        for (o, sigma) in mc.sequences.iter().zip(votes) {
-            let mut xi = selection_nonce_scalar(g, hi, (l, *o), &xb.0);
+        let encrypted = mc.sequences.iter().zip(votes).map(|(o, sigma)| {
+            let xi = selection_nonce_scalar(g, hi, (l, *o), &xb.0);
             let mut e = g.scalar_add(&g.scalar_from_u64(u64::from(*sigma)), &xi);
             let ct = Ciphertext {
                 pad: g.pow_generator(&xi),
                 data: g.pow_table(&self.k_table, &e),
             };
             e.zeroize();
-            let proof = prove_range(
-                g,
-                &self.k_table,
-                (*sigma, &xi),
-                mc.option_limit,
-                rng,
-                |cm| range_hash(g, hi, (l, Some(*o)), &ct, cm.iter().map(|(a, b)| (a, b))),
-            );
-            sum_xi = g.scalar_add(&sum_xi, &xi);
-            xi.zeroize();
-            sum_ct = sum_ct.add(g, &ct);
-            selections.push(Selection {
-                option: *o,
-                ct,
-                proof,
-            });
-        }
-        let total: u32 = votes.iter().sum();
-        let proof = prove_range(g, &self.k_table, (total, &sum_xi), mc.limit, rng, |cm| {
-            range_hash(g, hi, (l, None), &sum_ct, cm.iter().map(|(a, b)| (a, b)))
+            (*sigma, xi, ct)
         });
-        sum_xi.zeroize();
+        let (selections, proof) = prove_selections(g, &self.k_table, hi, mc, encrypted, rng);
         let cts: Vec<&Ciphertext<G>> = selections.iter().map(|s| &s.ct).collect();
         Contest {
             index: l,
@@ -200,11 +213,10 @@ impl<'m, G: Eg2Group> Device<'m, G> {
     }
 }
 
-/// A device's confirmation-code chain (§3.4.4): it sets each ballot's B_C and H_C in the order the device
-/// made them, and closes the chain at the end.
+/// A device's confirmation-code chain (§3.4.4, or a printer's, §4.1.4): it sets each ballot's B_C and H_C in
+/// the order the device made them, and closes the chain at the end.
 pub struct Chain {
-    /// a printer of pre-encrypted ballots: eqs. 116–120's bytes in place of eqs. 71–78's
-    pre: bool,
+    codes: Codes,
     he: [u8; 32],
     name: String,
     mode: u32,
@@ -215,91 +227,63 @@ pub struct Chain {
 }
 
 impl Chain {
-    /// `simple`: simple chaining (mode 1); otherwise no chaining (mode 0).
+    /// An encryption device's chain; `simple`: simple chaining (mode 1), otherwise no chaining (mode 0).
     pub fn new(he: &[u8; 32], name: &str, simple: bool) -> Self {
-        Self::with(false, he, name, simple)
+        Self::with(Codes::Device, he, name, simple)
     }
 
     /// The chain of a printer of pre-encrypted ballots (§4.1.4: H_DI with 0x43, H_0 and the closing hash
     /// with 0x42 and 0x44, codes by eq. 116).
     pub fn printer(he: &[u8; 32], name: &str, simple: bool) -> Self {
-        Self::with(true, he, name, simple)
+        Self::with(Codes::Printer, he, name, simple)
     }
 
-    fn with(pre: bool, he: &[u8; 32], name: &str, simple: bool) -> Self {
-        let hdi = if pre {
-            pre_device_hash(he, name)
-        } else {
-            device_hash(he, name)
-        };
+    fn with(codes: Codes, he: &[u8; 32], name: &str, simple: bool) -> Self {
+        let hdi = codes.device_hash(he, name);
         let mode = if simple { SIMPLE_CHAINING } else { NO_CHAINING };
         let first = chaining_field(mode, &hdi);
-        let last = if pre {
-            pre_chain_hash(he, &first)
-        } else {
-            chain_hash(he, &first)
-        };
         Self {
-            pre,
+            codes,
             he: *he,
             name: name.to_owned(),
             mode,
             hdi,
             first,
-            last,
+            last: codes.chain_hash(he, &first),
             ballots: Vec::new(),
-        }
-    }
-
-    /// The next ballot's chaining field B_C.
-    pub fn next_field(&self) -> [u8; 36] {
-        if self.mode == SIMPLE_CHAINING {
-            chaining_field(SIMPLE_CHAINING, &self.last)
-        } else {
-            self.first
         }
     }
 
     /// Sets the ballot's chaining field and confirmation code (eq. 71, or 116 on a printer).
     pub fn seal<G: Eg2Group>(&mut self, ballot: &mut Ballot<G>) {
-        ballot.chaining = self.next_field();
-        let hashes: Vec<[u8; 32]> = ballot.contests.iter().map(|c| c.hash).collect();
-        ballot.code = if self.pre {
-            pre_confirmation_code(&ballot.hi, &hashes, &ballot.chaining)
+        ballot.chaining = if self.mode == SIMPLE_CHAINING {
+            chaining_field(SIMPLE_CHAINING, &self.last)
         } else {
-            confirmation_code(&ballot.hi, &hashes, &ballot.chaining)
+            self.first
         };
-        self.push(&ballot.id, ballot.code);
+        let hashes: Vec<[u8; 32]> = ballot.contests.iter().map(|c| c.hash).collect();
+        ballot.code = self
+            .codes
+            .confirmation_code(&ballot.hi, &hashes, &ballot.chaining);
+        self.last = ballot.code;
+        self.ballots.push(ballot.id.clone());
     }
 
-    /// Takes a ballot sealed elsewhere (its code computed from [`Chain::next_field`]) into the chain.
-    pub fn push(&mut self, id: &str, code: [u8; 32]) {
-        self.last = code;
-        self.ballots.push(id.to_owned());
-    }
-
-    /// The device as the record holds it; with simple chaining, H_0 and the closing hash (eqs. 74–78).
+    /// The device as the record holds it; with simple chaining, H_0 and the closing hash (eqs. 74–78, or
+    /// 117–120 on a printer).
     pub fn close(self) -> DeviceRecord {
-        let (first, close) = match (self.mode == SIMPLE_CHAINING, self.pre) {
-            (false, _) => (None, None),
-            (true, false) => {
-                let field = closing_field(&self.he, &self.last, &self.first);
-                (
-                    Some(chain_hash(&self.he, &self.first)),
-                    Some(chain_hash(&self.he, &field)),
-                )
-            }
-            (true, true) => {
-                let field = pre_closing_field(&self.he, &self.last, &self.first);
-                (
-                    Some(pre_chain_hash(&self.he, &self.first)),
-                    Some(pre_chain_hash(&self.he, &field)),
-                )
-            }
+        let (first, close) = if self.mode == SIMPLE_CHAINING {
+            let field = self.codes.closing_field(&self.he, &self.last, &self.first);
+            (
+                Some(self.codes.chain_hash(&self.he, &self.first)),
+                Some(self.codes.chain_hash(&self.he, &field)),
+            )
+        } else {
+            (None, None)
         };
         DeviceRecord {
             name: self.name,
-            pre_encrypted: self.pre,
+            pre_encrypted: self.codes == Codes::Printer,
             hdi: self.hdi,
             mode: self.mode,
             ballots: self.ballots,

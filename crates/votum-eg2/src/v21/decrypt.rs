@@ -364,10 +364,7 @@ impl<G: Eg2Group> Clone for NoncePart<G> {
     fn clone(&self) -> Self {
         Self {
             m: self.m.clone(),
-            proof: Pair {
-                c: self.proof.c.clone(),
-                v: self.proof.v.clone(),
-            },
+            proof: self.proof.clone(),
         }
     }
 }
@@ -400,8 +397,8 @@ pub fn nonce_share<G: Eg2Group, R: RngCore + CryptoRng>(
         ));
     }
     let m = group.pow_secret(&ballot.nonce.c0, &shares.z_hat);
-    let u = Secret::new(group.random_scalar(rng));
-    let a = group.pow_secret(&group.generator().clone(), &u);
+    let u = group.random_secret(rng);
+    let a = group.pow_secret(group.generator(), &u);
     let b = group.pow_secret(&ballot.nonce.c0, &u);
     let c = group.to_challenge(&nonce_part_hash(
         group,

@@ -23,7 +23,7 @@ use crate::v21::hashes::{
     base_hash, extended_base_hash, guardian_record_hash, parameter_hash, ShortCode,
 };
 use crate::v21::keys::{Guardian, KeyShares};
-use crate::v21::preencrypt::{seal, Printed, PrintedContest, Printer, Recorder};
+use crate::v21::preencrypt::{Printed, PrintedContest, Printer, Recorder};
 use crate::v21::record::{self, Ballot, GuardianKey, Keys, State, TallyValue};
 use crate::Eg2Error;
 
@@ -179,7 +179,7 @@ fn pre_encrypted<G: Eg2Group>(
         (manifest, short),
         &name,
     );
-    let printed: Vec<(Printed<G>, crate::encrypt::BallotNonce)> = (0..options.pre_encrypted)
+    let mut printed: Vec<(Printed<G>, crate::encrypt::BallotNonce)> = (0..options.pre_encrypted)
         .into_par_iter()
         .map(|i| {
             let mut rng = ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
@@ -188,9 +188,8 @@ fn pre_encrypted<G: Eg2Group>(
         })
         .collect::<Result<_, _>>()?;
     let mut chain = Chain::printer(&keys.he, &name, options.simple_chaining);
-    let mut printed = printed;
     for (p, _) in &mut printed {
-        seal(&mut chain, p);
+        chain.seal(&mut p.ballot);
     }
     // the voters mark the ballots they cast, in print order
     let plain: Vec<(PlainBallot, State, u32)> = printed
@@ -201,7 +200,7 @@ fn pre_encrypted<G: Eg2Group>(
             let (state, contests) = if uncast {
                 (State::Challenged, BTreeMap::new())
             } else {
-                (State::Cast, marks(manifest, &p.style, voters))
+                (State::Cast, marks(manifest, &p.ballot.style, voters))
             };
             let weight = if options.weighted {
                 1 + ((first + i) % 3) as u32
@@ -210,8 +209,8 @@ fn pre_encrypted<G: Eg2Group>(
             };
             (
                 PlainBallot {
-                    id: p.id.clone(),
-                    style: p.style.clone(),
+                    id: p.ballot.id.clone(),
+                    style: p.ballot.style.clone(),
                     contests,
                 },
                 state,
@@ -219,24 +218,25 @@ fn pre_encrypted<G: Eg2Group>(
             )
         })
         .collect();
-    let recorder = Recorder::new(group.clone(), &keys.k, (manifest, short));
-    let ballots: Vec<Ballot<G>> = printed
-        .par_iter()
-        .zip(&plain)
-        .map(|((p, xi_b), (marked, state, weight))| {
-            if *state == State::Challenged {
-                return Ok(p.uncast());
-            }
-            let mut rng = ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
-            recorder.record(p, xi_b, (marked, *weight), &mut rng)
-        })
-        .collect::<Result<_, _>>()?;
+    // an uncast ballot's record line is its printed one, and its sheet is kept for its opening
     let sheets = printed
         .iter()
         .zip(&plain)
         .filter(|(_, (_, state, _))| *state == State::Challenged)
-        .map(|((p, _), _)| (p.id.clone(), p.contests.clone()))
+        .map(|((p, _), _)| (p.ballot.id.clone(), p.sheet.clone()))
         .collect();
+    let recorder = Recorder::new(group.clone(), &keys.k, (manifest, short));
+    let ballots: Vec<Ballot<G>> = printed
+        .into_par_iter()
+        .zip(&plain)
+        .map(|((p, xi_b), (marked, state, weight))| {
+            if *state == State::Challenged {
+                return Ok(p.ballot);
+            }
+            let mut rng = ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
+            recorder.record(&p, &xi_b, (marked, *weight), &mut rng)
+        })
+        .collect::<Result<_, _>>()?;
     Ok(PreEncrypted {
         plain,
         ballots,

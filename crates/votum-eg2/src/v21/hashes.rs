@@ -233,24 +233,6 @@ pub fn contest_hash<G: Eg2Group>(
     h.finish()
 }
 
-/// H_C = H(H_I; 0x29, χ_1, …, χ_mB, B_C) (eq. 71).
-pub fn confirmation_code(
-    hi: &[u8; 32],
-    contest_hashes: &[[u8; 32]],
-    chaining: &[u8; 36],
-) -> [u8; 32] {
-    let mut h = Hash::new(hi).byte(0x29);
-    for x in contest_hashes {
-        h = h.bytes(x);
-    }
-    h.bytes(chaining).finish()
-}
-
-/// H_DI = H(H_E; 0x2A, S_device) (eq. 72), the string with its 4-byte length.
-pub fn device_hash(he: &[u8; 32], device: &str) -> [u8; 32] {
-    Hash::new(he).byte(0x2A).file(device.as_bytes()).finish()
-}
-
 /// B_C = mode ‖ 32 bytes (§3.4.4).
 pub fn chaining_field(mode: u32, hash: &[u8; 32]) -> [u8; 36] {
     let mut out = [0u8; 36];
@@ -259,15 +241,70 @@ pub fn chaining_field(mode: u32, hash: &[u8; 32]) -> [u8; 36] {
     out
 }
 
-/// H_0 = H(H_E; 0x29, B_C,0) (eq. 74) and the closing H = H(H_E; 0x29, B_C) (eq. 77).
-pub fn chain_hash(he: &[u8; 32], field: &[u8; 36]) -> [u8; 32] {
-    Hash::new(he).byte(0x29).bytes(field).finish()
+/// Which chain a confirmation code is on (§3.4, §4.1.4): an encryption device's (eqs. 71–78) or a printer's
+/// of pre-encrypted ballots (eqs. 116–120). The two differ only in their domain bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Codes {
+    Device,
+    Printer,
 }
 
-/// The closing field B_C = 0x00000001 ‖ H(H_E; 0x2B, H_ℓ, B_C,0) (eq. 78).
-pub fn closing_field(he: &[u8; 32], last: &[u8; 32], first: &[u8; 36]) -> [u8; 36] {
-    let inner = Hash::new(he).byte(0x2B).bytes(last).bytes(first).finish();
-    chaining_field(SIMPLE_CHAINING, &inner)
+impl Codes {
+    /// The chain of a ballot (or a device) marked pre-encrypted or not.
+    pub fn of(pre_encrypted: bool) -> Self {
+        if pre_encrypted {
+            Codes::Printer
+        } else {
+            Codes::Device
+        }
+    }
+
+    /// (code and chain, device, closing) domain bytes: 0x29, 0x2A, 0x2B or 0x42, 0x43, 0x44.
+    fn bytes(self) -> (u8, u8, u8) {
+        match self {
+            Codes::Device => (0x29, 0x2A, 0x2B),
+            Codes::Printer => (0x42, 0x43, 0x44),
+        }
+    }
+
+    /// H_C = H(H_I; 0x29 or 0x42, χ_1, …, χ_mB, B_C) (eqs. 71, 116).
+    pub fn confirmation_code(
+        self,
+        hi: &[u8; 32],
+        contest_hashes: &[[u8; 32]],
+        chaining: &[u8; 36],
+    ) -> [u8; 32] {
+        let mut h = Hash::new(hi).byte(self.bytes().0);
+        for x in contest_hashes {
+            h = h.bytes(x);
+        }
+        h.bytes(chaining).finish()
+    }
+
+    /// H_DI = H(H_E; 0x2A or 0x43, S_device) (eqs. 72, 119), the string with its 4-byte length.
+    pub fn device_hash(self, he: &[u8; 32], device: &str) -> [u8; 32] {
+        Hash::new(he)
+            .byte(self.bytes().1)
+            .file(device.as_bytes())
+            .finish()
+    }
+
+    /// H_0 = H(H_E; 0x29 or 0x42, B_C,0) (eqs. 74, 117) and the closing H from the closing field (eqs. 77,
+    /// 118).
+    pub fn chain_hash(self, he: &[u8; 32], field: &[u8; 36]) -> [u8; 32] {
+        Hash::new(he).byte(self.bytes().0).bytes(field).finish()
+    }
+
+    /// The closing field B_C = 0x00000001 ‖ H(H_E; 0x2B or 0x44, H_ℓ, B_C,0) (eqs. 78, 120; without the
+    /// table's "LOCK" bytes for eq. 120, spec/66.2).
+    pub fn closing_field(self, he: &[u8; 32], last: &[u8; 32], first: &[u8; 36]) -> [u8; 36] {
+        let inner = Hash::new(he)
+            .byte(self.bytes().2)
+            .bytes(last)
+            .bytes(first)
+            .finish();
+        chaining_field(SIMPLE_CHAINING, &inner)
+    }
 }
 
 /// The guardians in U as hashed: b(#U, 4) ‖ b(j_1, 4) ‖ …
@@ -343,36 +380,6 @@ pub fn pre_contest_hash(hi: &[u8; 32], contest: u32, sorted: &[[u8; 32]]) -> [u8
         h = h.bytes(x);
     }
     h.finish()
-}
-
-/// H_C = H(H_I; 0x42, χ_1, …, χ_mB, B_C) (eq. 116), a pre-encrypted ballot's confirmation code.
-pub fn pre_confirmation_code(
-    hi: &[u8; 32],
-    contest_hashes: &[[u8; 32]],
-    chaining: &[u8; 36],
-) -> [u8; 32] {
-    let mut h = Hash::new(hi).byte(0x42);
-    for x in contest_hashes {
-        h = h.bytes(x);
-    }
-    h.bytes(chaining).finish()
-}
-
-/// The printer's H_0 = H(H_E; 0x42, B_C,0) (eq. 117) and closing H = H(H_E; 0x42, B_C) (eq. 118).
-pub fn pre_chain_hash(he: &[u8; 32], field: &[u8; 36]) -> [u8; 32] {
-    Hash::new(he).byte(0x42).bytes(field).finish()
-}
-
-/// The printer's H_DI = H(H_E; 0x43, S_device) (eq. 119).
-pub fn pre_device_hash(he: &[u8; 32], device: &str) -> [u8; 32] {
-    Hash::new(he).byte(0x43).file(device.as_bytes()).finish()
-}
-
-/// The printer's closing field 0x00000001 ‖ H(H_E; 0x44, H_ℓ, B_C,0) (eq. 120; without the table's
-/// "LOCK" bytes, spec/66.2).
-pub fn pre_closing_field(he: &[u8; 32], last: &[u8; 32], first: &[u8; 36]) -> [u8; 36] {
-    let inner = Hash::new(he).byte(0x44).bytes(last).bytes(first).finish();
-    chaining_field(SIMPLE_CHAINING, &inner)
 }
 
 /// ξ_i,j,k = H_q(H_I; 0x45, i, j, k, ξ_B) (eq. 121), as the hash (secret: the caller wipes it); i the

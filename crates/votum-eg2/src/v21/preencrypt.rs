@@ -12,35 +12,29 @@ use rand_core::{CryptoRng, RngCore};
 use votum_elgamal::Ciphertext;
 use zeroize::Zeroize;
 
-use crate::encrypt::{
-    counted, prove_range, style_contests, BallotNonce, PlainBallot, PlainContest,
-};
+use crate::encrypt::{counted, style_contests, BallotNonce, PlainBallot, PlainContest};
 use crate::group::Eg2Group;
 use crate::manifest::{Manifest, ManifestContest};
-use crate::v21::ballot::{encrypt_nonce, Chain};
+use crate::v21::ballot::{encrypt_nonce, prove_selections};
 use crate::v21::check::pre_vector;
 use crate::v21::decrypt::{recover_ballot_nonce, NoncePart};
 use crate::v21::hashes::{
-    identifier_hash, pre_confirmation_code, pre_contest_hash, pre_nonce, range_hash,
-    selection_hash, ShortCode,
+    identifier_hash, pre_contest_hash, pre_nonce, selection_hash, Codes, ShortCode,
 };
 use crate::v21::record::{
-    Ballot, Chosen, Contest, GuardianKey, NonceCiphertext, OpenedPre, OpenedVector, PreContest,
-    Selection, State,
+    Ballot, Chosen, Contest, GuardianKey, OpenedPre, OpenedVector, PreContest, State,
 };
 use crate::Eg2Error;
 
 /// Draws of a ballot before the printer gives up finding short codes unique within each contest.
 const DRAWS: usize = 1_000;
 
-/// A printed contest as the paper shows it: its index, each vector's ψ and short code in printed order
-/// (the options in the manifest's order, then the L nulls), and χ.
+/// One contest of a printed ballot's sheet: each vector's ψ and the short code printed beside it, in printed
+/// order (the options in the manifest's order, then the L nulls).
 #[derive(Clone)]
 pub struct PrintedContest {
-    pub index: u32,
     pub psi: Vec<[u8; 32]>,
     pub short_codes: Vec<String>,
-    pub hash: [u8; 32],
 }
 
 impl PrintedContest {
@@ -52,17 +46,12 @@ impl PrintedContest {
     }
 }
 
-/// The public part of a printed ballot: what is on the paper and in the record before any mark.
+/// A printed ballot: the record's line for it before any mark (its public part, uncast: marked challenged
+/// and with no selections, §4.4; sealed by the printer's [`Chain`]) and its sheet, per contest in the
+/// ballot's order.
 pub struct Printed<G: Eg2Group> {
-    pub id: String,
-    pub style: String,
-    pub device: String,
-    pub id_b: [u8; 32],
-    pub hi: [u8; 32],
-    pub nonce: NonceCiphertext<G>,
-    pub contests: Vec<PrintedContest>,
-    pub chaining: [u8; 36],
-    pub code: [u8; 32],
+    pub ballot: Ballot<G>,
+    pub sheet: Vec<PrintedContest>,
 }
 
 /// The nonces ξ_i,j,1 … ξ_i,j,m of vector `j` of contest `index` (eq. 121); secret.
@@ -82,13 +71,7 @@ fn vector_nonces<G: Eg2Group>(
         .collect()
 }
 
-fn wipe<G: Eg2Group>(nonces: &mut [G::Scalar]) {
-    for n in nonces {
-        n.zeroize();
-    }
-}
-
-/// Every vector of one contest from ξ_B, with its ψ; the nonces are wiped unless `keep`.
+/// Every vector of one contest from ξ_B, with its ψ and nonces (wiped when dropped).
 struct Regenerated<G: Eg2Group> {
     vectors: Vec<Vec<Ciphertext<G>>>,
     psi: Vec<[u8; 32]>,
@@ -120,8 +103,8 @@ fn regenerate<G: Eg2Group>(
 
 impl<G: Eg2Group> Drop for Regenerated<G> {
     fn drop(&mut self) {
-        for n in &mut self.nonces {
-            wipe::<G>(n);
+        for n in self.nonces.iter_mut().flatten() {
+            n.zeroize();
         }
     }
 }
@@ -156,9 +139,9 @@ impl<'m, G: Eg2Group> Printer<'m, G> {
         }
     }
 
-    /// Prints one ballot of `style`, unsealed (its chaining field and code are set by [`seal`]): ξ_B is
-    /// returned for the printer's store and is on nothing else. A draw whose short codes repeat within a
-    /// contest is thrown away (§4.2.2).
+    /// Prints one ballot of `style`, unsealed (its chaining field and code are set by the printer's
+    /// [`crate::v21::ballot::Chain::seal`]): ξ_B is returned for the printer's store and is on nothing else. A draw whose short
+    /// codes repeat within a contest is thrown away (§4.2.2).
     pub fn print<R: RngCore + CryptoRng>(
         &self,
         id: &str,
@@ -178,7 +161,8 @@ impl<'m, G: Eg2Group> Printer<'m, G> {
             let hi = identifier_hash(&self.he, &id_b);
             let mut xb = BallotNonce([0u8; 32]);
             rng.fill_bytes(&mut xb.0);
-            let mut printed = Vec::with_capacity(contests.len());
+            let mut sheet = Vec::with_capacity(contests.len());
+            let mut public = Vec::with_capacity(contests.len());
             for (_, mc) in &contests {
                 let r = regenerate(g, &self.k_table, (&hi, &xb), mc);
                 let short_codes: Vec<String> = r.psi.iter().map(|p| self.short.code(p)).collect();
@@ -186,90 +170,43 @@ impl<'m, G: Eg2Group> Printer<'m, G> {
                 if short_codes.iter().any(|c| !seen.insert(c)) {
                     continue 'draw;
                 }
-                let mut pc = PrintedContest {
-                    index: mc.sequence,
+                let printed = PrintedContest {
                     psi: r.psi.clone(),
                     short_codes,
-                    hash: [0u8; 32],
                 };
-                pc.hash = pre_contest_hash(&hi, mc.sequence, &pc.sorted());
-                printed.push(pc);
+                let hashes = printed.sorted();
+                public.push(Contest {
+                    index: mc.sequence,
+                    selections: Vec::new(),
+                    proof: Vec::new(),
+                    hash: pre_contest_hash(&hi, mc.sequence, &hashes),
+                    pre: Some(PreContest {
+                        hashes,
+                        chosen: Vec::new(),
+                    }),
+                });
+                sheet.push(printed);
             }
-            let nonce = encrypt_nonce(g, &self.k_hat_table, &hi, &xb, rng);
-            return Ok((
-                Printed {
-                    id: id.to_owned(),
-                    style: style.to_owned(),
-                    device: self.name.clone(),
-                    id_b,
-                    hi,
-                    nonce,
-                    contests: printed,
-                    chaining: [0u8; 36],
-                    code: [0u8; 32],
-                },
-                xb,
-            ));
+            let ballot = Ballot {
+                id: id.to_owned(),
+                style: style.to_owned(),
+                device: self.name.clone(),
+                id_b,
+                hi,
+                nonce: encrypt_nonce(g, &self.k_hat_table, &hi, &xb, rng),
+                contests: public,
+                chaining: [0u8; 36],
+                code: [0u8; 32],
+                state: State::Challenged,
+                weight: 1,
+                pre_encrypted: true,
+            };
+            return Ok((Printed { ballot, sheet }, xb));
         }
         Err(Eg2Error::Ballot {
             ballot: id.to_owned(),
             reason: format!("no draw in {DRAWS} gave short codes unique within each contest"),
         })
-    }
-}
-
-/// Sets a printed ballot's chaining field and confirmation code (eq. 116) in the printer's chain order.
-pub fn seal<G: Eg2Group>(chain: &mut Chain, printed: &mut Printed<G>) {
-    printed.chaining = chain.next_field();
-    let hashes: Vec<[u8; 32]> = printed.contests.iter().map(|c| c.hash).collect();
-    printed.code = pre_confirmation_code(&printed.hi, &hashes, &printed.chaining);
-    chain.push(&printed.id, printed.code);
-}
-
-impl<G: Eg2Group> Printed<G> {
-    /// The record's line for this ballot uncast (§4.4): its public part, no selections.
-    pub fn uncast(&self) -> Ballot<G> {
-        self.ballot(
-            State::Challenged,
-            1,
-            self.contests
-                .iter()
-                .map(|c| Contest {
-                    index: c.index,
-                    selections: Vec::new(),
-                    proof: Vec::new(),
-                    hash: c.hash,
-                    pre: Some(PreContest {
-                        hashes: c.sorted(),
-                        chosen: Vec::new(),
-                    }),
-                })
-                .collect(),
-        )
-    }
-
-    fn ballot(&self, state: State, weight: u32, contests: Vec<Contest<G>>) -> Ballot<G> {
-        Ballot {
-            id: self.id.clone(),
-            style: self.style.clone(),
-            device: self.device.clone(),
-            id_b: self.id_b,
-            hi: self.hi,
-            nonce: NonceCiphertext {
-                c0: self.nonce.c0.clone(),
-                c1: self.nonce.c1,
-                proof: crate::Pair {
-                    c: self.nonce.proof.c.clone(),
-                    v: self.nonce.proof.v.clone(),
-                },
-            },
-            contests,
-            chaining: self.chaining,
-            code: self.code,
-            state,
-            weight,
-            pre_encrypted: true,
-        }
     }
 }
 
@@ -298,47 +235,47 @@ impl<'m, G: Eg2Group> Recorder<'m, G> {
         }
     }
 
-    /// Every vector of the printed ballot again from `xi_b`; a ξ_B that does not give the printed ψ, χ
-    /// and H_C is refused, naming the store it came from.
+    /// Every vector of the printed ballot (its record line and sheet) again from `xi_b`; a ξ_B that does
+    /// not give the printed ψ, χ and H_C is refused, naming the store it came from.
     fn regenerate_checked(
         &self,
-        printed: &Printed<G>,
+        (ballot, sheet): (&Ballot<G>, &[PrintedContest]),
         xi_b: &BallotNonce,
     ) -> Result<Vec<(&'m ManifestContest, Regenerated<G>)>, Eg2Error> {
         let plain = PlainBallot {
-            id: printed.id.clone(),
-            style: printed.style.clone(),
+            id: ballot.id.clone(),
+            style: ballot.style.clone(),
             contests: BTreeMap::new(),
         };
         let contests = style_contests(self.manifest, &plain)?;
         let lie = |what: &str| {
             refuse(
-                &printed.id,
+                &ballot.id,
                 format!(
                     "the printer's store gave a ballot nonce that does not give the printed {what}"
                 ),
             )
         };
-        if contests.len() != printed.contests.len() {
+        if contests.len() != ballot.contests.len() || contests.len() != sheet.len() {
             return Err(lie("contests"));
         }
         let mut out = Vec::with_capacity(contests.len());
         let mut hashes = Vec::with_capacity(contests.len());
-        for ((_, mc), pc) in contests.into_iter().zip(&printed.contests) {
-            let r = regenerate(&self.group, &self.k_table, (&printed.hi, xi_b), mc);
-            if pc.index != mc.sequence || r.psi != pc.psi {
+        for (((_, mc), c), s) in contests.into_iter().zip(&ballot.contests).zip(sheet) {
+            let r = regenerate(&self.group, &self.k_table, (&ballot.hi, xi_b), mc);
+            if c.index != mc.sequence || r.psi != s.psi {
                 return Err(lie("selection hashes"));
             }
             let mut sorted = r.psi.clone();
             sorted.sort_unstable();
-            let h = pre_contest_hash(&printed.hi, mc.sequence, &sorted);
-            if h != pc.hash {
+            let h = pre_contest_hash(&ballot.hi, mc.sequence, &sorted);
+            if h != c.hash {
                 return Err(lie("contest hash"));
             }
             hashes.push(h);
             out.push((mc, r));
         }
-        if pre_confirmation_code(&printed.hi, &hashes, &printed.chaining) != printed.code {
+        if Codes::Printer.confirmation_code(&ballot.hi, &hashes, &ballot.chaining) != ballot.code {
             return Err(lie("confirmation code"));
         }
         Ok(out)
@@ -353,22 +290,23 @@ impl<'m, G: Eg2Group> Recorder<'m, G> {
         (marks, weight): (&PlainBallot, u32),
         rng: &mut R,
     ) -> Result<Ballot<G>, Eg2Error> {
+        let paper = &printed.ballot;
         if weight == 0 {
-            return Err(refuse(&printed.id, "a weight of 0".into()));
+            return Err(refuse(&paper.id, "a weight of 0".into()));
         }
-        let regenerated = self.regenerate_checked(printed, xi_b)?;
+        let regenerated = self.regenerate_checked((paper, &printed.sheet), xi_b)?;
         let none = PlainContest::default();
         let mut contests = Vec::with_capacity(regenerated.len());
-        for (((id, _), (mc, r)), pc) in style_contests(self.manifest, marks)?
+        for (((id, _), (mc, r)), c) in style_contests(self.manifest, marks)?
             .into_iter()
             .zip(&regenerated)
-            .zip(&printed.contests)
+            .zip(&paper.contests)
         {
             let (votes, _) = counted(mc, marks.contests.get(id).unwrap_or(&none))
-                .map_err(|e| refuse(&printed.id, format!("contest {id}: {e}")))?;
+                .map_err(|e| refuse(&paper.id, format!("contest {id}: {e}")))?;
             if votes.iter().any(|v| *v > 1) {
                 return Err(refuse(
-                    &printed.id,
+                    &paper.id,
                     format!("contest {id}: a pre-encrypted ballot marks an option once at most"),
                 ));
             }
@@ -377,63 +315,54 @@ impl<'m, G: Eg2Group> Recorder<'m, G> {
             let mut chosen: Vec<usize> = (1..=m).filter(|j| votes[j - 1] == 1).collect();
             let marked = chosen.len();
             chosen.extend((m + 1..).take(mc.limit as usize - marked));
-            contests.push(self.contest((printed, mc, r, pc), &chosen, rng));
+            contests.push(self.contest((&paper.hi, mc, r, c), &chosen, rng));
         }
-        Ok(printed.ballot(State::Cast, weight, contests))
+        Ok(Ballot {
+            id: paper.id.clone(),
+            style: paper.style.clone(),
+            device: paper.device.clone(),
+            id_b: paper.id_b,
+            hi: paper.hi,
+            nonce: paper.nonce.clone(),
+            contests,
+            chaining: paper.chaining,
+            code: paper.code,
+            state: State::Cast,
+            weight,
+            pre_encrypted: true,
+        })
     }
 
     /// One contest of a cast ballot: the product of the chosen vectors (positions 1…m+L), its nonces the
-    /// sums of theirs, proved as a regular contest (§4.3), with every ψ sorted and the chosen vectors.
+    /// sums of theirs, proved as a regular contest (§4.3), with the printed ψ and χ and the chosen vectors.
     fn contest<R: RngCore + CryptoRng>(
         &self,
-        (printed, mc, r, pc): (
-            &Printed<G>,
-            &ManifestContest,
-            &Regenerated<G>,
-            &PrintedContest,
-        ),
+        (hi, mc, r, printed): (&[u8; 32], &ManifestContest, &Regenerated<G>, &Contest<G>),
         chosen: &[usize],
         rng: &mut R,
     ) -> Contest<G> {
         let g = &self.group;
-        let hi = &printed.hi;
-        let l = mc.sequence;
-        let m = mc.sequences.len();
-        let mut selections = Vec::with_capacity(m);
-        let mut sum_xi = g.scalar_from_u64(0);
-        let mut sum_ct = Ciphertext::zero(g);
-        for (k, o) in mc.sequences.iter().enumerate() {
+        let encrypted = (0..mc.sequences.len()).map(|k| {
             let mut xi = g.scalar_from_u64(0);
             let mut ct = Ciphertext::zero(g);
             for j in chosen {
                 xi = g.scalar_add(&xi, &r.nonces[j - 1][k]);
                 ct = ct.add(g, &r.vectors[j - 1][k]);
             }
-            let sigma = u32::from(chosen.contains(&(k + 1)));
-            let proof = prove_range(g, &self.k_table, (sigma, &xi), mc.option_limit, rng, |cm| {
-                range_hash(g, hi, (l, Some(*o)), &ct, cm.iter().map(|(a, b)| (a, b)))
-            });
-            sum_xi = g.scalar_add(&sum_xi, &xi);
-            xi.zeroize();
-            sum_ct = sum_ct.add(g, &ct);
-            selections.push(Selection {
-                option: *o,
-                ct,
-                proof,
-            });
-        }
-        let total = chosen.iter().filter(|j| **j <= m).count() as u32;
-        let proof = prove_range(g, &self.k_table, (total, &sum_xi), mc.limit, rng, |cm| {
-            range_hash(g, hi, (l, None), &sum_ct, cm.iter().map(|(a, b)| (a, b)))
+            (u32::from(chosen.contains(&(k + 1))), xi, ct)
         });
-        sum_xi.zeroize();
+        let (selections, proof) = prove_selections(g, &self.k_table, hi, mc, encrypted, rng);
         Contest {
-            index: l,
+            index: mc.sequence,
             selections,
             proof,
-            hash: pc.hash,
+            hash: printed.hash,
             pre: Some(PreContest {
-                hashes: pc.sorted(),
+                hashes: printed
+                    .pre
+                    .as_ref()
+                    .map(|p| p.hashes.clone())
+                    .unwrap_or_default(),
                 chosen: chosen
                     .iter()
                     .map(|j| Chosen {
@@ -462,39 +391,11 @@ impl<'m, G: Eg2Group> Recorder<'m, G> {
             ));
         }
         let xi_b = recover_ballot_nonce(&self.group, guardians, ballot, parts)?;
-        let printed = Printed {
-            id: ballot.id.clone(),
-            style: ballot.style.clone(),
-            device: ballot.device.clone(),
-            id_b: ballot.id_b,
-            hi: ballot.hi,
-            nonce: NonceCiphertext {
-                c0: ballot.nonce.c0.clone(),
-                c1: ballot.nonce.c1,
-                proof: crate::Pair {
-                    c: ballot.nonce.proof.c.clone(),
-                    v: ballot.nonce.proof.v.clone(),
-                },
-            },
-            contests: ballot
-                .contests
-                .iter()
-                .zip(sheet)
-                .map(|(c, s)| PrintedContest {
-                    index: c.index,
-                    psi: s.psi.clone(),
-                    short_codes: s.short_codes.clone(),
-                    hash: c.hash,
-                })
-                .collect(),
-            chaining: ballot.chaining,
-            code: ballot.code,
-        };
         let recorded = ballot
             .contests
             .iter()
             .map(|c| c.pre.as_ref().map(|p| &p.hashes));
-        for (pc, hashes) in printed.contests.iter().zip(recorded) {
+        for (pc, hashes) in sheet.iter().zip(recorded) {
             if hashes != Some(&pc.sorted()) {
                 return Err(refuse(
                     &ballot.id,
@@ -502,13 +403,15 @@ impl<'m, G: Eg2Group> Recorder<'m, G> {
                 ));
             }
         }
-        let regenerated = self.regenerate_checked(&printed, &xi_b).map_err(|_| {
-            refuse(
-                &ballot.id,
-                "the decrypted ballot nonce does not give the printed ballot: the printer lied"
-                    .into(),
-            )
-        })?;
+        let regenerated = self
+            .regenerate_checked((ballot, sheet), &xi_b)
+            .map_err(|_| {
+                refuse(
+                    &ballot.id,
+                    "the decrypted ballot nonce does not give the printed ballot: the printer lied"
+                        .into(),
+                )
+            })?;
         let contests = regenerated
             .iter()
             .zip(sheet)

@@ -173,6 +173,16 @@ pub struct NonceCiphertext<G: Eg2Group> {
     pub proof: Pair<G>,
 }
 
+impl<G: Eg2Group> Clone for NonceCiphertext<G> {
+    fn clone(&self) -> Self {
+        Self {
+            c0: self.c0.clone(),
+            c1: self.c1,
+            proof: self.proof.clone(),
+        }
+    }
+}
+
 /// An encrypted selection: the option's index, (α, β), its range proof.
 pub struct Selection<G: Eg2Group> {
     pub option: u32,
@@ -328,11 +338,7 @@ impl<G: Eg2Group> Ballot<G> {
             other => return Err(format!("state {other:?} is neither cast nor challenged")),
         };
         let nonce = &v["nonce"];
-        let pre_encrypted = match &v["pre_encrypted"] {
-            Value::Null => false,
-            Value::Bool(b) => *b,
-            _ => return Err("`pre_encrypted` is not true or false".into()),
-        };
+        let pre_encrypted = pre_encrypted(v)?;
         let contests = items(v, "contests")?
             .iter()
             .map(|c| {
@@ -394,6 +400,15 @@ impl<G: Eg2Group> Ballot<G> {
             }
         }
         out
+    }
+}
+
+/// A ballot's or a device's `pre_encrypted` mark: absent is false.
+fn pre_encrypted(v: &Value) -> Result<bool, String> {
+    match &v["pre_encrypted"] {
+        Value::Null => Ok(false),
+        Value::Bool(b) => Ok(*b),
+        _ => Err("`pre_encrypted` is not true or false".into()),
     }
 }
 
@@ -467,11 +482,7 @@ impl Device {
         };
         Ok(Self {
             name: text(v, "device")?.to_owned(),
-            pre_encrypted: match &v["pre_encrypted"] {
-                Value::Null => false,
-                Value::Bool(b) => *b,
-                _ => return Err("`pre_encrypted` is not true or false".into()),
-            },
+            pre_encrypted: pre_encrypted(v)?,
             hdi: fixed(v, "H_DI")?,
             mode: count(v, "mode")?,
             ballots: items(v, "ballots")?
@@ -524,6 +535,26 @@ impl<G: Eg2Group> TallyValue<G> {
     }
 }
 
+/// An opening's `contests`: per contest its `index` and its list `field`, each item read by `item`.
+fn per_contest<T>(
+    v: &Value,
+    field: &str,
+    item: impl Fn(&Value) -> Result<T, String>,
+) -> Result<Vec<(u32, Vec<T>)>, String> {
+    items(v, "contests")?
+        .iter()
+        .map(|c| {
+            Ok((
+                count(c, "index")?,
+                items(c, field)?
+                    .iter()
+                    .map(&item)
+                    .collect::<Result<_, String>>()?,
+            ))
+        })
+        .collect()
+}
+
 /// One option of an opened ballot: its index, the vote σ and the encryption nonce ξ released for it.
 pub type OpenedOption<G> = (u32, u32, <G as votum_group::Group>::Scalar);
 
@@ -549,24 +580,13 @@ impl<G: Eg2Group> Opened<G> {
     pub fn read(group: &G, v: &Value) -> Result<Self, String> {
         Ok(Self {
             id: text(v, "id")?.to_owned(),
-            contests: items(v, "contests")?
-                .iter()
-                .map(|c| {
-                    Ok((
-                        count(c, "index")?,
-                        items(c, "selections")?
-                            .iter()
-                            .map(|s| {
-                                Ok((
-                                    count(s, "option")?,
-                                    count(s, "vote")?,
-                                    scalar(group, s, "nonce")?,
-                                ))
-                            })
-                            .collect::<Result<_, String>>()?,
-                    ))
-                })
-                .collect::<Result<_, String>>()?,
+            contests: per_contest(v, "selections", |s| {
+                Ok((
+                    count(s, "option")?,
+                    count(s, "vote")?,
+                    scalar(group, s, "nonce")?,
+                ))
+            })?,
         })
     }
 }
@@ -618,18 +638,7 @@ impl<G: Eg2Group> OpenedPre<G> {
         };
         Ok(Self {
             id: text(v, "id")?.to_owned(),
-            contests: items(v, "contests")?
-                .iter()
-                .map(|c| {
-                    Ok((
-                        count(c, "index")?,
-                        items(c, "vectors")?
-                            .iter()
-                            .map(vector)
-                            .collect::<Result<_, String>>()?,
-                    ))
-                })
-                .collect::<Result<_, String>>()?,
+            contests: per_contest(v, "vectors", vector)?,
         })
     }
 }

@@ -1152,7 +1152,7 @@ pub const REGISTRY: [Info; 111] = [
         id: "V-EG21-08",
         title: "contest hashes, confirmation codes, devices and chains; no code or ciphertext twice",
         spec: "50.12",
-        code: &["eg21::check_devices"],
+        code: &["eg21::check_devices", "eg21::chain_items"],
         negative: "crates/votum-eg2/tests/v21.rs::a_broken_chain_fails_v_eg21_08",
     },
     Info {
@@ -1192,7 +1192,7 @@ pub const REGISTRY: [Info; 111] = [
         id: "V-EG21-13",
         title: "challenged ballots re-encrypt from their released nonces to their codes",
         spec: "50.12",
-        code: &["eg21::check_challenged"],
+        code: &["eg21::check_challenged", "eg21::match_opening"],
         negative: "crates/votum-eg2/tests/v21.rs::a_changed_released_nonce_fails_v_eg21_13",
     },
     Info {
@@ -1200,7 +1200,7 @@ pub const REGISTRY: [Info; 111] = [
         id: "V-EG21-14",
         title: "challenged ballots' contests, options and votes are within the manifest's limits",
         spec: "50.12",
-        code: &["eg21::check_challenged"],
+        code: &["eg21::check_challenged", "eg21::match_opening"],
         negative: "crates/votum-eg2/tests/v21.rs::an_opened_vote_above_the_limit_fails_v_eg21_14",
     },
     Info {
@@ -1216,7 +1216,7 @@ pub const REGISTRY: [Info; 111] = [
         id: "V-EG21-16",
         title: "pre-encrypted ballots: selection hashes, contest hashes, confirmation codes, the printer's chain",
         spec: "50.12",
-        code: &["eg21::check_pre_contest", "eg21::check_ballot", "eg21::check_devices"],
+        code: &["eg21::check_pre_contest", "eg21::check_devices", "eg21::chain_items"],
         negative: "crates/votum-eg2/tests/v21.rs::a_changed_selection_hash_or_printer_chain_fails_v_eg21_16",
     },
     Info {
@@ -1232,7 +1232,7 @@ pub const REGISTRY: [Info; 111] = [
         id: "V-EG21-18",
         title: "uncast pre-encrypted ballots: the encryptions from their released nonces",
         spec: "50.12",
-        code: &["eg21::check_uncast", "eg21::check_challenged"],
+        code: &["eg21::check_uncast", "eg21::check_challenged", "eg21::match_opening"],
         negative: "crates/votum-eg2/tests/v21.rs::a_printer_whose_vectors_are_not_their_labels_fails_v_eg21_18",
     },
     Info {
@@ -1240,7 +1240,7 @@ pub const REGISTRY: [Info; 111] = [
         id: "V-EG21-19",
         title: "uncast pre-encrypted ballots: contests and options as the manifest's",
         spec: "50.12",
-        code: &["eg21::check_uncast"],
+        code: &["eg21::check_uncast", "eg21::match_opening"],
         negative: "crates/votum-eg2/tests/v21.rs::an_uncast_ballot_with_other_labels_fails_v_eg21_19",
     },
 ];
