@@ -194,3 +194,36 @@ def test_a_2_1_election_with_chained_codes_verifies_and_prints_its_counts(tmp_pa
         app, ["election", "--spec", "2.1", "--group", "eg2-3072", "--out", str(tmp_path / "r")]
     )
     assert refused.exit_code != 0 and "2.1 record only" in refused.output
+
+
+def test_a_2_1_election_with_contest_data_publishes_the_write_ins_it_was_told_to(tmp_path: Path) -> None:
+    """`--contest-data decrypted` (spec/66.11): every contest of the manifest gets its data field and the
+    guardians' decryption of every cast ballot's; what the guardians decrypt and what the challenged ballots
+    open are the write-ins and statuses the voters made, V-EG21-12 examines each, and a changed D fails it."""
+    out = tmp_path / "record"
+    args = ["election", "--spec", "2.1", "--eg2-record", "2.1", "--contest-data", "decrypted"]
+    run = CliRunner().invoke(app, [*args, "--ballots", "40", "--spoil-rate", "0.1", "--out", str(out)])
+    assert run.exit_code == 0, run.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert all(c["decrypt_contest_data"] is True for c in manifest["contests"])
+    assert all(c["contest_data_blocks"] == c["votes_allowed"] + 1 for c in manifest["contests"])
+    tally = json.loads((out / "tally.json").read_text())
+    texts = [bytes.fromhex(d["D"]) for d in tally["contest_data"]]
+    assert any(b"Write-in " in d for d in texts) and all(b"normal" in d or b"_vote" in d for d in texts)
+    opened = [json.loads(line) for line in (out / "challenged.jsonl").read_text().splitlines()]
+    assert opened and all("data" in c for o in opened for c in o["contests"])
+    report = verify(out)
+    twelve = next(c for c in report.checks if c.id == "V-EG21-12")
+    assert report.passed and twelve.checked == len(tally["contest_data"]) > 0
+    d = tally["contest_data"][0]["D"]
+    tally["contest_data"][0]["D"] = ("1" if d[0] == "0" else "0") + d[1:]
+    (out / "tally.json").write_text(json.dumps(tally))
+    assert verify(out).not_passed() == ["V-EG21-12"]
+    # contest data is asked for in the 2.1 record, by one of three names
+    refused = CliRunner().invoke(
+        app, ["election", "--spec", "2.1", "--contest-data", "encrypted", "--out", str(tmp_path / "q")]
+    )
+    assert refused.exit_code != 0 and "--eg2-record 2.1" in refused.output
+    with pytest.raises(InvalidInput, match="contest data 'all'"):
+        run_eg2_election(Eg2Config(record="2.1", contest_data="all", out=tmp_path / "r"))
+    assert not (tmp_path / "r").exists()

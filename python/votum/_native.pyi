@@ -585,6 +585,7 @@ def eg2_election(
     simple_chaining: bool = False,
     weighted: bool = False,
     pre_encrypted: int = 0,
+    contest_data: str = "manifest",
 ) -> dict[str, Any]: ...
 def chvote_simulate(
     level: int,

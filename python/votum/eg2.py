@@ -19,6 +19,8 @@ from votum.verifier import VerificationReport, verify
 GROUPS = ("p256", "eg2-4096", "eg2-3072")
 #: the records a 2.x election writes: egk-ec's form (spec/65.3) or 2.1 itself (spec/66.3)
 RECORDS = ("egk-ec", "2.1")
+#: contest data in a 2.1 election (spec/66.11)
+CONTEST_DATA = ("manifest", "encrypted", "decrypted")
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,9 @@ class Eg2Config:
     #: with the 2.1 record: ballots printed in advance besides `ballots` (spec/66.10); the share
     #: `challenge_rate` of them left uncast and opened, the others marked by a voter and recorded
     pre_encrypted: int = 0
+    #: with the 2.1 record: contest data (spec/66.11) only where the manifest asks for it ("manifest"), in
+    #: every contest ("encrypted"), or in every contest and decrypted on every cast ballot ("decrypted")
+    contest_data: str = "manifest"
 
 
 @dataclass
@@ -82,6 +87,12 @@ def _check(config: Eg2Config) -> None:
         )
     if config.pre_encrypted and config.record != "2.1":
         raise InvalidInput("pre-encrypted ballots are written in the 2.1 record only (spec/66.10)")
+    if config.contest_data not in CONTEST_DATA:
+        raise InvalidInput(
+            f"contest data {config.contest_data!r}: one of {', '.join(CONTEST_DATA)} (spec/66.11)"
+        )
+    if config.contest_data != "manifest" and config.record != "2.1":
+        raise InvalidInput("contest data is asked for in the 2.1 record only (spec/66.11)")
     if config.pre_encrypted < 0:
         raise InvalidInput("a count of pre-encrypted ballots is not negative")
     if config.processes and config.record != "egk-ec":
@@ -116,6 +127,7 @@ def run_eg2_election(config: Eg2Config) -> Eg2Result:
             record=config.record,
             simple_chaining=config.chaining,
             pre_encrypted=config.pre_encrypted,
+            contest_data=config.contest_data,
         )
     result = Eg2Result(config=config, record=config.out)
     items = {

@@ -79,13 +79,24 @@ impl Plain {
         out
     }
 
-    /// The message for a contest of limit L: (1 + L)·32 bytes less 2, as egk-ec pads it; write-ins are cut
-    /// to fit (the first L kept, each shortened and marked `*`).
+    /// The message for a contest of limit L: (1 + L)·32 bytes less 2, as egk-ec pads it.
     pub fn to_message(&self, limit: u32) -> Vec<u8> {
         let size = (1 + limit as usize) * 32;
+        let mut bytes = self.fit(size);
+        if bytes.len() < size {
+            bytes.resize(size - 2, 0);
+        }
+        bytes
+    }
+
+    /// The encoding in at most `size` bytes where it can be made to fit (unpadded): write-ins beyond the
+    /// first L are dropped for one `*`, then each is shortened a character at a time, ending in `*`, then
+    /// overvotes are dropped.
+    pub fn fit(&self, size: usize) -> Vec<u8> {
+        let limit = (size / 32).saturating_sub(1);
         let mut trial = self.clone();
-        if trial.encode().len() > size && trial.write_ins.len() > limit as usize {
-            trial.write_ins.truncate(limit as usize);
+        if trial.encode().len() > size && trial.write_ins.len() > limit {
+            trial.write_ins.truncate(limit);
             trial.write_ins.push("*".into());
         }
         // shorten the write-ins one character at a time, each ending in `*`
@@ -98,11 +109,7 @@ impl Plain {
         while trial.encode().len() > size && trial.overvotes.len() > 1 {
             trial.overvotes.pop();
         }
-        let mut bytes = trial.encode();
-        if bytes.len() < size {
-            bytes.resize(size - 2, 0);
-        }
-        bytes
+        trial.encode()
     }
 
     /// Reads a message back (its zero padding ignored).

@@ -17,6 +17,10 @@ pub struct ManifestContest {
     pub options: Vec<String>,
     /// the options' sequence orders, in the same order
     pub sequences: Vec<u32>,
+    /// b_Λ: the contest's data is 32·b bytes on every ordinary 2.1 ballot (`contest_data_blocks`; spec/66.11)
+    pub data_blocks: Option<u32>,
+    /// the guardians decrypt this contest's data on every cast ballot (`decrypt_contest_data`; spec/66.11)
+    pub decrypt_data: bool,
 }
 
 /// A manifest as votum reads it.
@@ -87,6 +91,26 @@ pub fn read_manifest(v: &Value) -> Result<Manifest, String> {
             option_limit: limit("option_selection_limit")?,
             sequences: options.iter().map(|(s, _)| *s).collect(),
             options: options.into_iter().map(|(_, s)| s).collect(),
+            data_blocks: match &c["contest_data_blocks"] {
+                Value::Null => None,
+                _ => match count(c, "contest_data_blocks")? {
+                    b @ 1..=0x00FF_FFFF => Some(b),
+                    b => {
+                        return Err(format!(
+                            "contest {id}: {b} contest data blocks, not 1…2^24 − 1"
+                        ))
+                    }
+                },
+            },
+            decrypt_data: match &c["decrypt_contest_data"] {
+                Value::Null => false,
+                Value::Bool(b) => *b,
+                _ => {
+                    return Err(format!(
+                        "contest {id}: `decrypt_contest_data` is not true or false"
+                    ))
+                }
+            },
         };
         if contests.insert(id.clone(), mc).is_some() {
             return Err(format!("contest {id} is listed twice"));

@@ -17,7 +17,7 @@ use votum_eg2::group::parameter_inputs;
 use votum_eg2::manifest::read_manifest;
 use votum_eg2::v21::ballot::{Chain, Device};
 use votum_eg2::v21::decrypt::{combine, nonce_share, open_ballot, Session, Target};
-use votum_eg2::v21::election::{ceremony, run, Options};
+use votum_eg2::v21::election::{ceremony, run, ContestData, Options};
 use votum_eg2::v21::hashes::{base_hash, parameter_hash, ShortCode};
 use votum_eg2::v21::keys::Guardian;
 use votum_eg2::v21::preencrypt::{Printer, Recorder};
@@ -40,6 +40,7 @@ fn options(simple_chaining: bool, weighted: bool, pre_encrypted: usize) -> Optio
         simple_chaining,
         weighted,
         pre_encrypted,
+        contest_data: ContestData::AsManifest,
     }
 }
 
@@ -47,8 +48,9 @@ fn verify(dir: &Path) -> Report {
     verify_record(dir, VerifyOptions::default()).0
 }
 
-/// The P-256 record every tamper test copies: simple chaining, weighted voters, two guardians of three, and
-/// after the 12 ballots of the device 8 pre-encrypted ones (the 4th and 8th uncast).
+/// The P-256 record every tamper test copies: simple chaining, weighted voters, two guardians of three,
+/// contest data in every contest decrypted on every cast ballot, and after the 12 ballots of the device 8
+/// pre-encrypted ones (the 4th and 8th uncast).
 fn base() -> &'static Path {
     static DIR: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     &DIR.get_or_init(|| {
@@ -58,7 +60,10 @@ fn base() -> &'static Path {
             P256,
             &dir,
             DEFAULT_MANIFEST.as_bytes(),
-            &options(true, true, 8),
+            &Options {
+                contest_data: ContestData::Decrypted,
+                ..options(true, true, 8)
+            },
         )
         .unwrap();
         (t, dir)
@@ -327,18 +332,100 @@ fn a_missing_option_fails_v_eg21_11() {
 }
 
 #[test]
-fn unread_contest_data_is_v_eg21_12() {
+fn a_changed_contest_data_decryption_fails_v_eg21_12() {
     let report = verify(base());
     let r = report.checks.iter().find(|c| c.id == "V-EG21-12").unwrap();
-    assert_eq!((r.status, r.checked), (Status::Pass, 0));
-    assert!(!r.warnings.is_empty());
-    // contest data this verifier cannot check is an Error, never a silent pass
+    assert_eq!(r.status, Status::Pass);
+    assert!(r.checked > 0, "the cast ballots' contest data is decrypted");
+    let tally = |f: fn(&mut Value)| tampered(|d| edit_json(&d.join("tally.json"), f)).0;
+    // D, β or the proof changed
+    assert_eq!(
+        tally(|t| bump(&mut t["contest_data"][0]["D"])),
+        vec!["V-EG21-12"]
+    );
+    assert_eq!(
+        tally(|t| bump(&mut t["contest_data"][0]["v"])),
+        vec!["V-EG21-12"]
+    );
+    assert_eq!(
+        tally(|t| {
+            let other = t["contest_data"][1]["beta"].clone();
+            t["contest_data"][0]["beta"] = other;
+        }),
+        vec!["V-EG21-12"]
+    );
+    // one left out, one listed twice, one named after a challenged ballot
+    assert_eq!(
+        tally(|t| {
+            t["contest_data"].as_array_mut().unwrap().remove(0);
+        }),
+        vec!["V-EG21-12"]
+    );
+    assert_eq!(
+        tally(|t| {
+            let first = t["contest_data"][0].clone();
+            t["contest_data"].as_array_mut().unwrap().push(first);
+        }),
+        vec!["V-EG21-12"]
+    );
+    assert_eq!(
+        tally(|t| t["contest_data"][0]["ballot"] = "ballot-4".into()),
+        vec!["V-EG21-12"]
+    );
+}
+
+#[test]
+fn changed_contest_data_on_a_ballot_fails_v_eg21_05() {
+    // C₁ changed on a cast ballot: its proof (eq. 69), χ and the decryption no longer hold
     let (failing, _) = tampered(|d| {
         edit_lines(&d.join("ballots.jsonl"), |b| {
-            b[0]["contests"][0]["contest_data"] = "00".into()
+            bump(&mut b[0]["contests"][0]["data"]["C1"])
         })
     });
-    assert_eq!(failing, vec!["V-EG21-12"]);
+    among(
+        &failing,
+        "V-EG21-05",
+        &["V-EG21-05", "V-EG21-08", "V-EG21-12"],
+    );
+    // the data left off a ballot whose manifest contest asks for it
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("ballots.jsonl"), |b| {
+            b[1]["contests"][0].as_object_mut().unwrap().remove("data");
+        })
+    });
+    among(
+        &failing,
+        "V-EG21-05",
+        &["V-EG21-05", "V-EG21-08", "V-EG21-12"],
+    );
+    // a manifest that no longer asks for it
+    let (failing, _) = tampered(|d| {
+        edit_json(&d.join("manifest.json"), |m| {
+            m["contests"][0]
+                .as_object_mut()
+                .unwrap()
+                .remove("contest_data_blocks");
+        })
+    });
+    assert!(failing.contains(&"V-EG21-01"), "{failing:?}");
+}
+
+#[test]
+fn a_changed_opened_contest_data_fails_v_eg21_13() {
+    for field in ["D", "nonce"] {
+        let (failing, _) = tampered(|d| {
+            edit_lines(&d.join("challenged.jsonl"), |b| {
+                bump(&mut b[0]["contests"][0]["data"][field])
+            })
+        });
+        assert_eq!(failing, vec!["V-EG21-13"], "{field}");
+    }
+    let (failing, _) = tampered(|d| {
+        edit_lines(&d.join("challenged.jsonl"), |b| {
+            b[0]["contests"][0].as_object_mut().unwrap().remove("data");
+        })
+    });
+    assert_eq!(failing, vec!["V-EG21-13"]);
 }
 
 #[test]
@@ -563,28 +650,46 @@ fn a_share_changed_in_transit_or_dealt_under_another_name_is_refused() {
         .is_err());
 }
 
-fn one_ballot(
-    state: State,
-) -> (
+type OneBallot = (
     votum_eg2::v21::record::Keys<P256>,
     Vec<votum_eg2::v21::keys::KeyShares<P256>>,
     votum_eg2::v21::record::Ballot<P256>,
-) {
-    let (keys, shares, _) = keys_on_p256();
+);
+
+/// A ballot with a vote for the mayor's second option.
+fn one_ballot(state: State) -> OneBallot {
     let manifest = read_manifest(&serde_json::from_str(DEFAULT_MANIFEST).unwrap()).unwrap();
-    let device = Device::new(P256, (keys.k, &keys.k_hat), keys.he, &manifest, "d");
+    one_ballot_of(state, &manifest, (vec![0, 1, 0], vec![]))
+}
+
+/// The default manifest with the mayor's contest data of 2 blocks, decrypted when `decrypt`.
+fn data_manifest(decrypt: bool) -> votum_eg2::Manifest {
+    let mut m: Value = serde_json::from_str(DEFAULT_MANIFEST).unwrap();
+    for c in m["contests"].as_array_mut().unwrap() {
+        if c["object_id"] == "mayor" {
+            c["contest_data_blocks"] = 2.into();
+            c["decrypt_contest_data"] = decrypt.into();
+        }
+    }
+    read_manifest(&m).unwrap()
+}
+
+/// A ballot with `votes` and `write_ins` in the mayor's contest.
+fn one_ballot_of(
+    state: State,
+    manifest: &votum_eg2::Manifest,
+    (votes, write_ins): (Vec<u32>, Vec<String>),
+) -> OneBallot {
+    let (keys, shares, _) = keys_on_p256();
+    let device = Device::new(P256, (keys.k, &keys.k_hat), keys.he, manifest, "d");
     let mut plain = PlainBallot {
         id: "b1".into(),
         style: "ward-1-style".into(),
         ..Default::default()
     };
-    plain.contests.insert(
-        "mayor".into(),
-        PlainContest {
-            votes: vec![0, 1, 0],
-            write_ins: vec![],
-        },
-    );
+    plain
+        .contests
+        .insert("mayor".into(), PlainContest { votes, write_ins });
     let mut rng = ChaCha20Rng::seed_from_u64(9);
     let mut b = device.encrypt(&plain, (state, 1), &mut rng).unwrap();
     Chain::new(&keys.he, "d", false).seal(&mut b);
@@ -605,11 +710,15 @@ fn a_guardian_opens_only_a_challenged_ballot_and_the_opening_gives_its_votes() {
         .iter()
         .map(|s| (s.i, nonce_share(&P256, s, &challenged, &mut rng).unwrap()))
         .collect();
-    let key = (&keys.k, &keys.guardians[..]);
+    let key = &keys;
     let opened = open_ballot(&P256, key, &manifest, &challenged, &parts).unwrap();
-    let mayor = opened.contests.iter().find(|(c, _)| *c == 1).unwrap();
+    let mayor = opened.contests.iter().find(|c| c.index == 1).unwrap();
     assert_eq!(
-        mayor.1.iter().map(|(_, s, _)| *s).collect::<Vec<_>>(),
+        mayor
+            .selections
+            .iter()
+            .map(|(_, s, _)| *s)
+            .collect::<Vec<_>>(),
         vec![0, 1, 0]
     );
     // a guardian that gives a wrong part is named before anything is opened (votum's proof of the part)
@@ -637,15 +746,24 @@ fn the_commitment_round_names_a_guardian_that_changes_its_pair_or_its_answer() {
         pad: g.pow_generator(&five),
         data: g.op(&g.pow(&keys.k, &five), &keys.k),
     };
-    let targets = [Target {
+    let targets = [Target::Tally {
         contest: 1,
         option: 2,
         ct: &ct,
     }];
+    let manifest = read_manifest(&serde_json::from_str(DEFAULT_MANIFEST).unwrap()).unwrap();
     let available = [1u32, 2];
     let mut rng = ChaCha20Rng::seed_from_u64(11);
     let start = |i: usize, rng: &mut ChaCha20Rng| {
-        Session::start(&g, &keys.he, &shares[i], &available, &targets, rng).unwrap()
+        Session::start(
+            &g,
+            (&keys.he, &manifest),
+            &shares[i],
+            &available,
+            &targets,
+            rng,
+        )
+        .unwrap()
     };
 
     // guardian 2 reveals a pair other than the one it committed to: guardian 1 names it and answers nothing
@@ -710,7 +828,7 @@ fn the_commitment_round_names_a_guardian_that_changes_its_pair_or_its_answer() {
         &[(1, v1), (2, v2)],
     )
     .unwrap();
-    assert!(out[0].t == keys.k, "T is K^1");
+    assert!(out[0].value == keys.k, "T is K^1");
 }
 
 #[test]
@@ -807,6 +925,70 @@ fn the_recorder_believes_the_printers_store_only_as_far_as_the_paper() {
         .expect("refused");
     assert!(err.to_string().contains("guardian 3"), "{err}");
     // the ordinary opening refuses a pre-encrypted ballot
-    let key = (&keys.k, &keys.guardians[..]);
-    assert!(open_ballot(&P256, key, &manifest, ballot, &parts).is_err());
+    assert!(open_ballot(&P256, &keys, &manifest, ballot, &parts).is_err());
+}
+
+/// The decryption of `targets` by guardians 1 and 2 of `shares`: the first refusal, if any.
+fn decrypt_round(
+    keys: &votum_eg2::v21::record::Keys<P256>,
+    shares: &[votum_eg2::v21::keys::KeyShares<P256>],
+    manifest: &votum_eg2::Manifest,
+    targets: &[Target<'_, P256>],
+) -> Result<Vec<votum_eg2::v21::decrypt::Decrypted<P256>>, Eg2Error> {
+    let mut rng = ChaCha20Rng::seed_from_u64(21);
+    let present = [&shares[0], &shares[1]];
+    votum_eg2::v21::decrypt::in_process(&P256, (keys, manifest), &present, targets, &mut rng)
+}
+
+#[test]
+fn guardians_decrypt_contest_data_only_where_the_manifest_says_and_its_proof_holds() {
+    use votum_eg2::v21::decrypt::data_plaintext;
+    let decrypting = data_manifest(true);
+    let write_in = || (vec![0, 0, 0], vec!["Ada Lovelace".to_owned()]);
+    let (keys, shares, cast) = one_ballot_of(State::Cast, &decrypting, write_in());
+    let data = cast.contests.iter().find(|c| c.index == 1).unwrap();
+    assert_eq!(
+        data.data.as_ref().unwrap().c1.len(),
+        64,
+        "2 blocks of 32 bytes"
+    );
+    // the honest decryption gives D, which holds the write-in
+    let target = Target::data(&cast, 1).unwrap();
+    let out = decrypt_round(&keys, &shares, &decrypting, std::slice::from_ref(&target)).unwrap();
+    let d = data_plaintext(&P256, &target, &out[0].value).unwrap();
+    assert!(
+        d.windows(12).any(|w| w == b"Ada Lovelace"),
+        "D holds the write-in"
+    );
+    assert!(d.ends_with(&[0, 0, 0, 0]), "zero-padded to 64 bytes");
+    let refused = |manifest: &votum_eg2::Manifest,
+                   ballot: &votum_eg2::v21::record::Ballot<P256>| {
+        let t = Target::data(ballot, 1).unwrap();
+        decrypt_round(&keys, &shares, manifest, &[t])
+            .err()
+            .expect("refused")
+    };
+    // a manifest that does not say to decrypt the contest's data
+    let err = refused(&data_manifest(false), &cast);
+    assert!(err.to_string().contains("does not say to decrypt"), "{err}");
+    // a challenged ballot's data (it is opened by its nonce, not decrypted by the guardians)
+    let (_, _, challenged) = one_ballot_of(State::Challenged, &decrypting, write_in());
+    let err = refused(&decrypting, &challenged);
+    assert!(err.to_string().contains("not cast"), "{err}");
+    // data whose proof fails (eq. 69)
+    let mut forged = cast;
+    forged.contests[0].data.as_mut().unwrap().c1[0] ^= 1;
+    let err = refused(&decrypting, &forged);
+    assert!(err.to_string().contains("eq. 69"), "{err}");
+    // data handed over as another ballot's
+    let (_, _, other) = one_ballot_of(State::Cast, &decrypting, write_in());
+    let t = Target::Data {
+        ballot: &other,
+        contest: 1,
+        data: forged.contests[0].data.as_ref().unwrap(),
+    };
+    let err = decrypt_round(&keys, &shares, &decrypting, &[t])
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("not the ballot's data"), "{err}");
 }

@@ -739,15 +739,27 @@ pub fn eg2_record(data: &[u8]) {
     let _ = votum_verify::eg2::check_document(MANIFEST, which, rest);
 }
 
-/// A document of an ElectionGuard 2.1 record as votum writes it (spec/66.3): byte 0 picks (mod 5) a ballot
-/// line (ordinary or pre-encrypted), the guardians' document, a tally value, an opened challenged ballot or
-/// an opened uncast pre-encrypted ballot, read and checked alone on P-256 against the embedded manifest.
+/// A document of an ElectionGuard 2.1 record as votum writes it (spec/66.3): byte 0 picks (mod 6) a ballot
+/// line (ordinary or pre-encrypted), the guardians' document, a tally value, an opened challenged ballot,
+/// an opened uncast pre-encrypted ballot or a decrypted contest data, read and checked alone on P-256
+/// against the embedded manifest with contest data of L + 1 blocks in every contest (spec/66.11).
 pub fn eg21_record(data: &[u8]) {
-    const MANIFEST: &[u8] = include_bytes!("../../votum-eg2/src/default_manifest.json");
+    static MANIFEST: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    let manifest = MANIFEST.get_or_init(|| {
+        let mut m: Value =
+            serde_json::from_str(include_str!("../../votum-eg2/src/default_manifest.json"))
+                .unwrap_or_default();
+        for c in m["contests"].as_array_mut().into_iter().flatten() {
+            let limit = c["votes_allowed"].as_u64().unwrap_or(1);
+            c["contest_data_blocks"] = (limit + 1).into();
+            c["decrypt_contest_data"] = true.into();
+        }
+        serde_json::to_vec(&m).unwrap_or_default()
+    });
     let Some((&which, rest)) = data.split_first() else {
         return;
     };
-    let _ = votum_verify::eg21::check_document(MANIFEST, which, rest);
+    let _ = votum_verify::eg21::check_document(manifest, which, rest);
 }
 
 /// What a 2.x guardian reads from other parties (spec/65.9) and what the verifier reads of

@@ -15,12 +15,12 @@ use crate::errors::NativeError;
 /// Runs a whole 2.x election on `group` ("p256" or "eg2-4096") and writes its record to `out`: egk-ec's record
 /// (`record` "egk-ec", spec/65.7–65.8) or ElectionGuard 2.1's own ("2.1", spec/66.7, with `simple_chaining`
 /// or none and, with `weighted`, voter i weighing 1 + i mod 3; `pre_encrypted` ballots printed in advance besides
-/// `ballots`, spec/66.10). `manifest` is an egk-ec manifest's bytes (the
+/// `ballots`, spec/66.10; `contest_data` "manifest", "encrypted" or "decrypted", spec/66.11). `manifest` is an egk-ec manifest's bytes (the
 /// embedded one when None); `available` the x-coordinates of the guardians that decrypt (all when empty);
 /// every `challenge_every`-th ballot is challenged (none when 0). Returns {"cast", "challenged", "counts":
 /// {"contest/option": n}, "seconds": [(step, s)]}.
 #[pyfunction]
-#[pyo3(signature = (out, group, manifest, ballots, guardians, quorum, available, challenge_every, seed, device, record="egk-ec", simple_chaining=false, weighted=false, pre_encrypted=0))]
+#[pyo3(signature = (out, group, manifest, ballots, guardians, quorum, available, challenge_every, seed, device, record="egk-ec", simple_chaining=false, weighted=false, pre_encrypted=0, contest_data="manifest"))]
 #[allow(clippy::too_many_arguments)]
 pub fn eg2_election<'py>(
     py: Python<'py>,
@@ -38,7 +38,9 @@ pub fn eg2_election<'py>(
     simple_chaining: bool,
     weighted: bool,
     pre_encrypted: usize,
+    contest_data: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
+    use votum_eg2::v21::election::ContestData;
     let base = Options {
         guardians,
         quorum,
@@ -54,6 +56,23 @@ pub fn eg2_election<'py>(
         )
         .into());
     }
+    let contest_data = match contest_data {
+        "manifest" => ContestData::AsManifest,
+        "encrypted" | "decrypted" if record != "2.1" => {
+            return Err(NativeError::Input(
+                "contest data is asked for in the 2.1 record only (spec/66.11)".into(),
+            )
+            .into())
+        }
+        "encrypted" => ContestData::Encrypted,
+        "decrypted" => ContestData::Decrypted,
+        other => {
+            return Err(NativeError::Input(format!(
+                "contest data {other:?}: manifest, encrypted or decrypted"
+            ))
+            .into())
+        }
+    };
     let options = match record {
         "egk-ec" => Form::EgkEc(base),
         "2.1" => Form::V21(votum_eg2::v21::election::Options {
@@ -61,6 +80,7 @@ pub fn eg2_election<'py>(
             simple_chaining,
             weighted,
             pre_encrypted,
+            contest_data,
         }),
         other => {
             return Err(NativeError::Input(format!(

@@ -16,15 +16,16 @@ use sha2::Digest;
 use votum_eg2::manifest::ManifestContest;
 use votum_eg2::manifest::{read_manifest, Manifest};
 use votum_eg2::read::{read_bytes, read_json};
-use votum_eg2::v21::check::check_key;
 use votum_eg2::v21::check::pre_vector;
+use votum_eg2::v21::check::{check_data_proof, check_key, xor_pads};
 use votum_eg2::v21::hashes::{
-    base_hash, chaining_field, contest_hash, decryption_hash, extended_base_hash,
-    guardian_record_hash, identifier_hash, parameter_hash, pre_contest_hash, range_hash,
-    selection_hash, Codes, ShortCode, NO_CHAINING, SIMPLE_CHAINING,
+    base_hash, chaining_field, contest_hash, data_decryption_hash, data_pads, decryption_hash,
+    extended_base_hash, guardian_record_hash, identifier_hash, parameter_hash, pre_contest_hash,
+    range_hash, selection_hash, Codes, ShortCode, NO_CHAINING, SIMPLE_CHAINING,
 };
 use votum_eg2::v21::record::{
-    self, Ballot, Contest, Keys, Opened, OpenedPre, PreContest, State, TallyValue,
+    self, Ballot, Contest, DataCiphertext, DecryptedData, Keys, Opened, OpenedContest, OpenedPre,
+    PreContest, State, TallyValue,
 };
 use votum_eg2::{group::parameter_inputs, Eg2Group};
 use votum_elgamal::Ciphertext;
@@ -212,8 +213,6 @@ pub(crate) fn check_keys<G: Eg2Group>(
 /// What one ballot's checks found, and what the record-wide checks need of it.
 pub(crate) struct Checked {
     findings: Vec<(Check, String)>,
-    /// what the ballot carries that this verifier does not read (an Error each)
-    unread: Vec<(Check, String)>,
     /// objects examined by V-EG21-05…08
     selections: u64,
     /// objects examined by V-EG21-15 (contests of a cast pre-encrypted ballot) and 17 (short codes)
@@ -225,7 +224,6 @@ impl Checked {
     fn stop(findings: Vec<(Check, String)>) -> Self {
         Self {
             findings,
-            unread: Vec::new(),
             selections: 0,
             pre_contests: 0,
             short_codes: 0,
@@ -299,13 +297,29 @@ pub(crate) fn check_ballot<G: Eg2Group>(
         }
         match &c.pre {
             Some(pre) => {
+                if c.data.is_some() {
+                    f.push((
+                        Check::Eg21v05,
+                        format!(
+                            "contest {}: a pre-encrypted ballot carries contest data (spec/66.11)",
+                            c.index
+                        ),
+                    ));
+                }
                 let h = pre_contest_hash(&b.hi, c.index, &pre.hashes);
                 check_pre_contest(ctx, (b, c, mc), (pre, short, h), &mut f, &mut out);
                 hashes.push(h);
             }
             None => {
+                check_data(ctx, (b, c, mc), &mut f);
                 let cts: Vec<&Ciphertext<G>> = c.selections.iter().map(|s| &s.ct).collect();
-                let h = contest_hash(g, &b.hi, c.index, &cts);
+                let h = contest_hash(
+                    g,
+                    &b.hi,
+                    c.index,
+                    &cts,
+                    c.data.as_ref().map(DataCiphertext::parts),
+                );
                 if h != c.hash {
                     f.push((
                         Check::Eg21v08,
@@ -323,6 +337,36 @@ pub(crate) fn check_ballot<G: Eg2Group>(
     }
     out.findings = f;
     out
+}
+
+/// V-EG21-05's contest data items (spec/66.11) for one contest of an ordinary ballot: data exactly where
+/// the manifest asks for it, C₁ of 32·b bytes, and its proof (eq. 69).
+fn check_data<G: Eg2Group>(
+    ctx: &Ctx<G>,
+    (b, c, mc): (&Ballot<G>, &Contest<G>, &ManifestContest),
+    f: &mut Vec<(Check, String)>,
+) {
+    let at = |what: &str| (Check::Eg21v05, format!("contest {}: {what}", c.index));
+    match (&c.data, mc.data_blocks) {
+        (None, None) => {}
+        (None, Some(_)) => f.push(at(
+            "no contest data where the manifest asks for it (spec/66.11)",
+        )),
+        (Some(_), None) => f.push(at(
+            "contest data the manifest does not ask for (spec/66.11)",
+        )),
+        (Some(d), Some(blocks)) => {
+            if d.c1.len() != blocks as usize * 32 {
+                f.push(at(&format!(
+                    "C₁ of {} bytes, not the manifest's {blocks} blocks of 32",
+                    d.c1.len()
+                )));
+            }
+            if !check_data_proof(&ctx.group, &b.hi, c.index, d) {
+                f.push(at("the contest data's proof does not verify (eq. 69)"));
+            }
+        }
+    }
 }
 
 /// V-EG21-06 and 07 for one contest's selections (6.B–6.D, 7.A–7.D); false if its options are not the
@@ -453,22 +497,6 @@ fn check_pre_contest<G: Eg2Group>(
             Check::Eg21v15,
             at("the selection vector is not the product of the chosen vectors (15.A)"),
         ));
-    }
-}
-
-/// What a ballot carries that votum's 2.1 reader does not check yet: contest data (V-EG21-12), an Error
-/// so that a record cannot pass with data unchecked.
-fn unread(v: &Value) -> Vec<(Check, String)> {
-    let data = v["contests"]
-        .as_array()
-        .is_some_and(|cs| cs.iter().any(|c| !c["contest_data"].is_null()));
-    if data {
-        vec![(
-            Check::Eg21v12,
-            "contest data: not read yet (spec/66.5)".to_owned(),
-        )]
-    } else {
-        Vec::new()
     }
 }
 
@@ -643,6 +671,14 @@ fn walk_on<G: Eg2Group>(
     let mut cast = 0u64;
     let mut holding: BTreeMap<u32, u64> = BTreeMap::new();
     let mut pre_ballots = 0u64;
+    // the cast ballots' contest data the manifest says the guardians decrypt (V-EG21-12)
+    let decrypting: BTreeSet<u32> = manifest
+        .contests
+        .values()
+        .filter(|mc| mc.decrypt_data)
+        .map(|mc| mc.sequence)
+        .collect();
+    let mut pending: Pending<G> = BTreeMap::new();
     loop {
         let mut batch = Vec::with_capacity(BATCH);
         for line in lines.by_ref().take(BATCH) {
@@ -659,8 +695,7 @@ fn walk_on<G: Eg2Group>(
                     let v: Value =
                         serde_json::from_str(&l).map_err(|e| format!("not JSON: {e}"))?;
                     let b = Ballot::read(&ctx.group, &v)?;
-                    let mut c = check_ballot(&ctx, (&manifest, short), &b);
-                    c.unread = unread(&v);
+                    let c = check_ballot(&ctx, (&manifest, short), &b);
                     Ok((b, c))
                 });
                 (no, r)
@@ -689,9 +724,6 @@ fn walk_on<G: Eg2Group>(
             }
             for (check, reason) in c.findings {
                 ledger.fail(check, &object, reason);
-            }
-            for (check, reason) in c.unread {
-                ledger.error(check, &object, reason);
             }
             if !ids_b.insert(b.id_b) {
                 ledger.fail(
@@ -723,6 +755,11 @@ fn walk_on<G: Eg2Group>(
                 ledger.fail(Check::Eg21v09, &object, "a weight of 0");
             }
             if b.state == State::Cast {
+                for c in b.contests.iter().filter(|c| decrypting.contains(&c.index)) {
+                    if let Some(d) = &c.data {
+                        pending.insert((b.id.clone(), c.index), (b.hi, d.clone()));
+                    }
+                }
                 cast += 1;
                 for c in &b.contests {
                     *holding.entry(c.index).or_default() += 1;
@@ -790,7 +827,14 @@ fn walk_on<G: Eg2Group>(
         .map_err(at(Check::Eg21v08, record::DEVICES))?;
     check_devices(ledger, &keys.he, &devices, &kept);
 
-    let (counts, tally_sha256) = check_tally(ledger, &ctx, &manifest, dir, &sums, (n, k))?;
+    let (counts, tally_sha256) = check_tally(
+        ledger,
+        &ctx,
+        &manifest,
+        dir,
+        (&sums, &pending, &keys.k_hat),
+        (n, k),
+    )?;
     // what `votum verify` prints (spec/50.2): counts by "contest/option" with the manifest's ids
     let name = |c: u32| manifest.contests.iter().find(|(_, mc)| mc.sequence == c);
     let mut flat = serde_json::Map::new();
@@ -816,7 +860,13 @@ fn walk_on<G: Eg2Group>(
     out.values
         .insert("H_E".into(), json!(crate::report::hex(&keys.he)));
     out.values.insert("ballots".into(), json!(done));
-    check_challenged(ledger, &ctx, (&manifest, short), dir, &challenged)?;
+    check_challenged(
+        ledger,
+        (&ctx, &keys.k_hat),
+        (&manifest, short),
+        dir,
+        &challenged,
+    )?;
     if pre_ballots == 0 {
         for &check in &Check::EG21[14..] {
             ledger.examined(check, 0);
@@ -829,13 +879,25 @@ fn walk_on<G: Eg2Group>(
 /// The tally's counts by (contest, option), and the SHA-256 of `tally.json` as read.
 type Tallied = (BTreeMap<(u32, u32), u64>, [u8; 32]);
 
-/// V-EG21-09 (9.A, 9.B with weights), 10 (10.A–10.C), 11 (11.A–11.D) and 12 (no contest data).
+/// The cast ballots' contest data that `tally.json` must decrypt, by (ballot id, contest index): H_I and the
+/// data.
+pub(crate) type Pending<G> = BTreeMap<(String, u32), ([u8; 32], DataCiphertext<G>)>;
+
+/// What the tally is checked against: the weighted sums of the cast ballots, the contest data to decrypt,
+/// and K̂.
+type Against<'a, G> = (
+    &'a BTreeMap<(u32, u32), Ciphertext<G>>,
+    &'a Pending<G>,
+    &'a <G as votum_group::Group>::Element,
+);
+
+/// V-EG21-09 (9.A, 9.B with weights), 10 (10.A–10.C), 11 (11.A–11.D) and 12 (12.A–12.C, spec/66.11).
 pub(crate) fn check_tally<G: Eg2Group>(
     ledger: &mut Ledger,
     ctx: &Ctx<G>,
     manifest: &Manifest,
     dir: &Path,
-    sums: &BTreeMap<(u32, u32), Ciphertext<G>>,
+    (sums, pending, k_hat): Against<'_, G>,
     (n, k): (u32, u32),
 ) -> Result<Tallied, Stop> {
     let g = &ctx.group;
@@ -951,17 +1013,106 @@ pub(crate) fn check_tally<G: Eg2Group>(
             "missing from the tally (11.C, 11.D)",
         );
     }
-    ledger.examined(Check::Eg21v12, 0);
-    ledger.warn(
-        Check::Eg21v12,
-        record::TALLY,
-        "no contest data: votum's 2.1 ballots carry none (spec/66.5)",
-    );
+    check_contest_data(ledger, (ctx, k_hat), &doc, pending);
     let counts = values
         .iter()
         .map(|v| ((v.contest, v.option), v.t))
         .collect();
     Ok((counts, sha2::Sha256::digest(&bytes).into()))
+}
+
+/// V-EG21-12 (12.1, 12.2, 12.A–12.C, spec/66.11) for each item of `tally.json`'s `contest_data`: it names a
+/// pending contest data (a cast ballot's, in a contest the manifest says to decrypt) once; its proof holds
+/// against K̂ and D is C₁ XOR the keys from β. Every pending one is listed.
+fn check_contest_data<G: Eg2Group>(
+    ledger: &mut Ledger,
+    (ctx, k_hat): (&Ctx<G>, &G::Element),
+    doc: &Value,
+    pending: &Pending<G>,
+) {
+    let g = &ctx.group;
+    let items: Vec<Result<DecryptedData<G>, String>> = match &doc["contest_data"] {
+        Value::Null => Vec::new(),
+        Value::Array(a) => a.iter().map(|v| DecryptedData::read(g, v)).collect(),
+        _ => vec![Err("`contest_data` is not a list".to_owned())],
+    };
+    ledger.examined(Check::Eg21v12, items.len() as u64);
+    if items.is_empty() && pending.is_empty() {
+        ledger.warn(
+            Check::Eg21v12,
+            record::TALLY,
+            "no contest data decrypted: no contest of the manifest says decrypt_contest_data",
+        );
+    }
+    let mut listed = BTreeSet::new();
+    for (no, item) in items.iter().enumerate() {
+        let d = match item {
+            Ok(d) => d,
+            Err(e) => {
+                let object = format!("{} contest_data item {}", record::TALLY, no + 1);
+                ledger.fail(Check::Eg21v12, &object, e.clone());
+                continue;
+            }
+        };
+        let object = format!("ballot {} contest {} data", d.ballot, d.contest);
+        let key = (d.ballot.clone(), d.contest);
+        let Some((hi, data)) = pending.get(&key) else {
+            ledger.fail(
+                Check::Eg21v12,
+                &object,
+                "no cast ballot's contest data the manifest says to decrypt (spec/66.11)",
+            );
+            continue;
+        };
+        if !listed.insert(key) {
+            ledger.fail(Check::Eg21v12, &object, "decrypted twice");
+            continue;
+        }
+        if !g.all_members(&[&d.beta]) {
+            ledger.fail(Check::Eg21v12, &object, "β is not in the group");
+            continue;
+        }
+        // (12.1), (12.2); v is in Z_q as read (12.A)
+        let a = ctx.pow2(g.generator(), &d.proof.v, k_hat, &d.proof.c);
+        let b = ctx.pow2(&data.c0, &d.proof.v, &d.beta, &d.proof.c);
+        let c = g.to_challenge(&data_decryption_hash(
+            g,
+            hi,
+            d.contest,
+            data.parts(),
+            (&a, &b),
+            &d.beta,
+        ));
+        if c != d.proof.c {
+            ledger.fail(
+                Check::Eg21v12,
+                &object,
+                "the proof of β does not verify (12.B)",
+            );
+        }
+        // (12.3), (12.4)
+        let pads = data_pads(
+            g,
+            hi,
+            d.contest,
+            (&data.c0, &d.beta),
+            (data.c1.len() / 32) as u32,
+        );
+        if xor_pads(&data.c1, &pads).as_ref() != Some(&d.d) {
+            ledger.fail(
+                Check::Eg21v12,
+                &object,
+                "D is not C₁ decrypted with β's keys (12.C)",
+            );
+        }
+    }
+    for (ballot, contest) in pending.keys().filter(|k| !listed.contains(*k)) {
+        ledger.fail(
+            Check::Eg21v12,
+            &format!("ballot {ballot} contest {contest} data"),
+            "not decrypted, though the manifest says to decrypt the contest's data (spec/66.11)",
+        );
+    }
 }
 
 /// A style's contests in index order, as `Manifest::contests_for` gives them.
@@ -1027,10 +1178,11 @@ fn short_code_fault(short: Option<ShortCode>, psi: &[u8; 32], shown: &str) -> Op
     }
 }
 
-/// V-EG21-13 (13.1–13.3, 13.B) and 14 (14.A–14.F): each challenged ballot opened by its released nonces.
+/// V-EG21-13 (13.1–13.6, 13.A, 13.B) and 14 (14.A–14.F): each challenged ballot opened by its released
+/// nonces, its contest data by its own (spec/66.11).
 pub(crate) fn check_challenged<G: Eg2Group>(
     ledger: &mut Ledger,
-    ctx: &Ctx<G>,
+    (ctx, k_hat): (&Ctx<G>, &G::Element),
     (manifest, short): Rules<'_>,
     dir: &Path,
     challenged: &BTreeMap<String, Ballot<G>>,
@@ -1067,7 +1219,7 @@ pub(crate) fn check_challenged<G: Eg2Group>(
             }
         };
         let object = format!("challenged ballot {}", opened.id);
-        let got: Vec<u32> = opened.contests.iter().map(|(c, _)| *c).collect();
+        let got: Vec<u32> = opened.contests.iter().map(|c| c.index).collect();
         let opening = (object.as_str(), opened.id.as_str(), &got[..]);
         let Some((b, style)) = match_opening(
             ledger,
@@ -1080,7 +1232,12 @@ pub(crate) fn check_challenged<G: Eg2Group>(
         };
         let mut hashes = Vec::with_capacity(got.len());
         let mut ok = true;
-        for (((index, opts), (_, mc)), enc) in opened.contests.iter().zip(&style).zip(&b.contests) {
+        for ((oc, (_, mc)), enc) in opened.contests.iter().zip(&style).zip(&b.contests) {
+            let (index, opts) = (&oc.index, &oc.selections);
+            if let Err(why) = check_opened_data(g, k_hat, &b.hi, (oc, enc)) {
+                ledger.fail(Check::Eg21v13, &object, format!("contest {index}: {why}"));
+                ok = false;
+            }
             let options: Vec<u32> = opts.iter().map(|(o, _, _)| *o).collect();
             if options != mc.sequences {
                 ledger.fail(
@@ -1127,7 +1284,13 @@ pub(crate) fn check_challenged<G: Eg2Group>(
                 cts.push(ct);
             }
             let refs: Vec<&Ciphertext<G>> = cts.iter().collect();
-            hashes.push(contest_hash(g, &b.hi, *index, &refs));
+            hashes.push(contest_hash(
+                g,
+                &b.hi,
+                *index,
+                &refs,
+                enc.data.as_ref().map(DataCiphertext::parts),
+            ));
         }
         if ok && Codes::Device.confirmation_code(&b.hi, &hashes, &b.chaining) != b.code {
             ledger.fail(
@@ -1148,6 +1311,38 @@ pub(crate) fn check_challenged<G: Eg2Group>(
         }
     }
     Ok(())
+}
+
+/// 13.4–13.6 and 13.A for one opened contest (spec/66.11): its data opened exactly where the ballot carries
+/// some, ξ giving C₀, and C₁ the released D XOR the keys from β = K̂^ξ.
+fn check_opened_data<G: Eg2Group>(
+    g: &G,
+    k_hat: &G::Element,
+    hi: &[u8; 32],
+    (opened, enc): (&OpenedContest<G>, &Contest<G>),
+) -> Result<(), &'static str> {
+    match (&opened.data, &enc.data) {
+        (None, None) => Ok(()),
+        (None, Some(_)) => Err("its contest data is not opened"),
+        (Some(_), None) => Err("contest data opened where the ballot carries none"),
+        (Some(o), Some(d)) => {
+            if g.pow_generator(&o.nonce) != d.c0 {
+                return Err("the data's nonce does not give C₀ (13.4)");
+            }
+            let beta = g.pow(k_hat, &o.nonce);
+            let pads = data_pads(
+                g,
+                hi,
+                opened.index,
+                (&d.c0, &beta),
+                (d.c1.len() / 32) as u32,
+            );
+            if xor_pads(&o.d, &pads).as_ref() != Some(&d.c1) {
+                return Err("C₁ is not the released D encrypted with the nonce's keys (13.A)");
+            }
+            Ok(())
+        }
+    }
 }
 
 /// V-EG21-17 (17.A), 18 (18.1–18.4, 18.A) and 19 (19.A–19.D) for one uncast pre-encrypted ballot opened:
@@ -1249,15 +1444,15 @@ fn check_uncast<G: Eg2Group>(
 }
 
 /// One document of a 2.1 record checked alone on P-256 (the fuzz entry, spec/66.3): byte `which` picks (mod
-/// 5) a ballot line (read, then V-EG21-05…08 or 15…17 against `manifest_bytes` and a key of g), the
-/// guardians' document (read, then V-EG21-02…04), a tally value, an opened challenged ballot, or an opened
-/// uncast pre-encrypted ballot. Returns the findings.
+/// 6) a ballot line (read, then V-EG21-05…08 or 15…17 against `manifest_bytes` and a key of g), the
+/// guardians' document (read, then V-EG21-02…04), a tally value, an opened challenged ballot, an opened
+/// uncast pre-encrypted ballot, or a cast ballot's decrypted contest data. Returns the findings.
 pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
     let Ok(v) = serde_json::from_slice::<Value>(doc) else {
         return 1;
     };
     let group = P256;
-    match which % 5 {
+    match which % 6 {
         0 => {
             let manifest_doc: Value = serde_json::from_slice(manifest_bytes).unwrap_or_default();
             let Ok(manifest) = read_manifest(&manifest_doc) else {
@@ -1267,7 +1462,7 @@ pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
             match Ballot::read(&group, &v) {
                 Ok(b) => {
                     let short = ShortCode::of_manifest(&manifest_doc).ok().flatten();
-                    check_ballot(&ctx, (&manifest, short), &b).findings.len() + unread(&v).len()
+                    check_ballot(&ctx, (&manifest, short), &b).findings.len()
                 }
                 Err(_) => 1,
             }
@@ -1285,6 +1480,7 @@ pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
         },
         2 => usize::from(TallyValue::read(&group, &v).is_err()),
         3 => usize::from(Opened::read(&group, &v).is_err()),
-        _ => usize::from(OpenedPre::read(&group, &v).is_err()),
+        4 => usize::from(OpenedPre::read(&group, &v).is_err()),
+        _ => usize::from(DecryptedData::read(&group, &v).is_err()),
     }
 }

@@ -159,6 +159,14 @@ def election(
             "--spoil-rate share of them left uncast and opened, the others marked and recorded.",
         ),
     ] = 0,
+    contest_data: Annotated[
+        str,
+        typer.Option(
+            help="With --eg2-record 2.1: contest data (spec/66.11) where the manifest asks for it "
+            "(manifest), in every contest (encrypted), or in every contest and decrypted by the guardians "
+            "on every cast ballot (decrypted: each ballot's write-ins and status are published).",
+        ),
+    ] = "manifest",
 ) -> None:
     """Ceremony, encryption, ballot box, tally, decryption with missing guardians, record, verification.
     With --scheduler, ballots are encrypted and checked on a Dask cluster (spec/98)."""
@@ -171,6 +179,8 @@ def election(
         fail(console, "--eg2-record, --chaining and --pre-encrypted belong to --spec 2.1")
     if pre_encrypted and eg2_record != "2.1":
         fail(console, "--pre-encrypted writes the 2.1 record: add --eg2-record 2.1")
+    if contest_data != "manifest" and eg2_record != "2.1":
+        fail(console, "--contest-data writes the 2.1 record: add --eg2-record 2.1")
     if spec == "2.1":
         if scheduler is not None or record_format != "eg14":
             fail(console, "--spec 2.1 writes egk-ec's record on this machine: no --scheduler or --format")
@@ -188,6 +198,7 @@ def election(
             record=eg2_record,
             chaining=chaining,
             pre_encrypted=pre_encrypted,
+            contest_data=contest_data,
         )
         _election_2x(console, config_2x, json_out)
         return

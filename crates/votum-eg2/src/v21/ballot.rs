@@ -1,24 +1,27 @@
 //! The 2.1 encryption device (spec/66.5, §3.3–3.4): a ballot's selection encryption identifier id_B and
 //! its hash H_I, every nonce derived from H_I and the secret ballot nonce ξ_B (eq. 33), ξ_B itself
 //! encrypted under K̂ in signed ElGamal (eqs. 34–38), range proofs 0…R per option and 0…L per contest
-//! with 2.1's challenges (eqs. 59, 62), contest hashes (eq. 70), the device information hash (eq. 72) and
+//! with 2.1's challenges (eqs. 59, 62), contest data where the manifest asks for it (eqs. 63–69, spec/66.11),
+//! contest hashes (eq. 70), the device information hash (eq. 72) and
 //! the confirmation code under no chaining or simple chaining (eqs. 71–78).
 
 use rand_core::{CryptoRng, RngCore};
 use votum_elgamal::Ciphertext;
 use zeroize::Zeroize;
 
+use crate::contest_data::Plain;
 use crate::encrypt::{
     counted, prove_range, style_contests, BallotNonce, PlainBallot, PlainContest,
 };
 use crate::group::Eg2Group;
 use crate::manifest::{Manifest, ManifestContest};
+use crate::v21::data;
 use crate::v21::hashes::{
     ballot_nonce_key, ballot_nonce_pad, ballot_nonce_proof_hash, chaining_field, contest_hash,
     identifier_hash, range_hash, selection_nonce, Codes, NO_CHAINING, SIMPLE_CHAINING,
 };
 use crate::v21::record::{
-    Ballot, Contest, Device as DeviceRecord, NonceCiphertext, Selection, State,
+    Ballot, Contest, DataCiphertext, Device as DeviceRecord, NonceCiphertext, Selection, State,
 };
 use crate::{Eg2Error, Pair};
 
@@ -137,13 +140,14 @@ impl<'m, G: Eg2Group> Device<'m, G> {
         }
     }
 
+    /// One contest: its selections proved and, where the manifest asks for it, its data D (spec/66.11).
     fn contest<R: RngCore + CryptoRng>(
         &self,
         (hi, xb): (&[u8; 32], &BallotNonce),
         mc: &ManifestContest,
-        votes: &[u32],
+        (votes, plain): (&[u32], &Plain),
         rng: &mut R,
-    ) -> Contest<G> {
+    ) -> Result<Contest<G>, String> {
         let g = &self.group;
         let l = mc.sequence;
         let encrypted = mc.sequences.iter().zip(votes).map(|(o, sigma)| {
@@ -157,14 +161,24 @@ impl<'m, G: Eg2Group> Device<'m, G> {
             (*sigma, xi, ct)
         });
         let (selections, proof) = prove_selections(g, &self.k_table, hi, mc, encrypted, rng);
+        let data = match mc.data_blocks {
+            Some(blocks) => {
+                let mut d = data::encode(plain, blocks)?;
+                let ct = data::encrypt(g, &self.k_hat_table, (hi, &xb.0), l, &d, rng);
+                d.zeroize();
+                Some(ct)
+            }
+            None => None,
+        };
         let cts: Vec<&Ciphertext<G>> = selections.iter().map(|s| &s.ct).collect();
-        Contest {
+        Ok(Contest {
             index: l,
-            hash: contest_hash(g, hi, l, &cts),
+            hash: contest_hash(g, hi, l, &cts, data.as_ref().map(DataCiphertext::parts)),
             selections,
             proof,
             pre: None,
-        }
+            data,
+        })
     }
 
     /// Encrypts one ballot: every contest of its style in index order (a contest left out is a null vote;
@@ -191,9 +205,12 @@ impl<'m, G: Eg2Group> Device<'m, G> {
         rng.fill_bytes(&mut xb.0);
         let mut encrypted = Vec::with_capacity(contests.len());
         for (id, mc) in &contests {
-            let (votes, _) = counted(mc, ballot.contests.get(*id).unwrap_or(&none))
+            let (votes, plain) = counted(mc, ballot.contests.get(*id).unwrap_or(&none))
                 .map_err(|e| bad(format!("contest {id}: {e}")))?;
-            encrypted.push(self.contest((&hi, &xb), mc, &votes, rng));
+            encrypted.push(
+                self.contest((&hi, &xb), mc, (&votes, &plain), rng)
+                    .map_err(|e| bad(format!("contest {id}: {e}")))?,
+            );
         }
         let nonce = encrypt_nonce(&self.group, &self.k_hat_table, &hi, &xb, rng);
         Ok(Ballot {

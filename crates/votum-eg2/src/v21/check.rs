@@ -1,9 +1,9 @@
 //! The checks a 2.1 party and the verifier both make (spec/66): a guardian's key record (Verification 2),
-//! a dealer's share against its commitments (eqs. 28, 29), a signed-ElGamal nonce proof (eqs. 22, 38).
+//! a dealer's share against its commitments (eqs. 28, 29), a signed-ElGamal nonce proof (eqs. 22, 38, 69).
 
 use crate::group::Eg2Group;
-use crate::v21::hashes::{ballot_nonce_proof_hash, key_proof_hash, KeyKind};
-use crate::v21::record::{GuardianKey, KeyProof, NonceCiphertext};
+use crate::v21::hashes::{ballot_nonce_proof_hash, data_proof_hash, key_proof_hash, KeyKind};
+use crate::v21::record::{DataCiphertext, GuardianKey, KeyProof, NonceCiphertext};
 
 fn check_proof<G: Eg2Group>(
     group: &G,
@@ -99,6 +99,25 @@ pub fn check_nonce_proof<G: Eg2Group>(group: &G, hi: &[u8; 32], n: &NonceCiphert
         &group.pow(&n.c0, &n.proof.c),
     );
     group.to_challenge(&ballot_nonce_proof_hash(group, hi, &a, &n.c0, &n.c1)) == n.proof.c
+}
+
+/// A contest data's proof (eq. 69): a = g^v C₀^c and c = H_q(H_I; 0x27, ind_c, a, C₀, C₁).
+pub fn check_data_proof<G: Eg2Group>(
+    group: &G,
+    hi: &[u8; 32],
+    contest: u32,
+    d: &DataCiphertext<G>,
+) -> bool {
+    let a = group.op(
+        &group.pow_generator(&d.proof.v),
+        &group.pow(&d.c0, &d.proof.c),
+    );
+    group.to_challenge(&data_proof_hash(group, hi, contest, &a, (&d.c0, &d.c1))) == d.proof.c
+}
+
+/// C₁ ⊕ the pads (eqs. 68, 106): D from C₁ or C₁ from D; `None` if the lengths differ.
+pub fn xor_pads(c1: &[u8], pads: &[u8]) -> Option<Vec<u8>> {
+    (c1.len() == pads.len()).then(|| c1.iter().zip(pads).map(|(a, b)| a ^ b).collect())
 }
 
 /// A pre-encryption vector from its nonces (eq. 112, Verification 18.1–18.2): at position `j` (1…m+L; above

@@ -4,6 +4,8 @@
 //! combination checked answer by answer (Note 3.7) so that a wrong one names its guardian. Challenged
 //! ballots are opened by decrypting their ballot nonce under K̂ (eqs. 107–108) and releasing the
 //! encryption nonces it derives (eq. 33); a guardian gives its part only for a ballot marked challenged.
+//! A cast ballot's contest data is decrypted as a tally value is, with the ballot-data key shares
+//! (eqs. 96–103), only where the manifest says so (spec/66.11).
 
 use std::collections::BTreeMap;
 
@@ -17,19 +19,160 @@ use crate::encrypt::BallotNonce;
 use crate::group::Eg2Group;
 use crate::manifest::Manifest;
 use crate::v21::ballot::selection_nonce_scalar;
-use crate::v21::check::{check_nonce_proof, public_share};
+use crate::v21::check::{check_data_proof, check_nonce_proof, public_share, xor_pads};
+use crate::v21::data;
 use crate::v21::hashes::{
-    ballot_nonce_key, ballot_nonce_pad, decryption_commitment, decryption_hash, nonce_part_hash,
+    ballot_nonce_key, ballot_nonce_pad, data_commitment, data_decryption_hash, data_pads,
+    decryption_commitment, decryption_hash, nonce_part_hash,
 };
 use crate::v21::keys::KeyShares;
-use crate::v21::record::{Ballot, GuardianKey, Opened, State};
+use crate::v21::record::{Ballot, DataCiphertext, GuardianKey, Keys, Opened, OpenedContest, State};
 use crate::{Eg2Error, Pair};
 
-/// One value to decrypt: its contest and option indices and (A, B).
-pub struct Target<'a, G: Eg2Group> {
-    pub contest: u32,
-    pub option: u32,
-    pub ct: &'a Ciphertext<G>,
+/// One value to decrypt: a tally value (§3.6.5) or a cast ballot's contest data (§3.6.6, spec/66.11).
+pub enum Target<'a, G: Eg2Group> {
+    /// a tally value: its contest and option indices and (A, B)
+    Tally {
+        contest: u32,
+        option: u32,
+        ct: &'a Ciphertext<G>,
+    },
+    /// contest `contest`'s data on `ballot` (`data` is the ballot's own: [`Target::data`])
+    Data {
+        ballot: &'a Ballot<G>,
+        contest: u32,
+        data: &'a DataCiphertext<G>,
+    },
+}
+
+impl<'a, G: Eg2Group> Target<'a, G> {
+    /// Contest `contest`'s data on `ballot`, if the ballot carries any there.
+    pub fn data(ballot: &'a Ballot<G>, contest: u32) -> Option<Self> {
+        let data = ballot
+            .contests
+            .iter()
+            .find(|c| c.index == contest)?
+            .data
+            .as_ref()?;
+        Some(Target::Data {
+            ballot,
+            contest,
+            data,
+        })
+    }
+
+    /// What the value is, for messages.
+    pub fn name(&self) -> String {
+        match self {
+            Target::Tally {
+                contest, option, ..
+            } => format!("contest {contest} option {option}"),
+            Target::Data {
+                ballot, contest, ..
+            } => format!("ballot {}'s contest {contest} data", ballot.id),
+        }
+    }
+
+    /// A (eq. 86) or C₀ (eq. 96): what a guardian raises to its share.
+    fn base(&self) -> &G::Element {
+        match self {
+            Target::Tally { ct, .. } => &ct.pad,
+            Target::Data { data, .. } => &data.c0,
+        }
+    }
+
+    /// The key share it is decrypted with: z_i for a tally value, ẑ_i for contest data.
+    fn share<'k>(&self, shares: &'k KeyShares<G>) -> &'k Secret<G::Scalar> {
+        match self {
+            Target::Tally { .. } => &shares.z,
+            Target::Data { .. } => &shares.z_hat,
+        }
+    }
+
+    /// d_i (eq. 88 or 99).
+    fn commitment(
+        &self,
+        group: &G,
+        he: &[u8; 32],
+        i: u32,
+        pair: (&G::Element, &G::Element),
+        m: &G::Element,
+        u: &[u32],
+    ) -> [u8; 32] {
+        match self {
+            Target::Tally {
+                contest,
+                option,
+                ct,
+            } => decryption_commitment(group, he, (*contest, *option), i, ct, pair, m, u),
+            Target::Data {
+                ballot,
+                contest,
+                data,
+            } => data_commitment(group, &ballot.hi, (*contest, i), data.parts(), pair, m, u),
+        }
+    }
+
+    /// c (eq. 90 or 101), as the hash.
+    fn challenge(
+        &self,
+        group: &G,
+        he: &[u8; 32],
+        pair: (&G::Element, &G::Element),
+        m: &G::Element,
+    ) -> [u8; 32] {
+        match self {
+            Target::Tally {
+                contest,
+                option,
+                ct,
+            } => decryption_hash(group, he, (*contest, *option), ct, pair, m),
+            Target::Data {
+                ballot,
+                contest,
+                data,
+            } => data_decryption_hash(group, &ballot.hi, *contest, data.parts(), pair, m),
+        }
+    }
+
+    /// Whether guardian `i` may decrypt it (spec/66.11): any tally value; contest data only of a cast
+    /// ballot, in a contest whose manifest entry says `decrypt_contest_data`, the ballot's own data, with
+    /// its proof (eq. 69) holding.
+    fn admit(&self, group: &G, manifest: &Manifest, i: u32) -> Result<(), Eg2Error> {
+        let Target::Data {
+            ballot,
+            contest,
+            data,
+        } = self
+        else {
+            return Ok(());
+        };
+        let refuse = |why: &str| {
+            Err(guardian(
+                i,
+                format!("refuses to decrypt {}: {why}", self.name()),
+            ))
+        };
+        if ballot.state != State::Cast {
+            return refuse("the ballot is not cast");
+        }
+        if !manifest
+            .contests
+            .values()
+            .any(|mc| mc.sequence == *contest && mc.decrypt_data)
+        {
+            return refuse("the manifest does not say to decrypt the contest's data");
+        }
+        let own = Target::data(ballot, *contest)
+            .is_some_and(|t| matches!(t, Target::Data { data: d, .. } if std::ptr::eq(d, *data)));
+        if !own {
+            return refuse("it is not the ballot's data for that contest");
+        }
+        if !group.all_members(&[&data.c0]) || !check_data_proof(group, &ballot.hi, *contest, data) {
+            return refuse("its proof does not verify (eq. 69)");
+        }
+        Ok(())
+    }
 }
 
 /// Round 1, from guardian i: per target M_i = A^z_i and d_i (eq. 88).
@@ -104,7 +247,7 @@ impl<'k, G: Eg2Group> Session<'k, G> {
     /// Round 1: M_i, (a_i, b_i) and d_i per target; publishes the M_i and d_i only.
     pub fn start<R: RngCore + CryptoRng>(
         group: &G,
-        he: &[u8; 32],
+        (he, manifest): (&[u8; 32], &Manifest),
         shares: &'k KeyShares<G>,
         available: &[u32],
         targets: &[Target<'_, G>],
@@ -124,20 +267,14 @@ impl<'k, G: Eg2Group> Session<'k, G> {
         let mut ms = Vec::with_capacity(targets.len());
         let mut values = Vec::with_capacity(targets.len());
         for t in targets {
+            t.admit(group, manifest, shares.i)?;
+        }
+        for t in targets {
             let n = group.random_secret(rng);
             let a = group.pow_secret(group.generator(), &n);
-            let b = group.pow_secret(&t.ct.pad, &n);
-            let m = group.pow_secret(&t.ct.pad, &shares.z);
-            let d = decryption_commitment(
-                group,
-                he,
-                (t.contest, t.option),
-                shares.i,
-                t.ct,
-                (&a, &b),
-                &m,
-                &u,
-            );
+            let b = group.pow_secret(t.base(), &n);
+            let m = group.pow_secret(t.base(), t.share(shares));
+            let d = t.commitment(group, he, shares.i, (&a, &b), &m, &u);
             values.push((m.clone(), d));
             nonces.push(n);
             pairs.push((a, b));
@@ -213,36 +350,23 @@ impl<'k, G: Eg2Group> Session<'k, G> {
             for (a, r) in ann.iter().zip(&rev) {
                 let (m, d) = &a.values[t_idx];
                 let (ai, bi) = &r.pairs[t_idx];
-                let want = decryption_commitment(
-                    group,
-                    he,
-                    (t.contest, t.option),
-                    a.i,
-                    t.ct,
-                    (ai, bi),
-                    m,
-                    &self.available,
-                );
+                let want = t.commitment(group, he, a.i, (ai, bi), m, &self.available);
                 if &want != d {
-                    return Err(guardian(a.i, format!(
-                        "its commitment pair for contest {} option {} does not match its d (eq. 88)",
-                        t.contest, t.option
-                    )));
+                    return Err(guardian(
+                        a.i,
+                        format!(
+                            "its commitment pair for {} does not match its d (eq. 88 or 99)",
+                            t.name()
+                        ),
+                    ));
                 }
             }
             let (m, pair) = combined(group, &ann, &rev, &weights, t_idx)?;
-            let c = group.to_challenge(&decryption_hash(
-                group,
-                he,
-                (t.contest, t.option),
-                t.ct,
-                (&pair.0, &pair.1),
-                &m,
-            ));
+            let c = group.to_challenge(&t.challenge(group, he, (&pair.0, &pair.1), &m));
             let ci = group.scalar_mul(&c, &w_own);
             out.push(group.scalar_sub(
                 nonces[t_idx].expose(),
-                &group.scalar_mul(&ci, self.shares.z.expose()),
+                &group.scalar_mul(&ci, t.share(self.shares).expose()),
             ));
         }
         Ok(out)
@@ -279,9 +403,10 @@ fn combined<G: Eg2Group>(
     Ok((m, (a, b)))
 }
 
-/// A decrypted value: M, the proof (c, v) (eqs. 90–93) and T = B/M.
+/// A decrypted value: T = B/M for a tally value, β = M for contest data; and the proof (c, v) (eqs. 90–93
+/// or 101–103).
 pub struct Decrypted<G: Eg2Group> {
-    pub t: G::Element,
+    pub value: G::Element,
     pub proof: Pair<G>,
 }
 
@@ -308,25 +433,30 @@ pub fn combine<G: Eg2Group>(
         .iter()
         .map(|i| lagrange(group, *i, &u))
         .collect::<Result<_, _>>()?;
-    let publics: Vec<G::Element> = u
-        .iter()
-        .map(|i| {
-            keys.iter().fold(group.identity(), |acc, k| {
-                group.op(&acc, &public_share(group, &k.vote, *i))
+    // g^z_i and g^ẑ_i from the record's commitments
+    let public = |commitments: fn(&GuardianKey<G>) -> &[G::Element]| -> Vec<G::Element> {
+        u.iter()
+            .map(|i| {
+                keys.iter().fold(group.identity(), |acc, k| {
+                    group.op(&acc, &public_share(group, commitments(k), *i))
+                })
             })
-        })
-        .collect();
+            .collect()
+    };
+    let vote = public(|k| &k.vote);
+    let data = if targets.iter().any(|t| matches!(t, Target::Data { .. })) {
+        public(|k| &k.data)
+    } else {
+        Vec::new()
+    };
     let mut out = Vec::with_capacity(n);
     for (t_idx, t) in targets.iter().enumerate() {
+        let publics = match t {
+            Target::Tally { .. } => &vote,
+            Target::Data { .. } => &data,
+        };
         let (m, (a, b)) = combined(group, &ann, &rev, &weights, t_idx)?;
-        let c = group.to_challenge(&decryption_hash(
-            group,
-            he,
-            (t.contest, t.option),
-            t.ct,
-            (&a, &b),
-            &m,
-        ));
+        let c = group.to_challenge(&t.challenge(group, he, (&a, &b), &m));
         let mut v = group.scalar_from_u64(0);
         for (j, i) in u.iter().enumerate() {
             let ci = group.scalar_mul(&c, &weights[j]);
@@ -334,24 +464,69 @@ pub fn combine<G: Eg2Group>(
             let (ai, bi) = &rev[j].pairs[t_idx];
             let mi = &ann[j].values[t_idx].0;
             let a_ok = group.op(&group.pow(&publics[j], &ci), &group.pow_generator(vi)) == *ai;
-            let b_ok = group.op(&group.pow(&t.ct.pad, vi), &group.pow(mi, &ci)) == *bi;
+            let b_ok = group.op(&group.pow(t.base(), vi), &group.pow(mi, &ci)) == *bi;
             if !(a_ok && b_ok) {
                 return Err(guardian(
                     *i,
-                    format!(
-                        "its answer for contest {} option {} does not verify (Note 3.7)",
-                        t.contest, t.option
-                    ),
+                    format!("its answer for {} does not verify (Note 3.7)", t.name()),
                 ));
             }
             v = group.scalar_add(&v, vi);
         }
+        let value = match t {
+            Target::Tally { ct, .. } => group.div(&ct.data, &m),
+            Target::Data { .. } => m,
+        };
         out.push(Decrypted {
-            t: group.div(&t.ct.data, &m),
+            value,
             proof: Pair { c, v },
         });
     }
     Ok(out)
+}
+
+/// The three rounds of [`Session`] with every guardian of `present` in this process, then [`combine`]: the
+/// in-process election's decryption (a refusal or a wrong answer is the error).
+pub fn in_process<G: Eg2Group, R: RngCore + CryptoRng>(
+    group: &G,
+    (keys, manifest): (&Keys<G>, &Manifest),
+    present: &[&KeyShares<G>],
+    targets: &[Target<'_, G>],
+    rng: &mut R,
+) -> Result<Vec<Decrypted<G>>, Eg2Error> {
+    let available: Vec<u32> = present.iter().map(|s| s.i).collect();
+    let mut sessions = Vec::with_capacity(present.len());
+    let mut announces = Vec::with_capacity(present.len());
+    for s in present {
+        let (session, ann) =
+            Session::start(group, (&keys.he, manifest), s, &available, targets, rng)?;
+        sessions.push(session);
+        announces.push(ann);
+    }
+    let reveals = sessions
+        .iter()
+        .map(|s| s.reveal(&announces))
+        .collect::<Result<Vec<_>, _>>()?;
+    let answers = sessions
+        .into_iter()
+        .zip(&available)
+        .map(|(s, i)| {
+            Ok((
+                *i,
+                s.answer(group, &keys.he, targets, &announces, &reveals)?,
+            ))
+        })
+        .collect::<Result<Vec<_>, Eg2Error>>()?;
+    combine(
+        group,
+        &keys.he,
+        &keys.guardians,
+        &available,
+        targets,
+        &announces,
+        &reveals,
+        &answers,
+    )
 }
 
 /// Guardian i's part of a ballot nonce: m_i = C₀^ẑ_i (eq. 107), and votum's proof (c, v) that it is (spec/66.6).
@@ -480,12 +655,13 @@ pub(crate) fn recover_ballot_nonce<G: Eg2Group>(
     Ok(xi_b)
 }
 
-/// ξ_B from the guardians' parts (eq. 108 and §3.6.7; each part checked against `guardians`' ballot-data
-/// commitments), then every encryption nonce and vote of the ballot: each ciphertext must be
-/// (g^ξ, K^(σ+ξ)) with σ ≤ R, else the device lied.
+/// ξ_B from the guardians' parts (eq. 108 and §3.6.7; each part checked against the record's ballot-data
+/// commitments), then every encryption nonce and vote of the ballot, and its contest data's nonce and D
+/// (eqs. 110–111, spec/66.11): each ciphertext must be (g^ξ, K^(σ+ξ)) with σ ≤ R, and each data's C₀ g^ξ,
+/// else the device lied.
 pub fn open_ballot<G: Eg2Group>(
     group: &G,
-    (k, guardians): (&G::Element, &[GuardianKey<G>]),
+    keys: &Keys<G>,
     manifest: &Manifest,
     ballot: &Ballot<G>,
     parts: &[(u32, NoncePart<G>)],
@@ -496,7 +672,8 @@ pub fn open_ballot<G: Eg2Group>(
             reason: "a pre-encrypted ballot is opened by its recorder (spec/66.10)".into(),
         });
     }
-    let xi_b = recover_ballot_nonce(group, guardians, ballot, parts)?;
+    let xi_b = recover_ballot_nonce(group, &keys.guardians, ballot, parts)?;
+    let k = &keys.k;
     let bad = |reason: String| Eg2Error::Ballot {
         ballot: ballot.id.clone(),
         reason,
@@ -536,11 +713,45 @@ pub fn open_ballot<G: Eg2Group>(
             })?;
             opts.push((s.option, sigma, xi));
         }
-        contests.push((c.index, opts));
+        let data = match &c.data {
+            Some(d) => Some(
+                data::open(group, &keys.k_hat, (&ballot.hi, &xi_b.0), c.index, d).map_err(bad)?,
+            ),
+            None => None,
+        };
+        contests.push(OpenedContest {
+            index: c.index,
+            selections: opts,
+            data,
+        });
     }
     drop(xi_b);
     Ok(Opened {
         id: ballot.id.clone(),
         contests,
     })
+}
+
+/// D from a cast ballot's contest data and its decryption β (eqs. 104–106).
+pub fn data_plaintext<G: Eg2Group>(
+    group: &G,
+    target: &Target<'_, G>,
+    beta: &G::Element,
+) -> Option<Vec<u8>> {
+    let Target::Data {
+        ballot,
+        contest,
+        data,
+    } = target
+    else {
+        return None;
+    };
+    let pads = data_pads(
+        group,
+        &ballot.hi,
+        *contest,
+        (&data.c0, beta),
+        (data.c1.len() / 32) as u32,
+    );
+    xor_pads(&data.c1, &pads)
 }

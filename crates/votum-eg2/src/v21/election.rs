@@ -18,13 +18,14 @@ use crate::encrypt::{counted, PlainBallot, PlainContest};
 use crate::group::{parameter_inputs, Eg2Group};
 use crate::manifest::{read_manifest, Manifest, ManifestContest};
 use crate::v21::ballot::{Chain, Device};
-use crate::v21::decrypt::{combine, nonce_share, open_ballot, Session, Target};
+use crate::v21::data;
+use crate::v21::decrypt::{data_plaintext, in_process, nonce_share, open_ballot, Target};
 use crate::v21::hashes::{
     base_hash, extended_base_hash, guardian_record_hash, parameter_hash, ShortCode,
 };
 use crate::v21::keys::{Guardian, KeyShares};
 use crate::v21::preencrypt::{Printed, PrintedContest, Printer, Recorder};
-use crate::v21::record::{self, Ballot, GuardianKey, Keys, State, TallyValue};
+use crate::v21::record::{self, Ballot, DecryptedData, GuardianKey, Keys, State, TallyValue};
 use crate::Eg2Error;
 
 /// How to run a 2.1 election: the 2.x options, simple chaining or none, and weighted voters.
@@ -38,6 +39,67 @@ pub struct Options {
     /// ballots printed in advance (spec/66.10) besides `base.ballots`; every `challenge_every`-th is left
     /// uncast, the others marked by a voter and recorded
     pub pre_encrypted: usize,
+    /// contest data on the ordinary ballots (spec/66.11)
+    pub contest_data: ContestData,
+}
+
+/// Whether ballots carry contest data (spec/66.11), and whether the guardians decrypt the cast ones'.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContestData {
+    /// only where the manifest already asks for it
+    #[default]
+    AsManifest,
+    /// in every contest: a contest whose manifest entry has no `contest_data_blocks` gets L + 1
+    Encrypted,
+    /// as `Encrypted`, and every contest without `decrypt_contest_data` gets it `true`
+    Decrypted,
+}
+
+/// The manifest with what `options` asks for written into it (Ω for pre-encrypted ballots, spec/66.10;
+/// contest data, spec/66.11), or `None` when it asks for nothing the manifest lacks.
+fn amended(
+    manifest: &serde_json::Value,
+    options: &Options,
+) -> Result<Option<serde_json::Value>, Eg2Error> {
+    let mut out = manifest.clone();
+    if options.pre_encrypted > 0
+        && ShortCode::of_manifest(manifest)
+            .map_err(Eg2Error::Manifest)?
+            .is_none()
+    {
+        out["short_code"] = ShortCode::Hex2.name().into();
+    }
+    if options.contest_data != ContestData::AsManifest {
+        for c in out["contests"].as_array_mut().into_iter().flatten() {
+            if c["contest_data_blocks"].is_null() {
+                let limit = c["votes_allowed"].as_u64().unwrap_or(1);
+                c["contest_data_blocks"] = (limit + 1).into();
+            }
+            if options.contest_data == ContestData::Decrypted && c["decrypt_contest_data"].is_null()
+            {
+                c["decrypt_contest_data"] = true.into();
+            }
+        }
+    }
+    Ok((&out != manifest).then_some(out))
+}
+
+/// D as the device fills it for a voter's contest (spec/66.11), to compare an opening or a decryption with.
+fn plain_data(
+    mc: &ManifestContest,
+    p: &PlainBallot,
+    id: &str,
+) -> Result<Option<Vec<u8>>, Eg2Error> {
+    let bad = |reason: String| Eg2Error::Ballot {
+        ballot: p.id.clone(),
+        reason,
+    };
+    let Some(blocks) = mc.data_blocks else {
+        return Ok(None);
+    };
+    let (_, plain) =
+        counted(mc, p.contests.get(id).unwrap_or(&PlainContest::default())).map_err(bad)?;
+    data::encode(&plain, blocks).map(Some).map_err(bad)
 }
 
 fn io(path: &Path, e: std::io::Error) -> Eg2Error {
@@ -245,6 +307,23 @@ fn pre_encrypted<G: Eg2Group>(
     })
 }
 
+/// `tally.json`: U, the tally's values and, when any was decrypted, the cast ballots' contest data.
+fn tally_json<G: Eg2Group>(
+    group: &G,
+    available: &[u32],
+    tally: &[TallyValue<G>],
+    contest_data: &[DecryptedData<G>],
+) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "available": available,
+        "values": tally.iter().map(|t| t.to_json(group)).collect::<Vec<_>>(),
+    });
+    if !contest_data.is_empty() {
+        v["contest_data"] = contest_data.iter().map(|d| d.to_json(group)).collect();
+    }
+    v
+}
+
 /// Runs a 2.1 election on `group` and writes its record to `dir` (created; it must not hold a record).
 pub fn run<G: Eg2Group>(
     group: G,
@@ -263,16 +342,16 @@ pub fn run<G: Eg2Group>(
     }
     let mut manifest_json: serde_json::Value =
         serde_json::from_slice(manifest_bytes).map_err(|e| Eg2Error::Manifest(e.to_string()))?;
-    let manifest = read_manifest(&manifest_json).map_err(Eg2Error::Manifest)?;
-    // Ω for pre-encrypted ballots: the manifest's, or Ω₁ written into the manifest (spec/66.10)
-    let mut short = ShortCode::of_manifest(&manifest_json).map_err(Eg2Error::Manifest)?;
+    // Ω for pre-encrypted ballots (spec/66.10) and contest data (spec/66.11) written into the manifest when
+    // asked for and absent: the manifest's bytes are H_B's input, so they are fixed before any ballot
     let mut manifest_bytes = manifest_bytes.to_vec();
-    if options.pre_encrypted > 0 && short.is_none() {
-        manifest_json["short_code"] = ShortCode::Hex2.name().into();
-        manifest_bytes = serde_json::to_vec_pretty(&manifest_json)
-            .map_err(|e| Eg2Error::Manifest(e.to_string()))?;
-        short = Some(ShortCode::Hex2);
+    if let Some(m) = amended(&manifest_json, options)? {
+        manifest_bytes =
+            serde_json::to_vec_pretty(&m).map_err(|e| Eg2Error::Manifest(e.to_string()))?;
+        manifest_json = m;
     }
+    let manifest = read_manifest(&manifest_json).map_err(Eg2Error::Manifest)?;
+    let short = ShortCode::of_manifest(&manifest_json).map_err(Eg2Error::Manifest)?;
     let manifest_bytes = &manifest_bytes[..];
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let mut seconds = Vec::new();
@@ -397,82 +476,103 @@ pub fn run<G: Eg2Group>(
     }
     lap("tally", &mut seconds);
 
-    // the decryption, with the commitment round
-    let targets: Vec<Target<'_, G>> = sums
+    // the decryption, with the commitment round: the tally, and the cast ballots' contest data where the
+    // manifest says to decrypt it (spec/66.11)
+    let mut targets: Vec<Target<'_, G>> = sums
         .iter()
-        .map(|((c, opt), ct)| Target {
+        .map(|((c, opt), ct)| Target::Tally {
             contest: *c,
             option: *opt,
             ct,
         })
         .collect();
+    let tallied = targets.len();
+    let mut data_expected = Vec::new();
+    for ((p, state, _), b) in plain.iter().zip(&ballots) {
+        if *state != State::Cast || b.pre_encrypted {
+            continue;
+        }
+        for (id, mc) in manifest.contests_for(&p.style).unwrap_or_default() {
+            if !mc.decrypt_data {
+                continue;
+            }
+            if let Some(t) = Target::data(b, mc.sequence) {
+                targets.push(t);
+                data_expected.push(plain_data(mc, p, id)?);
+            }
+        }
+    }
     let present: Vec<&KeyShares<G>> = shares.iter().filter(|s| available.contains(&s.i)).collect();
     let mut rng = ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
-    let mut sessions = Vec::with_capacity(present.len());
-    let mut announces = Vec::with_capacity(present.len());
-    for s in &present {
-        let (session, ann) = Session::start(&group, &keys.he, s, &available, &targets, &mut rng)?;
-        sessions.push(session);
-        announces.push(ann);
-    }
-    let reveals = sessions
+    let mut decrypted = in_process(&group, (&keys, &manifest), &present, &targets, &mut rng)?;
+    let data_decrypted = decrypted.split_off(tallied);
+    let mut contest_data = Vec::with_capacity(data_decrypted.len());
+    for ((t, d), want) in targets[tallied..]
         .iter()
-        .map(|s| s.reveal(&announces))
-        .collect::<Result<Vec<_>, _>>()?;
-    let answers = sessions
-        .into_iter()
-        .zip(&present)
-        .map(|(s, p)| {
-            Ok((
-                p.i,
-                s.answer(&group, &keys.he, &targets, &announces, &reveals)?,
-            ))
-        })
-        .collect::<Result<Vec<_>, Eg2Error>>()?;
-    let decrypted = combine(
-        &group,
-        &keys.he,
-        &keys.guardians,
-        &available,
-        &targets,
-        &announces,
-        &reveals,
-        &answers,
-    )?;
+        .zip(data_decrypted)
+        .zip(data_expected)
+    {
+        let Target::Data {
+            ballot, contest, ..
+        } = t
+        else {
+            continue;
+        };
+        let got = data_plaintext(&group, t, &d.value);
+        if got != want {
+            return Err(Eg2Error::Decryption(format!(
+                "{} does not decrypt to what the voter's ballot holds",
+                t.name()
+            )));
+        }
+        contest_data.push(DecryptedData {
+            ballot: ballot.id.clone(),
+            contest: *contest,
+            beta: d.value,
+            proof: d.proof,
+            d: got.unwrap_or_default(),
+        });
+    }
     let dlog = Dlog::new(&group, &keys.k, max_count);
     let mut tally = Vec::with_capacity(targets.len());
     let mut counts = BTreeMap::new();
     for (t, d) in targets.iter().zip(decrypted) {
-        let count = dlog.find(&group, &d.t).ok_or_else(|| {
+        let Target::Tally {
+            contest,
+            option,
+            ct,
+        } = t
+        else {
+            continue;
+        };
+        let count = dlog.find(&group, &d.value).ok_or_else(|| {
             Eg2Error::Decryption(format!(
-                "contest {} option {}: no count up to {max_count}",
-                t.contest, t.option
+                "contest {contest} option {option}: no count up to {max_count}",
             ))
         })?;
-        let want = expected.get(&(t.contest, t.option)).copied().unwrap_or(0);
+        let want = expected.get(&(*contest, *option)).copied().unwrap_or(0);
         if count != want {
             return Err(Eg2Error::Decryption(format!(
-                "contest {} option {} decrypts to {count}, the ballots hold {want}",
-                t.contest, t.option
+                "contest {contest} option {option} decrypts to {count}, the ballots hold {want}",
             )));
         }
         // "contest/option" by the manifest's ids, as the verifier reports them
         let named = manifest
             .contests
             .iter()
-            .find(|(_, mc)| mc.sequence == t.contest)
+            .find(|(_, mc)| mc.sequence == *contest)
             .and_then(|(id, mc)| {
-                let at = mc.sequences.iter().position(|o| *o == t.option)?;
+                let at = mc.sequences.iter().position(|o| o == option)?;
                 Some(format!("{id}/{}", mc.options[at]))
             });
         counts.insert(
-            named.unwrap_or_else(|| format!("{}/{}", t.contest, t.option)),
+            named.unwrap_or_else(|| format!("{contest}/{option}")),
             count,
         );
         tally.push(TallyValue {
-            contest: t.contest,
-            option: t.option,
-            ct: t.ct.clone(),
+            contest: *contest,
+            option: *option,
+            ct: (*ct).clone(),
             t: count,
             proof: d.proof,
         });
@@ -504,18 +604,25 @@ pub fn run<G: Eg2Group>(
             );
             continue;
         }
-        let open = open_ballot(&group, (&keys.k, &keys.guardians), &manifest, b, &parts)?;
+        let open = open_ballot(&group, &keys, &manifest, b, &parts)?;
         for (mc, votes) in plain_votes(&manifest, p)? {
-            let got: Vec<u32> = open
+            let contest = open.contests.iter().find(|c| c.index == mc.sequence);
+            let got: Vec<u32> = contest
+                .map(|c| c.selections.iter().map(|(_, s, _)| *s).collect())
+                .unwrap_or_default();
+            let id = manifest
                 .contests
                 .iter()
-                .find(|(c, _)| *c == mc.sequence)
-                .map(|(_, opts)| opts.iter().map(|(_, s, _)| *s).collect())
-                .unwrap_or_default();
-            if got != votes {
+                .find(|(_, m)| m.sequence == mc.sequence)
+                .map_or("", |(id, _)| id.as_str());
+            let data = contest.and_then(|c| c.data.as_ref()).map(|d| d.d.clone());
+            if got != votes || data != plain_data(mc, p, id)? {
                 return Err(Eg2Error::Ballot {
                     ballot: p.id.clone(),
-                    reason: format!("opened as {got:?}, cast as {votes:?}"),
+                    reason: format!(
+                        "contest {}: opened as {got:?}, cast as {votes:?}, or its data differs",
+                        mc.sequence
+                    ),
                 });
             }
         }
@@ -539,10 +646,7 @@ pub fn run<G: Eg2Group>(
     )?;
     write_json(
         &dir.join(record::TALLY),
-        &serde_json::json!({
-            "available": available,
-            "values": tally.iter().map(|t| t.to_json(&group)).collect::<Vec<_>>(),
-        }),
+        &tally_json(&group, &available, &tally, &contest_data),
     )?;
     write_lines(&dir.join(record::CHALLENGED), opened.iter().cloned())?;
     lap("record", &mut seconds);

@@ -5,8 +5,10 @@
 
 use votum_elgamal::Ciphertext;
 use votum_hash::eg2::{version_key, Hash};
+use zeroize::Zeroize;
 
 use crate::group::Eg2Group;
+use crate::Pair;
 
 /// The 2.1 version string; H_P's key is its UTF-8 bytes padded to 32 (eq. 4).
 pub const VERSION: &str = "v2.1.0";
@@ -219,18 +221,87 @@ pub fn range_hash<'a, G: Eg2Group + 'a>(
     h.finish()
 }
 
-/// χ_l = H(H_I; 0x28, l, α_1, β_1, …) (eq. 70; votum's 2.1 ballots carry no contest data).
+/// C₂ = (c, v) as hashed: c ‖ v, 64 bytes.
+fn proof<G: Eg2Group>(group: &G, h: Hash, p: &Pair<G>) -> Hash {
+    h.bytes(&group.scalar_bytes(&p.c))
+        .bytes(&group.scalar_bytes(&p.v))
+}
+
+/// A contest data's ciphertext (C₀, C₁, C₂) as the hashes take it (`record::DataCiphertext::parts`).
+pub type DataParts<'a, G> = (
+    &'a <G as votum_group::Group>::Element,
+    &'a [u8],
+    &'a Pair<G>,
+);
+
+/// (C₀, C₁, C₂) as hashed (eqs. 70, 99, 101): b(C₀) ‖ C₁ ‖ c ‖ v.
+fn data<G: Eg2Group>(group: &G, h: Hash, (c0, c1, p): DataParts<'_, G>) -> Hash {
+    proof(group, el(group, h, c0).bytes(c1), p)
+}
+
+/// χ_l = H(H_I; 0x28, l, α_1, β_1, …, α_m, β_m[, C₀, C₁, C₂]) (eq. 70; the contest data when the contest
+/// carries it, spec/66.11).
 pub fn contest_hash<G: Eg2Group>(
     group: &G,
     hi: &[u8; 32],
     contest: u32,
     cts: &[&Ciphertext<G>],
+    contest_data: Option<DataParts<'_, G>>,
 ) -> [u8; 32] {
     let mut h = Hash::new(hi).byte(0x28).u32(contest);
     for c in cts {
         h = ct(group, h, c);
     }
+    if let Some(d) = contest_data {
+        h = data(group, h, d);
+    }
     h.finish()
+}
+
+/// ξ = H_q(H_I; 0x25, ind_c, ξ_B) (eq. 64): the contest data's encryption nonce, as the hash (secret: the
+/// caller wipes it).
+pub fn data_nonce(hi: &[u8; 32], contest: u32, xi_b: &[u8; 32]) -> [u8; 32] {
+    Hash::new(hi).byte(0x25).u32(contest).bytes(xi_b).finish()
+}
+
+/// k_1 ‖ … ‖ k_b for contest data (eqs. 65, 66, 104; Verification 12.3–12.4 and 13.6–13.7): h = H(H_I;
+/// 0x26, ind_c, C₀, β), then k_i = HMAC(h, b(i, 4) ‖ "data enc keys" ‖ 0x00 ‖ "contest data" ‖ b(ind_c, 4) ‖
+/// b(256·b, 4)) for i = 1…b (spec/66.11: from 1, as eq. 66). Secret until D is published: the caller wipes.
+pub fn data_pads<G: Eg2Group>(
+    group: &G,
+    hi: &[u8; 32],
+    contest: u32,
+    (c0, beta): (&G::Element, &G::Element),
+    blocks: u32,
+) -> Vec<u8> {
+    let mut key = els(group, Hash::new(hi).byte(0x26).u32(contest), [c0, beta]).finish();
+    let mut out = Vec::with_capacity(blocks as usize * 32);
+    for i in 1..=blocks {
+        let k = Hash::new(&key)
+            .u32(i)
+            .bytes(b"data enc keys")
+            .byte(0x00)
+            .bytes(b"contest data")
+            .u32(contest)
+            .u32(blocks.wrapping_mul(256))
+            .finish();
+        out.extend_from_slice(&k);
+    }
+    key.zeroize();
+    out
+}
+
+/// c = H_q(H_I; 0x27, ind_c, a, C₀, C₁) (eq. 69): the contest data's proof of its nonce.
+pub fn data_proof_hash<G: Eg2Group>(
+    group: &G,
+    hi: &[u8; 32],
+    contest: u32,
+    a: &G::Element,
+    (c0, c1): (&G::Element, &[u8]),
+) -> [u8; 32] {
+    els(group, Hash::new(hi).byte(0x27).u32(contest), [a, c0])
+        .bytes(c1)
+        .finish()
 }
 
 /// B_C = mode ‖ 32 bytes (§3.4.4).
@@ -344,6 +415,34 @@ pub fn decryption_hash<G: Eg2Group>(
 ) -> [u8; 32] {
     let h = Hash::new(he).byte(0x31).u32(contest).u32(option);
     els(group, ct(group, h, c), [a, b, m]).finish()
+}
+
+/// d_i = H(H_I; 0x32, ind_c, i, C₀, C₁, C₂, a_i, b_i, m_i, U) (eq. 99, keyed with H_I as eq. 99 says and
+/// not H_E as the §5.5 table does: spec/66.11): guardian i's commitment for a contest data's decryption.
+pub fn data_commitment<G: Eg2Group>(
+    group: &G,
+    hi: &[u8; 32],
+    (contest, i): (u32, u32),
+    d: DataParts<'_, G>,
+    (a, b): (&G::Element, &G::Element),
+    m: &G::Element,
+    u: &[u32],
+) -> [u8; 32] {
+    let h = data(group, Hash::new(hi).byte(0x32).u32(contest).u32(i), d);
+    available(els(group, h, [a, b, m]), u).finish()
+}
+
+/// c = H_q(H_I; 0x33, ind_c, C₀, C₁, C₂, a, b, β) (eq. 101, Verification 12.B).
+pub fn data_decryption_hash<G: Eg2Group>(
+    group: &G,
+    hi: &[u8; 32],
+    contest: u32,
+    d: DataParts<'_, G>,
+    (a, b): (&G::Element, &G::Element),
+    beta: &G::Element,
+) -> [u8; 32] {
+    let h = data(group, Hash::new(hi).byte(0x33).u32(contest), d);
+    els(group, h, [a, b, beta]).finish()
 }
 
 /// votum's challenge for a guardian's part m_i = C₀^ẑ_i of a ballot nonce (spec/66.6; the specification gives

@@ -180,6 +180,7 @@ impl<'m, G: Eg2Group> Printer<'m, G> {
                     selections: Vec::new(),
                     proof: Vec::new(),
                     hash: pre_contest_hash(&hi, mc.sequence, &hashes),
+                    data: None,
                     pre: Some(PreContest {
                         hashes,
                         chosen: Vec::new(),
@@ -357,6 +358,7 @@ impl<'m, G: Eg2Group> Recorder<'m, G> {
             selections,
             proof,
             hash: printed.hash,
+            data: None,
             pre: Some(PreContest {
                 hashes: printed
                     .pre

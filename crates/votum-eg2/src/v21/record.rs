@@ -183,6 +183,48 @@ impl<G: Eg2Group> Clone for NonceCiphertext<G> {
     }
 }
 
+/// A contest's data in signed ElGamal under K̂ (§3.3.10, spec/66.11): C₀ = g^ξ, C₁ = D ⊕ k (32·b bytes),
+/// C₂ = (c, v) a Schnorr proof of ξ (eq. 69).
+pub struct DataCiphertext<G: Eg2Group> {
+    pub c0: G::Element,
+    pub c1: Vec<u8>,
+    pub proof: Pair<G>,
+}
+
+impl<G: Eg2Group> Clone for DataCiphertext<G> {
+    fn clone(&self) -> Self {
+        Self {
+            c0: self.c0.clone(),
+            c1: self.c1.clone(),
+            proof: self.proof.clone(),
+        }
+    }
+}
+
+impl<G: Eg2Group> DataCiphertext<G> {
+    /// (C₀, C₁, C₂) as the hashes take it.
+    pub fn parts(&self) -> crate::v21::hashes::DataParts<'_, G> {
+        (&self.c0, &self.c1, &self.proof)
+    }
+
+    pub fn to_json(&self, group: &G) -> Value {
+        json!({
+            "C0": el(group, &self.c0),
+            "C1": hex(&self.c1),
+            "c": sc(group, &self.proof.c),
+            "v": sc(group, &self.proof.v),
+        })
+    }
+
+    pub fn read(group: &G, v: &Value) -> Result<Self, String> {
+        Ok(Self {
+            c0: element(group, v, "C0")?,
+            c1: unhex(v, "C1")?,
+            proof: read_pair(group, v)?,
+        })
+    }
+}
+
 /// An encrypted selection: the option's index, (α, β), its range proof.
 pub struct Selection<G: Eg2Group> {
     pub option: u32,
@@ -199,6 +241,8 @@ pub struct Contest<G: Eg2Group> {
     pub hash: [u8; 32],
     /// what a pre-encrypted ballot adds (spec/66.10)
     pub pre: Option<PreContest<G>>,
+    /// the contest data, where the manifest asks for it (spec/66.11)
+    pub data: Option<DataCiphertext<G>>,
 }
 
 /// A pre-encryption vector a voter chose, with the short code printed beside it (§4.4).
@@ -291,6 +335,9 @@ impl<G: Eg2Group> Ballot<G> {
                 "proof": pairs_json(group, &c.proof),
                 "hash": hex(&c.hash),
             });
+            if let Some(d) = &c.data {
+                v["data"] = d.to_json(group);
+            }
             if let Some(pre) = &c.pre {
                 v["selection_hashes"] = pre.hashes.iter().map(|h| hex(h)).collect();
                 v["chosen"] = pre
@@ -361,6 +408,7 @@ impl<G: Eg2Group> Ballot<G> {
                         .collect::<Result<_, String>>()?,
                     proof: read_pairs(group, c, "proof")?,
                     hash: fixed(c, "hash")?,
+                    data: optional(c, "data", |d| DataCiphertext::read(group, d))?,
                 })
             })
             .collect::<Result<_, String>>()?;
@@ -388,6 +436,9 @@ impl<G: Eg2Group> Ballot<G> {
     pub fn elements(&self) -> Vec<&G::Element> {
         let mut out = vec![&self.nonce.c0];
         for c in &self.contests {
+            if let Some(d) = &c.data {
+                out.push(&d.c0);
+            }
             for s in &c.selections {
                 out.push(&s.ct.pad);
                 out.push(&s.ct.data);
@@ -400,6 +451,18 @@ impl<G: Eg2Group> Ballot<G> {
             }
         }
         out
+    }
+}
+
+/// An optional object `field`, read by `read` when present.
+fn optional<T>(
+    v: &Value,
+    field: &str,
+    read: impl FnOnce(&Value) -> Result<T, String>,
+) -> Result<Option<T>, String> {
+    match &v[field] {
+        Value::Null => Ok(None),
+        x => read(x).map(Some).map_err(|e| format!("`{field}`: {e}")),
     }
 }
 
@@ -558,35 +621,106 @@ fn per_contest<T>(
 /// One option of an opened ballot: its index, the vote σ and the encryption nonce ξ released for it.
 pub type OpenedOption<G> = (u32, u32, <G as votum_group::Group>::Scalar);
 
-/// A challenged ballot opened with its encryption nonces (§3.6.7): per contest, per option σ and ξ.
+/// An opened contest's data (eqs. 110–111): its encryption nonce ξ (eq. 64) and the plaintext D.
+pub struct OpenedData<G: Eg2Group> {
+    pub nonce: G::Scalar,
+    pub d: Vec<u8>,
+}
+
+/// One contest of an opened ballot: its index, its options, and its data when it carries any.
+pub struct OpenedContest<G: Eg2Group> {
+    pub index: u32,
+    pub selections: Vec<OpenedOption<G>>,
+    pub data: Option<OpenedData<G>>,
+}
+
+/// A challenged ballot opened with its encryption nonces (§3.6.7): per contest, per option σ and ξ, and
+/// the contest data's ξ and D.
 pub struct Opened<G: Eg2Group> {
     pub id: String,
-    pub contests: Vec<(u32, Vec<OpenedOption<G>>)>,
+    pub contests: Vec<OpenedContest<G>>,
 }
 
 impl<G: Eg2Group> Opened<G> {
     pub fn to_json(&self, group: &G) -> Value {
         json!({
             "id": self.id,
-            "contests": self.contests.iter().map(|(c, opts)| json!({
-                "index": c,
-                "selections": opts.iter().map(|(o, sigma, xi)| json!({
-                    "option": o, "vote": sigma, "nonce": sc(group, xi),
-                })).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
+            "contests": self.contests.iter().map(|c| {
+                let mut v = json!({
+                    "index": c.index,
+                    "selections": c.selections.iter().map(|(o, sigma, xi)| json!({
+                        "option": o, "vote": sigma, "nonce": sc(group, xi),
+                    })).collect::<Vec<_>>(),
+                });
+                if let Some(d) = &c.data {
+                    v["data"] = json!({"nonce": sc(group, &d.nonce), "D": hex(&d.d)});
+                }
+                v
+            }).collect::<Vec<_>>(),
+        })
+    }
+
+    pub fn read(group: &G, v: &Value) -> Result<Self, String> {
+        let contests = items(v, "contests")?
+            .iter()
+            .map(|c| {
+                Ok(OpenedContest {
+                    index: count(c, "index")?,
+                    selections: items(c, "selections")?
+                        .iter()
+                        .map(|s| {
+                            Ok((
+                                count(s, "option")?,
+                                count(s, "vote")?,
+                                scalar(group, s, "nonce")?,
+                            ))
+                        })
+                        .collect::<Result<_, String>>()?,
+                    data: optional(c, "data", |d| {
+                        Ok(OpenedData {
+                            nonce: scalar(group, d, "nonce")?,
+                            d: unhex(d, "D")?,
+                        })
+                    })?,
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(Self {
+            id: text(v, "id")?.to_owned(),
+            contests,
+        })
+    }
+}
+
+/// One cast ballot's contest data decrypted by the guardians (§3.6.6): β, the proof (c, v) (eqs. 97–103)
+/// and D (eq. 106).
+pub struct DecryptedData<G: Eg2Group> {
+    pub ballot: String,
+    pub contest: u32,
+    pub beta: G::Element,
+    pub proof: Pair<G>,
+    pub d: Vec<u8>,
+}
+
+impl<G: Eg2Group> DecryptedData<G> {
+    pub fn to_json(&self, group: &G) -> Value {
+        json!({
+            "ballot": self.ballot,
+            "contest": self.contest,
+            "beta": el(group, &self.beta),
+            "c": sc(group, &self.proof.c),
+            "v": sc(group, &self.proof.v),
+            "D": hex(&self.d),
         })
     }
 
     pub fn read(group: &G, v: &Value) -> Result<Self, String> {
         Ok(Self {
-            id: text(v, "id")?.to_owned(),
-            contests: per_contest(v, "selections", |s| {
-                Ok((
-                    count(s, "option")?,
-                    count(s, "vote")?,
-                    scalar(group, s, "nonce")?,
-                ))
-            })?,
+            ballot: text(v, "ballot")?.to_owned(),
+            contest: count(v, "contest")?,
+            beta: element(group, v, "beta")?,
+            proof: read_pair(group, v)?,
+            d: unhex(v, "D")?,
         })
     }
 }

@@ -1126,9 +1126,9 @@ pub const REGISTRY: [Info; 111] = [
     Info {
         check: Check::Eg21v05,
         id: "V-EG21-05",
-        title: "selection encryption identifiers are unique, H_I recomputes, the ballot nonce's proof holds",
+        title: "selection encryption identifiers are unique, H_I recomputes, the ballot nonce's and the contest data's proofs hold",
         spec: "50.12",
-        code: &["eg21::check_ballot"],
+        code: &["eg21::check_ballot", "eg21::check_data"],
         negative: "crates/votum-eg2/tests/v21.rs::a_repeated_identifier_fails_v_eg21_05",
     },
     Info {
@@ -1182,17 +1182,17 @@ pub const REGISTRY: [Info; 111] = [
     Info {
         check: Check::Eg21v12,
         id: "V-EG21-12",
-        title: "contest data decryptions",
+        title: "each cast ballot's contest data the manifest says to decrypt is decrypted once, with its proof",
         spec: "50.12",
-        code: &["eg21::check_tally"],
-        negative: "crates/votum-eg2/tests/v21.rs::unread_contest_data_is_v_eg21_12",
+        code: &["eg21::check_contest_data"],
+        negative: "crates/votum-eg2/tests/v21.rs::a_changed_contest_data_decryption_fails_v_eg21_12",
     },
     Info {
         check: Check::Eg21v13,
         id: "V-EG21-13",
         title: "challenged ballots re-encrypt from their released nonces to their codes",
         spec: "50.12",
-        code: &["eg21::check_challenged", "eg21::match_opening"],
+        code: &["eg21::check_challenged", "eg21::match_opening", "eg21::check_opened_data"],
         negative: "crates/votum-eg2/tests/v21.rs::a_changed_released_nonce_fails_v_eg21_13",
     },
     Info {
