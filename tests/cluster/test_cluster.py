@@ -845,3 +845,76 @@ def test_a_2x_worker_that_lies_cannot_change_the_report_unseen(tmp_path: Path) -
     workers._pending = deque([[(Task(None, check_ballots, (ballots,), f"a chunk of {n} ballot checks"), n)]])
     with pytest.raises(ClusterError, match=f"answered pass for a chunk of {n}"):
         workers.collect()
+
+
+# --- an ElectionGuard 2.1 record's ballots (spec/66, V-EG21-05…08 and 15…17) ------------------------------
+
+
+@pytest.fixture(scope="module")
+def eg21_record(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 2.1 record of 300 ordinary ballots (two verifier batches) with contest data decrypted, and 20
+    pre-encrypted ones."""
+    from votum.eg2 import Eg2Config, run_eg2_election
+
+    out = tmp_path_factory.mktemp("eg21") / "record"
+    config = Eg2Config(
+        ballots=300, challenge_rate=0.02, record="2.1", contest_data="decrypted", pre_encrypted=20, out=out
+    )
+    return run_eg2_election(config).record
+
+
+def _eg21_bad_proof(record: Path, tmp_path: Path) -> Path:
+    """A copy of `record` with the 5th ballot's first range-proof response changed: V-EG21-06 in process."""
+    bad = tmp_path / "eg21-bad"
+    shutil.copytree(record, bad)
+    path = bad / "ballots.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    proof = lines[4]["contests"][0]["selections"][0]["proof"][0]
+    proof["v"] = proof["v"][:-1] + ("1" if proof["v"][-1] == "0" else "0")
+    path.write_text("".join(json.dumps(b) + "\n" for b in lines))
+    return bad
+
+
+def test_a_2_1_record_is_checked_on_the_cluster_with_the_in_process_report(
+    client: Any, eg21_record: Path, tmp_path: Path
+) -> None:
+    for record in (eg21_record, _eg21_bad_proof(eg21_record, tmp_path)):
+        local = verify(record)
+        remote = verify(record, client=client, chunk=CHUNK)
+        assert remote.raw == local.raw, record
+        assert remote.intermediates == local.intermediates
+        assert remote.cluster is not None and remote.cluster["passing_tasks"] >= 2
+    assert local.not_passed() == ["V-EG21-06"]
+
+
+def test_a_2_1_worker_that_lies_cannot_change_the_report_unseen(eg21_record: Path, tmp_path: Path) -> None:
+    """A worker that fails every ballot changes nothing; one that passes every ballot hides the bad proof,
+    which is why the client checks again a share of what passed (spec/98.3); the workers' own checker, from
+    the parameters the verifier hands them, fails exactly the bad ballot."""
+    from votum import Eg2BallotChecker
+
+    class InOrder(_Saying):
+        """Answers each batch in the order given (the record has two batches of different sizes)."""
+
+        def __init__(self, verdict: bool) -> None:
+            super().__init__(verdict)
+            self.collected = 0
+
+        def collect(self) -> list[bool]:
+            self.collected += 1
+            return [self.verdict] * len(self.batches[self.collected - 1])
+
+    record = _eg21_bad_proof(eg21_record, tmp_path)
+    local = verify(record)
+    failing = InOrder(False)
+    text, _ = verify_record_report(str(record), None, failing)
+    assert json.loads(text) == local.raw
+    passing = InOrder(True)
+    text, _ = verify_record_report(str(record), None, passing)
+    assert not [c["id"] for c in json.loads(text)["checks"] if c["status"] != "pass"]
+    assert Eg2BallotChecker.is_params(passing.params) and passing.params.startswith(b"eg21-ballots\n")
+    ballots = passing.batches[0]
+    verdicts = Eg2BallotChecker(passing.params).check(ballots)
+    assert [i for i, ok in enumerate(verdicts) if not ok] == [4]
+    with pytest.raises(InvalidInput):
+        Eg2BallotChecker(passing.params[:40])

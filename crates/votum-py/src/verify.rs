@@ -480,9 +480,9 @@ impl PyBeleniosBallotChecker {
     }
 }
 
-/// An ElectionGuard 2.x record's ballot checks (V-EG2-05…07) built from the parameters the verifier hands a
-/// cluster (spec/98.3), answering only verdicts: what a worker runs for `votum verify --scheduler` on a 2.x
-/// record.
+/// An ElectionGuard 2.x record's ballot checks (V-EG2-05…07; a 2.1 record's V-EG21-05…08, 15…17) built from
+/// the parameters the verifier hands a cluster (spec/98.3), answering only verdicts: what a worker runs for
+/// `votum verify --scheduler` on a 2.x record.
 #[pyclass(frozen, name = "Eg2BallotChecker", module = "votum._native")]
 pub struct PyEg2BallotChecker {
     inner: votum_verify::Eg2BallotChecker,
@@ -497,10 +497,10 @@ impl PyEg2BallotChecker {
         Ok(Self { inner })
     }
 
-    /// Whether `params` are a 2.x record's ballot-check parameters (by their first bytes).
+    /// Whether `params` are a 2.x or a 2.1 record's ballot-check parameters (by their first bytes).
     #[staticmethod]
     fn is_params(params: &[u8]) -> bool {
-        params.starts_with(votum_verify::Eg2BallotChecker::TAG)
+        votum_verify::Eg2BallotChecker::is_params(params)
     }
 
     /// Whether each ballot (its JSON text, as the record holds it) passes V-EG2-05…07.

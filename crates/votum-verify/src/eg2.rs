@@ -1205,8 +1205,7 @@ pub struct Eg2BallotChecker {
     inner: OneBallot,
 }
 
-/// One ballot's checks, on the record's group: whether its JSON text passes.
-type OneBallot = Box<dyn Fn(&str) -> bool + Send + Sync>;
+use crate::eg21::OneBallot;
 
 impl Eg2BallotChecker {
     /// The first bytes of a 2.x record's ballot-check parameters.
@@ -1227,8 +1226,17 @@ impl Eg2BallotChecker {
         out
     }
 
-    /// Builds the checks from the parameters; `Err` when they do not read.
+    /// Whether `params` are a 2.x or a 2.1 record's ballot-check parameters (by their first bytes).
+    pub fn is_params(params: &[u8]) -> bool {
+        params.starts_with(Self::TAG) || params.starts_with(crate::eg21::BALLOTS_TAG)
+    }
+
+    /// Builds the checks from the parameters (an egk-ec form's, or a 2.1 record's: spec/98.3); `Err` when
+    /// they do not read.
     pub fn new(params: &[u8]) -> Result<Self, String> {
+        if let Some(rest) = params.strip_prefix(crate::eg21::BALLOTS_TAG) {
+            return crate::eg21::ballot_checker(rest).map(|inner| Self { inner });
+        }
         let rest = params
             .strip_prefix(Self::TAG)
             .ok_or("not a 2.x record's ballot-check parameters")?;

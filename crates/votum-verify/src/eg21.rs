@@ -5,7 +5,7 @@
 //! each device's chain, the weighted aggregation, the tally's decryptions, and the challenged ballots
 //! re-encrypted from their released nonces. Ballots are read a batch at a time and checked in parallel.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::BufRead;
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -33,7 +33,7 @@ use votum_group::{ModpGroup, P256};
 
 use crate::checks::eg2::Ctx;
 use crate::checks::Check;
-use crate::options::{Intermediates, Options, Progress};
+use crate::options::{BallotWorkers, Intermediates, Options, Progress};
 use crate::report::{Ledger, Report};
 
 /// Ballots decoded and checked per parallel batch.
@@ -50,12 +50,17 @@ fn at(check: Check, object: &str) -> impl Fn(String) -> Stop + '_ {
     move |reason| (check, object.to_owned(), reason)
 }
 
-/// Verifies a 2.1 record directory; `options.progress` is told of the ballots checked after each batch.
+/// Verifies a 2.1 record directory; `options.progress` is told of the ballots checked after each batch; with
+/// `options.ballot_workers` each ballot's membership tests and proofs run there (a cluster, spec/98.3) and
+/// a ballot not passed is checked again here.
 pub fn verify_eg21_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
     let mut ledger = Ledger::new(&Check::EG21);
-    let mut progress = options.progress;
+    let mut hooks = Hooks {
+        progress: options.progress,
+        workers: options.ballot_workers,
+    };
     let mut out = Intermediates::default();
-    let ballots = match walk(path, &mut ledger, &mut out, &mut progress) {
+    let ballots = match walk(path, &mut ledger, &mut out, &mut hooks) {
         Ok(n) => n,
         Err((check, object, reason)) => {
             ledger.error(check, &object, reason);
@@ -68,20 +73,35 @@ pub fn verify_eg21_record(path: &Path, options: Options<'_>) -> (Report, Interme
     )
 }
 
-type Hook<'o> = Option<&'o mut dyn FnMut(Progress) -> ControlFlow<()>>;
+/// Who hears of the walk as it goes: the progress hook, and the workers that check ballots elsewhere.
+struct Hooks<'o> {
+    progress: Option<&'o mut dyn FnMut(Progress) -> ControlFlow<()>>,
+    workers: Option<&'o mut dyn BallotWorkers>,
+}
+
+/// A ballot line: its number, and its text or why it did not read.
+type Line = (usize, Result<String, String>);
+
+fn stopped(done: u64) -> Stop {
+    (
+        Check::Eg21v05,
+        record::BALLOTS.into(),
+        format!("stopped after {done} ballots"),
+    )
+}
 
 fn walk(
     dir: &Path,
     ledger: &mut Ledger,
     out: &mut Intermediates,
-    progress: &mut Hook<'_>,
+    hooks: &mut Hooks<'_>,
 ) -> Result<u64, Stop> {
     let params =
         read_json(&dir.join(record::PARAMETERS)).map_err(at(Check::Eg21v01, record::PARAMETERS))?;
     match params["group"].as_str().unwrap_or("") {
-        "Integer4096" => walk_on(ModpGroup::eg2_4096(), dir, &params, ledger, out, progress),
-        "Integer3072" => walk_on(ModpGroup::eg2_3072(), dir, &params, ledger, out, progress),
-        "P-256" => walk_on(P256, dir, &params, ledger, out, progress),
+        "Integer4096" => walk_on(ModpGroup::eg2_4096(), dir, &params, ledger, out, hooks),
+        "Integer3072" => walk_on(ModpGroup::eg2_3072(), dir, &params, ledger, out, hooks),
+        "P-256" => walk_on(P256, dir, &params, ledger, out, hooks),
         other => Err((
             Check::Eg21v01,
             record::PARAMETERS.into(),
@@ -235,11 +255,13 @@ impl Checked {
 pub(crate) type Rules<'m> = (&'m Manifest, Option<ShortCode>);
 
 /// V-EG21-05 (5.B and the nonce's proof), 06 (6.A–6.D and the ballot's shape), 07 (7.A–7.D), 08 (8.A,
-/// 8.B) for one ballot; for a pre-encrypted one 15, 16 (16.A–16.C) and 17 in place of 8.
+/// 8.B) for one ballot; for a pre-encrypted one 15, 16 (16.A–16.C) and 17 in place of 8. Without `proofs`
+/// (a ballot a cluster worker passed, spec/98.3), its membership tests and proofs are not checked again.
 pub(crate) fn check_ballot<G: Eg2Group>(
     ctx: &Ctx<G>,
     (manifest, short): Rules<'_>,
     b: &Ballot<G>,
+    proofs: bool,
 ) -> Checked {
     let g = &ctx.group;
     let mut f = Vec::new();
@@ -249,14 +271,14 @@ pub(crate) fn check_ballot<G: Eg2Group>(
             "H_I does not recompute from id_B (5.B)".into(),
         ));
     }
-    if !g.all_members(&b.elements()) {
+    if proofs && !g.all_members(&b.elements()) {
         f.push((
             Check::Eg21v06,
             "an α, β or C_0 is not in the group (6.A)".into(),
         ));
         return Checked::stop(f);
     }
-    if !votum_eg2::v21::check::check_nonce_proof(g, &b.hi, &b.nonce) {
+    if proofs && !votum_eg2::v21::check::check_nonce_proof(g, &b.hi, &b.nonce) {
         f.push((
             Check::Eg21v05,
             "the ballot nonce's proof does not verify (eq. 38)".into(),
@@ -292,7 +314,7 @@ pub(crate) fn check_ballot<G: Eg2Group>(
                     ),
                 ));
             }
-        } else if !check_selections(ctx, b, (c, mc), &mut f, &mut out.selections) {
+        } else if !check_selections(ctx, (b, proofs), (c, mc), &mut f, &mut out.selections) {
             continue;
         }
         match &c.pre {
@@ -311,7 +333,7 @@ pub(crate) fn check_ballot<G: Eg2Group>(
                 hashes.push(h);
             }
             None => {
-                check_data(ctx, (b, c, mc), &mut f);
+                check_data(ctx, (b, c, mc), proofs, &mut f);
                 let cts: Vec<&Ciphertext<G>> = c.selections.iter().map(|s| &s.ct).collect();
                 let h = contest_hash(
                     g,
@@ -344,6 +366,7 @@ pub(crate) fn check_ballot<G: Eg2Group>(
 fn check_data<G: Eg2Group>(
     ctx: &Ctx<G>,
     (b, c, mc): (&Ballot<G>, &Contest<G>, &ManifestContest),
+    proofs: bool,
     f: &mut Vec<(Check, String)>,
 ) {
     let at = |what: &str| (Check::Eg21v05, format!("contest {}: {what}", c.index));
@@ -362,7 +385,7 @@ fn check_data<G: Eg2Group>(
                     d.c1.len()
                 )));
             }
-            if !check_data_proof(&ctx.group, &b.hi, c.index, d) {
+            if proofs && !check_data_proof(&ctx.group, &b.hi, c.index, d) {
                 f.push(at("the contest data's proof does not verify (eq. 69)"));
             }
         }
@@ -373,7 +396,7 @@ fn check_data<G: Eg2Group>(
 /// manifest's, so that nothing further of it is read.
 fn check_selections<G: Eg2Group>(
     ctx: &Ctx<G>,
-    b: &Ballot<G>,
+    (b, proofs): (&Ballot<G>, bool),
     (c, mc): (&Contest<G>, &ManifestContest),
     f: &mut Vec<(Check, String)>,
     selections: &mut u64,
@@ -390,8 +413,11 @@ fn check_selections<G: Eg2Group>(
         ));
         return false;
     }
+    *selections += c.selections.len() as u64;
+    if !proofs {
+        return true;
+    }
     for s in &c.selections {
-        *selections += 1;
         let r = ctx.check_range_with(&s.ct, &s.proof, mc.option_limit, |cm| {
             range_hash(
                 g,
@@ -619,7 +645,7 @@ fn walk_on<G: Eg2Group>(
     params: &Value,
     ledger: &mut Ledger,
     out: &mut Intermediates,
-    progress: &mut Hook<'_>,
+    hooks: &mut Hooks<'_>,
 ) -> Result<u64, Stop> {
     let count = |field: &str| {
         params[field]
@@ -679,133 +705,176 @@ fn walk_on<G: Eg2Group>(
         .map(|mc| mc.sequence)
         .collect();
     let mut pending: Pending<G> = BTreeMap::new();
+    // with workers (a cluster, spec/98.3), batches in flight in record order; merged oldest first
+    let mut in_flight: VecDeque<Vec<Line>> = VecDeque::new();
+    let mut workers_ready = false;
     loop {
-        let mut batch = Vec::with_capacity(BATCH);
+        let mut batch: Vec<Line> = Vec::with_capacity(BATCH);
         for line in lines.by_ref().take(BATCH) {
             line_no += 1;
             batch.push((line_no, line.map_err(|e| e.to_string())));
         }
-        if batch.is_empty() {
-            break;
+        let last = batch.is_empty();
+        let mut ready: Vec<(Vec<Line>, Option<Vec<bool>>)> = Vec::new();
+        match hooks.workers.as_mut() {
+            None if last => break,
+            None => ready.push((batch, None)),
+            Some(w) => {
+                if !last {
+                    if !workers_ready {
+                        let params = eg21_params(&ctx.group, &ctx.k, &ctx.he, &manifest_bytes);
+                        if w.setup(&params).is_break() {
+                            return Err(stopped(done));
+                        }
+                        workers_ready = true;
+                    }
+                    let texts: Vec<&str> = batch
+                        .iter()
+                        .map(|(_, l)| l.as_deref().unwrap_or(""))
+                        .collect();
+                    if w.submit(&texts).is_break() {
+                        return Err(stopped(done));
+                    }
+                    in_flight.push_back(batch);
+                }
+                while !in_flight.is_empty() && (last || in_flight.len() > w.window().max(1)) {
+                    let verdicts = w.collect();
+                    let Some(oldest) = in_flight.pop_front() else {
+                        break;
+                    };
+                    match verdicts {
+                        ControlFlow::Continue(v) if v.len() == oldest.len() => {
+                            ready.push((oldest, Some(v)))
+                        }
+                        // an answer of the wrong length is no answer: every ballot of it checked here
+                        ControlFlow::Continue(_) => ready.push((oldest, None)),
+                        ControlFlow::Break(()) => return Err(stopped(done)),
+                    }
+                }
+                if last && ready.is_empty() {
+                    break;
+                }
+            }
         }
-        let results: Vec<(usize, Read<G>)> = batch
-            .into_par_iter()
-            .map(|(no, line)| {
-                let r = line.and_then(|l| {
-                    let v: Value =
-                        serde_json::from_str(&l).map_err(|e| format!("not JSON: {e}"))?;
-                    let b = Ballot::read(&ctx.group, &v)?;
-                    let c = check_ballot(&ctx, (&manifest, short), &b);
-                    Ok((b, c))
-                });
-                (no, r)
-            })
-            .collect();
-        for (no, r) in results {
-            done += 1;
-            let (b, c) = match r {
-                Ok(x) => x,
-                Err(e) => {
-                    ledger.fail(Check::Eg21v06, &format!("{} line {no}", record::BALLOTS), e);
+        for (batch, verdicts) in ready {
+            // a ballot a worker passed is read here without its membership tests and proofs (spec/98.3)
+            let results: Vec<(usize, Read<G>)> = batch
+                .into_par_iter()
+                .enumerate()
+                .map(|(at, (no, line))| {
+                    let passed = verdicts.as_ref().is_some_and(|v| v.get(at) == Some(&true));
+                    let r = line.and_then(|l| {
+                        let v: Value =
+                            serde_json::from_str(&l).map_err(|e| format!("not JSON: {e}"))?;
+                        let b = Ballot::read(&ctx.group, &v)?;
+                        let c = check_ballot(&ctx, (&manifest, short), &b, !passed);
+                        Ok((b, c))
+                    });
+                    (no, r)
+                })
+                .collect();
+            for (no, r) in results {
+                done += 1;
+                let (b, c) = match r {
+                    Ok(x) => x,
+                    Err(e) => {
+                        ledger.fail(Check::Eg21v06, &format!("{} line {no}", record::BALLOTS), e);
+                        continue;
+                    }
+                };
+                let object = format!("ballot {}", b.id);
+                ledger.examined(Check::Eg21v05, 1);
+                ledger.examined(Check::Eg21v06, c.selections);
+                ledger.examined(Check::Eg21v07, b.contests.len() as u64);
+                if b.pre_encrypted {
+                    pre_ballots += 1;
+                    ledger.examined(Check::Eg21v15, c.pre_contests);
+                    ledger.examined(Check::Eg21v16, 1);
+                    ledger.examined(Check::Eg21v17, c.short_codes);
+                } else {
+                    ledger.examined(Check::Eg21v08, 1);
+                }
+                for (check, reason) in c.findings {
+                    ledger.fail(check, &object, reason);
+                }
+                if !ids_b.insert(b.id_b) {
+                    ledger.fail(
+                        Check::Eg21v05,
+                        &object,
+                        "its id_B is another ballot's (5.A)",
+                    );
+                }
+                if !codes.insert(b.code) {
+                    ledger.fail(
+                        Check::Eg21v08,
+                        &object,
+                        "its confirmation code is another ballot's",
+                    );
+                }
+                let digests: Vec<[u8; 32]> = b
+                    .contests
+                    .iter()
+                    .flat_map(|c| c.selections.iter().map(|s| digest(&ctx.group, &s.ct)))
+                    .collect();
+                if digests.iter().any(|d| !cts.insert(*d)) {
+                    ledger.fail(
+                        Check::Eg21v08,
+                        &object,
+                        "a ciphertext of it is on another ballot (a copied ballot)",
+                    );
+                }
+                if b.weight == 0 {
+                    ledger.fail(Check::Eg21v09, &object, "a weight of 0");
+                }
+                if b.state == State::Cast {
+                    for c in b.contests.iter().filter(|c| decrypting.contains(&c.index)) {
+                        if let Some(d) = &c.data {
+                            pending.insert((b.id.clone(), c.index), (b.hi, d.clone()));
+                        }
+                    }
+                    cast += 1;
+                    for c in &b.contests {
+                        *holding.entry(c.index).or_default() += 1;
+                    }
+                    let w = ctx.group.scalar_from_u64(u64::from(b.weight));
+                    for c in &b.contests {
+                        for s in &c.selections {
+                            let ct = if b.weight == 1 {
+                                s.ct.clone()
+                            } else {
+                                Ciphertext {
+                                    pad: ctx.group.pow(&s.ct.pad, &w),
+                                    data: ctx.group.pow(&s.ct.data, &w),
+                                }
+                            };
+                            let sum = sums
+                                .entry((c.index, s.option))
+                                .or_insert_with(|| Ciphertext::zero(&ctx.group));
+                            *sum = sum.add(&ctx.group, &ct);
+                        }
+                    }
+                }
+                if kept.contains_key(&b.id) {
+                    ledger.fail(Check::Eg21v05, &object, "two ballots have this id");
                     continue;
                 }
-            };
-            let object = format!("ballot {}", b.id);
-            ledger.examined(Check::Eg21v05, 1);
-            ledger.examined(Check::Eg21v06, c.selections);
-            ledger.examined(Check::Eg21v07, b.contests.len() as u64);
-            if b.pre_encrypted {
-                pre_ballots += 1;
-                ledger.examined(Check::Eg21v15, c.pre_contests);
-                ledger.examined(Check::Eg21v16, 1);
-                ledger.examined(Check::Eg21v17, c.short_codes);
-            } else {
-                ledger.examined(Check::Eg21v08, 1);
-            }
-            for (check, reason) in c.findings {
-                ledger.fail(check, &object, reason);
-            }
-            if !ids_b.insert(b.id_b) {
-                ledger.fail(
-                    Check::Eg21v05,
-                    &object,
-                    "its id_B is another ballot's (5.A)",
+                kept.insert(
+                    b.id.clone(),
+                    Kept {
+                        device: b.device.clone(),
+                        pre_encrypted: b.pre_encrypted,
+                        code: b.code,
+                        chaining: b.chaining,
+                    },
                 );
-            }
-            if !codes.insert(b.code) {
-                ledger.fail(
-                    Check::Eg21v08,
-                    &object,
-                    "its confirmation code is another ballot's",
-                );
-            }
-            let digests: Vec<[u8; 32]> = b
-                .contests
-                .iter()
-                .flat_map(|c| c.selections.iter().map(|s| digest(&ctx.group, &s.ct)))
-                .collect();
-            if digests.iter().any(|d| !cts.insert(*d)) {
-                ledger.fail(
-                    Check::Eg21v08,
-                    &object,
-                    "a ciphertext of it is on another ballot (a copied ballot)",
-                );
-            }
-            if b.weight == 0 {
-                ledger.fail(Check::Eg21v09, &object, "a weight of 0");
-            }
-            if b.state == State::Cast {
-                for c in b.contests.iter().filter(|c| decrypting.contains(&c.index)) {
-                    if let Some(d) = &c.data {
-                        pending.insert((b.id.clone(), c.index), (b.hi, d.clone()));
-                    }
-                }
-                cast += 1;
-                for c in &b.contests {
-                    *holding.entry(c.index).or_default() += 1;
-                }
-                let w = ctx.group.scalar_from_u64(u64::from(b.weight));
-                for c in &b.contests {
-                    for s in &c.selections {
-                        let ct = if b.weight == 1 {
-                            s.ct.clone()
-                        } else {
-                            Ciphertext {
-                                pad: ctx.group.pow(&s.ct.pad, &w),
-                                data: ctx.group.pow(&s.ct.data, &w),
-                            }
-                        };
-                        let sum = sums
-                            .entry((c.index, s.option))
-                            .or_insert_with(|| Ciphertext::zero(&ctx.group));
-                        *sum = sum.add(&ctx.group, &ct);
-                    }
+                if b.state == State::Challenged {
+                    challenged.insert(b.id.clone(), b);
                 }
             }
-            if kept.contains_key(&b.id) {
-                ledger.fail(Check::Eg21v05, &object, "two ballots have this id");
-                continue;
-            }
-            kept.insert(
-                b.id.clone(),
-                Kept {
-                    device: b.device.clone(),
-                    pre_encrypted: b.pre_encrypted,
-                    code: b.code,
-                    chaining: b.chaining,
-                },
-            );
-            if b.state == State::Challenged {
-                challenged.insert(b.id.clone(), b);
-            }
-        }
-        if let Some(hook) = progress.as_mut() {
-            if hook(Progress::Ballots(done)).is_break() {
-                return Err((
-                    Check::Eg21v05,
-                    record::BALLOTS.into(),
-                    format!("stopped after {done} ballots"),
-                ));
+            if let Some(hook) = hooks.progress.as_mut() {
+                if hook(Progress::Ballots(done)).is_break() {
+                    return Err(stopped(done));
+                }
             }
         }
     }
@@ -871,6 +940,11 @@ fn walk_on<G: Eg2Group>(
         for &check in &Check::EG21[14..] {
             ledger.examined(check, 0);
             ledger.warn(check, "record", "no pre-encrypted ballots in the record");
+        }
+    } else if !challenged.values().any(|b| b.pre_encrypted) {
+        for check in [Check::Eg21v18, Check::Eg21v19] {
+            ledger.examined(check, 0);
+            ledger.warn(check, "record", "no pre-encrypted ballot was left uncast");
         }
     }
     Ok(kept.len() as u64)
@@ -1443,6 +1517,84 @@ fn check_uncast<G: Eg2Group>(
     }
 }
 
+/// The first bytes of a 2.1 record's ballot-check parameters (spec/98.3).
+pub const BALLOTS_TAG: &[u8] = b"eg21-ballots\n";
+
+/// A 2.1 record's ballot-check parameters: the tag, the group's name and a newline, K's length (8 bytes,
+/// big-endian) and K as the record writes it, H_E, then the manifest's bytes as stored.
+fn eg21_params<G: Eg2Group>(group: &G, k: &G::Element, he: &[u8; 32], manifest: &[u8]) -> Vec<u8> {
+    let key = group.hash_bytes(k);
+    let name = group.id().name();
+    let mut out =
+        Vec::with_capacity(BALLOTS_TAG.len() + name.len() + 9 + key.len() + 32 + manifest.len());
+    out.extend_from_slice(BALLOTS_TAG);
+    out.extend_from_slice(name.as_bytes());
+    out.push(b'\n');
+    out.extend_from_slice(&(key.len() as u64).to_be_bytes());
+    out.extend_from_slice(&key);
+    out.extend_from_slice(he);
+    out.extend_from_slice(manifest);
+    out
+}
+
+/// One ballot's checks on a worker: whether its JSON text passes.
+pub(crate) type OneBallot = Box<dyn Fn(&str) -> bool + Send + Sync>;
+
+/// A worker's 2.1 ballot checks from the parameters after [`BALLOTS_TAG`]: a ballot line passes when it
+/// reads and V-EG21-05…08 (15…17 for a pre-encrypted one) find nothing in it, proofs included.
+pub(crate) fn ballot_checker(rest: &[u8]) -> Result<OneBallot, String> {
+    let end = rest
+        .iter()
+        .position(|b| *b == b'\n')
+        .ok_or("the parameters end early")?;
+    let (name, rest) = (&rest[..end], &rest[end + 1..]);
+    let (len, rest) = rest
+        .split_first_chunk::<8>()
+        .ok_or("the parameters end early")?;
+    let len = usize::try_from(u64::from_be_bytes(*len)).map_err(|e| e.to_string())?;
+    if rest.len() < len + 32 {
+        return Err("the parameters end early".into());
+    }
+    let (key, rest) = rest.split_at(len);
+    let (he, manifest_bytes) = rest.split_at(32);
+    let he: [u8; 32] = he.try_into().map_err(|_| "H_E is not 32 bytes")?;
+    let doc: Value =
+        serde_json::from_slice(manifest_bytes).map_err(|e| format!("manifest: {e}"))?;
+    let manifest = read_manifest(&doc)?;
+    let short = ShortCode::of_manifest(&doc)?;
+    fn build<G: Eg2Group>(
+        group: G,
+        key: &[u8],
+        he: [u8; 32],
+        (manifest, short): (Manifest, Option<ShortCode>),
+    ) -> Result<OneBallot, String> {
+        let k = group.read_element(key)?;
+        if !group.all_members(&[&k]) {
+            return Err("K is not in the group".into());
+        }
+        let ctx = Ctx::new(group, k, he);
+        Ok(Box::new(move |text: &str| {
+            let passes = |v: Value| -> Result<bool, String> {
+                let b = Ballot::read(&ctx.group, &v)?;
+                Ok(check_ballot(&ctx, (&manifest, short), &b, true)
+                    .findings
+                    .is_empty())
+            };
+            serde_json::from_str(text)
+                .map_err(|e| e.to_string())
+                .and_then(passes)
+                .unwrap_or(false)
+        }))
+    }
+    let rules = (manifest, short);
+    match name {
+        b"p256" => build(P256, key, he, rules),
+        b"eg2-4096" => build(ModpGroup::eg2_4096(), key, he, rules),
+        b"eg2-3072" => build(ModpGroup::eg2_3072(), key, he, rules),
+        other => Err(format!("group {:?}", String::from_utf8_lossy(other))),
+    }
+}
+
 /// One document of a 2.1 record checked alone on P-256 (the fuzz entry, spec/66.3): byte `which` picks (mod
 /// 6) a ballot line (read, then V-EG21-05…08 or 15…17 against `manifest_bytes` and a key of g), the
 /// guardians' document (read, then V-EG21-02…04), a tally value, an opened challenged ballot, an opened
@@ -1462,7 +1614,9 @@ pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
             match Ballot::read(&group, &v) {
                 Ok(b) => {
                     let short = ShortCode::of_manifest(&manifest_doc).ok().flatten();
-                    check_ballot(&ctx, (&manifest, short), &b).findings.len()
+                    check_ballot(&ctx, (&manifest, short), &b, true)
+                        .findings
+                        .len()
                 }
                 Err(_) => 1,
             }
