@@ -1119,6 +1119,7 @@ fn check_contest_data<G: Eg2Group>(
         );
     }
     let mut listed = BTreeSet::new();
+    let mut to_check = Vec::with_capacity(items.len());
     for (no, item) in items.iter().enumerate() {
         let d = match item {
             Ok(d) => d,
@@ -1142,43 +1143,18 @@ fn check_contest_data<G: Eg2Group>(
             ledger.fail(Check::Eg21v12, &object, "decrypted twice");
             continue;
         }
-        if !g.all_members(&[&d.beta]) {
-            ledger.fail(Check::Eg21v12, &object, "β is not in the group");
-            continue;
-        }
-        // (12.1), (12.2); v is in Z_q as read (12.A)
-        let a = ctx.pow2(g.generator(), &d.proof.v, k_hat, &d.proof.c);
-        let b = ctx.pow2(&data.c0, &d.proof.v, &d.beta, &d.proof.c);
-        let c = g.to_challenge(&data_decryption_hash(
-            g,
-            hi,
-            d.contest,
-            data.parts(),
-            (&a, &b),
-            &d.beta,
-        ));
-        if c != d.proof.c {
-            ledger.fail(
-                Check::Eg21v12,
-                &object,
-                "the proof of β does not verify (12.B)",
-            );
-        }
-        // (12.3), (12.4)
-        let pads = data_pads(
-            g,
-            hi,
-            d.contest,
-            (&data.c0, &d.beta),
-            (data.c1.len() / 32) as u32,
-        );
-        if xor_pads(&data.c1, &pads).as_ref() != Some(&d.d) {
-            ledger.fail(
-                Check::Eg21v12,
-                &object,
-                "D is not C₁ decrypted with β's keys (12.C)",
-            );
-        }
+        to_check.push((object, hi, data, d));
+    }
+    // the proofs and decryptions on every core
+    let faults: Vec<(String, &str)> = to_check
+        .par_iter()
+        .filter_map(|(object, hi, data, d)| {
+            let fault = data_fault(ctx, k_hat, (hi, data), d)?;
+            Some((object.clone(), fault))
+        })
+        .collect();
+    for (object, fault) in faults {
+        ledger.fail(Check::Eg21v12, &object, fault);
     }
     for (ballot, contest) in pending.keys().filter(|k| !listed.contains(*k)) {
         ledger.fail(
@@ -1187,6 +1163,44 @@ fn check_contest_data<G: Eg2Group>(
             "not decrypted, though the manifest says to decrypt the contest's data (spec/66.11)",
         );
     }
+}
+
+/// What is wrong with one decrypted contest data (V-EG21-12), if anything: β in the group, its proof (12.1,
+/// 12.2, 12.B; v is in Z_q as read, 12.A), D from C₁ with the keys from β (12.3, 12.4, 12.C).
+fn data_fault<G: Eg2Group>(
+    ctx: &Ctx<G>,
+    k_hat: &G::Element,
+    (hi, data): (&[u8; 32], &DataCiphertext<G>),
+    d: &DecryptedData<G>,
+) -> Option<&'static str> {
+    let g = &ctx.group;
+    if !g.all_members(&[&d.beta]) {
+        return Some("β is not in the group");
+    }
+    let a = ctx.pow2(g.generator(), &d.proof.v, k_hat, &d.proof.c);
+    let b = ctx.pow2(&data.c0, &d.proof.v, &d.beta, &d.proof.c);
+    let c = g.to_challenge(&data_decryption_hash(
+        g,
+        hi,
+        d.contest,
+        data.parts(),
+        (&a, &b),
+        &d.beta,
+    ));
+    if c != d.proof.c {
+        return Some("the proof of β does not verify (12.B)");
+    }
+    let pads = data_pads(
+        g,
+        hi,
+        d.contest,
+        (&data.c0, &d.beta),
+        (data.c1.len() / 32) as u32,
+    );
+    if xor_pads(&data.c1, &pads).as_ref() != Some(&d.d) {
+        return Some("D is not C₁ decrypted with β's keys (12.C)");
+    }
+    None
 }
 
 /// A style's contests in index order, as `Manifest::contests_for` gives them.

@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use rand_core::{CryptoRng, RngCore};
+use rayon::prelude::*;
 use votum_elgamal::Ciphertext;
 use votum_group::Secret;
 use zeroize::Zeroize;
@@ -266,15 +267,24 @@ impl<'k, G: Eg2Group> Session<'k, G> {
         let mut pairs = Vec::with_capacity(targets.len());
         let mut ms = Vec::with_capacity(targets.len());
         let mut values = Vec::with_capacity(targets.len());
-        for t in targets {
-            t.admit(group, manifest, shares.i)?;
-        }
-        for t in targets {
-            let n = group.random_secret(rng);
-            let a = group.pow_secret(group.generator(), &n);
-            let b = group.pow_secret(t.base(), &n);
-            let m = group.pow_secret(t.base(), t.share(shares));
-            let d = t.commitment(group, he, shares.i, (&a, &b), &m, &u);
+        targets
+            .par_iter()
+            .try_for_each(|t| t.admit(group, manifest, shares.i))?;
+        // the nonces drawn in order from `rng`, the powers on every core
+        let drawn: Vec<Secret<G::Scalar>> =
+            targets.iter().map(|_| group.random_secret(rng)).collect();
+        let made: Vec<_> = targets
+            .par_iter()
+            .zip(&drawn)
+            .map(|(t, n)| {
+                let a = group.pow_secret(group.generator(), n);
+                let b = group.pow_secret(t.base(), n);
+                let m = group.pow_secret(t.base(), t.share(shares));
+                let d = t.commitment(group, he, shares.i, (&a, &b), &m, &u);
+                (a, b, m, d)
+            })
+            .collect();
+        for (n, (a, b, m, d)) in drawn.into_iter().zip(made) {
             values.push((m.clone(), d));
             nonces.push(n);
             pairs.push((a, b));
@@ -345,8 +355,7 @@ impl<'k, G: Eg2Group> Session<'k, G> {
             .map(|i| lagrange(group, *i, &self.available))
             .collect::<Result<_, _>>()?;
         let w_own = weights[own].clone();
-        let mut out = Vec::with_capacity(n);
-        for (t_idx, t) in targets.iter().enumerate() {
+        let answer = |(t_idx, t): (usize, &Target<'_, G>)| -> Result<G::Scalar, Eg2Error> {
             for (a, r) in ann.iter().zip(&rev) {
                 let (m, d) = &a.values[t_idx];
                 let (ai, bi) = &r.pairs[t_idx];
@@ -364,12 +373,12 @@ impl<'k, G: Eg2Group> Session<'k, G> {
             let (m, pair) = combined(group, &ann, &rev, &weights, t_idx)?;
             let c = group.to_challenge(&t.challenge(group, he, (&pair.0, &pair.1), &m));
             let ci = group.scalar_mul(&c, &w_own);
-            out.push(group.scalar_sub(
+            Ok(group.scalar_sub(
                 nonces[t_idx].expose(),
                 &group.scalar_mul(&ci, t.share(self.shares).expose()),
-            ));
-        }
-        Ok(out)
+            ))
+        };
+        targets.par_iter().enumerate().map(answer).collect()
     }
 }
 
@@ -449,8 +458,7 @@ pub fn combine<G: Eg2Group>(
     } else {
         Vec::new()
     };
-    let mut out = Vec::with_capacity(n);
-    for (t_idx, t) in targets.iter().enumerate() {
+    let one = |(t_idx, t): (usize, &Target<'_, G>)| -> Result<Decrypted<G>, Eg2Error> {
         let publics = match t {
             Target::Tally { .. } => &vote,
             Target::Data { .. } => &data,
@@ -477,12 +485,12 @@ pub fn combine<G: Eg2Group>(
             Target::Tally { ct, .. } => group.div(&ct.data, &m),
             Target::Data { .. } => m,
         };
-        out.push(Decrypted {
+        Ok(Decrypted {
             value,
             proof: Pair { c, v },
-        });
-    }
-    Ok(out)
+        })
+    };
+    targets.par_iter().enumerate().map(one).collect()
 }
 
 /// The three rounds of [`Session`] with every guardian of `present` in this process, then [`combine`]: the

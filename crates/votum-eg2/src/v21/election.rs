@@ -462,9 +462,14 @@ pub fn run<G: Eg2Group>(
             {
                 *expected.entry((mc.sequence, *o_idx)).or_default() +=
                     u64::from(v) * u64::from(*weight);
-                let ct = Ciphertext {
-                    pad: group.pow(&s.ct.pad, &w),
-                    data: group.pow(&s.ct.data, &w),
+                // W = 1 needs no power (most elections weigh every voter 1)
+                let ct = if *weight == 1 {
+                    s.ct.clone()
+                } else {
+                    Ciphertext {
+                        pad: group.pow(&s.ct.pad, &w),
+                        data: group.pow(&s.ct.data, &w),
+                    }
                 };
                 let sum = sums
                     .entry((mc.sequence, *o_idx))
