@@ -20,7 +20,9 @@ use crate::checks::eg2::{
     Parameters,
 };
 use crate::checks::Check;
-use crate::options::{BallotWorkers, Intermediates, Options, Progress};
+use crate::options::{
+    keyed_params, read_keyed_params, BallotWorkers, Due, InFlight, Intermediates, Options, Progress,
+};
 use crate::report::{Ledger, Report};
 use votum_eg2::manifest::{count, list, read_manifest as manifest, text, Manifest};
 use votum_eg2::read::{
@@ -633,56 +635,29 @@ fn walk_in<G: Eg2Group>(
             }
         }
     };
-    let mut workers_ready = false;
-    let mut in_flight: std::collections::VecDeque<Vec<Doc>> = std::collections::VecDeque::new();
+    let mut in_flight: InFlight<Doc> = InFlight::new();
     let mut batches = files.chunks(BATCH);
     loop {
         let next = batches.next();
         let docs: Option<Vec<Doc>> =
             next.map(|b| b.iter().map(|f| (file_name(f), read_bytes(f))).collect());
         // the batches to merge now: this one here without workers, else the oldest beyond the window
-        let mut ready: Vec<(Vec<Doc>, Option<Vec<bool>>)> = Vec::new();
+        let mut ready: Vec<Due<Doc>> = Vec::new();
         match (hooks.workers.as_mut(), docs) {
             (None, Some(d)) => ready.push((d, None)),
             (None, None) => break,
             (Some(w), d) => {
                 if let Some(d) = d {
-                    if !workers_ready {
-                        let params =
-                            Eg2BallotChecker::params(&group, &ctx.k, &ctx.he, manifest_bytes);
-                        if w.setup(&params).is_break() {
-                            return Err(stopped(done));
-                        }
-                        workers_ready = true;
-                    }
-                    let texts: Vec<std::borrow::Cow<'_, str>> = d
-                        .iter()
-                        .map(|(_, b)| {
-                            b.as_ref().map_or(std::borrow::Cow::Borrowed(""), |b| {
-                                String::from_utf8_lossy(b)
-                            })
-                        })
-                        .collect();
-                    let refs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
-                    if w.submit(&refs).is_break() {
+                    let params =
+                        || Eg2BallotChecker::params(&group, &ctx.k, &ctx.he, manifest_bytes);
+                    if in_flight.submit(&mut **w, params, d, doc_text).is_break() {
                         return Err(stopped(done));
                     }
-                    in_flight.push_back(d);
                 }
                 let last = next.is_none();
-                while !in_flight.is_empty() && (last || in_flight.len() > w.window().max(1)) {
-                    let verdicts = w.collect();
-                    let Some(oldest) = in_flight.pop_front() else {
-                        break;
-                    };
-                    match verdicts {
-                        ControlFlow::Continue(v) if v.len() == oldest.len() => {
-                            ready.push((oldest, Some(v)))
-                        }
-                        // an answer of the wrong length is no answer: every ballot of it checked here
-                        ControlFlow::Continue(_) => ready.push((oldest, None)),
-                        ControlFlow::Break(()) => return Err(stopped(done)),
-                    }
+                match in_flight.due(&mut **w, last) {
+                    ControlFlow::Continue(due) => ready = due,
+                    ControlFlow::Break(()) => return Err(stopped(done)),
                 }
                 if last && ready.is_empty() {
                     break;
@@ -1199,6 +1174,13 @@ pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
     }
 }
 
+/// A ballot file's text as a worker is handed it (an unreadable one as nothing).
+fn doc_text((_, bytes): &Doc) -> std::borrow::Cow<'_, str> {
+    bytes.as_ref().map_or(std::borrow::Cow::Borrowed(""), |b| {
+        String::from_utf8_lossy(b)
+    })
+}
+
 /// A 2.x record's ballot checks (V-EG2-05…07, 15) built from the parameters the verifier hands a cluster
 /// (spec/98.3), answering only verdicts: what a worker runs for `votum verify --scheduler` on a 2.x record.
 pub struct Eg2BallotChecker {
@@ -1215,15 +1197,7 @@ impl Eg2BallotChecker {
     /// the record writes it, H_E, then the manifest's bytes as stored.
     fn params<G: Eg2Group>(group: &G, k: &G::Element, he: &[u8; 32], manifest: &[u8]) -> Vec<u8> {
         let key = group.hash_bytes(k);
-        let mut out = Vec::with_capacity(Self::TAG.len() + 16 + key.len() + 32 + manifest.len());
-        out.extend_from_slice(Self::TAG);
-        out.extend_from_slice(group.id().name().as_bytes());
-        out.push(b'\n');
-        out.extend_from_slice(&(key.len() as u64).to_be_bytes());
-        out.extend_from_slice(&key);
-        out.extend_from_slice(he);
-        out.extend_from_slice(manifest);
-        out
+        keyed_params(Self::TAG, group.id().name(), &key, he, manifest)
     }
 
     /// Whether `params` are a 2.x or a 2.1 record's ballot-check parameters (by their first bytes).
@@ -1234,27 +1208,11 @@ impl Eg2BallotChecker {
     /// Builds the checks from the parameters (an egk-ec form's, or a 2.1 record's: spec/98.3); `Err` when
     /// they do not read.
     pub fn new(params: &[u8]) -> Result<Self, String> {
-        if let Some(rest) = params.strip_prefix(crate::eg21::BALLOTS_TAG) {
-            return crate::eg21::ballot_checker(rest).map(|inner| Self { inner });
+        if params.starts_with(crate::eg21::BALLOTS_TAG) {
+            let keyed = read_keyed_params(crate::eg21::BALLOTS_TAG, params)?;
+            return crate::eg21::ballot_checker(keyed).map(|inner| Self { inner });
         }
-        let rest = params
-            .strip_prefix(Self::TAG)
-            .ok_or("not a 2.x record's ballot-check parameters")?;
-        let end = rest
-            .iter()
-            .position(|b| *b == b'\n')
-            .ok_or("the parameters end early")?;
-        let (name, rest) = (&rest[..end], &rest[end + 1..]);
-        let (len, rest) = rest
-            .split_first_chunk::<8>()
-            .ok_or("the parameters end early")?;
-        let len = usize::try_from(u64::from_be_bytes(*len)).map_err(|e| e.to_string())?;
-        if rest.len() < len + 32 {
-            return Err("the parameters end early".into());
-        }
-        let (key, rest) = rest.split_at(len);
-        let (he, manifest_bytes) = rest.split_at(32);
-        let he: [u8; 32] = he.try_into().map_err(|_| "H_E is not 32 bytes")?;
+        let (name, key, he, manifest_bytes) = read_keyed_params(Self::TAG, params)?;
         let doc: Value =
             serde_json::from_slice(manifest_bytes).map_err(|e| format!("manifest: {e}"))?;
         let m = manifest(&doc)?;

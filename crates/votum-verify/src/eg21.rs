@@ -5,7 +5,8 @@
 //! each device's chain, the weighted aggregation, the tally's decryptions, and the challenged ballots
 //! re-encrypted from their released nonces. Ballots are read a batch at a time and checked in parallel.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -33,7 +34,9 @@ use votum_group::{ModpGroup, P256};
 
 use crate::checks::eg2::Ctx;
 use crate::checks::Check;
-use crate::options::{BallotWorkers, Intermediates, Options, Progress};
+use crate::options::{
+    keyed_params, BallotWorkers, Due, InFlight, Intermediates, Keyed, Options, Progress,
+};
 use crate::report::{Ledger, Report};
 
 /// Ballots decoded and checked per parallel batch.
@@ -81,6 +84,11 @@ struct Hooks<'o> {
 
 /// A ballot line: its number, and its text or why it did not read.
 type Line = (usize, Result<String, String>);
+
+/// A ballot line as a worker is handed it (an unreadable one as nothing).
+fn line_text((_, line): &Line) -> Cow<'_, str> {
+    Cow::Borrowed(line.as_deref().unwrap_or(""))
+}
 
 fn stopped(done: u64) -> Stop {
     (
@@ -706,8 +714,7 @@ fn walk_on<G: Eg2Group>(
         .collect();
     let mut pending: Pending<G> = BTreeMap::new();
     // with workers (a cluster, spec/98.3), batches in flight in record order; merged oldest first
-    let mut in_flight: VecDeque<Vec<Line>> = VecDeque::new();
-    let mut workers_ready = false;
+    let mut in_flight: InFlight<Line> = InFlight::new();
     loop {
         let mut batch: Vec<Line> = Vec::with_capacity(BATCH);
         for line in lines.by_ref().take(BATCH) {
@@ -715,41 +722,23 @@ fn walk_on<G: Eg2Group>(
             batch.push((line_no, line.map_err(|e| e.to_string())));
         }
         let last = batch.is_empty();
-        let mut ready: Vec<(Vec<Line>, Option<Vec<bool>>)> = Vec::new();
+        let mut ready: Vec<Due<Line>> = Vec::new();
         match hooks.workers.as_mut() {
             None if last => break,
             None => ready.push((batch, None)),
             Some(w) => {
                 if !last {
-                    if !workers_ready {
-                        let params = eg21_params(&ctx.group, &ctx.k, &ctx.he, &manifest_bytes);
-                        if w.setup(&params).is_break() {
-                            return Err(stopped(done));
-                        }
-                        workers_ready = true;
-                    }
-                    let texts: Vec<&str> = batch
-                        .iter()
-                        .map(|(_, l)| l.as_deref().unwrap_or(""))
-                        .collect();
-                    if w.submit(&texts).is_break() {
+                    let params = || eg21_params(&ctx.group, &ctx.k, &ctx.he, &manifest_bytes);
+                    if in_flight
+                        .submit(&mut **w, params, batch, line_text)
+                        .is_break()
+                    {
                         return Err(stopped(done));
                     }
-                    in_flight.push_back(batch);
                 }
-                while !in_flight.is_empty() && (last || in_flight.len() > w.window().max(1)) {
-                    let verdicts = w.collect();
-                    let Some(oldest) = in_flight.pop_front() else {
-                        break;
-                    };
-                    match verdicts {
-                        ControlFlow::Continue(v) if v.len() == oldest.len() => {
-                            ready.push((oldest, Some(v)))
-                        }
-                        // an answer of the wrong length is no answer: every ballot of it checked here
-                        ControlFlow::Continue(_) => ready.push((oldest, None)),
-                        ControlFlow::Break(()) => return Err(stopped(done)),
-                    }
+                match in_flight.due(&mut **w, last) {
+                    ControlFlow::Continue(due) => ready = due,
+                    ControlFlow::Break(()) => return Err(stopped(done)),
                 }
                 if last && ready.is_empty() {
                     break;
@@ -1534,44 +1523,25 @@ fn check_uncast<G: Eg2Group>(
 /// The first bytes of a 2.1 record's ballot-check parameters (spec/98.3).
 pub const BALLOTS_TAG: &[u8] = b"eg21-ballots\n";
 
-/// A 2.1 record's ballot-check parameters: the tag, the group's name and a newline, K's length (8 bytes,
-/// big-endian) and K as the record writes it, H_E, then the manifest's bytes as stored.
+/// A 2.1 record's ballot-check parameters: [`keyed_params`] under [`BALLOTS_TAG`].
 fn eg21_params<G: Eg2Group>(group: &G, k: &G::Element, he: &[u8; 32], manifest: &[u8]) -> Vec<u8> {
-    let key = group.hash_bytes(k);
-    let name = group.id().name();
-    let mut out =
-        Vec::with_capacity(BALLOTS_TAG.len() + name.len() + 9 + key.len() + 32 + manifest.len());
-    out.extend_from_slice(BALLOTS_TAG);
-    out.extend_from_slice(name.as_bytes());
-    out.push(b'\n');
-    out.extend_from_slice(&(key.len() as u64).to_be_bytes());
-    out.extend_from_slice(&key);
-    out.extend_from_slice(he);
-    out.extend_from_slice(manifest);
-    out
+    keyed_params(
+        BALLOTS_TAG,
+        group.id().name(),
+        &group.hash_bytes(k),
+        he,
+        manifest,
+    )
 }
 
 /// One ballot's checks on a worker: whether its JSON text passes.
 pub(crate) type OneBallot = Box<dyn Fn(&str) -> bool + Send + Sync>;
 
-/// A worker's 2.1 ballot checks from the parameters after [`BALLOTS_TAG`]: a ballot line passes when it
-/// reads and V-EG21-05…08 (15…17 for a pre-encrypted one) find nothing in it, proofs included.
-pub(crate) fn ballot_checker(rest: &[u8]) -> Result<OneBallot, String> {
-    let end = rest
-        .iter()
-        .position(|b| *b == b'\n')
-        .ok_or("the parameters end early")?;
-    let (name, rest) = (&rest[..end], &rest[end + 1..]);
-    let (len, rest) = rest
-        .split_first_chunk::<8>()
-        .ok_or("the parameters end early")?;
-    let len = usize::try_from(u64::from_be_bytes(*len)).map_err(|e| e.to_string())?;
-    if rest.len() < len + 32 {
-        return Err("the parameters end early".into());
-    }
-    let (key, rest) = rest.split_at(len);
-    let (he, manifest_bytes) = rest.split_at(32);
-    let he: [u8; 32] = he.try_into().map_err(|_| "H_E is not 32 bytes")?;
+/// A worker's 2.1 ballot checks from its parameters, read: a ballot line passes when it reads and
+/// V-EG21-05…08 (15…17 for a pre-encrypted one) find nothing in it, proofs included.
+pub(crate) fn ballot_checker(
+    (name, key, he, manifest_bytes): Keyed<'_>,
+) -> Result<OneBallot, String> {
     let doc: Value =
         serde_json::from_slice(manifest_bytes).map_err(|e| format!("manifest: {e}"))?;
     let manifest = read_manifest(&doc)?;

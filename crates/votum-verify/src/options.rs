@@ -61,3 +61,113 @@ pub trait BallotWorkers {
     /// How many batches to keep in flight (at least one).
     fn window(&self) -> usize;
 }
+
+/// Batches of ballots handed to [`BallotWorkers`] and not merged yet, in record order (spec/98.3): the
+/// parameters are sent before the first batch, and a batch is due once more than the workers' window are
+/// in flight, or at the end.
+pub(crate) struct InFlight<T> {
+    queue: std::collections::VecDeque<Vec<T>>,
+    set_up: bool,
+}
+
+/// A batch due for merging, with its verdicts (`None`: an answer of the wrong length is no answer, and
+/// every ballot of it is checked here).
+pub(crate) type Due<T> = (Vec<T>, Option<Vec<bool>>);
+
+impl<T> InFlight<T> {
+    pub(crate) fn new() -> Self {
+        Self {
+            queue: std::collections::VecDeque::new(),
+            set_up: false,
+        }
+    }
+
+    /// Hands `batch` to the workers, each item as `text(item)`; the parameters `params()` first, once.
+    pub(crate) fn submit(
+        &mut self,
+        workers: &mut dyn BallotWorkers,
+        params: impl FnOnce() -> Vec<u8>,
+        batch: Vec<T>,
+        text: impl Fn(&T) -> std::borrow::Cow<'_, str>,
+    ) -> ControlFlow<()> {
+        if !self.set_up {
+            workers.setup(&params())?;
+            self.set_up = true;
+        }
+        let texts: Vec<std::borrow::Cow<'_, str>> = batch.iter().map(text).collect();
+        let refs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
+        workers.submit(&refs)?;
+        drop(texts);
+        self.queue.push_back(batch);
+        ControlFlow::Continue(())
+    }
+
+    /// Whether no batch is in flight.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// The batches due now, oldest first: those beyond the workers' window, or every one when `last`.
+    pub(crate) fn due(
+        &mut self,
+        workers: &mut dyn BallotWorkers,
+        last: bool,
+    ) -> ControlFlow<(), Vec<Due<T>>> {
+        let mut out = Vec::new();
+        while !self.queue.is_empty() && (last || self.queue.len() > workers.window().max(1)) {
+            let verdicts = workers.collect()?;
+            let Some(oldest) = self.queue.pop_front() else {
+                break;
+            };
+            let verdicts = (verdicts.len() == oldest.len()).then_some(verdicts);
+            out.push((oldest, verdicts));
+        }
+        ControlFlow::Continue(out)
+    }
+}
+
+/// A 2.x record's ballot-check parameters (spec/98.1): `tag`, the group's name and a newline, K's length (8
+/// bytes, big-endian) and K as the record writes it, H_E, then the manifest's bytes as stored.
+pub(crate) fn keyed_params(
+    tag: &[u8],
+    group: &str,
+    key: &[u8],
+    he: &[u8; 32],
+    manifest: &[u8],
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(tag.len() + group.len() + 9 + key.len() + 32 + manifest.len());
+    out.extend_from_slice(tag);
+    out.extend_from_slice(group.as_bytes());
+    out.push(b'\n');
+    out.extend_from_slice(&(key.len() as u64).to_be_bytes());
+    out.extend_from_slice(key);
+    out.extend_from_slice(he);
+    out.extend_from_slice(manifest);
+    out
+}
+
+/// [`keyed_params`] read back after `tag`: (the group's name, K's bytes, H_E, the manifest's bytes).
+pub(crate) type Keyed<'p> = (&'p [u8], &'p [u8], [u8; 32], &'p [u8]);
+
+/// Reads [`keyed_params`] made with `tag`; `Err` when they are not, or end early.
+pub(crate) fn read_keyed_params<'p>(tag: &[u8], params: &'p [u8]) -> Result<Keyed<'p>, String> {
+    let rest = params
+        .strip_prefix(tag)
+        .ok_or("not a 2.x record's ballot-check parameters")?;
+    let end = rest
+        .iter()
+        .position(|b| *b == b'\n')
+        .ok_or("the parameters end early")?;
+    let (name, rest) = (&rest[..end], &rest[end + 1..]);
+    let (len, rest) = rest
+        .split_first_chunk::<8>()
+        .ok_or("the parameters end early")?;
+    let len = usize::try_from(u64::from_be_bytes(*len)).map_err(|e| e.to_string())?;
+    if rest.len() < len.saturating_add(32) {
+        return Err("the parameters end early".into());
+    }
+    let (key, rest) = rest.split_at(len);
+    let (he, manifest) = rest.split_at(32);
+    let he: [u8; 32] = he.try_into().map_err(|_| "H_E is not 32 bytes")?;
+    Ok((name, key, he, manifest))
+}

@@ -124,12 +124,12 @@ fn write_lines(
     out.flush().map_err(|e| io(path, e))
 }
 
+/// A contest's id, its manifest entry and the votes counted in it.
+type Counted<'m> = (&'m str, &'m ManifestContest, Vec<u32>);
+
 /// What a voter's plaintext counts in each contest of its style, by the device's own rule (`counted`): what
 /// the decrypted tally and an opened ballot are compared with.
-fn plain_votes<'m>(
-    manifest: &'m Manifest,
-    p: &PlainBallot,
-) -> Result<Vec<(&'m ManifestContest, Vec<u32>)>, Eg2Error> {
+fn plain_votes<'m>(manifest: &'m Manifest, p: &PlainBallot) -> Result<Vec<Counted<'m>>, Eg2Error> {
     let none = PlainContest::default();
     manifest
         .contests_for(&p.style)
@@ -141,7 +141,7 @@ fn plain_votes<'m>(
                     ballot: p.id.clone(),
                     reason: e,
                 })?;
-            Ok((mc, votes))
+            Ok((id, mc, votes))
         })
         .collect()
 }
@@ -452,7 +452,7 @@ pub fn run<G: Eg2Group>(
             continue;
         }
         let w = group.scalar_from_u64(u64::from(*weight));
-        for (mc, votes) in plain_votes(&manifest, p)? {
+        for (_, mc, votes) in plain_votes(&manifest, p)? {
             let contest = b.contests.iter().find(|c| c.index == mc.sequence);
             for ((o_idx, v), s) in mc
                 .sequences
@@ -610,16 +610,11 @@ pub fn run<G: Eg2Group>(
             continue;
         }
         let open = open_ballot(&group, &keys, &manifest, b, &parts)?;
-        for (mc, votes) in plain_votes(&manifest, p)? {
+        for (id, mc, votes) in plain_votes(&manifest, p)? {
             let contest = open.contests.iter().find(|c| c.index == mc.sequence);
             let got: Vec<u32> = contest
                 .map(|c| c.selections.iter().map(|(_, s, _)| *s).collect())
                 .unwrap_or_default();
-            let id = manifest
-                .contests
-                .iter()
-                .find(|(_, m)| m.sequence == mc.sequence)
-                .map_or("", |(id, _)| id.as_str());
             let data = contest.and_then(|c| c.data.as_ref()).map(|d| d.d.clone());
             if got != votes || data != plain_data(mc, p, id)? {
                 return Err(Eg2Error::Ballot {
