@@ -55,3 +55,24 @@ def test_a_reordered_output_fails_the_shuffle_check(tmp_path: Path) -> None:
     out_file.write_bytes(bytes(data))
     report = verify(session)
     assert report.not_passed()[0] == "V-VMN-03"
+
+
+def test_the_plaintexts_a_session_proves_are_printed_as_vmn_decodes_them() -> None:
+    """Issue 41: a mixing session's plaintexts, decoded as VMN's `vmnc -plain` decodes them, are the result
+    `votum verify` prints and returns; here a three-party P-224 session of width 2 written by VMN 3.1.0."""
+    out = CliRunner().invoke(app, ["verify", "--json", str(VECTORS / "p224w2")])
+    assert out.exit_code == 0, out.output
+    shown = json.loads(out.stdout)
+    [contest] = shown["result"]["contests"]
+    rows = {s["name"]: s["votes"] for s in contest["selections"]}
+    assert rows == {
+        "Alice": 4,
+        "Bob": 2,
+        "Carol": 1,
+        "Dave, candidato con un nombre largo": 1,
+        "nulo: marcado dos veces": 1,
+        "una papeleta en blanco": 1,
+    }
+    assert shown["result"]["label"] == "protInfo.xml SHA-256"
+    text = CliRunner().invoke(app, ["verify", str(VECTORS / "p224w2")])
+    assert text.exit_code == 0 and "Dave, candidato con un nombre largo" in text.output

@@ -79,6 +79,13 @@ def verified_result(report: VerificationReport, record: Path) -> VerifiedResult 
         if not isinstance(digest, str) or not isinstance(counts, dict):
             return None
         return VerifiedResult("proof file SHA-256", digest, [_ivxv_contest(values)])
+    if report.readable == "V-VMN-01":
+        digest = values.get("protinfo_sha256")
+        sessions = values.get("sessions")
+        if not isinstance(digest, str) or not isinstance(sessions, list):
+            return None
+        contests = [_vmn_contest(s) for s in sessions if isinstance(s, dict) and s.get("counts")]
+        return VerifiedResult("protInfo.xml SHA-256", digest, contests)
     head = values.get("head")
     if not isinstance(head, str):
         return None
@@ -230,6 +237,21 @@ def _ivxv_contest(values: dict[str, Any]) -> Contest:
         rows.append(Selection(name, int(n), f"{int(n):,}"))
     rows.sort(key=lambda s: (-s.votes, s.name))
     return Contest(f"{values.get('election', 'IVXV')}: votes proven by the decryption proofs", rows)
+
+
+def _vmn_contest(session: dict[str, Any]) -> Contest:
+    """What a Verificatum session's plaintexts decode to (spec/99.7, VMN's encoding of bytes into group
+    elements), each distinct one a row, most first: VMN fixes no ballot format, so nothing more is counted."""
+    rows = [
+        Selection(text if text else "(nothing encoded)", int(n), f"{int(n):,}")
+        for text, n in session["counts"].items()
+    ]
+    rows.sort(key=lambda s: (-s.votes, s.name))
+    notes = [
+        f"{session.get('ciphertexts', 0):,} ciphertexts, {session.get('valid_shuffles', 0)} valid shuffles; "
+        "each distinct plaintext is a row (VMN fixes no ballot format)"
+    ]
+    return Contest(f"nizkp/{session.get('auxsid', '')}: the decrypted plaintexts", rows, notes)
 
 
 def _mix_contest(values: dict[str, Any]) -> Contest:

@@ -666,8 +666,10 @@ fn der_round_trip(bytes: &[u8], depth: usize) {
     }
 }
 
-/// A Verificatum mix-net session (spec/99): byte 0 picks a stored session (mod 3: the ModP shuffle, the
-/// P-256 mixing session, the precomputed P-256 shuffle), byte 1 one of its files (protInfo.xml included), and the rest replaces
+/// A Verificatum mix-net session (spec/99): byte 0 picks a stored session (mod 8: the ModP shuffle, the
+/// P-256 mixing session, the precomputed P-256 shuffle, the three-party P-224 width-2 mixing session with
+/// every board, the P-521 and the ModP width-2 mixing sessions, the P-192 and ModP width-3 shuffles), byte
+/// 1 one of its files (protInfo.xml included), and the rest replaces
 /// that file in a fresh copy; the rest is also parsed as a ByteTree. The report always holds the seven
 /// checks, and a session whose file changed never passes unless the bytes are the same.
 pub fn vmn_session(data: &[u8]) {
@@ -679,7 +681,9 @@ pub fn vmn_session(data: &[u8]) {
         tree.write(&mut again);
         assert_eq!(again, rest, "a parsed ByteTree writes back to its bytes");
     }
-    let name = ["modp", "onpe100", "precomp"][usize::from(*which) % 3];
+    let name = [
+        "modp", "onpe100", "precomp", "p224w2", "p521", "modpw2", "p192w3", "modpw3",
+    ][usize::from(*which) % 8];
     let stored = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../vectors/verificatum")
         .join(name);

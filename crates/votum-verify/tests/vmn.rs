@@ -260,8 +260,9 @@ fn a_bad_decryption_factor_is_v_vmn_05() {
 fn an_unsigned_or_unbound_message_is_v_vmn_07() {
     let r = verify(&vectors().join("onpe100"));
     let board = r.result(id("V-VMN-07")).unwrap();
-    // 17 messages with their publisher's signature, 7 proof files found on the board
-    assert_eq!(board.checked, 17 + 7, "{board:?}");
+    // 17 messages with their publisher's signature, 10 of party 1's signatures of parties 2 and 3's
+    // messages checked over the proof files they are, 7 proof files found on the board
+    assert_eq!(board.checked, 17 + 10 + 7, "{board:?}");
     let pos = "httproot/1/MixNetElGamal.ONPE/ShufflerElGamal.SEG/ShufflerElGamalSession.ONPE.default/PoSTW.1/BullBoard.BullBoard";
     // a message changed after its publisher signed it: its signature fails, and the proof file is no
     // longer the message
@@ -271,7 +272,9 @@ fn an_unsigned_or_unbound_message_is_v_vmn_07() {
     fails_only(&r, id("V-VMN-07"));
     let findings = &r.result(id("V-VMN-07")).unwrap().findings;
     assert!(
-        findings.iter().any(|f| f.reason.contains("not party 1's")),
+        findings.iter().any(|f| f
+            .reason
+            .contains("party 1's signature of party 1's message")),
         "{findings:?}"
     );
     assert!(
@@ -337,4 +340,135 @@ fn one_byte_changed_in_each_file_fails_its_check() {
                 .collect::<Vec<_>>()
         );
     }
+}
+
+/// What the plaintexts of a session decode to, as `votum verify` reports them.
+fn counts(path: &Path) -> serde_json::Value {
+    let (r, out) = verify_record(path, Options::default());
+    assert!(r.passed(), "{}: {:?}", path.display(), r.not_passed());
+    out.values["sessions"][0]["counts"].clone()
+}
+
+/// Sessions of width 2 and 3 and on every NIST curve, written by VMN 3.1.0 (vectors/verificatum/README):
+/// each passes, and its plaintexts decode to what VMN's own `vmnc -plain` prints for them.
+#[test]
+fn wider_sessions_on_other_groups_pass_and_decode_as_vmn_decodes() {
+    for (name, group) in [
+        ("p192w3", "ECqPGroup(P-192)"),
+        ("modpw3", "ModPGroup(512 bits)"),
+        ("p224w2", "ECqPGroup(P-224)"),
+        ("p521", "ECqPGroup(P-521)"),
+        ("modpw2", "ModPGroup(1024 bits)"),
+    ] {
+        let (r, out) = verify_record(&vectors().join(name), Options::default());
+        assert!(r.passed(), "{name}: {:?}", r.not_passed());
+        assert_eq!(out.values["group"], group, "{name}");
+    }
+    // three parties, threshold 2, width 2: both shuffles, every party's factors, every signature of
+    // the three boards merged (nothing left unchecked)
+    let r = verify(&vectors().join("p224w2"));
+    assert_eq!(r.result(id("V-VMN-03")).unwrap().checked, 2);
+    let board = r.result(id("V-VMN-07")).unwrap();
+    assert!(board.warnings.is_empty(), "{board:?}");
+    assert!(board.checked > 100, "{board:?}");
+    assert_eq!(
+        counts(&vectors().join("p224w2")),
+        serde_json::json!({"Alice": 4, "Bob": 2, "Carol": 1, "Dave, candidato con un nombre largo": 1,
+            "nulo: marcado dos veces": 1, "una papeleta en blanco": 1})
+    );
+    assert_eq!(
+        counts(&vectors().join("p521")),
+        serde_json::json!({"Lista 1": 2, "Lista 2": 1, "Lista 3": 1, "voto en blanco": 1})
+    );
+    // a message of two elements of the safe-prime group, and one encoding nothing
+    let text = "una papeleta con un texto largo que ocupa los dos elementos del grupo de 1024 bits, con eñes y acentos: más";
+    assert_eq!(
+        counts(&vectors().join("modpw2")),
+        serde_json::json!({"": 1, "Lista 1": 2, "Lista 2": 1, text: 1})
+    );
+    // ONPE's: ten-digit codes, 100 of them
+    let onpe = counts(&vectors().join("onpe100"));
+    let total: u64 = onpe
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 100);
+    assert_eq!(onpe["0202010102"], 2);
+}
+
+/// Width 2: each factor of the product group has its own equations. A change confined to the second
+/// factor (a re-encryption reply, a plaintext, the shuffled list) fails its check.
+#[test]
+fn a_change_in_the_second_factor_of_a_wide_session_fails() {
+    // k_F's second component (the reply's last child, a node of two scalars)
+    let (_t, s) = copy("p224w2");
+    let reply = nizkp(&s).join("proofs/PoSReply02.bt");
+    let len = std::fs::metadata(&reply).unwrap().len() as usize;
+    flip_byte(&reply, len - 3);
+    fails_only(&verify(&s), id("V-VMN-03"));
+    // two plaintexts' different second elements swapped (column 1 of the array of G^2 elements; most
+    // messages fit the first element, and their second elements, encoding nothing, are all the same)
+    let (_t, s) = copy("p224w2");
+    let plaintexts = nizkp(&s).join("Plaintexts.bt");
+    let bytes = std::fs::read(&plaintexts).unwrap();
+    let column = |t: &Bt<'_>| -> Vec<Vec<u8>> {
+        let Bt::Node(c) = t else { panic!() };
+        let Bt::Node(second) = &c[1] else { panic!() };
+        second
+            .iter()
+            .map(|e| {
+                let mut b = Vec::new();
+                e.write(&mut b);
+                b
+            })
+            .collect()
+    };
+    let second = column(&Bt::parse(&bytes).unwrap());
+    let other = (1..second.len()).find(|&j| second[j] != second[0]).unwrap();
+    swap_file(&plaintexts, &[1], 0, other);
+    fails_only(&verify(&s), id("V-VMN-06"));
+    // the second factors of two output ciphertexts' left halves swapped
+    let (_t, s) = copy("p224w2");
+    swap_file(&nizkp(&s).join("proofs/Ciphertexts02.bt"), &[0, 1], 2, 5);
+    fails_only(&verify(&s), id("V-VMN-03"));
+    // a decryption factor's second element, swapped with another
+    let (_t, s) = copy("p224w2");
+    swap_file(&nizkp(&s).join("proofs/DecryptionFactors01.bt"), &[1], 0, 1);
+    fails_only(&verify(&s), id("V-VMN-05"));
+}
+
+/// Every signature on the board is checked, whoever made it: party 2's signature of party 1's message
+/// (on party 2's board), and party 1's of party 2's (over the proof file the message is).
+#[test]
+fn another_partys_signature_that_does_not_hold_is_v_vmn_07() {
+    let pos = |l: u32| {
+        format!("MixNetElGamal.Sp224w2/ShufflerElGamal.SEG/ShufflerElGamalSession.Sp224w2.default/PoSTW.{l}/BullBoard.BullBoard")
+    };
+    // party 2's signature of party 1's commitment, replaced by its signature of party 1's reply
+    let (_t, s) = copy("p224w2");
+    let dir = s.join("httproot/1").join(pos(1));
+    std::fs::copy(dir.join("Reply.sig.2"), dir.join("Commitment.sig.2")).unwrap();
+    let r = verify(&s);
+    fails_only(&r, id("V-VMN-07"));
+    let findings = &r.result(id("V-VMN-07")).unwrap().findings;
+    assert!(
+        findings.iter().any(|f| f
+            .reason
+            .contains("party 2's signature of party 1's message")),
+        "{findings:?}"
+    );
+    // party 1's signature of party 2's commitment, on ONPE's board (party 1's only: the message is the
+    // proof file PoSCommitment02.bt)
+    let (_t, s) = copy("onpe100");
+    let dir = s.join("httproot/2/MixNetElGamal.ONPE/ShufflerElGamal.SEG/ShufflerElGamalSession.ONPE.default/PoSTW.2/BullBoard.BullBoard");
+    std::fs::copy(dir.join("Reply.sig.1"), dir.join("Commitment.sig.1")).unwrap();
+    fails_only(&verify(&s), id("V-VMN-07"));
+    // the proof file changed instead: the signature of it fails as well as the proof
+    // a signature by a party the session does not have
+    let (_t, s) = copy("p224w2");
+    let dir = s.join("httproot/1").join(pos(1));
+    std::fs::copy(dir.join("Reply.sig.2"), dir.join("Reply.sig.9")).unwrap();
+    fails_only(&verify(&s), id("V-VMN-07"));
 }

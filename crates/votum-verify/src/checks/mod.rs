@@ -8,6 +8,7 @@ pub(crate) mod ivxv;
 pub(crate) mod mix;
 pub(crate) mod sv;
 pub(crate) mod vmn;
+pub(crate) mod vmn_ec;
 
 /// One check of the registry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
