@@ -918,3 +918,79 @@ def test_a_2_1_worker_that_lies_cannot_change_the_report_unseen(eg21_record: Pat
     assert [i for i, ok in enumerate(verdicts) if not ok] == [4]
     with pytest.raises(InvalidInput):
         Eg2BallotChecker(passing.params[:40])
+
+
+# --- a Verificatum session's proofs of shuffle (spec/99.5, V-VMN-03) --------------------------------------
+
+VMN = Path(__file__).resolve().parents[2] / "vectors" / "verificatum"
+
+
+def test_a_verificatum_sessions_shuffles_are_checked_on_the_cluster_with_the_in_process_report(
+    client: Any, tmp_path: Path
+) -> None:
+    """Each party's proof of shuffle is a task (the mix record's shuffle task, told apart by its tag): the
+    report is the in-process one, on VMN's three-party P-224 session of width 2 and on a copy whose second
+    party's reply is changed."""
+    bad = tmp_path / "p224w2"
+    shutil.copytree(VMN / "p224w2", bad)
+    reply = bad / "dir" / "nizkp" / "default" / "proofs" / "PoSReply02.bt"
+    data = bytearray(reply.read_bytes())
+    data[40] ^= 1
+    reply.write_bytes(bytes(data))
+    for session in (VMN / "p224w2", bad):
+        local = verify(session)
+        workers = DaskBallotWorkers(client)
+        verify_record_report(str(session), None, workers)
+        assert workers.shuffle_work is not None and workers.shuffle_work.tasks == 2  # one per shuffling party
+        remote = verify(session, client=client)
+        assert remote.raw == local.raw, session
+        assert remote.intermediates == local.intermediates
+    assert local.not_passed()[0] == "V-VMN-03"
+
+
+def test_a_verificatum_worker_that_lies_cannot_change_the_report_unseen(tmp_path: Path) -> None:
+    """A worker that fails every proof changes nothing; one that passes a bad proof is caught by the
+    recheck."""
+    import msgpack  # type: ignore[import-untyped]
+    from votum.cluster.tasks import check_shuffle
+    from votum.cluster.work import Task
+
+    bad = tmp_path / "p224w2"
+    shutil.copytree(VMN / "p224w2", bad)
+    # without the board, which would fail the changed file under V-VMN-07 whatever the workers say
+    shutil.rmtree(bad / "httproot")
+    reply = bad / "dir" / "nizkp" / "default" / "proofs" / "PoSReply02.bt"
+    data = bytearray(reply.read_bytes())
+    data[40] ^= 1
+    reply.write_bytes(bytes(data))
+    assert verify(bad).not_passed()[0] == "V-VMN-03"
+    recorder = _Recorder()
+    text, _ = verify_record_report(str(bad), None, recorder)
+    assert recorder.params is not None and len(recorder.args) == 2
+    # the recorder passed every proof: only a recheck could have caught party 2's
+    assert not [c["id"] for c in json.loads(text)["checks"] if c["status"] != "pass"]
+
+    class Liar:
+        params = msgpack.packb(recorder.params)
+
+        def __init__(self, answer: tuple[str, str | None]) -> None:
+            self.answer = answer
+
+        def result(self, task: Task) -> tuple[str, str | None]:
+            return self.answer
+
+    workers = DaskBallotWorkers(None)
+    workers.shuffle_work = Liar(("fail", "a lie"))  # type: ignore[assignment]
+    workers._shuffles = [
+        Task(None, check_shuffle, args, f"shuffle {i}") for i, args in enumerate(recorder.args)
+    ]
+    [first, second] = workers.shuffle_collect()
+    assert first == ("pass", None)
+    assert second[0] == "fail" and second[1] is not None and "a lie" not in second[1]
+    workers = DaskBallotWorkers(None, recheck=1.0)
+    workers.shuffle_work = Liar(("pass", None))  # type: ignore[assignment]
+    workers._shuffles = [
+        Task(None, check_shuffle, args, f"shuffle {i}") for i, args in enumerate(recorder.args)
+    ]
+    with pytest.raises(ClusterError):
+        workers.shuffle_collect()

@@ -664,6 +664,10 @@ pub fn check_shuffle_task(
     input: &[u8],
     payload: &[u8],
 ) -> Result<Option<String>, String> {
+    // a Verificatum session's shuffles go to the same task, told apart by their tag (spec/98.3)
+    if parameters.starts_with(crate::vmn::SHUFFLE_TAG) {
+        return crate::vmn::check_shuffle_task(parameters, joint, input, payload);
+    }
     let (gid, params) = Parameters::decode(parameters).map_err(|e| e.to_string())?;
     let task = ShuffleTask {
         params,

@@ -7,6 +7,7 @@
 //! The checks are V-VMN-01..07 (spec/50.10); the cryptography is in `checks::vmn`.
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
@@ -18,7 +19,7 @@ use crate::checks::vmn::{
 };
 use crate::checks::vmn_ec::{P192, P224, P256, P384, P521};
 use crate::checks::Check;
-use crate::options::{Intermediates, Options};
+use crate::options::{Intermediates, Options, ShuffleWorkers};
 use crate::report::{Ledger, Report};
 
 /// The largest file read (a session of ten million P-256 ciphertexts holds 1.6 GB files: such a
@@ -47,6 +48,8 @@ pub struct ProtInfo {
     pub width: u32,
     /// each party's `<pkey>` (its bulletin-board signature key), in party order
     pub pkeys: Vec<String>,
+    /// the file as read (a cluster's task reads it again)
+    pub text: String,
 }
 
 impl ProtInfo {
@@ -76,6 +79,7 @@ impl ProtInfo {
                 .map_err(|_| format!("<{name}> is not a non-negative integer"))
         };
         let info = ProtInfo {
+            text: text.to_string(),
             version: field("version")?,
             sid: field("sid")?,
             nopart: int("nopart")?,
@@ -263,7 +267,7 @@ fn read_text(path: &Path) -> Result<String, String> {
 }
 
 /// Verifies a VMN session (see the module's description).
-pub fn verify_vmn_record(path: &Path, _options: Options<'_>) -> (Report, Intermediates) {
+pub fn verify_vmn_record(path: &Path, mut options: Options<'_>) -> (Report, Intermediates) {
     let record = path.display().to_string();
     let mut ledger = Ledger::new(&Check::VMN);
     let mut out = Intermediates::default();
@@ -301,7 +305,8 @@ pub fn verify_vmn_record(path: &Path, _options: Options<'_>) -> (Report, Interme
     let mut sessions = Vec::new();
     let mut total = 0u64;
     for dir in &dirs {
-        let summary = with_group!(&group, g => verify_session(&mut ledger, &info, g, dir));
+        let workers = options.shuffle_workers.as_deref_mut();
+        let summary = with_group!(&group, g => verify_session(&mut ledger, &info, g, dir, workers));
         total += summary.ciphertexts as u64;
         sessions.push(summary);
     }
@@ -386,6 +391,7 @@ fn verify_session<G: VGroup>(
     info: &ProtInfo,
     group: &G,
     root: &Path,
+    workers: Option<&mut (dyn ShuffleWorkers + '_)>,
 ) -> Summary {
     let name = root.file_name().map_or_else(
         || "nizkp".into(),
@@ -462,7 +468,13 @@ fn verify_session<G: VGroup>(
         );
     }
     if setup.kind != "decryption" {
-        match shuffles(&mut dir, info, group, &derive, &setup, current) {
+        let remote = match workers {
+            Some(w) if !dir.proofs("maxciph").exists() => {
+                remote_shuffles(&mut dir, info, &setup, w)
+            }
+            _ => None,
+        };
+        match shuffles(&mut dir, info, group, &derive, &setup, current, remote) {
             Some((out, valid)) => {
                 summary.valid_shuffles = valid;
                 current = out;
@@ -629,6 +641,7 @@ fn shuffles<G: VGroup>(
     derive: &Derive,
     setup: &Setup<G::E>,
     input: Ciphertexts<G::E>,
+    remote: Option<Vec<(u32, Verdict)>>,
 ) -> Option<(Ciphertexts<G::E>, u32)> {
     let n = input.len();
     // with precomputation, the commitments and their proofs cover `maxciph` generators (V-VMN-04)
@@ -664,6 +677,11 @@ fn shuffles<G: VGroup>(
     let h = derive.generators(group, maxciph);
     let mut current = input;
     let mut valid = 0u32;
+    // a cluster's verdicts hold for each party's proof against the previous published output: they
+    // are taken while every proof before passed (so that output is this party's input), and only a
+    // pass is taken; anything else is checked here, as is everything after a proof that failed
+    let mut remote = remote.map(|v| v.into_iter().collect::<std::collections::BTreeMap<_, _>>());
+    let mut chain_intact = true;
     for l in 1..=setup.active {
         let (commitment_file, reply_file) = if precomp {
             (
@@ -706,7 +724,13 @@ fn shuffles<G: VGroup>(
             input: &current,
             output: &output,
         };
-        let verdict = if precomp {
+        let from_cluster = remote
+            .as_mut()
+            .and_then(|r| r.remove(&l))
+            .filter(|v| chain_intact && matches!(v, Ok(None)));
+        let verdict = if from_cluster.is_some() {
+            Ok(())
+        } else if precomp {
             let keep = match keep_list(&bytes[5], maxciph, n) {
                 Ok(k) => k,
                 Err(e) => {
@@ -733,6 +757,7 @@ fn shuffles<G: VGroup>(
                 current = output;
             }
             Err(e) => {
+                chain_intact = false;
                 let o = format!("{}/proofs party {l}", dir.name);
                 dir.ledger.warn(
                     Check::Vmn03,
@@ -769,6 +794,151 @@ fn shuffles<G: VGroup>(
         }
     }
     Some((current, valid))
+}
+
+/// What a cluster's shuffle task of a VMN session starts with (spec/98.3): the tag, then a ByteTree
+/// node of protInfo.xml, the proof directory's auxsid and its width. The mix record's task tells
+/// the two apart by the tag (`crate::mix::check_shuffle_task`).
+pub(crate) const SHUFFLE_TAG: &[u8] = b"vmn-shuffle\n";
+
+/// A shuffle task's answer: `Ok(None)` the proof holds, `Ok(Some(reason))` it does not, `Err` it
+/// could not be checked.
+type Verdict = Result<Option<String>, String>;
+
+/// Hands every party's proof of shuffle to the cluster at once (`workers`), each against the output
+/// published before it (the input list for the first), and collects the verdicts, by party. `None`
+/// when the files cannot be read or the cluster stops: the proofs are then all checked here.
+fn remote_shuffles(
+    dir: &mut Dir<'_>,
+    info: &ProtInfo,
+    setup: &Setup<impl Clone>,
+    workers: &mut (dyn ShuffleWorkers + '_),
+) -> Option<Vec<(u32, Verdict)>> {
+    let mut params = SHUFFLE_TAG.to_vec();
+    crate::bytetree::write_node(&mut params, 3);
+    crate::bytetree::write_leaf(&mut params, info.text.as_bytes());
+    crate::bytetree::write_leaf(&mut params, setup.auxsid.as_bytes());
+    crate::bytetree::write_leaf(&mut params, setup.width.to_string().as_bytes());
+    let joint = read(&dir.root.join("FullPublicKey.bt")).ok()?;
+    if workers.setup(&params, &joint).is_break() {
+        return None;
+    }
+    let mut input = read(&dir.root.join("Ciphertexts.bt")).ok()?;
+    let mut parties = Vec::new();
+    for l in 1..=setup.active {
+        let commitment = dir.proofs(&format!("PoSCommitment{l:02}.bt"));
+        if !commitment.exists() {
+            continue;
+        }
+        let mut out_file = dir.proofs(&format!("Ciphertexts{l:02}.bt"));
+        if l == setup.active && !out_file.exists() {
+            out_file = dir.root.join("ShuffledCiphertexts.bt");
+        }
+        let files = [
+            dir.proofs(&format!("PermutationCommitment{l:02}.bt")),
+            commitment,
+            dir.proofs(&format!("PoSReply{l:02}.bt")),
+            out_file,
+        ];
+        let mut payload = Vec::new();
+        crate::bytetree::write_node(&mut payload, files.len());
+        for f in &files {
+            crate::bytetree::write_leaf(&mut payload, &read(f).ok()?);
+        }
+        let mut context = [0u8; 32];
+        context[..4].copy_from_slice(&l.to_be_bytes());
+        if workers.submit(&context, &input, &payload).is_break() {
+            return None;
+        }
+        parties.push(l);
+        input = read(&files[3]).ok()?;
+    }
+    let ControlFlow::Continue(verdicts) = workers.collect() else {
+        return None;
+    };
+    if verdicts.len() != parties.len() {
+        return None;
+    }
+    Some(parties.into_iter().zip(verdicts).collect())
+}
+
+/// One party's proof of shuffle of a VMN session checked on its own (a cluster's task, spec/98.3):
+/// `parameters` as [`SHUFFLE_TAG`] says, `joint` the session's FullPublicKey.bt, `input` the list
+/// the party shuffled, `payload` a node of its permutation commitment, PoS commitment, reply and
+/// output list. `Ok(None)` the proof holds, `Ok(Some(reason))` it does not, `Err` a file that does
+/// not read.
+pub fn check_shuffle_task(
+    parameters: &[u8],
+    joint: &[u8],
+    input: &[u8],
+    payload: &[u8],
+) -> Result<Option<String>, String> {
+    let body = parameters
+        .strip_prefix(SHUFFLE_TAG)
+        .ok_or("not a Verificatum shuffle task")?;
+    let tree = Bt::parse(body)?;
+    let c = tree.children(3, "task parameters")?;
+    let info = std::str::from_utf8(c[0].leaf("protInfo.xml")?)
+        .map_err(|_| "protInfo.xml is not UTF-8".to_string())
+        .and_then(ProtInfo::parse)?;
+    let auxsid = std::str::from_utf8(c[1].leaf("auxsid")?).map_err(|e| e.to_string())?;
+    let width: usize = std::str::from_utf8(c[2].leaf("width")?)
+        .ok()
+        .and_then(|w| w.parse().ok())
+        .filter(|w| (1..=MAX_WIDTH).contains(w))
+        .ok_or("a bad width")?;
+    let group = group_of(&info.pgroup)?;
+    with_group!(&group, g => shuffle_task(g, &info, auxsid, width, joint, input, payload))
+}
+
+fn shuffle_task<G: VGroup>(
+    group: &G,
+    info: &ProtInfo,
+    auxsid: &str,
+    width: usize,
+    joint: &[u8],
+    input: &[u8],
+    payload: &[u8],
+) -> Result<Option<String>, String> {
+    let derive = Derive::new(&Params {
+        version: &info.version,
+        sid: &info.sid,
+        auxsid,
+        statdist: info.statdist,
+        vbitlenro: info.vbitlenro,
+        ebitlenro: info.ebitlenro,
+        prg: &info.prg,
+        pgroup: &info.pgroup,
+        rohash: &info.rohash,
+    })?;
+    let key = Bt::parse(joint)?;
+    let key = key.children(2, "FullPublicKey")?;
+    if group.decode(&key[0], "g")? != group.g() {
+        return Err("the key's basis is not the group's standard generator".into());
+    }
+    let y = group.decode(&key[1], "y")?;
+    let input = Ciphertexts::decode(group, &Bt::parse(input)?, width, "ciphertexts")?;
+    let files = Bt::parse(payload)?;
+    let files = files.children(4, "task payload")?;
+    let leaf = |i: usize| files[i].leaf("task file");
+    let output = Ciphertexts::decode(group, &Bt::parse(leaf(3)?)?, width, "ciphertexts")?;
+    let h = derive.generators(group, input.len());
+    let statement = Shuffle {
+        group,
+        y: &y,
+        h: &h,
+        input: &input,
+        output: &output,
+    };
+    let verdict = (|| {
+        let proof = ShuffleProof {
+            permutation_commitment: Bt::parse(leaf(0)?)?,
+            commitment: Bt::parse(leaf(1)?)?,
+            reply: Bt::parse(leaf(2)?)?,
+        };
+        verify_shuffle(&derive, &statement, &proof)
+    })();
+    Ok(verdict.err())
 }
 
 /// A keep list: a leaf of `maxciph` bytes, each 0 or 1, `n` of them 1 (which of the precomputed

@@ -472,3 +472,112 @@ fn another_partys_signature_that_does_not_hold_is_v_vmn_07() {
     std::fs::copy(dir.join("Reply.sig.2"), dir.join("Reply.sig.9")).unwrap();
     fails_only(&verify(&s), id("V-VMN-07"));
 }
+
+/// Shuffle workers that check each proof at once with the cluster's own task (spec/98.3), or answer
+/// every proof with the same lie.
+struct Inline {
+    params: Option<(Vec<u8>, Vec<u8>)>,
+    pending: Vec<(Vec<u8>, Vec<u8>)>,
+    lie: Option<Result<Option<String>, String>>,
+    tasks: usize,
+}
+
+impl Inline {
+    fn new(lie: Option<Result<Option<String>, String>>) -> Inline {
+        Inline {
+            params: None,
+            pending: Vec::new(),
+            lie,
+            tasks: 0,
+        }
+    }
+}
+
+impl votum_verify::ShuffleWorkers for Inline {
+    fn setup(&mut self, parameters: &[u8], joint: &[u8]) -> std::ops::ControlFlow<()> {
+        self.params = Some((parameters.to_vec(), joint.to_vec()));
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn submit(
+        &mut self,
+        _context: &[u8; 32],
+        input: &[u8],
+        payload: &[u8],
+    ) -> std::ops::ControlFlow<()> {
+        self.pending.push((input.to_vec(), payload.to_vec()));
+        self.tasks += 1;
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn collect(&mut self) -> std::ops::ControlFlow<(), Vec<Result<Option<String>, String>>> {
+        let (parameters, joint) = self.params.clone().unwrap();
+        let out = self
+            .pending
+            .drain(..)
+            .map(|(input, payload)| match &self.lie {
+                Some(lie) => lie.clone(),
+                None => votum_verify::check_shuffle_task(
+                    &parameters,
+                    &joint,
+                    &[0; 32],
+                    &input,
+                    &payload,
+                ),
+            })
+            .collect();
+        std::ops::ControlFlow::Continue(out)
+    }
+}
+
+fn verify_with(path: &Path, workers: &mut Inline) -> Report {
+    verify_record(
+        path,
+        Options {
+            shuffle_workers: Some(workers),
+            ..Options::default()
+        },
+    )
+    .0
+}
+
+/// The proofs of shuffle checked as a cluster's tasks, one per party, give the in-process report,
+/// on honest sessions and on one whose first shuffle fails (the second is then checked here, its
+/// input being the first party's input); a worker that fails every proof or cannot check them
+/// changes nothing, as the client checks those itself.
+#[test]
+fn shuffles_checked_as_cluster_tasks_give_the_in_process_report() {
+    let (_t, bad) = copy("p224w2");
+    let reply = nizkp(&bad).join("proofs/PoSReply01.bt");
+    let len = std::fs::metadata(&reply).unwrap().len() as usize;
+    flip_byte(&reply, len - 3);
+    for session in [vectors().join("p224w2"), vectors().join("onpe100"), bad] {
+        let local = verify(&session);
+        let mut workers = Inline::new(None);
+        let remote = verify_with(&session, &mut workers);
+        assert_eq!(workers.tasks, 2, "{}", session.display());
+        assert_eq!(
+            format!("{:?}", remote.checks),
+            format!("{:?}", local.checks),
+            "{}",
+            session.display()
+        );
+        for lie in [Ok(Some("a lie".to_string())), Err("cannot".to_string())] {
+            let remote = verify_with(&session, &mut Inline::new(Some(lie)));
+            assert_eq!(
+                format!("{:?}", remote.checks),
+                format!("{:?}", local.checks)
+            );
+        }
+    }
+    // the task fails the bad proof by itself, as the walker does
+    let (_t, bad) = copy("p224w2");
+    flip_byte(&nizkp(&bad).join("proofs/PoSReply02.bt"), 40);
+    let mut workers = Inline::new(None);
+    let r = verify_with(&bad, &mut workers);
+    fails_only(&r, id("V-VMN-03"));
+    // a precomputed session stays in process (no task)
+    let mut workers = Inline::new(None);
+    assert!(verify_with(&vectors().join("precomp"), &mut workers).passed());
+    assert_eq!(workers.tasks, 0);
+}
