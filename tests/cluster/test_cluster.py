@@ -994,3 +994,69 @@ def test_a_verificatum_worker_that_lies_cannot_change_the_report_unseen(tmp_path
     ]
     with pytest.raises(ClusterError):
         workers.shuffle_collect()
+
+
+# --- Estonia's IVXV decryption proofs (spec/93, V-IVXV-04) ------------------------------------------------
+
+IVXV = Path(__file__).resolve().parents[2] / "vectors" / "ivxv"
+
+
+def _ivxv_bad_proof(tmp_path: Path) -> Path:
+    """EP2024's session with one byte of proof 3 changed."""
+    bad = tmp_path / "ep2024"
+    shutil.copytree(IVXV / "ep2024-test", bad)
+    doc = json.loads((bad / "EP_2024-proof").read_text())
+    proof = doc["proofs"][3]["proof"]
+    doc["proofs"][3]["proof"] = proof[:-8] + ("A" if proof[-8] != "A" else "B") + proof[-7:]
+    (bad / "EP_2024-proof").write_text(json.dumps(doc))
+    return bad
+
+
+def test_ivxv_decryption_proofs_are_checked_on_the_cluster_with_the_in_process_report(
+    client: Any, tmp_path: Path
+) -> None:
+    for record in (IVXV / "rk2023-live", _ivxv_bad_proof(tmp_path)):
+        local = verify(record)
+        remote = verify(record, client=client, chunk=CHUNK)
+        assert remote.raw == local.raw, record
+        assert remote.intermediates == local.intermediates
+        assert remote.cluster is not None
+        # RK2023's 69 proofs are five chunks of 16, every one passing; EP2024's 7 are one, with the bad proof
+        assert remote.cluster["passing_tasks"] == (5 if record.name == "rk2023-live" else 0)
+    assert local.not_passed() == ["V-IVXV-04"]
+
+
+def test_an_ivxv_worker_that_lies_cannot_change_the_report_unseen(tmp_path: Path) -> None:
+    """A worker that fails every proof changes nothing; one that passes a bad proof wins only when nothing is
+    checked again, and DaskBallotWorkers' recheck catches it."""
+    from collections import deque
+
+    from votum import IvxvProofChecker
+    from votum.cluster.tasks import check_ballots
+    from votum.cluster.work import Task
+
+    record = _ivxv_bad_proof(tmp_path)
+    local = verify(record)
+    assert local.not_passed() == ["V-IVXV-04"]
+    text, _ = verify_record_report(str(record), None, _Saying(False))
+    assert json.loads(text) == local.raw
+    passing = _Saying(True)
+    text, _ = verify_record_report(str(record), None, passing)
+    assert not [c["id"] for c in json.loads(text)["checks"] if c["status"] != "pass"]
+    assert IvxvProofChecker.is_params(passing.params)
+    [proofs] = passing.batches
+    verdicts = check_ballots(passing.params, proofs)
+    assert [i for i, ok in enumerate(verdicts) if not ok] == [3]
+
+    class Liar:
+        params = passing.params
+
+        def result(self, task: Task) -> list[bool]:
+            return [True] * len(task.args[0])
+
+    workers = DaskBallotWorkers(None, recheck=1.0)
+    workers.work = Liar()  # type: ignore[assignment]
+    n = len(proofs)
+    workers._pending = deque([[(Task(None, check_ballots, (proofs,), f"a chunk of {n} ballot checks"), n)]])
+    with pytest.raises(ClusterError, match=f"answered pass for a chunk of {n}"):
+        workers.collect()

@@ -704,7 +704,13 @@ pub fn vmn_session(data: &[u8]) {
     }
     let same = std::fs::read(stored.join(target)).is_ok_and(|b| b == rest);
     let _ = std::fs::write(dir.join(target), rest);
-    let (report, _) = votum_verify::verify_record(&dir, votum_verify::Options::default());
+    // read as a Verificatum session whatever its files say (as `--format verificatum`): a protInfo.xml
+    // changed into something else is the session's fault, reported under V-VMN-01
+    let (report, _) = votum_verify::verify_record_as(
+        &dir,
+        Some(votum_verify::Kind::Vmn),
+        votum_verify::Options::default(),
+    );
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(report.checks.len(), 7);
     // the text files are read trimmed: only ByteTree files are byte-exact

@@ -121,6 +121,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(record::record_pack, m)?)?;
     m.add_function(wrap_pyfunction!(verify::verify_record_report, m)?)?;
     m.add_class::<verify::PyBeleniosBallotChecker>()?;
+    m.add_class::<verify::PyIvxvProofChecker>()?;
     m.add_class::<verify::PyEg2BallotChecker>()?;
     m.add_function(wrap_pyfunction!(verify::mix_check_shuffle, m)?)?;
     m.add_function(wrap_pyfunction!(verify::sv_check_task, m)?)?;

@@ -480,6 +480,37 @@ impl PyBeleniosBallotChecker {
     }
 }
 
+/// Estonia's IVXV decryption proofs (V-IVXV-04) checked from the parameters the verifier hands a cluster
+/// (spec/98.1), answering only verdicts: what a worker runs for `votum verify --scheduler` on an IVXV record.
+#[pyclass(frozen, name = "IvxvProofChecker", module = "votum._native")]
+pub struct PyIvxvProofChecker {
+    inner: votum_verify::IvxvProofChecker,
+}
+
+#[pymethods]
+impl PyIvxvProofChecker {
+    #[new]
+    fn new(py: Python<'_>, params: &[u8]) -> PyResult<Self> {
+        let inner = release(py, || votum_verify::IvxvProofChecker::new(params))
+            .map_err(crate::errors::NativeError::Input)?;
+        Ok(Self { inner })
+    }
+
+    /// Whether `params` are IVXV proof-check parameters (by their first bytes).
+    #[staticmethod]
+    fn is_params(params: &[u8]) -> bool {
+        params.starts_with(votum_verify::IvxvProofChecker::TAG)
+    }
+
+    /// Whether each proof (the JSON array of its ciphertext, message and proof strings) holds.
+    fn check(&self, py: Python<'_>, proofs: Vec<String>) -> Vec<bool> {
+        release(py, || {
+            let refs: Vec<&str> = proofs.iter().map(String::as_str).collect();
+            self.inner.check(&refs)
+        })
+    }
+}
+
 /// An ElectionGuard 2.x record's ballot checks (V-EG2-05…07; a 2.1 record's V-EG21-05…08, 15…17) built from
 /// the parameters the verifier hands a cluster (spec/98.3), answering only verdicts: what a worker runs for
 /// `votum verify --scheduler` on a 2.x record.

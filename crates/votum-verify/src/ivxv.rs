@@ -14,10 +14,10 @@ use serde_json::Value;
 
 use crate::checks::ivxv::{
     check_ciphertexts, check_key, check_mixed, check_plaintexts, check_proofs, sha256, Item,
-    IvxvKey,
+    IvxvKey, ProofChecker,
 };
 use crate::checks::Check;
-use crate::options::{Intermediates, Options};
+use crate::options::{BallotWorkers, InFlight, Intermediates, Options};
 use crate::report::{Ledger, Report};
 
 /// Whether `path` is a directory holding an IVXV proof file and a public key.
@@ -63,7 +63,7 @@ fn read(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// Verifies an IVXV record directory (see the module's description).
-pub fn verify_ivxv_record(path: &Path, _options: Options<'_>) -> (Report, Intermediates) {
+pub fn verify_ivxv_record(path: &Path, options: Options<'_>) -> (Report, Intermediates) {
     let record = path.display().to_string();
     let loaded = files(path).and_then(|(p, k, m)| {
         let proof_bytes = read(&p)?;
@@ -78,11 +78,12 @@ pub fn verify_ivxv_record(path: &Path, _options: Options<'_>) -> (Report, Interm
         ))
     });
     match loaded {
-        Ok((proof, key, mixed)) => verify_ivxv_files(
+        Ok((proof, key, mixed)) => verify_ivxv_with(
             record,
             (&proof.0, &proof.1),
             (&key.0, &key.1),
             mixed.as_ref().map(|(n, b)| (n.as_str(), b.as_slice())),
+            options.ballot_workers,
         ),
         Err(e) => {
             let mut ledger = Ledger::new(&Check::IVXV);
@@ -102,6 +103,23 @@ pub fn verify_ivxv_files(
     (proof_name, proof_bytes): (&str, &[u8]),
     (key_name, key_bytes): (&str, &[u8]),
     mixed: Option<(&str, &[u8])>,
+) -> (Report, Intermediates) {
+    verify_ivxv_with(
+        record,
+        (proof_name, proof_bytes),
+        (key_name, key_bytes),
+        mixed,
+        None,
+    )
+}
+
+/// [`verify_ivxv_files`], the proofs checked by `workers` when given (a cluster, spec/98.1).
+fn verify_ivxv_with(
+    record: String,
+    (proof_name, proof_bytes): (&str, &[u8]),
+    (key_name, key_bytes): (&str, &[u8]),
+    mixed: Option<(&str, &[u8])>,
+    workers: Option<&mut dyn BallotWorkers>,
 ) -> (Report, Intermediates) {
     let mut ledger = Ledger::new(&Check::IVXV);
     let mut out = Intermediates::default();
@@ -138,7 +156,13 @@ pub fn verify_ivxv_files(
         check_mixed(&mut ledger, &items, bytes, mixed_name);
     }
     let proven: Vec<bool> = if key_ok {
-        check_proofs(&mut ledger, &items, &key)
+        match workers {
+            Some(w) => match remote_proofs(&mut ledger, &raw_items, &items, &key, key_bytes, w) {
+                Some(v) => v,
+                None => return (ledger.finish(record, "unverified", 0), out),
+            },
+            None => check_proofs(&mut ledger, &items, &key),
+        }
     } else {
         ledger.error(
             Check::Ivxv04,
@@ -203,4 +227,78 @@ fn proof_document(doc: &Value) -> Result<(String, Vec<RawItem>), String> {
         items.push((field("ciphertext")?, field("message")?, field("proof")?));
     }
     Ok((election, items))
+}
+
+/// The proofs checked by a cluster's workers (spec/98.1), in batches of [`REMOTE_BATCH`] with several in
+/// flight: each proof goes out as the JSON array of its three strings, under the parameters
+/// [`ProofChecker::TAG`] and the key's PEM. A proof the workers pass is taken; every other one is
+/// checked here for its finding, as it would be without workers. `None` when the workers stop the
+/// verification (Ctrl-C, a lost cluster).
+fn remote_proofs(
+    ledger: &mut Ledger,
+    raw: &[(String, String, String)],
+    items: &[Item],
+    key: &IvxvKey,
+    key_pem: &[u8],
+    workers: &mut dyn BallotWorkers,
+) -> Option<Vec<bool>> {
+    let mut passed = vec![false; items.len()];
+    let mut in_flight: InFlight<(usize, String)> = InFlight::new();
+    let params = || ProofChecker::params(key_pem);
+    let merge = |due: Vec<crate::options::Due<(usize, String)>>, passed: &mut Vec<bool>| {
+        for (batch, verdicts) in due {
+            if let Some(v) = verdicts {
+                for ((i, _), ok) in batch.into_iter().zip(v) {
+                    passed[i] = ok;
+                }
+            }
+        }
+    };
+    let indices: Vec<usize> = (0..items.len()).collect();
+    for chunk in indices.chunks(REMOTE_BATCH) {
+        let batch = chunk
+            .iter()
+            .map(|&i| {
+                let (c, m, p) = &raw[i];
+                (i, serde_json::json!([c, m, p]).to_string())
+            })
+            .collect();
+        if in_flight
+            .submit(workers, params, batch, proof_text)
+            .is_break()
+        {
+            return None;
+        }
+        let std::ops::ControlFlow::Continue(due) = in_flight.due(workers, false) else {
+            return None;
+        };
+        merge(due, &mut passed);
+    }
+    if !in_flight.is_empty() {
+        let std::ops::ControlFlow::Continue(due) = in_flight.due(workers, true) else {
+            return None;
+        };
+        merge(due, &mut passed);
+    }
+    // what the workers did not pass is checked here, with its finding
+    let rest: Vec<usize> = (0..items.len()).filter(|&i| !passed[i]).collect();
+    let again: Vec<Item> = rest
+        .iter()
+        .map(|&i| {
+            let (c, m, p) = &raw[i];
+            Item::decode(i, c, m, p, key)
+        })
+        .collect();
+    ledger.examined(Check::Ivxv04, (items.len() - rest.len()) as u64);
+    for (i, ok) in rest.into_iter().zip(check_proofs(ledger, &again, key)) {
+        passed[i] = ok;
+    }
+    Some(passed)
+}
+
+/// Proofs per batch handed to the workers (the verifier's batch of ballots).
+const REMOTE_BATCH: usize = 256;
+
+fn proof_text(item: &(usize, String)) -> std::borrow::Cow<'_, str> {
+    std::borrow::Cow::Borrowed(&item.1)
 }

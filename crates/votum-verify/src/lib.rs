@@ -40,6 +40,7 @@ use std::path::Path;
 pub use belenios::{
     is_belenios_record, verify_belenios_archive, verify_belenios_record, BeleniosBallotChecker,
 };
+pub use checks::ivxv::ProofChecker as IvxvProofChecker;
 pub use checks::Check;
 pub use chv::verify_chvote_record;
 pub use eg::verify_eg_record;

@@ -209,3 +209,104 @@ fn a_ciphertext_outside_the_group_is_v_ivxv_03() {
     // a session without the mixer's output: only the membership check makes it a V-IVXV-03 failure
     assert_eq!(failing(&verify(dir.path()).0), ["V-IVXV-03", "V-IVXV-04"]);
 }
+
+/// Ballot workers that check each batch with the cluster's own proof checker, or answer every proof with
+/// the same lie; `window` batches stay in flight.
+struct Workers {
+    checker: Option<votum_verify::IvxvProofChecker>,
+    pending: std::collections::VecDeque<Vec<String>>,
+    lie: Option<bool>,
+    proofs: usize,
+}
+
+impl Workers {
+    fn new(lie: Option<bool>) -> Workers {
+        Workers {
+            checker: None,
+            pending: std::collections::VecDeque::new(),
+            lie,
+            proofs: 0,
+        }
+    }
+}
+
+impl votum_verify::BallotWorkers for Workers {
+    fn setup(&mut self, params: &[u8]) -> std::ops::ControlFlow<()> {
+        self.checker = Some(votum_verify::IvxvProofChecker::new(params).unwrap());
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn submit(&mut self, proofs: &[&str]) -> std::ops::ControlFlow<()> {
+        self.proofs += proofs.len();
+        self.pending
+            .push_back(proofs.iter().map(|s| s.to_string()).collect());
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn collect(&mut self) -> std::ops::ControlFlow<(), Vec<bool>> {
+        let batch = self.pending.pop_front().unwrap();
+        let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
+        std::ops::ControlFlow::Continue(match self.lie {
+            Some(lie) => vec![lie; refs.len()],
+            None => self.checker.as_ref().unwrap().check(&refs),
+        })
+    }
+
+    fn window(&self) -> usize {
+        2
+    }
+}
+
+fn verify_with(dir: &Path, workers: &mut Workers) -> (Report, votum_verify::Intermediates) {
+    verify_record(
+        dir,
+        Options {
+            ballot_workers: Some(workers),
+            ..Options::default()
+        },
+    )
+}
+
+/// The decryption proofs checked by a cluster's workers (spec/98.1) give the in-process report and
+/// counts, on the published sessions and with one proof changed; workers that fail every proof change
+/// nothing (the client checks those itself). A worker that passes every proof decides them: that is
+/// what the Python side's recheck bounds (tests/cluster).
+#[test]
+fn proofs_checked_by_workers_give_the_in_process_report() {
+    let bad = session("ep2024-test", |d| {
+        edit_proofs(d, |doc| {
+            let p = doc["proofs"][3]["proof"].as_str().unwrap().to_string();
+            let mut c: Vec<char> = p.chars().collect();
+            let at = c.len() - 8;
+            c[at] = if c[at] == 'A' { 'B' } else { 'A' };
+            doc["proofs"][3]["proof"] = Value::from(c.into_iter().collect::<String>());
+        })
+    });
+    for dir in [
+        vectors().join("rk2023-live"),
+        vectors().join("ep2024-test"),
+        bad.path().to_path_buf(),
+    ] {
+        let (local, local_values) = verify(&dir);
+        for lie in [None, Some(false)] {
+            let mut workers = Workers::new(lie);
+            let (remote, values) = verify_with(&dir, &mut workers);
+            assert_eq!(
+                format!("{:?}", remote.checks),
+                format!("{:?}", local.checks),
+                "{}",
+                dir.display()
+            );
+            assert_eq!(values.values, local_values.values);
+            assert!(workers.proofs > 0);
+        }
+    }
+    let (report, _) = verify_with(bad.path(), &mut Workers::new(None));
+    assert_eq!(failing(&report), ["V-IVXV-04"]);
+    // the checker alone: a proof array that is not three strings fails, the others are judged
+    let key = std::fs::read(vectors().join("ep2024-test/EP_2024-pub.pem")).unwrap();
+    let checker =
+        votum_verify::IvxvProofChecker::new(&votum_verify::IvxvProofChecker::params(&key)).unwrap();
+    assert_eq!(checker.check(&["[1, 2]", "not json"]), [false, false]);
+    assert!(votum_verify::IvxvProofChecker::new(b"another tag").is_err());
+}

@@ -24,6 +24,7 @@ from votum import (
     EgBallotChecker,
     EgEncryptionDevice,
     Group,
+    IvxvProofChecker,
     MixPowTables,
     mix_check_shuffle,
     sv_check_task,
@@ -63,6 +64,7 @@ class _Kept:
 _checkers = _Kept(EgBallotChecker)
 _belenios = _Kept(BeleniosBallotChecker)
 _eg2 = _Kept(Eg2BallotChecker)
+_ivxv = _Kept(IvxvProofChecker)
 _tables = _Kept(lambda params: MixPowTables(*msgpack.unpackb(params)))
 _devices = _Kept(EgEncryptionDevice.from_check_params)
 
@@ -70,11 +72,15 @@ _devices = _Kept(EgEncryptionDevice.from_check_params)
 def check_ballots(params: bytes, ballots: list[str]) -> list[bool]:
     """Whether each ballot passes every check of spec/62.4 (one batch), in order (spec/98.3); for a Belenios
     archive's parameters, V-BEL-05 and V-BEL-06 (spec/94.4); for an ElectionGuard 2.x record's, V-EG2-05…07
-    (spec/65.4)."""
+    (spec/65.4); for an IVXV record's, each decryption proof's V-IVXV-04 (spec/93)."""
     if Eg2BallotChecker.is_params(params):
         eg2 = _eg2.get(params)
         assert isinstance(eg2, Eg2BallotChecker)
         return eg2.check(ballots)
+    if IvxvProofChecker.is_params(params):
+        ivxv = _ivxv.get(params)
+        assert isinstance(ivxv, IvxvProofChecker)
+        return ivxv.check(ballots)
     if BeleniosBallotChecker.is_params(params):
         belenios = _belenios.get(params)
         assert isinstance(belenios, BeleniosBallotChecker)

@@ -420,6 +420,55 @@ pub fn check_proofs(ledger: &mut Ledger, items: &[Item], key: &IvxvKey) -> Vec<b
         .collect()
 }
 
+/// A cluster worker's check of IVXV decryption proofs (spec/98.1): built from the parameters
+/// [`ProofChecker::params`] (the tag, then the election key's PEM), it checks a chunk of proofs, each
+/// the JSON array of its ciphertext, message and proof strings as the proof file gives them, with
+/// the same batched equations as the verifier (V-IVXV-04). A proof that does not decode fails.
+pub struct ProofChecker {
+    key: IvxvKey,
+}
+
+impl ProofChecker {
+    /// What the parameters start with.
+    pub const TAG: &'static [u8] = b"ivxv-proofs\n";
+
+    pub fn params(key_pem: &[u8]) -> Vec<u8> {
+        [Self::TAG, key_pem].concat()
+    }
+
+    pub fn new(params: &[u8]) -> Result<ProofChecker, String> {
+        let pem = params
+            .strip_prefix(Self::TAG)
+            .ok_or("not IVXV proof-check parameters")?;
+        Ok(ProofChecker {
+            key: IvxvKey::from_pem(pem)?,
+        })
+    }
+
+    /// One verdict per proof, in order: its equations hold.
+    pub fn check(&self, proofs: &[&str]) -> Vec<bool> {
+        let parsed: Vec<Option<Item>> = proofs
+            .par_iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let v: Vec<String> = serde_json::from_str(text).ok()?;
+                let [c, m, p] = v.as_slice() else {
+                    return None;
+                };
+                Some(Item::decode(i, c, m, p, &self.key))
+            })
+            .collect();
+        let present: Vec<bool> = parsed.iter().map(Option::is_some).collect();
+        let decoded: Vec<Item> = parsed.into_iter().flatten().collect();
+        let mut scratch = Ledger::new(&Check::IVXV);
+        let mut verdicts = check_proofs(&mut scratch, &decoded, &self.key).into_iter();
+        present
+            .into_iter()
+            .map(|p| p && verdicts.next().unwrap_or(false))
+            .collect()
+    }
+}
+
 /// Proofs checked together (a multi-exponentiation of 2·BATCH bases amortizes well; memory stays
 /// a few megabytes).
 const BATCH: usize = 4096;
