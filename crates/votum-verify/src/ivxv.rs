@@ -52,14 +52,10 @@ fn files(dir: &Path) -> Result<(PathBuf, PathBuf, Option<PathBuf>), String> {
     }
 }
 
-/// Reads at most 1 GiB of a file (a proof file of ten million votes is about 3 GB of base64: such a
-/// session is read in pieces, which this reader does not do yet).
+/// Reads a file whole (a proof file of ten million votes is about 3 GB of base64): its bytes, the JSON
+/// document and the decoded proofs take about 6 times its size.
 fn read(path: &Path) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if meta.len() > 1 << 30 {
-        return Err(format!("{} is larger than 1 GiB", path.display()));
-    }
-    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+    crate::options::read_whole(path, 6)
 }
 
 /// Verifies an IVXV record directory (see the module's description).

@@ -45,6 +45,34 @@ pub struct Options<'a> {
     pub sv_workers: Option<&'a mut dyn SvWorkers>,
 }
 
+/// A file read whole by a walker that cannot read its format in pieces (a Verificatum session's lists, an
+/// IVXV proof file): refused, with a clear error, when larger than 1 GiB and than the memory available now
+/// divided by `factor`, the memory its reading takes for each of its bytes (its decoded values, and what
+/// else the walker holds beside them). The memory is Linux's `MemAvailable`; elsewhere the limit is 1 GiB.
+pub(crate) fn read_whole(path: &std::path::Path, factor: u64) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{} is not a file", path.display()));
+    }
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or(0, |kib| kib.saturating_mul(1024));
+    let limit = (available / factor.max(1)).max(1 << 30);
+    if meta.len() > limit {
+        return Err(format!(
+            "{} holds {} bytes: reading it takes about {factor} times that in memory, and {} bytes are available (files up to {limit} bytes are read)",
+            path.display(),
+            meta.len(),
+            available
+        ));
+    }
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 /// Checks of a mix record's shuffle proofs done elsewhere (spec/98.3): the verifier decodes each
 /// output list itself (the next shuffle and the decryption need it) and hands over the proof.
 pub use votum_mixnet::remote::ShuffleWorkers;
@@ -170,4 +198,27 @@ pub(crate) fn read_keyed_params<'p>(tag: &[u8], params: &'p [u8]) -> Result<Keye
     let (he, manifest) = rest.split_at(32);
     let he: [u8; 32] = he.try_into().map_err(|_| "H_E is not 32 bytes")?;
     Ok((name, key, he, manifest))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    /// A file within the limit is read; a directory is not a file; a file beyond 1 GiB and beyond the
+    /// memory divided by the factor is refused before anything is read (a sparse file: no disk used).
+    #[test]
+    fn whole_files_are_read_within_the_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let small = dir.path().join("small");
+        std::fs::write(&small, b"abc").unwrap();
+        assert_eq!(super::read_whole(&small, u64::MAX).unwrap(), b"abc");
+        assert!(super::read_whole(dir.path(), 4)
+            .unwrap_err()
+            .contains("not a file"));
+        let big = dir.path().join("big");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len((1 << 30) + 1).unwrap();
+        let err = super::read_whole(&big, u64::MAX).unwrap_err();
+        assert!(err.contains("bytes are available"), "{err}");
+    }
 }

@@ -22,10 +22,6 @@ use crate::checks::Check;
 use crate::options::{Intermediates, Options, ShuffleWorkers};
 use crate::report::{Ledger, Report};
 
-/// The largest file read (a session of ten million P-256 ciphertexts holds 1.6 GB files: such a
-/// session is refused with a clear error, not read in pieces yet).
-const MAX_FILE: u64 = 1 << 30;
-
 /// The widest ciphertexts read (VMN sets no bound; a width is a count of plaintext elements per
 /// ciphertext, a handful in practice).
 const MAX_WIDTH: usize = 64;
@@ -249,14 +245,9 @@ pub fn is_vmn_record(path: &Path) -> bool {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if !meta.is_file() {
-        return Err(format!("{} is not a file", path.display()));
-    }
-    if meta.len() > MAX_FILE {
-        return Err(format!("{} is larger than 1 GiB", path.display()));
-    }
-    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+    // a list's bytes, its decoded elements (about as many bytes again for P-256), the list beside it
+    // in a shuffle and the generators: about 4 times
+    crate::options::read_whole(path, 4)
 }
 
 fn read_text(path: &Path) -> Result<String, String> {
