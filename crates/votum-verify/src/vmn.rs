@@ -461,7 +461,11 @@ fn verify_session<G: VGroup>(
     if setup.kind != "decryption" {
         let remote = match workers {
             Some(w) if !dir.proofs("maxciph").exists() => {
-                remote_shuffles(&mut dir, info, &setup, w)
+                match remote_shuffles(&mut dir, info, &setup, w) {
+                    ControlFlow::Continue(verdicts) => verdicts,
+                    // the caller stopped (Ctrl-C, a lost cluster): the checks not reached stay not run
+                    ControlFlow::Break(()) => return summary,
+                }
             }
             _ => None,
         };
@@ -798,24 +802,27 @@ type Verdict = Result<Option<String>, String>;
 
 /// Hands every party's proof of shuffle to the cluster at once (`workers`), each against the output
 /// published before it (the input list for the first), and collects the verdicts, by party. `None`
-/// when the files cannot be read or the cluster stops: the proofs are then all checked here.
+/// when the files cannot be read (the proofs are then all checked here, for their findings); `Break`
+/// when the workers stop the verification.
 fn remote_shuffles(
     dir: &mut Dir<'_>,
     info: &ProtInfo,
     setup: &Setup<impl Clone>,
     workers: &mut (dyn ShuffleWorkers + '_),
-) -> Option<Vec<(u32, Verdict)>> {
+) -> ControlFlow<(), Option<Vec<(u32, Verdict)>>> {
     let mut params = SHUFFLE_TAG.to_vec();
     crate::bytetree::write_node(&mut params, 3);
     crate::bytetree::write_leaf(&mut params, info.text.as_bytes());
     crate::bytetree::write_leaf(&mut params, setup.auxsid.as_bytes());
     crate::bytetree::write_leaf(&mut params, setup.width.to_string().as_bytes());
-    let joint = read(&dir.root.join("FullPublicKey.bt")).ok()?;
-    if workers.setup(&params, &joint).is_break() {
-        return None;
-    }
-    let mut input = read(&dir.root.join("Ciphertexts.bt")).ok()?;
-    let mut parties = Vec::new();
+    let Ok(joint) = read(&dir.root.join("FullPublicKey.bt")) else {
+        return ControlFlow::Continue(None);
+    };
+    let Ok(mut input) = read(&dir.root.join("Ciphertexts.bt")) else {
+        return ControlFlow::Continue(None);
+    };
+    // every party's files first: a file that does not read leaves every proof to this process
+    let mut jobs = Vec::new();
     for l in 1..=setup.active {
         let commitment = dir.proofs(&format!("PoSCommitment{l:02}.bt"));
         if !commitment.exists() {
@@ -833,24 +840,29 @@ fn remote_shuffles(
         ];
         let mut payload = Vec::new();
         crate::bytetree::write_node(&mut payload, files.len());
+        let mut output = Vec::new();
         for f in &files {
-            crate::bytetree::write_leaf(&mut payload, &read(f).ok()?);
+            let Ok(bytes) = read(f) else {
+                return ControlFlow::Continue(None);
+            };
+            crate::bytetree::write_leaf(&mut payload, &bytes);
+            output = bytes;
         }
+        jobs.push((l, std::mem::replace(&mut input, output), payload));
+    }
+    workers.setup(&params, &joint)?;
+    let mut parties = Vec::new();
+    for (l, input, payload) in jobs {
         let mut context = [0u8; 32];
         context[..4].copy_from_slice(&l.to_be_bytes());
-        if workers.submit(&context, &input, &payload).is_break() {
-            return None;
-        }
+        workers.submit(&context, &input, &payload)?;
         parties.push(l);
-        input = read(&files[3]).ok()?;
     }
-    let ControlFlow::Continue(verdicts) = workers.collect() else {
-        return None;
-    };
+    let verdicts = workers.collect()?;
     if verdicts.len() != parties.len() {
-        return None;
+        return ControlFlow::Continue(None);
     }
-    Some(parties.into_iter().zip(verdicts).collect())
+    ControlFlow::Continue(Some(parties.into_iter().zip(verdicts).collect()))
 }
 
 /// One party's proof of shuffle of a VMN session checked on its own (a cluster's task, spec/98.3):

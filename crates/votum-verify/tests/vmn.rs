@@ -581,3 +581,31 @@ fn shuffles_checked_as_cluster_tasks_give_the_in_process_report() {
     assert!(verify_with(&vectors().join("precomp"), &mut workers).passed());
     assert_eq!(workers.tasks, 0);
 }
+
+/// Workers that stop the verification (as Ctrl-C or a lost cluster does): the shuffles are not checked
+/// here instead, and their checks stay not run.
+#[test]
+fn workers_that_stop_leave_the_shuffles_not_run() {
+    struct Stop;
+    impl votum_verify::ShuffleWorkers for Stop {
+        fn setup(&mut self, _: &[u8], _: &[u8]) -> std::ops::ControlFlow<()> {
+            std::ops::ControlFlow::Break(())
+        }
+        fn submit(&mut self, _: &[u8; 32], _: &[u8], _: &[u8]) -> std::ops::ControlFlow<()> {
+            std::ops::ControlFlow::Break(())
+        }
+        fn collect(&mut self) -> std::ops::ControlFlow<(), Vec<Result<Option<String>, String>>> {
+            std::ops::ControlFlow::Break(())
+        }
+    }
+    let r = verify_record(
+        &vectors().join("p224w2"),
+        Options {
+            shuffle_workers: Some(&mut Stop),
+            ..Options::default()
+        },
+    )
+    .0;
+    assert_eq!(status(&r, id("V-VMN-03")), Status::NotRun);
+    assert!(!r.passed());
+}
