@@ -729,14 +729,35 @@ class _Saying:
         return 1
 
 
+def _a_lying_chunk_is_caught(params: bytes, ballots: list[str]) -> None:
+    """A worker that answers pass for every ballot of a chunk holding a bad one: with every passing answer
+    checked again (recheck 1.0), DaskBallotWorkers catches the lie and ends the run with ClusterError."""
+    from collections import deque
+
+    from votum.cluster.tasks import check_ballots
+    from votum.cluster.work import Task
+
+    class Liar:
+        def __init__(self) -> None:
+            self.params = params
+
+        def result(self, task: Task) -> list[bool]:
+            return [True] * len(task.args[0])
+
+    workers = DaskBallotWorkers(None, recheck=1.0)
+    workers.work = Liar()  # type: ignore[assignment]
+    n = len(ballots)
+    workers._pending = deque([[(Task(None, check_ballots, (ballots,), f"a chunk of {n} ballot checks"), n)]])
+    with pytest.raises(ClusterError, match=f"answered pass for a chunk of {n}"):
+        workers.collect()
+
+
 def test_a_belenios_worker_that_lies_cannot_change_the_report_unseen(tmp_path: Path) -> None:
     """A worker that fails every ballot changes nothing (what does not pass is checked here); one that passes
     a bad ballot wins only when nothing is checked again, and DaskBallotWorkers' recheck catches it."""
-    from collections import deque
 
     from votum import BeleniosBallotChecker
     from votum.cluster.tasks import check_ballots
-    from votum.cluster.work import Task
 
     archive = _belenios_bad_proof(tmp_path)
     local = verify(archive)
@@ -754,18 +775,7 @@ def test_a_belenios_worker_that_lies_cannot_change_the_report_unseen(tmp_path: P
     assert check_ballots(passing.params, ballots) == [True, False, True, True, True]
     with pytest.raises(InvalidInput):
         BeleniosBallotChecker(passing.params[:40])
-
-    class Liar:
-        params = passing.params
-
-        def result(self, task: Task) -> list[bool]:
-            return [True] * len(task.args[0])
-
-    workers = DaskBallotWorkers(None, recheck=1.0)
-    workers.work = Liar()  # type: ignore[assignment]
-    workers._pending = deque([[(Task(None, check_ballots, (ballots,), "a chunk of 5 ballot checks"), 5)]])
-    with pytest.raises(ClusterError, match="answered pass for a chunk of 5"):
-        workers.collect()
+    _a_lying_chunk_is_caught(passing.params, ballots)
 
 
 # --- an ElectionGuard 2.x record's ballots (spec/65.4, V-EG2-05…07) --------------------------------------
@@ -809,11 +819,9 @@ def test_a_2x_record_is_checked_on_the_cluster_with_the_in_process_report(
 def test_a_2x_worker_that_lies_cannot_change_the_report_unseen(tmp_path: Path) -> None:
     """A worker that fails every ballot changes nothing (what does not pass is checked here); one that passes
     a bad ballot wins only when nothing is checked again, and DaskBallotWorkers' recheck catches it."""
-    from collections import deque
 
     from votum import Eg2BallotChecker
     from votum.cluster.tasks import check_ballots
-    from votum.cluster.work import Task
 
     record = _eg2_bad_proof(tmp_path)
     local = verify(record)
@@ -832,19 +840,7 @@ def test_a_2x_worker_that_lies_cannot_change_the_report_unseen(tmp_path: Path) -
     assert check_ballots(passing.params, ballots) == verdicts
     with pytest.raises(InvalidInput):
         Eg2BallotChecker(passing.params[:40])
-
-    class Liar:
-        params = passing.params
-
-        def result(self, task: Task) -> list[bool]:
-            return [True] * len(task.args[0])
-
-    workers = DaskBallotWorkers(None, recheck=1.0)
-    workers.work = Liar()  # type: ignore[assignment]
-    n = len(ballots)
-    workers._pending = deque([[(Task(None, check_ballots, (ballots,), f"a chunk of {n} ballot checks"), n)]])
-    with pytest.raises(ClusterError, match=f"answered pass for a chunk of {n}"):
-        workers.collect()
+    _a_lying_chunk_is_caught(passing.params, ballots)
 
 
 # --- an ElectionGuard 2.1 record's ballots (spec/66, V-EG21-05…08 and 15…17) ------------------------------
@@ -925,18 +921,27 @@ def test_a_2_1_worker_that_lies_cannot_change_the_report_unseen(eg21_record: Pat
 VMN = Path(__file__).resolve().parents[2] / "vectors" / "verificatum"
 
 
+def _vmn_bad_reply(tmp_path: Path, *, board: bool) -> Path:
+    """VMN's three-party P-224 session with a byte of party 2's proof-of-shuffle reply changed, its
+    bulletin board kept or removed."""
+    bad = tmp_path / "p224w2"
+    shutil.copytree(VMN / "p224w2", bad)
+    if not board:
+        shutil.rmtree(bad / "httproot")
+    reply = bad / "dir" / "nizkp" / "default" / "proofs" / "PoSReply02.bt"
+    data = bytearray(reply.read_bytes())
+    data[40] ^= 1
+    reply.write_bytes(bytes(data))
+    return bad
+
+
 def test_a_verificatum_sessions_shuffles_are_checked_on_the_cluster_with_the_in_process_report(
     client: Any, tmp_path: Path
 ) -> None:
     """Each party's proof of shuffle is a task (the mix record's shuffle task, told apart by its tag): the
     report is the in-process one, on VMN's three-party P-224 session of width 2 and on a copy whose second
     party's reply is changed."""
-    bad = tmp_path / "p224w2"
-    shutil.copytree(VMN / "p224w2", bad)
-    reply = bad / "dir" / "nizkp" / "default" / "proofs" / "PoSReply02.bt"
-    data = bytearray(reply.read_bytes())
-    data[40] ^= 1
-    reply.write_bytes(bytes(data))
+    bad = _vmn_bad_reply(tmp_path, board=True)
     for session in (VMN / "p224w2", bad):
         local = verify(session)
         workers = DaskBallotWorkers(client)
@@ -955,14 +960,8 @@ def test_a_verificatum_worker_that_lies_cannot_change_the_report_unseen(tmp_path
     from votum.cluster.tasks import check_shuffle
     from votum.cluster.work import Task
 
-    bad = tmp_path / "p224w2"
-    shutil.copytree(VMN / "p224w2", bad)
     # without the board, which would fail the changed file under V-VMN-07 whatever the workers say
-    shutil.rmtree(bad / "httproot")
-    reply = bad / "dir" / "nizkp" / "default" / "proofs" / "PoSReply02.bt"
-    data = bytearray(reply.read_bytes())
-    data[40] ^= 1
-    reply.write_bytes(bytes(data))
+    bad = _vmn_bad_reply(tmp_path, board=False)
     assert verify(bad).not_passed()[0] == "V-VMN-03"
     recorder = _Recorder()
     text, _ = verify_record_report(str(bad), None, recorder)
@@ -1029,11 +1028,9 @@ def test_ivxv_decryption_proofs_are_checked_on_the_cluster_with_the_in_process_r
 def test_an_ivxv_worker_that_lies_cannot_change_the_report_unseen(tmp_path: Path) -> None:
     """A worker that fails every proof changes nothing; one that passes a bad proof wins only when nothing is
     checked again, and DaskBallotWorkers' recheck catches it."""
-    from collections import deque
 
     from votum import IvxvProofChecker
     from votum.cluster.tasks import check_ballots
-    from votum.cluster.work import Task
 
     record = _ivxv_bad_proof(tmp_path)
     local = verify(record)
@@ -1047,16 +1044,4 @@ def test_an_ivxv_worker_that_lies_cannot_change_the_report_unseen(tmp_path: Path
     [proofs] = passing.batches
     verdicts = check_ballots(passing.params, proofs)
     assert [i for i, ok in enumerate(verdicts) if not ok] == [3]
-
-    class Liar:
-        params = passing.params
-
-        def result(self, task: Task) -> list[bool]:
-            return [True] * len(task.args[0])
-
-    workers = DaskBallotWorkers(None, recheck=1.0)
-    workers.work = Liar()  # type: ignore[assignment]
-    n = len(proofs)
-    workers._pending = deque([[(Task(None, check_ballots, (proofs,), f"a chunk of {n} ballot checks"), n)]])
-    with pytest.raises(ClusterError, match=f"answered pass for a chunk of {n}"):
-        workers.collect()
+    _a_lying_chunk_is_caught(passing.params, proofs)

@@ -119,6 +119,21 @@ impl ProtInfo {
         }
         Ok(info)
     }
+
+    /// The derivations (random oracle, PRG, generators, challenges) of the proof directory `auxsid`.
+    fn derive(&self, auxsid: &str) -> Result<Derive, String> {
+        Derive::new(&Params {
+            version: &self.version,
+            sid: &self.sid,
+            auxsid,
+            statdist: self.statdist,
+            vbitlenro: self.vbitlenro,
+            ebitlenro: self.ebitlenro,
+            prg: &self.prg,
+            pgroup: &self.pgroup,
+            rohash: &self.rohash,
+        })
+    }
 }
 
 /// VMN's session identifiers: a letter, then letters and digits.
@@ -359,6 +374,17 @@ impl Dir<'_> {
         self.root.join("proofs").join(file)
     }
 
+    /// Party l's output list: `proofs/CiphertextsNN.bt`, or for the last active party without one the
+    /// session's `ShuffledCiphertexts.bt`.
+    fn output(&self, l: u32, active: u32) -> PathBuf {
+        let file = self.proofs(&format!("Ciphertexts{l:02}.bt"));
+        if l == active && !file.exists() {
+            self.root.join("ShuffledCiphertexts.bt")
+        } else {
+            file
+        }
+    }
+
     fn object(&self, file: &Path) -> String {
         let rel = file.strip_prefix(&self.root).unwrap_or(file);
         format!("{}/{}", self.name, rel.display())
@@ -402,17 +428,7 @@ fn verify_session<G: VGroup>(
     };
     summary.auxsid.clone_from(&setup.auxsid);
     summary.kind.clone_from(&setup.kind);
-    let derive = match Derive::new(&Params {
-        version: &info.version,
-        sid: &info.sid,
-        auxsid: &setup.auxsid,
-        statdist: info.statdist,
-        vbitlenro: info.vbitlenro,
-        ebitlenro: info.ebitlenro,
-        prg: &info.prg,
-        pgroup: &info.pgroup,
-        rohash: &info.rohash,
-    }) {
+    let derive = match info.derive(&setup.auxsid) {
         Ok(d) => d,
         Err(e) => {
             dir.ledger.error(Check::Vmn01, "protInfo.xml", e);
@@ -461,7 +477,7 @@ fn verify_session<G: VGroup>(
     if setup.kind != "decryption" {
         let remote = match workers {
             Some(w) if !dir.proofs("maxciph").exists() => {
-                match remote_shuffles(&mut dir, info, &setup, w) {
+                match remote_shuffles(&dir, info, &setup, w) {
                     ControlFlow::Continue(verdicts) => verdicts,
                     // the caller stopped (Ctrl-C, a lost cluster): the checks not reached stay not run
                     ControlFlow::Break(()) => return summary,
@@ -577,13 +593,8 @@ fn session_setup<G: VGroup>(dir: &mut Dir<'_>, info: &ProtInfo, group: &G) -> Op
     // the joint key: (g, y), g the group's standard generator
     let fpk = root.join("FullPublicKey.bt");
     let bytes = dir.bytes(Check::Vmn02, &fpk)?;
-    let key = Bt::parse(&bytes).and_then(|t| {
-        let c = t.children(2, "FullPublicKey")?;
-        Ok((group.decode(&c[0], "g")?, group.decode(&c[1], "y")?))
-    });
-    let o = dir.object(&fpk);
-    match key {
-        Ok((g, y)) if g == group.g() => {
+    match joint_key(group, &bytes) {
+        Ok(y) => {
             dir.ledger.examined(Check::Vmn02, 1);
             Some(Setup {
                 kind,
@@ -593,19 +604,23 @@ fn session_setup<G: VGroup>(dir: &mut Dir<'_>, info: &ProtInfo, group: &G) -> Op
                 width,
             })
         }
-        Ok(_) => {
-            dir.ledger.fail(
-                Check::Vmn02,
-                &o,
-                "the key's basis is not the group's standard generator",
-            );
-            None
-        }
         Err(e) => {
+            let o = dir.object(&fpk);
             dir.ledger.fail(Check::Vmn02, &o, e);
             None
         }
     }
+}
+
+/// The joint key y of FullPublicKey.bt, node(g, y), whose g must be the group's standard generator.
+fn joint_key<G: VGroup>(group: &G, bytes: &[u8]) -> Result<G::E, String> {
+    let t = Bt::parse(bytes)?;
+    let c = t.children(2, "FullPublicKey")?;
+    let (g, y) = (group.decode(&c[0], "g")?, group.decode(&c[1], "y")?);
+    if g != group.g() {
+        return Err("the key's basis is not the group's standard generator".into());
+    }
+    Ok(y)
 }
 
 fn read_ciphertexts<G: VGroup>(
@@ -693,10 +708,7 @@ fn shuffles<G: VGroup>(
         if !commitment_file.exists() {
             continue;
         }
-        let mut out_file = dir.proofs(&format!("Ciphertexts{l:02}.bt"));
-        if l == setup.active && !out_file.exists() {
-            out_file = dir.root.join("ShuffledCiphertexts.bt");
-        }
+        let out_file = dir.output(l, setup.active);
         let mut files = vec![
             dir.proofs(&format!("PermutationCommitment{l:02}.bt")),
             commitment_file,
@@ -805,7 +817,7 @@ type Verdict = Result<Option<String>, String>;
 /// when the files cannot be read (the proofs are then all checked here, for their findings); `Break`
 /// when the workers stop the verification.
 fn remote_shuffles(
-    dir: &mut Dir<'_>,
+    dir: &Dir<'_>,
     info: &ProtInfo,
     setup: &Setup<impl Clone>,
     workers: &mut (dyn ShuffleWorkers + '_),
@@ -828,10 +840,7 @@ fn remote_shuffles(
         if !commitment.exists() {
             continue;
         }
-        let mut out_file = dir.proofs(&format!("Ciphertexts{l:02}.bt"));
-        if l == setup.active && !out_file.exists() {
-            out_file = dir.root.join("ShuffledCiphertexts.bt");
-        }
+        let out_file = dir.output(l, setup.active);
         let files = [
             dir.proofs(&format!("PermutationCommitment{l:02}.bt")),
             commitment,
@@ -903,23 +912,8 @@ fn shuffle_task<G: VGroup>(
     input: &[u8],
     payload: &[u8],
 ) -> Result<Option<String>, String> {
-    let derive = Derive::new(&Params {
-        version: &info.version,
-        sid: &info.sid,
-        auxsid,
-        statdist: info.statdist,
-        vbitlenro: info.vbitlenro,
-        ebitlenro: info.ebitlenro,
-        prg: &info.prg,
-        pgroup: &info.pgroup,
-        rohash: &info.rohash,
-    })?;
-    let key = Bt::parse(joint)?;
-    let key = key.children(2, "FullPublicKey")?;
-    if group.decode(&key[0], "g")? != group.g() {
-        return Err("the key's basis is not the group's standard generator".into());
-    }
-    let y = group.decode(&key[1], "y")?;
+    let derive = info.derive(auxsid)?;
+    let y = joint_key(group, joint)?;
     let input = Ciphertexts::decode(group, &Bt::parse(input)?, width, "ciphertexts")?;
     let files = Bt::parse(payload)?;
     let files = files.children(4, "task payload")?;

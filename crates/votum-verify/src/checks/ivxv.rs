@@ -379,7 +379,7 @@ pub fn challenge(key: &IvxvKey, ciphertext: &[u8], decrypted: &[u8], p: &Proof) 
 /// g^(Σ r_i·s_i) = y^(Σ r_i·k_i) · Π b_i^(r_i), every element checked in the subgroup of order q first;
 /// a false proof passes a chunk with probability at most 2^-64. A chunk that fails is checked proof by
 /// proof, so each false proof is named.
-pub fn check_proofs(ledger: &mut Ledger, items: &[Item], key: &IvxvKey) -> Vec<bool> {
+pub fn check_proofs(ledger: &mut Ledger, items: &[&Item], key: &IvxvKey) -> Vec<bool> {
     let prepared: Vec<Result<Prepared, String>> =
         items.par_iter().map(|i| prepare(i, key)).collect();
     let mut verdicts: Vec<Result<(), String>> = prepared
@@ -461,6 +461,7 @@ impl ProofChecker {
         let present: Vec<bool> = parsed.iter().map(Option::is_some).collect();
         let decoded: Vec<Item> = parsed.into_iter().flatten().collect();
         let mut scratch = Ledger::new(&Check::IVXV);
+        let decoded: Vec<&Item> = decoded.iter().collect();
         let mut verdicts = check_proofs(&mut scratch, &decoded, &self.key).into_iter();
         present
             .into_iter()

@@ -548,32 +548,48 @@ impl Derive {
 // ---------------------------------------------------------------------------------------------
 // Ciphertexts and the product group of their width (spec/99.2)
 
-/// An element of VMN's product group G^w as it is written: the element itself at width 1, a node of
-/// its w factors otherwise.
+/// A value of width w as VMN writes it: the value itself at width 1, a node of its w factors otherwise,
+/// each read by `one` (given its index).
+fn wide<T>(
+    t: &Bt<'_>,
+    width: usize,
+    what: &str,
+    one: impl Fn(usize, &Bt<'_>) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    if width == 1 {
+        return Ok(vec![one(0, t)?]);
+    }
+    t.children(width, what)?
+        .iter()
+        .enumerate()
+        .map(|(j, c)| one(j, c))
+        .collect()
+}
+
+/// Writes a value of width `items.len()` as [`wide`] reads it, each factor by `one`.
+fn put_wide<T>(items: &[T], out: &mut dyn Out, mut one: impl FnMut(&T, &mut dyn Out)) {
+    if items.len() != 1 {
+        let mut head = Vec::with_capacity(5);
+        write_node(&mut head, items.len());
+        out.put(&head);
+    }
+    for x in items {
+        one(x, out);
+    }
+}
+
+/// An element of VMN's product group G^w.
 pub(crate) fn decode_wide<G: VGroup>(
     group: &G,
     t: &Bt<'_>,
     width: usize,
     what: &str,
 ) -> Result<Vec<G::E>, String> {
-    if width == 1 {
-        return Ok(vec![group.decode(t, what)?]);
-    }
-    t.children(width, what)?
-        .iter()
-        .map(|c| group.decode(c, what))
-        .collect()
+    wide(t, width, what, |_, c| group.decode(c, what))
 }
 
 pub(crate) fn encode_wide<G: VGroup>(group: &G, e: &[G::E], out: &mut dyn Out) {
-    if e.len() != 1 {
-        let mut head = Vec::with_capacity(5);
-        write_node(&mut head, e.len());
-        out.put(&head);
-    }
-    for x in e {
-        group.encode(x, out);
-    }
+    put_wide(e, out, |x, out| group.encode(x, out));
 }
 
 /// An array of G^w elements, as VMN writes it: the array at width 1, a node of w arrays (one per
@@ -584,15 +600,13 @@ pub(crate) fn decode_wide_array<G: VGroup>(
     width: usize,
     what: &str,
 ) -> Result<Vec<Vec<G::E>>, String> {
-    if width == 1 {
-        return Ok(vec![group.decode_array(t, what)?]);
-    }
-    let columns: Vec<Vec<G::E>> = t
-        .children(width, what)?
-        .iter()
-        .enumerate()
-        .map(|(j, c)| group.decode_array(c, &format!("{what} (factor {j})")))
-        .collect::<Result<_, _>>()?;
+    let columns = wide(t, width, what, |j, c| {
+        if width == 1 {
+            group.decode_array(c, what)
+        } else {
+            group.decode_array(c, &format!("{what} (factor {j})"))
+        }
+    })?;
     if columns.iter().any(|c| c.len() != columns[0].len()) {
         return Err(format!("{what}: factors of different lengths"));
     }
@@ -600,14 +614,7 @@ pub(crate) fn decode_wide_array<G: VGroup>(
 }
 
 pub(crate) fn encode_wide_array<G: VGroup>(group: &G, columns: &[Vec<G::E>], out: &mut dyn Out) {
-    if columns.len() != 1 {
-        let mut head = Vec::with_capacity(5);
-        write_node(&mut head, columns.len());
-        out.put(&head);
-    }
-    for c in columns {
-        group.encode_array(c, out);
-    }
+    put_wide(columns, out, |c, out| group.encode_array(c, out));
 }
 
 /// An element of the ring Z_q^w: the scalar at width 1, a node of w scalars otherwise.
@@ -617,13 +624,7 @@ fn wide_scalar<G: VGroup>(
     width: usize,
     what: &str,
 ) -> Result<Vec<Integer>, String> {
-    if width == 1 {
-        return Ok(vec![group.scalar(t, what)?]);
-    }
-    t.children(width, what)?
-        .iter()
-        .map(|c| group.scalar(c, what))
-        .collect()
+    wide(t, width, what, |_, c| group.scalar(c, what))
 }
 
 /// A list of ElGamal ciphertexts of width w (u_i, v_i), u_i and v_i in G^w, as VMN stores them: a
