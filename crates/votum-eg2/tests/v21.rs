@@ -778,7 +778,7 @@ fn the_commitment_round_names_a_guardian_that_changes_its_pair_or_its_answer() {
     let mut r2 = s2.reveal(&announces).unwrap();
     r2.pairs[0].0 = g.op(&r2.pairs[0].0, g.generator());
     let err = s1
-        .answer(&g, &keys.he, &targets, &announces, &[r1, r2])
+        .answer((&g, &keys.he), &shares[0], &targets, &announces, &[r1, r2])
         .unwrap_err();
     assert!(
         matches!(&err, Eg2Error::Guardian { guardian, .. } if guardian == "guardian 2"),
@@ -794,10 +794,10 @@ fn the_commitment_round_names_a_guardian_that_changes_its_pair_or_its_answer() {
         s2.reveal(&announces).unwrap(),
     ];
     let v1 = s1
-        .answer(&g, &keys.he, &targets, &announces, &reveals)
+        .answer((&g, &keys.he), &shares[0], &targets, &announces, &reveals)
         .unwrap();
     let v2 = s2
-        .answer(&g, &keys.he, &targets, &announces, &reveals)
+        .answer((&g, &keys.he), &shares[1], &targets, &announces, &reveals)
         .unwrap();
     let mut bad = v2.clone();
     bad[0] = g.scalar_add(&bad[0], &g.scalar_from_u64(1));

@@ -236,20 +236,21 @@ fn by_guardian<'a, T>(
 }
 
 /// One guardian's part of one decryption: its nonces u_i are kept here until it answers, then wiped.
-pub struct Session<'k, G: Eg2Group> {
-    shares: &'k KeyShares<G>,
+pub struct Session<G: Eg2Group> {
+    /// the guardian's index i
+    i: u32,
     available: Vec<u32>,
     nonces: Vec<Secret<G::Scalar>>,
     pairs: Vec<(G::Element, G::Element)>,
     ms: Vec<G::Element>,
 }
 
-impl<'k, G: Eg2Group> Session<'k, G> {
+impl<G: Eg2Group> Session<G> {
     /// Round 1: M_i, (a_i, b_i) and d_i per target; publishes the M_i and d_i only.
     pub fn start<R: RngCore + CryptoRng>(
         group: &G,
         (he, manifest): (&[u8; 32], &Manifest),
-        shares: &'k KeyShares<G>,
+        shares: &KeyShares<G>,
         available: &[u32],
         targets: &[Target<'_, G>],
         rng: &mut R,
@@ -291,7 +292,7 @@ impl<'k, G: Eg2Group> Session<'k, G> {
             ms.push(m);
         }
         let session = Self {
-            shares,
+            i: shares.i,
             available: u,
             nonces,
             pairs,
@@ -312,16 +313,16 @@ impl<'k, G: Eg2Group> Session<'k, G> {
         )?;
         let own = got
             .iter()
-            .find(|a| a.i == self.shares.i)
+            .find(|a| a.i == self.i)
             .ok_or_else(|| fail("its own announcement is missing".into()))?;
         if own.values.iter().map(|(m, _)| m).ne(self.ms.iter()) {
             return Err(fail(format!(
                 "guardian {}'s own partial decryptions were changed",
-                self.shares.i
+                self.i
             )));
         }
         Ok(Reveal {
-            i: self.shares.i,
+            i: self.i,
             pairs: self.pairs.clone(),
         })
     }
@@ -331,22 +332,28 @@ impl<'k, G: Eg2Group> Session<'k, G> {
     /// whether it answers or refuses.
     pub fn answer(
         mut self,
-        group: &G,
-        he: &[u8; 32],
+        (group, he): (&G, &[u8; 32]),
+        shares: &KeyShares<G>,
         targets: &[Target<'_, G>],
         announces: &[Announce<G>],
         reveals: &[Reveal<G>],
     ) -> Result<Vec<G::Scalar>, Eg2Error> {
         let nonces = std::mem::take(&mut self.nonces);
+        if shares.i != self.i {
+            return Err(fail(format!(
+                "guardian {}'s session answered with guardian {}'s key shares",
+                self.i, shares.i
+            )));
+        }
         let n = targets.len();
         let ann = by_guardian(&self.available, announces, |a| a.i, |a| a.values.len(), n)?;
         let rev = by_guardian(&self.available, reveals, |r| r.i, |r| r.pairs.len(), n)?;
-        let own = ann.iter().position(|a| a.i == self.shares.i).unwrap_or(0);
+        let own = ann.iter().position(|a| a.i == self.i).unwrap_or(0);
         if ann[own].values.iter().map(|(m, _)| m).ne(self.ms.iter()) || rev[own].pairs != self.pairs
         {
             return Err(fail(format!(
                 "guardian {}'s own values were changed",
-                self.shares.i
+                self.i
             )));
         }
         let weights: Vec<G::Scalar> = self
@@ -375,7 +382,7 @@ impl<'k, G: Eg2Group> Session<'k, G> {
             let ci = group.scalar_mul(&c, &w_own);
             Ok(group.scalar_sub(
                 nonces[t_idx].expose(),
-                &group.scalar_mul(&ci, t.share(self.shares).expose()),
+                &group.scalar_mul(&ci, t.share(shares).expose()),
             ))
         };
         targets.par_iter().enumerate().map(answer).collect()
@@ -517,11 +524,11 @@ pub fn in_process<G: Eg2Group, R: RngCore + CryptoRng>(
         .collect::<Result<Vec<_>, _>>()?;
     let answers = sessions
         .into_iter()
-        .zip(&available)
-        .map(|(s, i)| {
+        .zip(present)
+        .map(|(s, shares)| {
             Ok((
-                *i,
-                s.answer(group, &keys.he, targets, &announces, &reveals)?,
+                shares.i,
+                s.answer((group, &keys.he), shares, targets, &announces, &reveals)?,
             ))
         })
         .collect::<Result<Vec<_>, Eg2Error>>()?;

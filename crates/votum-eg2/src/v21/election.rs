@@ -18,8 +18,11 @@ use crate::encrypt::{counted, PlainBallot, PlainContest};
 use crate::group::{parameter_inputs, Eg2Group};
 use crate::manifest::{read_manifest, Manifest, ManifestContest};
 use crate::v21::ballot::{Chain, Device};
+use crate::v21::check::check_key;
 use crate::v21::data;
-use crate::v21::decrypt::{data_plaintext, in_process, nonce_share, open_ballot, Target};
+use crate::v21::decrypt::{
+    data_plaintext, in_process, nonce_share, open_ballot, Decrypted, NoncePart, Target,
+};
 use crate::v21::hashes::{
     base_hash, extended_base_hash, guardian_record_hash, parameter_hash, ShortCode,
 };
@@ -324,7 +327,583 @@ fn tally_json<G: Eg2Group>(
     v
 }
 
-/// Runs a 2.1 election on `group` and writes its record to `dir` (created; it must not hold a record).
+/// The weighted sums of the cast ballots (eq. 80) for every option of the manifest, by (contest, option):
+/// the tally every guardian decrypts, computed by the coordinator and by each guardian from the record.
+pub fn weighted_sums<G: Eg2Group>(
+    group: &G,
+    manifest: &Manifest,
+    ballots: &[Ballot<G>],
+) -> BTreeMap<(u32, u32), Ciphertext<G>> {
+    let mut sums: BTreeMap<(u32, u32), Ciphertext<G>> = BTreeMap::new();
+    for mc in manifest.contests.values() {
+        for o in &mc.sequences {
+            sums.insert((mc.sequence, *o), Ciphertext::zero(group));
+        }
+    }
+    for b in ballots.iter().filter(|b| b.state == State::Cast) {
+        let w = group.scalar_from_u64(u64::from(b.weight));
+        for c in &b.contests {
+            for s in &c.selections {
+                // W = 1 needs no power (most elections weigh every voter 1)
+                let ct = if b.weight == 1 {
+                    s.ct.clone()
+                } else {
+                    Ciphertext {
+                        pad: group.pow(&s.ct.pad, &w),
+                        data: group.pow(&s.ct.data, &w),
+                    }
+                };
+                let sum = sums
+                    .entry((c.index, s.option))
+                    .or_insert_with(|| Ciphertext::zero(group));
+                *sum = sum.add(group, &ct);
+            }
+        }
+    }
+    sums
+}
+
+/// What the guardians decrypt from a record's ballots (spec/66.6, 66.11), in this order: every tally value
+/// by (contest, option), then each cast ordinary ballot's contest data where the manifest says to decrypt
+/// it, ballots in record order and contests in the ballot's order.
+pub fn record_targets<'a, G: Eg2Group>(
+    manifest: &Manifest,
+    sums: &'a BTreeMap<(u32, u32), Ciphertext<G>>,
+    ballots: &'a [Ballot<G>],
+) -> Vec<Target<'a, G>> {
+    let mut targets: Vec<Target<'a, G>> = sums
+        .iter()
+        .map(|((c, opt), ct)| Target::Tally {
+            contest: *c,
+            option: *opt,
+            ct,
+        })
+        .collect();
+    let decrypting: Vec<u32> = manifest
+        .contests
+        .values()
+        .filter(|mc| mc.decrypt_data)
+        .map(|mc| mc.sequence)
+        .collect();
+    for b in ballots
+        .iter()
+        .filter(|b| b.state == State::Cast && !b.pre_encrypted)
+    {
+        for c in b.contests.iter().filter(|c| decrypting.contains(&c.index)) {
+            if let Some(t) = Target::data(b, c.index) {
+                targets.push(t);
+            }
+        }
+    }
+    targets
+}
+
+/// What was cast: the voters' plaintexts (state and weight), the record's ballots in the same order, the
+/// paper of each uncast pre-encrypted ballot, the devices, the weighted sums and the counts they hold.
+struct Cast<G: Eg2Group> {
+    plain: Vec<(PlainBallot, State, u32)>,
+    ballots: Vec<Ballot<G>>,
+    sheets: BTreeMap<String, Vec<PrintedContest>>,
+    sums: BTreeMap<(u32, u32), Ciphertext<G>>,
+    expected: BTreeMap<(u32, u32), u64>,
+    max_count: u64,
+}
+
+/// The coordinator of a 2.1 election (spec/66.7, 66.12): it holds no secret. It takes the guardians' key
+/// records ([`Coordinator::open`]: each checked, K, K̂, H_G and H_E computed, the record's first documents
+/// written), plays the voters and the devices ([`Coordinator::cast`]: ballots written), lists what the
+/// guardians decrypt ([`Coordinator::targets`], [`Coordinator::challenged`]) and writes what they decrypted
+/// ([`Coordinator::finish`]), each count and opening compared with the voters' plaintexts first.
+pub struct Coordinator<G: Eg2Group> {
+    group: G,
+    dir: std::path::PathBuf,
+    options: Options,
+    manifest_bytes: Vec<u8>,
+    manifest: Manifest,
+    short: Option<ShortCode>,
+    hp: [u8; 32],
+    hb: [u8; 32],
+    keys: Option<Keys<G>>,
+    cast: Option<Cast<G>>,
+    seconds: Vec<(&'static str, f64)>,
+    clock: Instant,
+}
+
+fn not_yet(what: &str) -> Eg2Error {
+    Eg2Error::Parameters(format!("{what} first"))
+}
+
+impl<G: Eg2Group> Coordinator<G> {
+    /// A coordinator writing to `dir` (created; it must not hold a record) an election on `manifest_bytes`
+    /// amended as `options` asks (Ω, contest data): the amended bytes are H_B's input.
+    pub fn new(
+        group: G,
+        dir: &Path,
+        manifest_bytes: &[u8],
+        options: &Options,
+    ) -> Result<Self, Eg2Error> {
+        let o = &options.base;
+        let (n, k) = (o.guardians, o.quorum);
+        o.decrypting()?;
+        if record::is_record(dir) {
+            return Err(Eg2Error::Io(format!(
+                "{} holds a record already",
+                dir.display()
+            )));
+        }
+        let mut manifest_json: serde_json::Value = serde_json::from_slice(manifest_bytes)
+            .map_err(|e| Eg2Error::Manifest(e.to_string()))?;
+        // Ω for pre-encrypted ballots (spec/66.10) and contest data (spec/66.11) written into the manifest
+        // when asked for and absent: the manifest's bytes are H_B's input, so they are fixed before any key
+        let mut manifest_bytes = manifest_bytes.to_vec();
+        if let Some(m) = amended(&manifest_json, options)? {
+            manifest_bytes =
+                serde_json::to_vec_pretty(&m).map_err(|e| Eg2Error::Manifest(e.to_string()))?;
+            manifest_json = m;
+        }
+        let manifest = read_manifest(&manifest_json).map_err(Eg2Error::Manifest)?;
+        if manifest.styles.is_empty() {
+            return Err(Eg2Error::Manifest(
+                "the manifest has no ballot style".into(),
+            ));
+        }
+        let short = ShortCode::of_manifest(&manifest_json).map_err(Eg2Error::Manifest)?;
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        let hp = parameter_hash(&parameter_inputs(&group), n, k);
+        let hb = base_hash(&hp, &manifest_bytes);
+        Ok(Self {
+            group,
+            dir: dir.to_owned(),
+            options: options.clone(),
+            manifest_bytes,
+            manifest,
+            short,
+            hp,
+            hb,
+            keys: None,
+            cast: None,
+            seconds: Vec::new(),
+            clock: Instant::now(),
+        })
+    }
+
+    fn lap(&mut self, name: &'static str) {
+        self.seconds
+            .push((name, self.clock.elapsed().as_secs_f64()));
+        self.clock = Instant::now();
+    }
+
+    pub fn group(&self) -> &G {
+        &self.group
+    }
+
+    /// U, the guardians that decrypt, sorted.
+    pub fn available(&self) -> Result<Vec<u32>, Eg2Error> {
+        let mut u = self.options.base.decrypting()?;
+        u.sort_unstable();
+        Ok(u)
+    }
+
+    /// H_P and H_B.
+    pub fn hashes(&self) -> (&[u8; 32], &[u8; 32]) {
+        (&self.hp, &self.hb)
+    }
+
+    /// The manifest's bytes as amended: what the guardians are given and hash into H_B.
+    pub fn manifest_bytes(&self) -> &[u8] {
+        &self.manifest_bytes
+    }
+
+    pub fn keys(&self) -> Result<&Keys<G>, Eg2Error> {
+        self.keys
+            .as_ref()
+            .ok_or_else(|| not_yet("the guardians' key records"))
+    }
+
+    /// Takes the guardians' key records, guardian 1…n in order, each checked (Verification 2); computes
+    /// K, K̂, H_G and H_E; writes the parameters, the manifest and the guardians' document.
+    pub fn open(&mut self, guardians: Vec<GuardianKey<G>>) -> Result<&Keys<G>, Eg2Error> {
+        let o = &self.options.base;
+        if self.keys.is_some() {
+            return Err(Eg2Error::Parameters("the election is open already".into()));
+        }
+        if guardians.len() as u64 != u64::from(o.guardians)
+            || guardians.iter().zip(1..).any(|(g, i)| g.i != i)
+        {
+            return Err(Eg2Error::Parameters(format!(
+                "the key records are not guardians 1…{} in order",
+                o.guardians
+            )));
+        }
+        for g in &guardians {
+            check_key(&self.group, &self.hp, g, o.quorum).map_err(|reason| Eg2Error::Guardian {
+                guardian: format!("guardian {}", g.i),
+                reason,
+            })?;
+        }
+        let keys = joint_keys(&self.group, (&self.hp, &self.hb), guardians);
+        write_json(
+            &self.dir.join(record::PARAMETERS),
+            &record::parameters_json(&self.group, o.guardians, o.quorum),
+        )?;
+        std::fs::write(self.dir.join(record::MANIFEST), &self.manifest_bytes)
+            .map_err(|e| io(&self.dir, e))?;
+        write_json(
+            &self.dir.join(record::GUARDIANS),
+            &keys.to_json(&self.group),
+        )?;
+        self.keys = Some(keys);
+        self.lap("key ceremony");
+        self.keys()
+    }
+
+    /// The voters' ballots encrypted on every core and chained per device, the pre-encrypted ones printed
+    /// and recorded, the weighted sums formed; the devices and the ballots written.
+    pub fn cast(&mut self) -> Result<(), Eg2Error> {
+        if self.cast.is_some() {
+            return Err(Eg2Error::Parameters("the ballots are cast already".into()));
+        }
+        let keys = self
+            .keys
+            .as_ref()
+            .ok_or_else(|| not_yet("the guardians' key records"))?;
+        let (group, manifest, options) = (&self.group, &self.manifest, &self.options);
+        let o = &options.base;
+        let styles: Vec<&String> = manifest.styles.keys().collect();
+        let mut voters = ChaCha20Rng::seed_from_u64(o.seed);
+        let mut plain: Vec<(PlainBallot, State, u32)> = (0..o.ballots)
+            .map(|i| {
+                let style = styles[i % styles.len()].clone();
+                let contests = choose(manifest, &style, &mut voters);
+                let state = if o.challenge_every > 0 && (i + 1) % o.challenge_every == 0 {
+                    State::Challenged
+                } else {
+                    State::Cast
+                };
+                let weight = if options.weighted {
+                    1 + (i % 3) as u32
+                } else {
+                    1
+                };
+                (
+                    PlainBallot {
+                        id: format!("ballot-{}", i + 1),
+                        style,
+                        contests,
+                    },
+                    state,
+                    weight,
+                )
+            })
+            .collect();
+        let device = Device::new(
+            group.clone(),
+            (keys.k.clone(), &keys.k_hat),
+            keys.he,
+            manifest,
+            &o.device,
+        );
+        let mut ballots: Vec<Ballot<G>> = plain
+            .par_iter()
+            .map(|(p, state, weight)| {
+                let mut rng =
+                    ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
+                device.encrypt(p, (*state, *weight), &mut rng)
+            })
+            .collect::<Result<_, _>>()?;
+        let mut chain = Chain::new(&keys.he, &o.device, options.simple_chaining);
+        for b in &mut ballots {
+            chain.seal(b);
+        }
+        let mut devices = vec![chain.close()];
+        let mut laps = vec![("encryption", self.clock.elapsed().as_secs_f64())];
+        let clock = Instant::now();
+
+        // the pre-encrypted ballots: printed, then recorded as cast or left uncast (spec/66.10)
+        let mut sheets: BTreeMap<String, Vec<PrintedContest>> = BTreeMap::new();
+        if let Some(short) = self.short.filter(|_| options.pre_encrypted > 0) {
+            let pre = pre_encrypted(
+                (group, keys, manifest, short),
+                options,
+                plain.len(),
+                &mut voters,
+            )?;
+            plain.extend(pre.plain);
+            ballots.extend(pre.ballots);
+            sheets = pre.sheets;
+            devices.push(pre.printer);
+            laps.push(("pre-encrypted ballots", clock.elapsed().as_secs_f64()));
+        }
+        let clock = Instant::now();
+
+        // the weighted tally (eq. 80) and the counts the plaintexts hold
+        let sums = weighted_sums(group, manifest, &ballots);
+        let mut expected: BTreeMap<(u32, u32), u64> = sums.keys().map(|k| (*k, 0)).collect();
+        let mut max_count = 0u64;
+        for (p, state, weight) in &plain {
+            if *state != State::Cast {
+                continue;
+            }
+            for (_, mc, votes) in plain_votes(manifest, p)? {
+                for (o_idx, v) in mc.sequences.iter().zip(votes) {
+                    *expected.entry((mc.sequence, *o_idx)).or_default() +=
+                        u64::from(v) * u64::from(*weight);
+                }
+                max_count += u64::from(mc.option_limit) * u64::from(*weight);
+            }
+        }
+        laps.push(("tally", clock.elapsed().as_secs_f64()));
+        write_json(
+            &self.dir.join(record::DEVICES),
+            &serde_json::Value::Array(devices.iter().map(record::Device::to_json).collect()),
+        )?;
+        write_lines(
+            &self.dir.join(record::BALLOTS),
+            ballots.iter().map(|b| b.to_json(group)),
+        )?;
+        self.cast = Some(Cast {
+            plain,
+            ballots,
+            sheets,
+            sums,
+            expected,
+            max_count,
+        });
+        self.seconds.extend(laps);
+        self.clock = Instant::now();
+        Ok(())
+    }
+
+    fn counted(&self) -> Result<&Cast<G>, Eg2Error> {
+        self.cast.as_ref().ok_or_else(|| not_yet("the ballots"))
+    }
+
+    /// What the guardians decrypt ([`record_targets`]).
+    pub fn targets(&self) -> Result<Vec<Target<'_, G>>, Eg2Error> {
+        let cast = self.counted()?;
+        Ok(record_targets(&self.manifest, &cast.sums, &cast.ballots))
+    }
+
+    /// The challenged ballots (uncast pre-encrypted ones among them), in record order: each is opened from
+    /// the guardians' parts of its nonce.
+    pub fn challenged(&self) -> Result<Vec<&Ballot<G>>, Eg2Error> {
+        Ok(self
+            .counted()?
+            .ballots
+            .iter()
+            .filter(|b| b.state == State::Challenged)
+            .collect())
+    }
+
+    /// Writes the decryptions (in the order of [`Coordinator::targets`]) and the challenged ballots opened
+    /// from the guardians' nonce parts (by ballot id; each part checked, a wrong one named), after comparing
+    /// every count, contest data and opening with the voters' plaintexts.
+    pub fn finish(
+        &mut self,
+        decrypted: Vec<Decrypted<G>>,
+        parts: &BTreeMap<String, Vec<(u32, NoncePart<G>)>>,
+    ) -> Result<Summary, Eg2Error> {
+        let group = &self.group;
+        let keys = self.keys()?;
+        let cast = self.counted()?;
+        let manifest = &self.manifest;
+        let targets = record_targets(manifest, &cast.sums, &cast.ballots);
+        if decrypted.len() != targets.len() {
+            return Err(Eg2Error::Decryption(format!(
+                "{} decryptions for {} values",
+                decrypted.len(),
+                targets.len()
+            )));
+        }
+        let plain_of: BTreeMap<&str, &PlainBallot> = cast
+            .plain
+            .iter()
+            .map(|(p, _, _)| (p.id.as_str(), p))
+            .collect();
+        let mut tally = Vec::with_capacity(targets.len());
+        let mut contest_data = Vec::new();
+        let mut counts = BTreeMap::new();
+        let dlog = Dlog::new(group, &keys.k, cast.max_count);
+        for (t, d) in targets.iter().zip(decrypted) {
+            match t {
+                Target::Tally {
+                    contest,
+                    option,
+                    ct,
+                } => {
+                    let count = dlog.find(group, &d.value).ok_or_else(|| {
+                        Eg2Error::Decryption(format!(
+                            "contest {contest} option {option}: no count up to {}",
+                            cast.max_count
+                        ))
+                    })?;
+                    let want = cast
+                        .expected
+                        .get(&(*contest, *option))
+                        .copied()
+                        .unwrap_or(0);
+                    if count != want {
+                        return Err(Eg2Error::Decryption(format!(
+                        "contest {contest} option {option} decrypts to {count}, the ballots hold {want}",
+                    )));
+                    }
+                    // "contest/option" by the manifest's ids, as the verifier reports them
+                    let named = manifest
+                        .contests
+                        .iter()
+                        .find(|(_, mc)| mc.sequence == *contest)
+                        .and_then(|(id, mc)| {
+                            let at = mc.sequences.iter().position(|o| o == option)?;
+                            Some(format!("{id}/{}", mc.options[at]))
+                        });
+                    counts.insert(
+                        named.unwrap_or_else(|| format!("{contest}/{option}")),
+                        count,
+                    );
+                    tally.push(TallyValue {
+                        contest: *contest,
+                        option: *option,
+                        ct: (*ct).clone(),
+                        t: count,
+                        proof: d.proof,
+                    });
+                }
+                Target::Data {
+                    ballot, contest, ..
+                } => {
+                    let got = data_plaintext(group, t, &d.value);
+                    let want = match (
+                        plain_of.get(ballot.id.as_str()),
+                        manifest
+                            .contests
+                            .iter()
+                            .find(|(_, mc)| mc.sequence == *contest),
+                    ) {
+                        (Some(p), Some((id, mc))) => plain_data(mc, p, id)?,
+                        _ => None,
+                    };
+                    if got != want {
+                        return Err(Eg2Error::Decryption(format!(
+                            "{} does not decrypt to what the voter's ballot holds",
+                            t.name()
+                        )));
+                    }
+                    contest_data.push(DecryptedData {
+                        ballot: ballot.id.clone(),
+                        contest: *contest,
+                        beta: d.value,
+                        proof: d.proof,
+                        d: got.unwrap_or_default(),
+                    });
+                }
+            }
+        }
+        let mut seconds = vec![("decryption", self.clock.elapsed().as_secs_f64())];
+        let clock = Instant::now();
+
+        // the challenged ballots, opened by their nonces
+        let mut opened: Vec<serde_json::Value> = Vec::new();
+        let recorder = self
+            .short
+            .map(|s| Recorder::new(group.clone(), &keys.k, (manifest, s)));
+        for ((p, state, _), b) in cast.plain.iter().zip(&cast.ballots) {
+            if *state != State::Challenged {
+                continue;
+            }
+            let parts = parts.get(&b.id).ok_or_else(|| Eg2Error::Ballot {
+                ballot: b.id.clone(),
+                reason: "no guardian's part of its nonce".into(),
+            })?;
+            if b.pre_encrypted {
+                let (Some(recorder), Some(sheet)) = (&recorder, cast.sheets.get(&b.id)) else {
+                    return Err(Eg2Error::Ballot {
+                        ballot: b.id.clone(),
+                        reason: "an uncast pre-encrypted ballot with no paper".into(),
+                    });
+                };
+                opened.push(
+                    recorder
+                        .open((b, sheet), &keys.guardians, parts)?
+                        .to_json(group),
+                );
+                continue;
+            }
+            let open = open_ballot(group, keys, manifest, b, parts)?;
+            for (id, mc, votes) in plain_votes(manifest, p)? {
+                let contest = open.contests.iter().find(|c| c.index == mc.sequence);
+                let got: Vec<u32> = contest
+                    .map(|c| c.selections.iter().map(|(_, s, _)| *s).collect())
+                    .unwrap_or_default();
+                let data = contest.and_then(|c| c.data.as_ref()).map(|d| d.d.clone());
+                if got != votes || data != plain_data(mc, p, id)? {
+                    return Err(Eg2Error::Ballot {
+                        ballot: p.id.clone(),
+                        reason: format!(
+                            "contest {}: opened as {got:?}, cast as {votes:?}, or its data differs",
+                            mc.sequence
+                        ),
+                    });
+                }
+            }
+            opened.push(open.to_json(group));
+        }
+        seconds.push(("challenged ballots", clock.elapsed().as_secs_f64()));
+        let clock = Instant::now();
+        let available = self.available()?;
+        write_json(
+            &self.dir.join(record::TALLY),
+            &tally_json(group, &available, &tally, &contest_data),
+        )?;
+        write_lines(&self.dir.join(record::CHALLENGED), opened.iter().cloned())?;
+        seconds.push(("record", clock.elapsed().as_secs_f64()));
+        let challenged = opened.len();
+        let cast = cast.ballots.len() - challenged;
+        let mut all = std::mem::take(&mut self.seconds);
+        all.extend(seconds);
+        Ok(Summary {
+            cast,
+            challenged,
+            counts,
+            seconds: all,
+        })
+    }
+}
+
+/// K, K̂ (eq. 25), H_G (eq. 27) and H_E from checked key records.
+pub fn joint_keys<G: Eg2Group>(
+    group: &G,
+    (hp, hb): (&[u8; 32], &[u8; 32]),
+    guardians: Vec<GuardianKey<G>>,
+) -> Keys<G> {
+    let key = guardians
+        .iter()
+        .fold(group.identity(), |acc, g| group.op(&acc, &g.vote[0]));
+    let key_hat = guardians
+        .iter()
+        .fold(group.identity(), |acc, g| group.op(&acc, &g.data[0]));
+    let hg = guardian_record_hash(
+        group,
+        hb,
+        (&key, &key_hat),
+        guardians.iter().flat_map(|g| &g.vote),
+        guardians.iter().flat_map(|g| &g.data),
+        guardians.iter().map(|g| &g.kappa),
+    );
+    let he = extended_base_hash(group, hb, &key, &key_hat);
+    Keys {
+        hp: *hp,
+        hb: *hb,
+        guardians,
+        k: key,
+        k_hat: key_hat,
+        hg,
+        he,
+    }
+}
+
+/// Runs a 2.1 election on `group` with every guardian in this process and writes its record to `dir`
+/// (created; it must not hold a record): the [`Coordinator`]'s steps, the guardians' key ceremony
+/// ([`ceremony`]), their decryption rounds ([`in_process`]) and their nonce parts.
 pub fn run<G: Eg2Group>(
     group: G,
     dir: &Path,
@@ -334,327 +913,40 @@ pub fn run<G: Eg2Group>(
     let o = &options.base;
     let (n, k) = (o.guardians, o.quorum);
     let available = o.decrypting()?;
-    if record::is_record(dir) {
-        return Err(Eg2Error::Io(format!(
-            "{} holds a record already",
-            dir.display()
-        )));
-    }
-    let mut manifest_json: serde_json::Value =
-        serde_json::from_slice(manifest_bytes).map_err(|e| Eg2Error::Manifest(e.to_string()))?;
-    // Ω for pre-encrypted ballots (spec/66.10) and contest data (spec/66.11) written into the manifest when
-    // asked for and absent: the manifest's bytes are H_B's input, so they are fixed before any ballot
-    let mut manifest_bytes = manifest_bytes.to_vec();
-    if let Some(m) = amended(&manifest_json, options)? {
-        manifest_bytes =
-            serde_json::to_vec_pretty(&m).map_err(|e| Eg2Error::Manifest(e.to_string()))?;
-        manifest_json = m;
-    }
-    let manifest = read_manifest(&manifest_json).map_err(Eg2Error::Manifest)?;
-    let short = ShortCode::of_manifest(&manifest_json).map_err(Eg2Error::Manifest)?;
-    let manifest_bytes = &manifest_bytes[..];
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-    let mut seconds = Vec::new();
-    let mut clock = Instant::now();
-    let mut lap = |name: &'static str, seconds: &mut Vec<(&'static str, f64)>| {
-        seconds.push((name, clock.elapsed().as_secs_f64()));
-        clock = Instant::now();
+    let mut coordinator = Coordinator::new(group.clone(), dir, manifest_bytes, options)?;
+    let (hp, hb) = {
+        let (hp, hb) = coordinator.hashes();
+        (*hp, *hb)
     };
-
-    let hp = parameter_hash(&parameter_inputs(&group), n, k);
-    let hb = base_hash(&hp, manifest_bytes);
     let (keys, shares) = ceremony(&group, (&hp, &hb), n, k)?;
-    lap("key ceremony", &mut seconds);
-
-    // the voters and the device
-    let styles: Vec<&String> = manifest.styles.keys().collect();
-    if styles.is_empty() {
-        return Err(Eg2Error::Manifest(
-            "the manifest has no ballot style".into(),
+    let opened = coordinator.open(keys.guardians.clone())?;
+    if opened.hg != keys.hg || opened.he != keys.he {
+        return Err(Eg2Error::Parameters(
+            "the coordinator's H_G or H_E is not the guardians'".into(),
         ));
     }
-    let mut voters = ChaCha20Rng::seed_from_u64(o.seed);
-    let plain: Vec<(PlainBallot, State, u32)> = (0..o.ballots)
-        .map(|i| {
-            let style = styles[i % styles.len()].clone();
-            let contests = choose(&manifest, &style, &mut voters);
-            let state = if o.challenge_every > 0 && (i + 1) % o.challenge_every == 0 {
-                State::Challenged
-            } else {
-                State::Cast
-            };
-            let weight = if options.weighted {
-                1 + (i % 3) as u32
-            } else {
-                1
-            };
-            (
-                PlainBallot {
-                    id: format!("ballot-{}", i + 1),
-                    style,
-                    contests,
-                },
-                state,
-                weight,
-            )
-        })
-        .collect();
-    let device = Device::new(
-        group.clone(),
-        (keys.k.clone(), &keys.k_hat),
-        keys.he,
-        &manifest,
-        &o.device,
-    );
-    let mut ballots: Vec<Ballot<G>> = plain
-        .par_iter()
-        .map(|(p, state, weight)| {
-            let mut rng = ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
-            device.encrypt(p, (*state, *weight), &mut rng)
-        })
-        .collect::<Result<_, _>>()?;
-    let mut chain = Chain::new(&keys.he, &o.device, options.simple_chaining);
-    for b in &mut ballots {
-        chain.seal(b);
-    }
-    let mut devices = vec![chain.close()];
-    lap("encryption", &mut seconds);
-
-    // the pre-encrypted ballots: printed, then recorded as cast or left uncast (spec/66.10)
-    let mut plain = plain;
-    let mut sheets: BTreeMap<String, Vec<PrintedContest>> = BTreeMap::new();
-    if let Some(short) = short.filter(|_| options.pre_encrypted > 0) {
-        let pre = pre_encrypted(
-            (&group, &keys, &manifest, short),
-            options,
-            plain.len(),
-            &mut voters,
-        )?;
-        plain.extend(pre.plain);
-        ballots.extend(pre.ballots);
-        sheets = pre.sheets;
-        devices.push(pre.printer);
-        lap("pre-encrypted ballots", &mut seconds);
-    }
-
-    // the weighted tally (eq. 80) and the counts the plaintexts hold
-    let mut sums: BTreeMap<(u32, u32), Ciphertext<G>> = BTreeMap::new();
-    let mut expected: BTreeMap<(u32, u32), u64> = BTreeMap::new();
-    let mut max_count = 0u64;
-    for mc in manifest.contests.values() {
-        for o_idx in &mc.sequences {
-            sums.insert((mc.sequence, *o_idx), Ciphertext::zero(&group));
-            expected.insert((mc.sequence, *o_idx), 0);
-        }
-    }
-    for ((p, state, weight), b) in plain.iter().zip(&ballots) {
-        if *state != State::Cast {
-            continue;
-        }
-        let w = group.scalar_from_u64(u64::from(*weight));
-        for (_, mc, votes) in plain_votes(&manifest, p)? {
-            let contest = b.contests.iter().find(|c| c.index == mc.sequence);
-            for ((o_idx, v), s) in mc
-                .sequences
-                .iter()
-                .zip(votes)
-                .zip(contest.map(|c| &c.selections[..]).unwrap_or(&[]))
-            {
-                *expected.entry((mc.sequence, *o_idx)).or_default() +=
-                    u64::from(v) * u64::from(*weight);
-                // W = 1 needs no power (most elections weigh every voter 1)
-                let ct = if *weight == 1 {
-                    s.ct.clone()
-                } else {
-                    Ciphertext {
-                        pad: group.pow(&s.ct.pad, &w),
-                        data: group.pow(&s.ct.data, &w),
-                    }
-                };
-                let sum = sums
-                    .entry((mc.sequence, *o_idx))
-                    .or_insert_with(|| Ciphertext::zero(&group));
-                *sum = sum.add(&group, &ct);
-            }
-            max_count += u64::from(mc.option_limit) * u64::from(*weight);
-        }
-    }
-    lap("tally", &mut seconds);
-
-    // the decryption, with the commitment round: the tally, and the cast ballots' contest data where the
-    // manifest says to decrypt it (spec/66.11)
-    let mut targets: Vec<Target<'_, G>> = sums
-        .iter()
-        .map(|((c, opt), ct)| Target::Tally {
-            contest: *c,
-            option: *opt,
-            ct,
-        })
-        .collect();
-    let tallied = targets.len();
-    let mut data_expected = Vec::new();
-    for ((p, state, _), b) in plain.iter().zip(&ballots) {
-        if *state != State::Cast || b.pre_encrypted {
-            continue;
-        }
-        for (id, mc) in manifest.contests_for(&p.style).unwrap_or_default() {
-            if !mc.decrypt_data {
-                continue;
-            }
-            if let Some(t) = Target::data(b, mc.sequence) {
-                targets.push(t);
-                data_expected.push(plain_data(mc, p, id)?);
-            }
-        }
-    }
+    coordinator.cast()?;
+    let manifest = read_manifest(
+        &serde_json::from_slice(coordinator.manifest_bytes())
+            .map_err(|e| Eg2Error::Manifest(e.to_string()))?,
+    )
+    .map_err(Eg2Error::Manifest)?;
     let present: Vec<&KeyShares<G>> = shares.iter().filter(|s| available.contains(&s.i)).collect();
     let mut rng = ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
-    let mut decrypted = in_process(&group, (&keys, &manifest), &present, &targets, &mut rng)?;
-    let data_decrypted = decrypted.split_off(tallied);
-    let mut contest_data = Vec::with_capacity(data_decrypted.len());
-    for ((t, d), want) in targets[tallied..]
-        .iter()
-        .zip(data_decrypted)
-        .zip(data_expected)
-    {
-        let Target::Data {
-            ballot, contest, ..
-        } = t
-        else {
-            continue;
-        };
-        let got = data_plaintext(&group, t, &d.value);
-        if got != want {
-            return Err(Eg2Error::Decryption(format!(
-                "{} does not decrypt to what the voter's ballot holds",
-                t.name()
-            )));
-        }
-        contest_data.push(DecryptedData {
-            ballot: ballot.id.clone(),
-            contest: *contest,
-            beta: d.value,
-            proof: d.proof,
-            d: got.unwrap_or_default(),
-        });
-    }
-    let dlog = Dlog::new(&group, &keys.k, max_count);
-    let mut tally = Vec::with_capacity(targets.len());
-    let mut counts = BTreeMap::new();
-    for (t, d) in targets.iter().zip(decrypted) {
-        let Target::Tally {
-            contest,
-            option,
-            ct,
-        } = t
-        else {
-            continue;
-        };
-        let count = dlog.find(&group, &d.value).ok_or_else(|| {
-            Eg2Error::Decryption(format!(
-                "contest {contest} option {option}: no count up to {max_count}",
-            ))
-        })?;
-        let want = expected.get(&(*contest, *option)).copied().unwrap_or(0);
-        if count != want {
-            return Err(Eg2Error::Decryption(format!(
-                "contest {contest} option {option} decrypts to {count}, the ballots hold {want}",
-            )));
-        }
-        // "contest/option" by the manifest's ids, as the verifier reports them
-        let named = manifest
-            .contests
-            .iter()
-            .find(|(_, mc)| mc.sequence == *contest)
-            .and_then(|(id, mc)| {
-                let at = mc.sequences.iter().position(|o| o == option)?;
-                Some(format!("{id}/{}", mc.options[at]))
-            });
-        counts.insert(
-            named.unwrap_or_else(|| format!("{contest}/{option}")),
-            count,
-        );
-        tally.push(TallyValue {
-            contest: *contest,
-            option: *option,
-            ct: (*ct).clone(),
-            t: count,
-            proof: d.proof,
-        });
-    }
-    lap("decryption", &mut seconds);
-
-    // the challenged ballots, opened by their nonces
-    let mut opened: Vec<serde_json::Value> = Vec::new();
-    let recorder = short.map(|s| Recorder::new(group.clone(), &keys.k, (&manifest, s)));
-    for ((p, state, _), b) in plain.iter().zip(&ballots) {
-        if *state != State::Challenged {
-            continue;
-        }
-        let parts = present
+    let decrypted = in_process(
+        &group,
+        (&keys, &manifest),
+        &present,
+        &coordinator.targets()?,
+        &mut rng,
+    )?;
+    let mut parts = BTreeMap::new();
+    for b in coordinator.challenged()? {
+        let mine = present
             .iter()
             .map(|s| Ok((s.i, nonce_share(&group, s, b, &mut rng)?)))
             .collect::<Result<Vec<_>, Eg2Error>>()?;
-        if b.pre_encrypted {
-            let (Some(recorder), Some(sheet)) = (&recorder, sheets.get(&b.id)) else {
-                return Err(Eg2Error::Ballot {
-                    ballot: b.id.clone(),
-                    reason: "an uncast pre-encrypted ballot with no paper".into(),
-                });
-            };
-            opened.push(
-                recorder
-                    .open((b, sheet), &keys.guardians, &parts)?
-                    .to_json(&group),
-            );
-            continue;
-        }
-        let open = open_ballot(&group, &keys, &manifest, b, &parts)?;
-        for (id, mc, votes) in plain_votes(&manifest, p)? {
-            let contest = open.contests.iter().find(|c| c.index == mc.sequence);
-            let got: Vec<u32> = contest
-                .map(|c| c.selections.iter().map(|(_, s, _)| *s).collect())
-                .unwrap_or_default();
-            let data = contest.and_then(|c| c.data.as_ref()).map(|d| d.d.clone());
-            if got != votes || data != plain_data(mc, p, id)? {
-                return Err(Eg2Error::Ballot {
-                    ballot: p.id.clone(),
-                    reason: format!(
-                        "contest {}: opened as {got:?}, cast as {votes:?}, or its data differs",
-                        mc.sequence
-                    ),
-                });
-            }
-        }
-        opened.push(open.to_json(&group));
+        parts.insert(b.id.clone(), mine);
     }
-    lap("challenged ballots", &mut seconds);
-
-    write_json(
-        &dir.join(record::PARAMETERS),
-        &record::parameters_json(&group, n, k),
-    )?;
-    std::fs::write(dir.join(record::MANIFEST), manifest_bytes).map_err(|e| io(dir, e))?;
-    write_json(&dir.join(record::GUARDIANS), &keys.to_json(&group))?;
-    write_json(
-        &dir.join(record::DEVICES),
-        &serde_json::Value::Array(devices.iter().map(record::Device::to_json).collect()),
-    )?;
-    write_lines(
-        &dir.join(record::BALLOTS),
-        ballots.iter().map(|b| b.to_json(&group)),
-    )?;
-    write_json(
-        &dir.join(record::TALLY),
-        &tally_json(&group, &available, &tally, &contest_data),
-    )?;
-    write_lines(&dir.join(record::CHALLENGED), opened.iter().cloned())?;
-    lap("record", &mut seconds);
-    let challenged = opened.len();
-    Ok(Summary {
-        cast: ballots.len() - challenged,
-        challenged,
-        counts,
-        seconds,
-    })
+    coordinator.finish(decrypted, &parts)
 }

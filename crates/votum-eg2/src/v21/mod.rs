@@ -21,3 +21,5 @@ pub mod election;
 pub mod keys;
 #[cfg(feature = "prove")]
 pub mod preencrypt;
+#[cfg(feature = "prove")]
+pub mod trustee;

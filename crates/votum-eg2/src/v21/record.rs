@@ -68,11 +68,11 @@ pub fn scalar<G: Eg2Group>(group: &G, v: &Value, field: &str) -> Result<G::Scala
     group.read_scalar(&b).map_err(|e| format!("`{field}`: {e}"))
 }
 
-fn el<G: Eg2Group>(group: &G, x: &G::Element) -> Value {
+pub fn el<G: Eg2Group>(group: &G, x: &G::Element) -> Value {
     Value::String(hex(&group.hash_bytes(x)))
 }
 
-fn sc<G: Eg2Group>(group: &G, s: &G::Scalar) -> Value {
+pub fn sc<G: Eg2Group>(group: &G, s: &G::Scalar) -> Value {
     Value::String(hex(&group.scalar_bytes(s)))
 }
 
