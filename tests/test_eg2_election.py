@@ -182,9 +182,13 @@ def test_a_2_1_election_with_chained_codes_verifies_and_prints_its_counts(tmp_pa
     tally["values"][0]["t"] += 1
     (out / "tally.json").write_text(json.dumps(tally))
     assert verify(out).not_passed() == ["V-EG21-10"]
-    # guardians as processes write egk-ec's record only
-    refused = CliRunner().invoke(app, [*args, "--guardian-processes", "--out", str(tmp_path / "p")])
-    assert refused.exit_code == 2 and "egk-ec's record only" in refused.output
+    # the same with each guardian a process of its own (spec/66.12)
+    small = ["--ballots", "6", "--guardians", "3", "--quorum", "2", "--missing", "1", "--spoil-rate", "0.2"]
+    processes = CliRunner().invoke(
+        app, [*args[:-2], *small, "--guardian-processes", "--out", str(tmp_path / "p"), "--json"]
+    )
+    assert processes.exit_code == 0, processes.output
+    assert json.loads(processes.output)["verified"] is True
     # pre-encrypted ballots and the reduced group are 2.1's
     refused = CliRunner().invoke(
         app, ["election", "--spec", "2.1", "--pre-encrypted", "2", "--out", str(tmp_path / "q")]

@@ -95,8 +95,6 @@ def _check(config: Eg2Config) -> None:
         raise InvalidInput("contest data is asked for in the 2.1 record only (spec/66.11)")
     if config.pre_encrypted < 0:
         raise InvalidInput("a count of pre-encrypted ballots is not negative")
-    if config.processes and config.record != "egk-ec":
-        raise InvalidInput("guardians as processes write egk-ec's record only (spec/66.8)")
     if not 0.0 <= config.challenge_rate < 1.0:
         raise InvalidInput("the challenge rate is a share of the ballots, below 1")
 
@@ -148,8 +146,8 @@ def run_eg2_election(config: Eg2Config) -> Eg2Result:
 
 
 def _with_guardian_processes(config: Eg2Config, manifest: bytes | None, every: int) -> dict[str, Any]:
-    """The election with each guardian a process of its own on loopback (spec/65.9); their node identities
-    are made for this run in a scratch directory and removed after it."""
+    """The election with each guardian a process of its own on loopback (spec/65.9, 66.12); their node
+    identities are made for this run in a scratch directory and removed after it."""
     import asyncio
     import tempfile
 
@@ -164,6 +162,10 @@ def _with_guardian_processes(config: Eg2Config, manifest: bytes | None, every: i
         challenge_every=every,
         seed=config.seed,
         decrypting=config.guardians - config.missing,
+        version=config.record,
+        chaining=config.chaining,
+        pre_encrypted=config.pre_encrypted,
+        contest_data=config.contest_data,
     )
     with tempfile.TemporaryDirectory(prefix="votum-eg2-guardians-") as homes:
         run = asyncio.run(run_local(config.guardians, plan, Path(homes)))

@@ -40,7 +40,6 @@ pub fn eg2_election<'py>(
     pre_encrypted: usize,
     contest_data: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use votum_eg2::v21::election::ContestData;
     let base = Options {
         guardians,
         quorum,
@@ -56,23 +55,7 @@ pub fn eg2_election<'py>(
         )
         .into());
     }
-    let contest_data = match contest_data {
-        "manifest" => ContestData::AsManifest,
-        "encrypted" | "decrypted" if record != "2.1" => {
-            return Err(NativeError::Input(
-                "contest data is asked for in the 2.1 record only (spec/66.11)".into(),
-            )
-            .into())
-        }
-        "encrypted" => ContestData::Encrypted,
-        "decrypted" => ContestData::Decrypted,
-        other => {
-            return Err(NativeError::Input(format!(
-                "contest data {other:?}: manifest, encrypted or decrypted"
-            ))
-            .into())
-        }
-    };
+    let contest_data = contest_data_of(contest_data, record)?;
     let options = match record {
         "egk-ec" => Form::EgkEc(base),
         "2.1" => Form::V21(votum_eg2::v21::election::Options {
@@ -111,6 +94,31 @@ pub fn eg2_election<'py>(
         }
         .map_err(NativeError::Eg2)?;
     summary_dict(py, &summary)
+}
+
+/// What `contest_data` names ("manifest", "encrypted" or "decrypted"; the last two in the 2.1 record only).
+pub(crate) fn contest_data_of(
+    contest_data: &str,
+    record: &str,
+) -> PyResult<votum_eg2::v21::election::ContestData> {
+    use votum_eg2::v21::election::ContestData;
+    Ok(match contest_data {
+        "manifest" => ContestData::AsManifest,
+        "encrypted" | "decrypted" if record != "2.1" => {
+            return Err(NativeError::Input(
+                "contest data is asked for in the 2.1 record only (spec/66.11)".into(),
+            )
+            .into())
+        }
+        "encrypted" => ContestData::Encrypted,
+        "decrypted" => ContestData::Decrypted,
+        other => {
+            return Err(NativeError::Input(format!(
+                "contest data {other:?}: manifest, encrypted or decrypted"
+            ))
+            .into())
+        }
+    })
 }
 
 /// Which record a 2.x election writes, with its options.

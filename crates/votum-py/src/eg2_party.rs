@@ -47,11 +47,11 @@ macro_rules! each_coordinator {
     };
 }
 
-fn eg2(e: Eg2Error) -> PyErr {
+pub(crate) fn eg2(e: Eg2Error) -> PyErr {
     NativeError::Eg2(e).into()
 }
 
-fn json_list(texts: &[String]) -> PyResult<Vec<Value>> {
+pub(crate) fn json_list(texts: &[String]) -> PyResult<Vec<Value>> {
     texts
         .iter()
         .map(|t| {
@@ -61,7 +61,7 @@ fn json_list(texts: &[String]) -> PyResult<Vec<Value>> {
         .collect()
 }
 
-fn manifest_bytes(manifest: Option<Vec<u8>>) -> Vec<u8> {
+pub(crate) fn manifest_bytes(manifest: Option<Vec<u8>>) -> Vec<u8> {
     manifest.unwrap_or_else(|| DEFAULT_MANIFEST.as_bytes().to_vec())
 }
 
@@ -88,21 +88,21 @@ fn copy_record(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The record at `record`, copied where only this process writes, and checked as far as its encrypted
-/// tally (V-EG2-01…08): the copy is what the guardian then reads, so no party can change the record
-/// between the check and the decryption.
-fn checked_copy(record: &Path) -> Result<tempfile::TempDir, Eg2Error> {
+/// The record at `record`, copied where only this process writes, and checked by `verify` (the verifier
+/// as far as the values a guardian decrypts): every check in `wanted` must pass and none fail. The copy is
+/// what the guardian then reads, so no party can change the record between the check and the decryption.
+pub(crate) fn checked_copy(
+    record: &Path,
+    verify: fn(&Path) -> votum_verify::Report,
+    wanted: &[&str],
+) -> Result<tempfile::TempDir, Eg2Error> {
     let private = tempfile::Builder::new()
         .prefix("votum-guardian-record-")
         .tempdir()
         .map_err(|e| Eg2Error::Io(e.to_string()))?;
     copy_record(record, private.path())
         .map_err(|e| Eg2Error::Io(format!("{}: {e}", record.display())))?;
-    let report = votum_verify::verify_eg2_until_tally(private.path());
-    let wanted = [
-        "V-EG2-01", "V-EG2-02", "V-EG2-03", "V-EG2-04", "V-EG2-05", "V-EG2-06", "V-EG2-07",
-        "V-EG2-08",
-    ];
+    let report = verify(private.path());
     let bad: Vec<String> = report
         .checks
         .iter()
@@ -248,7 +248,14 @@ impl Eg2Trustee {
     /// and checking the copy as far as its encrypted tally. Once per guardian.
     fn decryption_shares(&self, py: Python<'_>, record: PathBuf) -> PyResult<String> {
         release(py, || {
-            let private = checked_copy(&record)?;
+            let private = checked_copy(
+                &record,
+                votum_verify::verify_eg2_until_tally,
+                &[
+                    "V-EG2-01", "V-EG2-02", "V-EG2-03", "V-EG2-04", "V-EG2-05", "V-EG2-06",
+                    "V-EG2-07", "V-EG2-08",
+                ],
+            )?;
             let mut rng = self
                 .rng
                 .lock()

@@ -13,6 +13,7 @@ mod convert;
 mod dual;
 mod eg1;
 mod eg2;
+mod eg21_party;
 mod eg2_party;
 mod eg_ballot;
 mod eg_context;
@@ -41,6 +42,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(eg2::eg2_election, m)?)?;
     m.add_class::<eg2_party::Eg2Trustee>()?;
     m.add_class::<eg2_party::Eg2Coordinator>()?;
+    m.add_class::<eg21_party::Eg21Trustee>()?;
+    m.add_class::<eg21_party::Eg21Coordinator>()?;
     m.add_function(wrap_pyfunction!(node::node_check_frame, m)?)?;
     m.add_function(wrap_pyfunction!(node::node_digests, m)?)?;
     m.add_function(wrap_pyfunction!(node::node_id, m)?)?;

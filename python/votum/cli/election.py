@@ -138,7 +138,7 @@ def election(
         bool,
         typer.Option(
             help="With --spec 2.1: each guardian in its own process over the channels, the coordinator "
-            "holding no secret (spec/65.9)."
+            "holding no secret (spec/65.9; with --eg2-record 2.1, spec/66.12)."
         ),
     ] = False,
     eg2_record: Annotated[

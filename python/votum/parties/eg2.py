@@ -1,8 +1,10 @@
-"""An ElectionGuard 2.x election whose guardians are processes of their own, over the channels (spec/65.9).
+"""An ElectionGuard 2.x election whose guardians are processes of their own, over the channels: egk-ec's form
+(spec/65.9) or ElectionGuard 2.1 itself (spec/66.12).
 
-`Eg2GuardianService` is the guardian side: routes on a node, one `Eg2Trustee` holding this guardian's
-secrets and nothing else. `coordinate` is the coordinator side: it holds no secret; it drives the phases,
-writes the record, and is believed by no guardian on anything a guardian can check:
+`Eg2GuardianService` is the guardian side: routes on a node, one `Eg2Trustee` (egk-ec's form) or
+`Eg21Trustee` (2.1) holding this guardian's secrets and nothing else. `coordinate` is the coordinator side:
+it holds no secret; it drives the phases, writes the record, and is believed by no guardian on anything a
+guardian can check:
 - a guardian deals shares only after every other guardian says, over its own channel, that it was shown the
   same roster and records; each share goes straight to its receiver, sealed to the receiver's key;
 - each guardian computes K and H_E itself, and the coordinator's must equal every guardian's;
@@ -10,6 +12,11 @@ writes the record, and is believed by no guardian on anything a guardian can che
   (V-EG2-01…08): K, H_E and the guardians must be its own, and the tally the sum of the valid cast
   ballots; it decrypts only that tally and the ballots the record marks challenged, once;
 - each guardian derives every challenge itself and answers once, for its own shares unchanged.
+In 2.1 each guardian also checks every key record (Verification 2) before dealing, deals its shares in
+signed ElGamal under the receiver's κ, computes K, K̂, H_G and H_E itself, and decrypts in the commitment
+round: it computes the tally, the contest data to decrypt and the challenged ballots from its checked copy
+of the record, announces M_i and d_i, reveals its pairs only once every d_j is in, and answers against the
+announcements it revealed for.
 `run_local` starts the guardian processes on loopback and runs all of it."""
 
 from __future__ import annotations
@@ -17,13 +24,15 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import json
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from votum import Eg2Coordinator, Eg2Trustee
+from votum import Eg2Coordinator, Eg2Trustee, Eg21Coordinator, Eg21Trustee
 from votum.errors import InvalidInput, VotumError
 from votum.nodes import errors
 from votum.nodes.channel import Message
@@ -77,6 +86,8 @@ class Eg2GuardianService:
             ("share", self._share),
             ("joint", self._joint),
             ("shares", self._shares),
+            ("announce", self._announce),
+            ("reveal", self._reveal),
             ("answer", self._answer),
             ("abort", self._abort),
         ):
@@ -84,7 +95,7 @@ class Eg2GuardianService:
 
     def _reset(self) -> None:
         self.election: str | None = None
-        self.trustee: Eg2Trustee | None = None
+        self.trustee: Eg2Trustee | Eg21Trustee | None = None
         self.guardian_id = ""
         self.roster: dict[str, Card] = {}
         self.xs: dict[str, int] = {}
@@ -100,10 +111,22 @@ class Eg2GuardianService:
             raise errors.HandlerError("not the election this guardian takes part in")
         return body
 
-    def _mine(self) -> Eg2Trustee:
+    def _mine(self) -> Eg2Trustee | Eg21Trustee:
         if self.trustee is None:
             raise errors.HandlerError("no election started")
         return self.trustee
+
+    def _mine_20(self) -> Eg2Trustee:
+        me = self._mine()
+        if not isinstance(me, Eg2Trustee):
+            raise errors.HandlerError("a 2.0 (egk-ec form) step in a 2.1 election")
+        return me
+
+    def _mine_21(self) -> Eg21Trustee:
+        me = self._mine()
+        if not isinstance(me, Eg21Trustee):
+            raise errors.HandlerError("a 2.1 step in an egk-ec form election")
+        return me
 
     async def _work(self, fn: Callable[..., Any], *args: Any) -> Any:
         try:
@@ -127,15 +150,11 @@ class Eg2GuardianService:
                 f"the roster must name {n} guardians at x = 1..{n}, this one among them"
             )
         manifest = body.get("manifest")
-        self.trustee = await self._work(
-            Eg2Trustee,
-            str(body["group"]),
-            None if manifest is None else bytes(manifest),
-            n,
-            quorum,
-            gid,
-            xs[gid],
-        )
+        manifest = None if manifest is None else bytes(manifest)
+        if body.get("version", "egk-ec") == "2.1":
+            self.trustee = await self._work(Eg21Trustee, str(body["group"]), manifest, n, quorum, xs[gid])
+        else:
+            self.trustee = await self._work(Eg2Trustee, str(body["group"]), manifest, n, quorum, gid, xs[gid])
         self.election, self.guardian_id = str(body["election"]), gid
         self.roster, self.xs = roster, xs
         return str(self._mine().public_record()).encode()
@@ -218,17 +237,35 @@ class Eg2GuardianService:
         bad = {g: v["reason"] for g, v in self.received.items() if not v["verified"]}
         if bad:
             raise errors.HandlerError(f"shares refused: {bad}")
-        key, he = await self._work(self._mine().joint)
+        me = self._mine()
+        if isinstance(me, Eg21Trustee):
+            return pack({"keys": await self._work(me.joint)})
+        key, he = await self._work(me.joint)
         return pack({"key": key, "he": he})
 
     async def _shares(self, m: Message) -> bytes:
         body = self._from_coordinator(m)
-        shares = await self._work(self._mine().decryption_shares, Path(str(body["record"])))
+        shares = await self._work(self._mine_20().decryption_shares, Path(str(body["record"])))
         return str(shares).encode()
+
+    async def _announce(self, m: Message) -> bytes:
+        body = self._from_coordinator(m)
+        available = [int(i) for i in body["available"]]
+        doc = await self._work(self._mine_21().announce, Path(str(body["record"])), available)
+        return str(doc).encode()
+
+    async def _reveal(self, m: Message) -> bytes:
+        body = self._from_coordinator(m)
+        doc = await self._work(self._mine_21().reveal, [str(a) for a in body["announces"]])
+        return str(doc).encode()
 
     async def _answer(self, m: Message) -> bytes:
         body = self._from_coordinator(m)
-        answer = await self._work(self._mine().answer, [str(s) for s in body["shares"]])
+        me = self._mine()
+        if isinstance(me, Eg21Trustee):
+            answer = await self._work(me.answer, [str(r) for r in body["reveals"]])
+        else:
+            answer = await self._work(me.answer, [str(s) for s in body["shares"]])
         if self.on_done is not None:
             asyncio.get_running_loop().call_later(0.2, self.on_done)
         return str(answer).encode()
@@ -263,6 +300,12 @@ class Eg2Plan:
     seed: int
     #: how many guardians decrypt (the first ones in order); all when None
     decrypting: int | None = None
+    #: "egk-ec" (spec/65.9) or "2.1" (spec/66.12)
+    version: str = "egk-ec"
+    #: with 2.1: simple chaining, ballots printed in advance, contest data (as `Eg2Config`)
+    chaining: bool = False
+    pre_encrypted: int = 0
+    contest_data: str = "manifest"
 
 
 async def coordinate(
@@ -318,11 +361,42 @@ async def _phases(
 ) -> Eg2Run:
     n = len(cards)
     loop = asyncio.get_running_loop()
+    decrypting = list(cards)[: plan.decrypting or n]
+    if len(decrypting) < plan.quorum:
+        raise InvalidInput(f"{len(decrypting)} guardians cannot decrypt: the quorum is {plan.quorum}")
+    coordinator: Eg2Coordinator | Eg21Coordinator
+    manifest = plan.manifest
+    if plan.version == "2.1":
+        coordinator = Eg21Coordinator(
+            plan.out,
+            plan.group,
+            plan.manifest,
+            n,
+            plan.quorum,
+            list(range(1, len(decrypting) + 1)),
+            plan.ballots,
+            plan.challenge_every,
+            plan.seed,
+            simple_chaining=plan.chaining,
+            pre_encrypted=plan.pre_encrypted,
+            contest_data=plan.contest_data,
+        )
+        # the manifest as amended for Ω or contest data: its bytes are H_B's input
+        manifest = coordinator.manifest
+    else:
+        coordinator = Eg2Coordinator(plan.out, plan.group, plan.manifest, n, plan.quorum)
     roster = [
         {"guardian_id": g, "x": i, "node_id": c.node_id, "address": c.address}
         for i, (g, c) in enumerate(cards.items(), start=1)
     ]
-    start = {"group": plan.group, "manifest": plan.manifest, "n": n, "quorum": plan.quorum, "roster": roster}
+    start = {
+        "group": plan.group,
+        "manifest": manifest,
+        "n": n,
+        "quorum": plan.quorum,
+        "roster": roster,
+        "version": plan.version,
+    }
     answers = await ask("start", "eg2/start", {g: {**start, "guardian_id": g} for g in cards})
     records = {g: answers[g].decode() for g in cards}
 
@@ -335,23 +409,47 @@ async def _phases(
             raise Eg2Failed("shares dealt", f"{dealer}'s share for {receiver}: {verdict}", at_fault)
 
     answers = await ask("joint key", "eg2/joint", {g: {} for g in cards})
-    coordinator = Eg2Coordinator(plan.out, plan.group, plan.manifest, n, plan.quorum)
     try:
-        key, he = await loop.run_in_executor(None, coordinator.open, [records[g] for g in cards])
+        opened = await loop.run_in_executor(None, coordinator.open, [records[g] for g in cards])
     except VotumError as e:
-        raise Eg2Failed("joint key", f"the records make no election: {e}") from None
+        raise Eg2Failed(
+            "joint key", f"the records make no election: {e}", _named(str(e), list(cards))
+        ) from None
     for gid in cards:
         theirs = _unpack(answers[gid])
-        if (theirs["key"], theirs["he"]) != (key, he):
+        if isinstance(opened, str):
+            if json.loads(str(theirs["keys"])) != json.loads(opened):
+                raise Eg2Failed("joint key", f"{gid} computed another K, K̂, H_G or H_E", gid)
+        elif (theirs["key"], theirs["he"]) != opened:
             raise Eg2Failed("joint key", f"{gid} computed another K or H_E", gid)
 
     t0 = time.perf_counter()
-    await loop.run_in_executor(None, coordinator.cast, plan.ballots, plan.challenge_every, plan.seed)
+    if isinstance(coordinator, Eg21Coordinator):
+        await loop.run_in_executor(None, coordinator.cast)
+    else:
+        await loop.run_in_executor(None, coordinator.cast, plan.ballots, plan.challenge_every, plan.seed)
     phases["ballots"] = time.perf_counter() - t0
 
-    decrypting = list(cards)[: plan.decrypting or n]
-    if len(decrypting) < plan.quorum:
-        raise InvalidInput(f"{len(decrypting)} guardians cannot decrypt: the quorum is {plan.quorum}")
+    if isinstance(coordinator, Eg21Coordinator):
+        summary = await _decrypt_21(coordinator, plan, decrypting, phases, ask)
+    else:
+        summary = await _decrypt_20(coordinator, plan, decrypting, phases, ask)
+    # guardians not decrypting are done too
+    rest = [g for g in cards if g not in decrypting]
+    if rest:
+        await ask("done", "eg2/abort", {g: {} for g in rest})
+    return Eg2Run(election, dict(summary), phases)
+
+
+async def _decrypt_20(
+    coordinator: Eg2Coordinator,
+    plan: Eg2Plan,
+    decrypting: list[str],
+    phases: dict[str, float],
+    ask: Callable[[str, str, dict[str, dict[str, Any]]], Any],
+) -> dict[str, Any]:
+    """egk-ec's form (spec/65.9): shares, then answers to the challenges each guardian derives."""
+    loop = asyncio.get_running_loop()
     answers = await ask("decryption shares", "eg2/shares", {g: {"record": str(plan.out)} for g in decrypting})
     shares = [answers[g].decode() for g in decrypting]
     answers = await ask("answers", "eg2/answer", {g: {"shares": shares} for g in decrypting})
@@ -363,16 +461,43 @@ async def _phases(
     except VotumError as e:
         raise Eg2Failed("combination", str(e), _named(str(e), decrypting)) from None
     phases["combination"] = time.perf_counter() - t0
-    # guardians not decrypting are done too
-    rest = [g for g in cards if g not in decrypting]
-    if rest:
-        await ask("done", "eg2/abort", {g: {} for g in rest})
-    return Eg2Run(election, dict(summary), phases)
+    return summary
+
+
+async def _decrypt_21(
+    coordinator: Eg21Coordinator,
+    plan: Eg2Plan,
+    decrypting: list[str],
+    phases: dict[str, float],
+    ask: Callable[[str, str, dict[str, dict[str, Any]]], Any],
+) -> dict[str, Any]:
+    """2.1's commitment round (spec/66.12): announcements (M_i, d_i and nonce parts), then the pairs once
+    every d_j is in, then the responses; the coordinator checks each and names a wrong one."""
+    loop = asyncio.get_running_loop()
+    body = {"record": str(plan.out), "available": coordinator.available}
+    answers = await ask("announcements", "eg2/announce", {g: body for g in decrypting})
+    announces = [answers[g].decode() for g in decrypting]
+    answers = await ask("reveals", "eg2/reveal", {g: {"announces": announces} for g in decrypting})
+    reveals = [answers[g].decode() for g in decrypting]
+    answers = await ask("answers", "eg2/answer", {g: {"reveals": reveals} for g in decrypting})
+    t0 = time.perf_counter()
+    try:
+        summary = await loop.run_in_executor(
+            None, coordinator.finish, announces, reveals, [answers[g].decode() for g in decrypting]
+        )
+    except VotumError as e:
+        raise Eg2Failed("combination", str(e), _named(str(e), decrypting)) from None
+    phases["combination"] = time.perf_counter() - t0
+    return summary
 
 
 def _named(message: str, guardians: list[str]) -> str | None:
-    """The guardian a core error names (its records call guardian i `guardian-i`)."""
-    return next((g for g in guardians if g in message), None)
+    """The guardian a core error names: egk-ec's records call guardian i `guardian-i`, 2.1's errors
+    `guardian i`."""
+    for i, g in enumerate(guardians, start=1):
+        if g in message or re.search(rf"\bguardian {i}\b", message):
+            return g
+    return None
 
 
 # -- guardian processes on loopback --------------------------------------------------------------------------

@@ -1,0 +1,343 @@
+//! ElectionGuard 2.1 with each guardian a party of its own (spec/66.12): `Eg21Trustee` is one guardian's
+//! state, in its own process; `Eg21Coordinator` holds no secret, plays the voters and devices, and writes
+//! the record. Messages between them are JSON text; the transport (spec/95) authenticates them and seals
+//! each share to its receiver (on top of 2.1's own signed ElGamal under the receiver's κ).
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use serde_json::Value;
+use votum_eg2::election::Options as BaseOptions;
+use votum_eg2::v21::election::{Coordinator, Options};
+use votum_eg2::v21::record::GuardianKey;
+use votum_eg2::v21::trustee::{finish_with, Trustee};
+use votum_eg2::Eg2Error;
+use votum_group::{ModpGroup, P256};
+
+use crate::convert::{release, rng_from};
+use crate::eg2::{contest_data_of, summary_dict};
+use crate::eg2_party::{checked_copy, eg2, json_list, manifest_bytes};
+use crate::errors::NativeError;
+
+/// What a guardian checks of its private copy before it decrypts (spec/66.12).
+const BEFORE_DECRYPTING: [&str; 8] = [
+    "V-EG21-01",
+    "V-EG21-02",
+    "V-EG21-03",
+    "V-EG21-04",
+    "V-EG21-05",
+    "V-EG21-06",
+    "V-EG21-07",
+    "V-EG21-08",
+];
+
+enum AnyTrustee {
+    P256(Box<Trustee<P256>>),
+    Modp(Box<Trustee<ModpGroup>>),
+}
+
+enum AnyCoordinator {
+    P256(Box<Coordinator<P256>>),
+    Modp(Box<Coordinator<ModpGroup>>),
+}
+
+/// Runs `$body` with `$t` bound to the trustee or coordinator of whichever group it is on.
+macro_rules! each {
+    ($kind:ident, $value:expr, $t:ident => $body:expr) => {
+        match $value {
+            $kind::P256($t) => $body,
+            $kind::Modp($t) => $body,
+        }
+    };
+}
+
+/// The modular group a 2.1 party named `group` runs on, or P-256 (None).
+fn modp(group: &str) -> PyResult<Option<ModpGroup>> {
+    match group {
+        "p256" => Ok(None),
+        "eg2-4096" => Ok(Some(ModpGroup::eg2_4096())),
+        "eg2-3072" => Ok(Some(ModpGroup::eg2_3072())),
+        other => Err(NativeError::Input(format!(
+            "group {other:?}: a 2.1 election runs on p256, eg2-4096 or eg2-3072"
+        ))
+        .into()),
+    }
+}
+
+fn json(text: &[u8]) -> PyResult<Value> {
+    serde_json::from_slice(text)
+        .map_err(|e| NativeError::Input(format!("a message that is not JSON: {e}")).into())
+}
+
+/// One guardian of a 2.1 election, in its own process (spec/66.12). Its secrets never leave it: its shares
+/// go out encrypted under each receiver's κ. `seed` (32 bytes) is for reproducible tests.
+#[pyclass(frozen, name = "Eg21Trustee", module = "votum._native")]
+pub struct Eg21Trustee {
+    inner: Mutex<AnyTrustee>,
+    i: u32,
+    rng: Mutex<rand_chacha::ChaCha20Rng>,
+}
+
+impl Eg21Trustee {
+    fn with<T>(&self, f: impl FnOnce(&mut AnyTrustee, &mut rand_chacha::ChaCha20Rng) -> T) -> T {
+        let mut guard = self
+            .inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut rng = self
+            .rng
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut guard, &mut rng)
+    }
+}
+
+#[pymethods]
+impl Eg21Trustee {
+    #[new]
+    #[pyo3(signature = (group, manifest, guardians, quorum, i, seed=None))]
+    fn new(
+        py: Python<'_>,
+        group: &str,
+        manifest: Option<Vec<u8>>,
+        guardians: u32,
+        quorum: u32,
+        i: u32,
+        seed: Option<&[u8]>,
+    ) -> PyResult<Self> {
+        let mut rng = rng_from(seed)?;
+        let manifest = manifest_bytes(manifest);
+        let modp = modp(group)?;
+        let inner = release(py, || match modp {
+            None => Trustee::new(P256, &manifest, (guardians, quorum), i, &mut rng)
+                .map(|t| AnyTrustee::P256(Box::new(t))),
+            Some(g) => Trustee::new(g, &manifest, (guardians, quorum), i, &mut rng)
+                .map(|t| AnyTrustee::Modp(Box::new(t))),
+        })
+        .map_err(eg2)?;
+        Ok(Self {
+            inner: Mutex::new(inner),
+            i,
+            rng: Mutex::new(rng),
+        })
+    }
+
+    #[getter]
+    fn i(&self) -> u32 {
+        self.i
+    }
+
+    /// This guardian's key record (JSON): its commitments K_ij and K̂_ij, κ_i and the two proofs.
+    fn public_record(&self) -> String {
+        self.with(|t, _| each!(AnyTrustee, t, t => t.public().to_string()))
+    }
+
+    /// Takes every guardian's key record, guardians 1…n in order (this one's unchanged among them), each
+    /// checked.
+    fn agree(&self, py: Python<'_>, records: Vec<String>) -> PyResult<()> {
+        let docs = json_list(&records)?;
+        release(py, || {
+            self.with(|t, _| each!(AnyTrustee, t, t => t.agree(&docs)))
+        })
+        .map_err(eg2)
+    }
+
+    /// The share for guardian `to` (JSON bytes), in signed ElGamal under its κ.
+    fn share_for<'py>(&self, py: Python<'py>, to: u32) -> PyResult<Bound<'py, PyBytes>> {
+        let share = release(py, || {
+            self.with(|t, rng| each!(AnyTrustee, t, t => t.share_for(to, rng)))
+        })
+        .map_err(eg2)?;
+        Ok(PyBytes::new(py, share.to_string().as_bytes()))
+    }
+
+    /// Takes the share dealt by guardian `dealer`, checked (a bad one names its dealer).
+    fn receive(&self, py: Python<'_>, dealer: u32, share: &[u8]) -> PyResult<()> {
+        let doc = json(share)?;
+        release(py, || {
+            self.with(|t, _| each!(AnyTrustee, t, t => t.receive(dealer, &doc)))
+        })
+        .map_err(eg2)
+    }
+
+    /// The guardians' document (JSON) as this guardian computed it once every share is in: K, K̂, H_G, H_E.
+    fn joint(&self, py: Python<'_>) -> PyResult<String> {
+        release(py, || {
+            self.with(|t, _| each!(AnyTrustee, t, t => t.joint()))
+        })
+        .map(|v| v.to_string())
+        .map_err(eg2)
+    }
+
+    /// Round 1 (JSON): after copying the record at `record` here and checking the copy as far as its ballots,
+    /// M_i and d_i for every value this guardian computes from it, and its part of each challenged ballot's
+    /// nonce. `available` is U. Once per guardian.
+    fn announce(&self, py: Python<'_>, record: PathBuf, available: Vec<u32>) -> PyResult<String> {
+        release(py, || {
+            let private = checked_copy(
+                &record,
+                votum_verify::verify_eg21_until_tally,
+                &BEFORE_DECRYPTING,
+            )?;
+            self.with(
+                |t, rng| each!(AnyTrustee, t, t => t.announce(private.path(), &available, rng)),
+            )
+        })
+        .map(|v| v.to_string())
+        .map_err(eg2)
+    }
+
+    /// Round 2 (JSON): this guardian's commitment pairs, once every available guardian's announcement is in.
+    fn reveal(&self, py: Python<'_>, announces: Vec<String>) -> PyResult<String> {
+        let docs = json_list(&announces)?;
+        release(py, || {
+            self.with(|t, _| each!(AnyTrustee, t, t => t.reveal(&docs)))
+        })
+        .map(|v| v.to_string())
+        .map_err(eg2)
+    }
+
+    /// Round 3 (JSON): the responses, every pair checked against its guardian's d_j and each challenge
+    /// derived here. Once.
+    fn answer(&self, py: Python<'_>, reveals: Vec<String>) -> PyResult<String> {
+        let docs = json_list(&reveals)?;
+        release(py, || {
+            self.with(|t, _| each!(AnyTrustee, t, t => t.answer(&docs)))
+        })
+        .map(|v| v.to_string())
+        .map_err(eg2)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Eg21Trustee(i={})", self.i)
+    }
+}
+
+/// The coordinator of a 2.1 election whose guardians are parties of their own (spec/66.12): it holds no
+/// secret, plays the voters and the devices, and writes the record to `out`.
+#[pyclass(frozen, name = "Eg21Coordinator", module = "votum._native")]
+pub struct Eg21Coordinator(Mutex<AnyCoordinator>);
+
+impl Eg21Coordinator {
+    fn with<T>(&self, f: impl FnOnce(&mut AnyCoordinator) -> T) -> T {
+        let mut guard = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut guard)
+    }
+}
+
+#[pymethods]
+impl Eg21Coordinator {
+    #[new]
+    #[pyo3(signature = (out, group, manifest, guardians, quorum, available, ballots, challenge_every, seed, device="votum-device", simple_chaining=false, weighted=false, pre_encrypted=0, contest_data="manifest"))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        out: PathBuf,
+        group: &str,
+        manifest: Option<Vec<u8>>,
+        guardians: u32,
+        quorum: u32,
+        available: Vec<u32>,
+        ballots: usize,
+        challenge_every: usize,
+        seed: u64,
+        device: &str,
+        simple_chaining: bool,
+        weighted: bool,
+        pre_encrypted: usize,
+        contest_data: &str,
+    ) -> PyResult<Self> {
+        let options = Options {
+            base: BaseOptions {
+                guardians,
+                quorum,
+                available,
+                ballots,
+                challenge_every,
+                seed,
+                device: device.to_owned(),
+            },
+            simple_chaining,
+            weighted,
+            pre_encrypted,
+            contest_data: contest_data_of(contest_data, "2.1")?,
+        };
+        let manifest = manifest_bytes(manifest);
+        let inner = match modp(group)? {
+            None => Coordinator::new(P256, &out, &manifest, &options)
+                .map(|c| AnyCoordinator::P256(Box::new(c))),
+            Some(g) => Coordinator::new(g, &out, &manifest, &options)
+                .map(|c| AnyCoordinator::Modp(Box::new(c))),
+        }
+        .map_err(eg2)?;
+        Ok(Self(Mutex::new(inner)))
+    }
+
+    /// The manifest's bytes as the election uses them (amended for Ω or contest data): what every guardian
+    /// is given and hashes into H_B.
+    #[getter]
+    fn manifest<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.with(|c| each!(AnyCoordinator, c, c => PyBytes::new(py, c.manifest_bytes())))
+    }
+
+    /// U, the guardians that decrypt.
+    #[getter]
+    fn available(&self) -> PyResult<Vec<u32>> {
+        self.with(|c| each!(AnyCoordinator, c, c => c.available()))
+            .map_err(eg2)
+    }
+
+    /// Takes the guardians' key records (JSON, guardians 1…n), checks each, writes the record's first
+    /// documents, and returns the guardians' document (JSON) it computed: every guardian's must be equal.
+    fn open(&self, py: Python<'_>, records: Vec<String>) -> PyResult<String> {
+        let docs = json_list(&records)?;
+        release(py, || {
+            self.with(|c| {
+                each!(AnyCoordinator, c, c => {
+                    let keys = docs
+                        .iter()
+                        .map(|d| GuardianKey::read(c.group(), d).map_err(Eg2Error::Parameters))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let group = c.group().clone();
+                    c.open(keys).map(|k| k.to_json(&group).to_string())
+                })
+            })
+        })
+        .map_err(eg2)
+    }
+
+    /// Encrypts the simulated voters' ballots (and prints and records the pre-encrypted ones) and writes
+    /// the devices and the ballots.
+    fn cast(&self, py: Python<'_>) -> PyResult<()> {
+        release(py, || {
+            self.with(|c| each!(AnyCoordinator, c, c => c.cast()))
+        })
+        .map_err(eg2)
+    }
+
+    /// Checks the decrypting guardians' announcements, reveals and answers (JSON; a wrong one names its
+    /// guardian), combines them, opens the challenged ballots and writes the tally. Returns the run's
+    /// summary.
+    fn finish<'py>(
+        &self,
+        py: Python<'py>,
+        announces: Vec<String>,
+        reveals: Vec<String>,
+        answers: Vec<String>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (a, r, v) = (
+            json_list(&announces)?,
+            json_list(&reveals)?,
+            json_list(&answers)?,
+        );
+        let summary = release(py, || {
+            self.with(|c| each!(AnyCoordinator, c, c => finish_with(c, (&a, &r, &v))))
+        })
+        .map_err(eg2)?;
+        summary_dict(py, &summary)
+    }
+}

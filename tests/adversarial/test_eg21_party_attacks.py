@@ -1,0 +1,237 @@
+"""A lying coordinator against ElectionGuard 2.1 guardians that are parties of their own (spec/66.12).
+
+The coordinator holds no secret and is believed on nothing a guardian can check. Each attack is scripted
+against the real guardian service on real nodes (mutually authenticated channels on loopback): the
+coordinator's node sends whatever it likes, and each test shows the honest message accepted too, so the
+refusal is the attack's."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgpack  # type: ignore[import-untyped]
+import pytest
+import uvloop
+from votum import Eg21Coordinator, Eg21Trustee
+from votum.eg2 import Eg2Config, run_eg2_election
+from votum.nodes import Node
+from votum.nodes import errors as ne
+from votum.nodes.local import make_identities, start_mesh
+from votum.parties.eg2 import Eg2GuardianService
+from votum.verifier import verify
+
+T = TypeVar("T")
+ELECTION = "e21-test"
+
+
+def run(coro: Awaitable[T], timeout: float = 120.0) -> T:
+    async def bounded() -> T:
+        return await asyncio.wait_for(coro, timeout)
+
+    return uvloop.run(bounded())
+
+
+def pack(obj: object) -> bytes:
+    return bytes(msgpack.packb(obj))
+
+
+def unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data)
+
+
+async def mesh(tmp_path: Path, n: int) -> tuple[list[Node], list[Eg2GuardianService]]:
+    names = ["coordinator"] + [f"g{i}" for i in range(1, n + 1)]
+    nodes: list[Node] = await start_mesh(make_identities(tmp_path / "homes", names))
+    services = [Eg2GuardianService(g, "coordinator", timeout=10) for g in nodes[1:]]
+    return nodes, services
+
+
+async def ask(coordinator: Node, i: int, kind: str, body: dict[str, Any]) -> bytes:
+    return await coordinator.request(f"g{i}", kind, pack({"election": ELECTION, **body}), 10)
+
+
+def coordinator_for(out: Path) -> Eg21Coordinator:
+    """Three guardians, quorum 2, guardians 1 and 2 decrypting; contest data decrypted, every 4th of 12
+    ballots challenged."""
+    return Eg21Coordinator(out, "p256", None, 3, 2, [1, 2], 12, 4, 1, contest_data="decrypted")
+
+
+async def started(coordinator: Node, c: Eg21Coordinator, n: int = 3) -> dict[str, str]:
+    """The start phase, honestly: each guardian's key record by id."""
+    roster = [
+        {"guardian_id": f"guardian-{i}", "x": i, "node_id": coordinator.keystore.find(f"g{i}").node_id}
+        for i in range(1, n + 1)
+    ]
+    body = {"group": "p256", "manifest": c.manifest, "n": n, "quorum": 2, "roster": roster, "version": "2.1"}
+    return {
+        f"guardian-{i}": (
+            await ask(coordinator, i, "eg2/start", {**body, "guardian_id": f"guardian-{i}"})
+        ).decode()
+        for i in range(1, n + 1)
+    }
+
+
+async def keyed(coordinator: Node, out: Path) -> Eg21Coordinator:
+    """Start, key records, shares and joint keys done honestly; the election open and its ballots cast."""
+    c = coordinator_for(out)
+    records = await started(coordinator, c)
+    answers = await asyncio.gather(
+        *(ask(coordinator, i, "eg2/records", {"records": records}) for i in (1, 2, 3))
+    )
+    for a in answers:
+        assert set(unpack(a)["verdicts"].values()) == {"ok"}
+    opened = json.loads(c.open([records[f"guardian-{i}"] for i in (1, 2, 3)]))
+    for i in (1, 2, 3):
+        assert json.loads(unpack(await ask(coordinator, i, "eg2/joint", {}))["keys"]) == opened
+    c.cast()
+    return c
+
+
+async def announced(coordinator: Node, out: Path) -> list[str]:
+    body = {"record": str(out), "available": [1, 2]}
+    return [(await ask(coordinator, i, "eg2/announce", body)).decode() for i in (1, 2)]
+
+
+def test_a_guardian_will_not_open_a_copy_of_a_cast_ballot_marked_challenged(tmp_path: Path) -> None:
+    """The coordinator appends to the record a copy of the first cast ballot under another id, marked
+    challenged: opening it would publish that voter's vote. The guardian checks its own copy of the record
+    and refuses (the copy repeats the ballot's id_B and nonce); with the record as written it announces."""
+
+    async def main() -> None:
+        nodes, _ = await mesh(tmp_path, 3)
+        out = tmp_path / "record"
+        try:
+            await keyed(nodes[0], out)
+            ballots = out / "ballots.jsonl"
+            honest = ballots.read_bytes()
+            lines = [json.loads(x) for x in honest.decode().splitlines()]
+            copy = dict(next(b for b in lines if b["state"] == "cast"))
+            copy["id"], copy["state"] = "a-copy", "challenged"
+            ballots.write_text("".join(json.dumps(b) + "\n" for b in [*lines, copy]))
+            with pytest.raises(ne.NodeError, match=r"V-EG21-05|copied ballot"):
+                await ask(nodes[0], 1, "eg2/announce", {"record": str(out), "available": [1, 2]})
+            ballots.write_bytes(honest)
+            doc = json.loads(
+                await ask(nodes[0], 1, "eg2/announce", {"record": str(out), "available": [1, 2]})
+            )
+            assert doc["i"] == 1 and len(doc["nonce_parts"]) == 3
+        finally:
+            for n in nodes:
+                await n.close()
+
+    run(main())
+
+
+def test_key_records_shown_differently_stop_every_share(tmp_path: Path) -> None:
+    """The coordinator shows guardian 1 a key record of its own making in guardian 3's place (it would hold
+    that record's secrets, and so read guardian 1's share for guardian 3). Guardian 1 checks with every other
+    guardian over their own channels that all were shown the same records, and deals no share."""
+
+    async def main() -> None:
+        nodes, services = await mesh(tmp_path, 3)
+        try:
+            c = coordinator_for(tmp_path / "record")
+            records = await started(nodes[0], c)
+            forged = Eg21Trustee("p256", c.manifest, 3, 2, 3)
+            shown = {**records, "guardian-3": forged.public_record()}
+            outcome = await asyncio.gather(
+                ask(nodes[0], 1, "eg2/records", {"records": shown}),
+                ask(nodes[0], 2, "eg2/records", {"records": records}),
+                ask(nodes[0], 3, "eg2/records", {"records": records}),
+                return_exceptions=True,
+            )
+            assert isinstance(outcome[0], ne.NodeError) and "differ" in str(outcome[0])
+            assert all("guardian-1" not in s.received for s in services)
+        finally:
+            for n in nodes:
+                await n.close()
+
+    run(main())
+
+
+def test_the_commitment_round_cannot_be_steered_by_the_coordinator(tmp_path: Path) -> None:
+    """The coordinator asks a guardian to reveal its pairs before every announcement is in, then with
+    guardian 2's announcement changed (made for other values); both are refused, the second naming guardian
+    2. Shown the true announcements, guardian 1 reveals once. Its answer is computed against the announcements
+    it revealed for, so a guardian 2 pair that does not open guardian 2's d is named and nothing is answered;
+    its nonces are then spent."""
+
+    async def main() -> None:
+        nodes, _ = await mesh(tmp_path, 3)
+        out = tmp_path / "record"
+        try:
+            await keyed(nodes[0], out)
+            announces = await announced(nodes[0], out)
+            with pytest.raises(ne.NodeError, match="not one from each available guardian"):
+                await ask(nodes[0], 1, "eg2/reveal", {"announces": announces[:1]})
+            changed = json.loads(announces[1])
+            changed["values"][0]["M"] = changed["values"][1]["M"]
+            changed["digest"] = "00" * 32
+            with pytest.raises(ne.NodeError, match="guardian 2"):
+                await ask(nodes[0], 1, "eg2/reveal", {"announces": [announces[0], json.dumps(changed)]})
+            reveals = [
+                (await ask(nodes[0], i, "eg2/reveal", {"announces": announces})).decode() for i in (1, 2)
+            ]
+            with pytest.raises(ne.NodeError, match="revealed its pairs already"):
+                await ask(nodes[0], 1, "eg2/reveal", {"announces": announces})
+            lying = json.loads(reveals[1])
+            lying["pairs"][0] = lying["pairs"][1]
+            with pytest.raises(ne.NodeError, match="guardian 2"):
+                await ask(nodes[0], 1, "eg2/answer", {"reveals": [reveals[0], json.dumps(lying)]})
+            with pytest.raises(ne.NodeError, match="no decryption awaiting an answer"):
+                await ask(nodes[0], 1, "eg2/answer", {"reveals": reveals})
+        finally:
+            for n in nodes:
+                await n.close()
+
+    run(main())
+
+
+def test_a_2_1_election_driven_honestly_over_the_mesh_verifies(tmp_path: Path) -> None:
+    """The same scripted coordinator, honest to the end: the record it writes passes the verifier."""
+
+    async def main() -> None:
+        nodes, _ = await mesh(tmp_path, 3)
+        out = tmp_path / "record"
+        try:
+            c = await keyed(nodes[0], out)
+            announces = await announced(nodes[0], out)
+            reveals = [
+                (await ask(nodes[0], i, "eg2/reveal", {"announces": announces})).decode() for i in (1, 2)
+            ]
+            answers = [(await ask(nodes[0], i, "eg2/answer", {"reveals": reveals})).decode() for i in (1, 2)]
+            summary = c.finish(announces, reveals, answers)
+            assert summary["cast"] + summary["challenged"] == 12
+        finally:
+            for n in nodes:
+                await n.close()
+
+    run(main())
+    report = verify(tmp_path / "record")
+    assert report.passed, report.not_passed if hasattr(report, "not_passed") else report
+
+
+def test_a_2_1_election_with_guardian_processes_verifies(tmp_path: Path) -> None:
+    """`votum election --spec 2.1 --eg2-record 2.1 --guardian-processes`: five guardian processes, two
+    missing, pre-encrypted ballots, simple chaining and decrypted contest data; every check passes."""
+    config = Eg2Config(
+        ballots=20,
+        guardians=5,
+        quorum=3,
+        missing=2,
+        challenge_rate=0.2,
+        out=tmp_path / "record",
+        processes=True,
+        record="2.1",
+        chaining=True,
+        pre_encrypted=5,
+        contest_data="decrypted",
+    )
+    result = run_eg2_election(config)
+    assert result.verification is not None and result.verification.passed
+    assert result.cast + result.challenged == 25
+    assert any(s.name.startswith("guardians: announcements") for s in result.steps)
