@@ -35,7 +35,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         for group in ("p256", "eg2-4096"):
             record = Path(scratch) / group
-            args = ["election", "--spec", "2.1", "--group", group, "--ballots", str(record_ballots)]
+            args = ["election", "--spec", "2.1", "--eg2-record", "egk-ec", "--group", group]
+            args += ["--ballots", str(record_ballots)]
             out = ["--out", str(record), "--json"]
             subprocess.run([str(VOTUM), *args, *out], check=True, capture_output=True)
             print(f"votum's {group} record of {record_ballots} ballots (egk-ec passes it): ", end="")

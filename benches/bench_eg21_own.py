@@ -25,7 +25,11 @@ VOTUM = ROOT / ".venv" / "bin" / "votum"
 
 
 def run(form: str, group: str, ballots: int, out: Path, pre: int = 0) -> dict[str, float]:
-    extra = ["--eg2-record", "2.1", "--chaining", "--pre-encrypted", str(pre)] if form == "2.1" else []
+    extra = (
+        ["--eg2-record", "2.1", "--chaining", "--pre-encrypted", str(pre)]
+        if form == "2.1"
+        else ["--eg2-record", "egk-ec"]
+    )
     args = ["election", "--spec", "2.1", "--group", group, "--ballots", str(ballots), *extra]
     done = subprocess.run(
         [str(VOTUM), *args, "--out", str(out), "--json"], check=True, capture_output=True, text=True

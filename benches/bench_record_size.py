@@ -40,7 +40,7 @@ def main() -> None:
         manifest = s / "manifest.json"
         manifest.write_text(json.dumps(synthetic_manifest(contests)))
         v1 = ["election", *common, "--contests", str(contests)]
-        v2 = ["election", "--spec", "2.1", *common, "--manifest", str(manifest)]
+        v2 = ["election", "--spec", "2.1", "--eg2-record", "egk-ec", *common, "--manifest", str(manifest)]
         forms = {
             "1.0, electionguard 1.4 directory": (s / "eg14", [*v1, "--out", str(s / "eg14")]),
             "1.0, votum archive": (s / "r.votum", [*v1, "--format", "votum", "--out", str(s / "r.votum")]),

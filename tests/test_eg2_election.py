@@ -19,9 +19,9 @@ from votum.verifier import verify
 
 def test_a_p256_election_with_guardians_missing_passes_with_its_counts(tmp_path: Path) -> None:
     out = tmp_path / "record"
-    args = ["election", "--spec", "2.1", "--ballots", "30", "--guardians", "4", "--quorum", "2"]
+    args = ["election", "--spec", "2.1", "--eg2-record", "egk-ec", "--ballots", "30", "--guardians", "4"]
     run = CliRunner().invoke(
-        app, [*args, "--missing", "2", "--spoil-rate", "0.1", "--out", str(out), "--json"]
+        app, [*args, "--quorum", "2", "--missing", "2", "--spoil-rate", "0.1", "--out", str(out), "--json"]
     )
     assert run.exit_code == 0, run.output
     body = json.loads(run.output)
@@ -53,11 +53,13 @@ def test_guardians_in_processes_of_their_own_count_what_the_in_process_guardians
     secret. The same voters (same seed) give the same counts as the guardians in one process, and the record
     passes the verifier with them; no guardian process outlives the run."""
     out = tmp_path / "apart"
-    args = ["election", "--spec", "2.1", "--ballots", "24", "--guardians", "3", "--quorum", "2"]
+    args = ["election", "--spec", "2.1", "--eg2-record", "egk-ec", "--ballots", "24", "--guardians", "3"]
     run = CliRunner().invoke(
         app,
         [
             *args,
+            "--quorum",
+            "2",
             "--missing",
             "1",
             "--spoil-rate",
@@ -75,7 +77,13 @@ def test_guardians_in_processes_of_their_own_count_what_the_in_process_guardians
     assert any(s["name"] == "guardians: shares dealt" for s in body["steps"])
     together = run_eg2_election(
         Eg2Config(
-            ballots=24, guardians=3, quorum=2, missing=1, challenge_rate=0.25, out=tmp_path / "together"
+            ballots=24,
+            guardians=3,
+            quorum=2,
+            missing=1,
+            challenge_rate=0.25,
+            out=tmp_path / "together",
+            record="egk-ec",
         )
     )
     assert together.counts == body["counts"] and sum(together.counts.values()) > 0
@@ -91,7 +99,14 @@ def test_guardian_processes_are_for_the_2x_election_only() -> None:
 
 def test_a_4096_bit_election_runs_from_the_api(tmp_path: Path) -> None:
     config = Eg2Config(
-        ballots=4, guardians=3, quorum=2, missing=1, challenge_rate=0.25, group="eg2-4096", out=tmp_path / "r"
+        ballots=4,
+        guardians=3,
+        quorum=2,
+        missing=1,
+        challenge_rate=0.25,
+        group="eg2-4096",
+        out=tmp_path / "r",
+        record="egk-ec",
     )
     result = run_eg2_election(config)
     assert result.verification is not None and result.verification.passed
@@ -131,7 +146,7 @@ def test_challenged_ballots_show_their_write_ins_and_a_status_that_matches_their
 ) -> None:
     """The contest data (write-ins, status) is encrypted by the device, decrypted by the guardians and opened
     with its MAC; each challenged contest's status agrees with the votes decrypted beside it."""
-    config = Eg2Config(ballots=100, challenge_rate=0.25, seed=7, out=tmp_path / "r")
+    config = Eg2Config(ballots=100, challenge_rate=0.25, seed=7, out=tmp_path / "r", record="egk-ec")
     result = run_eg2_election(config)
     assert result.verification is not None and result.verification.passed
     manifest = json.loads((config.out / "manifest.json").read_text())
@@ -191,11 +206,33 @@ def test_a_2_1_election_with_chained_codes_verifies_and_prints_its_counts(tmp_pa
     assert json.loads(processes.output)["verified"] is True
     # pre-encrypted ballots and the reduced group are 2.1's
     refused = CliRunner().invoke(
-        app, ["election", "--spec", "2.1", "--pre-encrypted", "2", "--out", str(tmp_path / "q")]
+        app,
+        [
+            "election",
+            "--spec",
+            "2.1",
+            "--eg2-record",
+            "egk-ec",
+            "--pre-encrypted",
+            "2",
+            "--out",
+            str(tmp_path / "q"),
+        ],
     )
     assert refused.exit_code != 0 and "--eg2-record 2.1" in refused.output
     refused = CliRunner().invoke(
-        app, ["election", "--spec", "2.1", "--group", "eg2-3072", "--out", str(tmp_path / "r")]
+        app,
+        [
+            "election",
+            "--spec",
+            "2.1",
+            "--eg2-record",
+            "egk-ec",
+            "--group",
+            "eg2-3072",
+            "--out",
+            str(tmp_path / "r"),
+        ],
     )
     assert refused.exit_code != 0 and "2.1 record only" in refused.output
 
@@ -225,7 +262,18 @@ def test_a_2_1_election_with_contest_data_publishes_the_write_ins_it_was_told_to
     assert verify(out).not_passed() == ["V-EG21-12"]
     # contest data is asked for in the 2.1 record, by one of three names
     refused = CliRunner().invoke(
-        app, ["election", "--spec", "2.1", "--contest-data", "encrypted", "--out", str(tmp_path / "q")]
+        app,
+        [
+            "election",
+            "--spec",
+            "2.1",
+            "--eg2-record",
+            "egk-ec",
+            "--contest-data",
+            "encrypted",
+            "--out",
+            str(tmp_path / "q"),
+        ],
     )
     assert refused.exit_code != 0 and "--eg2-record 2.1" in refused.output
     with pytest.raises(InvalidInput, match="contest data 'all'"):

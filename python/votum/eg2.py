@@ -39,8 +39,8 @@ class Eg2Config:
     device: str = "votum-device"
     #: each guardian in its own process over the channels (spec/65.9), the coordinator holding no secret
     processes: bool = False
-    #: egk-ec's record (spec/65.3) or ElectionGuard 2.1's own (spec/66.3)
-    record: str = "egk-ec"
+    #: ElectionGuard 2.1's own record (spec/66.3), or egk-ec's (spec/65.3: 2.0's cryptography)
+    record: str = "2.1"
     #: with the 2.1 record: simple chaining of the confirmation codes (spec/66.5), no chaining otherwise
     chaining: bool = False
     #: with the 2.1 record: ballots printed in advance besides `ballots` (spec/66.10); the share

@@ -806,7 +806,9 @@ def test_a_2x_record_is_checked_on_the_cluster_with_the_in_process_report(
     from votum.eg2 import Eg2Config, run_eg2_election
 
     # votum's own record of 300 ballots (two verifier batches), egk-ec's, and egk-ec's with a bad proof
-    ours = run_eg2_election(Eg2Config(ballots=300, challenge_rate=0.02, out=tmp_path / "ours")).record
+    ours = run_eg2_election(
+        Eg2Config(ballots=300, challenge_rate=0.02, out=tmp_path / "ours", record="egk-ec")
+    ).record
     for record in (ours, EG2, _eg2_bad_proof(tmp_path)):
         local = verify(record)
         remote = verify(record, client=client, chunk=CHUNK)

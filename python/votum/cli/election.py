@@ -44,7 +44,8 @@ def _table(result: ElectionResult) -> Table:
 
 
 def _election_2x(console: Console, config: Eg2Config, json_out: bool) -> None:
-    """`votum election --spec 2.1`: the 2.x election of spec/65.7–65.8, written as an egk-ec record."""
+    """`votum election --spec 2.1`: the 2.1 election of spec/66 (or, with `--eg2-record egk-ec`, the 2.x
+    election of spec/65.7–65.8 written as an egk-ec record)."""
     try:
         result = run_eg2_election(config)
     except (VotumError, OSError) as err:
@@ -123,8 +124,9 @@ def election(
     spec: Annotated[
         str,
         typer.Option(
-            help="ElectionGuard version: 1.0 (electionguard 1.4.0's record) or 2.1 (egk-ec's 2.x record, "
-            "spec/65.8; --manifest is then an egk-ec manifest, --spoil-rate the share challenged)."
+            help="ElectionGuard version: 1.0 (electionguard 1.4.0's record) or 2.1 (spec/66, or egk-ec's 2.x "
+            "record with --eg2-record egk-ec; --manifest is then an egk-ec manifest, --spoil-rate the share "
+            "challenged)."
         ),
     ] = "1.0",
     group: Annotated[
@@ -144,10 +146,10 @@ def election(
     eg2_record: Annotated[
         str,
         typer.Option(
-            help="With --spec 2.1: egk-ec (egk-ec's record, 2.0's cryptography, spec/65) or 2.1 "
-            "(ElectionGuard 2.1 itself: K̂, id_B, the commitment round, nonces released, spec/66)."
+            help="With --spec 2.1: 2.1 (ElectionGuard 2.1 itself: K̂, id_B, the commitment round, nonces "
+            "released, spec/66) or egk-ec (egk-ec's record, 2.0's cryptography, spec/65)."
         ),
-    ] = "egk-ec",
+    ] = "2.1",
     chaining: Annotated[
         bool, typer.Option(help="With --eg2-record 2.1: simple chaining of the confirmation codes.")
     ] = False,
@@ -175,15 +177,15 @@ def election(
         fail(console, f"--spec {spec}: votum runs ElectionGuard 1.0 and 2.1")
     if guardian_processes and spec != "2.1":
         fail(console, "--guardian-processes runs the 2.1 election's guardians (`votum ceremony` runs 1.0's)")
-    if (eg2_record != "egk-ec" or chaining or pre_encrypted) and spec != "2.1":
+    if (eg2_record != "2.1" or chaining or pre_encrypted) and spec != "2.1":
         fail(console, "--eg2-record, --chaining and --pre-encrypted belong to --spec 2.1")
     if pre_encrypted and eg2_record != "2.1":
-        fail(console, "--pre-encrypted writes the 2.1 record: add --eg2-record 2.1")
+        fail(console, "--pre-encrypted writes the 2.1 record (--eg2-record 2.1), not egk-ec's")
     if contest_data != "manifest" and eg2_record != "2.1":
-        fail(console, "--contest-data writes the 2.1 record: add --eg2-record 2.1")
+        fail(console, "--contest-data writes the 2.1 record (--eg2-record 2.1), not egk-ec's")
     if spec == "2.1":
         if scheduler is not None or record_format != "eg14":
-            fail(console, "--spec 2.1 writes egk-ec's record on this machine: no --scheduler or --format")
+            fail(console, "--spec 2.1 writes its record on this machine: no --scheduler or --format")
         config_2x = Eg2Config(
             ballots=ballots,
             guardians=guardians,
