@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-other-records bench-eg2-verify bench-eg21 bench-eg21-own bench-eg21-large bench-egrs bench-record-size bench-ifma bench-cluster bench-cluster-netns fuzz clean
+.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-other-records bench-eg2-verify bench-eg21 bench-eg21-own bench-eg21-large bench-eg21-memory bench-egrs bench-record-size bench-ifma bench-cluster bench-cluster-netns fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -187,6 +187,12 @@ bench-eg21: setup
 ## ElectionGuard 2.1 itself (spec/66) beside egk-ec's 2.0 form, the same election written both ways in one run.
 bench-eg21-own: setup
 	$(VENV)/bin/python benches/bench_eg21_own.py 200 3
+
+## One 100,000-ballot ElectionGuard 2.1 election in one process, its peak resident memory reported
+## (benches: crates/votum-bench/src/bin/bench-eg21-run.rs).
+bench-eg21-memory:
+	cargo build --release --locked -p votum-bench --bin bench-eg21-run
+	target/release/bench-eg21-run 100000
 
 ## A 100,000-ballot ElectionGuard 2.1 record written, then verified from disk by the votum-verify binary.
 bench-eg21-large: setup

@@ -243,8 +243,17 @@ def test_a_2_1_election_with_contest_data_publishes_the_write_ins_it_was_told_to
     open are the write-ins and statuses the voters made, V-EG21-12 examines each, and a changed D fails it."""
     out = tmp_path / "record"
     args = ["election", "--spec", "2.1", "--eg2-record", "2.1", "--contest-data", "decrypted"]
-    run = CliRunner().invoke(app, [*args, "--ballots", "40", "--spoil-rate", "0.1", "--out", str(out)])
+    run = CliRunner().invoke(
+        app, [*args, "--ballots", "40", "--spoil-rate", "0.1", "--out", str(out), "--json"]
+    )
     assert run.exit_code == 0, run.output
+    # the result lists each contest's decrypted write-ins, as the verifier read them from the record
+    written = verify(out).intermediates["write_ins"]
+    assert written and all(t.startswith("Write-in ") for texts in written.values() for t in texts)
+    notes = {c["contest_id"]: c["notes"] for c in json.loads(run.output)["result"]["contests"]}
+    for contest_id, texts in written.items():
+        shown = next(n for n in notes[contest_id] if n.startswith("write-ins (decrypted contest data, "))
+        assert f"{sum(texts.values()):,}):" in shown and all(repr(t) in shown for t in texts)
     manifest = json.loads((out / "manifest.json").read_text())
     assert all(c["decrypt_contest_data"] is True for c in manifest["contests"])
     assert all(c["contest_data_blocks"] == c["votes_allowed"] + 1 for c in manifest["contests"])

@@ -66,11 +66,14 @@ def verified_result(report: VerificationReport, record: Path) -> VerifiedResult 
         cast = values.get("cast")
         # a 2.x record says how many cast ballots hold each contest (a contest is on its styles' ballots only)
         per_contest = values.get("contest_ballots")
+        # a 2.1 record whose guardians decrypted the contest data: the write-ins, each with its ballots
+        write_ins = values.get("write_ins")
         contests = _eg_contests(
             values["counts"],
             _manifest(record),
             cast if isinstance(cast, int) else None,
             per_contest if isinstance(per_contest, dict) else {},
+            write_ins if isinstance(write_ins, dict) else {},
         )
         return VerifiedResult(label, digest, contests)
     if report.readable == "V-IVXV-01":
@@ -151,7 +154,11 @@ def elected_of(votes: list[tuple[str, int]], seats: int) -> tuple[set[str], list
 
 
 def _eg_contests(
-    counts: dict[str, int], manifest: dict[str, Any], cast: int | None, per_contest: dict[str, int]
+    counts: dict[str, int],
+    manifest: dict[str, Any],
+    cast: int | None,
+    per_contest: dict[str, int],
+    write_ins: dict[str, dict[str, int]] | None = None,
 ) -> list[Contest]:
     names = candidate_names(manifest)
     described = {c.get("object_id"): c for c in manifest.get("contests", [])}
@@ -179,6 +186,11 @@ def _eg_contests(
             allowed = int(desc.get("votes_allowed", seats) or seats)
             unused = holding * allowed - sum(v for _, v in selections)
             notes.insert(0, f"{holding:,} ballots cast × {allowed} votes allowed: undervotes {unused:,}")
+        written = (write_ins or {}).get(contest_id)
+        if written:
+            ranked = sorted(written.items(), key=lambda tv: (-int(tv[1]), tv[0]))
+            listed_ins = ", ".join(f"{text!r} {int(n):,}" for text, n in ranked)
+            notes.append(f"write-ins (decrypted contest data, {sum(written.values()):,}): {listed_ins}")
         name = contest_label(desc) if desc else contest_id
         out.append(
             Contest(

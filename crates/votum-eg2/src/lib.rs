@@ -6,6 +6,7 @@
 pub mod group;
 pub mod hashes;
 pub mod manifest;
+pub mod plain_data;
 pub mod read;
 
 #[cfg(feature = "prove")]

@@ -913,7 +913,7 @@ fn walk_on<G: Eg2Group>(
         return Ok(kept.len() as u64);
     }
 
-    let (counts, tally_sha256) = check_tally(
+    let (counts, tally_sha256, write_ins) = check_tally(
         ledger,
         &ctx,
         &manifest,
@@ -939,6 +939,15 @@ fn walk_on<G: Eg2Group>(
     out.values.insert("cast".into(), json!(cast));
     out.values
         .insert("contest_ballots".into(), Value::Object(per_contest));
+    // the decrypted write-ins by the manifest's contest ids, each text with its ballots (spec/66.11)
+    let written: serde_json::Map<String, Value> = write_ins
+        .iter()
+        .filter_map(|(c, texts)| name(*c).map(|(id, _)| (id.clone(), json!(texts))))
+        .collect();
+    if !written.is_empty() {
+        out.values
+            .insert("write_ins".into(), Value::Object(written));
+    }
     out.values.insert(
         "tally_sha256".into(),
         json!(crate::report::hex(&tally_sha256)),
@@ -968,7 +977,11 @@ fn walk_on<G: Eg2Group>(
 }
 
 /// The tally's counts by (contest, option), and the SHA-256 of `tally.json` as read.
-type Tallied = (BTreeMap<(u32, u32), u64>, [u8; 32]);
+type Tallied = (BTreeMap<(u32, u32), u64>, [u8; 32], WriteIns);
+
+/// The write-ins of the decrypted contest data that verified, by contest index: each text and how many
+/// ballots wrote it.
+pub(crate) type WriteIns = BTreeMap<u32, BTreeMap<String, u64>>;
 
 /// The cast ballots' contest data that `tally.json` must decrypt, by (ballot id, contest index): H_I and the
 /// data.
@@ -1104,23 +1117,24 @@ pub(crate) fn check_tally<G: Eg2Group>(
             "missing from the tally (11.C, 11.D)",
         );
     }
-    check_contest_data(ledger, (ctx, k_hat), &doc, pending);
+    let write_ins = check_contest_data(ledger, (ctx, k_hat), &doc, pending);
     let counts = values
         .iter()
         .map(|v| ((v.contest, v.option), v.t))
         .collect();
-    Ok((counts, sha2::Sha256::digest(&bytes).into()))
+    Ok((counts, sha2::Sha256::digest(&bytes).into(), write_ins))
 }
 
 /// V-EG21-12 (12.1, 12.2, 12.A–12.C, spec/66.11) for each item of `tally.json`'s `contest_data`: it names a
 /// pending contest data (a cast ballot's, in a contest the manifest says to decrypt) once; its proof holds
-/// against K̂ and D is C₁ XOR the keys from β. Every pending one is listed.
+/// against K̂ and D is C₁ XOR the keys from β. Every pending one is listed. Returns the write-ins of those
+/// that verified (spec/65.6's encoding read back), for the result.
 fn check_contest_data<G: Eg2Group>(
     ledger: &mut Ledger,
     (ctx, k_hat): (&Ctx<G>, &G::Element),
     doc: &Value,
     pending: &Pending<G>,
-) {
+) -> WriteIns {
     let g = &ctx.group;
     let items: Vec<Result<DecryptedData<G>, String>> = match &doc["contest_data"] {
         Value::Null => Vec::new(),
@@ -1170,6 +1184,22 @@ fn check_contest_data<G: Eg2Group>(
             Some((object.clone(), fault))
         })
         .collect();
+    let failed: BTreeSet<&String> = faults.iter().map(|(o, _)| o).collect();
+    let mut write_ins = WriteIns::new();
+    for (object, _, _, d) in &to_check {
+        if failed.contains(object) {
+            continue;
+        }
+        if let Some(plain) = votum_eg2::plain_data::Plain::decode(&d.d) {
+            for w in plain.write_ins {
+                *write_ins
+                    .entry(d.contest)
+                    .or_default()
+                    .entry(w)
+                    .or_default() += 1;
+            }
+        }
+    }
     for (object, fault) in faults {
         ledger.fail(Check::Eg21v12, &object, fault);
     }
@@ -1180,6 +1210,7 @@ fn check_contest_data<G: Eg2Group>(
             "not decrypted, though the manifest says to decrypt the contest's data (spec/66.11)",
         );
     }
+    write_ins
 }
 
 /// What is wrong with one decrypted contest data (V-EG21-12), if anything: β in the group, its proof (12.1,

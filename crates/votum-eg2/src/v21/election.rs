@@ -327,40 +327,91 @@ fn tally_json<G: Eg2Group>(
     v
 }
 
-/// The weighted sums of the cast ballots (eq. 80) for every option of the manifest, by (contest, option):
-/// the tally every guardian decrypts, computed by the coordinator and by each guardian from the record.
-pub fn weighted_sums<G: Eg2Group>(
-    group: &G,
-    manifest: &Manifest,
-    ballots: &[Ballot<G>],
-) -> BTreeMap<(u32, u32), Ciphertext<G>> {
-    let mut sums: BTreeMap<(u32, u32), Ciphertext<G>> = BTreeMap::new();
-    for mc in manifest.contests.values() {
-        for o in &mc.sequences {
-            sums.insert((mc.sequence, *o), Ciphertext::zero(group));
-        }
-    }
-    for b in ballots.iter().filter(|b| b.state == State::Cast) {
-        let w = group.scalar_from_u64(u64::from(b.weight));
-        for c in &b.contests {
-            for s in &c.selections {
-                // W = 1 needs no power (most elections weigh every voter 1)
-                let ct = if b.weight == 1 {
-                    s.ct.clone()
-                } else {
-                    Ciphertext {
-                        pad: group.pow(&s.ct.pad, &w),
-                        data: group.pow(&s.ct.data, &w),
-                    }
-                };
-                let sum = sums
-                    .entry((c.index, s.option))
-                    .or_insert_with(|| Ciphertext::zero(group));
-                *sum = sum.add(group, &ct);
+/// A record's ballots gathered one at a time (so that no one holds them all): the weighted sums of the
+/// cast ones (eq. 80) for every option of the manifest, and the ballots the decryption needs, kept in record
+/// order: the challenged ones and the cast ordinary ones with contest data the manifest says to decrypt. The
+/// coordinator and each guardian gather the same from the same ballots.
+pub struct Tally<G: Eg2Group> {
+    pub sums: BTreeMap<(u32, u32), Ciphertext<G>>,
+    pub kept: Vec<Ballot<G>>,
+    /// every ballot gathered
+    pub count: usize,
+    decrypting: Vec<u32>,
+}
+
+impl<G: Eg2Group> Tally<G> {
+    pub fn new(group: &G, manifest: &Manifest) -> Self {
+        let mut sums = BTreeMap::new();
+        for mc in manifest.contests.values() {
+            for o in &mc.sequences {
+                sums.insert((mc.sequence, *o), Ciphertext::zero(group));
             }
         }
+        let decrypting = manifest
+            .contests
+            .values()
+            .filter(|mc| mc.decrypt_data)
+            .map(|mc| mc.sequence)
+            .collect();
+        Self {
+            sums,
+            kept: Vec::new(),
+            count: 0,
+            decrypting,
+        }
     }
-    sums
+
+    /// Whether the decryption needs `b` after its sums are taken.
+    fn needs(&self, b: &Ballot<G>) -> bool {
+        b.state == State::Challenged
+            || (b.state == State::Cast
+                && !b.pre_encrypted
+                && b.contests
+                    .iter()
+                    .any(|c| c.data.is_some() && self.decrypting.contains(&c.index)))
+    }
+
+    /// Adds `b` to the sums if it is cast, and keeps it if the decryption needs it.
+    pub fn add(&mut self, group: &G, b: Ballot<G>) {
+        self.count += 1;
+        if b.state == State::Cast {
+            let w = group.scalar_from_u64(u64::from(b.weight));
+            for c in &b.contests {
+                for s in &c.selections {
+                    // W = 1 needs no power (most elections weigh every voter 1)
+                    let ct = if b.weight == 1 {
+                        s.ct.clone()
+                    } else {
+                        Ciphertext {
+                            pad: group.pow(&s.ct.pad, &w),
+                            data: group.pow(&s.ct.data, &w),
+                        }
+                    };
+                    let sum = self
+                        .sums
+                        .entry((c.index, s.option))
+                        .or_insert_with(|| Ciphertext::zero(group));
+                    *sum = sum.add(group, &ct);
+                }
+            }
+        }
+        if self.needs(&b) {
+            self.kept.push(b);
+        }
+    }
+
+    /// What the guardians decrypt ([`record_targets`]).
+    pub fn targets(&self, manifest: &Manifest) -> Vec<Target<'_, G>> {
+        record_targets(manifest, &self.sums, &self.kept)
+    }
+
+    /// The challenged ballots, in record order.
+    pub fn challenged(&self) -> Vec<&Ballot<G>> {
+        self.kept
+            .iter()
+            .filter(|b| b.state == State::Challenged)
+            .collect()
+    }
 }
 
 /// What the guardians decrypt from a record's ballots (spec/66.6, 66.11), in this order: every tally value
@@ -398,15 +449,55 @@ pub fn record_targets<'a, G: Eg2Group>(
     targets
 }
 
-/// What was cast: the voters' plaintexts (state and weight), the record's ballots in the same order, the
-/// paper of each uncast pre-encrypted ballot, the devices, the weighted sums and the counts they hold.
+/// What was cast, as far as the rest of the election needs it: the tally gathered from the ballots, the
+/// plaintext of each challenged ordinary ballot and each D the guardians decrypt (to compare the decryptions
+/// with), the paper of each uncast pre-encrypted ballot, and the counts the cast plaintexts hold.
 struct Cast<G: Eg2Group> {
-    plain: Vec<(PlainBallot, State, u32)>,
-    ballots: Vec<Ballot<G>>,
+    tally: Tally<G>,
+    challenged_plain: BTreeMap<String, PlainBallot>,
+    data_expected: BTreeMap<(String, u32), Option<Vec<u8>>>,
     sheets: BTreeMap<String, Vec<PrintedContest>>,
-    sums: BTreeMap<(u32, u32), Ciphertext<G>>,
     expected: BTreeMap<(u32, u32), u64>,
     max_count: u64,
+}
+
+/// Voters' ballots encrypted per batch: enough to keep every core busy, few enough to hold.
+const BATCH: usize = 4096;
+
+impl<G: Eg2Group> Cast<G> {
+    /// Takes a batch of plaintexts and their ballots (sealed on their chain, in order): each ballot written
+    /// as a line of `out`, the cast plaintexts counted, and what the rest of the election needs kept.
+    fn absorb(
+        &mut self,
+        (group, manifest): (&G, &Manifest),
+        plain: Vec<(PlainBallot, State, u32)>,
+        ballots: Vec<Ballot<G>>,
+        out: &mut std::io::BufWriter<std::fs::File>,
+    ) -> Result<(), Eg2Error> {
+        for ((p, state, weight), b) in plain.into_iter().zip(ballots) {
+            serde_json::to_writer(&mut *out, &b.to_json(group))
+                .map_err(|e| Eg2Error::Io(e.to_string()))?;
+            out.write_all(b"\n")
+                .map_err(|e| Eg2Error::Io(format!("{}: {e}", record::BALLOTS)))?;
+            if state == State::Cast {
+                for (id, mc, votes) in plain_votes(manifest, &p)? {
+                    for (o_idx, v) in mc.sequences.iter().zip(votes) {
+                        *self.expected.entry((mc.sequence, *o_idx)).or_default() +=
+                            u64::from(v) * u64::from(weight);
+                    }
+                    self.max_count += u64::from(mc.option_limit) * u64::from(weight);
+                    if mc.decrypt_data && !b.pre_encrypted {
+                        self.data_expected
+                            .insert((p.id.clone(), mc.sequence), plain_data(mc, &p, id)?);
+                    }
+                }
+            } else if !b.pre_encrypted {
+                self.challenged_plain.insert(p.id.clone(), p);
+            }
+            self.tally.add(group, b);
+        }
+        Ok(())
+    }
 }
 
 /// The coordinator of a 2.1 election (spec/66.7, 66.12): it holds no secret. It takes the guardians' key
@@ -557,8 +648,9 @@ impl<G: Eg2Group> Coordinator<G> {
         self.keys()
     }
 
-    /// The voters' ballots encrypted on every core and chained per device, the pre-encrypted ones printed
-    /// and recorded, the weighted sums formed; the devices and the ballots written.
+    /// The voters' ballots encrypted on every core a batch at a time, chained per device and written as they
+    /// come, the pre-encrypted ones printed and recorded, the weighted sums formed; the devices written. Only
+    /// what the decryption needs is kept (spec/66.7).
     pub fn cast(&mut self) -> Result<(), Eg2Error> {
         if self.cast.is_some() {
             return Err(Eg2Error::Parameters("the ballots are cast already".into()));
@@ -571,31 +663,6 @@ impl<G: Eg2Group> Coordinator<G> {
         let o = &options.base;
         let styles: Vec<&String> = manifest.styles.keys().collect();
         let mut voters = ChaCha20Rng::seed_from_u64(o.seed);
-        let mut plain: Vec<(PlainBallot, State, u32)> = (0..o.ballots)
-            .map(|i| {
-                let style = styles[i % styles.len()].clone();
-                let contests = choose(manifest, &style, &mut voters);
-                let state = if o.challenge_every > 0 && (i + 1) % o.challenge_every == 0 {
-                    State::Challenged
-                } else {
-                    State::Cast
-                };
-                let weight = if options.weighted {
-                    1 + (i % 3) as u32
-                } else {
-                    1
-                };
-                (
-                    PlainBallot {
-                        id: format!("ballot-{}", i + 1),
-                        style,
-                        contests,
-                    },
-                    state,
-                    weight,
-                )
-            })
-            .collect();
         let device = Device::new(
             group.clone(),
             (keys.k.clone(), &keys.k_hat),
@@ -603,72 +670,85 @@ impl<G: Eg2Group> Coordinator<G> {
             manifest,
             &o.device,
         );
-        let mut ballots: Vec<Ballot<G>> = plain
-            .par_iter()
-            .map(|(p, state, weight)| {
-                let mut rng =
-                    ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
-                device.encrypt(p, (*state, *weight), &mut rng)
-            })
-            .collect::<Result<_, _>>()?;
+        let path = self.dir.join(record::BALLOTS);
+        let mut out =
+            std::io::BufWriter::new(std::fs::File::create(&path).map_err(|e| io(&path, e))?);
+        let mut cast = Cast {
+            tally: Tally::new(group, manifest),
+            challenged_plain: BTreeMap::new(),
+            data_expected: BTreeMap::new(),
+            sheets: BTreeMap::new(),
+            expected: BTreeMap::new(),
+            max_count: 0,
+        };
+        for key in cast.tally.sums.keys() {
+            cast.expected.insert(*key, 0);
+        }
         let mut chain = Chain::new(&keys.he, &o.device, options.simple_chaining);
-        for b in &mut ballots {
-            chain.seal(b);
+        let mut first = 0;
+        while first < o.ballots {
+            let plain: Vec<(PlainBallot, State, u32)> = (first..o.ballots.min(first + BATCH))
+                .map(|i| {
+                    let style = styles[i % styles.len()].clone();
+                    let contests = choose(manifest, &style, &mut voters);
+                    let state = if o.challenge_every > 0 && (i + 1) % o.challenge_every == 0 {
+                        State::Challenged
+                    } else {
+                        State::Cast
+                    };
+                    let weight = if options.weighted {
+                        1 + (i % 3) as u32
+                    } else {
+                        1
+                    };
+                    (
+                        PlainBallot {
+                            id: format!("ballot-{}", i + 1),
+                            style,
+                            contests,
+                        },
+                        state,
+                        weight,
+                    )
+                })
+                .collect();
+            first += plain.len();
+            let mut ballots: Vec<Ballot<G>> = plain
+                .par_iter()
+                .map(|(p, state, weight)| {
+                    let mut rng =
+                        ChaCha20Rng::from_rng(OsRng).map_err(|e| Eg2Error::Io(e.to_string()))?;
+                    device.encrypt(p, (*state, *weight), &mut rng)
+                })
+                .collect::<Result<_, _>>()?;
+            for b in &mut ballots {
+                chain.seal(b);
+            }
+            cast.absorb((group, manifest), plain, ballots, &mut out)?;
         }
         let mut devices = vec![chain.close()];
         let mut laps = vec![("encryption", self.clock.elapsed().as_secs_f64())];
         let clock = Instant::now();
 
         // the pre-encrypted ballots: printed, then recorded as cast or left uncast (spec/66.10)
-        let mut sheets: BTreeMap<String, Vec<PrintedContest>> = BTreeMap::new();
         if let Some(short) = self.short.filter(|_| options.pre_encrypted > 0) {
             let pre = pre_encrypted(
                 (group, keys, manifest, short),
                 options,
-                plain.len(),
+                o.ballots,
                 &mut voters,
             )?;
-            plain.extend(pre.plain);
-            ballots.extend(pre.ballots);
-            sheets = pre.sheets;
+            cast.absorb((group, manifest), pre.plain, pre.ballots, &mut out)?;
+            cast.sheets = pre.sheets;
             devices.push(pre.printer);
             laps.push(("pre-encrypted ballots", clock.elapsed().as_secs_f64()));
         }
-        let clock = Instant::now();
-
-        // the weighted tally (eq. 80) and the counts the plaintexts hold
-        let sums = weighted_sums(group, manifest, &ballots);
-        let mut expected: BTreeMap<(u32, u32), u64> = sums.keys().map(|k| (*k, 0)).collect();
-        let mut max_count = 0u64;
-        for (p, state, weight) in &plain {
-            if *state != State::Cast {
-                continue;
-            }
-            for (_, mc, votes) in plain_votes(manifest, p)? {
-                for (o_idx, v) in mc.sequences.iter().zip(votes) {
-                    *expected.entry((mc.sequence, *o_idx)).or_default() +=
-                        u64::from(v) * u64::from(*weight);
-                }
-                max_count += u64::from(mc.option_limit) * u64::from(*weight);
-            }
-        }
-        laps.push(("tally", clock.elapsed().as_secs_f64()));
+        out.flush().map_err(|e| io(&path, e))?;
         write_json(
             &self.dir.join(record::DEVICES),
             &serde_json::Value::Array(devices.iter().map(record::Device::to_json).collect()),
         )?;
-        write_lines(
-            &self.dir.join(record::BALLOTS),
-            ballots.iter().map(|b| b.to_json(group)),
-        )?;
-        self.cast = Some(Cast {
-            plain,
-            ballots,
-            sheets,
-            sums,
-            expected,
-            max_count,
-        });
+        self.cast = Some(cast);
         self.seconds.extend(laps);
         self.clock = Instant::now();
         Ok(())
@@ -680,19 +760,13 @@ impl<G: Eg2Group> Coordinator<G> {
 
     /// What the guardians decrypt ([`record_targets`]).
     pub fn targets(&self) -> Result<Vec<Target<'_, G>>, Eg2Error> {
-        let cast = self.counted()?;
-        Ok(record_targets(&self.manifest, &cast.sums, &cast.ballots))
+        Ok(self.counted()?.tally.targets(&self.manifest))
     }
 
     /// The challenged ballots (uncast pre-encrypted ones among them), in record order: each is opened from
     /// the guardians' parts of its nonce.
     pub fn challenged(&self) -> Result<Vec<&Ballot<G>>, Eg2Error> {
-        Ok(self
-            .counted()?
-            .ballots
-            .iter()
-            .filter(|b| b.state == State::Challenged)
-            .collect())
+        Ok(self.counted()?.tally.challenged())
     }
 
     /// Writes the decryptions (in the order of [`Coordinator::targets`]) and the challenged ballots opened
@@ -707,7 +781,7 @@ impl<G: Eg2Group> Coordinator<G> {
         let keys = self.keys()?;
         let cast = self.counted()?;
         let manifest = &self.manifest;
-        let targets = record_targets(manifest, &cast.sums, &cast.ballots);
+        let targets = cast.tally.targets(manifest);
         if decrypted.len() != targets.len() {
             return Err(Eg2Error::Decryption(format!(
                 "{} decryptions for {} values",
@@ -715,11 +789,6 @@ impl<G: Eg2Group> Coordinator<G> {
                 targets.len()
             )));
         }
-        let plain_of: BTreeMap<&str, &PlainBallot> = cast
-            .plain
-            .iter()
-            .map(|(p, _, _)| (p.id.as_str(), p))
-            .collect();
         let mut tally = Vec::with_capacity(targets.len());
         let mut contest_data = Vec::new();
         let mut counts = BTreeMap::new();
@@ -772,16 +841,11 @@ impl<G: Eg2Group> Coordinator<G> {
                     ballot, contest, ..
                 } => {
                     let got = data_plaintext(group, t, &d.value);
-                    let want = match (
-                        plain_of.get(ballot.id.as_str()),
-                        manifest
-                            .contests
-                            .iter()
-                            .find(|(_, mc)| mc.sequence == *contest),
-                    ) {
-                        (Some(p), Some((id, mc))) => plain_data(mc, p, id)?,
-                        _ => None,
-                    };
+                    let want = cast
+                        .data_expected
+                        .get(&(ballot.id.clone(), *contest))
+                        .cloned()
+                        .flatten();
                     if got != want {
                         return Err(Eg2Error::Decryption(format!(
                             "{} does not decrypt to what the voter's ballot holds",
@@ -806,10 +870,7 @@ impl<G: Eg2Group> Coordinator<G> {
         let recorder = self
             .short
             .map(|s| Recorder::new(group.clone(), &keys.k, (manifest, s)));
-        for ((p, state, _), b) in cast.plain.iter().zip(&cast.ballots) {
-            if *state != State::Challenged {
-                continue;
-            }
+        for b in cast.tally.challenged() {
             let parts = parts.get(&b.id).ok_or_else(|| Eg2Error::Ballot {
                 ballot: b.id.clone(),
                 reason: "no guardian's part of its nonce".into(),
@@ -829,6 +890,13 @@ impl<G: Eg2Group> Coordinator<G> {
                 continue;
             }
             let open = open_ballot(group, keys, manifest, b, parts)?;
+            let p = cast
+                .challenged_plain
+                .get(&b.id)
+                .ok_or_else(|| Eg2Error::Ballot {
+                    ballot: b.id.clone(),
+                    reason: "a challenged ballot no voter made".into(),
+                })?;
             for (id, mc, votes) in plain_votes(manifest, p)? {
                 let contest = open.contests.iter().find(|c| c.index == mc.sequence);
                 let got: Vec<u32> = contest
@@ -857,7 +925,7 @@ impl<G: Eg2Group> Coordinator<G> {
         write_lines(&self.dir.join(record::CHALLENGED), opened.iter().cloned())?;
         seconds.push(("record", clock.elapsed().as_secs_f64()));
         let challenged = opened.len();
-        let cast = cast.ballots.len() - challenged;
+        let cast = cast.tally.count - challenged;
         let mut all = std::mem::take(&mut self.seconds);
         all.extend(seconds);
         Ok(Summary {

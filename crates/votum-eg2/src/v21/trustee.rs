@@ -13,14 +13,13 @@
 //! - reveals its commitment pairs only once it holds every available guardian's d_j, keeps the
 //!   announcements it revealed against, derives each challenge itself, and answers once.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::BufRead;
 use std::path::Path;
 
 use rand_core::{CryptoRng, RngCore};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use votum_elgamal::Ciphertext;
 
 use crate::election::Summary;
 use crate::group::{parameter_inputs, Eg2Group};
@@ -29,10 +28,10 @@ use crate::v21::check::check_key;
 use crate::v21::decrypt::{
     combine, nonce_share, Announce, Decrypted, NoncePart, Reveal, Session, Target,
 };
-use crate::v21::election::{joint_keys, record_targets, weighted_sums, Coordinator};
+use crate::v21::election::{joint_keys, Coordinator, Tally};
 use crate::v21::hashes::{base_hash, parameter_hash};
 use crate::v21::keys::{EncryptedShare, Guardian, KeyShares};
-use crate::v21::record::{self, el, element, sc, scalar, Ballot, GuardianKey, Keys, State};
+use crate::v21::record::{self, el, element, sc, scalar, Ballot, GuardianKey, Keys};
 use crate::{Eg2Error, Pair};
 
 fn wrong(reason: impl Into<String>) -> Eg2Error {
@@ -49,8 +48,7 @@ fn named(i: u32, reason: impl Into<String>) -> Eg2Error {
 /// What a guardian holds between its announcement and its answer: the record's ballots and sums it
 /// computed, the announcements it revealed against, and its session (its nonces).
 struct Pending<G: Eg2Group> {
-    ballots: Vec<Ballot<G>>,
-    sums: BTreeMap<(u32, u32), Ciphertext<G>>,
+    tally: Tally<G>,
     available: Vec<u32>,
     digest: [u8; 32],
     session: Session<G>,
@@ -265,16 +263,22 @@ fn quorum(available: &[u32], n: u32, k: u32) -> Result<Vec<u32>, Eg2Error> {
     Ok(u.into_iter().collect())
 }
 
-/// Every ballot of a record's `ballots.jsonl`, refused when one id, id_B, nonce ciphertext or selection
-/// ciphertext appears twice: a copy of a cast ballot opened as challenged, or counted twice, would publish
-/// or shift that vote.
-pub fn read_ballots<G: Eg2Group>(group: &G, dir: &Path) -> Result<Vec<Ballot<G>>, Eg2Error> {
+/// A record's `ballots.jsonl` read a line at a time into a [`Tally`], refused when one id, id_B, nonce
+/// ciphertext or selection ciphertext appears twice: a copy of a cast ballot opened as challenged, or counted
+/// twice, would publish or shift that vote. What is held for the check is 16 bytes of SHA-256 per value (a
+/// chance collision would refuse an honest record, never pass a copy).
+pub fn read_ballots<G: Eg2Group>(
+    group: &G,
+    manifest: &Manifest,
+    dir: &Path,
+) -> Result<Tally<G>, Eg2Error> {
     let rec = |e: String| wrong(format!("the record: {e}"));
     let path = dir.join(record::BALLOTS);
     let file = std::fs::File::open(&path).map_err(|e| rec(format!("{}: {e}", record::BALLOTS)))?;
-    let mut ballots = Vec::new();
-    let mut ids = BTreeSet::new();
-    let mut seen: BTreeMap<[u8; 32], String> = BTreeMap::new();
+    let mut tally = Tally::new(group, manifest);
+    let mut ids = HashSet::new();
+    // each value's digest and the line it was first seen on
+    let mut seen: HashMap<[u8; 16], usize> = HashMap::new();
     for (no, line) in std::io::BufReader::new(file).lines().enumerate() {
         let line = line.map_err(|e| rec(e.to_string()))?;
         let v: Value = serde_json::from_str(&line).map_err(|e| {
@@ -291,30 +295,33 @@ pub fn read_ballots<G: Eg2Group>(group: &G, dir: &Path) -> Result<Vec<Ballot<G>>
                 b.id
             )));
         }
-        let mut digests = vec![(b"B" as &[u8], b.id_b.to_vec())];
-        digests.push((b"N", group.hash_bytes(&b.nonce.c0)));
+        let mut values = vec![(b"B" as &[u8], b.id_b.to_vec())];
+        values.push((b"N", group.hash_bytes(&b.nonce.c0)));
         for c in &b.contests {
             for s in &c.selections {
-                digests.push((b"S", group.hash_bytes(&s.ct.pad)));
+                values.push((b"S", group.hash_bytes(&s.ct.pad)));
             }
         }
-        for (kind, bytes) in digests {
-            let d: [u8; 32] = Sha256::new()
+        for (kind, bytes) in values {
+            let full: [u8; 32] = Sha256::new()
                 .chain_update(kind)
                 .chain_update(&bytes)
                 .finalize()
                 .into();
-            if let Some(other) = seen.insert(d, b.id.clone()) {
+            let mut d = [0u8; 16];
+            d.copy_from_slice(&full[..16]);
+            if let Some(other) = seen.insert(d, no + 1) {
                 return Err(rec(format!(
-                    "ballot {} repeats an id_B, nonce or ciphertext of ballot {other}: a copied ballot; \
-                     nothing is decrypted",
-                    b.id
+                    "ballot {} (line {}) repeats an id_B, nonce or ciphertext of the ballot on line {other}: a \
+                     copied ballot; nothing is decrypted",
+                    b.id,
+                    no + 1
                 )));
             }
         }
-        ballots.push(b);
+        tally.add(group, b);
     }
-    Ok(ballots)
+    Ok(tally)
 }
 
 impl<G: Eg2Group> Trustee<G> {
@@ -525,13 +532,9 @@ impl<G: Eg2Group> Trustee<G> {
             )));
         }
         self.check_record_is_ours(dir, keys)?;
-        let ballots = read_ballots(group, dir)?;
-        let sums = weighted_sums(group, &self.manifest, &ballots);
-        let targets = record_targets(&self.manifest, &sums, &ballots);
-        let challenged: Vec<&Ballot<G>> = ballots
-            .iter()
-            .filter(|b| b.state == State::Challenged)
-            .collect();
+        let tally = read_ballots(group, &self.manifest, dir)?;
+        let targets = tally.targets(&self.manifest);
+        let challenged = tally.challenged();
         let digest = targets_digest(group, &available, &targets, &challenged);
         let (session, announce) = Session::start(
             group,
@@ -550,8 +553,7 @@ impl<G: Eg2Group> Trustee<G> {
         drop(challenged);
         Ok((
             Pending {
-                ballots,
-                sums,
+                tally,
                 available,
                 digest,
                 session,
@@ -635,7 +637,7 @@ impl<G: Eg2Group> Trustee<G> {
             .iter()
             .map(|d| read_reveal(&self.group, d).map_err(wrong))
             .collect::<Result<Vec<_>, _>>()?;
-        let targets = record_targets(&self.manifest, &pending.sums, &pending.ballots);
+        let targets = pending.tally.targets(&self.manifest);
         let answers = pending.session.answer(
             (&self.group, &keys.he),
             &shares,
