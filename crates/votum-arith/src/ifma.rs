@@ -38,7 +38,7 @@ pub fn available() -> bool {
 }
 
 /// The constants for one modulus.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct IfmaContext {
     /// limbs of p in radix 2^52, n of them (a multiple of 8)
     p: Vec<u64>,
@@ -113,8 +113,33 @@ impl IfmaContext {
         })
     }
 
+    /// The number of 52-bit limbs of a value (a multiple of 8).
+    pub(crate) fn limbs(&self) -> usize {
+        self.n
+    }
+
+    /// x·R mod p (almost) in limbs: x in the Montgomery domain, x taken mod p first.
+    pub(crate) fn to_mont(&self, x: &Integer) -> Vec<u64> {
+        let mut out = vec![0u64; self.n];
+        self.mul(&mut out, &self.reduced(x), &self.r2);
+        out
+    }
+
+    /// The value below p of `a` (almost Montgomery form, below 2p) taken out of the domain.
+    pub(crate) fn out_of_mont(&self, a: &[u64]) -> Integer {
+        let mut one = vec![0u64; self.n];
+        one[0] = 1;
+        let mut scratch = vec![0u64; self.n];
+        self.mul(&mut scratch, a, &one);
+        let mut out = from_limbs(&scratch);
+        while out >= self.modulus {
+            out -= &self.modulus;
+        }
+        out
+    }
+
     /// a·b·R⁻¹ (almost: below 2^(52n), not necessarily below p), a and b below 2^(52n) in limbs.
-    fn mul(&self, out: &mut [u64], a: &[u64], b: &[u64]) {
+    pub(crate) fn mul(&self, out: &mut [u64], a: &[u64], b: &[u64]) {
         // SAFETY: `new` returned a context only when the CPU has AVX-512 F and IFMA, and every
         // slice here holds n limbs (the context's, the table's entries, the callers' buffers)
         unsafe { amm(out, a, b, &self.p, self.k0, self.n) }
