@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 target=${1:?target or all}
 seconds=${2:-1800}
 targets=(group_codec mix_wire mix_record archive eg_json manifest sv_record chv_record node_frame ivxv_record
-    belenios_record vmn_session eg2_record eg2_party eg21_record)
+    belenios_record vmn_session eg2_record eg2_party eg21_record eg21_party)
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked

@@ -60,6 +60,7 @@ pub fn run(name: &str, data: &[u8]) {
         "eg2_record" => eg2_record(data),
         "eg2_party" => eg2_party(data),
         "eg21_record" => eg21_record(data),
+        "eg21_party" => eg21_party(data),
         _ => {}
     }
 }
@@ -770,6 +771,59 @@ pub fn eg21_record(data: &[u8]) {
         return;
     };
     let _ = votum_verify::eg21::check_document(manifest, which, rest);
+}
+
+/// What a 2.1 guardian and coordinator read from other parties (spec/66.12): byte 0 picks (mod 5) a key
+/// record, a share in signed ElGamal, an announcement, a reveal or answers, the rest being its JSON, read on
+/// P-256 and the 4096-bit group. A key record or a share read back must write the same JSON.
+pub fn eg21_party(data: &[u8]) {
+    use votum_eg2::v21::record::GuardianKey;
+    use votum_eg2::v21::trustee::{
+        read_announce, read_answers, read_reveal, read_share, share_json,
+    };
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok(doc) = serde_json::from_slice::<Value>(rest) else {
+        return;
+    };
+    fn on<G: votum_eg2::Eg2Group>(group: &G, which: u8, doc: &Value) {
+        match which % 5 {
+            0 => {
+                if let Ok(k) = GuardianKey::read(group, doc) {
+                    let again = k.to_json(group);
+                    let back = GuardianKey::read(group, &again)
+                        .ok()
+                        .map(|b| b.to_json(group));
+                    assert_eq!(
+                        back.as_ref(),
+                        Some(&again),
+                        "a key record written reads back"
+                    );
+                }
+            }
+            1 => {
+                if let Ok(share) = read_share(group, doc) {
+                    let again = share_json(group, &share);
+                    let back = read_share(group, &again)
+                        .ok()
+                        .map(|b| share_json(group, &b));
+                    assert_eq!(back.as_ref(), Some(&again), "a share written reads back");
+                }
+            }
+            2 => {
+                let _ = read_announce(group, doc);
+            }
+            3 => {
+                let _ = read_reveal(group, doc);
+            }
+            _ => {
+                let _ = read_answers(group, doc);
+            }
+        }
+    }
+    on(&votum_group::P256, which, &doc);
+    on(&ModpGroup::eg2_4096(), which, &doc);
 }
 
 /// What a 2.x guardian reads from other parties (spec/65.9) and what the verifier reads of

@@ -57,7 +57,8 @@ replay!(
     vmn_session,
     eg2_record,
     eg2_party,
-    eg21_record
+    eg21_record,
+    eg21_party
 );
 
 /// The 2.x seeds reach the checks they are meant for: the stored ballot decodes and fails only the proofs that
@@ -130,4 +131,22 @@ fn the_eg21_seeds_reach_their_checks() {
             "{name}"
         );
     }
+}
+
+/// The 2.1 party seeds reach their readers (P-256): a key record, a share, an announcement with nonce parts,
+/// a reveal and answers, each one of a real run's messages.
+#[test]
+fn the_eg21_party_seeds_reach_their_readers() {
+    use votum_eg2::v21::trustee::{read_announce, read_answers, read_reveal, read_share};
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/eg21_party");
+    let json = |name: &str| -> serde_json::Value {
+        serde_json::from_slice(&fs::read(seeds.join(name)).unwrap()[1..]).unwrap()
+    };
+    let p = votum_group::P256;
+    assert!(votum_eg2::v21::record::GuardianKey::read(&p, &json("key")).is_ok());
+    assert!(read_share(&p, &json("share")).is_ok());
+    let a = read_announce(&p, &json("announce")).unwrap();
+    assert!(!a.announce.values.is_empty() && !a.parts.is_empty());
+    assert!(!read_reveal(&p, &json("reveal")).unwrap().pairs.is_empty());
+    assert!(!read_answers(&p, &json("answers")).unwrap().1.is_empty());
 }
