@@ -25,7 +25,7 @@ pub struct FixedBaseTable {
     /// GMP's time at 4096 bits.
     entries: Vec<u64>,
     #[cfg(target_arch = "x86_64")]
-    ifma: Option<crate::ifma::IfmaContext>,
+    ifma: Option<Box<crate::ifma::IfmaContext>>,
 }
 
 impl std::fmt::Debug for FixedBaseTable {
@@ -98,7 +98,7 @@ impl FixedBaseTable {
                 window,
                 max_bits,
                 entries,
-                ifma: Some(ctx),
+                ifma: Some(Box::new(ctx)),
             });
         }
         let head = {

@@ -306,7 +306,7 @@ pub struct MixPowTables {
 }
 
 enum PowTablesAny {
-    Modp(votum_shuffle::remote::PowTables<votum_group::ModpGroup>),
+    Modp(Box<votum_shuffle::remote::PowTables<votum_group::ModpGroup>>),
     Ristretto(Box<votum_shuffle::remote::PowTables<votum_group::Ristretto255>>),
 }
 
@@ -317,9 +317,8 @@ impl MixPowTables {
         let id =
             votum_group::GroupId::from_name(group).map_err(crate::errors::NativeError::Group)?;
         let tables = release(py, move || match crate::dual::AnyGroup::from_id(id) {
-            crate::dual::AnyGroup::Modp(g) => {
-                votum_shuffle::remote::PowTables::new(g, &pk, &h).map(PowTablesAny::Modp)
-            }
+            crate::dual::AnyGroup::Modp(g) => votum_shuffle::remote::PowTables::new(g, &pk, &h)
+                .map(|t| PowTablesAny::Modp(Box::new(t))),
             crate::dual::AnyGroup::Ristretto(g) => {
                 votum_shuffle::remote::PowTables::new(g, &pk, &h)
                     .map(|t| PowTablesAny::Ristretto(Box::new(t)))
