@@ -171,34 +171,11 @@ pub fn ceremony<G: Eg2Group>(
             guardians[to].receive(group, hp, k, &publics[dealer], &share)?;
         }
     }
-    let key = publics
-        .iter()
-        .fold(group.identity(), |acc, g| group.op(&acc, &g.vote[0]));
-    let key_hat = publics
-        .iter()
-        .fold(group.identity(), |acc, g| group.op(&acc, &g.data[0]));
-    let hg = guardian_record_hash(
-        group,
-        hb,
-        (&key, &key_hat),
-        publics.iter().flat_map(|g| &g.vote),
-        publics.iter().flat_map(|g| &g.data),
-        publics.iter().map(|g| &g.kappa),
-    );
-    let he = extended_base_hash(group, hb, &key, &key_hat);
     let shares = guardians
         .iter()
         .map(|g| g.key_shares(group, n))
         .collect::<Result<Vec<_>, _>>()?;
-    let keys = Keys {
-        hp: *hp,
-        hb: *hb,
-        guardians: publics,
-        k: key,
-        k_hat: key_hat,
-        hg,
-        he,
-    };
+    let keys = joint_keys(group, (hp, hb), publics);
     Ok((keys, shares))
 }
 
@@ -618,20 +595,7 @@ impl<G: Eg2Group> Coordinator<G> {
         if self.keys.is_some() {
             return Err(Eg2Error::Parameters("the election is open already".into()));
         }
-        if guardians.len() as u64 != u64::from(o.guardians)
-            || guardians.iter().zip(1..).any(|(g, i)| g.i != i)
-        {
-            return Err(Eg2Error::Parameters(format!(
-                "the key records are not guardians 1…{} in order",
-                o.guardians
-            )));
-        }
-        for g in &guardians {
-            check_key(&self.group, &self.hp, g, o.quorum).map_err(|reason| Eg2Error::Guardian {
-                guardian: format!("guardian {}", g.i),
-                reason,
-            })?;
-        }
+        check_roster(&self.group, &self.hp, &guardians, (o.guardians, o.quorum))?;
         let keys = joint_keys(&self.group, (&self.hp, &self.hb), guardians);
         write_json(
             &self.dir.join(record::PARAMETERS),
@@ -935,6 +899,29 @@ impl<G: Eg2Group> Coordinator<G> {
             seconds: all,
         })
     }
+}
+
+/// Whether `keys` are the key records of guardians 1…n in order, each one's proofs holding (Verification 2);
+/// a record whose proofs fail names its guardian. What the coordinator and each guardian check before
+/// anything is computed from them.
+pub fn check_roster<G: Eg2Group>(
+    group: &G,
+    hp: &[u8; 32],
+    keys: &[GuardianKey<G>],
+    (n, k): (u32, u32),
+) -> Result<(), Eg2Error> {
+    if keys.len() as u64 != u64::from(n) || keys.iter().zip(1..).any(|(g, i)| g.i != i) {
+        return Err(Eg2Error::Parameters(format!(
+            "the key records are not guardians 1…{n} in order"
+        )));
+    }
+    for g in keys {
+        check_key(group, hp, g, k).map_err(|reason| Eg2Error::Guardian {
+            guardian: format!("guardian {}", g.i),
+            reason,
+        })?;
+    }
+    Ok(())
 }
 
 /// K, K̂ (eq. 25), H_G (eq. 27) and H_E from checked key records.

@@ -24,11 +24,10 @@ use sha2::{Digest, Sha256};
 use crate::election::Summary;
 use crate::group::{parameter_inputs, Eg2Group};
 use crate::manifest::{count, list, read_manifest, text, Manifest};
-use crate::v21::check::check_key;
 use crate::v21::decrypt::{
     combine, nonce_share, Announce, Decrypted, NoncePart, Reveal, Session, Target,
 };
-use crate::v21::election::{joint_keys, Coordinator, Tally};
+use crate::v21::election::{check_roster, joint_keys, Coordinator, Tally};
 use crate::v21::hashes::{base_hash, parameter_hash};
 use crate::v21::keys::{EncryptedShare, Guardian, KeyShares};
 use crate::v21::record::{self, el, element, sc, scalar, Ballot, GuardianKey, Keys};
@@ -379,20 +378,12 @@ impl<G: Eg2Group> Trustee<G> {
             .iter()
             .map(|d| GuardianKey::read(&self.group, d).map_err(wrong))
             .collect::<Result<Vec<_>, _>>()?;
-        if keys.len() as u64 != u64::from(self.n) || keys.iter().zip(1..).any(|(g, i)| g.i != i) {
-            return Err(wrong(format!(
-                "the key records are not guardians 1…{} in order",
-                self.n
-            )));
-        }
+        check_roster(&self.group, &self.hp, &keys, (self.n, self.k))?;
         if docs.get(self.guardian.i as usize - 1) != Some(&self.public()) {
             return Err(wrong(format!(
                 "the key records do not hold guardian {}'s own",
                 self.guardian.i
             )));
-        }
-        for g in &keys {
-            check_key(&self.group, &self.hp, g, self.k).map_err(|e| named(g.i, e))?;
         }
         self.stage = Stage::Agreed(keys);
         Ok(())
