@@ -9,49 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import msgpack  # type: ignore[import-untyped]
 import pytest
-import uvloop
+from guardian_mesh import ask_guardian, eg2_mesh, run, unpack
 from votum import Eg21Coordinator, Eg21Trustee
 from votum.eg2 import Eg2Config, run_eg2_election
 from votum.nodes import Node
 from votum.nodes import errors as ne
-from votum.nodes.local import make_identities, start_mesh
-from votum.parties.eg2 import Eg2GuardianService
 from votum.verifier import verify
 
-T = TypeVar("T")
 ELECTION = "e21-test"
 
 
-def run(coro: Awaitable[T], timeout: float = 120.0) -> T:
-    async def bounded() -> T:
-        return await asyncio.wait_for(coro, timeout)
-
-    return uvloop.run(bounded())
-
-
-def pack(obj: object) -> bytes:
-    return bytes(msgpack.packb(obj))
-
-
-def unpack(data: bytes) -> Any:
-    return msgpack.unpackb(data)
-
-
-async def mesh(tmp_path: Path, n: int) -> tuple[list[Node], list[Eg2GuardianService]]:
-    names = ["coordinator"] + [f"g{i}" for i in range(1, n + 1)]
-    nodes: list[Node] = await start_mesh(make_identities(tmp_path / "homes", names))
-    services = [Eg2GuardianService(g, "coordinator", timeout=10) for g in nodes[1:]]
-    return nodes, services
-
-
 async def ask(coordinator: Node, i: int, kind: str, body: dict[str, Any]) -> bytes:
-    return await coordinator.request(f"g{i}", kind, pack({"election": ELECTION, **body}), 10)
+    return await ask_guardian(coordinator, ELECTION, i, kind, body)
 
 
 def coordinator_for(out: Path) -> Eg21Coordinator:
@@ -102,7 +75,7 @@ def test_a_guardian_will_not_open_a_copy_of_a_cast_ballot_marked_challenged(tmp_
     and refuses (the copy repeats the ballot's id_B and nonce); with the record as written it announces."""
 
     async def main() -> None:
-        nodes, _ = await mesh(tmp_path, 3)
+        nodes, _ = await eg2_mesh(tmp_path, 3)
         out = tmp_path / "record"
         try:
             await keyed(nodes[0], out)
@@ -132,7 +105,7 @@ def test_key_records_shown_differently_stop_every_share(tmp_path: Path) -> None:
     guardian over their own channels that all were shown the same records, and deals no share."""
 
     async def main() -> None:
-        nodes, services = await mesh(tmp_path, 3)
+        nodes, services = await eg2_mesh(tmp_path, 3)
         try:
             c = coordinator_for(tmp_path / "record")
             records = await started(nodes[0], c)
@@ -161,7 +134,7 @@ def test_the_commitment_round_cannot_be_steered_by_the_coordinator(tmp_path: Pat
     its nonces are then spent."""
 
     async def main() -> None:
-        nodes, _ = await mesh(tmp_path, 3)
+        nodes, _ = await eg2_mesh(tmp_path, 3)
         out = tmp_path / "record"
         try:
             await keyed(nodes[0], out)
@@ -195,7 +168,7 @@ def test_a_2_1_election_driven_honestly_over_the_mesh_verifies(tmp_path: Path) -
     """The same scripted coordinator, honest to the end: the record it writes passes the verifier."""
 
     async def main() -> None:
-        nodes, _ = await mesh(tmp_path, 3)
+        nodes, _ = await eg2_mesh(tmp_path, 3)
         out = tmp_path / "record"
         try:
             c = await keyed(nodes[0], out)

@@ -9,48 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import msgpack  # type: ignore[import-untyped]
 import pytest
-import uvloop
+from guardian_mesh import ask_guardian, eg2_mesh, pack, run, unpack
 from votum import Eg2Coordinator, Eg2Trustee
 from votum.nodes import Node
 from votum.nodes import errors as ne
-from votum.nodes.local import make_identities, start_mesh
-from votum.parties.eg2 import Eg2GuardianService
 from votum.verifier import verify
 
-T = TypeVar("T")
 ELECTION = "e2e-test"
 
 
-def run(coro: Awaitable[T], timeout: float = 120.0) -> T:
-    async def bounded() -> T:
-        return await asyncio.wait_for(coro, timeout)
-
-    return uvloop.run(bounded())
-
-
-def pack(obj: object) -> bytes:
-    return bytes(msgpack.packb(obj))
-
-
-def unpack(data: bytes) -> Any:
-    return msgpack.unpackb(data)
-
-
-async def mesh(tmp_path: Path, n: int) -> tuple[list[Node], list[Eg2GuardianService]]:
-    names = ["coordinator"] + [f"g{i}" for i in range(1, n + 1)]
-    nodes: list[Node] = await start_mesh(make_identities(tmp_path / "homes", names))
-    services = [Eg2GuardianService(g, "coordinator", timeout=10) for g in nodes[1:]]
-    return nodes, services
-
-
 async def ask(coordinator: Node, i: int, kind: str, body: dict[str, Any]) -> bytes:
-    return await coordinator.request(f"g{i}", kind, pack({"election": ELECTION, **body}), 10)
+    return await ask_guardian(coordinator, ELECTION, i, kind, body)
 
 
 async def started(coordinator: Node, n: int, quorum: int) -> dict[str, str]:
@@ -92,7 +65,7 @@ def test_a_guardian_will_not_decrypt_one_voters_ballot_passed_off_as_the_tally(t
     written it decrypts."""
 
     async def main() -> None:
-        nodes, _ = await mesh(tmp_path, 3)
+        nodes, _ = await eg2_mesh(tmp_path, 3)
         out = tmp_path / "record"
         try:
             await keyed(nodes[0], out)
@@ -123,7 +96,7 @@ def test_records_shown_differently_to_two_guardians_stop_every_share(tmp_path: P
     shown the same records, finds they were not, and deals no share."""
 
     async def main() -> None:
-        nodes, services = await mesh(tmp_path, 3)
+        nodes, services = await eg2_mesh(tmp_path, 3)
         try:
             records = await started(nodes[0], 3, 2)
             forged = Eg2Trustee("p256", None, 3, 2, "guardian-3", 3)
@@ -151,7 +124,7 @@ def test_a_guardian_answers_once_and_only_for_its_own_shares(tmp_path: Path) -> 
     2, shown the honest list, answers."""
 
     async def main() -> None:
-        nodes, _ = await mesh(tmp_path, 3)
+        nodes, _ = await eg2_mesh(tmp_path, 3)
         out = tmp_path / "record"
         try:
             await keyed(nodes[0], out)
@@ -178,7 +151,7 @@ def test_only_the_coordinator_drives_a_guardian_and_only_roster_guardians_deal_t
     deals it a share under guardian 3's name: both are refused by who sent them."""
 
     async def main() -> None:
-        nodes, _ = await mesh(tmp_path, 3)
+        nodes, _ = await eg2_mesh(tmp_path, 3)
         out = tmp_path / "record"
         try:
             await keyed(nodes[0], out)
@@ -201,7 +174,7 @@ def test_an_election_driven_honestly_over_the_mesh_verifies(tmp_path: Path) -> N
     """The same scripted coordinator, honest to the end: the record it writes passes the verifier."""
 
     async def main() -> None:
-        nodes, _ = await mesh(tmp_path, 3)
+        nodes, _ = await eg2_mesh(tmp_path, 3)
         out = tmp_path / "record"
         try:
             c = await keyed(nodes[0], out)

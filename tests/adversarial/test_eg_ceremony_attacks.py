@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import msgpack  # type: ignore[import-untyped]
 import pytest
-import uvloop
+from guardian_mesh import pack, run, unpack
 from votum import EgGuardian, EgManifest, Group
 from votum.election import synthetic_manifest
 from votum.nodes import Node
@@ -23,24 +21,8 @@ from votum.nodes import errors as ne
 from votum.nodes.local import make_identities, start_mesh
 from votum.parties.ceremony import CeremonyFailed, GuardianService, coordinate
 
-T = TypeVar("T")
 EM = EgManifest.from_json(json.dumps(synthetic_manifest(2)))
 EG = Group("eg-4096")
-
-
-def run(coro: Awaitable[T], timeout: float = 120.0) -> T:
-    async def bounded() -> T:
-        return await asyncio.wait_for(coro, timeout)
-
-    return uvloop.run(bounded())
-
-
-def pack(obj: object) -> bytes:
-    return bytes(msgpack.packb(obj))
-
-
-def unpack(data: bytes) -> Any:
-    return msgpack.unpackb(data)
 
 
 async def mesh(tmp_path: Path, n: int) -> list[Node]:
