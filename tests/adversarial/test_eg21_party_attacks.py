@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from guardian_mesh import ask_guardian, eg2_mesh, run, unpack
+from guardian_mesh import ask_guardian, eg2_mesh, pack, run, unpack
 from votum import Eg21Coordinator, Eg21Trustee
 from votum.eg2 import Eg2Config, run_eg2_election
 from votum.nodes import Node
@@ -208,3 +208,37 @@ def test_a_2_1_election_with_guardian_processes_verifies(tmp_path: Path) -> None
     assert result.verification is not None and result.verification.passed
     assert result.cast + result.challenged == 25
     assert any(s.name.startswith("guardians: announcements") for s in result.steps)
+
+
+def test_the_decryption_rounds_come_from_the_coordinator_and_in_their_turn(tmp_path: Path) -> None:
+    """Guardian 2's node (a trusted peer, not the coordinator) asks guardian 1 to announce; the coordinator
+    asks for an announcement before the joint keys, and for a reveal or an answer before any announcement.
+    Each is refused, and guardian 1 still announces once the election is keyed and cast."""
+
+    async def main() -> None:
+        nodes, _ = await eg2_mesh(tmp_path, 3)
+        out = tmp_path / "record"
+        body = {"record": str(out), "available": [1, 2]}
+        try:
+            c = coordinator_for(out)
+            records = await started(nodes[0], c)
+            with pytest.raises(ne.NodeError, match="key ceremony is not finished"):
+                await ask(nodes[0], 1, "eg2/announce", body)
+            await asyncio.gather(*(ask(nodes[0], i, "eg2/records", {"records": records}) for i in (1, 2, 3)))
+            c.open([records[f"guardian-{i}"] for i in (1, 2, 3)])
+            for i in (1, 2, 3):
+                await ask(nodes[0], i, "eg2/joint", {})
+            c.cast()
+            with pytest.raises(ne.NodeError, match="no announcement to reveal for"):
+                await ask(nodes[0], 1, "eg2/reveal", {"announces": []})
+            with pytest.raises(ne.NodeError, match="no decryption awaiting an answer"):
+                await ask(nodes[0], 1, "eg2/answer", {"reveals": []})
+            payload = pack({"election": ELECTION, **body})
+            with pytest.raises(ne.NodeError, match="not this election's coordinator"):
+                await nodes[2].request("g1", "eg2/announce", payload, 10)
+            assert json.loads(await ask(nodes[0], 1, "eg2/announce", body))["i"] == 1
+        finally:
+            for n in nodes:
+                await n.close()
+
+    run(main())

@@ -176,6 +176,7 @@ impl Eg21Trustee {
     /// nonce. `available` is U. Once per guardian.
     fn announce(&self, py: Python<'_>, record: PathBuf, available: Vec<u32>) -> PyResult<String> {
         release(py, || {
+            self.with(|t, _| each!(AnyTrustee, t, t => t.may_announce()))?;
             let private = checked_copy(
                 &record,
                 votum_verify::verify_eg21_until_tally,

@@ -470,6 +470,18 @@ impl<G: Eg2Group> Trustee<G> {
         Ok(())
     }
 
+    /// Whether this guardian would announce now: keyed, and not yet decrypting. Asked before the caller
+    /// copies and checks a record, so that a request out of turn costs nothing.
+    pub fn may_announce(&self) -> Result<(), Eg2Error> {
+        match &self.stage {
+            Stage::Keyed(..) => Ok(()),
+            Stage::Decrypting(..) | Stage::Done => Err(wrong(
+                "this guardian has decrypted already: it decrypts once",
+            )),
+            _ => Err(wrong("the key ceremony is not finished")),
+        }
+    }
+
     /// Round 1 of the decryption (spec/66.12): from the record at `dir` (a copy only this process writes,
     /// checked as far as its ballots by the caller) this guardian computes what is decrypted itself, and
     /// returns its announcement: M_i and d_i per target (eq. 88 or 99), and its part of each challenged
@@ -480,18 +492,9 @@ impl<G: Eg2Group> Trustee<G> {
         available: &[u32],
         rng: &mut R,
     ) -> Result<Value, Eg2Error> {
-        let (keys, shares) = match std::mem::replace(&mut self.stage, Stage::Done) {
-            Stage::Keyed(keys, shares) => (keys, shares),
-            other => {
-                let err = match other {
-                    Stage::Decrypting(..) | Stage::Done => {
-                        wrong("this guardian has decrypted already: it decrypts once")
-                    }
-                    _ => wrong("the key ceremony is not finished"),
-                };
-                self.stage = other;
-                return Err(err);
-            }
+        self.may_announce()?;
+        let Stage::Keyed(keys, shares) = std::mem::replace(&mut self.stage, Stage::Done) else {
+            return Err(wrong("the key ceremony is not finished"));
         };
         match self.announce_with(&keys, &shares, dir, available, rng) {
             Ok((pending, doc)) => {
