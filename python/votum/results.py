@@ -61,20 +61,9 @@ def verified_result(report: VerificationReport, record: Path) -> VerifiedResult 
     if report.readable in eg_digest:
         key, label = eg_digest[report.readable]
         digest = values.get(key)
-        if not isinstance(digest, str) or not isinstance(values.get("counts"), dict):
+        contests = eg_contests(values, record_manifest(record))
+        if not isinstance(digest, str) or contests is None:
             return None
-        cast = values.get("cast")
-        # a 2.x record says how many cast ballots hold each contest (a contest is on its styles' ballots only)
-        per_contest = values.get("contest_ballots")
-        # a 2.1 record whose guardians decrypted the contest data: the write-ins, each with its ballots
-        write_ins = values.get("write_ins")
-        contests = _eg_contests(
-            values["counts"],
-            _manifest(record),
-            cast if isinstance(cast, int) else None,
-            per_contest if isinstance(per_contest, dict) else {},
-            write_ins if isinstance(write_ins, dict) else {},
-        )
         return VerifiedResult(label, digest, contests)
     if report.readable == "V-IVXV-01":
         digest = values.get("proof_file_sha256")
@@ -103,7 +92,26 @@ def verified_result(report: VerificationReport, record: Path) -> VerifiedResult 
     return VerifiedResult("board head", head, contests)
 
 
-def _manifest(record: Path) -> dict[str, Any]:
+def eg_contests(values: dict[str, Any], manifest: dict[str, Any]) -> list[Contest] | None:
+    """An ElectionGuard record's contests from the verifier's recomputed values (`counts` by "contest/option",
+    named from `manifest`), or None when the values hold no counts."""
+    if not isinstance(values.get("counts"), dict):
+        return None
+    cast = values.get("cast")
+    # a 2.x record says how many cast ballots hold each contest (a contest is on its styles' ballots only)
+    per_contest = values.get("contest_ballots")
+    # a 2.1 record whose guardians decrypted the contest data: the write-ins, each with its ballots
+    write_ins = values.get("write_ins")
+    return _eg_contests(
+        values["counts"],
+        manifest,
+        cast if isinstance(cast, int) else None,
+        per_contest if isinstance(per_contest, dict) else {},
+        write_ins if isinstance(write_ins, dict) else {},
+    )
+
+
+def record_manifest(record: Path) -> dict[str, Any]:
     """The record's manifest (its first document in either form); {} when it cannot be read."""
     try:
         if record.is_dir():

@@ -43,6 +43,12 @@ def serve(
         Path | None,
         typer.Option(help="A directory of mixnet election records (*.vmix) the web pages show at /mix."),
     ] = None,
+    eg2_records: Annotated[
+        Path | None,
+        typer.Option(
+            help="A directory of ElectionGuard 2.x records (one directory each) the web pages show at /eg2."
+        ),
+    ] = None,
     workers: Annotated[
         int, typer.Option(min=1, max=64, help="Server processes on one port and one database.")
     ] = 1,
@@ -69,6 +75,7 @@ def serve(
             tls_cert=tls_cert,
             tls_key=tls_key,
             mix_records=mix_records,
+            eg2_records=eg2_records,
         )
         configure_logging(log_level, settings.log_format)
         settings, token_file, made = ensure_tokens(settings)

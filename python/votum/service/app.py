@@ -149,6 +149,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 data_dir=settings.data_dir,
                 verification_interval=settings.verification_interval,
                 mix_records=settings.mix_records,
+                eg2_records=settings.eg2_records,
                 api_docs=settings.api_docs,
             ),
         )

@@ -101,6 +101,10 @@ class Settings(BaseModel):
     #: a directory of mixnet election records (`*.vmix`, written by `votum mix --out`) shown by the pages
     #: at `/mix`: each verified on demand, its outcome and counting rounds shown from the verifier's recount
     mix_records: Path | None = None
+    #: a directory of ElectionGuard 2.x records (directories written by `votum election --spec 2.1`, in 2.1's
+    #: own form or egk-ec's) shown by the pages at `/eg2`: each verified on demand, its result shown from the
+    #: verifier's recount, a 2.1 record's ballots looked up by confirmation code
+    eg2_records: Path | None = None
     #: while an election's board moves, a record export (`GET …/record`) younger than this many seconds is
     #: served as it is instead of exporting again: readers cost at most one export per election per
     #: interval (0: export at every new head)
@@ -183,6 +187,7 @@ _ENV = {
     "VOTUM_TLS_KEY": "tls_key",
     "VOTUM_PAGES": "pages",
     "VOTUM_MIX_RECORDS": "mix_records",
+    "VOTUM_EG2_RECORDS": "eg2_records",
     "VOTUM_API_DOCS": "api_docs",
     "VOTUM_VERIFICATION_INTERVAL": "verification_interval",
 }

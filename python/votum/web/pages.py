@@ -19,13 +19,15 @@ from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from votum import results
 from votum.asgi import MAX_SEQ, at_shutdown, store_of
 from votum.errors import NotFound
 from votum.fingerprints import grouped
 from votum.store import ElectionRow, Store
 from votum.store.awaited import awaited
-from votum.web import views
+from votum.web import eg2_records, views
 from votum.web.catalog import Messages, choose
+from votum.web.eg2_records import BallotIndexes
 from votum.web.state import PageOptions, WebState, web_state
 from votum.web.verification import Verifications
 
@@ -63,6 +65,8 @@ def install(app: FastAPI, store: Store, options: PageOptions) -> None:
         ),
         # a record file does not change under the page: each version is verified once, with no interval
         mix_verifications=Verifications(store, data_dir / "mix-verifications", interval=0.0),
+        eg2_verifications=Verifications(store, data_dir / "eg2-verifications", interval=0.0),
+        eg2_indexes=BallotIndexes(),
     )
     app.state.web = state
     app.include_router(router)
@@ -71,6 +75,7 @@ def install(app: FastAPI, store: Store, options: PageOptions) -> None:
     # at shutdown a verification in progress stops at once instead of holding the process until it ends
     at_shutdown(app, state.verifications.stop)
     at_shutdown(app, state.mix_verifications.stop)
+    at_shutdown(app, state.eg2_verifications.stop)
 
 
 def render(
@@ -81,11 +86,18 @@ def render(
     t = Messages(choose(request.headers.get("accept-language")))
     settings = web_state(request).options
     mix_on = settings.mix_records is not None
+    eg2_on = settings.eg2_records is not None
     # the API page is served from here, without scripts or third parties; Swagger UI only when asked for
     api_docs_href = "/docs" if settings.api_docs else "/api"
     messages = {k: v for prefix in script for k, v in t.subset(prefix).items()}
     html = ENV.get_template(template).render(
-        t=t, lang=t.lang, mix_on=mix_on, messages=messages, api_docs_href=api_docs_href, **context
+        t=t,
+        lang=t.lang,
+        mix_on=mix_on,
+        eg2_on=eg2_on,
+        messages=messages,
+        api_docs_href=api_docs_href,
+        **context,
     )
     return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
 
@@ -329,3 +341,75 @@ def mix_verify(request: Request, name: str) -> HTMLResponse | RedirectResponse:
     outcome = verifications.start(name, -1, _mix_version(path), record=path)
     suffix = "" if outcome == "started" else f"?refused={outcome}"
     return RedirectResponse(f"/mix/{name}{suffix}", status_code=303)
+
+
+# --- ElectionGuard 2.x records (`eg2_records`: a directory of record directories) --------------------------
+
+
+def _eg2_record(request: Request, name: str) -> tuple[Path, str] | HTMLResponse:
+    found = eg2_records.records(web_state(request).options.eg2_records).get(name)
+    if found is None:
+        return render(request, "not_found.html", 404, election_id=name, what="eg2")
+    return found
+
+
+def _eg2_result(report: dict[str, Any] | None, path: Path) -> list[Any] | None:
+    """The contests the verifier recounted, from a verification that passed (else None)."""
+    if not report or not report.get("passed"):
+        return None
+    values = report.get("values", {})
+    return results.eg_contests(values, results.record_manifest(path))
+
+
+@router.get("/eg2")
+def eg2_list(request: Request) -> HTMLResponse:
+    verifications = web_state(request).eg2_verifications
+    listed = [
+        (
+            eg2_records.overview(name, path, form),
+            verifications.state(name, eg2_records.version_of(path)),
+        )
+        for name, (path, form) in eg2_records.records(web_state(request).options.eg2_records).items()
+    ]
+    return render(request, "eg2_list.html", records=listed)
+
+
+@router.get("/eg2/{name}")
+def eg2_page(
+    request: Request, name: str, refused: str = "", code: str = Query(default="", max_length=256)
+) -> HTMLResponse:
+    found = _eg2_record(request, name)
+    if isinstance(found, HTMLResponse):
+        return found
+    path, form = found
+    state = web_state(request)
+    version = eg2_records.version_of(path)
+    verification = state.eg2_verifications.state(name, version)
+    report = verification.report if verification.status == "done" else None
+    tracked = None
+    if code.strip() and form == "2.1":
+        tracked = eg2_records.track(path, version, state.eg2_indexes, code)
+    return render(
+        request,
+        "eg2_record.html",
+        o=eg2_records.overview(name, path, form),
+        state=verification,
+        contests=_eg2_result(report, path),
+        digest=(report or {}).get("values", {}).get("tally_sha256"),
+        query=code.strip(),
+        tracked=tracked,
+        refused=refused if refused == "busy" else "",
+        running_for=int(time.time() - verification.started) if verification.status == "running" else 0,
+    )
+
+
+@router.post("/eg2/{name}/verification", response_model=None)
+def eg2_verify(request: Request, name: str) -> HTMLResponse | RedirectResponse:
+    found = _eg2_record(request, name)
+    if isinstance(found, HTMLResponse):
+        return found
+    path, _ = found
+    verifications = web_state(request).eg2_verifications
+    outcome = verifications.start(name, -1, eg2_records.version_of(path), record=path)
+    suffix = "" if outcome == "started" else f"?refused={outcome}"
+    return RedirectResponse(f"/eg2/{name}{suffix}", status_code=303)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from votum.asgi import app_state
+from votum.web.eg2_records import BallotIndexes
 from votum.web.verification import Verifications
 
 
@@ -18,6 +19,7 @@ class PageOptions:
     data_dir: Path
     verification_interval: float
     mix_records: Path | None
+    eg2_records: Path | None
     api_docs: bool
 
 
@@ -26,6 +28,8 @@ class WebState:
     options: PageOptions
     verifications: Verifications
     mix_verifications: Verifications
+    eg2_verifications: Verifications
+    eg2_indexes: BallotIndexes
 
 
 def web_state(holder: Any) -> WebState:

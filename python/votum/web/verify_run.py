@@ -72,8 +72,10 @@ def report_of(verified: Any, head_seq: int, head: str, phase: str, record_file: 
     result["values"] = {k: values[k] for k in ("counts", "cast", "spoiled", "record_digest") if k in values}
     if record_file:
         result["values"] = values
-        # a record file is named by its own chain head, which the verifier recomputed
-        result["head"] = {"seq": -1, "hash": str(verified.intermediates.get("head", ""))}
+        # a record file is named by its own chain head, which the verifier recomputed; an ElectionGuard 2.x
+        # record, which has no chain, by its tally's digest
+        named = values.get("head") or values.get("tally_sha256") or ""
+        result["head"] = {"seq": -1, "hash": str(named)}
     return result
 
 

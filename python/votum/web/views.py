@@ -25,6 +25,10 @@ def _text(name: Any) -> str | None:
         for t in name.get("text") or []:
             if isinstance(t, dict) and t.get("value"):
                 return str(t["value"])
+    if isinstance(name, list):  # 2.x manifests: a list of {language, value}
+        for t in name:
+            if isinstance(t, dict) and t.get("value"):
+                return str(t["value"])
     if isinstance(name, str) and name:
         return name
     return None
