@@ -46,3 +46,11 @@ async def eg2_mesh(tmp_path: Path, n: int) -> tuple[list[Node], list[Eg2Guardian
 async def ask_guardian(coordinator: Node, election: str, i: int, kind: str, body: dict[str, Any]) -> bytes:
     """The coordinator's request `kind` to guardian node g`i` about `election`."""
     return await coordinator.request(f"g{i}", kind, pack({"election": election, **body}), 10)
+
+
+async def send_record(coordinator: Node, i: int, record: Path) -> bytes:
+    """The coordinator streams `record` to guardian node g`i` (`eg2/record`); the guardian's answer is the
+    stream's SHA-256."""
+    from votum.parties.record_copy import record_chunks
+
+    return await coordinator.stream(f"g{i}", "eg2/record", record_chunks(record), 30)

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import struct
 from pathlib import Path
 from typing import Any
 
 import pytest
-from guardian_mesh import ask_guardian, eg2_mesh, pack, run, unpack
+from guardian_mesh import ask_guardian, eg2_mesh, pack, run, send_record, unpack
 from votum import Eg21Coordinator, Eg21Trustee
 from votum.eg2 import Eg2Config, run_eg2_election
 from votum.nodes import Node
 from votum.nodes import errors as ne
+from votum.parties.record_copy import record_chunks
 from votum.verifier import verify
 
 ELECTION = "e21-test"
@@ -65,7 +68,9 @@ async def keyed(coordinator: Node, out: Path) -> Eg21Coordinator:
 
 
 async def announced(coordinator: Node, out: Path) -> list[str]:
-    body = {"record": str(out), "available": [1, 2]}
+    body = {"available": [1, 2]}
+    for i in (1, 2):
+        await send_record(coordinator, i, out)
     return [(await ask(coordinator, i, "eg2/announce", body)).decode() for i in (1, 2)]
 
 
@@ -85,12 +90,12 @@ def test_a_guardian_will_not_open_a_copy_of_a_cast_ballot_marked_challenged(tmp_
             copy = dict(next(b for b in lines if b["state"] == "cast"))
             copy["id"], copy["state"] = "a-copy", "challenged"
             ballots.write_text("".join(json.dumps(b) + "\n" for b in [*lines, copy]))
+            await send_record(nodes[0], 1, out)
             with pytest.raises(ne.NodeError, match=r"V-EG21-05|copied ballot"):
-                await ask(nodes[0], 1, "eg2/announce", {"record": str(out), "available": [1, 2]})
+                await ask(nodes[0], 1, "eg2/announce", {"available": [1, 2]})
             ballots.write_bytes(honest)
-            doc = json.loads(
-                await ask(nodes[0], 1, "eg2/announce", {"record": str(out), "available": [1, 2]})
-            )
+            await send_record(nodes[0], 1, out)
+            doc = json.loads(await ask(nodes[0], 1, "eg2/announce", {"available": [1, 2]}))
             assert doc["i"] == 1 and len(doc["nonce_parts"]) == 3
         finally:
             for n in nodes:
@@ -218,7 +223,7 @@ def test_the_decryption_rounds_come_from_the_coordinator_and_in_their_turn(tmp_p
     async def main() -> None:
         nodes, _ = await eg2_mesh(tmp_path, 3)
         out = tmp_path / "record"
-        body = {"record": str(out), "available": [1, 2]}
+        body = {"available": [1, 2]}
         try:
             c = coordinator_for(out)
             records = await started(nodes[0], c)
@@ -229,6 +234,9 @@ def test_the_decryption_rounds_come_from_the_coordinator_and_in_their_turn(tmp_p
             for i in (1, 2, 3):
                 await ask(nodes[0], i, "eg2/joint", {})
             c.cast()
+            with pytest.raises(ne.NodeError, match="no record received from the coordinator"):
+                await ask(nodes[0], 1, "eg2/announce", body)
+            await send_record(nodes[0], 1, out)
             with pytest.raises(ne.NodeError, match="no announcement to reveal for"):
                 await ask(nodes[0], 1, "eg2/reveal", {"announces": []})
             with pytest.raises(ne.NodeError, match="no decryption awaiting an answer"):
@@ -237,6 +245,57 @@ def test_the_decryption_rounds_come_from_the_coordinator_and_in_their_turn(tmp_p
             with pytest.raises(ne.NodeError, match="not this election's coordinator"):
                 await nodes[2].request("g1", "eg2/announce", payload, 10)
             assert json.loads(await ask(nodes[0], 1, "eg2/announce", body))["i"] == 1
+        finally:
+            for n in nodes:
+                await n.close()
+
+    run(main())
+
+
+def test_a_guardian_decrypts_the_record_it_was_sent_never_a_path(tmp_path: Path) -> None:
+    """The guardian reads no path the coordinator names: it decrypts the record the coordinator streamed to
+    it over its channel, in a private directory of its own. A request naming the path of a record with a
+    cast ballot copied as challenged changes nothing; the same record streamed is refused. A stream from
+    another node, one with a name that leaves the directory, and one that ends inside a file are refused
+    and leave no record behind."""
+
+    async def main() -> None:
+        nodes, services = await eg2_mesh(tmp_path, 3)
+        out = tmp_path / "record"
+        try:
+            await keyed(nodes[0], out)
+            bad = tmp_path / "bad"
+            shutil.copytree(out, bad)
+            lines = [json.loads(x) for x in (bad / "ballots.jsonl").read_text().splitlines()]
+            copy = dict(next(b for b in lines if b["state"] == "cast"))
+            copy["id"], copy["state"] = "a-copy", "challenged"
+            (bad / "ballots.jsonl").write_text("".join(json.dumps(b) + "\n" for b in [*lines, copy]))
+
+            # refused streams: from guardian 2's node, a name outside the directory, a file cut short
+            with pytest.raises(ne.NodeError, match="not this election's coordinator"):
+                await nodes[2].stream("g1", "eg2/record", record_chunks(out), 10)
+            escape = b"../escape"
+            raw = struct.pack(">H", len(escape)) + escape + struct.pack(">Q", 2) + b"{}"
+            with pytest.raises(ne.NodeError, match="not a record file's name"):
+                await nodes[0].stream("g1", "eg2/record", [raw], 10)
+            assert not (tmp_path.parent / "escape").exists()
+            name = b"ballots.jsonl"
+            cut = struct.pack(">H", len(name)) + name + struct.pack(">Q", 100) + b"{}"
+            with pytest.raises(ne.NodeError, match="ends inside a file"):
+                await nodes[0].stream("g1", "eg2/record", [cut], 10)
+            assert services[0].record is None
+            with pytest.raises(ne.NodeError, match="no record received"):
+                await ask(nodes[0], 1, "eg2/announce", {"record": str(out), "available": [1, 2]})
+
+            await send_record(nodes[0], 1, bad)
+            with pytest.raises(ne.NodeError, match=r"V-EG21-05|copied ballot"):
+                await ask(nodes[0], 1, "eg2/announce", {"available": [1, 2]})
+            await send_record(nodes[0], 1, out)
+            received = services[0].record
+            assert received is not None and received.root != out
+            body = {"record": str(bad), "available": [1, 2]}
+            doc = json.loads(await ask(nodes[0], 1, "eg2/announce", body))
+            assert doc["i"] == 1, "the path named is not read: the streamed record is the one decrypted"
         finally:
             for n in nodes:
                 await n.close()

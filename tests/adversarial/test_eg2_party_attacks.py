@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from guardian_mesh import ask_guardian, eg2_mesh, pack, run, unpack
+from guardian_mesh import ask_guardian, eg2_mesh, pack, run, send_record, unpack
 from votum import Eg2Coordinator, Eg2Trustee
 from votum.nodes import Node
 from votum.nodes import errors as ne
@@ -78,10 +78,12 @@ def test_a_guardian_will_not_decrypt_one_voters_ballot_passed_off_as_the_tally(t
                 for ts, bs in zip(tc["selections"], bc["selections"], strict=True):
                     ts["encrypted_vote"] = bs["encrypted_vote"]
             tally_file.write_text(json.dumps(tally))
+            await send_record(nodes[0], 1, out)
             with pytest.raises(ne.NodeError, match="V-EG2-08"):
-                await ask(nodes[0], 1, "eg2/shares", {"record": str(out)})
+                await ask(nodes[0], 1, "eg2/shares", {})
             tally_file.write_bytes(honest)
-            shares = json.loads((await ask(nodes[0], 1, "eg2/shares", {"record": str(out)})).decode())
+            await send_record(nodes[0], 1, out)
+            shares = json.loads((await ask(nodes[0], 1, "eg2/shares", {})).decode())
             assert shares["x"] == 1 and len(shares["shares"]) > 0
         finally:
             for n in nodes:
@@ -128,9 +130,13 @@ def test_a_guardian_answers_once_and_only_for_its_own_shares(tmp_path: Path) -> 
         out = tmp_path / "record"
         try:
             await keyed(nodes[0], out)
-            shares = [(await ask(nodes[0], i, "eg2/shares", {"record": str(out)})).decode() for i in (1, 2)]
+            shares = []
+            for i in (1, 2):
+                await send_record(nodes[0], i, out)
+                shares.append((await ask(nodes[0], i, "eg2/shares", {})).decode())
+            await send_record(nodes[0], 1, out)
             with pytest.raises(ne.NodeError, match="once"):
-                await ask(nodes[0], 1, "eg2/shares", {"record": str(out)})
+                await ask(nodes[0], 1, "eg2/shares", {})
             changed = json.loads(shares[0])
             changed["shares"][0]["m"] = changed["shares"][1]["m"]
             with pytest.raises(ne.NodeError, match="own shares were changed"):
@@ -156,7 +162,7 @@ def test_only_the_coordinator_drives_a_guardian_and_only_roster_guardians_deal_t
         try:
             await keyed(nodes[0], out)
             g2 = nodes[2]
-            body = pack({"election": ELECTION, "record": str(out)})
+            body = pack({"election": ELECTION})
             with pytest.raises(ne.NodeError, match="not this election's coordinator"):
                 await g2.request("g1", "eg2/shares", body, 10)
             box = g2.seal("g1", f"eg2-share/{ELECTION}", bytes(32))
@@ -178,7 +184,10 @@ def test_an_election_driven_honestly_over_the_mesh_verifies(tmp_path: Path) -> N
         out = tmp_path / "record"
         try:
             c = await keyed(nodes[0], out)
-            shares = [(await ask(nodes[0], i, "eg2/shares", {"record": str(out)})).decode() for i in (1, 3)]
+            shares = []
+            for i in (1, 3):
+                await send_record(nodes[0], i, out)
+                shares.append((await ask(nodes[0], i, "eg2/shares", {})).decode())
             answers = [(await ask(nodes[0], i, "eg2/answer", {"shares": shares})).decode() for i in (1, 3)]
             summary = c.finish(shares, answers)
             assert summary["cast"] + summary["challenged"] == 12

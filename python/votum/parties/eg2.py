@@ -42,6 +42,7 @@ from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node
 from votum.parties.ceremony import COORDINATOR, prepare_homes
 from votum.parties.common import agree_with_everyone, roster_sender, take_roster, wait_for_records
+from votum.parties.record_copy import RecordSink, record_chunks, stream_digest
 
 
 class Eg2Failed(VotumError):
@@ -78,6 +79,7 @@ class Eg2GuardianService:
         self.coordinator = node.keystore.find(coordinator)
         self.timeout = timeout
         self.on_done = on_done
+        self.record: RecordSink | None = None
         self._reset()
         for kind, handler in (
             ("start", self._start),
@@ -92,6 +94,7 @@ class Eg2GuardianService:
             ("abort", self._abort),
         ):
             node.route(f"eg2/{kind}", handler)
+        node.route_stream("eg2/record", self._record_sink)
 
     def _reset(self) -> None:
         self.election: str | None = None
@@ -102,6 +105,41 @@ class Eg2GuardianService:
         self.digest = b""
         self.records_ready = asyncio.Event()
         self.received: dict[str, dict[str, Any]] = {}
+        #: the joint keys computed: from then on the coordinator may send the record
+        self.keyed = False
+        self._drop_record()
+
+    def _drop_record(self) -> None:
+        """Removes the record copy received last (if any)."""
+        old, self.record = self.record, None
+        if old is not None:
+            old.remove()
+
+    def _record_sink(self, m: Message) -> RecordSink:
+        """A record streamed by the coordinator (`eg2/record`, spec/65.9): written into a private directory of
+        this guardian's, which replaces the one received before once the whole stream is in."""
+        if m.peer.node_id != self.coordinator.node_id:
+            raise errors.WrongSender(f"{m.peer.name} is not this election's coordinator")
+        self._keyed()
+
+        def received(sink: RecordSink) -> None:
+            self._drop_record()
+            self.record = sink
+
+        # under the node's home (mode 0700 directories of its own), not a shared temporary folder
+        return RecordSink(Path(self.node.identity.home), done=received)
+
+    def _keyed(self) -> None:
+        self._mine()
+        if not self.keyed:
+            raise errors.HandlerError("the key ceremony is not finished: no joint keys yet")
+
+    def _received_record(self) -> Path:
+        """The record the coordinator streamed: a guardian never reads a path the coordinator names."""
+        self._keyed()
+        if self.record is None:
+            raise errors.HandlerError("no record received from the coordinator")
+        return self.record.root
 
     def _from_coordinator(self, m: Message) -> dict[str, Any]:
         if m.peer.node_id != self.coordinator.node_id:
@@ -239,19 +277,29 @@ class Eg2GuardianService:
             raise errors.HandlerError(f"shares refused: {bad}")
         me = self._mine()
         if isinstance(me, Eg21Trustee):
-            return pack({"keys": await self._work(me.joint)})
+            keys = await self._work(me.joint)
+            self.keyed = True
+            return pack({"keys": keys})
         key, he = await self._work(me.joint)
+        self.keyed = True
         return pack({"key": key, "he": he})
 
     async def _shares(self, m: Message) -> bytes:
         body = self._from_coordinator(m)
-        shares = await self._work(self._mine_20().decryption_shares, Path(str(body["record"])))
+        del body  # no path: the record is the one streamed to this guardian
+        try:
+            shares = await self._work(self._mine_20().decryption_shares, self._received_record())
+        finally:
+            self._drop_record()  # the trustee checked and kept its own copy; a refused one is sent again
         return str(shares).encode()
 
     async def _announce(self, m: Message) -> bytes:
         body = self._from_coordinator(m)
         available = [int(i) for i in body["available"]]
-        doc = await self._work(self._mine_21().announce, Path(str(body["record"])), available)
+        try:
+            doc = await self._work(self._mine_21().announce, self._received_record(), available)
+        finally:
+            self._drop_record()  # the trustee checked and kept its own copy; a refused one is sent again
         return str(doc).encode()
 
     async def _reveal(self, m: Message) -> bytes:
@@ -430,6 +478,7 @@ async def _phases(
         await loop.run_in_executor(None, coordinator.cast, plan.ballots, plan.challenge_every, plan.seed)
     phases["ballots"] = time.perf_counter() - t0
 
+    await _send_record(node, {g: cards[g] for g in decrypting}, plan.out, phases)
     if isinstance(coordinator, Eg21Coordinator):
         summary = await _decrypt_21(coordinator, plan, decrypting, phases, ask)
     else:
@@ -450,7 +499,7 @@ async def _decrypt_20(
 ) -> dict[str, Any]:
     """egk-ec's form (spec/65.9): shares, then answers to the challenges each guardian derives."""
     loop = asyncio.get_running_loop()
-    answers = await ask("decryption shares", "eg2/shares", {g: {"record": str(plan.out)} for g in decrypting})
+    answers = await ask("decryption shares", "eg2/shares", {g: {} for g in decrypting})
     shares = [answers[g].decode() for g in decrypting]
     answers = await ask("answers", "eg2/answer", {g: {"shares": shares} for g in decrypting})
     t0 = time.perf_counter()
@@ -474,7 +523,7 @@ async def _decrypt_21(
     """2.1's commitment round (spec/66.12): announcements (M_i, d_i and nonce parts), then the pairs once
     every d_j is in, then the responses; the coordinator checks each and names a wrong one."""
     loop = asyncio.get_running_loop()
-    body = {"record": str(plan.out), "available": coordinator.available}
+    body = {"available": coordinator.available}
     answers = await ask("announcements", "eg2/announce", {g: body for g in decrypting})
     announces = [answers[g].decode() for g in decrypting]
     answers = await ask("reveals", "eg2/reveal", {g: {"announces": announces} for g in decrypting})
@@ -489,6 +538,27 @@ async def _decrypt_21(
         raise Eg2Failed("combination", str(e), _named(str(e), decrypting)) from None
     phases["combination"] = time.perf_counter() - t0
     return summary
+
+
+async def _send_record(node: Node, to: dict[str, Card], out: Path, phases: dict[str, float]) -> None:
+    """Streams the record as it stands (the ballots, before any decryption) to every guardian that decrypts
+    (spec/65.9); each must answer the stream's SHA-256."""
+    t0 = time.perf_counter()
+    want = await stream_digest(out)
+
+    async def one(gid: str) -> None:
+        try:
+            got = await node.stream(to[gid], "eg2/record", record_chunks(out))
+        except errors.NodeError as e:
+            raise Eg2Failed("record sent", f"{gid}: {e}", gid) from None
+        if got != want:
+            raise Eg2Failed("record sent", f"{gid} received another record", gid)
+
+    outcome = await asyncio.gather(*(one(g) for g in to), return_exceptions=True)
+    for e in outcome:
+        if isinstance(e, BaseException):
+            raise e
+    phases["record sent"] = time.perf_counter() - t0
 
 
 def _named(message: str, guardians: list[str]) -> str | None:
