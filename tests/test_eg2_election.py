@@ -288,3 +288,34 @@ def test_a_2_1_election_with_contest_data_publishes_the_write_ins_it_was_told_to
     with pytest.raises(InvalidInput, match="contest data 'all'"):
         run_eg2_election(Eg2Config(record="2.1", contest_data="all", out=tmp_path / "r"))
     assert not (tmp_path / "r").exists()
+
+
+def test_the_toy_parameters_make_a_test_record_only(tmp_path: Path) -> None:
+    """The specification's toy parameters (q of 64 bits, spec/66.1): an election on them, with its guardians
+    as processes of their own, verifies only as a test's record (`--allow-toy-parameters`, V-EG21-01 then
+    a warning); `votum verify` fails it otherwise under V-EG21-01 alone; egk-ec's form is refused."""
+    config = Eg2Config(
+        ballots=12,
+        guardians=3,
+        quorum=2,
+        missing=1,
+        challenge_rate=0.25,
+        group="eg2-toy",
+        out=tmp_path / "toy",
+        processes=True,
+        pre_encrypted=4,
+        contest_data="decrypted",
+    )
+    result = run_eg2_election(config)
+    assert result.verification is not None and result.verification.passed
+    assert result.verification.check("V-EG21-01").warnings
+    assert json.loads((tmp_path / "toy" / "parameters.json").read_text())["group"] == "Toy-q64p256"
+    plain = CliRunner().invoke(app, ["verify", str(tmp_path / "toy"), "--json"])
+    assert plain.exit_code != 0
+    failing = [c["id"] for c in json.loads(plain.stdout)["checks"] if c["status"] != "pass"]
+    assert failing == ["V-EG21-01"], failing
+    assert "for tests only" in plain.stdout
+    allowed = CliRunner().invoke(app, ["verify", str(tmp_path / "toy"), "--allow-toy-parameters"])
+    assert allowed.exit_code == 0, allowed.output
+    with pytest.raises(InvalidInput, match=r"2\.1 record only"):
+        run_eg2_election(Eg2Config(group="eg2-toy", record="egk-ec", out=tmp_path / "egk"))

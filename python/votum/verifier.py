@@ -131,6 +131,7 @@ def verify(
     recheck: float | None = None,
     plaintext: bool = False,
     format: str | None = None,
+    allow_toy_parameters: bool = False,
 ) -> VerificationReport:
     """Checks the record at `record` (an ElectionGuard 1.4 directory, a votum archive or a mix record
     file, spec/91.7), every check of spec/50 for its kind; never raises on a bad record: what is wrong
@@ -145,9 +146,11 @@ def verify(
     `recheck` (default 1/16; 1: every one), and the report's `cluster` says what that bounds.
     `plaintext` accepts a `tcp://` scheduler beyond this machine (refused otherwise). `format` names the
     record's kind (`FORMATS`) instead of detecting it from its files (ValueError for another name). Raises
-    `ClusterError` when the cluster does not answer (spec/98.5) or a passing answer fails here."""
+    `ClusterError` when the cluster does not answer (spec/98.5) or a passing answer fails here.
+    `allow_toy_parameters` takes an ElectionGuard 2.1 record on the specification's toy parameters as a
+    test's: V-EG21-01 passes it with a warning instead of failing it (spec/66.1)."""
     if scheduler is None and client is None:
-        text, intermediates = verify_record_report(record, progress, None, format)
+        text, intermediates = verify_record_report(record, progress, None, format, allow_toy_parameters)
         return _report(text, intermediates)
     from votum.cluster import DaskBallotWorkers, using
     from votum.cluster.ballots import RECHECK
@@ -158,7 +161,9 @@ def verify(
             c, chunk=chunk, task_timeout=task_timeout, recheck=RECHECK if recheck is None else recheck
         )
         try:
-            text, intermediates = verify_record_report(record, progress, workers, format)
+            text, intermediates = verify_record_report(
+                record, progress, workers, format, allow_toy_parameters
+            )
         finally:
             workers.close()
     address = scheduler if scheduler is not None else str(c.scheduler.address)

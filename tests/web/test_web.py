@@ -25,6 +25,7 @@ from starlette.testclient import TestClient
 from votum.client import Client
 from votum.client.election import ElectionDriver, Plan, Tokens
 from votum.eg import manifest_from_names
+from votum.eg2 import Eg2Config, run_eg2_election
 from votum.election import synthetic_manifest
 from votum.fingerprints import fingerprint, grouped, key_fingerprint
 from votum.mix import votes_text
@@ -594,6 +595,8 @@ class Live:
     db: Path
     driven: Driven
     mix_outcomes: dict[str, dict[str, Any]]
+    #: the ElectionGuard 2.1 record the pages show at /eg2/city
+    eg2_record: Path
 
 
 @pytest.fixture(scope="module")
@@ -602,15 +605,26 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     tokens = Tokens.generate(3)
     env = {**os.environ, "VOTUM_TOKENS": tokens.env()}
     outcomes = make_mix_records(data_dir / "mix")
+    eg2 = data_dir / "eg2" / "city"
+    eg2.parent.mkdir()
+    config = Eg2Config(ballots=8, guardians=3, quorum=2, missing=1, challenge_rate=0.25, out=eg2)
+    run_eg2_election(config)
     server, base = start_server(
-        ["--data-dir", str(data_dir), "--mix-records", str(data_dir / "mix")],
+        [
+            "--data-dir",
+            str(data_dir),
+            "--mix-records",
+            str(data_dir / "mix"),
+            "--eg2-records",
+            str(eg2.parent),
+        ],
         env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
         with Client(base) as client:
-            yield Live(base, data_dir / "votum.db", drive(client, tokens, "live"), outcomes)
+            yield Live(base, data_dir / "votum.db", drive(client, tokens, "live"), outcomes, eg2)
     finally:
         server.terminate()
         server.wait(timeout=60)
@@ -733,6 +747,28 @@ def test_browser_mix_record_rounds(browser: Any, live: Live) -> None:
     assert first_round == expected["tallies"]
     winners = [i + 1 for i, r in enumerate(rows) if "winner" in (r.get_attribute("class") or "")]
     assert winners == sorted(expected["winners"])
+
+
+def test_browser_eg2_record_verified_and_a_challenged_ballot_found(browser: Any, live: Live) -> None:
+    """An ElectionGuard 2.1 record at /eg2: verified from the page, its result shown, and a challenged
+    ballot's code typed and sent from the keyboard shows the ballot's opening; no console error."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    visit(browser, f"{live.base}/eg2", "eg2-list")
+    browser.find_element(By.LINK_TEXT, "city").click()
+    settle(browser, "eg2-before")
+    browser.find_element(By.ID, "start-verification").click()
+    wait_for(browser, lambda b: b.find_elements(By.ID, "eg2-results"))
+    settle(browser, "eg2-results")
+    assert browser.find_element(By.ID, "verification-status").text == "Every check passed."
+    ballots = [json.loads(x) for x in (live.eg2_record / "ballots.jsonl").read_text().splitlines()]
+    challenged = next(b for b in ballots if b["state"] == "challenged")
+    field = browser.find_element(By.ID, "code")
+    field.send_keys(challenged["H_C"].lower(), Keys.ENTER)
+    wait_for(browser, lambda b: b.find_elements(By.ID, "opened"))
+    settle(browser, "eg2-challenged")
+    assert browser.find_element(By.ID, "ballot-id").text == challenged["id"]
 
 
 def test_browser_relinks_the_board_and_names_an_altered_entry(browser: Any, live: Live) -> None:

@@ -5,7 +5,11 @@
 use p256::elliptic_curve::hash2curve::{ExpandMsg, ExpandMsgXmd, Expander};
 use rand_core::OsRng;
 use sha2::Sha256;
-use votum_group::{Group, ModpGroup, P256};
+use votum_group::{Group, GroupId, ModpGroup, P256};
+
+/// The toy parameters' name in a 2.1 record's `parameters.json` (spec/66.1): a test's record, never an
+/// election's; the verifier fails it under V-EG21-01 unless told it is a test.
+pub const TOY_GROUP: &str = "Toy-q64p256";
 
 /// A group a 2.x record can be on: the 2.x 4096-bit integer group, or P-256.
 pub trait Eg2Group: Group {
@@ -17,14 +21,20 @@ pub trait Eg2Group: Group {
     fn read_element(&self, bytes: &[u8]) -> Result<Self::Element, String>;
     /// Whether every element read is in the order-q subgroup.
     fn all_members(&self, xs: &[&Self::Element]) -> bool;
-    /// A scalar as the JSON writes it: at most 32 bytes big-endian, below q.
+    /// A scalar as the JSON writes it: at most 32 bytes big-endian, below q (a q shorter than 32 bytes, as the
+    /// toy parameters' of 8, leaves the leading bytes zero).
     fn read_scalar(&self, bytes: &[u8]) -> Result<Self::Scalar, String> {
         if bytes.len() > 32 {
             return Err("longer than 32 bytes".into());
         }
         let mut fixed = vec![0u8; 32 - bytes.len()];
         fixed.extend_from_slice(bytes);
-        self.decode_scalar(&fixed).map_err(|_| "not below q".into())
+        let width = self.scalar_len().min(32);
+        if fixed[..32 - width].iter().any(|b| *b != 0) {
+            return Err("not below q".into());
+        }
+        self.decode_scalar(&fixed[32 - width..])
+            .map_err(|_| "not below q".into())
     }
     /// A scalar as the JSON writes it: 32 bytes big-endian.
     fn scalar_bytes(&self, s: &Self::Scalar) -> Vec<u8> {
@@ -70,11 +80,11 @@ impl Eg2Group for ModpGroup {
     fn constants(&self) -> (&'static str, &'static str, Vec<(&'static str, String)>) {
         let hex = |x: &votum_arith::Integer| x.to_string_radix(16);
         (
-            // 2.1's reduced parameters (spec/66.1) are written by the 2.1 record only
-            if self.p().significant_bits() == 3072 {
-                "Integer3072"
-            } else {
-                "Integer4096"
+            // 2.1's reduced and toy parameters (spec/66.1) are written by the 2.1 record only
+            match self.id() {
+                GroupId::Eg2_3072 => "Integer3072",
+                GroupId::Eg2Toy => TOY_GROUP,
+                _ => "Integer4096",
             },
             "IntegerGroup",
             vec![

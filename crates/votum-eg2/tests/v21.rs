@@ -190,6 +190,67 @@ fn a_2_1_election_on_the_reduced_3072_bit_group_verifies() {
     );
 }
 
+/// The specification's toy parameters (q of 64 bits, p of 256): a whole election with chaining, weights,
+/// pre-encrypted ballots and decrypted contest data runs on them and verifies as a test's record; without
+/// being told it is a test the verifier fails V-EG21-01 for them alone; and a toy record relabelled as the
+/// standard group, or a standard one relabelled as toy, fails V-EG21-01.
+#[test]
+fn a_2_1_election_on_the_toy_parameters_verifies_only_as_a_test() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("eg21-toy");
+    let mut o = options(true, true, 4);
+    o.contest_data = ContestData::Decrypted;
+    let summary = run(ModpGroup::eg2_toy(), &dir, DEFAULT_MANIFEST.as_bytes(), &o).unwrap();
+    assert_eq!(summary.cast + summary.challenged, 16);
+    let as_test = |dir: &Path| {
+        verify_record(
+            dir,
+            VerifyOptions {
+                allow_toy_parameters: true,
+                ..VerifyOptions::default()
+            },
+        )
+        .0
+    };
+    let report = as_test(&dir);
+    assert!(report.passed(), "{:?}", report.not_passed());
+    assert!(report
+        .checks
+        .iter()
+        .any(|c| c.id == "V-EG21-01" && !c.warnings.is_empty()));
+    let report = verify(&dir);
+    assert_eq!(report.not_passed(), vec!["V-EG21-01"]);
+    let parameters: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("parameters.json")).unwrap()).unwrap();
+    assert_eq!(parameters["group"], "Toy-q64p256");
+    // elements are 32 bytes wide, scalars written at 32 bytes as on every group
+    let guardians: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("guardians.json")).unwrap()).unwrap();
+    assert_eq!(guardians["K"].as_str().unwrap().len(), 64);
+    edit_json(&dir.join("parameters.json"), |v| {
+        v["group"] = "Integer4096".into()
+    });
+    assert!(as_test(&dir).not_passed().contains(&"V-EG21-01"));
+    // a P-256 record said to be on the toy parameters: its elements do not read, or its constants differ
+    let p256 = t.path().join("p256");
+    run(
+        P256,
+        &p256,
+        DEFAULT_MANIFEST.as_bytes(),
+        &options(false, false, 0),
+    )
+    .unwrap();
+    edit_json(&p256.join("parameters.json"), |v| {
+        v["group"] = "Toy-q64p256".into()
+    });
+    let relabelled = as_test(&p256);
+    assert_eq!(relabelled.not_passed().first(), Some(&"V-EG21-01"));
+    assert!(
+        relabelled.not_passed().contains(&"V-EG21-02"),
+        "its keys do not read on that group"
+    );
+}
+
 #[test]
 fn an_edited_manifest_fails_v_eg21_01() {
     let (failing, _) = tampered(|d| {

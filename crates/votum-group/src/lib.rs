@@ -96,6 +96,9 @@ pub enum GroupId {
     Eg2_4096,
     /// ElectionGuard 2.1's reduced 3072-bit group (spec/66.1): 2.1 records only.
     Eg2_3072,
+    /// ElectionGuard 2.1's toy parameters (q of 64 bits, p of 256; spec/66.1): for tests only, never an
+    /// election; a verifier fails them unless told they are a test.
+    Eg2Toy,
     /// NIST P-256 (spec/10.5): ElectionGuard 2.x's elliptic-curve profile; not yet offered elsewhere.
     P256,
 }
@@ -126,6 +129,7 @@ impl GroupId {
             GroupId::ChvoteId2048 => "chvote-id-2048",
             GroupId::Eg2_4096 => "eg2-4096",
             GroupId::Eg2_3072 => "eg2-3072",
+            GroupId::Eg2Toy => "eg2-toy",
             GroupId::P256 => "p256",
         }
     }

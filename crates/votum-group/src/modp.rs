@@ -178,6 +178,8 @@ const _: () = assert!(is_hex(params::CHV_ID_1024_G));
 const _: () = assert!(is_hex(params::CHV_ID_2048_P));
 const _: () = assert!(is_hex(&[params::CHV_ID_2048_Q]));
 const _: () = assert!(is_hex(params::CHV_ID_2048_K));
+const _: () = assert!(is_hex(&[params::EG2_TOY_P, params::EG2_TOY_Q]));
+const _: () = assert!(is_hex(&[params::EG2_TOY_R, params::EG2_TOY_G]));
 const _: () = assert!(is_hex(params::CHV_ID_2048_G));
 
 /// A group constant. `is_hex` holds for each at compile time, and a string of hex digits always
@@ -190,6 +192,7 @@ fn hex(parts: &[&str]) -> Integer {
 static EG_4096: OnceLock<ModpGroup> = OnceLock::new();
 static EG2_4096: OnceLock<ModpGroup> = OnceLock::new();
 static EG2_3072: OnceLock<ModpGroup> = OnceLock::new();
+static EG2_TOY: OnceLock<ModpGroup> = OnceLock::new();
 static RFC3526_2048: OnceLock<ModpGroup> = OnceLock::new();
 static RFC3526_3072: OnceLock<ModpGroup> = OnceLock::new();
 static RFC2409_1024: OnceLock<ModpGroup> = OnceLock::new();
@@ -249,6 +252,24 @@ impl ModpGroup {
             .clone()
     }
 
+    /// ElectionGuard 2.1's toy parameters (spec/66.1; the 2.1.0 specification's appendix, "for testing
+    /// purposes only"): q = 2^64 − 59, p of 256 bits whose top and bottom 64 bits are ones, g = 2^r mod p.
+    /// Discrete logarithms in it are easy: it only makes tests of the integer-group code fast.
+    pub fn eg2_toy() -> Self {
+        EG2_TOY
+            .get_or_init(|| {
+                Self::build(
+                    GroupId::Eg2Toy,
+                    hex(&[params::EG2_TOY_P]),
+                    hex(&[params::EG2_TOY_Q]),
+                    hex(&[params::EG2_TOY_R]),
+                    hex(&[params::EG2_TOY_G]),
+                    false,
+                )
+            })
+            .clone()
+    }
+
     /// RFC 3526 group 14: 2048-bit safe prime, quadratic-residue subgroup, g = 2.
     pub fn rfc3526_2048() -> Self {
         RFC3526_2048
@@ -274,6 +295,7 @@ impl ModpGroup {
             GroupId::ChvoteId2048 => Self::chvote_identification(2048),
             GroupId::Eg2_4096 => Some(Self::eg2_4096()),
             GroupId::Eg2_3072 => Some(Self::eg2_3072()),
+            GroupId::Eg2Toy => Some(Self::eg2_toy()),
             GroupId::P256 => None,
             GroupId::Ristretto255 => None,
         }
@@ -908,18 +930,14 @@ mod tests {
         assert_eq!(g.signed_multi_pow(&b, &w[..1]), None);
     }
 
-    /// The 2.x group's defining properties (spec/65.1): p a 4096-bit prime whose bits below the top 256
-    /// begin with those of ln 2 (0xB17217F7D1CF79AB…), q = 2^256 − 189 prime, p − 1 = q·r, g = 2^r mod p
-    /// of order q; and it is not 1.0's group.
-    #[test]
-    fn the_eg2_group_is_the_one_the_specification_defines() {
-        let g = ModpGroup::eg2_4096();
-        let p = g.p().clone();
-        let q = g.order().clone();
-        assert_eq!(p.significant_bits(), 4096);
+    /// What every 2.x integer group is (spec/65.1, 66.1): p prime of `bits` bits whose top and bottom `ones`
+    /// bits are ones, q prime, p − 1 = q·r, g = 2^r mod p of order q, and r = 2·r′ with r′ prime (after the
+    /// Jacobi symbol, a batched membership test is then sound). Returns p's hexadecimal digits.
+    fn two_x_shape(g: &ModpGroup, bits: u32, ones: usize) -> String {
+        let (p, q) = (g.p().clone(), g.order().clone());
+        assert_eq!(p.significant_bits(), bits);
         assert_ne!(p.is_probably_prime(30), rug::integer::IsPrime::No);
         assert_ne!(q.is_probably_prime(30), rug::integer::IsPrime::No);
-        assert_eq!(q, (Integer::from(1) << 256u32) - 189u32);
         assert_eq!(Integer::from(&p - 1u32), Integer::from(&q * g.cofactor()));
         let two = Integer::from(2);
         let expected = Integer::from(two.pow_mod_ref(g.cofactor(), &p).unwrap());
@@ -929,46 +947,52 @@ mod tests {
             1,
             "g has order q"
         );
+        let r_half = Integer::from(g.cofactor() >> 1u32);
+        assert_eq!(Integer::from(&r_half << 1u32), *g.cofactor());
+        assert_ne!(r_half.is_probably_prime(25), rug::integer::IsPrime::No);
         let hex = p.to_string_radix(16);
-        assert!(hex.starts_with(&"f".repeat(64)) && hex.ends_with(&"f".repeat(64)));
+        let f = "f".repeat(ones / 4);
+        assert!(hex.starts_with(&f) && hex.ends_with(&f));
+        hex
+    }
+
+    /// The 2.x group (spec/65.1): p of 4096 bits whose bits below the top 256 begin with those of ln 2
+    /// (0xB17217F7D1CF79AB…), q = 2^256 − 189; and it is not 1.0's group.
+    #[test]
+    fn the_eg2_group_is_the_one_the_specification_defines() {
+        let g = ModpGroup::eg2_4096();
+        let hex = two_x_shape(&g, 4096, 256);
+        assert_eq!(*g.order(), (Integer::from(1) << 256u32) - 189u32);
         assert!(
             hex[64..].starts_with("b17217f7d1cf79ab"),
             "the bits of ln 2"
         );
-        // r = 2·r′ with r′ prime: after the Jacobi symbol, a batched membership test is sound (spec/65.1)
-        let r_half = Integer::from(g.cofactor() >> 1u32);
-        assert_eq!(Integer::from(&r_half << 1u32), *g.cofactor());
-        assert_ne!(r_half.is_probably_prime(25), rug::integer::IsPrime::No);
-        assert_ne!(&p, ModpGroup::eg_4096().p());
+        assert_ne!(g.p(), ModpGroup::eg_4096().p());
         assert_eq!(ModpGroup::of_id(GroupId::Eg2_4096), Some(g));
     }
 
+    /// 2.1's reduced group: p = 2^3072 − 2^2816 + 2^256 (⌊2^2560 ln 2⌋ + δ) + 2^256 − 1, the same q.
     #[test]
     fn the_reduced_2_1_group_is_what_its_specification_says() {
         let g = ModpGroup::eg2_3072();
-        let (p, q) = (g.p().clone(), g.order().clone());
-        assert_eq!(p.significant_bits(), 3072);
-        assert_ne!(p.is_probably_prime(30), rug::integer::IsPrime::No);
-        assert_eq!(q, *ModpGroup::eg2_4096().order());
-        assert_eq!(Integer::from(&p - 1u32), Integer::from(&q * g.cofactor()));
-        // p = 2^3072 − 2^2816 + 2^256 (⌊2^2560 ln 2⌋ + δ) + 2^256 − 1: its top and bottom 256 bits are ones,
-        // the next bits those of ln 2
-        let hex = p.to_string_radix(16);
-        assert!(hex.starts_with(&"f".repeat(64)) && hex.ends_with(&"f".repeat(64)));
+        let hex = two_x_shape(&g, 3072, 256);
+        assert_eq!(g.order(), ModpGroup::eg2_4096().order());
         assert!(
             hex[64..].starts_with("b17217f7d1cf79ab"),
             "the bits of ln 2"
         );
-        let two = Integer::from(2);
-        let expected = Integer::from(two.pow_mod_ref(g.cofactor(), &p).unwrap());
-        assert_eq!(g.generator().value(), &expected);
-        assert_eq!(Integer::from(expected.pow_mod_ref(&q, &p).unwrap()), 1);
-        // r = 2·r′ with r′ prime, as for the 4096-bit group: the batched membership test is sound
-        let r_half = Integer::from(g.cofactor() >> 1u32);
-        assert_eq!(Integer::from(&r_half << 1u32), *g.cofactor());
-        assert_ne!(r_half.is_probably_prime(25), rug::integer::IsPrime::No);
         assert_eq!(g.element_len(), 384);
         assert_eq!(ModpGroup::of_id(GroupId::Eg2_3072), Some(g));
+    }
+
+    /// 2.1's toy parameters: q = 2^64 − 59, p of 256 bits.
+    #[test]
+    fn the_2_1_toy_group_is_what_its_specification_says() {
+        let g = ModpGroup::eg2_toy();
+        two_x_shape(&g, 256, 64);
+        assert_eq!(*g.order(), Integer::from(u64::MAX - 58), "q = 2^64 − 59");
+        assert_eq!((g.element_len(), g.scalar_len()), (32, 8));
+        assert_eq!(ModpGroup::of_id(GroupId::Eg2Toy), Some(g));
     }
 
     #[test]

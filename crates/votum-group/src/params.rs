@@ -195,3 +195,13 @@ pub(crate) const EG2_3072_G: &[&str] = &[
     "37AC6DBA1A1EBA55C378BC0695B9D93AA59903EBA1CE52886A0BAAFB153548631BCEAC5207B97205BE8FDF830F27348C",
     "7AE852F9F8876887D23B8054A077DC8AEC0BF615A1FA74BC727014CFAC40E20EA194489F63A6C22427CB999C9D04AA61",
 ];
+
+// ElectionGuard 2.1's toy parameters (Design Specification 2.1.0, Appendix, "Toy Parameters for Testing Purposes
+// Only": q of 64 bits, p of 256): q = 2^64 − 59, r = (p − 1)/q, g = 2^r mod p. Checked in tests against these
+// properties. Never an election's: discrete logarithms in this group are easy.
+pub(crate) const EG2_TOY_Q: &str = "FFFFFFFFFFFFFFC5";
+pub(crate) const EG2_TOY_P: &str =
+    "FFFFFFFFFFFFFFFF93C467E37DB1212B89995855493FF059FFFFFFFFFFFFFFFF";
+pub(crate) const EG2_TOY_R: &str = "1000000000000003A93C467E37DB12EAB97DD49C34115B1E6";
+pub(crate) const EG2_TOY_G: &str =
+    "3B5431669E3E4893DF745C67CDCFD95CCDDA224878A3CD5D3226F75CC5A95638";

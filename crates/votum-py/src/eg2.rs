@@ -80,14 +80,16 @@ pub fn eg2_election<'py>(
             "eg2-3072" if record == "2.1" => {
                 release(py, || options.run(ModpGroup::eg2_3072(), &out, &manifest))
             }
-            "eg2-3072" => return Err(NativeError::Input(
-                "group \"eg2-3072\": 2.1's reduced parameters are written in the 2.1 record only"
-                    .into(),
-            )
+            "eg2-toy" if record == "2.1" => {
+                release(py, || options.run(ModpGroup::eg2_toy(), &out, &manifest))
+            }
+            "eg2-3072" | "eg2-toy" => return Err(NativeError::Input(format!(
+                "group {group:?}: 2.1's reduced and toy parameters are written in the 2.1 record only"
+            ))
             .into()),
             other => {
                 return Err(NativeError::Input(format!(
-                "group {other:?}: a 2.x election runs on p256, eg2-4096 or (2.1 record) eg2-3072"
+                "group {other:?}: a 2.x election runs on p256, eg2-4096 or (2.1 record) eg2-3072 or eg2-toy"
             ))
                 .into())
             }

@@ -59,8 +59,9 @@ fn modp(group: &str) -> PyResult<Option<ModpGroup>> {
         "p256" => Ok(None),
         "eg2-4096" => Ok(Some(ModpGroup::eg2_4096())),
         "eg2-3072" => Ok(Some(ModpGroup::eg2_3072())),
+        "eg2-toy" => Ok(Some(ModpGroup::eg2_toy())),
         other => Err(NativeError::Input(format!(
-            "group {other:?}: a 2.1 election runs on p256, eg2-4096 or eg2-3072"
+            "group {other:?}: a 2.1 election runs on p256, eg2-4096, eg2-3072 or eg2-toy"
         ))
         .into()),
     }

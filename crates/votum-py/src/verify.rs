@@ -23,13 +23,14 @@ use crate::convert::release;
 /// list[tuple[str, bytes | str]]` (("ok", answer) or ("error", reason), in order). An exception from
 /// any of them stops the verification and is raised here.
 #[pyfunction]
-#[pyo3(signature = (record, progress=None, workers=None, format=None))]
+#[pyo3(signature = (record, progress=None, workers=None, format=None, allow_toy_parameters=false))]
 pub fn verify_record_report(
     py: Python<'_>,
     record: PathBuf,
     progress: Option<PyObject>,
     workers: Option<PyObject>,
     format: Option<String>,
+    allow_toy_parameters: bool,
 ) -> PyResult<(String, String)> {
     let kind = match format.as_deref() {
         None => None,
@@ -89,6 +90,7 @@ pub fn verify_record_report(
                 ballot_workers: remote.as_mut().map(|w| w as &mut dyn BallotWorkers),
                 shuffle_workers: shuffles.as_mut().map(|w| w as &mut dyn ShuffleWorkers),
                 sv_workers: svs.as_mut().map(|w| w as &mut dyn SvWorkers),
+                allow_toy_parameters,
             },
         );
         if raised.is_none() {

@@ -28,7 +28,10 @@ use votum_eg2::v21::record::{
     self, Ballot, Contest, DataCiphertext, DecryptedData, Keys, Opened, OpenedContest, OpenedPre,
     PreContest, State, TallyValue,
 };
-use votum_eg2::{group::parameter_inputs, Eg2Group};
+use votum_eg2::{
+    group::{parameter_inputs, TOY_GROUP},
+    Eg2Group,
+};
 use votum_elgamal::Ciphertext;
 use votum_group::{ModpGroup, P256};
 
@@ -62,6 +65,7 @@ pub fn verify_eg21_record(path: &Path, options: Options<'_>) -> (Report, Interme
         progress: options.progress,
         workers: options.ballot_workers,
         until_tally: false,
+        allow_toy: options.allow_toy_parameters,
     };
     let mut out = Intermediates::default();
     let ballots = match walk(path, &mut ledger, &mut out, &mut hooks) {
@@ -87,6 +91,9 @@ pub fn verify_eg21_until_tally(path: &Path) -> Report {
         progress: None,
         workers: None,
         until_tally: true,
+        // a guardian's own parameters are compared with the record's by the guardian itself: one on the toy
+        // group reads a toy record, one on a standard group refuses it there
+        allow_toy: true,
     };
     let mut out = Intermediates::default();
     let ballots = match walk(path, &mut ledger, &mut out, &mut hooks) {
@@ -105,6 +112,8 @@ struct Hooks<'o> {
     workers: Option<&'o mut dyn BallotWorkers>,
     /// stop once the ballots and devices are checked: what a guardian reads before it decrypts
     until_tally: bool,
+    /// the record is a test's on the toy parameters (spec/66.1): V-EG21-01 passes them with a warning
+    allow_toy: bool,
 }
 
 /// A ballot line: its number, and its text or why it did not read.
@@ -135,11 +144,29 @@ fn walk(
         "Integer4096" => walk_on(ModpGroup::eg2_4096(), dir, &params, ledger, out, hooks),
         "Integer3072" => walk_on(ModpGroup::eg2_3072(), dir, &params, ledger, out, hooks),
         "P-256" => walk_on(P256, dir, &params, ledger, out, hooks),
+        TOY_GROUP => {
+            let object = record::PARAMETERS;
+            if hooks.allow_toy {
+                ledger.warn(
+                    Check::Eg21v01,
+                    object,
+                    "the toy parameters (q of 64 bits): a test's record, checked as asked",
+                );
+            } else {
+                ledger.fail(
+                    Check::Eg21v01,
+                    object,
+                    "the toy parameters (q of 64 bits, the specification's appendix): for tests only, never \
+                     an election; the rest is checked as a test's record would be",
+                );
+            }
+            walk_on(ModpGroup::eg2_toy(), dir, &params, ledger, out, hooks)
+        }
         other => Err((
             Check::Eg21v01,
             record::PARAMETERS.into(),
             format!(
-                "the group {other:?} is none of the 2.1 standard group (Integer4096), its reduced one (Integer3072) and P-256"
+                "the group {other:?} is none of the 2.1 standard group (Integer4096), its reduced one (Integer3072), its toy one (Toy-q64p256) and P-256"
             ),
         )),
     }
@@ -1634,6 +1661,7 @@ pub(crate) fn ballot_checker(
         b"p256" => build(P256, key, he, rules),
         b"eg2-4096" => build(ModpGroup::eg2_4096(), key, he, rules),
         b"eg2-3072" => build(ModpGroup::eg2_3072(), key, he, rules),
+        b"eg2-toy" => build(ModpGroup::eg2_toy(), key, he, rules),
         other => Err(format!("group {:?}", String::from_utf8_lossy(other))),
     }
 }

@@ -43,6 +43,9 @@ pub struct Options<'a> {
     /// Where a split-value record's heavy checks run when not here (a cluster, spec/98.3); the
     /// report is the in-process one.
     pub sv_workers: Option<&'a mut dyn SvWorkers>,
+    /// An ElectionGuard 2.1 record on the specification's toy parameters is a test's: V-EG21-01 passes it
+    /// with a warning instead of failing it (spec/66.1).
+    pub allow_toy_parameters: bool,
 }
 
 /// A file read whole by a walker that cannot read its format in pieces (a Verificatum session's lists, an

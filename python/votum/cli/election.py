@@ -133,7 +133,9 @@ def election(
         str,
         typer.Option(
             help="With --spec 2.1: p256, eg2-4096 (the 2.x 4096-bit group) or, with --eg2-record 2.1, "
-            "eg2-3072 (2.1's reduced parameters)."
+            "eg2-3072 (2.1's reduced parameters) or eg2-toy (the specification's toy parameters, q of 64 "
+            "bits: for tests only, never an election; its record passes only `votum verify "
+            "--allow-toy-parameters`)."
         ),
     ] = "p256",
     guardian_processes: Annotated[
@@ -313,6 +315,14 @@ def verify(
             metavar="DIR",
         ),
     ] = None,
+    allow_toy_parameters: Annotated[
+        bool,
+        typer.Option(
+            "--allow-toy-parameters",
+            help="Take an ElectionGuard 2.1 record on the specification's toy parameters (q of 64 bits) as a "
+            "test's: V-EG21-01 passes it with a warning instead of failing it.",
+        ),
+    ] = False,
     scheduler: Scheduler = None,
     chunk: Chunk = 64,
     task_timeout: TaskTimeout = 600.0,
@@ -342,7 +352,9 @@ def verify(
                 if stage == "ballots":
                     hook("ballots checked", n, 0)  # how many in all is not known before the end
 
-            report = check_record(record, tell, format=record_format, **on_cluster)
+            report = check_record(
+                record, tell, format=record_format, allow_toy_parameters=allow_toy_parameters, **on_cluster
+            )
     except (VotumError, OSError) as err:
         fail(console, err)
     if dump_intermediates is not None:
