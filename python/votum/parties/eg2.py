@@ -28,9 +28,9 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from votum import Eg2Coordinator, Eg2Trustee, Eg21Coordinator, Eg21Trustee
 from votum.errors import InvalidInput, VotumError
@@ -355,6 +355,28 @@ class Eg2Plan:
     pre_encrypted: int = 0
     contest_data: str = "manifest"
 
+    @property
+    def work_seconds(self) -> float:
+        """How long a guardian may take to answer the first decryption request: it copies the record, checks
+        every ballot with the verifier and recomputes the tally first (WORK_BASE, and WORK_PER_BALLOT for
+        each ballot). A guardian that is gone is still seen at once: its channel closes."""
+        return WORK_BASE + WORK_PER_BALLOT * (self.ballots + self.pre_encrypted)
+
+
+class Ask(Protocol):
+    """The coordinator's request to some guardians, one body each; `seconds` instead of its timeout."""
+
+    def __call__(
+        self, phase: str, kind: str, bodies: dict[str, dict[str, Any]], seconds: float | None = None
+    ) -> Awaitable[dict[str, bytes]]: ...
+
+
+#: the seconds every decryption request may take, whatever the record (see `Eg2Plan.work_seconds`)
+WORK_BASE = 120.0
+#: the seconds per ballot on top: a 4096-bit ballot's whole check takes about 25 ms on one core here, and the
+#: guardians of one machine share its cores (three guardians on two cores: about 40 ms a ballot)
+WORK_PER_BALLOT = 0.1
+
 
 async def coordinate(
     node: Node, guardians: Sequence[str | Card], plan: Eg2Plan, timeout: float = 60.0
@@ -370,15 +392,18 @@ async def coordinate(
     election = hashlib.sha256(f"{time.time_ns()}{plan.out}".encode()).hexdigest()[:16]
     phases: dict[str, float] = {}
 
-    async def ask(phase: str, kind: str, bodies: dict[str, dict[str, Any]]) -> dict[str, bytes]:
+    async def ask(
+        phase: str, kind: str, bodies: dict[str, dict[str, Any]], seconds: float | None = None
+    ) -> dict[str, bytes]:
         t0 = time.perf_counter()
+        wait = timeout if seconds is None else seconds
 
         async def one(gid: str) -> bytes:
             payload = pack({"election": election, **bodies[gid]})
             try:
-                return await node.request(cards[gid], kind, payload, timeout)
+                return await node.request(cards[gid], kind, payload, wait)
             except asyncio.TimeoutError:
-                raise Eg2Failed(phase, f"{gid} did not answer within {timeout} s", gid) from None
+                raise Eg2Failed(phase, f"{gid} did not answer within {wait:.0f} s", gid) from None
             except errors.NodeError as e:
                 raise Eg2Failed(phase, f"{gid}: {e}", gid) from None
 
@@ -405,7 +430,7 @@ async def _phases(
     plan: Eg2Plan,
     election: str,
     phases: dict[str, float],
-    ask: Callable[[str, str, dict[str, dict[str, Any]]], Any],
+    ask: Ask,
 ) -> Eg2Run:
     n = len(cards)
     loop = asyncio.get_running_loop()
@@ -495,11 +520,11 @@ async def _decrypt_20(
     plan: Eg2Plan,
     decrypting: list[str],
     phases: dict[str, float],
-    ask: Callable[[str, str, dict[str, dict[str, Any]]], Any],
+    ask: Ask,
 ) -> dict[str, Any]:
     """egk-ec's form (spec/65.9): shares, then answers to the challenges each guardian derives."""
     loop = asyncio.get_running_loop()
-    answers = await ask("decryption shares", "eg2/shares", {g: {} for g in decrypting})
+    answers = await ask("decryption shares", "eg2/shares", {g: {} for g in decrypting}, plan.work_seconds)
     shares = [answers[g].decode() for g in decrypting]
     answers = await ask("answers", "eg2/answer", {g: {"shares": shares} for g in decrypting})
     t0 = time.perf_counter()
@@ -518,13 +543,13 @@ async def _decrypt_21(
     plan: Eg2Plan,
     decrypting: list[str],
     phases: dict[str, float],
-    ask: Callable[[str, str, dict[str, dict[str, Any]]], Any],
+    ask: Ask,
 ) -> dict[str, Any]:
     """2.1's commitment round (spec/66.12): announcements (M_i, d_i and nonce parts), then the pairs once
     every d_j is in, then the responses; the coordinator checks each and names a wrong one."""
     loop = asyncio.get_running_loop()
     body = {"available": coordinator.available}
-    answers = await ask("announcements", "eg2/announce", {g: body for g in decrypting})
+    answers = await ask("announcements", "eg2/announce", {g: body for g in decrypting}, plan.work_seconds)
     announces = [answers[g].decode() for g in decrypting]
     answers = await ask("reveals", "eg2/reveal", {g: {"announces": announces} for g in decrypting})
     reveals = [answers[g].decode() for g in decrypting]
