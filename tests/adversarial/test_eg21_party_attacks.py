@@ -301,3 +301,42 @@ def test_a_guardian_decrypts_the_record_it_was_sent_never_a_path(tmp_path: Path)
                 await n.close()
 
     run(main())
+
+
+def test_a_guardian_takes_one_record_stream_at_a_time(tmp_path: Path) -> None:
+    """A coordinator that opens a second record stream while the first is still coming is refused (each may
+    write up to the size limit: many at once would fill the guardian's disk); once the first ends, the
+    next is taken."""
+
+    async def main() -> None:
+        nodes, services = await eg2_mesh(tmp_path, 3)
+        out = tmp_path / "record"
+        try:
+            await keyed(nodes[0], out)
+            held = asyncio.Event()
+            data = b"".join([c async for c in record_chunks(out)])
+
+            async def slow() -> Any:
+                # a piece is sent once the next one is known (the last is marked so): two before waiting
+                yield data[:10]
+                yield data[10:20]
+                await held.wait()
+                yield data[20:]
+
+            first = asyncio.ensure_future(nodes[0].stream("g1", "eg2/record", slow(), 30))
+            for _ in range(200):  # until the guardian has opened the first stream's sink
+                if services[0].incoming is not None:
+                    break
+                await asyncio.sleep(0.05)
+            assert services[0].incoming is not None and not services[0].incoming.ended
+            with pytest.raises(ne.NodeError, match="one stream at a time"):
+                await send_record(nodes[0], 1, out)
+            held.set()
+            await first
+            assert services[0].record is not None
+            await send_record(nodes[0], 1, out)
+        finally:
+            for n in nodes:
+                await n.close()
+
+    run(main())

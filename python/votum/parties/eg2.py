@@ -80,6 +80,8 @@ class Eg2GuardianService:
         self.timeout = timeout
         self.on_done = on_done
         self.record: RecordSink | None = None
+        #: the record stream being received: one at a time, so a coordinator cannot fill the disk with many
+        self.incoming: RecordSink | None = None
         self._reset()
         for kind, handler in (
             ("start", self._start),
@@ -121,13 +123,16 @@ class Eg2GuardianService:
         if m.peer.node_id != self.coordinator.node_id:
             raise errors.WrongSender(f"{m.peer.name} is not this election's coordinator")
         self._keyed()
+        if self.incoming is not None and not self.incoming.ended:
+            raise errors.HandlerError("a record is being received already: one stream at a time")
 
         def received(sink: RecordSink) -> None:
             self._drop_record()
             self.record = sink
 
         # under the node's home (mode 0700 directories of its own), not a shared temporary folder
-        return RecordSink(Path(self.node.identity.home), done=received)
+        self.incoming = RecordSink(Path(self.node.identity.home), done=received)
+        return self.incoming
 
     def _keyed(self) -> None:
         self._mine()

@@ -95,6 +95,8 @@ class RecordSink:
         self._left = 0  # bytes of the current file still to come
         self._names: set[str] = set()
         self.size = 0
+        #: finished, aborted or removed: it writes nothing more
+        self.ended = False
 
     def _take(self, data: bytes | memoryview) -> None:
         view = memoryview(data)
@@ -163,6 +165,7 @@ class RecordSink:
             self.remove()
             raise RecordCopyError("the record stream ends inside a file")
         self._close_file()
+        self.ended = True
         if self.done is not None:
             self.done(self)
         return self._hash.digest()
@@ -171,5 +174,6 @@ class RecordSink:
         self.remove()
 
     def remove(self) -> None:
+        self.ended = True
         self._close_file()
         shutil.rmtree(self.root, ignore_errors=True)
