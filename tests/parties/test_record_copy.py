@@ -105,3 +105,38 @@ def test_limits_on_files_and_bytes(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
     sink = asyncio.run(receive([raw], tmp_path, max_files=5, max_bytes=len(raw)))
     assert len(files_of(sink.root)) == 5
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    entries=st.lists(
+        st.tuples(
+            st.one_of(
+                st.text(alphabet="ab./-_\\\0é", max_size=12),
+                st.sampled_from(["..", "a/..", "../a", "/a", "a//b", "a/b/c/d", "ok.json", "d/ok.json"]),
+            ),
+            st.binary(max_size=40),
+            st.integers(min_value=-3, max_value=3),
+        ),
+        max_size=6,
+    ),
+    tail=st.binary(max_size=8),
+)
+def test_whatever_arrives_nothing_is_written_outside_the_copy(
+    tmp_path_factory: pytest.TempPathFactory, entries: list[tuple[str, bytes, int]], tail: bytes
+) -> None:
+    """Any stream, well formed or not (names of any characters, sizes that lie, bytes after the last file):
+    the copy either fails and leaves nothing, or holds exactly the files named, each inside it."""
+    base = tmp_path_factory.mktemp("any")
+    parent = base / "guardian"
+    parent.mkdir()
+    raw = b"".join(entry(n.encode(), body, max(0, len(body) + lie)) for n, body, lie in entries) + tail
+    try:
+        sink = asyncio.run(receive([raw], parent))
+    except RecordCopyError:
+        assert list(parent.iterdir()) == []
+    else:
+        written = {name for name, _ in files_of(sink.root)}
+        assert all(p.resolve().is_relative_to(sink.root.resolve()) for p in sink.root.rglob("*"))
+        assert written <= {n for n, _, _ in entries}
+    assert sorted(p.name for p in base.iterdir()) == ["guardian"], "nothing beside the guardian's folder"
