@@ -221,3 +221,22 @@ def test_a_replaced_record_is_verified_again(site: Site, tmp_path: Path) -> None
     tally = copy / "tally.json"
     tally.write_text(tally.read_text() + "\n")
     assert version_of(copy) != before
+
+
+def test_the_quick_index_never_shows_another_ballot(site: Site, tmp_path: Path) -> None:
+    """The index finds lines by a quick scan for `"id"` and `"H_C"`; a record whose line carries a nested
+    `"id"` before its own (another writer's key order) must not answer a query for that nested value with
+    this ballot. The line read whole is compared with the query."""
+    copy = tmp_path / "copy"
+    shutil.copytree(site.folder / "city", copy)
+    ballots = lines(copy / "ballots.jsonl")
+    first = {"aa": {"id": "decoy"}, **ballots[0]}
+    text = "".join(json.dumps(b, separators=(",", ":")) + "\n" for b in [first, *ballots[1:]])
+    (copy / "ballots.jsonl").write_text(text)
+    indexes = BallotIndexes()
+    version = version_of(copy)
+    assert track(copy, version, indexes, "decoy") is None
+    by_code = track(copy, version, indexes, ballots[0]["H_C"])
+    assert by_code is not None and by_code.ballot_id == ballots[0]["id"]
+    second = track(copy, version, indexes, ballots[1]["id"])
+    assert second is not None and second.ballot_id == ballots[1]["id"]

@@ -303,7 +303,11 @@ def track(path: Path, version: str, indexes: BallotIndexes, query: str) -> Track
         return None
     position, offset = found
     ballot = _read_at(path / "ballots.jsonl", offset)
-    if ballot is None:
+    # the index found the line by a quick scan (the first `"id"` of a line: a record whose lines nest one
+    # before their own is found by code only): the ballot read whole must be the one asked for
+    if ballot is None or (
+        str(ballot.get("H_C", "")).upper() != code.upper() and ballot.get("id") != query.strip()
+    ):
         return None
     manifest = _small_json(path / "manifest.json")
     labels = _Labels(manifest if isinstance(manifest, dict) else {})
