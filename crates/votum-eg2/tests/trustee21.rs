@@ -143,11 +143,77 @@ fn guardians_as_parties_of_their_own_make_a_record_that_verifies_with_every_chec
     let report = verify_record(&dir, VerifyOptions::default()).0;
     assert!(report.passed(), "{:?}", report.not_passed());
     assert_eq!(report.form, "electionguard-2.1");
-    // a guardian decrypts once
-    let again = e.trustees[0]
-        .announce(&dir, &[1, 3], &mut e.rng)
-        .unwrap_err();
-    assert!(again.to_string().contains("once"), "{again}");
+}
+
+/// Guardian 3 is gone after the announcements (its reveal never comes): guardians 1 and 2 announce again
+/// for U = {1, 2}, with fresh nonces, and the decryption ends with them; guardian 1's first round is dropped
+/// unanswered. A guardian refuses to announce for a record whose values differ from those it announced for
+/// (the same ballots less one: the two tallies' difference would be that ballot's vote), before and after
+/// it has answered, and stays able to decrypt the first record.
+#[test]
+fn a_decryption_starts_again_with_other_guardians_for_the_same_values_only() {
+    let mut e = keyed();
+    let dir = e.dir.clone();
+    let first: Vec<Value> = [1u32, 3]
+        .iter()
+        .map(|&i| {
+            e.trustees[i as usize - 1]
+                .announce(&dir, &[1, 3], &mut e.rng)
+                .unwrap()
+        })
+        .collect();
+    e.trustees[0].reveal(&first).unwrap();
+    // another record: the first cast ballot left out
+    let fewer = e._tmp.path().join("fewer");
+    copy(&dir, &fewer);
+    edit_lines(&fewer.join("ballots.jsonl"), |lines| {
+        let at = lines.iter().position(|b| b["state"] == "cast").unwrap();
+        lines.remove(at);
+    });
+    let refused = e.trustees[0].announce(&fewer, &[1, 2], &mut e.rng);
+    assert!(
+        refused
+            .unwrap_err()
+            .to_string()
+            .contains("decrypts one record"),
+        "a second record is refused"
+    );
+    // the same record with U = {1, 2}
+    e.coordinator.set_available(&[1, 2]).unwrap();
+    let u = [1u32, 2];
+    let ann: Vec<Value> = u
+        .iter()
+        .map(|&i| {
+            e.trustees[i as usize - 1]
+                .announce(&dir, &u, &mut e.rng)
+                .unwrap()
+        })
+        .collect();
+    let rev: Vec<Value> = u
+        .iter()
+        .map(|&i| e.trustees[i as usize - 1].reveal(&ann).unwrap())
+        .collect();
+    let answers: Vec<Value> = u
+        .iter()
+        .map(|&i| e.trustees[i as usize - 1].answer(&rev).unwrap())
+        .collect();
+    finish_with(&mut e.coordinator, (&ann, &rev, &answers)).unwrap();
+    let report = verify_record(&dir, VerifyOptions::default()).0;
+    assert!(report.passed(), "{:?}", report.not_passed());
+    // answered: the other record is still refused; the round's nonces are spent
+    assert!(e.trustees[0]
+        .announce(&fewer, &[1, 2], &mut e.rng)
+        .unwrap_err()
+        .to_string()
+        .contains("decrypts one record"));
+    assert!(
+        e.trustees[0].answer(&rev).is_err(),
+        "one answer per announcement"
+    );
+    assert!(
+        e.coordinator.set_available(&[1]).is_err(),
+        "below the quorum"
+    );
 }
 
 #[test]

@@ -293,6 +293,13 @@ impl Eg21Coordinator {
             .map_err(eg2)
     }
 
+    /// Another U: the decryption starts again with these guardians (one of the first U gone); at least k
+    /// of 1…n, each once (spec/66.12).
+    fn set_available(&self, available: Vec<u32>) -> PyResult<()> {
+        self.with(|c| each!(AnyCoordinator, c, c => c.set_available(&available)))
+            .map_err(eg2)
+    }
+
     /// Takes the guardians' key records (JSON, guardians 1…n), checks each, writes the record's first
     /// documents, and returns the guardians' document (JSON) it computed: every guardian's must be equal.
     fn open(&self, py: Python<'_>, records: Vec<String>) -> PyResult<String> {

@@ -22,6 +22,7 @@ announcements it revealed for.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -49,10 +50,12 @@ class Eg2Failed(VotumError):
     """The election stopped in `phase`; `guardian` is the guardian at fault (or None). What the record
     directory holds then is incomplete and does not verify."""
 
-    def __init__(self, phase: str, detail: str, guardian: str | None = None) -> None:
+    def __init__(self, phase: str, detail: str, guardian: str | None = None, gone: bool = False) -> None:
         self.phase = phase
         self.guardian = guardian
         self.detail = detail
+        #: `guardian` did not answer (no answer in time, or its connection broke), rather than refusing
+        self.gone = gone
         super().__init__(f"2.x election failed in phase {phase!r}: {detail}")
 
 
@@ -408,7 +411,9 @@ async def coordinate(
             try:
                 return await node.request(cards[gid], kind, payload, wait)
             except asyncio.TimeoutError:
-                raise Eg2Failed(phase, f"{gid} did not answer within {wait:.0f} s", gid) from None
+                raise Eg2Failed(phase, f"{gid} did not answer within {wait:.0f} s", gid, gone=True) from None
+            except errors.PeerUnavailable as e:
+                raise Eg2Failed(phase, f"{gid}: {e}", gid, gone=True) from None
             except errors.NodeError as e:
                 raise Eg2Failed(phase, f"{gid}: {e}", gid) from None
 
@@ -510,13 +515,14 @@ async def _phases(
 
     await _send_record(node, {g: cards[g] for g in decrypting}, plan.out, phases)
     if isinstance(coordinator, Eg21Coordinator):
-        summary = await _decrypt_21(coordinator, plan, decrypting, phases, ask)
+        summary = await _decrypt_21_with_spares(node, cards, coordinator, plan, decrypting, phases, ask)
     else:
         summary = await _decrypt_20(coordinator, plan, decrypting, phases, ask)
-    # guardians not decrypting are done too
+    # guardians not decrypting are done too (one that has gone does not answer: that changes nothing now)
     rest = [g for g in cards if g not in decrypting]
     if rest:
-        await ask("done", "eg2/abort", {g: {} for g in rest})
+        with contextlib.suppress(Eg2Failed):
+            await ask("done", "eg2/abort", {g: {} for g in rest}, 5.0)
     return Eg2Run(election, dict(summary), phases)
 
 
@@ -570,6 +576,42 @@ async def _decrypt_21(
     return summary
 
 
+#: the rounds of 2.1's decryption a guardian may be gone in, and the decryption started again without it
+ROUNDS_21 = ("announcements", "reveals", "answers")
+
+
+async def _decrypt_21_with_spares(
+    node: Node,
+    cards: dict[str, Card],
+    coordinator: Eg21Coordinator,
+    plan: Eg2Plan,
+    decrypting: list[str],
+    phases: dict[str, float],
+    ask: Ask,
+) -> dict[str, Any]:
+    """2.1's decryption (spec/66.12), started again with another U when a guardian of U is gone in one of its
+    rounds (no answer in time, or its connection broke) and enough others are left: each guardian of the new
+    U announces again for the same values, with fresh nonces (one that refuses, rather than goes, stops the
+    election). The record goes to every guardian of the new U first."""
+    gone: set[str] = set()
+    while True:
+        try:
+            return await _decrypt_21(coordinator, plan, decrypting, phases, ask)
+        except Eg2Failed as e:
+            if not (e.gone and e.phase in ROUNDS_21 and e.guardian in decrypting):
+                raise
+            gone.add(str(e.guardian))
+            left = [g for g in cards if g not in gone]
+            if len(left) < plan.quorum:
+                raise Eg2Failed(
+                    e.phase, f"{e.detail}; fewer than {plan.quorum} guardians are left", e.guardian
+                ) from None
+            decrypting = left[: len(decrypting)]
+            coordinator.set_available([list(cards).index(g) + 1 for g in decrypting])
+            # to every guardian of the new U: each dropped its copy once it had announced
+            await _send_record(node, {g: cards[g] for g in decrypting}, plan.out, phases)
+
+
 async def _send_record(node: Node, to: dict[str, Card], out: Path, phases: dict[str, float]) -> None:
     """Streams the record as it stands (the ballots, before any decryption) to every guardian that decrypts
     (spec/65.9); each must answer the stream's SHA-256."""
@@ -588,7 +630,7 @@ async def _send_record(node: Node, to: dict[str, Card], out: Path, phases: dict[
     for e in outcome:
         if isinstance(e, BaseException):
             raise e
-    phases["record sent"] = time.perf_counter() - t0
+    phases["record sent"] = phases.get("record sent", 0.0) + time.perf_counter() - t0
 
 
 def _named(message: str, guardians: list[str]) -> str | None:

@@ -572,6 +572,16 @@ impl<G: Eg2Group> Coordinator<G> {
         Ok(u)
     }
 
+    /// Another U (spec/66.12): the decryption starts again with these guardians, one of the first U gone.
+    /// At least k of 1…n, each once; what is decrypted stays the same.
+    pub fn set_available(&mut self, available: &[u32]) -> Result<(), Eg2Error> {
+        let mut base = self.options.base.clone();
+        base.available = available.to_vec();
+        base.decrypting()?;
+        self.options.base = base;
+        Ok(())
+    }
+
     /// H_P and H_B.
     pub fn hashes(&self) -> (&[u8; 32], &[u8; 32]) {
         (&self.hp, &self.hb)

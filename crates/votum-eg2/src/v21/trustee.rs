@@ -65,8 +65,18 @@ enum Stage<G: Eg2Group> {
     Keyed(Box<Keys<G>>, KeyShares<G>),
     /// its announcement made; revealing and answering owed
     Decrypting(Box<Keys<G>>, KeyShares<G>, Box<Pending<G>>),
-    /// it has answered, or refused mid-decryption: it decrypts nothing more
+    /// it has answered, or refused mid-decryption: that round's nonces are spent; a new round may decrypt the
+    /// same values again with other guardians
+    Answered(Box<Keys<G>>, KeyShares<G>),
+    /// between two stages (never left there)
     Done,
+}
+
+/// Where a guardian's keys were when a new announcement was asked for: put back if it is refused.
+enum Before<G: Eg2Group> {
+    Keyed,
+    Decrypting(Box<Pending<G>>),
+    Answered,
 }
 
 /// One guardian's whole part in a 2.1 election.
@@ -79,6 +89,10 @@ pub struct Trustee<G: Eg2Group> {
     manifest: Manifest,
     guardian: Guardian<G>,
     stage: Stage<G>,
+    /// what this guardian decrypts, once it has announced: the digest of its targets without U. Every later
+    /// round must be for the same values (another U only), so that two records differing in one ballot are
+    /// never both decrypted (their tallies' difference would be that ballot's vote).
+    decrypting_for: Option<[u8; 32]>,
 }
 
 impl<G: Eg2Group> std::fmt::Debug for Trustee<G> {
@@ -352,6 +366,7 @@ impl<G: Eg2Group> Trustee<G> {
             manifest,
             guardian,
             stage: Stage::Made,
+            decrypting_for: None,
         })
     }
 
@@ -470,14 +485,12 @@ impl<G: Eg2Group> Trustee<G> {
         Ok(())
     }
 
-    /// Whether this guardian would announce now: keyed, and not yet decrypting. Asked before the caller
-    /// copies and checks a record, so that a request out of turn costs nothing.
+    /// Whether this guardian would announce now: keyed (a new round after an earlier one included, for the
+    /// same values). Asked before the caller copies and checks a record, so that a request out of turn costs
+    /// nothing.
     pub fn may_announce(&self) -> Result<(), Eg2Error> {
         match &self.stage {
-            Stage::Keyed(..) => Ok(()),
-            Stage::Decrypting(..) | Stage::Done => Err(wrong(
-                "this guardian has decrypted already: it decrypts once",
-            )),
+            Stage::Keyed(..) | Stage::Decrypting(..) | Stage::Answered(..) => Ok(()),
             _ => Err(wrong("the key ceremony is not finished")),
         }
     }
@@ -485,7 +498,11 @@ impl<G: Eg2Group> Trustee<G> {
     /// Round 1 of the decryption (spec/66.12): from the record at `dir` (a copy only this process writes,
     /// checked as far as its ballots by the caller) this guardian computes what is decrypted itself, and
     /// returns its announcement: M_i and d_i per target (eq. 88 or 99), and its part of each challenged
-    /// ballot's nonce with its proof. `available` is U. Once per guardian.
+    /// ballot's nonce with its proof. `available` is U.
+    ///
+    /// A guardian may announce again, for another U (a guardian of the first U gone), with fresh nonces: the
+    /// round before is dropped, its nonces never answered (or spent already). The values must be the same
+    /// as the first announcement's, else it refuses: it decrypts one record.
     pub fn announce<R: RngCore + CryptoRng>(
         &mut self,
         dir: &Path,
@@ -493,17 +510,36 @@ impl<G: Eg2Group> Trustee<G> {
         rng: &mut R,
     ) -> Result<Value, Eg2Error> {
         self.may_announce()?;
-        let Stage::Keyed(keys, shares) = std::mem::replace(&mut self.stage, Stage::Done) else {
-            return Err(wrong("the key ceremony is not finished"));
+        let (keys, shares, before) = match std::mem::replace(&mut self.stage, Stage::Done) {
+            Stage::Keyed(keys, shares) => (keys, shares, Before::Keyed),
+            Stage::Decrypting(keys, shares, pending) => (keys, shares, Before::Decrypting(pending)),
+            Stage::Answered(keys, shares) => (keys, shares, Before::Answered),
+            other => {
+                self.stage = other;
+                return Err(wrong("the key ceremony is not finished"));
+            }
         };
-        match self.announce_with(&keys, &shares, dir, available, rng) {
-            Ok((pending, doc)) => {
+        let made = self
+            .announce_with(&keys, &shares, dir, available, rng)
+            .and_then(|(pending, doc, values)| match self.decrypting_for {
+                Some(first) if first != values => Err(wrong(
+                    "this record's values are not those this guardian announced for: it decrypts one record",
+                )),
+                _ => Ok((pending, doc, values)),
+            });
+        match made {
+            Ok((pending, doc, values)) => {
+                self.decrypting_for = Some(values);
                 self.stage = Stage::Decrypting(keys, shares, Box::new(pending));
                 Ok(doc)
             }
             Err(e) => {
-                // a record it refused leaves it keyed: a corrected record may be asked again
-                self.stage = Stage::Keyed(keys, shares);
+                // a record it refused leaves it as it was: a corrected record may be asked again
+                self.stage = match before {
+                    Before::Keyed => Stage::Keyed(keys, shares),
+                    Before::Decrypting(pending) => Stage::Decrypting(keys, shares, pending),
+                    Before::Answered => Stage::Answered(keys, shares),
+                };
                 Err(e)
             }
         }
@@ -516,7 +552,7 @@ impl<G: Eg2Group> Trustee<G> {
         dir: &Path,
         available: &[u32],
         rng: &mut R,
-    ) -> Result<(Pending<G>, Value), Eg2Error> {
+    ) -> Result<(Pending<G>, Value, [u8; 32]), Eg2Error> {
         let group = &self.group;
         let available = quorum(available, self.n, self.k)?;
         if !available.contains(&self.guardian.i) {
@@ -530,6 +566,7 @@ impl<G: Eg2Group> Trustee<G> {
         let targets = tally.targets(&self.manifest);
         let challenged = tally.challenged();
         let digest = targets_digest(group, &available, &targets, &challenged);
+        let values = targets_digest(group, &[], &targets, &challenged);
         let (session, announce) = Session::start(
             group,
             (&keys.he, &self.manifest),
@@ -554,6 +591,7 @@ impl<G: Eg2Group> Trustee<G> {
                 revealed: None,
             },
             doc,
+            values,
         ))
     }
 
@@ -608,7 +646,7 @@ impl<G: Eg2Group> Trustee<G> {
 
     /// Round 3: every available guardian's pairs checked against the d_j it announced (a mismatch names
     /// the guardian, and nothing is answered), each challenge derived here, and the responses v_i. The
-    /// nonces are spent whether it answers or refuses: a guardian answers once.
+    /// nonces are spent whether it answers or refuses: it answers once per announcement.
     pub fn answer(&mut self, docs: &[Value]) -> Result<Value, Eg2Error> {
         let stage = std::mem::replace(&mut self.stage, Stage::Done);
         let Stage::Decrypting(keys, shares, pending) = stage else {
@@ -627,22 +665,28 @@ impl<G: Eg2Group> Trustee<G> {
             );
             return Err(wrong("this guardian has not revealed its pairs yet"));
         };
-        let reveals = docs
-            .iter()
-            .map(|d| read_reveal(&self.group, d).map_err(wrong))
-            .collect::<Result<Vec<_>, _>>()?;
-        let targets = pending.tally.targets(&self.manifest);
-        let answers = pending.session.answer(
-            (&self.group, &keys.he),
-            &shares,
-            &targets,
-            &announces,
-            &reveals,
-        )?;
-        Ok(json!({
-            "i": shares.i,
-            "answers": answers.iter().map(|v| sc(&self.group, v)).collect::<Vec<_>>(),
-        }))
+        // from here the round's nonces are spent, whatever the outcome: only a new announcement (fresh
+        // nonces, the same values) decrypts again
+        let answered = (|| {
+            let reveals = docs
+                .iter()
+                .map(|d| read_reveal(&self.group, d).map_err(wrong))
+                .collect::<Result<Vec<_>, _>>()?;
+            let targets = pending.tally.targets(&self.manifest);
+            let answers = pending.session.answer(
+                (&self.group, &keys.he),
+                &shares,
+                &targets,
+                &announces,
+                &reveals,
+            )?;
+            Ok(json!({
+                "i": shares.i,
+                "answers": answers.iter().map(|v| sc(&self.group, v)).collect::<Vec<_>>(),
+            }))
+        })();
+        self.stage = Stage::Answered(keys, shares);
+        answered
     }
 }
 
