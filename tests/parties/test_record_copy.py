@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from votum.parties.record_copy import RecordCopyError, RecordSink, files_of, record_chunks, stream_digest
+from votum.parties.record_copy import RecordCopyError, RecordSink, files_of, record_chunks
 
 
 def make_record(root: Path) -> Path:
@@ -43,9 +43,9 @@ async def receive(pieces: list[bytes], parent: Path, **limits: int) -> RecordSin
     return sink
 
 
-def stream_of(root: Path) -> bytes:
+def stream_of(root: Path, digest: hashlib._Hash | None = None) -> bytes:
     async def collect() -> bytes:
-        return b"".join([c async for c in record_chunks(root)])
+        return b"".join([c async for c in record_chunks(root, digest)])
 
     return asyncio.run(collect())
 
@@ -64,7 +64,8 @@ def test_the_copy_is_the_record_however_the_stream_is_cut(
     sent = {name: path.read_bytes() for name, path in files_of(root)}
     got = {name: path.read_bytes() for name, path in files_of(sink.root)}
     assert got == sent and "link.json" not in got and "empty.json" in got
-    assert asyncio.run(stream_digest(root)) == hashlib.sha256(data).digest()
+    sent = hashlib.sha256()
+    assert stream_of(root, sent) == data and sent.digest() == hashlib.sha256(data).digest()
     assert sink.root.stat().st_mode & 0o077 == 0, "the copy is private to its guardian"
     sink.remove()
     assert not sink.root.exists()

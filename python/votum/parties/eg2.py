@@ -29,9 +29,9 @@ import json
 import re
 import sys
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from votum import Eg2Coordinator, Eg2Trustee, Eg21Coordinator, Eg21Trustee
 from votum.errors import InvalidInput, VotumError
@@ -43,7 +43,9 @@ from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node
 from votum.parties.ceremony import COORDINATOR, prepare_homes
 from votum.parties.common import agree_with_everyone, roster_sender, take_roster, wait_for_records
-from votum.parties.record_copy import RecordSink, record_chunks, stream_digest
+from votum.parties.record_copy import RecordSink, record_chunks
+
+T = TypeVar("T")
 
 
 class Eg2Failed(VotumError):
@@ -293,8 +295,7 @@ class Eg2GuardianService:
         return pack({"key": key, "he": he})
 
     async def _shares(self, m: Message) -> bytes:
-        body = self._from_coordinator(m)
-        del body  # no path: the record is the one streamed to this guardian
+        self._from_coordinator(m)  # no path in it: the record is the one streamed to this guardian
         try:
             shares = await self._work(self._mine_20().decryption_shares, self._received_record())
         finally:
@@ -386,6 +387,15 @@ WORK_BASE = 120.0
 WORK_PER_BALLOT = 0.1
 
 
+async def _every(work: Iterable[Awaitable[T]]) -> list[T]:
+    """Every one of `work` run to its end, then the first exception raised, if any (none is left running)."""
+    outcome = await asyncio.gather(*work, return_exceptions=True)
+    for e in outcome:
+        if isinstance(e, BaseException):
+            raise e
+    return [r for r in outcome if not isinstance(r, BaseException)]
+
+
 async def coordinate(
     node: Node, guardians: Sequence[str | Card], plan: Eg2Plan, timeout: float = 60.0
 ) -> Eg2Run:
@@ -417,12 +427,9 @@ async def coordinate(
             except errors.NodeError as e:
                 raise Eg2Failed(phase, f"{gid}: {e}", gid) from None
 
-        outcome = await asyncio.gather(*(one(g) for g in bodies), return_exceptions=True)
-        for e in outcome:
-            if isinstance(e, BaseException):
-                raise e
+        outcome = await _every(one(g) for g in bodies)
         phases[phase] = phases.get(phase, 0.0) + time.perf_counter() - t0
-        return {g: r for g, r in zip(bodies, outcome, strict=True) if isinstance(r, bytes)}
+        return dict(zip(bodies, outcome, strict=True))
 
     try:
         return await _phases(node, cards, plan, election, phases, ask)
@@ -515,7 +522,9 @@ async def _phases(
 
     await _send_record(node, {g: cards[g] for g in decrypting}, plan.out, phases)
     if isinstance(coordinator, Eg21Coordinator):
-        summary = await _decrypt_21_with_spares(node, cards, coordinator, plan, decrypting, phases, ask)
+        summary, decrypting = await _decrypt_21_with_spares(
+            node, cards, coordinator, plan, decrypting, phases, ask
+        )
     else:
         summary = await _decrypt_20(coordinator, plan, decrypting, phases, ask)
     # guardians not decrypting are done too (one that has gone does not answer: that changes nothing now)
@@ -534,19 +543,12 @@ async def _decrypt_20(
     ask: Ask,
 ) -> dict[str, Any]:
     """egk-ec's form (spec/65.9): shares, then answers to the challenges each guardian derives."""
-    loop = asyncio.get_running_loop()
     answers = await ask("decryption shares", "eg2/shares", {g: {} for g in decrypting}, plan.work_seconds)
     shares = [answers[g].decode() for g in decrypting]
     answers = await ask("answers", "eg2/answer", {g: {"shares": shares} for g in decrypting})
-    t0 = time.perf_counter()
-    try:
-        summary = await loop.run_in_executor(
-            None, coordinator.finish, shares, [answers[g].decode() for g in decrypting]
-        )
-    except VotumError as e:
-        raise Eg2Failed("combination", str(e), _named(str(e), decrypting)) from None
-    phases["combination"] = time.perf_counter() - t0
-    return summary
+    return await _combine(
+        phases, decrypting, coordinator.finish, shares, [answers[g].decode() for g in decrypting]
+    )
 
 
 async def _decrypt_21(
@@ -558,18 +560,24 @@ async def _decrypt_21(
 ) -> dict[str, Any]:
     """2.1's commitment round (spec/66.12): announcements (M_i, d_i and nonce parts), then the pairs once
     every d_j is in, then the responses; the coordinator checks each and names a wrong one."""
-    loop = asyncio.get_running_loop()
     body = {"available": coordinator.available}
     answers = await ask("announcements", "eg2/announce", {g: body for g in decrypting}, plan.work_seconds)
     announces = [answers[g].decode() for g in decrypting]
     answers = await ask("reveals", "eg2/reveal", {g: {"announces": announces} for g in decrypting})
     reveals = [answers[g].decode() for g in decrypting]
     answers = await ask("answers", "eg2/answer", {g: {"reveals": reveals} for g in decrypting})
+    answered = [answers[g].decode() for g in decrypting]
+    return await _combine(phases, decrypting, coordinator.finish, announces, reveals, answered)
+
+
+async def _combine(
+    phases: dict[str, float], decrypting: list[str], finish: Callable[..., dict[str, Any]], *args: Any
+) -> dict[str, Any]:
+    """The coordinator's `finish` off the event loop: every answer checked and combined, the record
+    written; a core error names the guardian at fault."""
     t0 = time.perf_counter()
     try:
-        summary = await loop.run_in_executor(
-            None, coordinator.finish, announces, reveals, [answers[g].decode() for g in decrypting]
-        )
+        summary = await asyncio.get_running_loop().run_in_executor(None, finish, *args)
     except VotumError as e:
         raise Eg2Failed("combination", str(e), _named(str(e), decrypting)) from None
     phases["combination"] = time.perf_counter() - t0
@@ -588,15 +596,16 @@ async def _decrypt_21_with_spares(
     decrypting: list[str],
     phases: dict[str, float],
     ask: Ask,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], list[str]]:
     """2.1's decryption (spec/66.12), started again with another U when a guardian of U is gone in one of its
     rounds (no answer in time, or its connection broke) and enough others are left: each guardian of the new
     U announces again for the same values, with fresh nonces (one that refuses, rather than goes, stops the
-    election). The record goes to every guardian of the new U first."""
+    election). The record goes to every guardian of the new U first. Returns the summary and the U that
+    decrypted."""
     gone: set[str] = set()
     while True:
         try:
-            return await _decrypt_21(coordinator, plan, decrypting, phases, ask)
+            return await _decrypt_21(coordinator, plan, decrypting, phases, ask), decrypting
         except Eg2Failed as e:
             if not (e.gone and e.phase in ROUNDS_21 and e.guardian in decrypting):
                 raise
@@ -614,22 +623,19 @@ async def _decrypt_21_with_spares(
 
 async def _send_record(node: Node, to: dict[str, Card], out: Path, phases: dict[str, float]) -> None:
     """Streams the record as it stands (the ballots, before any decryption) to every guardian that decrypts
-    (spec/65.9); each must answer the stream's SHA-256."""
+    (spec/65.9); each must answer the SHA-256 of the bytes sent to it."""
     t0 = time.perf_counter()
-    want = await stream_digest(out)
 
     async def one(gid: str) -> None:
+        sent = hashlib.sha256()
         try:
-            got = await node.stream(to[gid], "eg2/record", record_chunks(out))
+            got = await node.stream(to[gid], "eg2/record", record_chunks(out, sent))
         except errors.NodeError as e:
             raise Eg2Failed("record sent", f"{gid}: {e}", gid) from None
-        if got != want:
+        if got != sent.digest():
             raise Eg2Failed("record sent", f"{gid} received another record", gid)
 
-    outcome = await asyncio.gather(*(one(g) for g in to), return_exceptions=True)
-    for e in outcome:
-        if isinstance(e, BaseException):
-            raise e
+    await _every(one(g) for g in to)
     phases["record sent"] = phases.get("record sent", 0.0) + time.perf_counter() - t0
 
 

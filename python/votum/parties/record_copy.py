@@ -67,14 +67,6 @@ async def record_chunks(root: Path, digest: hashlib._Hash | None = None) -> Asyn
             yield data
 
 
-async def stream_digest(root: Path) -> bytes:
-    """SHA-256 of the stream `record_chunks(root)` sends."""
-    h = hashlib.sha256()
-    async for _ in record_chunks(root, h):
-        pass
-    return h.digest()
-
-
 class RecordSink:
     """Receives a record stream into a fresh private directory under `parent` (mode 0700, removed by
     `abort` or by the owner once it is replaced); `finish` answers SHA-256 of the stream."""
@@ -158,7 +150,7 @@ class RecordSink:
             self._file = None
 
     async def write(self, data: bytes | memoryview) -> None:
-        await asyncio.get_running_loop().run_in_executor(None, self._take, bytes(data))
+        await asyncio.get_running_loop().run_in_executor(None, self._take, data)
 
     async def finish(self) -> bytes:
         if self._left or self._pending:

@@ -94,13 +94,18 @@ class Overview:
 
 
 def overview(name: str, path: Path, form: str) -> Overview:
-    manifest_path = path / "manifest.json"
-    manifest = _small_json(manifest_path)
-    title = title_of(manifest if isinstance(manifest, dict) else {})
-    try:
-        manifest_print = fingerprint(manifest_path.read_bytes()) if manifest_path.is_file() else None
+    try:  # read once: its fingerprint is of these bytes, its title from them when they are small
+        raw: bytes | None = (path / "manifest.json").read_bytes()
     except OSError:
-        manifest_print = None
+        raw = None
+    manifest: Any = None
+    if raw is not None and len(raw) <= SMALL:
+        try:
+            manifest = json.loads(raw)
+        except ValueError:
+            manifest = None
+    title = title_of(manifest if isinstance(manifest, dict) else {})
+    manifest_print = fingerprint(raw) if raw is not None else None
     if form != "2.1":
         return Overview(name, form, title, manifest=manifest_print)
     params = _small_json(path / "parameters.json") or {}

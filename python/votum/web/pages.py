@@ -337,10 +337,17 @@ def mix_verify(request: Request, name: str) -> HTMLResponse | RedirectResponse:
     path = _mix_files(request).get(name)
     if path is None:
         return render(request, "not_found.html", 404, election_id=name, what="mix")
-    verifications = web_state(request).mix_verifications
-    outcome = verifications.start(name, -1, _mix_version(path), record=path)
+    return _verify_file(web_state(request).mix_verifications, name, _mix_version(path), path, f"/mix/{name}")
+
+
+def _verify_file(
+    verifications: Verifications, name: str, version: str, path: Path, page: str
+) -> RedirectResponse:
+    """Starts the verification of a record file (or directory) at `version` and sends the reader back to its
+    page, saying why when none started."""
+    outcome = verifications.start(name, -1, version, record=path)
     suffix = "" if outcome == "started" else f"?refused={outcome}"
-    return RedirectResponse(f"/mix/{name}{suffix}", status_code=303)
+    return RedirectResponse(f"{page}{suffix}", status_code=303)
 
 
 # --- ElectionGuard 2.x records (`eg2_records`: a directory of record directories) --------------------------
@@ -409,7 +416,5 @@ def eg2_verify(request: Request, name: str) -> HTMLResponse | RedirectResponse:
     if isinstance(found, HTMLResponse):
         return found
     path, _ = found
-    verifications = web_state(request).eg2_verifications
-    outcome = verifications.start(name, -1, eg2_records.version_of(path), record=path)
-    suffix = "" if outcome == "started" else f"?refused={outcome}"
-    return RedirectResponse(f"/eg2/{name}{suffix}", status_code=303)
+    version = eg2_records.version_of(path)
+    return _verify_file(web_state(request).eg2_verifications, name, version, path, f"/eg2/{name}")
