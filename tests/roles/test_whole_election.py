@@ -341,3 +341,97 @@ def test_a_whole_election_each_party_in_its_own_process(parties: Parties, browse
         for td in browser.find_elements(By.CSS_SELECTOR, "#decryption td.chosen")
     ]
     assert len(chosen) == 3, browser.page_source[:2000]
+
+
+def test_a_2_1_key_ceremony_each_party_in_its_own_process(parties: Parties) -> None:
+    """ElectionGuard 2.1 on the service (spec/80.11): `votum official create --spec 2.1`, each guardian's
+    `votum guardian join` in its own process with the others' cards in its keystore, and `votum official
+    open`; every party prints the same H_E fingerprint."""
+    env, election = parties.env, "eg21-ceremony"
+    admin = parties.token("official", "admin")
+    for g in GUARDIANS:
+        parties.token(g, f"guardian:{g}")
+        votum("node", "keygen", "--name", g, "--home", str(parties.home(g)), env=env)
+    for g in GUARDIANS:
+        for other in GUARDIANS:
+            if other != g:
+                card = parties.home(other) / "card.json"
+                fp = votum("node", "fingerprint", "--home", str(parties.home(other)), env=env).stdout.split()[
+                    1
+                ]
+                votum(
+                    "node",
+                    "peers",
+                    "add",
+                    str(card),
+                    "--fingerprint",
+                    fp,
+                    "--home",
+                    str(parties.home(g)),
+                    env=env,
+                )
+    server, base = start_server(
+        ["--data-dir", str(parties.data)], env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    parties.processes.append(server)  # type: ignore[arg-type]
+    service = ["--service", base]
+    manifest = ROOT / "crates" / "votum-eg2" / "src" / "default_manifest.json"
+    created = votum(
+        "official",
+        "create",
+        str(manifest),
+        "-e",
+        election,
+        "--guardians",
+        "3",
+        "--quorum",
+        "2",
+        "--spec",
+        "2.1",
+        "--group",
+        "p256",
+        *service,
+        "--token-file",
+        str(admin),
+        env=env,
+    )
+    assert "created election" in created.stderr
+    joins = []
+    for i, g in enumerate(GUARDIANS, start=1):
+        log = parties.root / g / "join.log"
+        joins.append(
+            (
+                log,
+                start(
+                    "guardian",
+                    "join",
+                    "-e",
+                    election,
+                    "--id",
+                    g,
+                    "--order",
+                    str(i),
+                    "--home",
+                    str(parties.home(g)),
+                    *service,
+                    "--token-file",
+                    str(parties.tokens[g]),
+                    "--wait",
+                    "300",
+                    "--poll",
+                    "0.2",
+                    env=env,
+                    log=log,
+                ),
+            )
+        )
+        parties.processes.append(joins[-1][1])
+    opened = votum(
+        "official", "open", "-e", election, *service, "--token-file", str(admin), "--wait", "300", env=env
+    )
+    he = opened.stderr.split("H_E fingerprint: ")[1].split("  ")[0].strip()
+    for log, proc in joins:
+        assert proc.wait(timeout=300) == 0, log.read_text()
+        assert f"H_E fingerprint: {he}" in log.read_text().replace("\n", " ")
+    status = votum("official", "status", "-e", election, *service, env=env)
+    assert f"election {election}: open" in status.stderr

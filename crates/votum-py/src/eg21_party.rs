@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use serde_json::Value;
 use votum_eg2::election::Options as BaseOptions;
+use votum_eg2::v21::board::Ceremony;
 use votum_eg2::v21::election::{Coordinator, Options};
 use votum_eg2::v21::record::GuardianKey;
 use votum_eg2::v21::trustee::{finish_with, Trustee};
@@ -73,7 +74,10 @@ fn json(text: &[u8]) -> PyResult<Value> {
 }
 
 /// One guardian of a 2.1 election, in its own process (spec/66.12). Its secrets never leave it: its shares
-/// go out encrypted under each receiver's κ. `seed` (32 bytes) is for reproducible tests.
+/// go out encrypted under each receiver's κ. `seed` (32 bytes) is for reproducible tests. `key_seed` (32
+/// bytes) makes its secret keys from that seed and nothing else (the guardian's tool against the service
+/// keeps only the seed, sealed, spec/80.11); every later nonce (shares, decryption) is then fresh from the
+/// operating system, so a guardian made again from its seed never repeats one.
 #[pyclass(frozen, name = "Eg21Trustee", module = "votum._native")]
 pub struct Eg21Trustee {
     inner: Mutex<AnyTrustee>,
@@ -98,7 +102,8 @@ impl Eg21Trustee {
 #[pymethods]
 impl Eg21Trustee {
     #[new]
-    #[pyo3(signature = (group, manifest, guardians, quorum, i, seed=None))]
+    #[pyo3(signature = (group, manifest, guardians, quorum, i, seed=None, key_seed=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         group: &str,
@@ -107,17 +112,29 @@ impl Eg21Trustee {
         quorum: u32,
         i: u32,
         seed: Option<&[u8]>,
+        key_seed: Option<&[u8]>,
     ) -> PyResult<Self> {
+        if seed.is_some() && key_seed.is_some() {
+            return Err(NativeError::Input("give seed or key_seed, not both".into()).into());
+        }
         let mut rng = rng_from(seed)?;
+        let mut keys_rng = match key_seed {
+            Some(_) => rng_from(key_seed)?,
+            None => rng.clone(),
+        };
         let manifest = manifest_bytes(manifest);
         let modp = modp(group)?;
         let inner = release(py, || match modp {
-            None => Trustee::new(P256, &manifest, (guardians, quorum), i, &mut rng)
+            None => Trustee::new(P256, &manifest, (guardians, quorum), i, &mut keys_rng)
                 .map(|t| AnyTrustee::P256(Box::new(t))),
-            Some(g) => Trustee::new(g, &manifest, (guardians, quorum), i, &mut rng)
+            Some(g) => Trustee::new(g, &manifest, (guardians, quorum), i, &mut keys_rng)
                 .map(|t| AnyTrustee::Modp(Box::new(t))),
         })
         .map_err(eg2)?;
+        if key_seed.is_none() {
+            // one stream, as before: the keys, then every nonce
+            rng = keys_rng;
+        }
         Ok(Self {
             inner: Mutex::new(inner),
             i,
@@ -348,5 +365,67 @@ impl Eg21Coordinator {
         })
         .map_err(eg2)?;
         summary_dict(py, &summary)
+    }
+}
+
+enum AnyCeremony {
+    P256(Box<Ceremony<P256>>),
+    Modp(Box<Ceremony<ModpGroup>>),
+}
+
+/// What the election service checks of a 2.1 key ceremony on its board (spec/80.11), holding no secret:
+/// each key record, each share's proof of its nonce, and the guardians' document computed from the n
+/// records.
+#[pyclass(frozen, name = "Eg21Ceremony", module = "votum._native")]
+pub struct Eg21Ceremony(AnyCeremony);
+
+#[pymethods]
+impl Eg21Ceremony {
+    #[new]
+    fn new(group: &str, manifest: &[u8], guardians: u32, quorum: u32) -> PyResult<Self> {
+        let inner = match modp(group)? {
+            None => Ceremony::new(P256, manifest, (guardians, quorum))
+                .map(|c| AnyCeremony::P256(Box::new(c))),
+            Some(g) => Ceremony::new(g, manifest, (guardians, quorum))
+                .map(|c| AnyCeremony::Modp(Box::new(c))),
+        }
+        .map_err(eg2)?;
+        Ok(Self(inner))
+    }
+
+    /// H_B, the base hash (hex): the manifest's and the parameters' fingerprint.
+    #[getter]
+    fn base_hash(&self) -> String {
+        each!(AnyCeremony, &self.0, c => hex::encode(c.hashes().1))
+    }
+
+    /// The record's parameters document (JSON text): the group's name and constants, n and k.
+    #[getter]
+    fn parameters(&self) -> String {
+        each!(AnyCeremony, &self.0, c => c.parameters().to_string())
+    }
+
+    /// Guardian i's key record (JSON text) checked (Verification 2): returns i.
+    fn check_key(&self, py: Python<'_>, record: &[u8]) -> PyResult<u32> {
+        let doc = json(record)?;
+        release(py, || each!(AnyCeremony, &self.0, c => c.check_key(&doc))).map_err(eg2)
+    }
+
+    /// A share ciphertext (JSON text) read and the proof of its nonce checked (eq. 22): returns (from, to).
+    fn check_share(&self, share: &[u8]) -> PyResult<(u32, u32)> {
+        let doc = json(share)?;
+        each!(AnyCeremony, &self.0, c => c.check_share(&doc)).map_err(eg2)
+    }
+
+    /// The guardians' document (JSON text) from the key records of guardians 1…n in order, each checked.
+    fn joint(&self, py: Python<'_>, records: Vec<String>) -> PyResult<String> {
+        let docs = json_list(&records)?;
+        release(py, || each!(AnyCeremony, &self.0, c => c.joint(&docs)))
+            .map(|v| v.to_string())
+            .map_err(eg2)
+    }
+
+    fn __repr__(&self) -> String {
+        "Eg21Ceremony(..)".into()
     }
 }

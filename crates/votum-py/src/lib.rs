@@ -14,6 +14,7 @@ mod dual;
 mod eg1;
 mod eg2;
 mod eg21_party;
+mod eg21_service;
 mod eg2_party;
 mod eg_ballot;
 mod eg_context;
@@ -44,6 +45,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<eg2_party::Eg2Coordinator>()?;
     m.add_class::<eg21_party::Eg21Trustee>()?;
     m.add_class::<eg21_party::Eg21Coordinator>()?;
+    m.add_class::<eg21_party::Eg21Ceremony>()?;
+    m.add_class::<eg21_service::Eg21BallotBox>()?;
+    m.add_class::<eg21_service::Eg21Device>()?;
     m.add_function(wrap_pyfunction!(node::node_check_frame, m)?)?;
     m.add_function(wrap_pyfunction!(node::node_digests, m)?)?;
     m.add_function(wrap_pyfunction!(node::node_id, m)?)?;

@@ -1709,3 +1709,48 @@ pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
         _ => usize::from(DecryptedData::read(&group, &v).is_err()),
     }
 }
+
+/// One 2.1 ballot checked alone, as the election service checks each ballot before it accepts it (spec/80.11):
+/// the per-ballot items of V-EG21-05…08, proofs included. The chain and the device are the caller's to
+/// check against what it has accepted.
+pub struct Eg21BallotRules<G: Eg2Group> {
+    ctx: Ctx<G>,
+    manifest: Manifest,
+    short: Option<ShortCode>,
+}
+
+impl<G: Eg2Group> Eg21BallotRules<G> {
+    /// The rules of an election: its group, K, H_E and the manifest's bytes.
+    pub fn new(
+        group: G,
+        k: G::Element,
+        he: [u8; 32],
+        manifest_bytes: &[u8],
+    ) -> Result<Self, String> {
+        let doc: Value =
+            serde_json::from_slice(manifest_bytes).map_err(|e| format!("manifest: {e}"))?;
+        let manifest = read_manifest(&doc)?;
+        let short = ShortCode::of_manifest(&doc)?;
+        if !group.all_members(&[&k]) {
+            return Err("K is not in the group".into());
+        }
+        Ok(Self {
+            ctx: Ctx::new(group, k, he),
+            manifest,
+            short,
+        })
+    }
+
+    pub fn group(&self) -> &G {
+        &self.ctx.group
+    }
+
+    /// The ballot's findings, each with its check's id; none when it passes.
+    pub fn check(&self, b: &Ballot<G>) -> Vec<(&'static str, String)> {
+        check_ballot(&self.ctx, (&self.manifest, self.short), b, true)
+            .findings
+            .into_iter()
+            .map(|(check, reason)| (check.id(), reason))
+            .collect()
+    }
+}

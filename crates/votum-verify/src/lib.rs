@@ -45,7 +45,7 @@ pub use checks::Check;
 pub use chv::verify_chvote_record;
 pub use eg::verify_eg_record;
 pub use eg2::{is_eg2_record, verify_eg2_record, verify_eg2_until_tally, Eg2BallotChecker};
-pub use eg21::{is_eg21_record, verify_eg21_record, verify_eg21_until_tally};
+pub use eg21::{is_eg21_record, verify_eg21_record, verify_eg21_until_tally, Eg21BallotRules};
 pub use ivxv::{is_ivxv_record, verify_ivxv_record};
 pub use mix::{check_shuffle_task, verify_mix_record};
 pub use options::{BallotWorkers, Intermediates, Options, Progress, ShuffleWorkers};

@@ -22,6 +22,7 @@ from votum.errors import VotumError
 from votum.nodes.errors import NodeError
 from votum.nodes.identity import KEY_FILE, Identity
 from votum.parties.guardian import GuardianTool
+from votum.parties.guardian21 import GuardianTool21, Joined21
 
 guardian_app = typer.Typer(
     no_args_is_help=True, help="A guardian's tool: join the key ceremony, then decrypt (spec/80.10)."
@@ -74,7 +75,12 @@ def _with_tool(
 def join(
     election: ElectionId,
     guardian_id: GuardianId,
-    order: Annotated[int, typer.Option(help="This guardian's sequence order, 1…n, as the official gave it.")],
+    order: Annotated[
+        int,
+        typer.Option(
+            help="This guardian's sequence order, 1…n, as the official gave it (in 2.1: its index i)."
+        ),
+    ],
     home: Home = DEFAULT_HOME,
     service: Service = DEFAULT_SERVICE,
     token_file: TokenFile = None,
@@ -90,16 +96,31 @@ def join(
 ) -> None:
     """Join the key ceremony: make this guardian's secret (sealed at once in HOME), post its public record,
     back it up to the other guardians, check their backups to it, and wait for the official to open the
-    election. Run it again after an interruption: it goes on where it stopped."""
+    election. Run it again after an interruption: it goes on where it stopped. In an ElectionGuard 2.1
+    election (spec/80.11) the key records are signed by the guardians' nodes: HOME's keystore must hold the
+    other guardians' cards (`votum node peers add`), and the shares go to them encrypted."""
     console = Console(stderr=True)
 
     def act(tool: GuardianTool) -> Any:
         tool.waiter = Waiter(wait or None, poll)
+        if tool.client.get(tool.base).get("spec") == "2.1":
+            # ElectionGuard 2.1 (spec/80.11): ORDER is the guardian's index i
+            tool21 = GuardianTool21(
+                tool.client, election, guardian_id, tool.identity, tool.waiter, tool.progress
+            )
+            return tool21, tool21.join(order)
         tool.answer = set(answer or [])
         tool.tell = lambda notice: console.print(f"[yellow]{escape(notice)}[/]")
-        return tool.join(order)
+        return tool, tool.join(order)
 
-    tool, joined = _with_tool(console, election, guardian_id, home, service, token_file, act)
+    _, (tool, joined) = _with_tool(console, election, guardian_id, home, service, token_file, act)
+    if isinstance(joined, Joined21):
+        console.print(
+            f"guardian {joined.guardian_id} (index {joined.i}) joined 2.1 election {election}; its key seed "
+            f"is sealed in {tool.path}"
+        )
+        console.print(f"H_E fingerprint: {joined.he_fingerprint}  (compare it with the official's)")
+        return
     console.print(
         f"guardian {joined.guardian_id} joined election {election}; its secret is sealed in {tool.path}"
     )

@@ -18,7 +18,7 @@ from votum.cli._service import DEFAULT_SERVICE, ElectionId, Service, TokenFile, 
 from votum.client import Client
 from votum.client.official import Official, read_manifest
 from votum.client.waiting import Waiter
-from votum.errors import VotumError
+from votum.errors import InvalidInput, VotumError
 from votum.record import MAGIC
 
 official_app = typer.Typer(
@@ -50,18 +50,31 @@ def _print_status(s: dict[str, Any]) -> None:
 
 @official_app.command("create")
 def create(
-    manifest: Annotated[Path, typer.Argument(help="The election's manifest (ElectionGuard 1.4 JSON).")],
+    manifest: Annotated[
+        Path, typer.Argument(help="The election's manifest (ElectionGuard 1.4 JSON, or 2.x for --spec 2.1).")
+    ],
     election: ElectionId,
     guardians: Annotated[int, typer.Option(help="Number of guardians.")],
     quorum: Annotated[int, typer.Option(help="Guardians needed to decrypt.")],
     service: Service = DEFAULT_SERVICE,
     token_file: TokenFile = None,
+    spec: Annotated[
+        str,
+        typer.Option(
+            help="The ElectionGuard version: 1.0, or 2.1 (its key ceremony and opening; spec/80.11)."
+        ),
+    ] = "1.0",
+    group: Annotated[
+        str, typer.Option(help="A 2.1 election's group: eg2-4096, eg2-3072 or p256.")
+    ] = "eg2-4096",
 ) -> None:
     """Create an election from MANIFEST: it starts in the key-ceremony phase."""
 
     def act(o: Official) -> None:
-        doc = read_manifest(manifest)
-        s = o.create(doc, guardians, quorum)
+        if spec not in ("1.0", "2.1"):
+            raise InvalidInput(f"--spec {spec}: use 1.0 or 2.1")
+        doc = read_manifest(manifest, spec, group)
+        s = o.create(doc, guardians, quorum, spec, group)
         title = f" ({_title(doc)})" if _title(doc) else ""
         err.print(f"created election {election}{title} with {guardians} guardians, quorum {quorum}")
         err.print(
@@ -74,7 +87,9 @@ def create(
 
 
 def _title(doc: dict[str, Any]) -> str:
-    texts = (doc.get("name") or {}).get("text") or []
+    name = doc.get("name")
+    # 1.4 manifests: {"text": [{language, value}]}; 2.x manifests: [{language, value}]
+    texts = name if isinstance(name, list) else (name or {}).get("text") or []
     return str(texts[0].get("value", "")) if texts else ""
 
 
@@ -90,7 +105,8 @@ def open_(
 
     def act(o: Official) -> None:
         s = o.open(wait > 0)
-        err.print(f"joint key fingerprint: {o.joint_fingerprint()}  (the guardians compare it with theirs)")
+        what = "H_E" if s.get("spec") == "2.1" else "joint key"
+        err.print(f"{what} fingerprint: {o.joint_fingerprint()}  (the guardians compare it with theirs)")
         _print_status(s)
 
     _step(service, token_file, election, wait, act)

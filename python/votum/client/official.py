@@ -15,15 +15,20 @@ from votum.client import Client
 from votum.client.election import Progress, quiet
 from votum.client.waiting import Waiter
 from votum.eg import read_manifest_file
-from votum.errors import InvalidInput
+from votum.eg2 import he_fingerprint
+from votum.errors import Conflict, InvalidInput
 from votum.fingerprints import key_fingerprint
 from votum.results import candidate_names, contest_label
 
 
-def read_manifest(path: Path) -> dict[str, Any]:
-    """An ElectionGuard 1.4 manifest file, checked (references, limits, styles) before it is sent."""
+def read_manifest(path: Path, spec: str = "1.0", group: str = "eg2-4096") -> dict[str, Any]:
+    """A manifest file, checked before it is sent: an ElectionGuard 1.4 manifest (references, limits,
+    styles), or for a 2.1 election a 2.x manifest with a ballot style."""
     doc = read_manifest_file(path)
-    votum.EgManifest.from_json(json.dumps(doc))
+    if spec == "2.1":
+        votum.Eg21Ceremony(group, json.dumps(doc, separators=(",", ":")).encode(), 1, 1)
+    else:
+        votum.EgManifest.from_json(json.dumps(doc))
     return doc
 
 
@@ -38,13 +43,22 @@ class Official:
     def base(self) -> str:
         return f"/v1/elections/{self.election_id}"
 
-    def create(self, manifest: dict[str, Any], guardians: int, quorum: int) -> dict[str, Any]:
-        body = {
+    def create(
+        self,
+        manifest: dict[str, Any],
+        guardians: int,
+        quorum: int,
+        spec: str = "1.0",
+        group: str | None = None,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {
             "election_id": self.election_id,
             "manifest": manifest,
             "number_of_guardians": guardians,
             "quorum": quorum,
         }
+        if spec != "1.0":
+            body.update(spec=spec, group=group or "eg2-4096")
         return dict(self.client.post("/v1/elections", body))
 
     def status(self) -> dict[str, Any]:
@@ -60,8 +74,21 @@ class Official:
         self.waiter.until(what, look)
 
     def open(self, wait: bool) -> dict[str, Any]:
-        """Opens once every guardian's record is posted and every backup is settled."""
-        if wait:
+        """Opens once every guardian's record is posted and every backup is settled (in a 2.1 election:
+        once every guardian has posted the guardians' document it computed, spec/80.11)."""
+        if wait and self.status().get("spec") == "2.1":
+
+            def ready_21(a: dict[str, Any]) -> bool:
+                c = a["eg21"]
+                self.progress("key records posted", c["keys"], a["number_of_guardians"])
+                self.progress("shares dealt", c["shares"], c["shares_total"])
+                self.progress("guardians' documents posted", c["joint"], a["number_of_guardians"])
+                if c["complaints"]:
+                    raise Conflict("a guardian complained of a share: the ceremony cannot finish")
+                return bool(a["phase"] != "ceremony") or c["joint"] == a["number_of_guardians"]
+
+            self._wait("the guardians' key records, shares and documents", ready_21)
+        elif wait:
 
             def ready(a: dict[str, Any]) -> bool:
                 self.progress("guardian records posted", len(a["guardians"]), a["number_of_guardians"])
@@ -75,6 +102,8 @@ class Official:
         return dict(self.client.post(f"{self.base}/open", {}))
 
     def joint_fingerprint(self) -> str:
+        if self.status().get("spec") == "2.1":
+            return he_fingerprint(self.client.get(f"{self.base}/board/by-name/guardians.json")["payload"])
         context = votum.EgContext.from_json(
             self.client.get(f"{self.base}/board/by-name/context.json")["payload"]
         )

@@ -52,6 +52,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "duplicate_ballot": (409, "A different ballot with this id is already recorded"),
     "conflict": (409, "This contradicts what is already recorded"),
     "wrong_phase": (409, "The election is not in the phase this needs"),
+    "wrong_spec": (409, "The election runs another ElectionGuard version than this route's"),
     "body_timeout": (408, "The request body did not arrive in time"),
     "body_too_large": (413, "The request body is larger than this server accepts"),
     "unsupported_media_type": (415, "Send application/json or application/msgpack"),

@@ -249,6 +249,25 @@ impl Chain {
         Self::with(Codes::Device, he, name, simple)
     }
 
+    /// An encryption device's chain as it stands after ballots sealed elsewhere: `ballots` in order, the
+    /// last of them with code `last` (None: no ballot yet). The service seals nothing; it closes a device's
+    /// chain from the ballots it accepted, and a device seals its next ballot after the last one the
+    /// service took (spec/80.11).
+    pub fn resumed(
+        he: &[u8; 32],
+        name: &str,
+        simple: bool,
+        last: Option<[u8; 32]>,
+        ballots: Vec<String>,
+    ) -> Self {
+        let mut chain = Self::new(he, name, simple);
+        if let Some(code) = last {
+            chain.last = code;
+        }
+        chain.ballots = ballots;
+        chain
+    }
+
     /// The chain of a printer of pre-encrypted ballots (§4.1.4: H_DI with 0x43, H_0 and the closing hash
     /// with 0x42 and 0x44, codes by eq. 116).
     pub fn printer(he: &[u8; 32], name: &str, simple: bool) -> Self {

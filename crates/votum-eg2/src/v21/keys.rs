@@ -39,6 +39,34 @@ type ShareValues<G> = (
     Secret<<G as votum_group::Group>::Scalar>,
 );
 
+/// What anyone can check of a share ciphertext (the service before it posts one, spec/80.11): C_0 in the
+/// group and the proof of its nonce (eq. 22). Only the receiver can check the values (eqs. 28, 29).
+pub fn check_share_proof<G: Eg2Group>(
+    group: &G,
+    hp: &[u8; 32],
+    share: &EncryptedShare<G>,
+) -> Result<(), String> {
+    if !group.all_members(&[&share.c0]) {
+        return Err("the share's C0 is not in the group".into());
+    }
+    let gamma = group.op(
+        &group.pow_generator(&share.proof.v),
+        &group.pow(&share.c0, &share.proof.c),
+    );
+    let c = group.to_challenge(&share_proof_hash(
+        group,
+        hp,
+        (share.from, share.to),
+        &gamma,
+        &share.c0,
+        &share.c1,
+    ));
+    if c != share.proof.c {
+        return Err("the share's proof of its nonce does not verify (eq. 22)".into());
+    }
+    Ok(())
+}
+
 /// A guardian with its secrets.
 pub struct Guardian<G: Eg2Group> {
     pub i: u32,
@@ -215,26 +243,7 @@ impl<G: Eg2Group> Guardian<G> {
             return Err(refuse("a second share from this dealer".into()));
         }
         check_key(group, hp, dealer, k).map_err(&refuse)?;
-        if !group.all_members(&[&share.c0]) {
-            return Err(refuse("the share's C0 is not in the group".into()));
-        }
-        let gamma = group.op(
-            &group.pow_generator(&share.proof.v),
-            &group.pow(&share.c0, &share.proof.c),
-        );
-        let c = group.to_challenge(&share_proof_hash(
-            group,
-            hp,
-            (dealer.i, self.i),
-            &gamma,
-            &share.c0,
-            &share.c1,
-        ));
-        if c != share.proof.c {
-            return Err(refuse(
-                "the share's proof of its nonce does not verify (eq. 22)".into(),
-            ));
-        }
+        check_share_proof(group, hp, share).map_err(refuse)?;
         let beta = group.pow_secret(&share.c0, &self.zeta);
         let mut key = share_key(
             group,

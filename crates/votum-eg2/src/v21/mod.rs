@@ -12,6 +12,8 @@ pub mod record;
 #[cfg(feature = "prove")]
 pub mod ballot;
 #[cfg(feature = "prove")]
+pub mod board;
+#[cfg(feature = "prove")]
 pub mod data;
 #[cfg(feature = "prove")]
 pub mod decrypt;

@@ -276,6 +276,32 @@ fn quorum(available: &[u32], n: u32, k: u32) -> Result<Vec<u32>, Eg2Error> {
     Ok(u.into_iter().collect())
 }
 
+/// A ballot's id_B, nonce ciphertext C₀ and each selection's α, as 16 bytes of SHA-256 each (with a letter
+/// naming the kind): a record in which one of these appears twice holds a copied ballot. The guardians refuse
+/// such a record, and the election service refuses such a ballot before it stores it (spec/80.11).
+pub fn ballot_fingerprints<G: Eg2Group>(group: &G, b: &Ballot<G>) -> Vec<[u8; 16]> {
+    let mut values = vec![(b"B" as &[u8], b.id_b.to_vec())];
+    values.push((b"N", group.hash_bytes(&b.nonce.c0)));
+    for c in &b.contests {
+        for s in &c.selections {
+            values.push((b"S", group.hash_bytes(&s.ct.pad)));
+        }
+    }
+    values
+        .into_iter()
+        .map(|(kind, bytes)| {
+            let full: [u8; 32] = Sha256::new()
+                .chain_update(kind)
+                .chain_update(&bytes)
+                .finalize()
+                .into();
+            let mut d = [0u8; 16];
+            d.copy_from_slice(&full[..16]);
+            d
+        })
+        .collect()
+}
+
 /// A record's `ballots.jsonl` read a line at a time into a [`Tally`], refused when one id, id_B, nonce
 /// ciphertext or selection ciphertext appears twice: a copy of a cast ballot opened as challenged, or counted
 /// twice, would publish or shift that vote. What is held for the check is 16 bytes of SHA-256 per value (a
@@ -308,21 +334,7 @@ pub fn read_ballots<G: Eg2Group>(
                 b.id
             )));
         }
-        let mut values = vec![(b"B" as &[u8], b.id_b.to_vec())];
-        values.push((b"N", group.hash_bytes(&b.nonce.c0)));
-        for c in &b.contests {
-            for s in &c.selections {
-                values.push((b"S", group.hash_bytes(&s.ct.pad)));
-            }
-        }
-        for (kind, bytes) in values {
-            let full: [u8; 32] = Sha256::new()
-                .chain_update(kind)
-                .chain_update(&bytes)
-                .finalize()
-                .into();
-            let mut d = [0u8; 16];
-            d.copy_from_slice(&full[..16]);
+        for d in ballot_fingerprints(group, &b) {
             if let Some(other) = seen.insert(d, no + 1) {
                 return Err(rec(format!(
                     "ballot {} (line {}) repeats an id_B, nonce or ciphertext of the ballot on line {other}: a \

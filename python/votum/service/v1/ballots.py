@@ -15,10 +15,15 @@ from votum.service.codec import NegotiatedRoute
 from votum.service.problems import ApiError
 from votum.service.v1.ceremony import Posted, append_once
 from votum.service.v1.common import Receipt, entry_out, payload_of, receipt
-from votum.service.v1.state import v1_state
+from votum.service.v1.state import one_point_zero, v1_state
 from votum.store import add_codes, code_links
 
-router = APIRouter(prefix="/v1/elections/{election_id}", tags=["ballots"], route_class=NegotiatedRoute)
+router = APIRouter(
+    prefix="/v1/elections/{election_id}",
+    tags=["ballots"],
+    route_class=NegotiatedRoute,
+    dependencies=[one_point_zero],
+)
 device_role = Depends(require("device", "admin"))
 
 

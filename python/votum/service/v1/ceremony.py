@@ -21,10 +21,14 @@ from votum.service.auth import guardian_of, require
 from votum.service.codec import NegotiatedRoute
 from votum.service.problems import ApiError
 from votum.service.v1.common import EntryOut, entry_out, payload_of, text_of
+from votum.service.v1.state import one_point_zero
 from votum.store import Entry, Store, Tx, check_id, claim_guardian_key, payload_digest
 
 router = APIRouter(
-    prefix="/v1/elections/{election_id}/guardians", tags=["key ceremony"], route_class=NegotiatedRoute
+    prefix="/v1/elections/{election_id}/guardians",
+    tags=["key ceremony"],
+    route_class=NegotiatedRoute,
+    dependencies=[one_point_zero],
 )
 
 

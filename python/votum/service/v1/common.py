@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -140,15 +141,51 @@ class ElectionObjects:
         return self._tally_target
 
 
+#: the ElectionGuard versions an election on the board runs (spec/80.11)
+SPECS = ("1.0", "2.1")
+
+
+def election_doc(store: Store, election_id: str) -> dict[str, Any]:
+    """An election's `election.json` (its first entry, never changed)."""
+    entry = store.entry_named(election_id, "election.json")
+    if entry is None:
+        raise NotFound(f"no election {election_id!r}")
+    return dict(json.loads(entry.text()))
+
+
 class Objects:
-    """`ElectionObjects` per election id, for one app."""
+    """`ElectionObjects` per election id, for one app; and each election's ElectionGuard version and, for a
+    2.1 election, its public ceremony checks (`votum.Eg21Ceremony`)."""
 
     def __init__(self, store: Store, size: int = 64) -> None:
         self._store = store
         self._cache = LruCache(size)
+        self._specs = LruCache(4096)
+        self._eg21 = LruCache(size)
+        self._boxes = LruCache(size)
 
     def get(self, election_id: str) -> ElectionObjects:
         return self._cache.get(election_id, lambda: ElectionObjects(self._store, election_id))
+
+    def spec(self, election_id: str) -> str:
+        """ "1.0" or "2.1": what `election.json` says (elections made before 2.1 say nothing: 1.0)."""
+        return str(
+            self._specs.get(election_id, lambda: election_doc(self._store, election_id).get("spec", "1.0"))
+        )
+
+    def eg21(self, election_id: str) -> votum.Eg21Ceremony:
+        def make() -> votum.Eg21Ceremony:
+            doc = election_doc(self._store, election_id)
+            manifest = self._store.require_named(election_id, "manifest.json", f"no election {election_id!r}")
+            return votum.Eg21Ceremony(
+                doc["group"], manifest.payload or b"", doc["number_of_guardians"], doc["quorum"]
+            )
+
+        return self._eg21.get(election_id, make)
+
+    def eg21_box(self, election_id: str, make: Callable[[], votum.Eg21BallotBox]) -> votum.Eg21BallotBox:
+        """A 2.1 election's ballot checks, made once it is open (`make` raises before)."""
+        return self._boxes.get(election_id, make)
 
 
 class Page(BaseModel):

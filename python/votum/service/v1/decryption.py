@@ -15,12 +15,13 @@ from votum.service.auth import require
 from votum.service.codec import NegotiatedRoute
 from votum.service.v1.ceremony import Posted, _as, append_once
 from votum.service.v1.common import entry_out, text_of
-from votum.service.v1.state import objects_of
+from votum.service.v1.state import objects_of, one_point_zero
 
 router = APIRouter(
     prefix="/v1/elections/{election_id}/guardians/{guardian_id}",
     tags=["decryption"],
     route_class=NegotiatedRoute,
+    dependencies=[one_point_zero],
 )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 import anyio
@@ -21,8 +21,10 @@ from votum.service.auth import require
 from votum.service.codec import NegotiatedRoute
 from votum.service.problems import ApiError
 from votum.service.v1.common import EG, Head, payload_of
+from votum.service.v1.eg21 import awaited_21, open_21
+from votum.service.v1.eg21_ballots import devices_document
 from votum.service.v1.exports import chunks
-from votum.service.v1.state import objects_of, v1_state
+from votum.service.v1.state import objects_of, one_point_zero, spec_of, v1_state
 from votum.store import ElectionRow, Tx
 from votum.store.awaited import awaited
 
@@ -34,14 +36,20 @@ BOARD_FORMAT = "votum-board/1"
 
 class CreateElection(BaseModel):
     election_id: str = Field(min_length=1, max_length=128)
-    #: an ElectionGuard 1.4 manifest
+    #: an ElectionGuard 1.4 manifest, or a 2.x manifest for a 2.1 election
     manifest: dict[str, Any]
     number_of_guardians: int = Field(ge=1, le=64)
     quorum: int = Field(ge=1, le=64)
+    #: the ElectionGuard version the election runs (spec/80.11)
+    spec: Literal["1.0", "2.1"] = "1.0"
+    #: a 2.1 election's group
+    group: Literal["eg2-4096", "eg2-3072", "p256"] | None = None
 
 
 class Status(BaseModel):
     election_id: str
+    #: the ElectionGuard version it runs
+    spec: str = "1.0"
     phase: str
     number_of_guardians: int
     quorum: int
@@ -51,9 +59,10 @@ class Status(BaseModel):
     created_at: str
 
 
-def status_of(row: ElectionRow) -> dict[str, Any]:
+def status_of(row: ElectionRow, spec: str) -> dict[str, Any]:
     return {
         "election_id": row.id,
+        "spec": spec,
         "phase": row.phase,
         "number_of_guardians": row.number_of_guardians,
         "quorum": row.quorum,
@@ -76,18 +85,32 @@ def create_election(request: Request, body: CreateElection) -> dict[str, Any]:
     if body.quorum > body.number_of_guardians:
         raise InvalidInput(f"quorum {body.quorum} is more than the {body.number_of_guardians} guardians")
     manifest = payload_of(body.manifest)
-    votum.EgManifest.from_json(manifest.decode())
-    store = store_of(request)
-    params = {
+    params: dict[str, Any] = {
         "format": BOARD_FORMAT,
         "election_id": body.election_id,
         "number_of_guardians": body.number_of_guardians,
         "quorum": body.quorum,
     }
+    if body.spec == "2.1":
+        group = body.group or "eg2-4096"
+        # the manifest's bytes as chained are H_B's input; a 2.x manifest with a ballot style
+        ceremony = votum.Eg21Ceremony(group, manifest, body.number_of_guardians, body.quorum)
+        params = {
+            "format": BOARD_FORMAT,
+            "spec": "2.1",
+            "group": group,
+            **{k: v for k, v in params.items() if k != "format"},
+            "base_hash": ceremony.base_hash,
+        }
+    else:
+        if body.group is not None:
+            raise InvalidInput("an ElectionGuard 1.0 election runs on its one group: give no group")
+        votum.EgManifest.from_json(manifest.decode())
+    store = store_of(request)
     with store.create(body.election_id, body.number_of_guardians, body.quorum) as tx:
         tx.append("election", "election.json", payload_of(params))
         tx.append("manifest", "manifest.json", manifest)
-    return status_of(store.election(body.election_id))
+    return status_of(store.election(body.election_id), body.spec)
 
 
 @router.get("", response_model=list[str])
@@ -97,7 +120,8 @@ def list_elections(request: Request) -> list[str]:
 
 @router.get("/{election_id}", response_model=Status)
 def election_status(request: Request, election_id: str) -> dict[str, Any]:
-    return status_of(store_of(request).election(election_id))
+    row = store_of(request).election(election_id)
+    return status_of(row, spec_of(request, election_id))
 
 
 class AwaitedOut(BaseModel):
@@ -111,6 +135,9 @@ class AwaitedOut(BaseModel):
     backups_total: int
     #: guardian id -> whether it has posted its own decryption shares
     shares: dict[str, bool]
+    #: a 2.1 election's key ceremony (spec/80.11): key records, shares (of shares_total), complaints and
+    #: guardians' documents posted
+    eg21: dict[str, int] | None = None
 
 
 @router.get("/{election_id}/awaited", response_model=AwaitedOut)
@@ -119,7 +146,13 @@ def awaited_of(request: Request, election_id: str) -> dict[str, Any]:
     ceremony, or the guardians' decryption shares; the officials' dashboard shows the same."""
     store = store_of(request)
     a = awaited(store, store.election(election_id))
-    return {**asdict(a), "backups_total": a.backups_total}
+    out = {**asdict(a), "backups_total": a.backups_total}
+    if spec_of(request, election_id) == "2.1":
+        out["eg21"] = awaited_21(store, election_id)
+        out["guardians"] = [
+            json.loads(e.text())["guardian_id"] for e in store.iter_entries(election_id, ["eg21_key"])
+        ]
+    return out
 
 
 @router.post("/{election_id}/open", response_model=Status, dependencies=[admin])
@@ -128,10 +161,18 @@ def open_election(request: Request, election_id: str) -> dict[str, Any]:
     its receiver (or disputed and answered correctly). The context (joint key, commitment hash,
     extended base hash) and the constants go on the board; ballots are accepted from now on."""
     store = store_of(request)
-    objects = objects_of(request, election_id)
     row = store.election(election_id)
     if row.phase != "ceremony":
         raise WrongPhase(f"election {election_id!r} is in phase {row.phase!r}; open needs ceremony")
+    if spec_of(request, election_id) == "2.1":
+        entries = open_21(request, store, election_id)
+        with store.write(election_id) as tx:
+            tx.require_phase("ceremony")
+            for kind, name, payload in entries:
+                tx.append(kind, name, payload)
+            _phase_entry(tx, "open")
+        return status_of(store.election(election_id), "2.1")
+    objects = objects_of(request, election_id)
     records = {
         json.loads(e.text())["guardian_id"]: e.text() for e in store.iter_entries(election_id, ["guardian"])
     }
@@ -160,14 +201,27 @@ def open_election(request: Request, election_id: str) -> dict[str, Any]:
         tx.append("constants", "constants.json", votum.eg_constants_json().encode())
         _phase_entry(tx, "open")
         tx.set(tally=votum.EgTally(objects.manifest).to_bytes())
-    return status_of(store.election(election_id))
+    return status_of(store.election(election_id), "1.0")
 
 
 @router.post("/{election_id}/close", response_model=Status, dependencies=[admin])
 def close_election(request: Request, election_id: str) -> dict[str, Any]:
     """No more ballots: the encrypted tally (the product of every cast ballot, kept up to date with each
-    accepted ballot) goes on the board for the guardians to decrypt."""
+    accepted ballot) goes on the board for the guardians to decrypt. In a 2.1 election, each device's
+    record (its ballots in order, its chain closed) goes on the board as `devices.json` (spec/80.11)."""
     store = store_of(request)
+    if spec_of(request, election_id) == "2.1":
+        phase = store.election(election_id).phase
+        if phase != "open":
+            raise WrongPhase(f"election {election_id!r} is in phase {phase!r}; close needs open")
+        devices, covered = devices_document(request, store, election_id)
+        with store.write(election_id) as tx:
+            tx.require_phase("open")
+            if covered != tx.election.cast_count + tx.election.spoiled_count:
+                raise Conflict("ballots arrived while the devices' records were written: close again")
+            tx.append("devices", "devices.json", devices)
+            _phase_entry(tx, "closed")
+        return status_of(store.election(election_id), "2.1")
     objects = objects_of(request, election_id)
     with store.write(election_id) as tx:
         tx.require_phase("open")
@@ -176,10 +230,10 @@ def close_election(request: Request, election_id: str) -> dict[str, Any]:
         doc = encrypted_tally_json(objects.manifest_doc, objects.manifest, tally.ciphertexts())
         tx.append("encrypted_tally", "encrypted_tally.json", payload_of(doc))
         _phase_entry(tx, "closed")
-    return status_of(store.election(election_id))
+    return status_of(store.election(election_id), "1.0")
 
 
-@router.post("/{election_id}/publish", response_model=Status, dependencies=[admin])
+@router.post("/{election_id}/publish", response_model=Status, dependencies=[admin, one_point_zero])
 def publish_results(request: Request, election_id: str) -> dict[str, Any]:
     """Combines the guardians' posted shares: guardians who posted shares of every target are present;
     each other guardian is compensated for by the quorum of present guardians' compensated shares.
@@ -245,7 +299,7 @@ def publish_results(request: Request, election_id: str) -> dict[str, Any]:
         tx.append("tally", "tally.json", plaintexts[tally.object_id].to_json().encode())
         tx.append("coefficients", "coefficients.json", payload_of({"coefficients": coefficients}))
         _phase_entry(tx, "published", {"present": present, "missing": sorted(absent), "counts": counts})
-    return status_of(store.election(election_id))
+    return status_of(store.election(election_id), "1.0")
 
 
 class Results(BaseModel):
@@ -258,7 +312,7 @@ class Results(BaseModel):
     spoiled: int
 
 
-@router.get("/{election_id}/results", response_model=Results)
+@router.get("/{election_id}/results", response_model=Results, dependencies=[one_point_zero])
 def results(request: Request, election_id: str) -> dict[str, Any]:
     store = store_of(request)
     row = store.election(election_id)
@@ -278,6 +332,7 @@ def results(request: Request, election_id: str) -> dict[str, Any]:
 
 @router.get(
     "/{election_id}/record",
+    dependencies=[one_point_zero],
     response_class=StreamingResponse,
     responses={200: {"content": {"application/octet-stream": {}}, "description": "a votum record archive"}},
 )

@@ -1,0 +1,333 @@
+//! ElectionGuard 2.1 ballots on the election service (spec/80.11): `Eg21BallotBox` is what the service checks
+//! of each ballot before it stores it (no secret: the verifier's per-ballot checks, the ballot's device and
+//! chain field, the values a copied ballot would repeat) and how it closes a device's chain; `Eg21Device` is
+//! an encryption device's part, which encrypts and seals a ballot after the last code the service took.
+
+use std::collections::BTreeMap;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use serde_json::Value;
+use votum_eg2::encrypt::{PlainBallot, PlainContest};
+use votum_eg2::manifest::{read_manifest, Manifest};
+use votum_eg2::v21::ballot::{Chain, Device};
+use votum_eg2::v21::hashes::{Codes, SIMPLE_CHAINING};
+use votum_eg2::v21::record::{hex as hex_of, Ballot, Keys};
+use votum_eg2::v21::trustee::ballot_fingerprints;
+use votum_eg2::{Eg2Error, Eg2Group, State};
+use votum_group::{ModpGroup, P256};
+use votum_verify::Eg21BallotRules;
+
+use crate::convert::{release, rng_from};
+use crate::eg2_party::eg2;
+use crate::errors::NativeError;
+
+fn input(reason: impl Into<String>) -> PyErr {
+    NativeError::Input(reason.into()).into()
+}
+
+fn json(text: &[u8], what: &str) -> PyResult<Value> {
+    serde_json::from_slice(text).map_err(|e| input(format!("{what} is not JSON: {e}")))
+}
+
+fn unhex32(text: &str, what: &str) -> PyResult<[u8; 32]> {
+    let bytes = hex::decode(text).map_err(|_| input(format!("{what} is not hex")))?;
+    bytes
+        .try_into()
+        .map_err(|_| input(format!("{what} is not 32 bytes")))
+}
+
+/// The group a service election runs on (the toy parameters are for tests: refused by the service's routes,
+/// taken here so that tests of these bindings can use them).
+enum AnyGroup {
+    P256(P256),
+    Modp(ModpGroup),
+}
+
+fn group_of(name: &str) -> PyResult<AnyGroup> {
+    Ok(match name {
+        "p256" => AnyGroup::P256(P256),
+        "eg2-4096" => AnyGroup::Modp(ModpGroup::eg2_4096()),
+        "eg2-3072" => AnyGroup::Modp(ModpGroup::eg2_3072()),
+        "eg2-toy" => AnyGroup::Modp(ModpGroup::eg2_toy()),
+        other => return Err(input(format!("group {other:?}"))),
+    })
+}
+
+/// The election's keys and H_E from its guardians' document.
+fn keys_of<G: Eg2Group>(group: &G, guardians: &[u8]) -> PyResult<Keys<G>> {
+    Keys::read(group, &json(guardians, "the guardians' document")?)
+        .map_err(|e| input(format!("the guardians' document: {e}")))
+}
+
+fn manifest_of(bytes: &[u8]) -> PyResult<Manifest> {
+    read_manifest(&json(bytes, "the manifest")?).map_err(|e| input(format!("the manifest: {e}")))
+}
+
+struct Box21<G: Eg2Group> {
+    rules: Eg21BallotRules<G>,
+    he: [u8; 32],
+}
+
+enum AnyBox {
+    P256(Box<Box21<P256>>),
+    Modp(Box<Box21<ModpGroup>>),
+}
+
+/// What the service checks of a 2.1 ballot before it stores it (spec/80.11), holding no secret.
+#[pyclass(frozen, name = "Eg21BallotBox", module = "votum._native")]
+pub struct Eg21BallotBox(AnyBox);
+
+/// What a checked ballot says, for the service's rules under the election's lock.
+fn facts<'py, G: Eg2Group>(
+    py: Python<'py>,
+    group: &G,
+    b: &Ballot<G>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("id", &b.id)?;
+    d.set_item("device", &b.device)?;
+    d.set_item("state", b.state.name().to_lowercase())?;
+    d.set_item("weight", b.weight)?;
+    d.set_item("pre_encrypted", b.pre_encrypted)?;
+    d.set_item("code", hex_of(&b.code))?;
+    let mode = u32::from_be_bytes([b.chaining[0], b.chaining[1], b.chaining[2], b.chaining[3]]);
+    d.set_item("mode", mode)?;
+    d.set_item("after", hex_of(&b.chaining[4..]))?;
+    let prints: Vec<Bound<'py, PyBytes>> = ballot_fingerprints(group, b)
+        .iter()
+        .map(|f| PyBytes::new(py, f))
+        .collect();
+    d.set_item("fingerprints", prints)?;
+    Ok(d)
+}
+
+fn check_one<'py, G: Eg2Group>(
+    py: Python<'py>,
+    b: &Box21<G>,
+    text: &[u8],
+) -> PyResult<Bound<'py, PyDict>> {
+    let v = json(text, "the ballot")?;
+    let group = b.rules.group().clone();
+    let ballot = Ballot::read(&group, &v).map_err(|e| input(format!("the ballot: {e}")))?;
+    let findings = release(py, || b.rules.check(&ballot));
+    if let Some((check, reason)) = findings.first() {
+        return Err(eg2(Eg2Error::Unverified(format!(
+            "ballot {}: {check}: {reason}",
+            ballot.id
+        ))));
+    }
+    facts(py, &group, &ballot)
+}
+
+fn device_start(he: &[u8; 32], name: &str, simple: bool) -> String {
+    let hdi = Codes::Device.device_hash(he, name);
+    if simple {
+        let field = votum_eg2::v21::hashes::chaining_field(SIMPLE_CHAINING, &hdi);
+        hex_of(&Codes::Device.chain_hash(he, &field))
+    } else {
+        hex_of(&hdi)
+    }
+}
+
+#[pymethods]
+impl Eg21BallotBox {
+    #[new]
+    fn new(group: &str, manifest: &[u8], guardians: &[u8]) -> PyResult<Self> {
+        fn make<G: Eg2Group>(group: G, manifest: &[u8], guardians: &[u8]) -> PyResult<Box21<G>> {
+            let keys = keys_of(&group, guardians)?;
+            let rules =
+                Eg21BallotRules::new(group, keys.k.clone(), keys.he, manifest).map_err(input)?;
+            Ok(Box21 { rules, he: keys.he })
+        }
+        Ok(Self(match group_of(group)? {
+            AnyGroup::P256(g) => AnyBox::P256(Box::new(make(g, manifest, guardians)?)),
+            AnyGroup::Modp(g) => AnyBox::Modp(Box::new(make(g, manifest, guardians)?)),
+        }))
+    }
+
+    /// Where device `name`'s chain starts (hex): H_DI, which every ballot's chaining field holds under no
+    /// chaining; with simple chaining H_0, which its first ballot's field holds.
+    fn chain_start(&self, name: &str, simple: bool) -> String {
+        let he = match &self.0 {
+            AnyBox::P256(b) => b.he,
+            AnyBox::Modp(b) => b.he,
+        };
+        device_start(&he, name, simple)
+    }
+
+    /// One ballot (JSON text, a line of `ballots.jsonl`) checked: V-EG21-05…08's per-ballot items, proofs
+    /// included. Returns its id, device, state, weight, code, chaining mode and the 32 bytes after it
+    /// (`after`), whether it is pre-encrypted, and its fingerprints (id_B, C₀, each α).
+    fn check<'py>(&self, py: Python<'py>, ballot: &[u8]) -> PyResult<Bound<'py, PyDict>> {
+        match &self.0 {
+            AnyBox::P256(b) => check_one(py, b, ballot),
+            AnyBox::Modp(b) => check_one(py, b, ballot),
+        }
+    }
+
+    /// Device `name`'s record (JSON text) as `devices.json` holds it, from the ballots the service accepted
+    /// from it, in order, the last with code `last` (hex; None if it has none).
+    #[pyo3(signature = (name, simple, ballots, last=None))]
+    fn close_device(
+        &self,
+        name: &str,
+        simple: bool,
+        ballots: Vec<String>,
+        last: Option<&str>,
+    ) -> PyResult<String> {
+        let he = match &self.0 {
+            AnyBox::P256(b) => b.he,
+            AnyBox::Modp(b) => b.he,
+        };
+        let last = last.map(|l| unhex32(l, "the last code")).transpose()?;
+        let chain = Chain::resumed(&he, name, simple, last, ballots);
+        Ok(chain.close().to_json().to_string())
+    }
+
+    fn __repr__(&self) -> String {
+        "Eg21BallotBox(..)".into()
+    }
+}
+
+/// A 2.1 encryption device (spec/80.11): K, K̂ and H_E from the guardians' document, the manifest, its name
+/// and chaining mode. It holds no chain: each ballot is sealed after the code given, the last the service took.
+#[pyclass(frozen, name = "Eg21Device", module = "votum._native")]
+pub struct Eg21Device {
+    group: String,
+    manifest_bytes: Vec<u8>,
+    guardians: Vec<u8>,
+    name: String,
+    simple: bool,
+}
+
+fn plain_of(v: &Value) -> PyResult<PlainBallot> {
+    let text = |field: &str| -> PyResult<String> {
+        v.get(field)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| input(format!("a plaintext ballot's {field:?} is not text")))
+    };
+    let mut contests = BTreeMap::new();
+    if let Some(map) = v.get("contests").and_then(Value::as_object) {
+        for (id, c) in map {
+            let votes = c
+                .get("votes")
+                .and_then(Value::as_array)
+                .ok_or_else(|| input(format!("contest {id:?}: votes is not a list")))?
+                .iter()
+                .map(|x| {
+                    x.as_u64()
+                        .and_then(|n| u32::try_from(n).ok())
+                        .ok_or_else(|| input(format!("contest {id:?}: a vote is not a count")))
+                })
+                .collect::<PyResult<Vec<u32>>>()?;
+            let write_ins = c
+                .get("write_ins")
+                .and_then(Value::as_array)
+                .map(|w| {
+                    w.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default();
+            contests.insert(id.clone(), PlainContest { votes, write_ins });
+        }
+    }
+    Ok(PlainBallot {
+        id: text("id")?,
+        style: text("style")?,
+        contests,
+    })
+}
+
+fn encrypt_with<G: Eg2Group>(
+    group: G,
+    d: &Eg21Device,
+    plain: &PlainBallot,
+    (state, weight): (State, u32),
+    after: Option<[u8; 32]>,
+) -> PyResult<String> {
+    let keys = keys_of(&group, &d.guardians)?;
+    let manifest = manifest_of(&d.manifest_bytes)?;
+    let device = Device::new(
+        group.clone(),
+        (keys.k.clone(), &keys.k_hat),
+        keys.he,
+        &manifest,
+        &d.name,
+    );
+    let mut rng = rng_from(None)?;
+    let mut ballot = device
+        .encrypt(plain, (state, weight), &mut rng)
+        .map_err(eg2)?;
+    let mut chain = Chain::resumed(&keys.he, &d.name, d.simple, after, Vec::new());
+    chain.seal(&mut ballot);
+    Ok(ballot.to_json(&group).to_string())
+}
+
+#[pymethods]
+impl Eg21Device {
+    #[new]
+    #[pyo3(signature = (group, manifest, guardians, name, simple_chaining=false))]
+    fn new(
+        group: &str,
+        manifest: &[u8],
+        guardians: &[u8],
+        name: &str,
+        simple_chaining: bool,
+    ) -> PyResult<Self> {
+        group_of(group)?;
+        manifest_of(manifest)?;
+        Ok(Self {
+            group: group.to_owned(),
+            manifest_bytes: manifest.to_vec(),
+            guardians: guardians.to_vec(),
+            name: name.to_owned(),
+            simple: simple_chaining,
+        })
+    }
+
+    /// Where this device's chain starts (hex): H_DI under no chaining, H_0 under simple chaining.
+    #[getter]
+    fn chain_start(&self) -> PyResult<String> {
+        fn he<G: Eg2Group>(g: G, d: &Eg21Device) -> PyResult<[u8; 32]> {
+            Ok(keys_of(&g, &d.guardians)?.he)
+        }
+        let he = match group_of(&self.group)? {
+            AnyGroup::P256(g) => he(g, self)?,
+            AnyGroup::Modp(g) => he(g, self)?,
+        };
+        Ok(device_start(&he, &self.name, self.simple))
+    }
+
+    /// A plaintext ballot (`{"id", "style", "contests": {contest id: {"votes": [...], "write_ins": [...]}}}`)
+    /// encrypted and sealed after code `after` (hex; None: the chain's start). Returns the ballot's JSON.
+    #[pyo3(signature = (plain, state="cast", weight=1, after=None))]
+    fn encrypt(
+        &self,
+        py: Python<'_>,
+        plain: &str,
+        state: &str,
+        weight: u32,
+        after: Option<&str>,
+    ) -> PyResult<String> {
+        let plain = plain_of(&json(plain.as_bytes(), "the plaintext ballot")?)?;
+        let state = match state {
+            "cast" => State::Cast,
+            "challenged" => State::Challenged,
+            other => return Err(input(format!("state {other:?}: cast or challenged"))),
+        };
+        let after = after.map(|a| unhex32(a, "the last code")).transpose()?;
+        let group = group_of(&self.group)?;
+        release(py, || match group {
+            AnyGroup::P256(g) => encrypt_with(g, self, &plain, (state, weight), after),
+            AnyGroup::Modp(g) => encrypt_with(g, self, &plain, (state, weight), after),
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Eg21Device({:?})", self.name)
+    }
+}

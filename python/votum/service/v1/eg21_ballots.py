@@ -1,0 +1,260 @@
+"""`/v1/elections/{id}/eg21/devices` and `/eg21/ballots`: an ElectionGuard 2.1 election's encryption devices
+and ballots (spec/80.11).
+
+Each ballot is checked before the write transaction as the verifier checks it (V-EG21-05…08's per-ballot
+items, proofs included: `votum.Eg21BallotBox`), then under the election's lock against what is stored: its
+id, its device (registered by the same device token), its chaining field (simple chaining: a code on that
+device's chain that no other ballot has chained from), and its id_B, nonce ciphertext and selection
+ciphertexts, none already on the board. A guardian refuses to decrypt a record in which one of these repeats,
+so one copied ballot accepted here would stop the election's decryption.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, Field
+
+import votum
+from votum.asgi import store_of
+from votum.errors import Conflict, DuplicateBallot, InvalidInput, NotFound
+from votum.service.auth import bearer_role, device_name_of, require, token_owner
+from votum.service.codec import NegotiatedRoute
+from votum.service.v1.ballots import check_names
+from votum.service.v1.ceremony import append_once
+from votum.service.v1.common import EntryOut, Receipt, entry_out, payload_of, receipt
+from votum.service.v1.state import eg21_of, v1_state
+from votum.store import (
+    Store,
+    Tx,
+    add_ballots,
+    add_ciphertexts,
+    add_codes,
+    check_id,
+    ciphertext_owners,
+    code_links,
+    existing_ballots,
+    mark_chained,
+    payload_digest,
+)
+
+router = APIRouter(
+    prefix="/v1/elections/{election_id}/eg21", tags=["ElectionGuard 2.1"], route_class=NegotiatedRoute
+)
+device_role = Depends(require("device"))
+
+#: the ballots one request may carry
+BATCH = 100
+
+
+def device_name(name: str) -> str:
+    return f"eg21/devices/{name}.json"
+
+
+def ballot_name(ballot_id: str) -> str:
+    return f"eg21/ballots/{ballot_id}.json"
+
+
+def ballot_box(request: Request, store: Store, election_id: str) -> votum.Eg21BallotBox:
+    """The election's ballot checks, from its board (once it is open)."""
+    eg21_of(request, election_id)
+
+    def make() -> votum.Eg21BallotBox:
+        doc = json.loads(store.require_named(election_id, "election.json", "no election").text())
+        guardians = store.entry_named(election_id, "guardians.json")
+        if guardians is None:
+            raise Conflict(f"election {election_id!r} is not open: its key ceremony is not finished")
+        manifest = store.require_named(election_id, "manifest.json", "no manifest")
+        return votum.Eg21BallotBox(doc["group"], manifest.payload or b"", guardians.payload or b"")
+
+    return v1_state(request).objects.eg21_box(election_id, make)
+
+
+class PostDevice(BaseModel):
+    #: the device's name S_device (its ballots name it; a named device token's start with `<name>-`)
+    device: str = Field(min_length=1, max_length=128)
+    simple_chaining: bool = False
+
+
+class DeviceOut(BaseModel):
+    entries: list[EntryOut]
+    #: where its chain starts (hex): H_DI under no chaining, H_0 under simple chaining
+    start: str
+
+
+@router.post("/devices", response_model=DeviceOut, status_code=201, dependencies=[device_role])
+def register_device(request: Request, election_id: str, body: PostDevice) -> dict[str, Any]:
+    """An encryption device of a 2.1 election: its name and chaining mode. Its ballots may be posted only
+    with the device token that registered it."""
+    check_id(body.device, "device name")
+    check_names(request, device_name_of(bearer_role(request)), [body.device], "device name")
+    store = store_of(request)
+    box = ballot_box(request, store, election_id)
+    start = box.chain_start(body.device, body.simple_chaining)
+    owner = token_owner(request)
+    payload = payload_of({"device": body.device, "mode": int(body.simple_chaining), "start": start})
+    with store.write(election_id) as tx:
+        tx.require_phase("open")
+        entry = append_once(tx, "eg21_device", device_name(body.device), payload, f"device {body.device!r}")
+        if tx.appended:
+            add_codes(tx, [start], owner)
+        else:
+            link = code_links(tx, [start]).get(start)
+            if link is None or not link.extendable_by(owner):
+                raise Conflict(f"device {body.device!r} is registered with another device token")
+    return {"entries": [entry_out(entry)], "start": start}
+
+
+class PostBallots(BaseModel):
+    #: ballots, JSON text each (a line of the record's `ballots.jsonl`), in the order the devices made them
+    ballots: list[str] = Field(min_length=1, max_length=BATCH)
+
+
+class Receipts(BaseModel):
+    receipts: list[Receipt]
+
+
+def _devices(tx: Tx) -> dict[str, dict[str, Any]]:
+    return {json.loads(e.text())["device"]: json.loads(e.text()) for e in tx.of_kind("eg21_device")}
+
+
+@router.post("/ballots", response_model=Receipts, status_code=201, dependencies=[device_role])
+def post_ballots(request: Request, election_id: str, body: PostBallots) -> dict[str, Any]:
+    """Ballots, each checked as the verifier checks it, then stored all together or not at all. A ballot
+    already stored with the same text is answered with its receipt (a retry after a lost answer)."""
+    store = store_of(request)
+    box = ballot_box(request, store, election_id)
+    owner = token_owner(request)
+    scope = device_name_of(bearer_role(request))
+    checked = []
+    for text in body.ballots:
+        if "\n" in text or "\r" in text:
+            raise InvalidInput("a ballot is one line of JSON")
+        facts = box.check(text.encode())
+        check_id(str(facts["id"]), "ballot id")
+        if facts["pre_encrypted"]:
+            raise InvalidInput("pre-encrypted ballots are not taken by the service yet (spec/80.11)")
+        if facts["weight"] != 1:
+            raise InvalidInput(
+                f"ballot {facts['id']}: weight {facts['weight']}; the service takes weight 1 only (no party "
+                "on the service assigns weights yet, and a device must not)"
+            )
+        checked.append((facts, text.encode()))
+    check_names(request, scope, [f["id"] for f, _ in checked], "ballot id")
+    check_names(request, scope, [f["device"] for f, _ in checked], "device name")
+    receipts: dict[str, dict[str, Any]] = {}
+    with store.write(election_id) as tx:
+        tx.require_phase("open")
+        ids = [str(f["id"]) for f, _ in checked]
+        if len(set(ids)) != len(ids):
+            raise InvalidInput("a ballot id appears twice in the request")
+        held = existing_ballots(tx, ids)
+        fresh = []
+        for facts, payload in checked:
+            found = held.get(facts["id"])
+            if found is None:
+                fresh.append((facts, payload))
+                continue
+            if found.digest != payload_digest(payload):
+                raise DuplicateBallot(f"ballot {facts['id']!r} is already recorded with other content")
+            entry = tx.named([ballot_name(facts["id"])])[ballot_name(facts["id"])]
+            receipts[facts["id"]] = receipt(facts["id"], _state(found.state), found.code, entry)
+        if fresh:
+            _store(tx, owner, fresh, receipts)
+    return {"receipts": [receipts[i] for i in ids]}
+
+
+def _state(stored: str) -> str:
+    # the ballots table says "spoiled" for a 1.0 spoiled ballot and a 2.1 challenged one alike
+    return "challenged" if stored == "spoiled" else stored
+
+
+def _store(
+    tx: Tx, owner: str, fresh: list[tuple[dict[str, Any], bytes]], receipts: dict[str, dict[str, Any]]
+) -> None:
+    """The rules under the lock (device, chain, repeated values), then every fresh ballot appended."""
+    devices = _devices(tx)
+    prints = [p for f, _ in fresh for p in f["fingerprints"]]
+    if len(set(prints)) != len(prints):
+        raise Conflict(
+            "two ballots of the request share an id_B, a nonce ciphertext or a selection ciphertext"
+        )
+    owners = ciphertext_owners(tx, prints)
+    if owners:
+        raise Conflict(
+            f"a ballot repeats an id_B, nonce ciphertext or selection ciphertext of ballot "
+            f"{next(iter(owners.values()))!r}: a copied ballot"
+        )
+    links = code_links(tx, [f["after"] for f, _ in fresh])
+    chained: list[tuple[str, str]] = []
+    new_codes: list[str] = []
+    taken: set[str] = set()
+    for facts, _ in fresh:
+        device = devices.get(facts["device"])
+        if device is None:
+            raise NotFound(f"ballot {facts['id']}: no device {facts['device']!r} is registered")
+        if facts["mode"] != device["mode"]:
+            raise Conflict(
+                f"ballot {facts['id']}: chaining mode {facts['mode']}, its device's is {device['mode']}"
+            )
+        after = facts["after"]
+        if device["mode"] == 0:
+            link = links.get(after)
+            if after != device["start"] or link is None or not link.extendable_by(owner):
+                raise Conflict(
+                    f"ballot {facts['id']}: its chaining field is not its device's H_DI on this token"
+                )
+        else:
+            link = links.get(after)
+            in_request = after in new_codes
+            if not in_request and (link is None or not link.extendable_by(owner)):
+                raise Conflict(
+                    f"ballot {facts['id']}: it chains from a code that is not on this token's chains"
+                )
+            if after in taken or (not in_request and link is not None and link.chained_by is not None):
+                raise Conflict(f"ballot {facts['id']}: another ballot chains from the same code (a fork)")
+            taken.add(after)
+            chained.append((after, facts["id"]))
+            new_codes.append(facts["code"])
+    add_codes(tx, new_codes, owner)
+    mark_chained(tx, chained)
+    rows = []
+    for facts, payload in fresh:
+        entry = tx.append("eg21_ballot", ballot_name(facts["id"]), payload)
+        state = "cast" if facts["state"] == "cast" else "spoiled"
+        rows.append(
+            {
+                "ballot_id": facts["id"],
+                "state": state,
+                "code": facts["code"],
+                "seq": entry.seq,
+                "digest": entry.digest,
+            }
+        )
+        receipts[facts["id"]] = receipt(facts["id"], facts["state"], facts["code"], entry)
+    add_ballots(tx, rows)
+    add_ciphertexts(tx, [(p, facts["id"]) for facts, _ in fresh for p in facts["fingerprints"]])
+    cast = sum(1 for f, _ in fresh if f["state"] == "cast")
+    tx.set(
+        cast_count=tx.election.cast_count + cast,
+        spoiled_count=tx.election.spoiled_count + len(fresh) - cast,
+    )
+
+
+def devices_document(request: Request, store: Store, election_id: str) -> tuple[bytes, int]:
+    """`devices.json`: each device's record from the ballots accepted from it, in board order (its chain
+    closed with its last code under simple chaining); and how many ballots it covers."""
+    box = ballot_box(request, store, election_id)
+    ballots: dict[str, list[tuple[str, str]]] = {}
+    for e in store.iter_entries(election_id, ["eg21_ballot"]):
+        doc = json.loads(e.text())
+        ballots.setdefault(str(doc["device"]), []).append((str(doc["id"]), str(doc["H_C"])))
+    out = []
+    for e in store.iter_entries(election_id, ["eg21_device"]):
+        d = json.loads(e.text())
+        mine = ballots.get(d["device"], [])
+        last = mine[-1][1] if mine else None
+        out.append(json.loads(box.close_device(d["device"], bool(d["mode"]), [i for i, _ in mine], last)))
+    return json.dumps(out, separators=(",", ":")).encode(), sum(len(b) for b in ballots.values())

@@ -1,0 +1,526 @@
+"""An ElectionGuard 2.1 election's key ceremony on the /v1 service (spec/80.11): the guardians' tools against
+the service in this process, and what a lying service, a cheating guardian or a bad request gets."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import votum
+from fastapi.testclient import TestClient
+from votum.client import Client, ServiceError
+from votum.client.election import Tokens
+from votum.client.official import Official
+from votum.client.waiting import Waiter
+from votum.eg2 import JOINT_STATEMENT, KEY_STATEMENT, he_fingerprint, statement
+from votum.errors import VerificationFailed
+from votum.nodes import Keystore, keygen
+from votum.nodes.identity import Identity
+from votum.parties.device21 import Device21
+from votum.parties.guardian21 import GuardianTool21, state_path_21
+from votum.service.app import create_app
+from votum.service.settings import Settings
+from votum.store import Store
+
+MANIFEST = json.loads((Path(__file__).parents[2] / "crates/votum-eg2/src/default_manifest.json").read_text())
+N, K = 3, 2
+
+
+class Election21:
+    def __init__(self, http: TestClient, tokens: Tokens, tmp: Path, store: Store) -> None:
+        self.http = http
+        self.store = store
+        self.tokens = tokens
+        self.tmp = tmp
+        self.admin = Client(http=http, token=tokens.admin, use_msgpack=False)
+        self.identities = []
+        for i in range(1, N + 1):
+            home = tmp / f"guardian-{i}"
+            keygen(home, f"guardian-{i}", "127.0.0.1:1", None)
+            self.identities.append(Identity(home))
+        self.tools = [self.tool(i) for i in range(1, N + 1)]
+        self.other_device = ""
+
+    def client(self, i: int) -> Client:
+        return Client(http=self.http, token=self.tokens.guardians[f"guardian-{i}"], use_msgpack=False)
+
+    def tool(self, i: int, election_id: str = "e") -> GuardianTool21:
+        """Guardian i's tool; its keystore holds the other guardians' cards (`votum node peers add`)."""
+        others = [x.card for j, x in enumerate(self.identities, 1) if j != i]
+        return GuardianTool21(
+            self.client(i),
+            election_id,
+            f"guardian-{i}",
+            self.identities[i - 1],
+            Waiter(60, 0.02),
+            keystore=Keystore(others),
+        )
+
+    def join_all(self, tools: list[GuardianTool21] | None = None) -> list[BaseException]:
+        errors: list[BaseException] = []
+
+        def one(i: int, tool: GuardianTool21) -> None:
+            try:
+                tool.join(i, wait_open=False)
+            except BaseException as e:
+                errors.append(e)
+
+        threads = [threading.Thread(target=one, args=(i, t)) for i, t in enumerate(tools or self.tools, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        return errors
+
+    def post_key_only(self, i: int) -> None:
+        """Guardian i's tool posts its signed key record and nothing more."""
+        tool = self.tools[i - 1]
+        election = json.loads(tool._entry("election.json"))
+        trustee = tool._trustee(i, "ceremony", election, tool._entry("manifest.json").encode())
+        tool._post("keys", tool._signed_key(i, trustee.public_record()))
+
+    def entries(self, prefix: str) -> dict[str, str]:
+        return {e.name: e.text() for e in self.store.iter_entries("e") if e.name.startswith(prefix)}
+
+
+def _create(admin: Client, election_id: str = "e", group: str = "p256") -> dict[str, Any]:
+    body = {
+        "election_id": election_id,
+        "manifest": MANIFEST,
+        "number_of_guardians": N,
+        "quorum": K,
+        "spec": "2.1",
+        "group": group,
+    }
+    return dict(admin.post("/v1/elections", body))
+
+
+@pytest.fixture
+def election(tmp_path: Path) -> Iterator[Election21]:
+    tokens = Tokens.generate(N)
+    other_device = secrets.token_urlsafe(24)
+    store = Store(f"sqlite:///{tmp_path / 'votum.db'}")
+    roles = {**tokens.settings_map(), other_device: "device"}
+    app = create_app(Settings(data_dir=tmp_path, tokens=roles), store=store)
+    with TestClient(app) as http:
+        e = Election21(http, tokens, tmp_path, store)
+        e.other_device = other_device
+        _create(e.admin)
+        yield e
+    store.close()
+
+
+def _problem(call: Any) -> tuple[int, str, str]:
+    with pytest.raises(ServiceError) as caught:
+        call()
+    return caught.value.status, caught.value.type, caught.value.detail
+
+
+def _kind(call: Any) -> tuple[int, str]:
+    status, kind, _ = _problem(call)
+    return status, kind
+
+
+def test_a_2_1_ceremony_on_the_service_opens_on_what_every_guardian_computed(election: Election21) -> None:
+    status = election.admin.get("/v1/elections/e")
+    assert (status["spec"], status["phase"]) == ("2.1", "ceremony")
+    official = Official(election.admin, "e", Waiter(60, 0.02))
+    assert election.join_all() == []
+    awaited = election.admin.get("/v1/elections/e/awaited")
+    assert awaited["eg21"] == {"keys": 3, "shares": 6, "shares_total": 6, "complaints": 0, "joint": 3}
+    assert official.open(wait=True)["phase"] == "open"
+    guardians = election.admin.get("/v1/elections/e/board/by-name/guardians.json")["payload"]
+    # every guardian's own document is on the board, signed, and equal to what opened the election
+    joint = election.entries("eg21/joint/")
+    assert len(joint) == 3
+    for payload in joint.values():
+        assert json.loads(json.loads(payload)["guardians"]) == json.loads(guardians)
+    # a run after the opening remakes the same keys from the sealed seed and checks what opened
+    fingerprints = {election.tools[i - 1].join(i).he_fingerprint for i in range(1, N + 1)}
+    assert fingerprints == {official.joint_fingerprint()} == {he_fingerprint(guardians)}
+    path = state_path_21(election.identities[0].home, "e")
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert b"key_seed" not in path.read_bytes()  # sealed, not in the clear
+    params = json.loads(election.admin.get("/v1/elections/e/board/by-name/parameters.json")["payload"])
+    assert (params["group"], params["n"], params["k"]) == ("P-256", 3, 2)
+
+
+def test_a_stopped_join_resumes_with_the_same_keys_and_posts_nothing_twice(
+    election: Election21, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guardian 1's tool stops after dealing; run again, it remakes the same keys from its sealed seed, its
+    key record is taken as a retry, it deals nothing twice, and the ceremony finishes."""
+    tool = election.tools[0]
+
+    def stop(*args: Any) -> None:
+        raise RuntimeError("stopped before receiving")
+
+    monkeypatch.setattr(tool, "_receive", stop)
+    errors = election.join_all()
+    assert [str(e) for e in errors] == ["stopped before receiving"]
+    first = election.entries("eg21/")
+    assert len([n for n in first if n.startswith("eg21/shares/")]) == 6
+    monkeypatch.undo()
+    fresh = election.tool(1)
+    fresh.join(1, wait_open=False)
+    after = election.entries("eg21/")
+    assert {n: p for n, p in after.items() if n in first} == first
+    assert set(after) - set(first) == {"eg21/joint/1.json"}
+    assert election.admin.post("/v1/elections/e/open", {})["phase"] == "open"
+
+
+def test_a_guardian_deals_no_share_on_a_key_record_the_service_made(
+    election: Election21, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lying service shows guardian 1 a key record of its own making in guardian 2's place (made by a node
+    that guardian 1 does not trust): guardian 1 stops before encrypting any share to it."""
+    mallory_home = election.tmp / "mallory"
+    keygen(mallory_home, "mallory", "127.0.0.1:1", None)
+    mallory = Identity(mallory_home)
+    manifest = json.dumps(MANIFEST, separators=(",", ":")).encode()
+    forged = votum.Eg21Trustee("p256", manifest, N, K, 2).public_record()
+    signed = {
+        "guardian_id": "guardian-2",
+        "i": 2,
+        "record": forged,
+        "signing_key": mallory.card.signing_key.hex(),
+        "signature": mallory.sign_record(statement(KEY_STATEMENT, "e", 2, forged)).hex(),
+    }
+    tool = election.tools[0]
+    real = tool._ceremony
+
+    def lying(to: int | None = None) -> dict[str, Any]:
+        out = real(to)
+        if 2 in {int(j) for j in out["keys"]}:
+            out["keys"] = {**out["keys"], "2": json.dumps(signed)}
+        return out
+
+    monkeypatch.setattr(tool, "_ceremony", lying)
+    election.post_key_only(2)
+    election.post_key_only(3)
+    with pytest.raises(VerificationFailed, match="keystore"):
+        tool.join(1, wait_open=False)
+    assert not [name for name in election.entries("eg21/shares/") if name.startswith("eg21/shares/1/")]
+
+
+def test_one_node_signs_for_one_guardian_only(election: Election21) -> None:
+    """Two records signed by one node: the service refuses the second, and a guardian shown both (the
+    service lying) refuses them before dealing."""
+    manifest = json.dumps(MANIFEST, separators=(",", ":")).encode()
+    node = election.identities[0]
+
+    def post(i: int, client: Client) -> Any:
+        record = votum.Eg21Trustee("p256", manifest, N, K, i).public_record()
+        body = {
+            "i": i,
+            "record": record,
+            "signing_key": node.card.signing_key.hex(),
+            "signature": node.sign_record(statement(KEY_STATEMENT, "e", i, record)).hex(),
+        }
+        return client.post("/v1/elections/e/eg21/keys", body)
+
+    post(1, election.client(1))
+    assert _kind(lambda: post(2, election.client(2))) == (409, "conflict")
+    # the same guardian id may not take a second index, nor another guardian id the first
+    assert _kind(lambda: post(3, election.client(1))) == (409, "conflict")
+    assert _kind(lambda: post(1, election.client(3))) == (409, "conflict")
+
+
+def test_the_service_checks_what_anyone_can_and_changes_nothing_on_bad_input(election: Election21) -> None:
+    manifest = json.dumps(MANIFEST, separators=(",", ":")).encode()
+    node = election.identities[0]
+    trustee = votum.Eg21Trustee("p256", manifest, N, K, 1)
+    record = trustee.public_record()
+    sign = node.sign_record(statement(KEY_STATEMENT, "e", 1, record)).hex()
+    good = {"i": 1, "record": record, "signing_key": node.card.signing_key.hex(), "signature": sign}
+    head = election.store.election("e").head_seq
+    url = "/v1/elections/e/eg21/keys"
+    c1 = election.client(1)
+    # a signature on another index, a record whose proof fails, another guardian's index, not JSON
+    assert _kind(lambda: c1.post(url, {**good, "i": 2})) == (422, "invalid_input")
+    broken = json.loads(record)
+    broken["proof_vote"]["c"] = broken["proof_data"]["c"]
+    bad_record = json.dumps(broken)
+    resigned = node.sign_record(statement(KEY_STATEMENT, "e", 1, bad_record)).hex()
+    assert _kind(lambda: c1.post(url, {**good, "record": bad_record, "signature": resigned}))[0] == 422
+    assert _kind(lambda: c1.post(url, {**good, "signature": "00" * 64})) == (422, "invalid_input")
+    assert _kind(lambda: c1.post(url, {**good, "signing_key": "zz"})) == (422, "invalid_input")
+    # a device or admin token is not a guardian's; shares before every key record are refused
+    assert _kind(lambda: election.admin.post(url, good))[0] == 403
+    assert election.store.election("e").head_seq == head
+    c1.post(url, good)
+    c1.post(url, good)  # a retry is answered with the same entry
+    assert _kind(lambda: c1.post("/v1/elections/e/eg21/shares", {"shares": ["{}"]}))[0] == 422
+    # the toy parameters are for tests: refused on the service
+    body = {"election_id": "toy", "manifest": MANIFEST, "number_of_guardians": 3, "quorum": 2}
+    assert (
+        _kind(lambda: election.admin.post("/v1/elections", {**body, "spec": "2.1", "group": "eg2-toy"}))[0]
+        == 422
+    )
+    assert (
+        _kind(lambda: election.admin.post("/v1/elections", {**body, "spec": "2.1", "manifest": {}}))[0] == 422
+    )
+
+
+def test_shares_are_checked_and_a_bad_one_is_complained_of_and_stops_the_opening(
+    election: Election21, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guardian 3 cheats: its shares are made from other keys than its key record's. Each share's proof of
+    its nonce holds (the service takes it), but the receivers find its values wrong against guardian 3's
+    commitments, complain, and the election cannot open."""
+    manifest = json.dumps(MANIFEST, separators=(",", ":")).encode()
+    cheat = election.tools[2]
+    other = votum.Eg21Trustee("p256", manifest, N, K, 3)
+
+    def cheating_deal(trustee: Any, i: int, n: int) -> None:
+        records = cheat._await_keys(n)
+        other.agree([json.loads(records[j])["record"] for j in (1, 2)] + [other.public_record()])
+        GuardianTool21._deal(cheat, other, i, n)
+
+    monkeypatch.setattr(cheat, "_deal", cheating_deal)
+    errors = election.join_all()
+    named = [e for e in errors if isinstance(e, VerificationFailed) and "guardian 3's share" in str(e)]
+    assert len(named) == 2, errors
+    assert set(election.entries("eg21/complaints/")) == {
+        "eg21/complaints/1/3.json",
+        "eg21/complaints/2/3.json",
+    }
+    # a share with its proof broken is refused by the service itself
+    share = json.loads(election.entries("eg21/shares/3/1.json")["eg21/shares/3/1.json"])
+    share["C1"] = "00" * 64
+    status, kind, _ = _problem(
+        lambda: election.client(3).post("/v1/elections/e/eg21/shares", {"shares": [json.dumps(share)]})
+    )
+    assert status == 422
+    # the two honest guardians posted no document; give them one each to see the complaints stop the opening
+    status, kind, detail = _problem(lambda: election.admin.post("/v1/elections/e/open", {}))
+    assert (status, kind) == (409, "conflict") and "complained" in detail
+    assert election.store.election("e").phase == "ceremony"
+
+
+def test_a_guardians_document_other_than_the_records_make_is_refused(
+    election: Election21, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guardian 1 posts, signed, a guardians' document with another H_E than the key records make: refused,
+    and nothing of it is stored."""
+    tool = election.tools[0]
+    node = election.identities[0]
+    post = tool._post
+
+    def altered(path: str, body: Any) -> Any:
+        if path == "joint":
+            doc = json.loads(body["guardians"])
+            doc["H_E"] = "00" * 32
+            text = json.dumps(doc)
+            body = {
+                "guardians": text,
+                "signature": node.sign_record(statement(JOINT_STATEMENT, "e", 1, text)).hex(),
+            }
+        return post(path, body)
+
+    monkeypatch.setattr(tool, "_post", altered)
+    errors = election.join_all()
+    assert [(e.status, e.type) for e in errors if isinstance(e, ServiceError)] == [(409, "conflict")], errors
+    assert set(election.entries("eg21/joint/")) == {"eg21/joint/2.json", "eg21/joint/3.json"}
+    assert _kind(lambda: election.admin.post("/v1/elections/e/open", {})) == (409, "conflict")
+
+
+def test_the_1_0_routes_refuse_a_2_1_election_and_the_2_1_routes_a_1_0_one(election: Election21) -> None:
+    admin = election.admin
+    g1 = election.client(1)
+    calls = [
+        lambda: g1.post("/v1/elections/e/guardians/guardian-1", {"record": {}}),
+        lambda: admin.post("/v1/elections/e/ballots", {"ballot": {}, "state": "cast"}),
+        lambda: admin.post("/v1/elections/e/publish", {}),
+        lambda: admin.get("/v1/elections/e/results"),
+        lambda: admin.get("/v1/elections/e/record"),
+    ]
+    for call in calls:
+        assert _kind(call) == (409, "wrong_spec")
+    assert _kind(lambda: admin.post("/v1/elections/e/close", {})) == (409, "wrong_phase")
+    manifest_10 = votum.eg.manifest_from_names(["P"], ["Ann", "Ben"])
+    admin.post(
+        "/v1/elections",
+        {"election_id": "old", "manifest": manifest_10, "number_of_guardians": 3, "quorum": 2},
+    )
+    assert admin.get("/v1/elections/old")["spec"] == "1.0"
+    assert _kind(lambda: admin.get("/v1/elections/old/eg21")) == (409, "wrong_spec")
+    assert _kind(lambda: g1.post("/v1/elections/old/eg21/complaints", {"dealer": 2, "reason": "x"})) == (
+        409,
+        "wrong_spec",
+    )
+    # the pages list both elections and show neither with an error
+    for path in ("/", "/elections/e", "/elections/old"):
+        response = election.http.get(path)
+        assert response.status_code < 500, (path, response.status_code)
+
+
+def test_a_guardians_key_is_refused_in_a_second_election(election: Election21) -> None:
+    assert election.join_all() == []
+    _create(election.admin, "again")
+    node = election.identities[0]
+    record = json.loads(election.entries("eg21/keys/1.json")["eg21/keys/1.json"])["record"]
+    body = {
+        "i": 1,
+        "record": record,
+        "signing_key": node.card.signing_key.hex(),
+        "signature": node.sign_record(statement(KEY_STATEMENT, "again", 1, record)).hex(),
+    }
+    assert _kind(lambda: election.client(1).post("/v1/elections/again/eg21/keys", body)) == (409, "conflict")
+
+
+# -- ballots (spec/80.11) ------------------------------------------------------------------------------------
+
+
+def _open(election: Election21) -> str:
+    """The ceremony run and the election opened; its H_E fingerprint."""
+    assert election.join_all() == []
+    election.admin.post("/v1/elections/e/open", {})
+    return he_fingerprint(election.admin.get("/v1/elections/e/board/by-name/guardians.json")["payload"])
+
+
+def _device(election: Election21, name: str, he: str, simple: bool = False) -> Device21:
+    client = Client(http=election.http, token=election.tokens.device, use_msgpack=False)
+    device = Device21(client, "e", name, he, simple)
+    device.start()
+    return device
+
+
+def _plain(i: int) -> dict[str, Any]:
+    mayor = [0, 0, 0]
+    mayor[i % 3] = 1
+    council = [0, 0, 0, 0]
+    council[i % 4] = 1
+    return {
+        "id": f"b-{i}",
+        "style": "ward-1-style",
+        "contests": {"mayor": {"votes": mayor}, "council": {"votes": council}},
+    }
+
+
+def _record(election: Election21, out: Path) -> Path:
+    """The closed election's record as far as its ballots, exported from the board."""
+    out.mkdir()
+    for name in ("parameters.json", "manifest.json", "guardians.json", "devices.json"):
+        (out / name).write_bytes(election.store.entry_named("e", name).payload or b"")
+    lines = [e.text() for e in election.store.iter_entries("e", ["eg21_ballot"])]
+    (out / "ballots.jsonl").write_text("".join(line + "\n" for line in lines))
+    return out
+
+
+def _decrypting_trustee(election: Election21, i: int) -> votum.Eg21Trustee:
+    """Guardian i's trustee, remade from its sealed seed and the board: what its decryption will use."""
+    tool = election.tool(i)
+    doc = json.loads(tool._entry("election.json"))
+    trustee = tool._trustee(i, "open", doc, tool._entry("manifest.json").encode())
+    keys = tool._ceremony()["keys"]
+    trustee.agree([json.loads(keys[str(j)])["record"] for j in range(1, N + 1)])
+    for dealer, share in tool._ceremony(to=i)["to"].items():
+        trustee.receive(int(dealer), share.encode())
+    trustee.joint()
+    return trustee
+
+
+def test_2_1_ballots_on_the_service_make_a_record_the_guardians_accept(
+    election: Election21, tmp_path: Path
+) -> None:
+    he = _open(election)
+    plain_device = _device(election, "station-1", he)
+    chained = _device(election, "station-2", he, simple=True)
+    receipts = []
+    for i in range(1, 7):
+        device = plain_device if i % 2 else chained
+        receipts.append(device.cast(_plain(i), "challenged" if i == 5 else "cast"))
+    assert [r.state for r in receipts].count("challenged") == 1
+    # a retry of a ballot already stored is answered with its receipt; nothing is appended
+    head = election.store.election("e").head_seq
+    ballot = election.entries("eg21/ballots/b-1.json")["eg21/ballots/b-1.json"]
+    again = plain_device.send(ballot)
+    assert (again.seq, election.store.election("e").head_seq) == (receipts[0].seq, head)
+    closed = election.admin.post("/v1/elections/e/close", {})
+    assert (closed["phase"], closed["cast"], closed["spoiled"]) == ("closed", 5, 1)
+    devices = json.loads(election.admin.get("/v1/elections/e/board/by-name/devices.json")["payload"])
+    assert [d["ballots"] for d in devices] == [["b-1", "b-3", "b-5"], ["b-2", "b-4", "b-6"]]
+    record = _record(election, tmp_path / "record")
+    # each guardian checks the record as far as its ballots (V-EG21-01…08, no repeats) before decrypting
+    for i in (1, 2):
+        announced = json.loads(_decrypting_trustee(election, i).announce(record, [1, 2]))
+        assert announced
+    with pytest.raises(ServiceError):
+        plain_device.cast(_plain(9))  # closed
+
+
+def test_the_service_refuses_a_2_1_ballot_that_would_stop_the_decryption_or_break_a_chain(
+    election: Election21,
+) -> None:
+    he = _open(election)
+    device = _device(election, "station-1", he)
+    chained = _device(election, "station-2", he, simple=True)
+    first = device.encrypt(_plain(1))
+    device.send(first)
+    head = election.store.election("e").head_seq
+    post = device.client.post
+    url = "/v1/elections/e/eg21/ballots"
+    # a copy under another id (the same id_B and ciphertexts): the guardians would refuse the whole record
+    copy = json.loads(first)
+    copy["id"] = "b-copy"
+    status, kind, detail = _problem(lambda: post(url, {"ballots": [json.dumps(copy)]}))
+    assert (status, kind) == (409, "conflict") and "copied ballot" in detail
+    # another ballot under a stored id
+    other = device.encrypt(_plain(1))
+    assert _kind(lambda: post(url, {"ballots": [other]})) == (409, "duplicate_ballot")
+    # a broken proof, a weight of 2, a device not registered
+    broken = json.loads(device.encrypt(_plain(2)))
+    broken["contests"][0]["selections"][0]["proof"][0]["c"] = broken["contests"][0]["selections"][1]["proof"][
+        0
+    ]["c"]
+    assert _kind(lambda: post(url, {"ballots": [json.dumps(broken)]}))[0] == 422
+    heavy = device.device.encrypt(json.dumps(_plain(3)), "cast", 2, None)  # type: ignore[union-attr]
+    assert _kind(lambda: post(url, {"ballots": [heavy]}))[0] == 422
+    # simple chaining: two ballots chaining from one code (a fork) are refused, the second
+    a = chained.encrypt(_plain(4))
+    b = chained.encrypt(_plain(5))
+    chained.send(a)
+    assert _kind(lambda: post(url, {"ballots": [b]})) == (409, "conflict")
+    head = election.store.election("e").head_seq
+    # nothing refused was stored
+    c = chained.encrypt(_plain(6))
+    chained.send(c)
+    assert election.store.election("e").head_seq == head + 1
+    assert set(election.entries("eg21/ballots/")) == {
+        "eg21/ballots/b-1.json",
+        "eg21/ballots/b-4.json",
+        "eg21/ballots/b-6.json",
+    }
+
+
+def test_another_device_token_cannot_use_a_devices_chain(election: Election21) -> None:
+    he = _open(election)
+    device = _device(election, "station-1", he)
+    ballot = device.encrypt(_plain(1))
+    url = "/v1/elections/e/eg21/ballots"
+    # the admin token is not a device's
+    assert _kind(lambda: election.admin.post(url, {"ballots": [ballot]}))[0] == 403
+    other = Client(http=election.http, token=election.other_device, use_msgpack=False)
+    # another device token can neither register the device again nor post on its chain
+    assert _kind(lambda: other.post("/v1/elections/e/eg21/devices", {"device": "station-1"})) == (
+        409,
+        "conflict",
+    )
+    assert _kind(lambda: other.post(url, {"ballots": [ballot]})) == (409, "conflict")
+    assert device.send(ballot).state == "cast"
+
+
+def test_a_device_refuses_keys_the_officials_did_not_announce(election: Election21) -> None:
+    he = _open(election)
+    client = Client(http=election.http, token=election.tokens.device, use_msgpack=False)
+    wrong = "0" * 32
+    with pytest.raises(VerificationFailed, match="H_E fingerprint"):
+        Device21(client, "e", "station-1", wrong).start()
+    assert not election.entries("eg21/devices/")
+    assert Device21(client, "e", "station-1", he).start()
