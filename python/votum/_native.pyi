@@ -656,6 +656,14 @@ class Eg21Coordinator:
     def cast(self) -> None: ...
     def finish(self, announces: list[str], reveals: list[str], answers: list[str]) -> dict[str, Any]: ...
 
+def eg21_publish(
+    group: str,
+    record: str | os.PathLike[str],
+    available: list[int],
+    announces: list[str],
+    reveals: list[str],
+    answers: list[str],
+) -> dict[str, Any]: ...
 def eg2_election(
     out: str,
     group: str,

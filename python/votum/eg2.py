@@ -61,10 +61,46 @@ def signature_holds(signing_key: bytes, message: bytes, signature: bytes) -> boo
     return True
 
 
+def round_statement(step: str, election_id: str, r: int, i: int, message: str) -> bytes:
+    """What guardian i's node signs about its `step` (announce, reveal or answer) in decryption round r."""
+    return statement(f"votum/v1/eg21-{step}/{r}".encode(), election_id, i, message)
+
+
 def he_fingerprint(guardians_doc: str) -> str:
     """How a 2.1 election's H_E is shown for comparing by eye (the official's `open` and every guardian's
     tool print it): its first 128 bits in groups of four hex digits."""
     return grouped(str(json.loads(guardians_doc)["H_E"]).lower()[:32])
+
+
+#: the 2.1 record's files written whole from one board entry each (spec/80.11)
+EG21_DOCUMENTS = ("parameters.json", "manifest.json", "guardians.json", "devices.json", "tally.json")
+
+
+class Eg21RecordWriter:
+    """A 2.1 election's record written from its board (spec/80.11), one entry at a time in board order (a
+    reader of the whole board hands each entry to `take`): the documents, the ballots as `ballots.jsonl` and
+    the opened challenged ballots as `challenged.jsonl`, each line the entry's payload as chained."""
+
+    def __init__(self, out: Path) -> None:
+        out.mkdir(parents=True, exist_ok=True)
+        self.out = out
+        self._ballots = (out / "ballots.jsonl").open("wb")
+        self._challenged: Any = None
+
+    def take(self, kind: str, name: str, payload: bytes) -> None:
+        if kind == "eg21_ballot":
+            self._ballots.write(payload + b"\n")
+        elif kind == "eg21_challenged":
+            if self._challenged is None:
+                self._challenged = (self.out / "challenged.jsonl").open("wb")
+            self._challenged.write(payload + b"\n")
+        elif name in EG21_DOCUMENTS:
+            (self.out / name).write_bytes(payload)
+
+    def close(self) -> None:
+        self._ballots.close()
+        if self._challenged is not None:
+            self._challenged.close()
 
 
 @dataclass(frozen=True)

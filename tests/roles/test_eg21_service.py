@@ -16,8 +16,15 @@ from fastapi.testclient import TestClient
 from votum.client import Client, ServiceError
 from votum.client.election import Tokens
 from votum.client.official import Official
-from votum.client.waiting import Waiter
-from votum.eg2 import JOINT_STATEMENT, KEY_STATEMENT, he_fingerprint, statement
+from votum.client.waiting import WaitedTooLong, Waiter
+from votum.eg2 import (
+    JOINT_STATEMENT,
+    KEY_STATEMENT,
+    Eg21RecordWriter,
+    he_fingerprint,
+    round_statement,
+    statement,
+)
 from votum.errors import VerificationFailed
 from votum.nodes import Keystore, keygen
 from votum.nodes.identity import Identity
@@ -26,6 +33,7 @@ from votum.parties.guardian21 import GuardianTool21, state_path_21
 from votum.service.app import create_app
 from votum.service.settings import Settings
 from votum.store import Store
+from votum.verifier import verify
 
 MANIFEST = json.loads((Path(__file__).parents[2] / "crates/votum-eg2/src/default_manifest.json").read_text())
 N, K = 3, 2
@@ -336,13 +344,16 @@ def test_the_1_0_routes_refuse_a_2_1_election_and_the_2_1_routes_a_1_0_one(elect
     calls = [
         lambda: g1.post("/v1/elections/e/guardians/guardian-1", {"record": {}}),
         lambda: admin.post("/v1/elections/e/ballots", {"ballot": {}, "state": "cast"}),
-        lambda: admin.post("/v1/elections/e/publish", {}),
-        lambda: admin.get("/v1/elections/e/results"),
         lambda: admin.get("/v1/elections/e/record"),
     ]
     for call in calls:
         assert _kind(call) == (409, "wrong_spec")
-    assert _kind(lambda: admin.post("/v1/elections/e/close", {})) == (409, "wrong_phase")
+    for phased in (
+        lambda: admin.post("/v1/elections/e/close", {}),
+        lambda: admin.post("/v1/elections/e/publish", {}),
+        lambda: admin.get("/v1/elections/e/results"),
+    ):
+        assert _kind(phased) == (409, "wrong_phase")
     manifest_10 = votum.eg.manifest_from_names(["P"], ["Ann", "Ben"])
     admin.post(
         "/v1/elections",
@@ -524,3 +535,215 @@ def test_a_device_refuses_keys_the_officials_did_not_announce(election: Election
         Device21(client, "e", "station-1", wrong).start()
     assert not election.entries("eg21/devices/")
     assert Device21(client, "e", "station-1", he).start()
+
+
+# -- decryption and publication (spec/80.11) -----------------------------------------------------------------
+
+
+def _cast_and_close(election: Election21) -> dict[str, int]:
+    """Six ballots on two devices (ballot 5 challenged), the election closed; the cast votes per option."""
+    he = _open(election)
+    devices = [_device(election, "station-1", he), _device(election, "station-2", he, simple=True)]
+    expected: dict[str, int] = {}
+    for i in range(1, 7):
+        plain = _plain(i)
+        state = "challenged" if i == 5 else "cast"
+        devices[i % 2].cast(plain, state)
+        if state == "cast":
+            for contest, c in plain["contests"].items():
+                ids = [
+                    s["object_id"]
+                    for s in next(x for x in MANIFEST["contests"] if x["object_id"] == contest)[
+                        "ballot_selections"
+                    ]
+                ]
+                for sid, v in zip(ids, c["votes"], strict=True):
+                    expected[f"{contest}/{sid}"] = expected.get(f"{contest}/{sid}", 0) + v
+    election.admin.post("/v1/elections/e/close", {})
+    return expected
+
+
+def _decrypt(election: Election21, guardians: list[int]) -> list[Any]:
+    out: list[Any] = []
+
+    def one(i: int) -> None:
+        try:
+            out.append(election.tool(i).decrypt())
+        except BaseException as e:
+            out.append(e)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in guardians]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    return out
+
+
+def test_a_2_1_election_on_the_service_is_decrypted_published_and_verifies(
+    election: Election21, tmp_path: Path
+) -> None:
+    expected = _cast_and_close(election)
+    official = Official(election.admin, "e", Waiter(60, 0.02))
+    official.start_round([1, 3])
+    done = _decrypt(election, [1, 2, 3])
+    assert sorted((d.i, d.answered) for d in done) == [(1, True), (2, False), (3, True)], done
+    published = official.publish(None, wait=True, available=[1, 3])
+    assert published["phase"] == "published"
+    results = election.admin.get("/v1/elections/e/results")
+    assert {k: v for k, v in results["counts"].items() if k in expected} == expected
+    assert (results["present"], results["missing"]) == (["1", "3"], ["2"])
+    record = tmp_path / "record"
+    official.save_record_21(record)
+    report = verify(record)
+    assert report.passed, report.not_passed()
+    assert report.intermediates["counts"] == results["counts"]
+    assert len((record / "challenged.jsonl").read_text().splitlines()) == 1
+
+
+def test_a_guardian_gone_in_a_round_is_replaced_by_a_new_round(election: Election21, tmp_path: Path) -> None:
+    """Guardian 2 never answers round 1; the official starts round 2 with guardians 1 and 3, who announce
+    again (for the same values) and the election publishes."""
+    _cast_and_close(election)
+    official = Official(election.admin, "e", Waiter(60, 0.02))
+    official.start_round([1, 2])
+    quick = election.tool(1)
+    quick.waiter = Waiter(1.5, 0.02)
+    with pytest.raises(WaitedTooLong):
+        quick.decrypt()
+    official.start_round([1, 3])
+    done = _decrypt(election, [1, 3])
+    assert all(d.answered for d in done), done
+    assert official.publish(None, wait=True, available=[1, 3])["phase"] == "published"
+    record = tmp_path / "record"
+    official.save_record_21(record)
+    assert verify(record).passed
+
+
+def test_the_service_takes_round_messages_in_order_from_the_round_guardians_only(
+    election: Election21,
+) -> None:
+    _cast_and_close(election)
+    official = Official(election.admin, "e", Waiter(60, 0.02))
+    url = "/v1/elections/e/eg21/rounds"
+    # U must be a quorum of 1…n, each once; rounds are the admin's
+    for bad in ([1], [1, 1], [0, 1], [1, 4]):
+        assert _kind(lambda bad=bad: election.admin.post(url, {"available": bad}))[0] == 422
+    assert _kind(lambda: election.client(1).post(url, {"available": [1, 2]}))[0] == 403
+    official.start_round([1, 2])
+    node = election.identities[0]
+
+    def signed(step: str, r: int, message: str, who: Identity = node) -> dict[str, str]:
+        return {
+            "message": message,
+            "signature": who.sign_record(round_statement(step, "e", r, 1, message)).hex(),
+        }
+
+    # a reveal before every announcement, a round that is not the current one, a guardian outside U,
+    # a signature of another node or another round
+    assert _kind(lambda: election.client(1).post(f"{url}/1/reveal", signed("reveal", 1, "{}")))[0] == 409
+    assert _kind(lambda: election.client(1).post(f"{url}/2/announce", signed("announce", 2, "{}")))[0] == 409
+    assert _kind(lambda: election.client(3).post(f"{url}/1/announce", signed("announce", 1, "{}")))[0] in (
+        409,
+        422,
+    )
+    assert _kind(lambda: election.client(1).post(f"{url}/1/announce", signed("announce", 2, "{}")))[0] == 422
+    other = election.identities[1]
+    assert (
+        _kind(lambda: election.client(1).post(f"{url}/1/announce", signed("announce", 1, "{}", other)))[0]
+        == 422
+    )
+    # publishing before every answer of U is refused; nothing was stored by the refusals
+    assert _kind(lambda: election.admin.post("/v1/elections/e/publish", {})) == (409, "conflict")
+    assert not election.entries("eg21/rounds/1/")
+
+
+def test_a_guardian_decrypts_one_record_across_runs(
+    election: Election21, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A service that shows a guardian another set of ballots in a later run (to decrypt two tallies that
+    differ in one ballot) is refused: the first run sealed the digest of the ballots it announced for."""
+    _cast_and_close(election)
+    official = Official(election.admin, "e", Waiter(60, 0.02))
+    official.start_round([1, 2])
+    first = election.tool(1)
+    first.waiter = Waiter(1.5, 0.02)
+    with pytest.raises(WaitedTooLong):
+        first.decrypt()  # announced; guardian 2 never came
+    official.start_round([1, 3])
+    again = election.tool(1)
+    real = Eg21RecordWriter.take
+
+    def one_ballot_fewer(self: Eg21RecordWriter, kind: str, name: str, payload: bytes) -> None:
+        if name != "eg21/ballots/b-1.json":
+            real(self, kind, name, payload)
+
+    monkeypatch.setattr(Eg21RecordWriter, "take", one_ballot_fewer)
+    with pytest.raises(VerificationFailed, match="one record"):
+        again.decrypt()
+
+
+def test_a_wrong_answer_names_its_guardian_and_a_forged_message_is_refused(
+    election: Election21, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guardian 3 posts, signed, an answer with one response changed: publishing names it and stores
+    nothing. A message the service makes up in a guardian's place (not its node's signature) is refused by
+    the other guardians before they use it."""
+    _cast_and_close(election)
+    official = Official(election.admin, "e", Waiter(60, 0.02))
+    official.start_round([1, 3])
+    cheat = election.tool(3)
+    post = cheat._post_step
+
+    def wrong_answer(r: int, step: str, i: int, message: str) -> None:
+        if step == "answer":
+            doc = json.loads(message)
+            doc["answers"][0] = doc["answers"][1]
+            message = json.dumps(doc)
+        post(r, step, i, message)
+
+    monkeypatch.setattr(cheat, "_post_step", wrong_answer)
+    errors: list[BaseException] = []
+
+    def run(tool: GuardianTool21) -> None:
+        try:
+            tool.decrypt()
+        except BaseException as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(t,)) for t in (election.tool(1), cheat)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert errors == []
+    head = election.store.election("e").head_seq
+    status, _, detail = _problem(lambda: election.admin.post("/v1/elections/e/publish", {}))
+    assert status == 422 and "guardian 3" in detail, detail
+    assert election.store.election("e").head_seq == head and election.store.election("e").phase == "closed"
+    # a new round; the service shows guardian 1 an announcement of guardian 3 signed by another node
+    official.start_round([1, 3])
+    tool = election.tool(1)
+    real = tool._current
+    mallory_home = election.tmp / "mallory"
+    keygen(mallory_home, "mallory", "127.0.0.1:1", None)
+    mallory = Identity(mallory_home)
+
+    def lying() -> dict[str, Any] | None:
+        current = real()
+        if current is not None:
+            forged = "{}"
+            current["announce"]["3"] = json.dumps(
+                {
+                    "i": 3,
+                    "message": forged,
+                    "signature": mallory.sign_record(
+                        round_statement("announce", "e", current["round"], 3, forged)
+                    ).hex(),
+                }
+            )
+        return current
+
+    monkeypatch.setattr(tool, "_current", lying)
+    with pytest.raises(VerificationFailed, match="signature"):
+        tool.decrypt()

@@ -11,6 +11,7 @@ use serde_json::Value;
 use votum_eg2::encrypt::{PlainBallot, PlainContest};
 use votum_eg2::manifest::{read_manifest, Manifest};
 use votum_eg2::v21::ballot::{Chain, Device};
+use votum_eg2::v21::board::publish;
 use votum_eg2::v21::hashes::{Codes, SIMPLE_CHAINING};
 use votum_eg2::v21::record::{hex as hex_of, Ballot, Keys};
 use votum_eg2::v21::trustee::ballot_fingerprints;
@@ -19,6 +20,7 @@ use votum_group::{ModpGroup, P256};
 use votum_verify::Eg21BallotRules;
 
 use crate::convert::{release, rng_from};
+use crate::eg2::summary_dict;
 use crate::eg2_party::eg2;
 use crate::errors::NativeError;
 
@@ -330,4 +332,35 @@ impl Eg21Device {
     fn __repr__(&self) -> String {
         format!("Eg21Device({:?})", self.name)
     }
+}
+
+/// The service's last step in a 2.1 election (spec/80.11): from the record at `record` as far as its ballots
+/// (the board written out) and U's announcements, reveals and answers (JSON text each), writes `tally.json`
+/// and `challenged.jsonl` into it; a guardian whose answer or nonce part fails is named. Returns the summary
+/// (cast, challenged, counts).
+#[pyfunction]
+pub fn eg21_publish<'py>(
+    py: Python<'py>,
+    group: &str,
+    record: std::path::PathBuf,
+    available: Vec<u32>,
+    announces: Vec<String>,
+    reveals: Vec<String>,
+    answers: Vec<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let read = |texts: &[String]| -> PyResult<Vec<Value>> {
+        texts
+            .iter()
+            .map(|t| json(t.as_bytes(), "a guardian's message"))
+            .collect()
+    };
+    let (a, r, w) = (read(&announces)?, read(&reveals)?, read(&answers)?);
+    let messages = (a.as_slice(), r.as_slice(), w.as_slice());
+    let group = group_of(group)?;
+    let summary = release(py, || match group {
+        AnyGroup::P256(g) => publish(&g, &record, &available, messages),
+        AnyGroup::Modp(g) => publish(&g, &record, &available, messages),
+    })
+    .map_err(eg2)?;
+    summary_dict(py, &summary)
 }

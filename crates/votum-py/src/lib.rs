@@ -41,6 +41,7 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(eg2::eg2_election, m)?)?;
+    m.add_function(wrap_pyfunction!(eg21_service::eg21_publish, m)?)?;
     m.add_class::<eg2_party::Eg2Trustee>()?;
     m.add_class::<eg2_party::Eg2Coordinator>()?;
     m.add_class::<eg21_party::Eg21Trustee>()?;

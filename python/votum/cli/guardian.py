@@ -22,7 +22,7 @@ from votum.errors import VotumError
 from votum.nodes.errors import NodeError
 from votum.nodes.identity import KEY_FILE, Identity
 from votum.parties.guardian import GuardianTool
-from votum.parties.guardian21 import GuardianTool21, Joined21
+from votum.parties.guardian21 import Decrypted21, GuardianTool21, Joined21
 
 guardian_app = typer.Typer(
     no_args_is_help=True, help="A guardian's tool: join the key ceremony, then decrypt (spec/80.10)."
@@ -143,6 +143,8 @@ def decrypt(
         list[str] | None,
         typer.Option(help="A guardian who will not decrypt, compensated for from this guardian's backup."),
     ] = None,
+    wait: Wait = 600.0,
+    poll: Annotated[float, typer.Option(help="Seconds between looks at the service (2.1).")] = 1.0,
     state: Annotated[
         Path | None,
         typer.Option(
@@ -153,15 +155,31 @@ def decrypt(
 ) -> None:
     """After the election is closed: read and re-link the whole board, check every cast ballot and that the
     encrypted tally is their product, then post this guardian's shares of the tally and of each spoiled
-    ballot (and compensations for each --missing guardian)."""
+    ballot (and compensations for each --missing guardian). In a 2.1 election (spec/80.11): write the record
+    from the board, check it as far as the ballots, and take part in the official's decryption round."""
     console = Console(stderr=True)
 
     def act(tool: GuardianTool) -> Any:
+        if tool.client.get(tool.base).get("spec") == "2.1":
+            tool21 = GuardianTool21(tool.client, election, guardian_id, tool.identity, progress=tool.progress)
+            tool21.waiter = Waiter(wait or None, poll)
+            return tool21.decrypt()
         if state is not None:
             tool.path = state
         return tool.decrypt(missing or [])
 
     _, done = _with_tool(console, election, guardian_id, home, service, token_file, act)
+    if isinstance(done, Decrypted21):
+        console.print(f"board read and re-linked to head {done.head['seq']} {done.head['hash']}")
+        if done.answered:
+            console.print(
+                f"guardian {guardian_id} (index {done.i}) answered in decryption round {done.round}"
+            )
+        else:
+            console.print(
+                f"decryption round {done.round} does not name guardian {guardian_id} (index {done.i})"
+            )
+        return
     console.print(
         f"board checked to head {done.head['seq']} {done.head['hash']}: {done.cast} cast ballots verified, "
         f"the encrypted tally is their product; {done.spoiled} spoiled ballots"

@@ -128,11 +128,22 @@ def publish(
         int | None,
         typer.Option(help="Guardians whose shares to wait for (default: all; at least the quorum)."),
     ] = None,
+    available: Annotated[
+        str | None,
+        typer.Option(
+            help="In a 2.1 election: the guardians that decrypt, by index (1,3,4; default: all). Another "
+            "list starts a new decryption round (a guardian of the last one gone)."
+        ),
+    ] = None,
 ) -> None:
     """Combine the guardians' shares and publish the tally and the spoiled ballots; prints the counts."""
 
     def act(o: Official) -> None:
-        s = o.publish(present, wait > 0)
+        try:
+            u = [int(x) for x in available.split(",")] if available else None
+        except ValueError:
+            raise InvalidInput(f"--available {available!r}: guardian indices separated by commas") from None
+        s = o.publish(present, wait > 0, u)
         results = o.results()
         table = Table(title=f"published counts of {election}")
         for column in ("contest", "choice", "votes"):
@@ -174,14 +185,26 @@ def status(election: ElectionId, service: Service = DEFAULT_SERVICE) -> None:
 @official_app.command("record")
 def record(
     election: ElectionId,
-    out: Annotated[Path, typer.Option(help="Where to save the record archive (.votum).")],
+    out: Annotated[
+        Path,
+        typer.Option(help="Where to save the record archive (.votum; a new directory for a 2.1 election)."),
+    ],
     service: Service = DEFAULT_SERVICE,
 ) -> None:
-    """Save the election's record (public) for `votum verify`."""
-    refuse_to_replace(err, out, MAGIC, "votum archive")
+    """Save the election's record (public) for `votum verify`: a votum archive, or for a 2.1 election its
+    record directory, written from the whole board re-linked to its head (spec/80.11)."""
     try:
         with Client(service, use_msgpack=False, timeout=600) as client:
-            size = Official(client, election, Waiter()).save_record(out)
+            o = Official(client, election, Waiter())
+            if o.status().get("spec") == "2.1":
+                head = o.save_record_21(out)
+                err.print(
+                    f"saved the record of {election} to {out}/ (board head {head['seq']}); check it with "
+                    f"`votum verify {out}`"
+                )
+                return
+            refuse_to_replace(err, out, MAGIC, "votum archive")
+            size = o.save_record(out)
     except (VotumError, OSError, httpx.HTTPError) as e:
         fail(err, e)
     err.print(f"saved the record of {election} to {out} ({size:,} bytes); check it with `votum verify {out}`")

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import votum
 from votum.client import Client
-from votum.client.election import Progress, quiet
+from votum.client.election import Progress, check_board, quiet
 from votum.client.waiting import Waiter
 from votum.eg import read_manifest_file
-from votum.eg2 import he_fingerprint
+from votum.eg2 import Eg21RecordWriter, he_fingerprint
 from votum.errors import Conflict, InvalidInput
 from votum.fingerprints import key_fingerprint
 from votum.results import candidate_names, contest_label
@@ -112,8 +113,32 @@ class Official:
     def close(self) -> dict[str, Any]:
         return dict(self.client.post(f"{self.base}/close", {}))
 
-    def publish(self, present: int | None, wait: bool) -> dict[str, Any]:
-        """Publishes once `present` guardians (all of them by default) have posted their shares."""
+    def start_round(self, available: list[int]) -> dict[str, Any]:
+        """A 2.1 election's decryption round with U = `available` (spec/80.11)."""
+        return dict(self.client.post(f"{self.base}/eg21/rounds", {"available": available}))
+
+    def publish(self, present: int | None, wait: bool, available: list[int] | None = None) -> dict[str, Any]:
+        """Publishes once `present` guardians (all of them by default) have posted their shares. In a 2.1
+        election: starts a decryption round with U = `available` (all guardians by default) unless the
+        current round is that U, and publishes once every guardian of it has answered."""
+        status = self.status()
+        if status.get("spec") == "2.1":
+            u = sorted(available or range(1, int(status["number_of_guardians"]) + 1))
+            current = self.client.get(f"{self.base}/eg21/rounds")
+            if not current or sorted(current["available"]) != u:
+                current = self.start_round(u)
+            r = current["round"]
+
+            def answered() -> bool:
+                now = self.client.get(f"{self.base}/eg21/rounds")
+                if not now or now["round"] != r:
+                    raise Conflict(f"another decryption round was started after round {r}")
+                self.progress("guardians' answers posted", len(now["answer"]), len(u))
+                return len(now["answer"]) == len(u)
+
+            if wait:
+                self.waiter.until(f"the answers of guardians {u} in round {r}", answered)
+            return dict(self.client.post(f"{self.base}/publish", {}))
         if wait:
 
             def ready(a: dict[str, Any]) -> bool:
@@ -137,10 +162,32 @@ class Official:
         for c in sorted(manifest.get("contests", []), key=lambda c: c.get("sequence_order", 0)):
             for sel in sorted(c.get("ballot_selections", []), key=lambda s: s.get("sequence_order", 0)):
                 sid = sel["object_id"]
-                if sid in counts:
+                # 1.0 names a count by its selection id, 2.x by "contest/option"
+                count = counts.get(sid, counts.get(f"{c.get('object_id')}/{sid}"))
+                if count is not None:
                     choice = names.get(str(sel.get("candidate_id")), sid)
-                    rows.append((contest_label(c), choice, int(counts[sid])))
+                    rows.append((contest_label(c), choice, int(count)))
         return rows
+
+    def save_record_21(self, out: Path) -> dict[str, Any]:
+        """A 2.1 election's record written to the new directory `out` from the whole board, re-linked to the
+        head the service publishes (written aside, then renamed); returns that head."""
+        if out.exists():
+            raise InvalidInput(f"{out} exists: give a new directory")
+        part = out.with_name(out.name + ".part")
+        if part.exists():
+            shutil.rmtree(part)
+        writer = Eg21RecordWriter(part)
+        try:
+            head = check_board(
+                self.client,
+                self.election_id,
+                visit=lambda e: writer.take(e["kind"], e["name"], e["payload"].encode()),
+            )
+        finally:
+            writer.close()
+        os.replace(part, out)
+        return head
 
     def save_record(self, out: Path) -> int:
         """Downloads the record archive to `out` (written aside, then renamed); returns its size."""

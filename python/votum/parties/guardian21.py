@@ -16,18 +16,29 @@ The service is one more party that may lie, so the tool believes only what it ca
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import votum
 from votum.client import Client
-from votum.client.election import Progress, quiet
+from votum.client.election import Progress, check_board, quiet
 from votum.client.waiting import Waiter
-from votum.eg2 import JOINT_STATEMENT, KEY_STATEMENT, he_fingerprint, signature_holds, statement
+from votum.eg2 import (
+    JOINT_STATEMENT,
+    KEY_STATEMENT,
+    Eg21RecordWriter,
+    he_fingerprint,
+    round_statement,
+    signature_holds,
+    statement,
+)
 from votum.errors import Conflict, InvalidInput, VerificationFailed, VotumError
 from votum.nodes.identity import Identity
 from votum.nodes.keystore import PEERS_FILE, Keystore
@@ -273,3 +284,160 @@ class GuardianTool21:
         if json.loads(self._entry("parameters.json")) != json.loads(parameters):
             raise VerificationFailed("the opened election's parameters.json is not its group, n and k")
         return he_fingerprint(joint)
+
+    # -- decryption ----------------------------------------------------------------------------------------
+
+    def decrypt(self) -> Decrypted21:
+        """After close: reads the whole board and re-links it to the head the service publishes, writes the
+        record from it into a private folder, remakes this guardian's keys from its sealed seed and the board
+        (the key records checked as at the ceremony, the shares dealt to it, the guardians' document its
+        own), and takes part in the official's current decryption round if it names this guardian: its
+        announcement (what it decrypts computed from its copy, checked by the verifier as far as the
+        ballots), its reveal once every announcement of U is in, its answer once every reveal is in, each
+        signed, each other guardian's checked for its node's signature. A newer round replaces the one it
+        was in: it announces again, for the same values only."""
+        election = json.loads(self._entry("election.json"))
+        if election.get("spec") != "2.1":
+            raise Conflict(
+                f"election {self.election_id!r} runs ElectionGuard 1.0: use `votum guardian decrypt`"
+            )
+        n, k = int(election["number_of_guardians"]), int(election["quorum"])
+        if not self.path.exists():
+            raise InvalidInput(f"{self.path}: no sealed key seed for election {self.election_id!r}")
+        i = int(self._unseal()["i"])
+        manifest = self._entry("manifest.json").encode()
+        if self._status_phase() != "closed":
+            raise Conflict(f"election {self.election_id!r} is not closed")
+        trustee = self._trustee(i, "closed", election, manifest)
+        records = self._await_keys(n)
+        self._check_keys(i, records, trustee.public_record())
+        trustee.agree([json.loads(records[j])["record"] for j in range(1, n + 1)])
+        self._receive(trustee, i, n)
+        joint = trustee.joint()
+        if json.loads(self._entry("guardians.json")) != json.loads(joint):
+            raise VerificationFailed(
+                "the board's guardians.json is not the guardians' document computed here"
+            )
+        signers = {j: bytes.fromhex(json.loads(records[j])["signing_key"]) for j in range(1, n + 1)}
+        private = Path(tempfile.mkdtemp(prefix="votum-eg21-record-", dir=self.identity.home))
+        try:
+            writer = Eg21RecordWriter(private / "record")
+            try:
+                head = check_board(
+                    self.client,
+                    self.election_id,
+                    visit=lambda e: writer.take(e["kind"], e["name"], e["payload"].encode()),
+                )
+            finally:
+                writer.close()
+            return self._rounds(trustee, i, private / "record", signers, head, k)
+        finally:
+            shutil.rmtree(private, ignore_errors=True)
+
+    def _current(self) -> dict[str, Any] | None:
+        got = self.client.get(f"{self.base}/eg21/rounds")
+        return dict(got) if got else None
+
+    def _rounds(
+        self,
+        trustee: votum.Eg21Trustee,
+        i: int,
+        record: Path,
+        signers: dict[int, bytes],
+        head: dict[str, Any],
+        k: int,
+    ) -> Decrypted21:
+        state: dict[str, Any] = {"round": None}
+
+        self.waiter.until("the official to start a decryption round", lambda: self._current() is not None)
+        while True:
+            current = self._current()
+            assert current is not None
+            r, u = int(current["round"]), [int(j) for j in current["available"]]
+            if i not in u:
+                return Decrypted21(i, head, r, answered=False)
+            if state["round"] != r:
+                state["round"] = r
+                self._one_record(record)
+                announce = trustee.announce(record, u)
+                self._post_step(r, "announce", i, announce)
+            announces = self._await_step(r, "announce", u, signers)
+            if announces is None:
+                continue  # a newer round
+            reveal = trustee.reveal(announces)
+            self._post_step(r, "reveal", i, reveal)
+            reveals = self._await_step(r, "reveal", u, signers)
+            if reveals is None:
+                continue
+            answer = trustee.answer(reveals)
+            self._post_step(r, "answer", i, answer)
+            return Decrypted21(i, head, r, answered=True)
+
+    def _one_record(self, record: Path) -> None:
+        """This guardian decrypts one record, whichever run of its tool and whatever round: the first time
+        it announces, the SHA-256 of the ballots it decrypts from is sealed with its seed, and a later run
+        shown other ballots stops (a service that had it decrypt two records differing in one ballot would
+        learn that ballot's vote from the difference of the tallies, spec/66.12)."""
+        h = hashlib.sha256()
+        with (record / "ballots.jsonl").open("rb") as f:
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
+        digest = h.hexdigest()
+        state = self._unseal()
+        if state.get("decrypting") not in (None, digest):
+            raise VerificationFailed(
+                "the board's ballots are not those this guardian announced for before: it decrypts one record"
+            )
+        if state.get("decrypting") is None:
+            state["decrypting"] = digest
+            self._seal(state)
+
+    def _post_step(self, r: int, step: str, i: int, message: str) -> None:
+        signature = self.identity.sign_record(round_statement(step, self.election_id, r, i, message))
+        self.client.post(
+            f"{self.base}/eg21/rounds/{r}/{step}",
+            {"message": message, "signature": signature.hex()},
+            name=f"eg21 {step}",
+        )
+
+    def _await_step(self, r: int, step: str, u: list[int], signers: dict[int, bytes]) -> list[str] | None:
+        """Each guardian of U's `step` in round r, signed by its node; None once a newer round started."""
+        got: dict[str, Any] = {}
+
+        def ready() -> bool:
+            current = self._current()
+            got.clear()
+            if current is None or int(current["round"]) != r:
+                got["newer"] = True
+                return True
+            got.update({str(j): text for j, text in current[step].items()})
+            self.progress(f"{step}s posted", len(got), len(u))
+            return all(str(j) in got for j in u)
+
+        self.waiter.until(f"every guardian of {u} to post its {step} in round {r}", ready)
+        if got.get("newer"):
+            return None
+        out = []
+        for j in u:
+            doc = json.loads(got[str(j)])
+            message = str(doc["message"])
+            if int(doc["i"]) != j or not signature_holds(
+                signers[j],
+                round_statement(step, self.election_id, r, j, message),
+                bytes.fromhex(doc["signature"]),
+            ):
+                raise VerificationFailed(
+                    f"guardian {j}'s {step} in round {r} does not carry its node's signature"
+                )
+            out.append(message)
+        return out
+
+
+@dataclass
+class Decrypted21:
+    i: int
+    #: the board's head the record was read to
+    head: dict[str, Any]
+    round: int
+    #: whether this guardian answered in that round (False: the round does not name it)
+    answered: bool

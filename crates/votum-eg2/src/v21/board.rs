@@ -1,18 +1,28 @@
 //! What the election service checks of a 2.1 key ceremony held on its board (spec/80.11), with no secret:
 //! each guardian's key record (Verification 2) as it is posted, the proof of each share ciphertext's nonce
 //! (eq. 22; only the receiver can check the values), and the guardians' document (K, K̂, H_G, H_E) computed
-//! from the n records, which every guardian's own computation must equal before the election opens.
+//! from the n records, which every guardian's own computation must equal before the election opens; and, once
+//! the guardians have answered, the tally and the challenged ballots opened ([`publish`]).
+
+use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde_json::Value;
 
+use crate::election::{Dlog, Summary};
 use crate::group::{parameter_inputs, Eg2Group};
 use crate::manifest::read_manifest;
 use crate::v21::check::check_key;
-use crate::v21::election::{check_roster, joint_keys};
+use crate::v21::decrypt::{combine, data_plaintext, open_ballot, NoncePart, Target};
+use crate::v21::election::{
+    check_roster, count_name, joint_keys, tally_json, write_json, write_lines,
+};
 use crate::v21::hashes::{base_hash, parameter_hash};
 use crate::v21::keys::check_share_proof;
-use crate::v21::record::GuardianKey;
-use crate::v21::trustee::read_share;
+use crate::v21::record::{self, DecryptedData, GuardianKey, Keys, TallyValue};
+use crate::v21::trustee::{
+    quorum, read_announce, read_answers, read_ballots, read_reveal, read_share, targets_digest,
+};
 use crate::Eg2Error;
 
 /// A 2.1 election's public parameters: the group, n, k, H_P and H_B (from the manifest's bytes).
@@ -106,4 +116,135 @@ impl<G: Eg2Group> Ceremony<G> {
         check_roster(&self.group, &self.hp, &keys, (self.n, self.k))?;
         Ok(joint_keys(&self.group, (&self.hp, &self.hb), keys).to_json(&self.group))
     }
+}
+
+/// What the election service publishes once the guardians of U have answered (spec/80.11), with no secret and
+/// no voter's plaintext to compare against: from the record at `dir` as far as its ballots (the service's own
+/// board written out: parameters, manifest, guardians, devices, ballots), what is decrypted is computed as
+/// every guardian computes it ([`read_ballots`]: a record with a value twice is refused); each announcement
+/// must be made for these values; the answers are combined, each checked ([`combine`]: a wrong one names its
+/// guardian); each count is found up to the cast ballots' total weight; the contest data decrypted; the
+/// challenged ballots opened from the guardians' nonce parts (each checked, a wrong one named). Writes
+/// `tally.json` and `challenged.jsonl` into `dir`; the verifier checks the whole record after.
+pub fn publish<G: Eg2Group>(
+    group: &G,
+    dir: &Path,
+    available: &[u32],
+    (announces, reveals, answers): (&[Value], &[Value], &[Value]),
+) -> Result<Summary, Eg2Error> {
+    let rec = |e: String| wrong(format!("the record: {e}"));
+    let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| rec(format!("{name}: {e}")));
+    let json = |name: &str| -> Result<Value, Eg2Error> {
+        serde_json::from_slice(&read(name)?).map_err(|e| rec(format!("{name}: {e}")))
+    };
+    let params = json(record::PARAMETERS)?;
+    let n = params["n"].as_u64().unwrap_or(0) as u32;
+    let k = params["k"].as_u64().unwrap_or(0) as u32;
+    if params != record::parameters_json(group, n, k) {
+        return Err(wrong("the record's parameters are not this group's"));
+    }
+    let manifest_doc: Value = serde_json::from_slice(&read(record::MANIFEST)?)
+        .map_err(|e| Eg2Error::Manifest(e.to_string()))?;
+    let manifest = read_manifest(&manifest_doc).map_err(Eg2Error::Manifest)?;
+    let keys = Keys::read(group, &json(record::GUARDIANS)?).map_err(rec)?;
+    let u = quorum(available, n, k)?;
+    let tally = read_ballots(group, &manifest, dir)?;
+    let targets = tally.targets(&manifest);
+    let challenged = tally.challenged();
+    let digest = targets_digest(group, &u, &targets, &challenged);
+    let mut anns = Vec::with_capacity(announces.len());
+    let mut parts: BTreeMap<String, Vec<(u32, NoncePart<G>)>> = BTreeMap::new();
+    for d in announces {
+        let a = read_announce(group, d).map_err(wrong)?;
+        if a.digest != digest {
+            return Err(Eg2Error::Guardian {
+                guardian: format!("guardian {}", a.announce.i),
+                reason: "it decrypted other values than the board's: the record it read differs"
+                    .into(),
+            });
+        }
+        for (id, p) in a.parts {
+            parts.entry(id).or_default().push((a.announce.i, p));
+        }
+        anns.push(a.announce);
+    }
+    let revs = reveals
+        .iter()
+        .map(|d| read_reveal(group, d).map_err(wrong))
+        .collect::<Result<Vec<_>, _>>()?;
+    let answered = answers
+        .iter()
+        .map(|d| read_answers(group, d).map_err(wrong))
+        .collect::<Result<Vec<_>, _>>()?;
+    let decrypted = combine(
+        group,
+        &keys.he,
+        &keys.guardians,
+        &u,
+        &targets,
+        &anns,
+        &revs,
+        &answered,
+    )?;
+    let dlog = Dlog::new(group, &keys.k, tally.weight);
+    let mut values = Vec::new();
+    let mut contest_data = Vec::new();
+    let mut counts = BTreeMap::new();
+    for (t, d) in targets.iter().zip(decrypted) {
+        match t {
+            Target::Tally {
+                contest,
+                option,
+                ct,
+            } => {
+                let count = dlog.find(group, &d.value).ok_or_else(|| {
+                    Eg2Error::Decryption(format!(
+                        "contest {contest} option {option}: no count up to {}",
+                        tally.weight
+                    ))
+                })?;
+                counts.insert(count_name(&manifest, *contest, *option), count);
+                values.push(TallyValue {
+                    contest: *contest,
+                    option: *option,
+                    ct: (*ct).clone(),
+                    t: count,
+                    proof: d.proof,
+                });
+            }
+            Target::Data {
+                ballot, contest, ..
+            } => {
+                let plain = data_plaintext(group, t, &d.value).ok_or_else(|| {
+                    Eg2Error::Decryption(format!("{}: its data does not decode", t.name()))
+                })?;
+                contest_data.push(DecryptedData {
+                    ballot: ballot.id.clone(),
+                    contest: *contest,
+                    beta: d.value,
+                    proof: d.proof,
+                    d: plain,
+                });
+            }
+        }
+    }
+    let mut opened = Vec::with_capacity(challenged.len());
+    for b in &challenged {
+        let parts = parts.get(&b.id).ok_or_else(|| Eg2Error::Ballot {
+            ballot: b.id.clone(),
+            reason: "no guardian's part of its nonce".into(),
+        })?;
+        opened.push(open_ballot(group, &keys, &manifest, b, parts)?.to_json(group));
+    }
+    write_json(
+        &dir.join(record::TALLY),
+        &tally_json(group, &u, &values, &contest_data),
+    )?;
+    write_lines(&dir.join(record::CHALLENGED), opened.iter().cloned())?;
+    Ok(Summary {
+        cast: tally.count - opened.len(),
+        challenged: opened.len(),
+        counts,
+        seconds: Vec::new(),
+    })
 }

@@ -109,12 +109,12 @@ fn io(path: &Path, e: std::io::Error) -> Eg2Error {
     Eg2Error::Io(format!("{}: {e}", path.display()))
 }
 
-fn write_json(path: &Path, v: &serde_json::Value) -> Result<(), Eg2Error> {
+pub(crate) fn write_json(path: &Path, v: &serde_json::Value) -> Result<(), Eg2Error> {
     let text = serde_json::to_vec_pretty(v).map_err(|e| Eg2Error::Io(e.to_string()))?;
     std::fs::write(path, text).map_err(|e| io(path, e))
 }
 
-fn write_lines(
+pub(crate) fn write_lines(
     path: &Path,
     lines: impl Iterator<Item = serde_json::Value>,
 ) -> Result<(), Eg2Error> {
@@ -288,7 +288,7 @@ fn pre_encrypted<G: Eg2Group>(
 }
 
 /// `tally.json`: U, the tally's values and, when any was decrypted, the cast ballots' contest data.
-fn tally_json<G: Eg2Group>(
+pub(crate) fn tally_json<G: Eg2Group>(
     group: &G,
     available: &[u32],
     tally: &[TallyValue<G>],
@@ -313,6 +313,8 @@ pub struct Tally<G: Eg2Group> {
     pub kept: Vec<Ballot<G>>,
     /// every ballot gathered
     pub count: usize,
+    /// the cast ballots' weights summed: no count can exceed it
+    pub weight: u64,
     decrypting: Vec<u32>,
 }
 
@@ -334,6 +336,7 @@ impl<G: Eg2Group> Tally<G> {
             sums,
             kept: Vec::new(),
             count: 0,
+            weight: 0,
             decrypting,
         }
     }
@@ -352,6 +355,7 @@ impl<G: Eg2Group> Tally<G> {
     pub fn add(&mut self, group: &G, b: Ballot<G>) {
         self.count += 1;
         if b.state == State::Cast {
+            self.weight += u64::from(b.weight);
             let w = group.scalar_from_u64(u64::from(b.weight));
             for c in &b.contests {
                 for s in &c.selections {
@@ -790,19 +794,7 @@ impl<G: Eg2Group> Coordinator<G> {
                         "contest {contest} option {option} decrypts to {count}, the ballots hold {want}",
                     )));
                     }
-                    // "contest/option" by the manifest's ids, as the verifier reports them
-                    let named = manifest
-                        .contests
-                        .iter()
-                        .find(|(_, mc)| mc.sequence == *contest)
-                        .and_then(|(id, mc)| {
-                            let at = mc.sequences.iter().position(|o| o == option)?;
-                            Some(format!("{id}/{}", mc.options[at]))
-                        });
-                    counts.insert(
-                        named.unwrap_or_else(|| format!("{contest}/{option}")),
-                        count,
-                    );
+                    counts.insert(count_name(manifest, *contest, *option), count);
                     tally.push(TallyValue {
                         contest: *contest,
                         option: *option,
@@ -909,6 +901,19 @@ impl<G: Eg2Group> Coordinator<G> {
             seconds: all,
         })
     }
+}
+
+/// A count's name, "contest/option" by the manifest's ids, as the verifier reports them.
+pub(crate) fn count_name(manifest: &Manifest, contest: u32, option: u32) -> String {
+    manifest
+        .contests
+        .iter()
+        .find(|(_, mc)| mc.sequence == contest)
+        .and_then(|(id, mc)| {
+            let at = mc.sequences.iter().position(|o| *o == option)?;
+            Some(format!("{id}/{}", mc.options[at]))
+        })
+        .unwrap_or_else(|| format!("{contest}/{option}"))
 }
 
 /// Whether `keys` are the key records of guardians 1…n in order, each one's proofs holding (Verification 2);

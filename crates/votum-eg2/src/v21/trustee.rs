@@ -263,7 +263,7 @@ pub fn read_answers<G: Eg2Group>(group: &G, v: &Value) -> Result<(u32, Vec<G::Sc
 }
 
 /// The available guardians U: distinct, within 1…n, at least k, sorted.
-fn quorum(available: &[u32], n: u32, k: u32) -> Result<Vec<u32>, Eg2Error> {
+pub(crate) fn quorum(available: &[u32], n: u32, k: u32) -> Result<Vec<u32>, Eg2Error> {
     let u: BTreeSet<u32> = available.iter().copied().collect();
     if u.len() != available.len()
         || (u.len() as u64) < u64::from(k)

@@ -7,7 +7,17 @@ from fastapi import FastAPI
 from votum.asgi import at_shutdown, set_store
 from votum.service.auth import device_name_of
 from votum.service.state import service_state
-from votum.service.v1 import ballots, board, ceremony, decryption, eg21, eg21_ballots, elections, links
+from votum.service.v1 import (
+    ballots,
+    board,
+    ceremony,
+    decryption,
+    eg21,
+    eg21_ballots,
+    eg21_decryption,
+    elections,
+    links,
+)
 from votum.service.v1.common import Objects
 from votum.service.v1.exports import RecordExports
 from votum.service.v1.intake import Intake
@@ -34,6 +44,6 @@ def install(app: FastAPI, store: Store) -> None:
         record_exports=exports,
     )
     at_shutdown(app, exports.close)  # the exports' files go with the server
-    for module in (elections, ceremony, eg21, eg21_ballots, ballots, decryption, board):
+    for module in (elections, ceremony, eg21, eg21_ballots, eg21_decryption, ballots, decryption, board):
         app.include_router(module.router)
     links.install(app)

@@ -23,6 +23,7 @@ from votum.service.problems import ApiError
 from votum.service.v1.common import EG, Head, payload_of
 from votum.service.v1.eg21 import awaited_21, open_21
 from votum.service.v1.eg21_ballots import devices_document
+from votum.service.v1.eg21_decryption import publish_21
 from votum.service.v1.exports import chunks
 from votum.service.v1.state import objects_of, one_point_zero, spec_of, v1_state
 from votum.store import ElectionRow, Tx
@@ -233,13 +234,33 @@ def close_election(request: Request, election_id: str) -> dict[str, Any]:
     return status_of(store.election(election_id), "1.0")
 
 
-@router.post("/{election_id}/publish", response_model=Status, dependencies=[admin, one_point_zero])
+@router.post("/{election_id}/publish", response_model=Status, dependencies=[admin])
 def publish_results(request: Request, election_id: str) -> dict[str, Any]:
     """Combines the guardians' posted shares: guardians who posted shares of every target are present;
     each other guardian is compensated for by the quorum of present guardians' compensated shares.
     Every proof was checked when it was posted and is checked again here. The plaintext tally, the
-    spoiled ballots' plaintexts and the Lagrange coefficients go on the board."""
+    spoiled ballots' plaintexts and the Lagrange coefficients go on the board. In a 2.1 election: the last
+    decryption round's answers combined (each checked), the tally and the challenged ballots opened
+    (spec/80.11)."""
     store = store_of(request)
+    if spec_of(request, election_id) == "2.1":
+        entries, summary = publish_21(request, store, election_id)
+        n = store.election(election_id).number_of_guardians
+        with store.write(election_id) as tx:
+            tx.require_phase("closed")
+            for kind, name, payload in entries:
+                tx.append(kind, name, payload)
+            decrypting = [int(i) for i in json.loads(entries[0][2])["available"]]
+            _phase_entry(
+                tx,
+                "published",
+                {
+                    "present": [str(i) for i in decrypting],
+                    "missing": [str(i) for i in range(1, n + 1) if i not in decrypting],
+                    "counts": summary["counts"],
+                },
+            )
+        return status_of(store.election(election_id), "2.1")
     objects = objects_of(request, election_id)
     row = store.election(election_id)
     if row.phase != "closed":
@@ -312,7 +333,7 @@ class Results(BaseModel):
     spoiled: int
 
 
-@router.get("/{election_id}/results", response_model=Results, dependencies=[one_point_zero])
+@router.get("/{election_id}/results", response_model=Results)
 def results(request: Request, election_id: str) -> dict[str, Any]:
     store = store_of(request)
     row = store.election(election_id)
