@@ -343,12 +343,15 @@ def test_a_whole_election_each_party_in_its_own_process(parties: Parties, browse
     assert len(chosen) == 3, browser.page_source[:2000]
 
 
-def test_a_2_1_key_ceremony_each_party_in_its_own_process(parties: Parties) -> None:
-    """ElectionGuard 2.1 on the service (spec/80.11): `votum official create --spec 2.1`, each guardian's
-    `votum guardian join` in its own process with the others' cards in its keystore, and `votum official
-    open`; every party prints the same H_E fingerprint."""
+def test_a_2_1_election_each_party_in_its_own_process(parties: Parties) -> None:
+    """ElectionGuard 2.1 on the service (spec/80.11), each party in its own process: `votum official create
+    --spec 2.1`, each guardian's `votum guardian join` with the others' cards in its keystore, `votum
+    official open` (every party prints the same H_E fingerprint), a device's ballots, `votum official close`,
+    each guardian's `votum guardian decrypt`, `votum official publish`, `votum official record` and `votum
+    verify` on what it wrote."""
     env, election = parties.env, "eg21-ceremony"
     admin = parties.token("official", "admin")
+    kiosk = parties.token("kiosk", "device:kiosk")
     for g in GUARDIANS:
         parties.token(g, f"guardian:{g}")
         votum("node", "keygen", "--name", g, "--home", str(parties.home(g)), env=env)
@@ -435,3 +438,40 @@ def test_a_2_1_key_ceremony_each_party_in_its_own_process(parties: Parties) -> N
         assert f"H_E fingerprint: {he}" in log.read_text().replace("\n", " ")
     status = votum("official", "status", "-e", election, *service, env=env)
     assert f"election {election}: open" in status.stderr
+
+    # a device casts ballots, checking the keys against the H_E fingerprint the official printed
+    from votum.client import Client
+    from votum.parties.device21 import Device21
+
+    device_token = kiosk.read_text().strip().split("=", 1)[1]
+    with Client(base, token=device_token, use_msgpack=False) as client:
+        device = Device21(client, election, "kiosk-1", he, simple_chaining=True)
+        device.start()
+        for i in range(4):
+            plain = {
+                "id": f"kiosk-b{i}",
+                "style": "ward-1-style",
+                "contests": {"mayor": {"votes": [1 if i % 3 == j else 0 for j in range(3)]}},
+            }
+            device.cast(plain, "challenged" if i == 3 else "cast")
+    votum("official", "close", "-e", election, *service, "--token-file", str(admin), env=env)
+
+    # each guardian decrypts in its own process; the official publishes with all three
+    decrypts = []
+    for g in GUARDIANS:
+        log = parties.root / g / "decrypt.log"
+        args = ["guardian", "decrypt", "-e", election, "--id", g, "--home", str(parties.home(g))]
+        args += [*service, "--token-file", str(parties.tokens[g]), "--wait", "300", "--poll", "0.2"]
+        decrypts.append((log, start(*args, env=env, log=log)))
+        parties.processes.append(decrypts[-1][1])
+    published = votum(
+        "official", "publish", "-e", election, *service, "--token-file", str(admin), "--wait", "300", env=env
+    )
+    for log, proc in decrypts:
+        assert proc.wait(timeout=300) == 0, log.read_text()
+        assert "answered in decryption round 1" in log.read_text()
+    assert "Mayor" in published.stdout
+    record = parties.root / "record"
+    votum("official", "record", "-e", election, *service, "--out", str(record), env=env)
+    verified = votum("verify", str(record), env=env)
+    assert verified.returncode == 0
