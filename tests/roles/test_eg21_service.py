@@ -4,7 +4,10 @@ the service in this process, and what a lying service, a cheating guardian or a 
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -747,3 +750,44 @@ def test_a_wrong_answer_names_its_guardian_and_a_forged_message_is_refused(
     monkeypatch.setattr(tool, "_current", lying)
     with pytest.raises(VerificationFailed, match="signature"):
         tool.decrypt()
+
+
+def test_the_pages_verification_reads_a_2_1_election_from_its_board(
+    election: Election21, tmp_path: Path
+) -> None:
+    """The pages' "verify now" child (votum.web.verify_run) writes a 2.1 election's record from the board up
+    to the head it is filed under and verifies it: after closing, the tally's checks are pending and the rest
+    passes; once published, everything passes and the recount is the published one."""
+    _cast_and_close(election)
+
+    def run(phase: str) -> dict[str, Any]:
+        row = election.store.election("e")
+        out = tmp_path / f"{phase}.json"
+        args = ["--parent", str(os.getpid()), "--out", str(out), "--head-seq", str(row.head_seq)]
+        args += [
+            "--head",
+            row.head_hash.hex(),
+            "--phase",
+            phase,
+            "--database",
+            election.store.url,
+            "--election",
+            "e",
+        ]
+        done = subprocess.run(
+            [sys.executable, "-m", "votum.web.verify_run", *args], capture_output=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        return dict(json.loads(out.read_text()))
+
+    closed = run("closed")
+    assert closed["passed"], closed
+    statuses = {c["id"]: c["status"] for c in closed["checks"]}
+    assert statuses["V-EG21-08"] == "pass" and statuses["V-EG21-10"] == "pending"
+    official = Official(election.admin, "e", Waiter(60, 0.02))
+    official.start_round([1, 2])
+    assert all(d.answered for d in _decrypt(election, [1, 2]))
+    official.publish(None, wait=True, available=[1, 2])
+    published = run("published")
+    assert published["passed"] and all(c["status"] == "pass" for c in published["checks"]), published
+    assert published["values"]["counts"] == election.admin.get("/v1/elections/e/results")["counts"]

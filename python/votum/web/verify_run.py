@@ -32,6 +32,12 @@ PENDING = {
     "open": ("V-TALLY-", "V-DECRYPT-", "V-SPOILED-"),
     "closed": ("V-DECRYPT-", "V-SPOILED-"),
 }
+#: the same for a 2.1 election on the service (spec/80.11): its devices' records come at closing, its tally
+#: and openings at publication, and the checks after the ballots' are not run before
+PENDING_21 = {
+    "open": tuple(f"V-EG21-{n:02d}" for n in range(8, 20)),
+    "closed": tuple(f"V-EG21-{n:02d}" for n in range(9, 20)),
+}
 
 #: the niceness a run takes (the lowest priority)
 NICE = 19
@@ -45,9 +51,11 @@ def _end_with_parent(parent: int) -> None:
         sys.exit(3)
 
 
-def report_of(verified: Any, head_seq: int, head: str, phase: str, record_file: bool) -> dict[str, Any]:
+def report_of(
+    verified: Any, head_seq: int, head: str, phase: str, record_file: bool, spec: str = "1.0"
+) -> dict[str, Any]:
     """The page's report from a `votum.verifier.Report`."""
-    later = PENDING.get(phase, ())
+    later = (PENDING_21 if spec == "2.1" else PENDING).get(phase, ())
     result: dict[str, Any] = {
         "head": {"seq": head_seq, "hash": head},
         "phase": phase,
@@ -103,23 +111,30 @@ def main(argv: list[str] | None = None) -> int:
             last[0] = now
             print(json.dumps({"stage": stage, "done": n}), flush=True)
 
+    spec = "1.0"
     with tempfile.TemporaryDirectory(prefix="votum-web-verify-") as private:
         if args.record is not None:
             path = args.record
         else:
             from votum.store import Store
-            from votum.store.export import export_record
+            from votum.store.export import export_record, export_record_21
 
             store = Store(args.database)
             try:
-                path = Path(private) / "record.votum"
+                election = store.entry_named(args.election, "election.json")
+                spec = json.loads(election.text()).get("spec", "1.0") if election is not None else "1.0"
                 # up to the head the run is filed under, however far the board has moved since
-                export_record(store, args.election, path, upto=args.head_seq)
+                if spec == "2.1":
+                    path = Path(private) / "record"
+                    export_record_21(store, args.election, path, upto=args.head_seq)
+                else:
+                    path = Path(private) / "record.votum"
+                    export_record(store, args.election, path, upto=args.head_seq)
             finally:
                 store.close()
         try:
             verified = verify(path, progress)
-            result = report_of(verified, args.head_seq, args.head, args.phase, args.record is not None)
+            result = report_of(verified, args.head_seq, args.head, args.phase, args.record is not None, spec)
         except Exception as e:  # the page shows it
             result = {"head": {"seq": args.head_seq, "hash": args.head}, "error": str(e)}
     result["cpu"] = {"nice": os.nice(0), "threads": int(os.environ.get("RAYON_NUM_THREADS", "0"))}

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 import votum
 from votum.asgi import store_of
-from votum.eg2 import Eg21RecordWriter, round_statement, signature_holds
+from votum.eg2 import round_statement, signature_holds
 from votum.errors import Conflict, InvalidInput, WrongPhase
 from votum.service.auth import guardian_of, require
 from votum.service.codec import NegotiatedRoute
@@ -30,6 +30,7 @@ from votum.service.v1.common import EntryOut, entry_out, payload_of
 from votum.service.v1.eg21 import _own_index
 from votum.service.v1.state import eg21_of
 from votum.store import Store
+from votum.store.export import export_record_21
 
 router = APIRouter(
     prefix="/v1/elections/{election_id}/eg21/rounds", tags=["ElectionGuard 2.1"], route_class=NegotiatedRoute
@@ -173,16 +174,6 @@ def post_answer(
     return _post(request, election_id, r, "answer", body, role)
 
 
-def write_record(store: Store, election_id: str, out: Path) -> None:
-    """The election's record as its board holds it, written to `out`."""
-    writer = Eg21RecordWriter(out)
-    try:
-        for e in store.iter_entries(election_id):
-            writer.take(e.kind, e.name, e.payload or b"")
-    finally:
-        writer.close()
-
-
 def publish_21(request: Request, store: Store, election_id: str) -> tuple[list[tuple[str, str, bytes]], Any]:
     """The entries `publish` appends for a 2.1 election from its last round, every guardian of U having
     answered: `tally.json` and each challenged ballot opened; and the summary (counts)."""
@@ -203,7 +194,7 @@ def publish_21(request: Request, store: Store, election_id: str) -> tuple[list[t
     group = json.loads(store.require_named(election_id, "election.json", "no election").text())["group"]
     with tempfile.TemporaryDirectory(prefix="votum-eg21-publish-") as tmp:
         record = Path(tmp) / "record"
-        write_record(store, election_id, record)
+        export_record_21(store, election_id, record)
         summary = votum.eg21_publish(
             group, record, u, messages("announce"), messages("reveal"), messages("answer")
         )
