@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-other-records bench-eg2-verify bench-eg21 bench-eg21-own bench-eg21-large bench-eg21-memory bench-egrs bench-record-size bench-ifma bench-cluster bench-cluster-netns fuzz clean
+.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-other-records bench-eg2-verify bench-eg21 bench-eg21-service bench-eg21-own bench-eg21-large bench-eg21-memory bench-egrs bench-record-size bench-ifma bench-cluster bench-cluster-netns fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -143,6 +143,10 @@ bench-service: setup
 ## Sustained ballot submissions through the stateful API, on SQLite and on PostgreSQL.
 bench-service-v1: setup
 	$(PY) benches/bench_service_v1.py
+
+## An ElectionGuard 2.1 election through the service, timed by stage (spec/80.11).
+bench-eg21-service: setup
+	$(PY) benches/bench_eg21_service.py
 
 ## Ballot intake while anonymous clients loop on the record export (issue 43, item 1).
 bench-service-attack: setup

@@ -99,6 +99,9 @@ class Eg21RecordWriter:
 
     def close(self) -> None:
         self._ballots.close()
+        if self._challenged is None and (self.out / "tally.json").exists():
+            # published with no challenged ballot: the record holds the file, empty
+            self._challenged = (self.out / "challenged.jsonl").open("wb")
         if self._challenged is not None:
             self._challenged.close()
 

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use rayon::prelude::*;
 use serde_json::Value;
 use votum_eg2::encrypt::{PlainBallot, PlainContest};
 use votum_eg2::manifest::{read_manifest, Manifest};
@@ -104,22 +105,35 @@ fn facts<'py, G: Eg2Group>(
     Ok(d)
 }
 
-fn check_one<'py, G: Eg2Group>(
-    py: Python<'py>,
-    b: &Box21<G>,
-    text: &[u8],
-) -> PyResult<Bound<'py, PyDict>> {
-    let v = json(text, "the ballot")?;
-    let group = b.rules.group().clone();
-    let ballot = Ballot::read(&group, &v).map_err(|e| input(format!("the ballot: {e}")))?;
-    let findings = release(py, || b.rules.check(&ballot));
-    if let Some((check, reason)) = findings.first() {
-        return Err(eg2(Eg2Error::Unverified(format!(
+/// A ballot read and checked (what fails it, as an error); without the GIL.
+fn read_checked<G: Eg2Group>(b: &Box21<G>, text: &[u8]) -> Result<Ballot<G>, NativeError> {
+    let v: Value = serde_json::from_slice(text)
+        .map_err(|e| NativeError::Input(format!("the ballot is not JSON: {e}")))?;
+    let ballot = Ballot::read(b.rules.group(), &v)
+        .map_err(|e| NativeError::Input(format!("the ballot: {e}")))?;
+    if let Some((check, reason)) = b.rules.check(&ballot).first() {
+        return Err(NativeError::Eg2(Eg2Error::Unverified(format!(
             "ballot {}: {check}: {reason}",
             ballot.id
         ))));
     }
-    facts(py, &group, &ballot)
+    Ok(ballot)
+}
+
+/// Ballots checked on every core; the first that fails (in the given order) is the error.
+fn check_all<'py, G: Eg2Group>(
+    py: Python<'py>,
+    b: &Box21<G>,
+    texts: &[Vec<u8>],
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let checked: Vec<Result<Ballot<G>, NativeError>> = release(py, || {
+        texts.par_iter().map(|t| read_checked(b, t)).collect()
+    });
+    let group = b.rules.group().clone();
+    checked
+        .into_iter()
+        .map(|r| facts(py, &group, &r?))
+        .collect()
 }
 
 fn device_start(he: &[u8; 32], name: &str, simple: bool) -> String {
@@ -162,9 +176,19 @@ impl Eg21BallotBox {
     /// included. Returns its id, device, state, weight, code, chaining mode and the 32 bytes after it
     /// (`after`), whether it is pre-encrypted, and its fingerprints (id_B, C₀, each α).
     fn check<'py>(&self, py: Python<'py>, ballot: &[u8]) -> PyResult<Bound<'py, PyDict>> {
+        let mut all = self.check_many(py, vec![ballot.to_vec()])?;
+        Ok(all.remove(0))
+    }
+
+    /// As `check`, for several ballots checked on every core; the first that fails, in order, is the error.
+    fn check_many<'py>(
+        &self,
+        py: Python<'py>,
+        ballots: Vec<Vec<u8>>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
         match &self.0 {
-            AnyBox::P256(b) => check_one(py, b, ballot),
-            AnyBox::Modp(b) => check_one(py, b, ballot),
+            AnyBox::P256(b) => check_all(py, b, &ballots),
+            AnyBox::Modp(b) => check_all(py, b, &ballots),
         }
     }
 
@@ -192,13 +216,23 @@ impl Eg21BallotBox {
     }
 }
 
+/// A device's made parts: the device (K and K̂ with their tables, H_E, the manifest) and H_E.
+struct Made<G: Eg2Group> {
+    device: Device<'static, G>,
+    he: [u8; 32],
+}
+
+enum AnyDevice {
+    P256(Box<Made<P256>>),
+    Modp(Box<Made<ModpGroup>>),
+}
+
 /// A 2.1 encryption device (spec/80.11): K, K̂ and H_E from the guardians' document, the manifest, its name
-/// and chaining mode. It holds no chain: each ballot is sealed after the code given, the last the service took.
+/// and chaining mode, its tables made once. It holds no chain: each ballot is sealed after the code given,
+/// the last the service took.
 #[pyclass(frozen, name = "Eg21Device", module = "votum._native")]
 pub struct Eg21Device {
-    group: String,
-    manifest_bytes: Vec<u8>,
-    guardians: Vec<u8>,
+    inner: AnyDevice,
     name: String,
     simple: bool,
 }
@@ -244,29 +278,42 @@ fn plain_of(v: &Value) -> PyResult<PlainBallot> {
     })
 }
 
-fn encrypt_with<G: Eg2Group>(
+fn make_device<G: Eg2Group>(
     group: G,
-    d: &Eg21Device,
+    manifest: &[u8],
+    guardians: &[u8],
+    name: &str,
+) -> PyResult<Made<G>> {
+    let keys = keys_of(&group, guardians)?;
+    let manifest = manifest_of(manifest)?;
+    let device = Device::owned(
+        group,
+        (keys.k.clone(), &keys.k_hat),
+        keys.he,
+        manifest,
+        name,
+    );
+    Ok(Made {
+        device,
+        he: keys.he,
+    })
+}
+
+fn encrypt_with<G: Eg2Group>(
+    made: &Made<G>,
+    (name, simple): (&str, bool),
     plain: &PlainBallot,
     (state, weight): (State, u32),
     after: Option<[u8; 32]>,
 ) -> PyResult<String> {
-    let keys = keys_of(&group, &d.guardians)?;
-    let manifest = manifest_of(&d.manifest_bytes)?;
-    let device = Device::new(
-        group.clone(),
-        (keys.k.clone(), &keys.k_hat),
-        keys.he,
-        &manifest,
-        &d.name,
-    );
     let mut rng = rng_from(None)?;
-    let mut ballot = device
+    let mut ballot = made
+        .device
         .encrypt(plain, (state, weight), &mut rng)
         .map_err(eg2)?;
-    let mut chain = Chain::resumed(&keys.he, &d.name, d.simple, after, Vec::new());
+    let mut chain = Chain::resumed(&made.he, name, simple, after, Vec::new());
     chain.seal(&mut ballot);
-    Ok(ballot.to_json(&group).to_string())
+    Ok(ballot.to_json(&made.device.group).to_string())
 }
 
 #[pymethods]
@@ -274,18 +321,26 @@ impl Eg21Device {
     #[new]
     #[pyo3(signature = (group, manifest, guardians, name, simple_chaining=false))]
     fn new(
+        py: Python<'_>,
         group: &str,
         manifest: &[u8],
         guardians: &[u8],
         name: &str,
         simple_chaining: bool,
     ) -> PyResult<Self> {
-        group_of(group)?;
-        manifest_of(manifest)?;
+        let group = group_of(group)?;
+        let inner = release(py, || -> PyResult<AnyDevice> {
+            Ok(match group {
+                AnyGroup::P256(g) => {
+                    AnyDevice::P256(Box::new(make_device(g, manifest, guardians, name)?))
+                }
+                AnyGroup::Modp(g) => {
+                    AnyDevice::Modp(Box::new(make_device(g, manifest, guardians, name)?))
+                }
+            })
+        })?;
         Ok(Self {
-            group: group.to_owned(),
-            manifest_bytes: manifest.to_vec(),
-            guardians: guardians.to_vec(),
+            inner,
             name: name.to_owned(),
             simple: simple_chaining,
         })
@@ -293,15 +348,12 @@ impl Eg21Device {
 
     /// Where this device's chain starts (hex): H_DI under no chaining, H_0 under simple chaining.
     #[getter]
-    fn chain_start(&self) -> PyResult<String> {
-        fn he<G: Eg2Group>(g: G, d: &Eg21Device) -> PyResult<[u8; 32]> {
-            Ok(keys_of(&g, &d.guardians)?.he)
-        }
-        let he = match group_of(&self.group)? {
-            AnyGroup::P256(g) => he(g, self)?,
-            AnyGroup::Modp(g) => he(g, self)?,
+    fn chain_start(&self) -> String {
+        let he = match &self.inner {
+            AnyDevice::P256(m) => m.he,
+            AnyDevice::Modp(m) => m.he,
         };
-        Ok(device_start(&he, &self.name, self.simple))
+        device_start(&he, &self.name, self.simple)
     }
 
     /// A plaintext ballot (`{"id", "style", "contests": {contest id: {"votes": [...], "write_ins": [...]}}}`)
@@ -322,10 +374,10 @@ impl Eg21Device {
             other => return Err(input(format!("state {other:?}: cast or challenged"))),
         };
         let after = after.map(|a| unhex32(a, "the last code")).transpose()?;
-        let group = group_of(&self.group)?;
-        release(py, || match group {
-            AnyGroup::P256(g) => encrypt_with(g, self, &plain, (state, weight), after),
-            AnyGroup::Modp(g) => encrypt_with(g, self, &plain, (state, weight), after),
+        let who = (self.name.as_str(), self.simple);
+        release(py, || match &self.inner {
+            AnyDevice::P256(m) => encrypt_with(m, who, &plain, (state, weight), after),
+            AnyDevice::Modp(m) => encrypt_with(m, who, &plain, (state, weight), after),
         })
     }
 

@@ -25,6 +25,13 @@ use crate::v21::record::{
 };
 use crate::{Eg2Error, Pair};
 
+/// The manifest a device encrypts for: borrowed from the coordinator, or its own (a device of its own
+/// process, spec/80.11, which makes its tables once and keeps them).
+enum Held<'m> {
+    Borrowed(&'m Manifest),
+    Owned(Box<Manifest>),
+}
+
 /// An encryption device: K and K̂ (with tables), H_E, the manifest and its name S_device.
 pub struct Device<'m, G: Eg2Group> {
     pub group: G,
@@ -32,7 +39,7 @@ pub struct Device<'m, G: Eg2Group> {
     k_table: G::Table,
     k_hat_table: G::Table,
     pub he: [u8; 32],
-    manifest: &'m Manifest,
+    manifest: Held<'m>,
     pub name: String,
 }
 
@@ -119,6 +126,29 @@ pub(crate) fn prove_selections<G: Eg2Group, R: RngCore + CryptoRng>(
     (selections, proof)
 }
 
+impl<G: Eg2Group> Device<'static, G> {
+    /// A device holding its own manifest (its tables made once, for every ballot it encrypts).
+    pub fn owned(
+        group: G,
+        (k, k_hat): (G::Element, &G::Element),
+        he: [u8; 32],
+        manifest: Manifest,
+        name: &str,
+    ) -> Self {
+        let k_table = group.table(&k);
+        let k_hat_table = group.table(k_hat);
+        Self {
+            group,
+            k,
+            k_table,
+            k_hat_table,
+            he,
+            manifest: Held::Owned(Box::new(manifest)),
+            name: name.to_owned(),
+        }
+    }
+}
+
 impl<'m, G: Eg2Group> Device<'m, G> {
     pub fn new(
         group: G,
@@ -135,8 +165,15 @@ impl<'m, G: Eg2Group> Device<'m, G> {
             k_table,
             k_hat_table,
             he,
-            manifest,
+            manifest: Held::Borrowed(manifest),
             name: name.to_owned(),
+        }
+    }
+
+    fn manifest(&self) -> &Manifest {
+        match &self.manifest {
+            Held::Borrowed(m) => m,
+            Held::Owned(m) => m,
         }
     }
 
@@ -193,7 +230,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
             ballot: ballot.id.clone(),
             reason,
         };
-        let contests = style_contests(self.manifest, ballot)?;
+        let contests = style_contests(self.manifest(), ballot)?;
         if weight == 0 {
             return Err(bad("a weight of 0".into()));
         }

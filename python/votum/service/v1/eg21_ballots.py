@@ -128,11 +128,11 @@ def post_ballots(request: Request, election_id: str, body: PostBallots) -> dict[
     box = ballot_box(request, store, election_id)
     owner = token_owner(request)
     scope = device_name_of(bearer_role(request))
+    if any("\n" in text or "\r" in text for text in body.ballots):
+        raise InvalidInput("a ballot is one line of JSON")
+    payloads = [text.encode() for text in body.ballots]
     checked = []
-    for text in body.ballots:
-        if "\n" in text or "\r" in text:
-            raise InvalidInput("a ballot is one line of JSON")
-        facts = box.check(text.encode())
+    for facts, payload in zip(box.check_many(payloads), payloads, strict=True):
         check_id(str(facts["id"]), "ballot id")
         if facts["pre_encrypted"]:
             raise InvalidInput("pre-encrypted ballots are not taken by the service yet (spec/80.11)")
@@ -141,7 +141,7 @@ def post_ballots(request: Request, election_id: str, body: PostBallots) -> dict[
                 f"ballot {facts['id']}: weight {facts['weight']}; the service takes weight 1 only (no party "
                 "on the service assigns weights yet, and a device must not)"
             )
-        checked.append((facts, text.encode()))
+        checked.append((facts, payload))
     check_names(request, scope, [f["id"] for f, _ in checked], "ballot id")
     check_names(request, scope, [f["device"] for f, _ in checked], "device name")
     receipts: dict[str, dict[str, Any]] = {}
