@@ -86,7 +86,9 @@ def main() -> None:
             def tool(i: int) -> GuardianTool21:
                 client = Client(base, token=tokens.guardians[f"guardian-{i}"], use_msgpack=False, timeout=600)
                 others = Keystore([x.card for j, x in enumerate(ids, 1) if j != i])
-                return GuardianTool21(client, "e", f"guardian-{i}", ids[i - 1], Waiter(600, 0.05), keystore=others)
+                return GuardianTool21(
+                    client, "e", f"guardian-{i}", ids[i - 1], Waiter(600, 0.05), keystore=others
+                )
 
             t0 = time.perf_counter()
             in_threads([lambda i=i: tool(i).join(i, wait_open=False) for i in (1, 2, 3)])
@@ -94,7 +96,9 @@ def main() -> None:
             official.open(wait=True)
             stages["key ceremony (3 guardians, HTTP)"] = time.perf_counter() - t0
             he = official.joint_fingerprint()
-            device = Device21(Client(base, token=tokens.device, use_msgpack=False, timeout=600), "e", "d-1", he)
+            device = Device21(
+                Client(base, token=tokens.device, use_msgpack=False, timeout=600), "e", "d-1", he
+            )
             device.start()
             t0 = time.perf_counter()
             ballots = [device.encrypt(plain(i)) for i in range(n)]
@@ -123,7 +127,9 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=60)
-    print(f"2.1 on the service, {group}, N={n}: intake {n / intake:.1f} ballots/s; server peak {peak:.0f} MiB")
+    print(
+        f"2.1 on the service, {group}, N={n}: intake {n / intake:.1f} ballots/s; server peak {peak:.0f} MiB"
+    )
     for name, seconds in stages.items():
         print(f"  {name:58} {seconds:8.2f} s")
 
