@@ -810,3 +810,24 @@ def test_the_pages_verification_reads_a_2_1_election_from_its_board(
     published = run("published")
     assert published["passed"] and all(c["status"] == "pass" for c in published["checks"]), published
     assert published["values"]["counts"] == election.admin.get("/v1/elections/e/results")["counts"]
+
+
+def test_a_ballot_cannot_chain_from_another_devices_code(election: Election21) -> None:
+    """One device token, two devices with simple chaining: a ballot of device B sealed after device A's last
+    code would break B's chain in the record (V-EG21-08), and every guardian refuses to decrypt such a record;
+    the service refuses it."""
+    he = _open(election)
+    a = _device(election, "station-a", he, simple=True)
+    b = _device(election, "station-b", he, simple=True)
+    a.cast(_plain(1))
+    assert b.device is not None and a.tail is not None
+    crossed = b.device.encrypt(json.dumps(_plain(2)), "cast", 1, a.tail)
+    status, kind, detail = _problem(
+        lambda: b.client.post("/v1/elections/e/eg21/ballots", {"ballots": [crossed]})
+    )
+    assert (status, kind) == (409, "conflict"), detail
+    b.cast(_plain(3))
+    a.cast(_plain(4))
+    election.admin.post("/v1/elections/e/close", {})
+    devices = json.loads(election.admin.get("/v1/elections/e/board/by-name/devices.json")["payload"])
+    assert [d["ballots"] for d in devices] == [["b-1", "b-4"], ["b-3"]]

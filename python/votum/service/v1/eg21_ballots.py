@@ -11,8 +11,9 @@ so one copied ballot accepted here would stop the election's decryption.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
@@ -47,6 +48,13 @@ device_role = Depends(require("device"))
 
 #: the ballots one request may carry
 BATCH = 100
+
+
+def chain_owner(token: str, device: str) -> str:
+    """Whose chain a 2.1 code is on: the device token and the device (spec/80.11). A ballot of one device that
+    chained from another's code would break its own chain in the record (V-EG21-08), and every guardian
+    refuses to decrypt such a record, so codes are owned per device, not per token as in 1.0."""
+    return hashlib.sha256(f"votum/v1/eg21-chain\0{token}\0{device}".encode()).hexdigest()[:32]
 
 
 def device_name(name: str) -> str:
@@ -93,7 +101,7 @@ def register_device(request: Request, election_id: str, body: PostDevice) -> dic
     store = store_of(request)
     box = ballot_box(request, store, election_id)
     start = box.chain_start(body.device, body.simple_chaining)
-    owner = token_owner(request)
+    owner = chain_owner(token_owner(request), body.device)
     payload = payload_of({"device": body.device, "mode": int(body.simple_chaining), "start": start})
     with store.write(election_id) as tx:
         tx.require_phase("open")
@@ -107,9 +115,13 @@ def register_device(request: Request, election_id: str, body: PostDevice) -> dic
     return {"entries": [entry_out(entry)], "start": start}
 
 
+#: the largest ballot taken (a ballot of a manifest with hundreds of contests fits)
+MAX_BALLOT = 4 << 20
+
+
 class PostBallots(BaseModel):
     #: ballots, JSON text each (a line of the record's `ballots.jsonl`), in the order the devices made them
-    ballots: list[str] = Field(min_length=1, max_length=BATCH)
+    ballots: list[Annotated[str, Field(max_length=MAX_BALLOT)]] = Field(min_length=1, max_length=BATCH)
 
 
 class Receipts(BaseModel):
@@ -126,7 +138,7 @@ def post_ballots(request: Request, election_id: str, body: PostBallots) -> dict[
     already stored with the same text is answered with its receipt (a retry after a lost answer)."""
     store = store_of(request)
     box = ballot_box(request, store, election_id)
-    owner = token_owner(request)
+    token = token_owner(request)
     scope = device_name_of(bearer_role(request))
     if any("\n" in text or "\r" in text for text in body.ballots):
         raise InvalidInput("a ballot is one line of JSON")
@@ -162,7 +174,7 @@ def post_ballots(request: Request, election_id: str, body: PostBallots) -> dict[
             entry = tx.named([ballot_name(facts["id"])])[ballot_name(facts["id"])]
             receipts[facts["id"]] = receipt(facts["id"], _state(found.state), found.code, entry)
         if fresh:
-            _store(tx, owner, fresh, receipts)
+            _store(tx, token, fresh, receipts)
     return {"receipts": [receipts[i] for i in ids]}
 
 
@@ -172,7 +184,7 @@ def _state(stored: str) -> str:
 
 
 def _store(
-    tx: Tx, owner: str, fresh: list[tuple[dict[str, Any], bytes]], receipts: dict[str, dict[str, Any]]
+    tx: Tx, token: str, fresh: list[tuple[dict[str, Any], bytes]], receipts: dict[str, dict[str, Any]]
 ) -> None:
     """The rules under the lock (device, chain, repeated values), then every fresh ballot appended."""
     devices = _devices(tx)
@@ -189,9 +201,12 @@ def _store(
         )
     links = code_links(tx, [f["after"] for f, _ in fresh])
     chained: list[tuple[str, str]] = []
-    new_codes: list[str] = []
+    new_codes: dict[str, list[str]] = {}
+    #: the codes of this request's ballots, each with the chain it is on
+    made: dict[str, str] = {}
     taken: set[str] = set()
     for facts, _ in fresh:
+        owner = chain_owner(token, facts["device"])
         device = devices.get(facts["device"])
         if device is None:
             raise NotFound(f"ballot {facts['id']}: no device {facts['device']!r} is registered")
@@ -208,17 +223,22 @@ def _store(
                 )
         else:
             link = links.get(after)
-            in_request = after in new_codes
-            if not in_request and (link is None or not link.extendable_by(owner)):
+            in_request = after in made
+            if (in_request and made[after] != owner) or (
+                not in_request and (link is None or not link.extendable_by(owner))
+            ):
                 raise Conflict(
-                    f"ballot {facts['id']}: it chains from a code that is not on this token's chains"
+                    f"ballot {facts['id']}: it chains from a code that is not on its device's chain "
+                    "on this token"
                 )
             if after in taken or (not in_request and link is not None and link.chained_by is not None):
                 raise Conflict(f"ballot {facts['id']}: another ballot chains from the same code (a fork)")
             taken.add(after)
             chained.append((after, facts["id"]))
-            new_codes.append(facts["code"])
-    add_codes(tx, new_codes, owner)
+            new_codes.setdefault(owner, []).append(facts["code"])
+            made[facts["code"]] = owner
+    for owner, codes in new_codes.items():
+        add_codes(tx, codes, owner)
     mark_chained(tx, chained)
     rows = []
     for facts, payload in fresh:
