@@ -84,6 +84,18 @@ class Parties:
     def home(self, guardian: str) -> Path:
         return self.root / guardian / "node"
 
+    def join_all(self, election: str, service: list[str]) -> list[tuple[Path, subprocess.Popen[str]]]:
+        """Each guardian's `votum guardian join` started in its own process (order i for the i-th), with its
+        log; the processes are stopped by the fixture if the test does not wait for them."""
+        joins = []
+        for order, g in enumerate(GUARDIANS, start=1):
+            log = self.root / g / "join.log"
+            args = ["guardian", "join", "-e", election, "--id", g, "--order", str(order)]
+            args += ["--home", str(self.home(g)), *service, "--token-file", str(self.tokens[g])]
+            joins.append((log, start(*args, "--wait", "300", "--poll", "0.2", env=self.env, log=log)))
+            self.processes.append(joins[-1][1])
+        return joins
+
 
 @pytest.fixture
 def parties(tmp_path: Path) -> Iterator[Parties]:
@@ -176,36 +188,7 @@ def test_a_whole_election_each_party_in_its_own_process(parties: Parties, browse
         env=env,
     )
     assert "Jefferson County Spring Primary" in created.stderr
-    joins = []
-    for order, g in enumerate(GUARDIANS, start=1):
-        log = parties.root / g / "join.log"
-        joins.append(
-            (
-                log,
-                start(
-                    "guardian",
-                    "join",
-                    "-e",
-                    election,
-                    "--id",
-                    g,
-                    "--order",
-                    str(order),
-                    "--home",
-                    str(parties.home(g)),
-                    *service,
-                    "--token-file",
-                    str(parties.tokens[g]),
-                    "--wait",
-                    "300",
-                    "--poll",
-                    "0.2",
-                    env=env,
-                    log=log,
-                ),
-            )
-        )
-        parties.processes.append(joins[-1][1])
+    joins = parties.join_all(election, service)
     opened = votum(
         "official", "open", "-e", election, *service, "--token-file", str(admin), "--wait", "300", env=env
     )
@@ -399,36 +382,7 @@ def test_a_2_1_election_each_party_in_its_own_process(parties: Parties) -> None:
         env=env,
     )
     assert "created election" in created.stderr
-    joins = []
-    for i, g in enumerate(GUARDIANS, start=1):
-        log = parties.root / g / "join.log"
-        joins.append(
-            (
-                log,
-                start(
-                    "guardian",
-                    "join",
-                    "-e",
-                    election,
-                    "--id",
-                    g,
-                    "--order",
-                    str(i),
-                    "--home",
-                    str(parties.home(g)),
-                    *service,
-                    "--token-file",
-                    str(parties.tokens[g]),
-                    "--wait",
-                    "300",
-                    "--poll",
-                    "0.2",
-                    env=env,
-                    log=log,
-                ),
-            )
-        )
-        parties.processes.append(joins[-1][1])
+    joins = parties.join_all(election, service)
     opened = votum(
         "official", "open", "-e", election, *service, "--token-file", str(admin), "--wait", "300", env=env
     )

@@ -146,6 +146,15 @@ fn device_start(he: &[u8; 32], name: &str, simple: bool) -> String {
     }
 }
 
+impl Eg21BallotBox {
+    fn he(&self) -> [u8; 32] {
+        match &self.0 {
+            AnyBox::P256(b) => b.he,
+            AnyBox::Modp(b) => b.he,
+        }
+    }
+}
+
 #[pymethods]
 impl Eg21BallotBox {
     #[new]
@@ -165,10 +174,7 @@ impl Eg21BallotBox {
     /// Where device `name`'s chain starts (hex): H_DI, which every ballot's chaining field holds under no
     /// chaining; with simple chaining H_0, which its first ballot's field holds.
     fn chain_start(&self, name: &str, simple: bool) -> String {
-        let he = match &self.0 {
-            AnyBox::P256(b) => b.he,
-            AnyBox::Modp(b) => b.he,
-        };
+        let he = self.he();
         device_start(&he, name, simple)
     }
 
@@ -202,10 +208,7 @@ impl Eg21BallotBox {
         ballots: Vec<String>,
         last: Option<&str>,
     ) -> PyResult<String> {
-        let he = match &self.0 {
-            AnyBox::P256(b) => b.he,
-            AnyBox::Modp(b) => b.he,
-        };
+        let he = self.he();
         let last = last.map(|l| unhex32(l, "the last code")).transpose()?;
         let chain = Chain::resumed(&he, name, simple, last, ballots);
         Ok(chain.close().to_json().to_string())

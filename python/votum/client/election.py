@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from votum import (
@@ -30,6 +31,7 @@ from votum import (
 )
 from votum.client import Client
 from votum.eg import plaintext_ballot, random_choices
+from votum.eg2 import Eg21RecordWriter
 from votum.errors import InvalidInput, VerificationFailed
 
 Progress = Callable[[str, int, int], None]
@@ -147,6 +149,18 @@ def check_board(
     if len(checker) != head["seq"] + 1 or checker.head.hex() != head["hash"]:
         raise VerificationFailed(f"the board's entries do not end at the published head {head}")
     return head
+
+
+def write_eg21_record(client: Client, election_id: str, out: Path) -> dict[str, Any]:
+    """A 2.1 election's record written into the new directory `out` from its whole board, re-linked to the
+    head the service publishes (`check_board`, spec/80.11); returns that head."""
+    writer = Eg21RecordWriter(out)
+    try:
+        return check_board(
+            client, election_id, visit=lambda e: writer.take(e["kind"], e["name"], e["payload"].encode())
+        )
+    finally:
+        writer.close()
 
 
 @dataclass

@@ -13,10 +13,10 @@ from typing import Any
 
 import votum
 from votum.client import Client
-from votum.client.election import Progress, check_board, quiet
+from votum.client.election import Progress, quiet, write_eg21_record
 from votum.client.waiting import Waiter
 from votum.eg import read_manifest_file
-from votum.eg2 import Eg21RecordWriter, he_fingerprint
+from votum.eg2 import he_fingerprint
 from votum.errors import Conflict, InvalidInput
 from votum.fingerprints import key_fingerprint
 from votum.results import candidate_names, contest_label
@@ -177,15 +177,7 @@ class Official:
         part = out.with_name(out.name + ".part")
         if part.exists():
             shutil.rmtree(part)
-        writer = Eg21RecordWriter(part)
-        try:
-            head = check_board(
-                self.client,
-                self.election_id,
-                visit=lambda e: writer.take(e["kind"], e["name"], e["payload"].encode()),
-            )
-        finally:
-            writer.close()
+        head = write_eg21_record(self.client, self.election_id, part)
         os.replace(part, out)
         return head
 

@@ -28,12 +28,11 @@ from typing import Any
 
 import votum
 from votum.client import Client
-from votum.client.election import Progress, check_board, quiet
+from votum.client.election import Progress, quiet, write_eg21_record
 from votum.client.waiting import Waiter
 from votum.eg2 import (
     JOINT_STATEMENT,
     KEY_STATEMENT,
-    Eg21RecordWriter,
     he_fingerprint,
     round_statement,
     signature_holds,
@@ -321,15 +320,7 @@ class GuardianTool21:
         signers = {j: bytes.fromhex(json.loads(records[j])["signing_key"]) for j in range(1, n + 1)}
         private = Path(tempfile.mkdtemp(prefix="votum-eg21-record-", dir=self.identity.home))
         try:
-            writer = Eg21RecordWriter(private / "record")
-            try:
-                head = check_board(
-                    self.client,
-                    self.election_id,
-                    visit=lambda e: writer.take(e["kind"], e["name"], e["payload"].encode()),
-                )
-            finally:
-                writer.close()
+            head = write_eg21_record(self.client, self.election_id, private / "record")
             return self._rounds(trustee, i, private / "record", signers, head, k)
         finally:
             shutil.rmtree(private, ignore_errors=True)

@@ -130,31 +130,31 @@ impl<G: Eg2Group> Device<'static, G> {
     /// A device holding its own manifest (its tables made once, for every ballot it encrypts).
     pub fn owned(
         group: G,
-        (k, k_hat): (G::Element, &G::Element),
+        keys: (G::Element, &G::Element),
         he: [u8; 32],
         manifest: Manifest,
         name: &str,
     ) -> Self {
-        let k_table = group.table(&k);
-        let k_hat_table = group.table(k_hat);
-        Self {
-            group,
-            k,
-            k_table,
-            k_hat_table,
-            he,
-            manifest: Held::Owned(Box::new(manifest)),
-            name: name.to_owned(),
-        }
+        Self::holding(group, keys, he, Held::Owned(Box::new(manifest)), name)
     }
 }
 
 impl<'m, G: Eg2Group> Device<'m, G> {
     pub fn new(
         group: G,
-        (k, k_hat): (G::Element, &G::Element),
+        keys: (G::Element, &G::Element),
         he: [u8; 32],
         manifest: &'m Manifest,
+        name: &str,
+    ) -> Self {
+        Self::holding(group, keys, he, Held::Borrowed(manifest), name)
+    }
+
+    fn holding(
+        group: G,
+        (k, k_hat): (G::Element, &G::Element),
+        he: [u8; 32],
+        manifest: Held<'m>,
         name: &str,
     ) -> Self {
         let k_table = group.table(&k);
@@ -165,7 +165,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
             k_table,
             k_hat_table,
             he,
-            manifest: Held::Borrowed(manifest),
+            manifest,
             name: name.to_owned(),
         }
     }

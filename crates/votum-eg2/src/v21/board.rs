@@ -13,16 +13,14 @@ use crate::election::{Dlog, Summary};
 use crate::group::{parameter_inputs, Eg2Group};
 use crate::manifest::read_manifest;
 use crate::v21::check::check_key;
-use crate::v21::decrypt::{combine, data_plaintext, open_ballot, NoncePart, Target};
+use crate::v21::decrypt::{data_plaintext, open_ballot, Target};
 use crate::v21::election::{
     check_roster, count_name, joint_keys, tally_json, write_json, write_lines,
 };
 use crate::v21::hashes::{base_hash, parameter_hash};
 use crate::v21::keys::check_share_proof;
 use crate::v21::record::{self, DecryptedData, GuardianKey, Keys, TallyValue};
-use crate::v21::trustee::{
-    quorum, read_announce, read_answers, read_ballots, read_reveal, read_share, targets_digest,
-};
+use crate::v21::trustee::{combine_round, quorum, read_ballots, read_share};
 use crate::Eg2Error;
 
 /// A 2.1 election's public parameters: the group, n, k, H_P and H_B (from the manifest's bytes).
@@ -130,7 +128,7 @@ pub fn publish<G: Eg2Group>(
     group: &G,
     dir: &Path,
     available: &[u32],
-    (announces, reveals, answers): (&[Value], &[Value], &[Value]),
+    messages: (&[Value], &[Value], &[Value]),
 ) -> Result<Summary, Eg2Error> {
     let rec = |e: String| wrong(format!("the record: {e}"));
     let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| rec(format!("{name}: {e}")));
@@ -151,40 +149,12 @@ pub fn publish<G: Eg2Group>(
     let tally = read_ballots(group, &manifest, dir)?;
     let targets = tally.targets(&manifest);
     let challenged = tally.challenged();
-    let digest = targets_digest(group, &u, &targets, &challenged);
-    let mut anns = Vec::with_capacity(announces.len());
-    let mut parts: BTreeMap<String, Vec<(u32, NoncePart<G>)>> = BTreeMap::new();
-    for d in announces {
-        let a = read_announce(group, d).map_err(wrong)?;
-        if a.digest != digest {
-            return Err(Eg2Error::Guardian {
-                guardian: format!("guardian {}", a.announce.i),
-                reason: "it decrypted other values than the board's: the record it read differs"
-                    .into(),
-            });
-        }
-        for (id, p) in a.parts {
-            parts.entry(id).or_default().push((a.announce.i, p));
-        }
-        anns.push(a.announce);
-    }
-    let revs = reveals
-        .iter()
-        .map(|d| read_reveal(group, d).map_err(wrong))
-        .collect::<Result<Vec<_>, _>>()?;
-    let answered = answers
-        .iter()
-        .map(|d| read_answers(group, d).map_err(wrong))
-        .collect::<Result<Vec<_>, _>>()?;
-    let decrypted = combine(
+    let (decrypted, parts) = combine_round(
         group,
-        &keys.he,
-        &keys.guardians,
-        &u,
-        &targets,
-        &anns,
-        &revs,
-        &answered,
+        (&keys, &u),
+        (&targets, &challenged),
+        messages,
+        "the board's",
     )?;
     let dlog = Dlog::new(group, &keys.k, tally.weight);
     let mut values = Vec::new();

@@ -709,49 +709,69 @@ impl<G: Eg2Group> Trustee<G> {
 /// ([`Coordinator::available`]).
 pub fn finish_with<G: Eg2Group>(
     coordinator: &mut Coordinator<G>,
-    (announces, reveals, answers): (&[Value], &[Value], &[Value]),
+    messages: (&[Value], &[Value], &[Value]),
 ) -> Result<Summary, Eg2Error> {
     let (decrypted, parts) = {
-        let g = coordinator.group();
-        let keys = coordinator.keys()?;
         let targets = coordinator.targets()?;
         let challenged = coordinator.challenged()?;
-        let u = coordinator.available()?;
-        let digest = targets_digest(g, &u, &targets, &challenged);
-        let mut anns = Vec::with_capacity(announces.len());
-        let mut parts: BTreeMap<String, Vec<(u32, NoncePart<G>)>> = BTreeMap::new();
-        for d in announces {
-            let a = read_announce(g, d).map_err(wrong)?;
-            if a.digest != digest {
-                return Err(named(
-                    a.announce.i,
-                    "decrypted other values than the coordinator's: the record it read differs",
-                ));
-            }
-            for (id, p) in a.parts {
-                parts.entry(id).or_default().push((a.announce.i, p));
-            }
-            anns.push(a.announce);
-        }
-        let revs = reveals
-            .iter()
-            .map(|d| read_reveal(g, d).map_err(wrong))
-            .collect::<Result<Vec<_>, _>>()?;
-        let answered = answers
-            .iter()
-            .map(|d| read_answers(g, d).map_err(wrong))
-            .collect::<Result<Vec<_>, _>>()?;
-        let decrypted: Vec<Decrypted<G>> = combine(
-            g,
-            &keys.he,
-            &keys.guardians,
-            &u,
-            &targets,
-            &anns,
-            &revs,
-            &answered,
-        )?;
-        (decrypted, parts)
+        combine_round(
+            coordinator.group(),
+            (coordinator.keys()?, &coordinator.available()?),
+            (&targets, &challenged),
+            messages,
+            "the coordinator's",
+        )?
     };
     coordinator.finish(decrypted, &parts)
+}
+
+/// A nonce's parts from the guardians of U, by ballot id.
+pub type NonceParts<G> = BTreeMap<String, Vec<(u32, NoncePart<G>)>>;
+
+/// The last step of a decryption round, wherever it is taken (the coordinator's [`finish_with`], the
+/// service's `board::publish`): each announcement must be made for the values computed here (`whose`
+/// names who computed them, for the refusal), its nonce parts kept by ballot id; the reveals and answers
+/// read; the answers combined and each checked ([`combine`]: a wrong one names its guardian).
+pub(crate) fn combine_round<G: Eg2Group>(
+    group: &G,
+    (keys, u): (&Keys<G>, &[u32]),
+    (targets, challenged): (&[Target<'_, G>], &[&Ballot<G>]),
+    (announces, reveals, answers): (&[Value], &[Value], &[Value]),
+    whose: &str,
+) -> Result<(Vec<Decrypted<G>>, NonceParts<G>), Eg2Error> {
+    let digest = targets_digest(group, u, targets, challenged);
+    let mut anns = Vec::with_capacity(announces.len());
+    let mut parts: NonceParts<G> = BTreeMap::new();
+    for d in announces {
+        let a = read_announce(group, d).map_err(wrong)?;
+        if a.digest != digest {
+            return Err(named(
+                a.announce.i,
+                format!("decrypted other values than {whose}: the record it read differs"),
+            ));
+        }
+        for (id, p) in a.parts {
+            parts.entry(id).or_default().push((a.announce.i, p));
+        }
+        anns.push(a.announce);
+    }
+    let revs = reveals
+        .iter()
+        .map(|d| read_reveal(group, d).map_err(wrong))
+        .collect::<Result<Vec<_>, _>>()?;
+    let answered = answers
+        .iter()
+        .map(|d| read_answers(group, d).map_err(wrong))
+        .collect::<Result<Vec<_>, _>>()?;
+    let decrypted = combine(
+        group,
+        &keys.he,
+        &keys.guardians,
+        u,
+        targets,
+        &anns,
+        &revs,
+        &answered,
+    )?;
+    Ok((decrypted, parts))
 }

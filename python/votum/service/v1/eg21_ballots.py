@@ -129,7 +129,8 @@ class Receipts(BaseModel):
 
 
 def _devices(tx: Tx) -> dict[str, dict[str, Any]]:
-    return {json.loads(e.text())["device"]: json.loads(e.text()) for e in tx.of_kind("eg21_device")}
+    docs = (json.loads(e.text()) for e in tx.of_kind("eg21_device"))
+    return {d["device"]: d for d in docs}
 
 
 @router.post("/ballots", response_model=Receipts, status_code=201, dependencies=[device_role])

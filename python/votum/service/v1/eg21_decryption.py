@@ -174,9 +174,12 @@ def post_answer(
     return _post(request, election_id, r, "answer", body, role)
 
 
-def publish_21(request: Request, store: Store, election_id: str) -> tuple[list[tuple[str, str, bytes]], Any]:
+def publish_21(
+    request: Request, store: Store, election_id: str
+) -> tuple[list[tuple[str, str, bytes]], dict[str, Any]]:
     """The entries `publish` appends for a 2.1 election from its last round, every guardian of U having
-    answered: `tally.json` and each challenged ballot opened; and the summary (counts)."""
+    answered: `tally.json` and each challenged ballot opened; and what its `published` phase entry says: U
+    as `present`, the other guardians as `missing`, the counts."""
     row = store.election(election_id)
     if row.phase != "closed":
         raise WrongPhase(f"election {election_id!r} is in phase {row.phase!r}; publish needs closed")
@@ -203,4 +206,5 @@ def publish_21(request: Request, store: Store, election_id: str) -> tuple[list[t
             if line:
                 ballot_id = json.loads(line)["id"]
                 entries.append(("eg21_challenged", f"eg21/challenged/{ballot_id}.json", line))
-    return entries, summary
+    absent = [str(i) for i in range(1, row.number_of_guardians + 1) if i not in u]
+    return entries, {"present": [str(i) for i in u], "missing": absent, "counts": summary["counts"]}

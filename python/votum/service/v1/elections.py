@@ -244,22 +244,12 @@ def publish_results(request: Request, election_id: str) -> dict[str, Any]:
     (spec/80.11)."""
     store = store_of(request)
     if spec_of(request, election_id) == "2.1":
-        entries, summary = publish_21(request, store, election_id)
-        n = store.election(election_id).number_of_guardians
+        entries, published = publish_21(request, store, election_id)
         with store.write(election_id) as tx:
             tx.require_phase("closed")
             for kind, name, payload in entries:
                 tx.append(kind, name, payload)
-            decrypting = [int(i) for i in json.loads(entries[0][2])["available"]]
-            _phase_entry(
-                tx,
-                "published",
-                {
-                    "present": [str(i) for i in decrypting],
-                    "missing": [str(i) for i in range(1, n + 1) if i not in decrypting],
-                    "counts": summary["counts"],
-                },
-            )
+            _phase_entry(tx, "published", published)
         return status_of(store.election(election_id), "2.1")
     objects = objects_of(request, election_id)
     row = store.election(election_id)
