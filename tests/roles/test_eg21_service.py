@@ -313,10 +313,11 @@ def test_shares_are_checked_and_a_bad_one_is_complained_of_and_stops_the_opening
     errors = election.join_all()
     named = [e for e in errors if isinstance(e, VerificationFailed) and "guardian 3's share" in str(e)]
     assert len(named) == 2, errors
-    assert set(election.entries("eg21/complaints/")) == {
-        "eg21/complaints/1/3.json",
-        "eg21/complaints/2/3.json",
-    }
+    complaints = election.entries("eg21/complaints/")
+    assert set(complaints) == {"eg21/complaints/1/3.json", "eg21/complaints/2/3.json"}
+    # each complaint stands on its opening: the service opened the share and found it bad itself
+    for text in complaints.values():
+        assert "eq. 28" in json.loads(text)["fault"]
     # a share with its proof broken is refused by the service itself
     share = json.loads(election.entries("eg21/shares/3/1.json")["eg21/shares/3/1.json"])
     share["C1"] = "00" * 64
@@ -328,6 +329,41 @@ def test_shares_are_checked_and_a_bad_one_is_complained_of_and_stops_the_opening
     status, kind, detail = _problem(lambda: election.admin.post("/v1/elections/e/open", {}))
     assert (status, kind) == (409, "conflict") and "complained" in detail
     assert election.store.election("e").phase == "ceremony"
+
+
+def test_a_false_complaint_is_refused_and_the_election_opens(election: Election21) -> None:
+    """Guardian 1 complains of guardian 2's share, which is good, and opens it as a complaint must: the
+    service decrypts it with the opening, finds the values match guardian 2's commitments and refuses the
+    complaint. Without this one guardian could stop any election with a false complaint. An opening not made
+    with guardian 1's ζ for that share, or none at all, is refused too, and nothing is stored."""
+    assert election.join_all() == []
+    tool = election.tools[0]
+    trustee = tool._trustee(
+        1, "ceremony", json.loads(tool._entry("election.json")), tool._entry("manifest.json").encode()
+    )
+    keys = election.entries("eg21/keys/")
+    trustee.agree([json.loads(keys[f"eg21/keys/{j}.json"])["record"] for j in (1, 2, 3)])
+    shares = election.entries("eg21/shares/")
+    opening = trustee.open_share(2, shares["eg21/shares/2/1.json"].encode())
+    head = election.store.election("e").head_seq
+    url = "/v1/elections/e/eg21/complaints"
+
+    def complain(opening: str) -> tuple[int, str, str]:
+        return _problem(
+            lambda: election.client(1).post(url, {"dealer": 2, "reason": "no", "opening": opening})
+        )
+
+    status, kind, detail = complain(opening)
+    assert (status, kind) == (422, "invalid_proof") and "the complaint is false" in detail, detail
+    # the opening of guardian 3's share handed in for guardian 2's
+    status, kind, detail = complain(trustee.open_share(3, shares["eg21/shares/3/1.json"].encode()))
+    assert (status, kind) == (422, "invalid_proof") and "does not verify" in detail, detail
+    assert complain("{}")[:2] == (422, "invalid_input")
+    # guardian 1 cannot open a share that is not addressed to it
+    with pytest.raises(votum.InvalidProof):
+        trustee.open_share(2, shares["eg21/shares/2/3.json"].encode())
+    assert election.store.election("e").head_seq == head
+    assert election.admin.post("/v1/elections/e/open", {})["phase"] == "open"
 
 
 def test_a_guardians_document_other_than_the_records_make_is_refused(
@@ -380,10 +416,8 @@ def test_the_1_0_routes_refuse_a_2_1_election_and_the_2_1_routes_a_1_0_one(elect
     )
     assert admin.get("/v1/elections/old")["spec"] == "1.0"
     assert _kind(lambda: admin.get("/v1/elections/old/eg21")) == (409, "wrong_spec")
-    assert _kind(lambda: g1.post("/v1/elections/old/eg21/complaints", {"dealer": 2, "reason": "x"})) == (
-        409,
-        "wrong_spec",
-    )
+    complaint = {"dealer": 2, "reason": "x", "opening": "{}"}
+    assert _kind(lambda: g1.post("/v1/elections/old/eg21/complaints", complaint)) == (409, "wrong_spec")
     # the pages list both elections and show neither with an error
     for path in ("/", "/elections/e", "/elections/old"):
         response = election.http.get(path)
@@ -678,6 +712,52 @@ def test_the_service_takes_round_messages_in_order_from_the_round_guardians_only
     # publishing before every answer of U is refused; nothing was stored by the refusals
     assert _kind(lambda: election.admin.post("/v1/elections/e/publish", {})) == (409, "conflict")
     assert not election.entries("eg21/rounds/1/")
+
+
+def test_a_message_that_would_stall_a_round_is_refused_and_names_its_guardian(
+    election: Election21, tmp_path: Path
+) -> None:
+    """Guardian 3, of U, posts (signed) an announcement for other values, one with a value missing, one
+    holding another guardian's nonce parts, and a reveal that does not open its d. Each would make guardian
+    1 stop before it reveals or answers, stalling the round with no one named. The service checks each as
+    guardian 1 would and refuses it, naming guardian 3; nothing is stored, and the honest messages finish
+    the round."""
+    _cast_and_close(election)
+    official = Official(election.admin, "e", Waiter(60, 0.02))
+    official.start_round([1, 3])
+    record = _record(election, tmp_path / "record")
+    t1, t3 = _decrypting_trustee(election, 1), _decrypting_trustee(election, 3)
+    a1, a3 = t1.announce(record, [1, 3]), t3.announce(record, [1, 3])
+    url = "/v1/elections/e/eg21/rounds/1"
+
+    def post(i: int, step: str, message: str) -> Any:
+        signature = election.identities[i - 1].sign_record(round_statement(step, "e", 1, i, message))
+        return election.client(i).post(f"{url}/{step}", {"message": message, "signature": signature.hex()})
+
+    def refused(i: int, step: str, message: str) -> str:
+        status, kind, detail = _problem(lambda: post(i, step, message))
+        assert (status, kind) == (422, "invalid_proof") and f"guardian {i}" in detail, detail
+        return detail
+
+    head = election.store.election("e").head_seq
+    doc = json.loads(a3)
+    assert "other values" in refused(3, "announce", json.dumps({**doc, "digest": "00" * 32}))
+    assert "values of" in refused(3, "announce", json.dumps({**doc, "values": doc["values"][1:]}))
+    parts = json.loads(a1)["nonce_parts"]
+    assert parts
+    assert "does not verify" in refused(3, "announce", json.dumps({**doc, "nonce_parts": parts}))
+    assert election.store.election("e").head_seq == head
+    post(1, "announce", a1)
+    post(3, "announce", a3)
+    r1, r3 = t1.reveal([a1, a3]), t3.reveal([a1, a3])
+    swapped = json.loads(r3)
+    swapped["pairs"][0], swapped["pairs"][1] = swapped["pairs"][1], swapped["pairs"][0]
+    assert "does not match its d" in refused(3, "reveal", json.dumps(swapped))
+    post(1, "reveal", r1)
+    post(3, "reveal", r3)
+    post(1, "answer", t1.answer([r1, r3]))
+    post(3, "answer", t3.answer([r1, r3]))
+    assert official.publish(None, wait=True, available=[1, 3])["phase"] == "published"
 
 
 def test_a_guardian_decrypts_one_record_across_runs(

@@ -711,6 +711,59 @@ fn a_share_changed_in_transit_or_dealt_under_another_name_is_refused() {
         .is_err());
 }
 
+/// A complaint carries the receiver's opening of the share (spec/66.4): it stands only when the opened share
+/// fails the dealer's commitments; a false complaint, or one whose opening is not the receiver's, is refused
+/// by anyone who judges it, with no secret and without the dealer.
+#[test]
+fn a_complaint_stands_only_with_an_opening_that_shows_the_share_bad() {
+    use votum_eg2::v21::keys::{judge_complaint, ShareOpening};
+    let g = P256;
+    let hp = parameter_hash(&parameter_inputs(&g), 3, 2);
+    let mut rng = ChaCha20Rng::seed_from_u64(4);
+    let dealer = Guardian::new(&g, &hp, 1, 2, &mut rng);
+    let receiver = Guardian::new(&g, &hp, 3, 2, &mut rng);
+    let keys = (&dealer.public(), &receiver.public());
+    // a cheating dealer: a share of another polynomial than the one it committed to
+    let impostor = Guardian::new(&g, &hp, 1, 2, &mut rng);
+    let bad = impostor.share_for(&g, &hp, &receiver.public(), &mut rng);
+    let opening = receiver.open_share(&g, &hp, &bad, &mut rng).unwrap();
+    let fault = judge_complaint(&g, &hp, 2, keys, &bad, &opening).unwrap();
+    assert!(fault.contains("eq. 28"), "{fault}");
+    // a false complaint: the honest share opens to values that match
+    let good = dealer.share_for(&g, &hp, &receiver.public(), &mut rng);
+    let opening = receiver.open_share(&g, &hp, &good, &mut rng).unwrap();
+    let err = judge_complaint(&g, &hp, 2, keys, &good, &opening).unwrap_err();
+    assert!(err.contains("the complaint is false"), "{err}");
+    // an opening of the bad share made up without ζ: β and the proof do not hold together
+    let made_up = ShareOpening {
+        beta: g.pow_generator(&g.scalar_from_u64(7)),
+        proof: opening.proof.clone(),
+    };
+    let err = judge_complaint(&g, &hp, 2, keys, &bad, &made_up).unwrap_err();
+    assert!(err.contains("does not verify"), "{err}");
+    // the opening of one share does not stand for another
+    let opening = receiver.open_share(&g, &hp, &good, &mut rng).unwrap();
+    assert!(judge_complaint(&g, &hp, 2, keys, &bad, &opening)
+        .unwrap_err()
+        .contains("does not verify"));
+    // a share is opened only by its receiver, and only when its nonce proof holds
+    let other = Guardian::new(&g, &hp, 2, 2, &mut rng);
+    assert!(other.open_share(&g, &hp, &good, &mut rng).is_err());
+    let mut broken = dealer.share_for(&g, &hp, &receiver.public(), &mut rng);
+    broken.c1[0] ^= 1;
+    assert!(receiver.open_share(&g, &hp, &broken, &mut rng).is_err());
+    // a complaint naming the wrong pair is refused
+    assert!(judge_complaint(
+        &g,
+        &hp,
+        2,
+        (&other.public(), &receiver.public()),
+        &bad,
+        &opening
+    )
+    .is_err());
+}
+
 type OneBallot = (
     votum_eg2::v21::record::Keys<P256>,
     Vec<votum_eg2::v21::keys::KeyShares<P256>>,

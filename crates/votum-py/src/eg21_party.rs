@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use serde_json::Value;
 use votum_eg2::election::Options as BaseOptions;
-use votum_eg2::v21::board::Ceremony;
+use votum_eg2::v21::board::{Ceremony, RoundCheck};
 use votum_eg2::v21::election::{Coordinator, Options};
 use votum_eg2::v21::record::GuardianKey;
 use votum_eg2::v21::trustee::{finish_with, Trustee};
@@ -177,6 +177,17 @@ impl Eg21Trustee {
         release(py, || {
             self.with(|t, _| each!(AnyTrustee, t, t => t.receive(dealer, &doc)))
         })
+        .map_err(eg2)
+    }
+
+    /// This guardian's opening (JSON) of the share dealt to it by guardian `dealer`, to go with a complaint
+    /// of that dealer (spec/66.4): β = C₀^ζ with its proof, from which anyone sees whether the share fails.
+    fn open_share(&self, py: Python<'_>, dealer: u32, share: &[u8]) -> PyResult<String> {
+        let doc = json(share)?;
+        release(py, || {
+            self.with(|t, rng| each!(AnyTrustee, t, t => t.open_share(dealer, &doc, rng)))
+        })
+        .map(|v| v.to_string())
         .map_err(eg2)
     }
 
@@ -417,6 +428,25 @@ impl Eg21Ceremony {
         each!(AnyCeremony, &self.0, c => c.check_share(&doc)).map_err(eg2)
     }
 
+    /// Receiver ℓ's complaint of dealer i's share with its opening (JSON texts), judged with no secret
+    /// (spec/66.4): returns the dealer's fault; raises when the complaint does not stand (the share opens to
+    /// values that match the dealer's commitments, or the opening is not the receiver's).
+    fn judge_complaint(
+        &self,
+        py: Python<'_>,
+        dealer: &[u8],
+        receiver: &[u8],
+        share: &[u8],
+        opening: &[u8],
+    ) -> PyResult<String> {
+        let (d, r, s, o) = (json(dealer)?, json(receiver)?, json(share)?, json(opening)?);
+        release(
+            py,
+            || each!(AnyCeremony, &self.0, c => c.judge_complaint((&d, &r), &s, &o)),
+        )
+        .map_err(eg2)
+    }
+
     /// The guardians' document (JSON text) from the key records of guardians 1…n in order, each checked.
     fn joint(&self, py: Python<'_>, records: Vec<String>) -> PyResult<String> {
         let docs = json_list(&records)?;
@@ -427,5 +457,54 @@ impl Eg21Ceremony {
 
     fn __repr__(&self) -> String {
         "Eg21Ceremony(..)".into()
+    }
+}
+
+enum AnyRound {
+    P256(Box<RoundCheck<P256>>),
+    Modp(Box<RoundCheck<ModpGroup>>),
+}
+
+/// What the election service checks of each message of a 2.1 decryption round as it is posted (spec/80.11),
+/// with no secret: made once per round from the record written from the board (`record`) and U. A message
+/// that would make the other guardians stop is refused and names its guardian.
+#[pyclass(frozen, name = "Eg21Round", module = "votum._native")]
+pub struct Eg21Round(AnyRound);
+
+#[pymethods]
+impl Eg21Round {
+    #[new]
+    fn new(py: Python<'_>, group: &str, record: PathBuf, available: Vec<u32>) -> PyResult<Self> {
+        let modp = modp(group)?;
+        let inner = release(py, || match modp {
+            None => RoundCheck::new(P256, &record, &available).map(|r| AnyRound::P256(Box::new(r))),
+            Some(g) => RoundCheck::new(g, &record, &available).map(|r| AnyRound::Modp(Box::new(r))),
+        })
+        .map_err(eg2)?;
+        Ok(Self(inner))
+    }
+
+    /// Guardian i's announcement (JSON text): made for the board's values, its nonce parts each proved.
+    fn check_announce(&self, py: Python<'_>, i: u32, announce: &[u8]) -> PyResult<()> {
+        let doc = json(announce)?;
+        release(
+            py,
+            || each!(AnyRound, &self.0, r => r.check_announce(i, &doc)),
+        )
+        .map_err(eg2)
+    }
+
+    /// Guardian i's reveal (JSON text) against its announcement on the board (JSON text).
+    fn check_reveal(&self, py: Python<'_>, i: u32, announce: &[u8], reveal: &[u8]) -> PyResult<()> {
+        let (a, r) = (json(announce)?, json(reveal)?);
+        release(
+            py,
+            || each!(AnyRound, &self.0, x => x.check_reveal(i, &a, &r)),
+        )
+        .map_err(eg2)
+    }
+
+    fn __repr__(&self) -> String {
+        "Eg21Round(..)".into()
     }
 }

@@ -47,6 +47,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<eg21_party::Eg21Trustee>()?;
     m.add_class::<eg21_party::Eg21Coordinator>()?;
     m.add_class::<eg21_party::Eg21Ceremony>()?;
+    m.add_class::<eg21_party::Eg21Round>()?;
     m.add_class::<eg21_service::Eg21BallotBox>()?;
     m.add_class::<eg21_service::Eg21Device>()?;
     m.add_function(wrap_pyfunction!(node::node_check_frame, m)?)?;

@@ -261,7 +261,8 @@ class GuardianTool21:
             try:
                 trustee.receive(j, got[j].encode())
             except (VotumError, ValueError) as e:
-                self._post("complaints", {"dealer": j, "reason": str(e)[:1000]})
+                opening = trustee.open_share(j, got[j].encode())
+                self._post("complaints", {"dealer": j, "reason": str(e)[:1000], "opening": opening})
                 raise VerificationFailed(
                     f"guardian {j}'s share to guardian {i} failed its checks ({e}); a complaint is posted "
                     "and the ceremony cannot finish"

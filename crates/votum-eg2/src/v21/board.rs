@@ -11,16 +11,19 @@ use serde_json::Value;
 
 use crate::election::{Dlog, Summary};
 use crate::group::{parameter_inputs, Eg2Group};
-use crate::manifest::read_manifest;
+use crate::manifest::{read_manifest, Manifest};
 use crate::v21::check::check_key;
-use crate::v21::decrypt::{data_plaintext, open_ballot, Target};
+use crate::v21::decrypt::{check_nonce_part, data_plaintext, open_ballot, NoncePart, Target};
 use crate::v21::election::{
-    check_roster, count_name, joint_keys, tally_json, write_json, write_lines,
+    check_roster, count_name, joint_keys, tally_json, write_json, write_lines, Tally,
 };
 use crate::v21::hashes::{base_hash, parameter_hash};
-use crate::v21::keys::check_share_proof;
+use crate::v21::keys::{check_share_proof, judge_complaint};
 use crate::v21::record::{self, DecryptedData, GuardianKey, Keys, TallyValue};
-use crate::v21::trustee::{combine_round, quorum, read_ballots, read_share};
+use crate::v21::trustee::{
+    combine_round, quorum, read_announce, read_ballots, read_opening, read_reveal, read_share,
+    targets_digest, ReadAnnounce,
+};
 use crate::Eg2Error;
 
 /// A 2.1 election's public parameters: the group, n, k, H_P and H_B (from the manifest's bytes).
@@ -105,6 +108,34 @@ impl<G: Eg2Group> Ceremony<G> {
         Ok((s.from, s.to))
     }
 
+    /// Receiver ℓ's complaint of dealer i's share with its opening (spec/66.4, 80.11), judged with no secret:
+    /// the dealer's fault when the opened share fails (`Ok`, the reason), otherwise an error saying why the
+    /// complaint does not stand (a false complaint, or an opening that does not verify).
+    pub fn judge_complaint(
+        &self,
+        (dealer, receiver): (&Value, &Value),
+        share: &Value,
+        opening: &Value,
+    ) -> Result<String, Eg2Error> {
+        let key = |doc: &Value| GuardianKey::read(&self.group, doc).map_err(wrong);
+        let (dealer, receiver) = (key(dealer)?, key(receiver)?);
+        let share = read_share(&self.group, share).map_err(wrong)?;
+        let opening = read_opening(&self.group, opening)
+            .map_err(|e| wrong(format!("the complaint's opening: {e}")))?;
+        judge_complaint(
+            &self.group,
+            &self.hp,
+            self.k,
+            (&dealer, &receiver),
+            &share,
+            &opening,
+        )
+        .map_err(|reason| Eg2Error::Guardian {
+            guardian: format!("guardian {}", receiver.i),
+            reason: format!("its complaint does not stand: {reason}"),
+        })
+    }
+
     /// The guardians' document (spec/66.3) from the key records of guardians 1…n in order, each checked.
     pub fn joint(&self, records: &[Value]) -> Result<Value, Eg2Error> {
         let keys = records
@@ -114,6 +145,44 @@ impl<G: Eg2Group> Ceremony<G> {
         check_roster(&self.group, &self.hp, &keys, (self.n, self.k))?;
         Ok(joint_keys(&self.group, (&self.hp, &self.hb), keys).to_json(&self.group))
     }
+}
+
+/// The record at `dir` as far as its ballots (the service's own board written out: parameters, manifest,
+/// guardians, devices, ballots): its manifest, keys and what is decrypted, computed as every guardian
+/// computes it ([`read_ballots`]: a record with a value twice is refused).
+fn read_record<G: Eg2Group>(group: &G, dir: &Path) -> Result<BoardRecord<G>, Eg2Error> {
+    let rec = |e: String| wrong(format!("the record: {e}"));
+    let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| rec(format!("{name}: {e}")));
+    let json = |name: &str| -> Result<Value, Eg2Error> {
+        serde_json::from_slice(&read(name)?).map_err(|e| rec(format!("{name}: {e}")))
+    };
+    let params = json(record::PARAMETERS)?;
+    let n = params["n"].as_u64().unwrap_or(0) as u32;
+    let k = params["k"].as_u64().unwrap_or(0) as u32;
+    if params != record::parameters_json(group, n, k) {
+        return Err(wrong("the record's parameters are not this group's"));
+    }
+    let manifest_doc: Value = serde_json::from_slice(&read(record::MANIFEST)?)
+        .map_err(|e| Eg2Error::Manifest(e.to_string()))?;
+    let manifest = read_manifest(&manifest_doc).map_err(Eg2Error::Manifest)?;
+    let keys = Keys::read(group, &json(record::GUARDIANS)?).map_err(rec)?;
+    let tally = read_ballots(group, &manifest, dir)?;
+    Ok(BoardRecord {
+        n,
+        k,
+        manifest,
+        keys,
+        tally,
+    })
+}
+
+/// What [`read_record`] reads.
+struct BoardRecord<G: Eg2Group> {
+    n: u32,
+    k: u32,
+    manifest: Manifest,
+    keys: Keys<G>,
+    tally: Tally<G>,
 }
 
 /// What the election service publishes once the guardians of U have answered (spec/80.11), with no secret and
@@ -130,23 +199,14 @@ pub fn publish<G: Eg2Group>(
     available: &[u32],
     messages: (&[Value], &[Value], &[Value]),
 ) -> Result<Summary, Eg2Error> {
-    let rec = |e: String| wrong(format!("the record: {e}"));
-    let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| rec(format!("{name}: {e}")));
-    let json = |name: &str| -> Result<Value, Eg2Error> {
-        serde_json::from_slice(&read(name)?).map_err(|e| rec(format!("{name}: {e}")))
-    };
-    let params = json(record::PARAMETERS)?;
-    let n = params["n"].as_u64().unwrap_or(0) as u32;
-    let k = params["k"].as_u64().unwrap_or(0) as u32;
-    if params != record::parameters_json(group, n, k) {
-        return Err(wrong("the record's parameters are not this group's"));
-    }
-    let manifest_doc: Value = serde_json::from_slice(&read(record::MANIFEST)?)
-        .map_err(|e| Eg2Error::Manifest(e.to_string()))?;
-    let manifest = read_manifest(&manifest_doc).map_err(Eg2Error::Manifest)?;
-    let keys = Keys::read(group, &json(record::GUARDIANS)?).map_err(rec)?;
+    let BoardRecord {
+        n,
+        k,
+        manifest,
+        keys,
+        tally,
+    } = read_record(group, dir)?;
     let u = quorum(available, n, k)?;
-    let tally = read_ballots(group, &manifest, dir)?;
     let targets = tally.targets(&manifest);
     let challenged = tally.challenged();
     let (decrypted, parts) = combine_round(
@@ -217,4 +277,141 @@ pub fn publish<G: Eg2Group>(
         counts,
         seconds: Vec::new(),
     })
+}
+
+/// What the election service checks of each message of a decryption round as it is posted (spec/80.11), with
+/// no secret, so that a guardian of U whose message would make the others stop is refused, and named, at once
+/// instead of stalling the round: an announcement must be made for the values computed here (the digest, one
+/// (M_i, d_i) per value) and hold one part of each challenged ballot's nonce, each with its proof against the
+/// guardian's ballot-data key; a reveal must open the guardian's own d_i (eqs. 88, 99). An answer is checked
+/// at publication ([`publish`] names a wrong one).
+pub struct RoundCheck<G: Eg2Group> {
+    group: G,
+    record: BoardRecord<G>,
+    u: Vec<u32>,
+    digest: [u8; 32],
+}
+
+impl<G: Eg2Group> RoundCheck<G> {
+    /// The round with guardians `available` on the record at `dir` (as [`publish`] reads it).
+    pub fn new(group: G, dir: &Path, available: &[u32]) -> Result<Self, Eg2Error> {
+        let record = read_record(&group, dir)?;
+        let u = quorum(available, record.n, record.k)?;
+        let digest = {
+            let targets = record.tally.targets(&record.manifest);
+            targets_digest(&group, &u, &targets, &record.tally.challenged())
+        };
+        Ok(Self {
+            group,
+            record,
+            u,
+            digest,
+        })
+    }
+
+    fn read(&self, i: u32, announce: &Value) -> Result<ReadAnnounce<G>, Eg2Error> {
+        let a = read_announce(&self.group, announce).map_err(|e| named_guardian(i, e))?;
+        if a.announce.i != i || !self.u.contains(&i) {
+            return Err(named_guardian(
+                i,
+                format!(
+                    "an announcement of guardian {} in a round of {:?}",
+                    a.announce.i, self.u
+                ),
+            ));
+        }
+        Ok(a)
+    }
+
+    /// Guardian i's announcement (JSON), as every other guardian of U would check it before revealing.
+    pub fn check_announce(&self, i: u32, announce: &Value) -> Result<(), Eg2Error> {
+        let a = self.read(i, announce)?;
+        if a.digest != self.digest {
+            return Err(named_guardian(
+                i,
+                "its announcement is made for other values than the board's: the record it read differs"
+                    .into(),
+            ));
+        }
+        let targets = self.record.tally.targets(&self.record.manifest);
+        if a.announce.values.len() != targets.len() {
+            return Err(named_guardian(
+                i,
+                format!(
+                    "its announcement holds {} values of {}",
+                    a.announce.values.len(),
+                    targets.len()
+                ),
+            ));
+        }
+        let challenged = self.record.tally.challenged();
+        let parts: BTreeMap<&str, &NoncePart<G>> =
+            a.parts.iter().map(|(id, p)| (id.as_str(), p)).collect();
+        if parts.len() != a.parts.len() || parts.len() != challenged.len() {
+            return Err(named_guardian(
+                i,
+                format!(
+                    "its announcement holds {} nonce parts for {} challenged ballots",
+                    a.parts.len(),
+                    challenged.len()
+                ),
+            ));
+        }
+        for b in challenged {
+            let part = parts.get(b.id.as_str()).ok_or_else(|| {
+                named_guardian(
+                    i,
+                    format!("its announcement holds no part of ballot {}'s nonce", b.id),
+                )
+            })?;
+            if !check_nonce_part(&self.group, &self.record.keys.guardians, b, i, part) {
+                return Err(named_guardian(
+                    i,
+                    format!(
+                        "its part of ballot {}'s nonce does not verify against its ballot-data key",
+                        b.id
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Guardian i's reveal (JSON) against its announcement on the board: each pair must open its d_i.
+    pub fn check_reveal(&self, i: u32, announce: &Value, reveal: &Value) -> Result<(), Eg2Error> {
+        let a = self.read(i, announce)?;
+        let r = read_reveal(&self.group, reveal).map_err(|e| named_guardian(i, e))?;
+        let targets = self.record.tally.targets(&self.record.manifest);
+        if r.i != i || r.pairs.len() != targets.len() || a.announce.values.len() != targets.len() {
+            return Err(named_guardian(
+                i,
+                format!(
+                    "a reveal of guardian {} with {} pairs for {} values",
+                    r.i,
+                    r.pairs.len(),
+                    targets.len()
+                ),
+            ));
+        }
+        let he = &self.record.keys.he;
+        for (t, ((m, d), (x, y))) in targets.iter().zip(a.announce.values.iter().zip(&r.pairs)) {
+            if &t.commitment(&self.group, he, i, (x, y), m, &self.u) != d {
+                return Err(named_guardian(
+                    i,
+                    format!(
+                        "its commitment pair for {} does not match its d (eq. 88 or 99)",
+                        t.name()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn named_guardian(i: u32, reason: String) -> Eg2Error {
+    Eg2Error::Guardian {
+        guardian: format!("guardian {i}"),
+        reason,
+    }
 }

@@ -91,7 +91,7 @@ impl<'a, G: Eg2Group> Target<'a, G> {
     }
 
     /// d_i (eq. 88 or 99).
-    fn commitment(
+    pub(crate) fn commitment(
         &self,
         group: &G,
         he: &[u8; 32],

@@ -459,6 +459,24 @@ pub fn nonce_part_hash<G: Eg2Group>(
     els(group, h, [c0, m, a, b]).finish()
 }
 
+/// votum's challenge for receiver ℓ's opening of guardian i's share (spec/66.4; the specification's answer to a
+/// complaint is the dealer's, §3.2.2): H_q(H_P; 0xF1, "votum share opening", i, ℓ, κ_ℓ, C₀, β, a, b), a
+/// Chaum–Pedersen proof that log_g(κ_ℓ) = log_C₀(β). 0xF1 is a domain byte the specification does not use.
+pub fn share_opening_hash<G: Eg2Group>(
+    group: &G,
+    hp: &[u8; 32],
+    (i, l): (u32, u32),
+    (kappa_l, c0, beta): (&G::Element, &G::Element, &G::Element),
+    (a, b): (&G::Element, &G::Element),
+) -> [u8; 32] {
+    let h = Hash::new(hp)
+        .byte(0xF1)
+        .bytes(b"votum share opening")
+        .u32(i)
+        .u32(l);
+    els(group, h, [kappa_l, c0, beta, a, b]).finish()
+}
+
 /// ψ = H(H_I; 0x40, α_1, β_1, …, α_m, β_m) (eqs. 113, 114): a pre-encryption vector's selection hash.
 pub fn selection_hash<'a, G: Eg2Group + 'a>(
     group: &G,

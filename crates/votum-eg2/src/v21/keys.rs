@@ -13,7 +13,9 @@ use zeroize::Zeroize;
 use crate::ceremony::evaluate;
 use crate::group::Eg2Group;
 use crate::v21::check::{check_key, public_share};
-use crate::v21::hashes::{key_proof_hash, share_key, share_pads, share_proof_hash, KeyKind};
+use crate::v21::hashes::{
+    key_proof_hash, share_key, share_opening_hash, share_pads, share_proof_hash, KeyKind,
+};
 use crate::v21::record::{GuardianKey, KeyProof};
 use crate::{Eg2Error, Pair};
 
@@ -65,6 +67,111 @@ pub fn check_share_proof<G: Eg2Group>(
         return Err("the share's proof of its nonce does not verify (eq. 22)".into());
     }
     Ok(())
+}
+
+/// The share's two values (P_i(ℓ), P̂_i(ℓ)) under β = C₀^ζ_ℓ = κ_ℓ^ξ (eq. 23), each below q.
+fn open_values<G: Eg2Group>(
+    group: &G,
+    hp: &[u8; 32],
+    share: &EncryptedShare<G>,
+    kappa_l: &G::Element,
+    beta: &G::Element,
+) -> Result<ShareValues<G>, String> {
+    let mut key = share_key(group, hp, (share.from, share.to), kappa_l, &share.c0, beta);
+    let mut pads = share_pads(&key, share.from, share.to);
+    key.zeroize();
+    let mut plain = [0u8; 64];
+    for (n, out) in plain.iter_mut().enumerate() {
+        *out = share.c1[n] ^ pads[n];
+    }
+    pads.zeroize();
+    let read = |bytes: &[u8]| group.read_scalar(bytes).map(Secret::new);
+    let values = read(&plain[..32]).and_then(|p| Ok((p, read(&plain[32..])?)));
+    plain.zeroize();
+    values.map_err(|_| "a share is not below q".into())
+}
+
+/// Both values against the dealer's commitments for receiver `l` (eqs. 28, 29).
+fn check_values<G: Eg2Group>(
+    group: &G,
+    dealer: &GuardianKey<G>,
+    l: u32,
+    (p, p_hat): (&Secret<G::Scalar>, &Secret<G::Scalar>),
+) -> Result<(), String> {
+    if group.pow_secret(group.generator(), p) != public_share(group, &dealer.vote, l) {
+        return Err("the vote share does not match the dealer's commitments (eq. 28)".into());
+    }
+    if group.pow_secret(group.generator(), p_hat) != public_share(group, &dealer.data, l) {
+        return Err("the data share does not match the dealer's commitments (eq. 29)".into());
+    }
+    Ok(())
+}
+
+/// Receiver ℓ's opening of a share it complains of (spec/66.4): β = C₀^ζ_ℓ with a Chaum–Pedersen proof
+/// (c, v) that log_g(κ_ℓ) = log_C₀(β). With it anyone decrypts the share and checks it against the dealer's
+/// commitments, so a complaint stands or falls on its own: the specification's answer to a complaint
+/// (§3.2.2, the dealer publishing the share and its nonce) needs the dealer, and lets a false complaint
+/// stop the ceremony until it comes. Opening a share reveals only its two values: its nonce proof (eq. 22)
+/// shows the dealer knows ξ, and so β = κ_ℓ^ξ already.
+pub struct ShareOpening<G: Eg2Group> {
+    pub beta: G::Element,
+    pub proof: Pair<G>,
+}
+
+/// What anyone concludes from receiver ℓ's complaint of dealer i's share with its opening (spec/66.4): the
+/// dealer's fault (`Ok`, the reason), or why the complaint does not stand (`Err`): the share is not i's to
+/// ℓ, the opening's proof fails, or the share opens to values that match i's commitments.
+pub fn judge_complaint<G: Eg2Group>(
+    group: &G,
+    hp: &[u8; 32],
+    k: u32,
+    (dealer, receiver): (&GuardianKey<G>, &GuardianKey<G>),
+    share: &EncryptedShare<G>,
+    opening: &ShareOpening<G>,
+) -> Result<String, String> {
+    if share.from != dealer.i || share.to != receiver.i || dealer.i == receiver.i {
+        return Err(format!(
+            "the share from {} to {} is not guardian {}'s to guardian {}",
+            share.from, share.to, dealer.i, receiver.i
+        ));
+    }
+    if let Err(e) = check_key(group, hp, dealer, k) {
+        return Ok(e);
+    }
+    if let Err(e) = check_share_proof(group, hp, share) {
+        return Ok(e);
+    }
+    if !group.all_members(&[&opening.beta]) {
+        return Err("the opening's β is not in the group".into());
+    }
+    let (c, v) = (&opening.proof.c, &opening.proof.v);
+    let a = group.op(&group.pow_generator(v), &group.pow(&receiver.kappa, c));
+    let b = group.op(&group.pow(&share.c0, v), &group.pow(&opening.beta, c));
+    let expected = group.to_challenge(&share_opening_hash(
+        group,
+        hp,
+        (share.from, share.to),
+        (&receiver.kappa, &share.c0, &opening.beta),
+        (&a, &b),
+    ));
+    if expected != *c {
+        return Err(format!(
+            "the opening's proof does not verify against guardian {}'s κ",
+            receiver.i
+        ));
+    }
+    let values = match open_values(group, hp, share, &receiver.kappa, &opening.beta) {
+        Ok(values) => values,
+        Err(e) => return Ok(e),
+    };
+    match check_values(group, dealer, receiver.i, (&values.0, &values.1)) {
+        Err(e) => Ok(e),
+        Ok(()) => Err(format!(
+            "guardian {}'s share to guardian {} opens to values that match its commitments: the complaint \
+             is false",
+            dealer.i, receiver.i
+        )),
+    }
 }
 
 /// A guardian with its secrets.
@@ -243,40 +350,52 @@ impl<G: Eg2Group> Guardian<G> {
             return Err(refuse("a second share from this dealer".into()));
         }
         check_key(group, hp, dealer, k).map_err(&refuse)?;
-        check_share_proof(group, hp, share).map_err(refuse)?;
+        check_share_proof(group, hp, share).map_err(&refuse)?;
         let beta = group.pow_secret(&share.c0, &self.zeta);
-        let mut key = share_key(
-            group,
-            hp,
-            (dealer.i, self.i),
-            &self.public.kappa,
-            &share.c0,
-            &beta,
-        );
-        let mut pads = share_pads(&key, dealer.i, self.i);
-        key.zeroize();
-        let mut plain = [0u8; 64];
-        for (n, out) in plain.iter_mut().enumerate() {
-            *out = share.c1[n] ^ pads[n];
-        }
-        pads.zeroize();
-        let read = |bytes: &[u8]| group.read_scalar(bytes).map(Secret::new);
-        let values = read(&plain[..32]).and_then(|p| Ok((p, read(&plain[32..])?)));
-        plain.zeroize();
-        let (p, p_hat) = values.map_err(|_| refuse("a share is not below q".into()))?;
-        if group.pow_secret(group.generator(), &p) != public_share(group, &dealer.vote, self.i) {
-            return Err(refuse(
-                "the vote share does not match the dealer's commitments (eq. 28)".into(),
-            ));
-        }
-        if group.pow_secret(group.generator(), &p_hat) != public_share(group, &dealer.data, self.i)
-        {
-            return Err(refuse(
-                "the data share does not match the dealer's commitments (eq. 29)".into(),
-            ));
-        }
+        let (p, p_hat) =
+            open_values(group, hp, share, &self.public.kappa, &beta).map_err(&refuse)?;
+        check_values(group, dealer, self.i, (&p, &p_hat)).map_err(refuse)?;
         self.received.insert(dealer.i, (p, p_hat));
         Ok(())
+    }
+
+    /// This guardian's opening of `share` (addressed to it) to go with a complaint of its dealer (spec/66.4).
+    /// Refused for a share whose nonce proof (eq. 22) fails: only for a dealer who knows ξ is β nothing new.
+    pub fn open_share<R: RngCore + CryptoRng>(
+        &self,
+        group: &G,
+        hp: &[u8; 32],
+        share: &EncryptedShare<G>,
+        rng: &mut R,
+    ) -> Result<ShareOpening<G>, Eg2Error> {
+        let refuse = |reason: String| Eg2Error::Guardian {
+            guardian: format!("guardian {}", self.i),
+            reason,
+        };
+        if share.to != self.i || share.from == self.i {
+            return Err(refuse(format!(
+                "opens no share from {} to {}",
+                share.from, share.to
+            )));
+        }
+        check_share_proof(group, hp, share)
+            .map_err(|e| refuse(format!("opens no share whose proof fails: {e}")))?;
+        let beta = group.pow_secret(&share.c0, &self.zeta);
+        let u = group.random_secret(rng);
+        let a = group.pow_secret(group.generator(), &u);
+        let b = group.pow_secret(&share.c0, &u);
+        let c = group.to_challenge(&share_opening_hash(
+            group,
+            hp,
+            (share.from, share.to),
+            (&self.public.kappa, &share.c0, &beta),
+            (&a, &b),
+        ));
+        let v = group.scalar_sub(u.expose(), &group.scalar_mul(&c, self.zeta.expose()));
+        Ok(ShareOpening {
+            beta,
+            proof: Pair { c, v },
+        })
     }
 
     /// z_i and ẑ_i (eq. 24), once a share from every one of the `n` guardians is in.

@@ -29,7 +29,7 @@ use crate::v21::decrypt::{
 };
 use crate::v21::election::{check_roster, joint_keys, Coordinator, Tally};
 use crate::v21::hashes::{base_hash, parameter_hash};
-use crate::v21::keys::{EncryptedShare, Guardian, KeyShares};
+use crate::v21::keys::{EncryptedShare, Guardian, KeyShares, ShareOpening};
 use crate::v21::record::{self, el, element, sc, scalar, Ballot, GuardianKey, Keys};
 use crate::{Eg2Error, Pair};
 
@@ -113,6 +113,26 @@ pub fn share_json<G: Eg2Group>(group: &G, s: &EncryptedShare<G>) -> Value {
         "C1": record::hex(&s.c1),
         "c": sc(group, &s.proof.c),
         "v": sc(group, &s.proof.v),
+    })
+}
+
+/// A receiver's opening of a share (spec/66.4) as JSON: β and the proof (c, v).
+pub fn opening_json<G: Eg2Group>(group: &G, o: &ShareOpening<G>) -> Value {
+    json!({
+        "beta": el(group, &o.beta),
+        "c": sc(group, &o.proof.c),
+        "v": sc(group, &o.proof.v),
+    })
+}
+
+/// A share opening from JSON; β's membership and the proof are checked by [`judge_complaint`].
+pub fn read_opening<G: Eg2Group>(group: &G, v: &Value) -> Result<ShareOpening<G>, String> {
+    Ok(ShareOpening {
+        beta: element(group, v, "beta")?,
+        proof: Pair {
+            c: scalar(group, v, "c")?,
+            v: scalar(group, v, "v")?,
+        },
     })
 }
 
@@ -457,6 +477,26 @@ impl<G: Eg2Group> Trustee<G> {
             read_share(&self.group, doc).map_err(|e| named(from, format!("its share: {e}")))?;
         self.guardian
             .receive(&self.group, &self.hp, self.k, &dealer, &share)
+    }
+
+    /// This guardian's opening (JSON) of the share dealt to it by guardian `from` (`doc`, as the board shows
+    /// it), to go with its complaint of that dealer (spec/66.4): anyone can then see whether the share fails.
+    pub fn open_share<R: RngCore + CryptoRng>(
+        &self,
+        from: u32,
+        doc: &Value,
+        rng: &mut R,
+    ) -> Result<Value, Eg2Error> {
+        self.agreed()?;
+        let share =
+            read_share(&self.group, doc).map_err(|e| named(from, format!("its share: {e}")))?;
+        if share.from != from {
+            return Err(named(from, format!("a share of guardian {}", share.from)));
+        }
+        let opening = self
+            .guardian
+            .open_share(&self.group, &self.hp, &share, rng)?;
+        Ok(opening_json(&self.group, &opening))
     }
 
     /// Once a share from every other guardian is in: K, K̂, H_G and H_E computed here, and this guardian's

@@ -163,6 +163,7 @@ class Objects:
         self._specs = LruCache(4096)
         self._eg21 = LruCache(size)
         self._boxes = LruCache(size)
+        self._rounds = LruCache(8)
 
     def get(self, election_id: str) -> ElectionObjects:
         return self._cache.get(election_id, lambda: ElectionObjects(self._store, election_id))
@@ -182,6 +183,13 @@ class Objects:
             )
 
         return self._eg21.get(election_id, make)
+
+    def eg21_round(
+        self, election_id: str, available: tuple[int, ...], make: Callable[[], votum.Eg21Round]
+    ) -> votum.Eg21Round:
+        """A closed 2.1 election's checks of the messages of a decryption round with U = `available`, made
+        once (the closed board no longer changes what is decrypted)."""
+        return self._rounds.get((election_id, available), make)
 
     def eg21_box(self, election_id: str, make: Callable[[], votum.Eg21BallotBox]) -> votum.Eg21BallotBox:
         """A 2.1 election's ballot checks, made once it is open (`make` raises before)."""

@@ -189,22 +189,36 @@ class PostComplaint(BaseModel):
     #: the guardian whose share to this guardian failed its checks
     dealer: int = Field(ge=1, le=64)
     reason: str = Field(min_length=1, max_length=1000)
+    #: this guardian's opening of that share (`Eg21Trustee.open_share`, JSON text): β = C₀^ζ with its proof
+    opening: str = Field(min_length=1, max_length=1 << 14)
 
 
 @router.post("/complaints", response_model=Posted, status_code=201)
 def post_complaint(
     request: Request, election_id: str, body: PostComplaint, role: str = guardian_role
 ) -> dict[str, Any]:
-    """This guardian says the share dealt to it by `dealer` failed its checks: the election cannot open."""
+    """This guardian says the share dealt to it by `dealer` failed its checks, and opens it (spec/80.11): the
+    service decrypts it with the opening and keeps the complaint only when the share fails the dealer's
+    commitments, naming why. A false complaint, or an opening that is not this guardian's, is refused and
+    changes nothing. A complaint that stands stops the ceremony."""
     store = store_of(request)
-    eg21_of(request, election_id)
-    i, _ = _own_index(store, election_id, guardian_of(role) or "")
-    payload = payload_of({"receiver": i, "dealer": body.dealer, "reason": body.reason})
+    ceremony = eg21_of(request, election_id)
+    i, receiver = _own_index(store, election_id, guardian_of(role) or "")
+    share = store.entry_named(election_id, share_name(body.dealer, i))
+    dealer = store.entry_named(election_id, key_name(body.dealer))
+    if share is None or dealer is None:
+        raise Conflict(f"guardian {body.dealer} has dealt no share to guardian {i}")
+    fault = ceremony.judge_complaint(
+        json.loads(dealer.text())["record"].encode(),
+        receiver["record"].encode(),
+        share.text().encode(),
+        body.opening.encode(),
+    )
+    payload = payload_of(
+        {"receiver": i, "dealer": body.dealer, "reason": body.reason, "opening": body.opening, "fault": fault}
+    )
     with store.write(election_id) as tx:
         tx.require_phase("ceremony")
-        share = share_name(body.dealer, i)
-        if share not in tx.named([share]):
-            raise Conflict(f"guardian {body.dealer} has dealt no share to guardian {i}")
         entry = append_once(
             tx, "eg21_complaint", complaint_name(i, body.dealer), payload, f"the complaint of {i}"
         )

@@ -26,9 +26,9 @@ from votum.errors import Conflict, InvalidInput, WrongPhase
 from votum.service.auth import guardian_of, require
 from votum.service.codec import NegotiatedRoute
 from votum.service.v1.ceremony import append_once
-from votum.service.v1.common import EntryOut, entry_out, payload_of
+from votum.service.v1.common import EntryOut, election_doc, entry_out, payload_of
 from votum.service.v1.eg21 import _own_index
-from votum.service.v1.state import eg21_of
+from votum.service.v1.state import eg21_of, v1_state
 from votum.store import Store
 from votum.store.export import export_record_21
 
@@ -78,6 +78,35 @@ class RoundOut(BaseModel):
     answer: dict[int, str]
 
 
+def round_check(request: Request, store: Store, election_id: str, available: list[int]) -> votum.Eg21Round:
+    """The checks of a round with guardians `available`, made once from the record written from the closed
+    board (`votum.Eg21Round`): an announcement or reveal that would make the other guardians of U stop is
+    refused as it is posted, naming its guardian, instead of stalling the round."""
+    row = store.election(election_id)
+    if row.phase != "closed":
+        raise WrongPhase(f"election {election_id!r} is in phase {row.phase!r}; decryption rounds need closed")
+
+    def make() -> votum.Eg21Round:
+        group = election_doc(store, election_id)["group"]
+        with tempfile.TemporaryDirectory(prefix="votum-eg21-round-") as tmp:
+            record = Path(tmp) / "record"
+            export_record_21(store, election_id, record)
+            return votum.Eg21Round(group, record, available)
+
+    return v1_state(request).objects.eg21_round(election_id, tuple(available), make)
+
+
+def _round_of(request: Request, store: Store, election_id: str, r: int, i: int) -> votum.Eg21Round:
+    """Round r's checks, for a message of guardian i (one of its U)."""
+    entry = store.entry_named(election_id, round_name(r))
+    if entry is None:
+        raise Conflict(f"round {r} is not the election's current decryption round")
+    available = json.loads(entry.text())["available"]
+    if i not in available:
+        raise Conflict(f"guardian {i} is not among the round's guardians {available}")
+    return round_check(request, store, election_id, available)
+
+
 @router.post("", response_model=RoundOut, status_code=201, dependencies=[admin])
 def start_round(request: Request, election_id: str, body: StartRound) -> dict[str, Any]:
     """A decryption round with U = `available` (a new round replaces the one before: one of its guardians
@@ -90,6 +119,7 @@ def start_round(request: Request, election_id: str, body: StartRound) -> dict[st
         raise InvalidInput(
             f"U {body.available}: at least {row.quorum} of guardians 1…{row.number_of_guardians}, each once"
         )
+    round_check(request, store, election_id, u)  # the record read once now, before any message
     with store.write(election_id) as tx:
         tx.require_phase("closed")
         r = len(tx.of_kind("eg21_round")) + 1
@@ -128,6 +158,14 @@ def _post(
         json.loads(body.message)
     except ValueError as e:
         raise InvalidInput(f"the {step} is not JSON: {e}") from e
+    if step == "announce":
+        _round_of(request, store, election_id, r, i).check_announce(i, body.message.encode())
+    elif step == "reveal":
+        announce = store.entry_named(election_id, message_name(r, "announce", i))
+        if announce is not None:
+            _round_of(request, store, election_id, r, i).check_reveal(
+                i, json.loads(announce.text())["message"].encode(), body.message.encode()
+            )
     payload = payload_of({"i": i, "message": body.message, "signature": signature.hex()})
     with store.write(election_id) as tx:
         tx.require_phase("closed")
