@@ -32,8 +32,10 @@ test: setup peer lint ct-check test-rust test-python
 ct-check:
 	scripts/ct-check.sh
 
+# examples are left to clippy (--all-targets): building them here cost a minute of the test command
 test-rust:
-	cargo test --workspace --profile ci --locked
+	cargo test --workspace --profile ci --locked --tests
+	cargo test --workspace --profile ci --locked --doc
 
 test-python:
 	$(PY) -m pytest -q --durations=30

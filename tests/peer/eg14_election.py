@@ -10,7 +10,8 @@ DIR/election_private_data (plaintext ballots and the ciphertext ballots with non
 plus DIR/summary.json (expected counts, which ballots were spoiled, which guardians were missing).
 `--timings FILE` writes each step's wall time in seconds (benches/bench_eg_pipeline.py reads it);
 `--no-private-data` skips the private-data export (not part of a real election's pipeline).
-5 guardians, quorum 3; guardians 4 and 5 are missing at decryption and are compensated.
+5 guardians, quorum 3; guardians 4 and 5 are missing at decryption and are compensated (unless
+--present says more are there).
 """
 
 from __future__ import annotations
@@ -111,6 +112,12 @@ def main() -> None:
     parser.add_argument("--manifest", type=Path, default=HERE / "manifest-three-contests.json")
     parser.add_argument("--timings", type=Path)
     parser.add_argument("--no-private-data", action="store_true")
+    parser.add_argument(
+        "--present",
+        type=int,
+        default=QUORUM,
+        help=f"guardians present at decryption ({QUORUM}…{GUARDIANS}); the others are compensated",
+    )
     args = parser.parse_args()
     quiet_logs()
     rng = random.Random(args.seed)
@@ -144,7 +151,7 @@ def main() -> None:
     with step("decrypt"):
         spoiled = list(get_ballots(store, BallotBoxState.SPOILED).values())
         decrypter = DecryptionMediator("decryption-mediator", context)
-        present = guardians[:QUORUM]
+        present = guardians[: max(QUORUM, min(args.present, GUARDIANS))]
         TallyCeremonyOrchestrator.perform_compensated_decryption_setup(
             present, [g.share_key() for g in guardians], decrypter, context, ciphertext_tally, spoiled
         )
@@ -193,7 +200,7 @@ def main() -> None:
         "guardians": GUARDIANS,
         "quorum": QUORUM,
         "present": [g.id for g in present],
-        "missing": [g.id for g in guardians[QUORUM:]],
+        "missing": [g.id for g in guardians[len(present) :]],
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
     if args.timings:

@@ -335,16 +335,17 @@ def test_a_2_1_election_each_party_in_its_own_process(parties: Parties) -> None:
     env, election = parties.env, "eg21-ceremony"
     admin = parties.token("official", "admin")
     kiosk = parties.token("kiosk", "device:kiosk")
+    fingerprints = {}
     for g in GUARDIANS:
         parties.token(g, f"guardian:{g}")
         votum("node", "keygen", "--name", g, "--home", str(parties.home(g)), env=env)
+        shown = votum("node", "fingerprint", "--home", str(parties.home(g)), env=env).stdout
+        fingerprints[g] = shown.split()[1]
     for g in GUARDIANS:
         for other in GUARDIANS:
             if other != g:
                 card = parties.home(other) / "card.json"
-                fp = votum("node", "fingerprint", "--home", str(parties.home(other)), env=env).stdout.split()[
-                    1
-                ]
+                fp = fingerprints[other]
                 votum(
                     "node",
                     "peers",
