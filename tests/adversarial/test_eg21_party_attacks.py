@@ -131,6 +131,73 @@ def test_key_records_shown_differently_stop_every_share(tmp_path: Path) -> None:
     run(main())
 
 
+class _Dealer:
+    """Guardian 1's trustee, which agrees to the records as asked but deals from another polynomial than the
+    one its key record commits to."""
+
+    def __init__(self, real: Eg21Trustee, impostor: Eg21Trustee, records: dict[str, str]) -> None:
+        self.real, self.impostor, self.records = real, impostor, records
+
+    def agree(self, records: list[str]) -> None:
+        self.real.agree(records)
+        self.impostor.agree([self.impostor.public_record(), *records[1:]])
+
+    def share_for(self, to: int) -> bytes:
+        return self.impostor.share_for(to)
+
+
+def test_a_complaint_names_the_cheating_dealer_and_a_false_one_its_maker(tmp_path: Path) -> None:
+    """Guardian 1 deals shares that do not match its key record. Guardians 2 and 3 refuse them and answer
+    `eg2/joint` with their complaints, each with its opening of the share (spec/66.4); the coordinator
+    judges them with no secret and names guardian 1, whatever guardian 1 says of its shares. Then guardian 3
+    complains of a good share of guardian 1, opened honestly: the coordinator names guardian 3. Before
+    complaints carried openings, the dealer's report decided who was blamed."""
+    from votum import Eg21Ceremony
+    from votum.parties.eg2 import Eg2Failed, judge_complaints
+
+    async def main() -> None:
+        nodes, services = await eg2_mesh(tmp_path, 3)
+        try:
+            c = coordinator_for(tmp_path / "record")
+            records = await started(nodes[0], c)
+            impostor = Eg21Trustee("p256", c.manifest, 3, 2, 1)
+            services[0].trustee = _Dealer(services[0].trustee, impostor, records)  # type: ignore[assignment]
+            answers = await asyncio.gather(
+                *(ask(nodes[0], i, "eg2/records", {"records": records}) for i in (1, 2, 3))
+            )
+            assert {r: v[:7] for r, v in unpack(answers[0])["verdicts"].items()} == {
+                "guardian-2": "refused",
+                "guardian-3": "refused",
+            }
+            joint = {f"guardian-{i}": unpack(await ask(nodes[0], i, "eg2/joint", {})) for i in (2, 3)}
+            assert set(joint["guardian-2"]["complaints"]) == {"guardian-1"}
+            ceremony = Eg21Ceremony("p256", c.manifest, 3, 2)
+            with pytest.raises(Eg2Failed) as named:
+                judge_complaints(ceremony, records, joint)
+            assert named.value.guardian == "guardian-1" and "eq. 28" in named.value.detail
+            # a false complaint: guardian 3 opens a good share of guardian 1's and says it is bad
+            honest = Eg21Trustee("p256", c.manifest, 3, 2, 1, seed=b"\x01" * 32)
+            receiver = services[2].trustee
+            assert isinstance(receiver, Eg21Trustee)
+            shown = {**records, "guardian-1": honest.public_record()}
+            honest.agree([shown[f"guardian-{i}"] for i in (1, 2, 3)])
+            share = honest.share_for(3)
+            false = {"share": share.decode(), "opening": receiver.open_share(1, share), "reason": "bad"}
+            with pytest.raises(Eg2Failed) as named:
+                judge_complaints(ceremony, shown, {"guardian-3": {"complaints": {"guardian-1": false}}})
+            assert named.value.guardian == "guardian-3" and "false" in named.value.detail
+            # an opening made for another share than the one shown
+            other = {**false, "share": honest.share_for(2).decode()}
+            with pytest.raises(Eg2Failed) as named:
+                judge_complaints(ceremony, shown, {"guardian-3": {"complaints": {"guardian-1": other}}})
+            assert named.value.guardian == "guardian-3"
+        finally:
+            for n in nodes:
+                await n.close()
+
+    run(main())
+
+
 def test_the_commitment_round_cannot_be_steered_by_the_coordinator(tmp_path: Path) -> None:
     """The coordinator asks a guardian to reveal its pairs before every announcement is in, then with
     guardian 2's announcement changed (made for other values); both are refused, the second naming guardian

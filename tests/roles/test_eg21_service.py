@@ -318,6 +318,19 @@ def test_shares_are_checked_and_a_bad_one_is_complained_of_and_stops_the_opening
     # each complaint stands on its opening: the service opened the share and found it bad itself
     for text in complaints.values():
         assert "eq. 28" in json.loads(text)["fault"]
+    # a retry of a complaint (its opening's proof drawn afresh) is answered with the first
+    tool = election.tools[0]
+    trustee = tool._trustee(
+        1, "ceremony", json.loads(tool._entry("election.json")), tool._entry("manifest.json").encode()
+    )
+    keys = election.entries("eg21/keys/")
+    trustee.agree([json.loads(keys[f"eg21/keys/{j}.json"])["record"] for j in (1, 2, 3)])
+    opening = trustee.open_share(3, election.entries("eg21/shares/3/1.json")["eg21/shares/3/1.json"].encode())
+    first = election.store.entry_named("e", "eg21/complaints/1/3.json")
+    again = election.client(1).post(
+        "/v1/elections/e/eg21/complaints", {"dealer": 3, "reason": "again", "opening": opening}
+    )
+    assert again["entries"][0]["seq"] == first.seq
     # a share with its proof broken is refused by the service itself
     share = json.loads(election.entries("eg21/shares/3/1.json")["eg21/shares/3/1.json"])
     share["C1"] = "00" * 64

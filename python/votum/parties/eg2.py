@@ -33,7 +33,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from votum import Eg2Coordinator, Eg2Trustee, Eg21Coordinator, Eg21Trustee
+from votum import Eg2Coordinator, Eg2Trustee, Eg21Ceremony, Eg21Coordinator, Eg21Trustee
 from votum.errors import InvalidInput, VotumError
 from votum.nodes import errors
 from votum.nodes.channel import Message
@@ -112,6 +112,8 @@ class Eg2GuardianService:
         self.digest = b""
         self.records_ready = asyncio.Event()
         self.received: dict[str, dict[str, Any]] = {}
+        #: 2.1: each share refused, by dealer: the share as sent and this guardian's opening of it
+        self.complaints: dict[str, dict[str, str]] = {}
         #: the joint keys computed: from then on the coordinator may send the record
         self.keyed = False
         self._drop_record()
@@ -271,11 +273,20 @@ class Eg2GuardianService:
         share = self.node.open_sealed(
             self.roster[sender], _share_purpose(self.election or ""), bytes(body["box"])
         )
+        me = self._mine()
         try:
-            await self.node.run_in_worker(self._mine().receive, self.xs[sender], share)
+            await self.node.run_in_worker(me.receive, self.xs[sender], share)
             verdict: dict[str, Any] = {"verified": True, "reason": ""}
         except (VotumError, ValueError) as e:
             verdict = {"verified": False, "reason": str(e)}
+            if isinstance(me, Eg21Trustee):
+                # 2.1: the complaint carries this guardian's opening of the share (spec/66.4), which the
+                # coordinator judges with no secret: a cheating dealer is named, a false complaint too
+                try:
+                    opening = await self.node.run_in_worker(me.open_share, self.xs[sender], share)
+                    self.complaints[sender] = {"share": share.decode(), "opening": str(opening)}
+                except (VotumError, ValueError) as why:
+                    verdict["reason"] += f" (and it cannot be opened: {why})"
         del share
         self.received[sender] = verdict
         return pack(verdict)
@@ -283,9 +294,11 @@ class Eg2GuardianService:
     async def _joint(self, m: Message) -> bytes:
         self._from_coordinator(m)
         bad = {g: v["reason"] for g, v in self.received.items() if not v["verified"]}
+        me = self._mine()
+        if bad and isinstance(me, Eg21Trustee) and set(bad) == set(self.complaints):
+            return pack({"complaints": {g: {**self.complaints[g], "reason": bad[g]} for g in sorted(bad)}})
         if bad:
             raise errors.HandlerError(f"shares refused: {bad}")
-        me = self._mine()
         if isinstance(me, Eg21Trustee):
             keys = await self._work(me.joint)
             self.keyed = True
@@ -493,12 +506,17 @@ async def _phases(
     answers = await ask("shares dealt", "eg2/records", {g: {"records": records} for g in cards})
     for dealer in cards:
         for receiver, verdict in _unpack(answers[dealer])["verdicts"].items():
-            if verdict == "ok":
+            # in 2.1 a refusal is the receiver's complaint, judged on its opening at the next step: the
+            # dealer's word that its share was refused (or taken) decides nothing
+            if verdict == "ok" or (plan.version == "2.1" and str(verdict).startswith("refused")):
                 continue
             at_fault = dealer if str(verdict).startswith("refused") else str(receiver)
             raise Eg2Failed("shares dealt", f"{dealer}'s share for {receiver}: {verdict}", at_fault)
 
     answers = await ask("joint key", "eg2/joint", {g: {} for g in cards})
+    if plan.version == "2.1":
+        ceremony = Eg21Ceremony(plan.group, manifest or b"", n, plan.quorum)
+        judge_complaints(ceremony, records, {g: _unpack(a) for g, a in answers.items()})
     try:
         opened = await loop.run_in_executor(None, coordinator.open, [records[g] for g in cards])
     except VotumError as e:
@@ -637,6 +655,37 @@ async def _send_record(node: Node, to: dict[str, Card], out: Path, phases: dict[
 
     await _every(one(g) for g in to)
     phases["record sent"] = phases.get("record sent", 0.0) + time.perf_counter() - t0
+
+
+def judge_complaints(
+    ceremony: Eg21Ceremony, records: dict[str, str], joint: dict[str, dict[str, Any]]
+) -> None:
+    """2.1 over the channels (spec/66.12): each guardian's `eg2/joint` answer either holds its guardians'
+    document or the shares it refused, each with its opening (spec/66.4). The coordinator judges each with
+    no secret and names who cheated: the dealer when the opened share fails its commitments, the
+    complaining guardian when it does not (a false complaint) or its opening is not its own."""
+    ids = list(records)
+    for receiver, answer in joint.items():
+        for dealer, complaint in dict(answer.get("complaints") or {}).items():
+            if dealer not in records or dealer == receiver:
+                raise Eg2Failed(
+                    "joint key", f"{receiver} complained of {dealer!r}, no other guardian", receiver
+                )
+            share = str(complaint["share"]).encode()
+            try:
+                if json.loads(share).get("from") != ids.index(dealer) + 1:
+                    raise InvalidInput(f"the share it shows is not {dealer}'s")
+                fault = ceremony.judge_complaint(
+                    records[dealer].encode(),
+                    records[receiver].encode(),
+                    share,
+                    str(complaint["opening"]).encode(),
+                )
+            except (VotumError, ValueError) as e:
+                raise Eg2Failed(
+                    "joint key", f"{receiver}'s complaint of {dealer}'s share does not stand: {e}", receiver
+                ) from None
+            raise Eg2Failed("joint key", f"{dealer}'s share for {receiver} is bad (opened): {fault}", dealer)
 
 
 def _named(message: str, guardians: list[str]) -> str | None:

@@ -217,11 +217,11 @@ def post_complaint(
     payload = payload_of(
         {"receiver": i, "dealer": body.dealer, "reason": body.reason, "opening": body.opening, "fault": fault}
     )
+    name = complaint_name(i, body.dealer)
     with store.write(election_id) as tx:
         tx.require_phase("ceremony")
-        entry = append_once(
-            tx, "eg21_complaint", complaint_name(i, body.dealer), payload, f"the complaint of {i}"
-        )
+        # one complaint per receiver and dealer: a retry (its opening's proof drawn afresh) gets the first
+        entry = tx.named([name]).get(name) or tx.append("eg21_complaint", name, payload)
     return {"entries": [entry_out(entry)]}
 
 
