@@ -44,6 +44,7 @@ from votum.nodes.identity import Card
 from votum.nodes.local import apply_roster, environment, trusting_homes
 from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node, NodeSettings, open_node
+from votum.parties.common import tell_each
 
 #: a party's test seed (an integer, tests and benchmarks only): read from its own environment, never from a
 #: message (spec/97.14)
@@ -982,14 +983,7 @@ async def coordinate(
         dead = await _unreachable(node, parties)
         if dead and failed.party not in dead:
             failed = SvFailed(failed.phase, f"{failed.detail} (unreachable: {', '.join(dead)})", dead[0])
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(
-                asyncio.gather(
-                    *(node.request(p, "sv/abort", _pack({"election": election}), 5.0) for p in parties),
-                    return_exceptions=True,
-                ),
-                10.0,
-            )
+        await tell_each(node, parties, "sv/abort", _pack({"election": election}), 3.0)
         raise failed from None
     usage: dict[str, dict[str, Any]] = {}
     for p in parties:
@@ -1022,15 +1016,8 @@ async def join(
 
 
 async def _unreachable(node: Node, parties: list[str]) -> list[str]:
-    async def gone(p: str) -> bool:
-        try:
-            await node.request(p, "ping", b"", 3.0)
-            return False
-        except (errors.NodeError, asyncio.TimeoutError, OSError):
-            return True
-
-    flags = await asyncio.gather(*(gone(p) for p in parties))
-    return [p for p, f in zip(parties, flags, strict=True) if f]
+    answers = await tell_each(node, parties, "ping", b"", 3.0)
+    return [p for p, a in zip(parties, answers, strict=True) if isinstance(a, BaseException)]
 
 
 # -- processes on one machine ------------------------------------------------------------------------------
