@@ -4,16 +4,12 @@ write an egk-ec record (spec/65.7–65.8, 2.0's cryptography) or a record of Ele
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from votum import _native
 from votum.errors import InvalidInput
@@ -32,38 +28,7 @@ RECORDS = ("egk-ec", "2.1")
 CONTEST_DATA = ("manifest", "encrypted", "decrypted")
 
 
-# -- what a 2.1 guardian signs about what it posts to the service's board (spec/80.11) -------------------
-
-#: the record domain's tag (spec/95.3), before every statement a node signs about what it posts
-RECORD_TAG = b"votum-node/record/v1\0"
-KEY_STATEMENT = b"votum/v1/eg21-key"
-JOINT_STATEMENT = b"votum/v1/eg21-joint"
-
-
-def statement(kind: bytes, election_id: str, i: int, document: str) -> bytes:
-    """What guardian i's node signs about a document it posts (spec/80.11)."""
-    return (
-        kind
-        + b"\0"
-        + election_id.encode()
-        + b"\0"
-        + i.to_bytes(4, "big")
-        + hashlib.sha256(document.encode()).digest()
-    )
-
-
-def signature_holds(signing_key: bytes, message: bytes, signature: bytes) -> bool:
-    """Whether `signature` is the node `signing_key`'s record-domain signature on `message`."""
-    try:
-        Ed25519PublicKey.from_public_bytes(signing_key).verify(signature, RECORD_TAG + message)
-    except (InvalidSignature, ValueError):
-        return False
-    return True
-
-
-def round_statement(step: str, election_id: str, r: int, i: int, message: str) -> bytes:
-    """What guardian i's node signs about its `step` (announce, reveal or answer) in decryption round r."""
-    return statement(f"votum/v1/eg21-{step}/{r}".encode(), election_id, i, message)
+# -- what a 2.1 guardian signs about what it posts to the service's board (spec/80.11): votum.eg21_signing
 
 
 def he_fingerprint(guardians_doc: str) -> str:

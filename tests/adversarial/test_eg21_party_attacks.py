@@ -153,7 +153,7 @@ def test_a_complaint_names_the_cheating_dealer_and_a_false_one_its_maker(tmp_pat
     complains of a good share of guardian 1, opened honestly: the coordinator names guardian 3. Before
     complaints carried openings, the dealer's report decided who was blamed."""
     from votum import Eg21Ceremony
-    from votum.parties.eg2 import Eg2Failed, judge_complaints
+    from votum.parties.eg2 import Eg2Failed, judge_complaints, share_statement
 
     async def main() -> None:
         nodes, services = await eg2_mesh(tmp_path, 3)
@@ -172,8 +172,13 @@ def test_a_complaint_names_the_cheating_dealer_and_a_false_one_its_maker(tmp_pat
             joint = {f"guardian-{i}": unpack(await ask(nodes[0], i, "eg2/joint", {})) for i in (2, 3)}
             assert set(joint["guardian-2"]["complaints"]) == {"guardian-1"}
             ceremony = Eg21Ceremony("p256", c.manifest, 3, 2)
+            keys = {f"guardian-{i}": nodes[i].identity.card.signing_key for i in (1, 2, 3)}
+
+            def judge(records: dict[str, str], joint: dict[str, Any]) -> None:
+                judge_complaints(ceremony, records, joint, ELECTION, keys)
+
             with pytest.raises(Eg2Failed) as named:
-                judge_complaints(ceremony, records, joint)
+                judge(records, joint)
             assert named.value.guardian == "guardian-1" and "eq. 28" in named.value.detail
             # a false complaint: guardian 3 opens a good share of guardian 1's and says it is bad
             honest = Eg21Trustee("p256", c.manifest, 3, 2, 1, seed=b"\x01" * 32)
@@ -182,15 +187,67 @@ def test_a_complaint_names_the_cheating_dealer_and_a_false_one_its_maker(tmp_pat
             shown = {**records, "guardian-1": honest.public_record()}
             honest.agree([shown[f"guardian-{i}"] for i in (1, 2, 3)])
             share = honest.share_for(3)
-            false = {"share": share.decode(), "opening": receiver.open_share(1, share), "reason": "bad"}
+
+            def signed(share: bytes, by: int = 1) -> str:
+                return nodes[by].identity.sign_record(share_statement(ELECTION, 1, share)).hex()
+
+            false = {
+                "share": share.decode(),
+                "signature": signed(share),
+                "opening": receiver.open_share(1, share),
+                "reason": "bad",
+            }
             with pytest.raises(Eg2Failed) as named:
-                judge_complaints(ceremony, shown, {"guardian-3": {"complaints": {"guardian-1": false}}})
+                judge(shown, {"guardian-3": {"complaints": {"guardian-1": false}}})
             assert named.value.guardian == "guardian-3" and "false" in named.value.detail
             # an opening made for another share than the one shown
-            other = {**false, "share": honest.share_for(2).decode()}
+            share_2 = honest.share_for(2)
+            other = {**false, "share": share_2.decode(), "signature": signed(share_2)}
             with pytest.raises(Eg2Failed) as named:
-                judge_complaints(ceremony, shown, {"guardian-3": {"complaints": {"guardian-1": other}}})
+                judge(shown, {"guardian-3": {"complaints": {"guardian-1": other}}})
             assert named.value.guardian == "guardian-3"
+            # a share guardian 3 made up itself (its own ξ, garbage values, a proof that holds, opened
+            # honestly) but could not sign as guardian 1's: guardian 3 is named, not guardian 1
+            fake = Eg21Trustee("p256", c.manifest, 3, 2, 1)
+            fake.agree([fake.public_record(), *[shown[f"guardian-{i}"] for i in (2, 3)]])
+            made = fake.share_for(3)
+            bad = {**false, "share": made.decode(), "signature": signed(made, by=3)}
+            bad["opening"] = receiver.open_share(1, made)
+            with pytest.raises(Eg2Failed) as named:
+                judge(shown, {"guardian-3": {"complaints": {"guardian-1": bad}}})
+            assert named.value.guardian == "guardian-3" and "not signed" in named.value.detail
+        finally:
+            for n in nodes:
+                await n.close()
+
+    run(main())
+
+
+def test_a_share_dealt_unsigned_is_refused_and_blames_no_one_unproven(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Guardian 1's node sends its shares without its signature. Its receivers refuse them (no complaint
+    could show a third party what was dealt) and say so at `eg2/joint`; the coordinator stops the run naming
+    both in its message and neither as at fault, since nothing shows which of the two lies."""
+    from votum import Eg21Ceremony
+    from votum.parties.eg2 import Eg2Failed, judge_complaints
+
+    async def main() -> None:
+        nodes, _ = await eg2_mesh(tmp_path, 3)
+        try:
+            c = coordinator_for(tmp_path / "record")
+            records = await started(nodes[0], c)
+            monkeypatch.setattr(nodes[1].identity, "sign_record", lambda statement: b"")
+            await asyncio.gather(*(ask(nodes[0], i, "eg2/records", {"records": records}) for i in (1, 2, 3)))
+            joint = {f"guardian-{i}": unpack(await ask(nodes[0], i, "eg2/joint", {})) for i in (2, 3)}
+            for i in (2, 3):
+                assert set(joint[f"guardian-{i}"]["complaints"]) == {"guardian-1"}
+                assert joint[f"guardian-{i}"]["complaints"]["guardian-1"]["unsigned"] == "1"
+            keys = {f"guardian-{i}": nodes[i].identity.card.signing_key for i in (1, 2, 3)}
+            ceremony = Eg21Ceremony("p256", c.manifest, 3, 2)
+            with pytest.raises(Eg2Failed) as stopped:
+                judge_complaints(ceremony, records, joint, ELECTION, keys)
+            assert stopped.value.guardian is None and "guardian-1" in stopped.value.detail
         finally:
             for n in nodes:
                 await n.close()

@@ -21,14 +21,8 @@ from votum.client import Client, ServiceError
 from votum.client.election import Tokens
 from votum.client.official import Official
 from votum.client.waiting import WaitedTooLong, Waiter
-from votum.eg2 import (
-    JOINT_STATEMENT,
-    KEY_STATEMENT,
-    Eg21RecordWriter,
-    he_fingerprint,
-    round_statement,
-    statement,
-)
+from votum.eg2 import Eg21RecordWriter, he_fingerprint
+from votum.eg21_signing import JOINT_STATEMENT, KEY_STATEMENT, SHARE_STATEMENT, round_statement, statement
 from votum.errors import VerificationFailed
 from votum.nodes import Keystore, keygen
 from votum.nodes.identity import Identity
@@ -325,23 +319,61 @@ def test_shares_are_checked_and_a_bad_one_is_complained_of_and_stops_the_opening
     )
     keys = election.entries("eg21/keys/")
     trustee.agree([json.loads(keys[f"eg21/keys/{j}.json"])["record"] for j in (1, 2, 3)])
-    opening = trustee.open_share(3, election.entries("eg21/shares/3/1.json")["eg21/shares/3/1.json"].encode())
+    dealt = json.loads(election.entries("eg21/shares/3/1.json")["eg21/shares/3/1.json"])["share"]
+    opening = trustee.open_share(3, dealt.encode())
     first = election.store.entry_named("e", "eg21/complaints/1/3.json")
     again = election.client(1).post(
         "/v1/elections/e/eg21/complaints", {"dealer": 3, "reason": "again", "opening": opening}
     )
     assert again["entries"][0]["seq"] == first.seq
     # a share with its proof broken is refused by the service itself
-    share = json.loads(election.entries("eg21/shares/3/1.json")["eg21/shares/3/1.json"])
+    share = json.loads(json.loads(election.entries("eg21/shares/3/1.json")["eg21/shares/3/1.json"])["share"])
     share["C1"] = "00" * 64
-    status, kind, _ = _problem(
-        lambda: election.client(3).post("/v1/elections/e/eg21/shares", {"shares": [json.dumps(share)]})
+    text = json.dumps(share)
+    signed = election.identities[2].sign_record(statement(SHARE_STATEMENT, "e", 3, text)).hex()
+    url = "/v1/elections/e/eg21/shares"
+    status, kind, detail = _problem(
+        lambda: election.client(3).post(url, {"shares": [text], "signatures": [signed]})
     )
-    assert status == 422
+    assert status == 422 and "eq. 22" in detail, detail
+    # a share that is not signed by its dealer's node is refused too
+    good = election.entries("eg21/shares/3/1.json")["eg21/shares/3/1.json"]
+    other = election.identities[0].sign_record(statement(SHARE_STATEMENT, "e", 3, json.loads(good)["share"]))
+    body = {"shares": [json.loads(good)["share"]], "signatures": [other.hex()]}
+    assert _kind(lambda: election.client(3).post(url, body)) == (422, "invalid_input")
     # the two honest guardians posted no document; give them one each to see the complaints stop the opening
     status, kind, detail = _problem(lambda: election.admin.post("/v1/elections/e/open", {}))
     assert (status, kind) == (409, "conflict") and "complained" in detail
     assert election.store.election("e").phase == "ceremony"
+
+
+def test_a_share_the_service_made_up_is_refused_and_never_complained_of(
+    election: Election21, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service shows guardian 1 a share in guardian 3's name that guardian 3 never dealt (one of its own
+    making, which guardian 1 would find bad): guardian 1 finds that guardian 3's node did not sign it and
+    stops without complaining, so the service cannot have an honest dealer blamed."""
+    tool = election.tools[0]
+    real = tool._ceremony
+    manifest = json.dumps(MANIFEST, separators=(",", ":")).encode()
+    made_up = votum.Eg21Trustee("p256", manifest, N, K, 3)
+    forged: list[str] = []
+
+    def lying(to: int | None = None) -> dict[str, Any]:
+        doc = real(to)
+        if to == 1 and "3" in doc["to"]:
+            if not forged:
+                records = [json.loads(real()["keys"][str(j)])["record"] for j in (1, 2)]
+                made_up.agree([*records, made_up.public_record()])
+                share = made_up.share_for(1).decode()
+                forged.append(json.dumps({"share": share, "signature": "00" * 64}))
+            doc["to"]["3"] = forged[0]
+        return doc
+
+    monkeypatch.setattr(tool, "_ceremony", lying)
+    errors = election.join_all()
+    assert any(isinstance(e, VerificationFailed) and "did not sign" in str(e) for e in errors), errors
+    assert not election.entries("eg21/complaints/")
 
 
 def test_a_false_complaint_is_refused_and_the_election_opens(election: Election21) -> None:
@@ -356,7 +388,7 @@ def test_a_false_complaint_is_refused_and_the_election_opens(election: Election2
     )
     keys = election.entries("eg21/keys/")
     trustee.agree([json.loads(keys[f"eg21/keys/{j}.json"])["record"] for j in (1, 2, 3)])
-    shares = election.entries("eg21/shares/")
+    shares = {name: json.loads(text)["share"] for name, text in election.entries("eg21/shares/").items()}
     opening = trustee.open_share(2, shares["eg21/shares/2/1.json"].encode())
     head = election.store.election("e").head_seq
     url = "/v1/elections/e/eg21/complaints"
@@ -498,7 +530,7 @@ def _decrypting_trustee(election: Election21, i: int) -> votum.Eg21Trustee:
     keys = tool._ceremony()["keys"]
     trustee.agree([json.loads(keys[str(j)])["record"] for j in range(1, N + 1)])
     for dealer, share in tool._ceremony(to=i)["to"].items():
-        trustee.receive(int(dealer), share.encode())
+        trustee.receive(int(dealer), json.loads(share)["share"].encode())
     trustee.joint()
     return trustee
 

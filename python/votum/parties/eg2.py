@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from votum import Eg2Coordinator, Eg2Trustee, Eg21Ceremony, Eg21Coordinator, Eg21Trustee
+from votum.eg21_signing import SHARE_STATEMENT, signature_holds, statement
 from votum.errors import InvalidInput, VotumError
 from votum.nodes import errors
 from votum.nodes.channel import Message
@@ -236,8 +237,14 @@ class Eg2GuardianService:
             card = self.roster[gid]
             share = me.share_for(self.xs[gid])
             box = self.node.seal(card, _share_purpose(self.election or ""), share)
+            # 2.1: signed, so that a receiver's complaint of it can be judged by anyone (spec/66.12)
+            signature = b""
+            if not isinstance(me, Eg2Trustee):  # 2.1
+                signature = self.node.identity.sign_record(self._share_statement(self.guardian_id, share))
             del share
-            payload = pack({"election": self.election, "sender": self.guardian_id, "box": box})
+            payload = pack(
+                {"election": self.election, "sender": self.guardian_id, "box": box, "signature": signature}
+            )
             try:
                 answer = _unpack(await self.node.request(card, "eg2/share", payload, self.timeout))
             except (errors.NodeError, asyncio.TimeoutError) as e:
@@ -246,6 +253,10 @@ class Eg2GuardianService:
 
         verdicts = dict(await asyncio.gather(*(deliver(g) for g in receivers)))
         return pack({"verdicts": verdicts})
+
+    def _share_statement(self, dealer: str, share: bytes) -> bytes:
+        """What a 2.1 dealer's node signs about a share it deals (its JSON names dealer and receiver)."""
+        return share_statement(self.election or "", self.xs[dealer], share)
 
     async def _agree_with_everyone(self) -> None:
         body = {"election": self.election, "digest": self.digest}
@@ -274,7 +285,15 @@ class Eg2GuardianService:
             self.roster[sender], _share_purpose(self.election or ""), bytes(body["box"])
         )
         me = self._mine()
+        signature = bytes(body.get("signature") or b"")
         try:
+            if isinstance(me, Eg21Trustee) and not signature_holds(
+                self.roster[sender].signing_key, self._share_statement(sender, share), signature
+            ):
+                # no proof of what the dealer dealt: refused, and the complaint can show nothing (spec/66.12)
+                self.received[sender] = {"verified": False, "reason": "the share is not signed by its dealer"}
+                self.complaints[sender] = {"unsigned": "1"}
+                return pack(self.received[sender])
             await self.node.run_in_worker(me.receive, self.xs[sender], share)
             verdict: dict[str, Any] = {"verified": True, "reason": ""}
         except (VotumError, ValueError) as e:
@@ -284,7 +303,11 @@ class Eg2GuardianService:
                 # coordinator judges with no secret: a cheating dealer is named, a false complaint too
                 try:
                     opening = await self.node.run_in_worker(me.open_share, self.xs[sender], share)
-                    self.complaints[sender] = {"share": share.decode(), "opening": str(opening)}
+                    self.complaints[sender] = {
+                        "share": share.decode(),
+                        "signature": signature.hex(),
+                        "opening": str(opening),
+                    }
                 except (VotumError, ValueError) as why:
                     verdict["reason"] += f" (and it cannot be opened: {why})"
         del share
@@ -514,7 +537,8 @@ async def _phases(
     answers = await ask("joint key", "eg2/joint", {g: {} for g in cards})
     if plan.version == "2.1":
         ceremony = Eg21Ceremony(plan.group, manifest or b"", n, plan.quorum)
-        judge_complaints(ceremony, records, {g: _unpack(a) for g, a in answers.items()})
+        keys = {g: c.signing_key for g, c in cards.items()}
+        judge_complaints(ceremony, records, {g: _unpack(a) for g, a in answers.items()}, election, keys)
     try:
         opened = await loop.run_in_executor(None, coordinator.open, [records[g] for g in cards])
     except VotumError as e:
@@ -655,13 +679,23 @@ async def _send_record(node: Node, to: dict[str, Card], out: Path, phases: dict[
     phases["record sent"] = phases.get("record sent", 0.0) + time.perf_counter() - t0
 
 
+def share_statement(election: str, dealer: int, share: bytes) -> bytes:
+    """What a 2.1 dealer's node signs about a share it deals over the channels (spec/66.12)."""
+    return statement(SHARE_STATEMENT, election, dealer, share.decode())
+
+
 def judge_complaints(
-    ceremony: Eg21Ceremony, records: dict[str, str], joint: dict[str, dict[str, Any]]
+    ceremony: Eg21Ceremony,
+    records: dict[str, str],
+    joint: dict[str, dict[str, Any]],
+    election: str,
+    signing_keys: dict[str, bytes],
 ) -> None:
     """2.1 over the channels (spec/66.12): each guardian's `eg2/joint` answer either holds its guardians'
-    document or the shares it refused, each with its opening (spec/66.4). The coordinator judges each with
-    no secret and names who cheated: the dealer when the opened share fails its commitments, the
-    complaining guardian when it does not (a false complaint) or its opening is not its own."""
+    document or the shares it refused, each as its dealer signed it and with its opening (spec/66.4). The
+    coordinator judges each with no secret and names who cheated: the dealer when the opened share fails its
+    commitments, the complaining guardian when it does not (a false complaint), when its opening is not its
+    own, or when the share it shows is not signed by the dealer's node (`signing_keys`, the roster's)."""
     ids = list(records)
     for receiver, answer in joint.items():
         for dealer, complaint in dict(answer.get("complaints") or {}).items():
@@ -669,10 +703,22 @@ def judge_complaints(
                 raise Eg2Failed(
                     "joint key", f"{receiver} complained of {dealer!r}, no other guardian", receiver
                 )
+            if complaint.get("unsigned"):
+                raise Eg2Failed(
+                    "joint key",
+                    f"{receiver} says {dealer}'s share came without its node's signature: one of the two "
+                    "is at fault, and nothing shows which",
+                    None,
+                )
             share = str(complaint["share"]).encode()
             try:
                 if json.loads(share).get("from") != ids.index(dealer) + 1:
                     raise InvalidInput(f"the share it shows is not {dealer}'s")
+                signed = share_statement(election, ids.index(dealer) + 1, share)
+                if not signature_holds(
+                    signing_keys[dealer], signed, bytes.fromhex(str(complaint["signature"]))
+                ):
+                    raise InvalidInput(f"the share it shows is not signed by {dealer}'s node")
                 fault = ceremony.judge_complaint(
                     records[dealer].encode(),
                     records[receiver].encode(),

@@ -30,10 +30,11 @@ import votum
 from votum.client import Client
 from votum.client.election import Progress, quiet, write_eg21_record
 from votum.client.waiting import Waiter
-from votum.eg2 import (
+from votum.eg2 import he_fingerprint
+from votum.eg21_signing import (
     JOINT_STATEMENT,
     KEY_STATEMENT,
-    he_fingerprint,
+    SHARE_STATEMENT,
     round_statement,
     signature_holds,
     statement,
@@ -82,6 +83,8 @@ class GuardianTool21:
         self.progress = progress
         self.base = f"/v1/elections/{election_id}"
         self.path = state_path_21(identity.home, election_id)
+        #: each guardian's node signing key, as its key record was checked against the keystore
+        self.signers: dict[int, bytes] = {}
 
     def __repr__(self) -> str:
         return f"GuardianTool21({self.election_id!r}, {self.guardian_id!r})"
@@ -209,6 +212,7 @@ class GuardianTool21:
         each on its index; its own record unchanged. Nothing is dealt before this holds."""
         own_key = self.identity.card.signing_key
         signers: dict[bytes, int] = {}
+        self.signers.clear()
         for j, text in sorted(records.items()):
             doc = json.loads(text)
             signing_key = bytes.fromhex(str(doc["signing_key"]))
@@ -232,6 +236,7 @@ class GuardianTool21:
             message = statement(KEY_STATEMENT, self.election_id, j, str(doc["record"]))
             if not signature_holds(signing_key, message, bytes.fromhex(str(doc["signature"]))):
                 raise VerificationFailed(f"guardian {j}'s key record does not carry its node's signature")
+            self.signers[j] = signing_key
 
     def _deal(self, trustee: votum.Eg21Trustee, i: int, n: int) -> None:
         """A share for each other guardian that has none from this one on the board yet (a retried run
@@ -243,7 +248,28 @@ class GuardianTool21:
             if j != i and f"eg21/shares/{i}/{j}.json" not in posted
         ]
         if shares:
-            self._post("shares", {"shares": shares})
+            signatures = [
+                self.identity.sign_record(statement(SHARE_STATEMENT, self.election_id, i, s)).hex()
+                for s in shares
+            ]
+            self._post("shares", {"shares": shares, "signatures": signatures})
+
+    def _shares_to(self, i: int) -> dict[int, str]:
+        """The shares on the board addressed here, by dealer, each signed by its dealer's node (the one its
+        key record was checked against): a share the service made up is refused, never complained of."""
+        out: dict[int, str] = {}
+        for j, text in self._ceremony(to=i)["to"].items():
+            doc = json.loads(text)
+            share, dealer = str(doc["share"]), int(j)
+            message = statement(SHARE_STATEMENT, self.election_id, dealer, share)
+            key = self.signers.get(dealer)
+            if key is None or not signature_holds(key, message, bytes.fromhex(str(doc["signature"]))):
+                raise VerificationFailed(
+                    f"the board shows a share to guardian {i} as guardian {dealer}'s that its node did not "
+                    "sign: the service made it up; no complaint is posted"
+                )
+            out[dealer] = share
+        return out
 
     def _receive(self, trustee: votum.Eg21Trustee, i: int, n: int) -> None:
         """Takes the n − 1 shares addressed here, each checked; a bad one is complained of, and stops."""
@@ -252,7 +278,7 @@ class GuardianTool21:
 
         def ready() -> bool:
             got.clear()
-            got.update({int(j): text for j, text in self._ceremony(to=i)["to"].items()})
+            got.update(self._shares_to(i))
             self.progress("shares received", len(got), len(dealers))
             return all(j in got for j in dealers)
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from votum.asgi import store_of
-from votum.eg2 import JOINT_STATEMENT, KEY_STATEMENT, signature_holds, statement
+from votum.eg21_signing import JOINT_STATEMENT, KEY_STATEMENT, SHARE_STATEMENT, signature_holds, statement
 from votum.errors import Conflict, InvalidInput
 from votum.service.auth import guardian_of, require
 from votum.service.codec import NegotiatedRoute
@@ -157,6 +157,8 @@ def post_key(request: Request, election_id: str, body: PostKey, role: str = guar
 class PostShares(BaseModel):
     #: share ciphertexts, JSON text each (`Eg21Trustee.share_for`), from this guardian
     shares: list[str] = Field(min_length=1, max_length=63)
+    #: its node's signature (hex) on each share's statement, in the same order
+    signatures: list[str] = Field(min_length=1, max_length=63)
 
 
 @router.post("/shares", response_model=Posted, status_code=201)
@@ -167,13 +169,23 @@ def post_shares(
     22), once every key record is in. One share per (dealer, receiver)."""
     store = store_of(request)
     ceremony = eg21_of(request, election_id)
-    i, _ = _own_index(store, election_id, guardian_of(role) or "")
+    i, key = _own_index(store, election_id, guardian_of(role) or "")
+    if len(body.signatures) != len(body.shares):
+        raise InvalidInput(f"{len(body.shares)} shares and {len(body.signatures)} signatures")
     checked = []
-    for text in body.shares:
+    for text, signature in zip(body.shares, body.signatures, strict=True):
         dealer, receiver = ceremony.check_share(text.encode())
         if dealer != i:
             raise InvalidInput(f"a share from guardian {dealer}, posted by guardian {i}")
-        checked.append((share_name(dealer, receiver), text.encode()))
+        if not signature_holds(
+            bytes.fromhex(key["signing_key"]),
+            statement(SHARE_STATEMENT, election_id, i, text),
+            _hex(signature, "signature", 64),
+        ):
+            raise InvalidInput(
+                f"the signature on the share for guardian {receiver} is not guardian {i}'s node's"
+            )
+        checked.append((share_name(dealer, receiver), payload_of({"share": text, "signature": signature})))
     entries = []
     with store.write(election_id) as tx:
         tx.require_phase("ceremony")
@@ -211,7 +223,7 @@ def post_complaint(
     fault = ceremony.judge_complaint(
         json.loads(dealer.text())["record"].encode(),
         receiver["record"].encode(),
-        share.text().encode(),
+        str(json.loads(share.text())["share"]).encode(),
         body.opening.encode(),
     )
     payload = payload_of(

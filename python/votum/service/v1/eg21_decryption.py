@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 import votum
 from votum.asgi import store_of
-from votum.eg2 import round_statement, signature_holds
+from votum.eg21_signing import round_statement, signature_holds
 from votum.errors import Conflict, InvalidInput, WrongPhase
 from votum.service.auth import guardian_of, require
 from votum.service.codec import NegotiatedRoute
