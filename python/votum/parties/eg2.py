@@ -258,6 +258,14 @@ class Eg2GuardianService:
         """What a 2.1 dealer's node signs about a share it deals (its JSON names dealer and receiver)."""
         return share_statement(self.election or "", self.xs[dealer], share)
 
+    def _signed_share(self, dealer: str, share: bytes, signature: bytes) -> bool:
+        """Whether `signature` is the dealer's node's on `share` (a share that is not text is not)."""
+        try:
+            statement = self._share_statement(dealer, share)
+        except UnicodeDecodeError:
+            return False
+        return signature_holds(self.roster[dealer].signing_key, statement, signature)
+
     async def _agree_with_everyone(self) -> None:
         body = {"election": self.election, "digest": self.digest}
         await agree_with_everyone(self.node, self.roster, self.guardian_id, "eg2/agree", body, self.timeout)
@@ -287,9 +295,7 @@ class Eg2GuardianService:
         me = self._mine()
         signature = bytes(body.get("signature") or b"")
         try:
-            if isinstance(me, Eg21Trustee) and not signature_holds(
-                self.roster[sender].signing_key, self._share_statement(sender, share), signature
-            ):
+            if isinstance(me, Eg21Trustee) and not self._signed_share(sender, share, signature):
                 # no proof of what the dealer dealt: refused, and the complaint can show nothing (spec/66.12)
                 self.received[sender] = {"verified": False, "reason": "the share is not signed by its dealer"}
                 self.complaints[sender] = {"unsigned": "1"}
@@ -699,9 +705,11 @@ def judge_complaints(
     ids = list(records)
     for receiver, answer in joint.items():
         for dealer, complaint in dict(answer.get("complaints") or {}).items():
-            if dealer not in records or dealer == receiver:
+            if dealer not in records or dealer == receiver or not isinstance(complaint, dict):
                 raise Eg2Failed(
-                    "joint key", f"{receiver} complained of {dealer!r}, no other guardian", receiver
+                    "joint key",
+                    f"{receiver} sent a complaint of {dealer!r} that names no other guardian's share",
+                    receiver,
                 )
             if complaint.get("unsigned"):
                 raise Eg2Failed(
@@ -710,8 +718,8 @@ def judge_complaints(
                     "is at fault, and nothing shows which",
                     None,
                 )
-            share = str(complaint["share"]).encode()
             try:
+                share = str(complaint["share"]).encode()
                 if json.loads(share).get("from") != ids.index(dealer) + 1:
                     raise InvalidInput(f"the share it shows is not {dealer}'s")
                 signed = share_statement(election, ids.index(dealer) + 1, share)
@@ -725,9 +733,9 @@ def judge_complaints(
                     share,
                     str(complaint["opening"]).encode(),
                 )
-            except (VotumError, ValueError) as e:
+            except (VotumError, ValueError, KeyError, TypeError, AttributeError) as e:
                 raise Eg2Failed(
-                    "joint key", f"{receiver}'s complaint of {dealer}'s share does not stand: {e}", receiver
+                    "joint key", f"{receiver}'s complaint of {dealer}'s share does not stand: {e!r}", receiver
                 ) from None
             raise Eg2Failed("joint key", f"{dealer}'s share for {receiver} is bad (opened): {fault}", dealer)
 
