@@ -13,7 +13,9 @@ use crate::election::{Dlog, Summary};
 use crate::group::{parameter_inputs, Eg2Group};
 use crate::manifest::{read_manifest, Manifest};
 use crate::v21::check::check_key;
-use crate::v21::decrypt::{check_nonce_part, data_plaintext, open_ballot, NoncePart, Target};
+use crate::v21::decrypt::{
+    check_nonce_part, data_plaintext, guardian, open_ballot, NoncePart, Target,
+};
 use crate::v21::election::{
     check_roster, count_name, joint_keys, tally_json, write_json, write_lines, Tally,
 };
@@ -310,9 +312,9 @@ impl<G: Eg2Group> RoundCheck<G> {
     }
 
     fn read(&self, i: u32, announce: &Value) -> Result<ReadAnnounce<G>, Eg2Error> {
-        let a = read_announce(&self.group, announce).map_err(|e| named_guardian(i, e))?;
+        let a = read_announce(&self.group, announce).map_err(|e| guardian(i, e))?;
         if a.announce.i != i || !self.u.contains(&i) {
-            return Err(named_guardian(
+            return Err(guardian(
                 i,
                 format!(
                     "an announcement of guardian {} in a round of {:?}",
@@ -327,15 +329,14 @@ impl<G: Eg2Group> RoundCheck<G> {
     pub fn check_announce(&self, i: u32, announce: &Value) -> Result<(), Eg2Error> {
         let a = self.read(i, announce)?;
         if a.digest != self.digest {
-            return Err(named_guardian(
+            return Err(guardian(
                 i,
-                "its announcement is made for other values than the board's: the record it read differs"
-                    .into(),
+                "its announcement is made for other values than the board's: the record it read differs",
             ));
         }
         let targets = self.record.tally.targets(&self.record.manifest);
         if a.announce.values.len() != targets.len() {
-            return Err(named_guardian(
+            return Err(guardian(
                 i,
                 format!(
                     "its announcement holds {} values of {}",
@@ -348,7 +349,7 @@ impl<G: Eg2Group> RoundCheck<G> {
         let parts: BTreeMap<&str, &NoncePart<G>> =
             a.parts.iter().map(|(id, p)| (id.as_str(), p)).collect();
         if parts.len() != a.parts.len() || parts.len() != challenged.len() {
-            return Err(named_guardian(
+            return Err(guardian(
                 i,
                 format!(
                     "its announcement holds {} nonce parts for {} challenged ballots",
@@ -359,13 +360,13 @@ impl<G: Eg2Group> RoundCheck<G> {
         }
         for b in challenged {
             let part = parts.get(b.id.as_str()).ok_or_else(|| {
-                named_guardian(
+                guardian(
                     i,
                     format!("its announcement holds no part of ballot {}'s nonce", b.id),
                 )
             })?;
             if !check_nonce_part(&self.group, &self.record.keys.guardians, b, i, part) {
-                return Err(named_guardian(
+                return Err(guardian(
                     i,
                     format!(
                         "its part of ballot {}'s nonce does not verify against its ballot-data key",
@@ -380,10 +381,10 @@ impl<G: Eg2Group> RoundCheck<G> {
     /// Guardian i's reveal (JSON) against its announcement on the board: each pair must open its d_i.
     pub fn check_reveal(&self, i: u32, announce: &Value, reveal: &Value) -> Result<(), Eg2Error> {
         let a = self.read(i, announce)?;
-        let r = read_reveal(&self.group, reveal).map_err(|e| named_guardian(i, e))?;
+        let r = read_reveal(&self.group, reveal).map_err(|e| guardian(i, e))?;
         let targets = self.record.tally.targets(&self.record.manifest);
         if r.i != i || r.pairs.len() != targets.len() || a.announce.values.len() != targets.len() {
-            return Err(named_guardian(
+            return Err(guardian(
                 i,
                 format!(
                     "a reveal of guardian {} with {} pairs for {} values",
@@ -395,23 +396,8 @@ impl<G: Eg2Group> RoundCheck<G> {
         }
         let he = &self.record.keys.he;
         for (t, ((m, d), (x, y))) in targets.iter().zip(a.announce.values.iter().zip(&r.pairs)) {
-            if &t.commitment(&self.group, he, i, (x, y), m, &self.u) != d {
-                return Err(named_guardian(
-                    i,
-                    format!(
-                        "its commitment pair for {} does not match its d (eq. 88 or 99)",
-                        t.name()
-                    ),
-                ));
-            }
+            t.check_pair(&self.group, he, i, (x, y), (m, d), &self.u)?;
         }
         Ok(())
-    }
-}
-
-fn named_guardian(i: u32, reason: String) -> Eg2Error {
-    Eg2Error::Guardian {
-        guardian: format!("guardian {i}"),
-        reason,
     }
 }

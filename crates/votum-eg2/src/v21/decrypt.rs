@@ -26,7 +26,7 @@ use crate::v21::hashes::{
     ballot_nonce_key, ballot_nonce_pad, data_commitment, data_decryption_hash, data_pads,
     decryption_commitment, decryption_hash, nonce_part_hash,
 };
-use crate::v21::keys::KeyShares;
+use crate::v21::keys::{equal_logs_hold, prove_equal_logs, KeyShares};
 use crate::v21::record::{Ballot, DataCiphertext, GuardianKey, Keys, Opened, OpenedContest, State};
 use crate::{Eg2Error, Pair};
 
@@ -90,8 +90,31 @@ impl<'a, G: Eg2Group> Target<'a, G> {
         }
     }
 
+    /// Guardian i's commitment pair for this value against the d_i it announced with M_i (eq. 88 or 99); a
+    /// pair that does not open d_i names guardian i.
+    pub(crate) fn check_pair(
+        &self,
+        group: &G,
+        he: &[u8; 32],
+        i: u32,
+        pair: (&G::Element, &G::Element),
+        (m, d): (&G::Element, &[u8; 32]),
+        u: &[u32],
+    ) -> Result<(), Eg2Error> {
+        if &self.commitment(group, he, i, pair, m, u) != d {
+            return Err(guardian(
+                i,
+                format!(
+                    "its commitment pair for {} does not match its d (eq. 88 or 99)",
+                    self.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// d_i (eq. 88 or 99).
-    pub(crate) fn commitment(
+    fn commitment(
         &self,
         group: &G,
         he: &[u8; 32],
@@ -192,10 +215,11 @@ fn fail(reason: String) -> Eg2Error {
     Eg2Error::Decryption(reason)
 }
 
-fn guardian(i: u32, reason: String) -> Eg2Error {
+/// An error naming guardian i.
+pub(crate) fn guardian(i: u32, reason: impl Into<String>) -> Eg2Error {
     Eg2Error::Guardian {
         guardian: format!("guardian {i}"),
-        reason,
+        reason: reason.into(),
     }
 }
 
@@ -210,13 +234,10 @@ fn by_guardian<'a, T>(
     let mut map: BTreeMap<u32, &T> = BTreeMap::new();
     for t in items {
         if !available.contains(&who(t)) {
-            return Err(guardian(
-                who(t),
-                "is not one of the available guardians".into(),
-            ));
+            return Err(guardian(who(t), "is not one of the available guardians"));
         }
         if map.insert(who(t), t).is_some() {
-            return Err(guardian(who(t), "sent twice".into()));
+            return Err(guardian(who(t), "sent twice"));
         }
         if count(t) != expected {
             return Err(guardian(
@@ -230,7 +251,7 @@ fn by_guardian<'a, T>(
         .map(|i| {
             map.get(i)
                 .copied()
-                .ok_or_else(|| guardian(*i, "sent nothing".into()))
+                .ok_or_else(|| guardian(*i, "sent nothing"))
         })
         .collect()
 }
@@ -366,16 +387,7 @@ impl<G: Eg2Group> Session<G> {
             for (a, r) in ann.iter().zip(&rev) {
                 let (m, d) = &a.values[t_idx];
                 let (ai, bi) = &r.pairs[t_idx];
-                let want = t.commitment(group, he, a.i, (ai, bi), m, &self.available);
-                if &want != d {
-                    return Err(guardian(
-                        a.i,
-                        format!(
-                            "its commitment pair for {} does not match its d (eq. 88 or 99)",
-                            t.name()
-                        ),
-                    ));
-                }
+                t.check_pair(group, he, a.i, (ai, bi), (m, d), &self.available)?;
             }
             let (m, pair) = combined(group, &ann, &rev, &weights, t_idx)?;
             let c = group.to_challenge(&t.challenge(group, he, (&pair.0, &pair.1), &m));
@@ -587,21 +599,10 @@ pub fn nonce_share<G: Eg2Group, R: RngCore + CryptoRng>(
         ));
     }
     let m = group.pow_secret(&ballot.nonce.c0, &shares.z_hat);
-    let u = group.random_secret(rng);
-    let a = group.pow_secret(group.generator(), &u);
-    let b = group.pow_secret(&ballot.nonce.c0, &u);
-    let c = group.to_challenge(&nonce_part_hash(
-        group,
-        &ballot.hi,
-        shares.i,
-        (&ballot.nonce.c0, &m),
-        (&a, &b),
-    ));
-    let v = group.scalar_sub(u.expose(), &group.scalar_mul(&c, shares.z_hat.expose()));
-    Ok(NoncePart {
-        m,
-        proof: Pair { c, v },
-    })
+    let proof = prove_equal_logs(group, &ballot.nonce.c0, &shares.z_hat, rng, |a, b| {
+        nonce_part_hash(group, &ballot.hi, shares.i, (&ballot.nonce.c0, &m), (a, b))
+    });
+    Ok(NoncePart { m, proof })
 }
 
 /// Whether guardian i's part verifies against g^ẑ_i = Π_j Π_k K̂_jk^(i^k), the guardians' ballot-data
@@ -619,16 +620,12 @@ pub fn check_nonce_part<G: Eg2Group>(
     let share = guardians.iter().fold(group.identity(), |acc, k| {
         group.op(&acc, &public_share(group, &k.data, i))
     });
-    let (c, v) = (&part.proof.c, &part.proof.v);
-    let a = group.op(&group.pow_generator(v), &group.pow(&share, c));
-    let b = group.op(&group.pow(&ballot.nonce.c0, v), &group.pow(&part.m, c));
-    group.to_challenge(&nonce_part_hash(
+    equal_logs_hold(
         group,
-        &ballot.hi,
-        i,
-        (&ballot.nonce.c0, &part.m),
-        (&a, &b),
-    )) == *c
+        (&share, &ballot.nonce.c0, &part.m),
+        &part.proof,
+        |a, b| nonce_part_hash(group, &ballot.hi, i, (&ballot.nonce.c0, &part.m), (a, b)),
+    )
 }
 
 /// ξ_B from the guardians' parts m_i (eq. 108), each checked first (a wrong one names its guardian):

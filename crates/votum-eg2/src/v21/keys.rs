@@ -69,6 +69,37 @@ pub fn check_share_proof<G: Eg2Group>(
     Ok(())
 }
 
+/// A compact Chaum–Pedersen proof (c, v) that log_g(g^x) = log_base(base^x), for votum's additions that
+/// the specification gives no proof (a guardian's nonce part, spec/66.6; a share's opening, 66.4): a = g^u,
+/// b = base^u, c from `challenge(a, b)`, v = u − c·x.
+pub(crate) fn prove_equal_logs<G: Eg2Group, R: RngCore + CryptoRng>(
+    group: &G,
+    base: &G::Element,
+    x: &Secret<G::Scalar>,
+    rng: &mut R,
+    challenge: impl Fn(&G::Element, &G::Element) -> [u8; 32],
+) -> Pair<G> {
+    let u = group.random_secret(rng);
+    let a = group.pow_secret(group.generator(), &u);
+    let b = group.pow_secret(base, &u);
+    let c = group.to_challenge(&challenge(&a, &b));
+    let v = group.scalar_sub(u.expose(), &group.scalar_mul(&c, x.expose()));
+    Pair { c, v }
+}
+
+/// Whether (c, v) proves log_g(h) = log_base(y) ([`prove_equal_logs`]): c = challenge(g^v h^c, base^v y^c).
+pub(crate) fn equal_logs_hold<G: Eg2Group>(
+    group: &G,
+    (h, base, y): (&G::Element, &G::Element, &G::Element),
+    proof: &Pair<G>,
+    challenge: impl Fn(&G::Element, &G::Element) -> [u8; 32],
+) -> bool {
+    let (c, v) = (&proof.c, &proof.v);
+    let a = group.op(&group.pow_generator(v), &group.pow(h, c));
+    let b = group.op(&group.pow(base, v), &group.pow(y, c));
+    group.to_challenge(&challenge(&a, &b)) == *c
+}
+
 /// The share's two values (P_i(ℓ), P̂_i(ℓ)) under β = C₀^ζ_ℓ = κ_ℓ^ξ (eq. 23), each below q.
 fn open_values<G: Eg2Group>(
     group: &G,
@@ -144,17 +175,11 @@ pub fn judge_complaint<G: Eg2Group>(
     if !group.all_members(&[&opening.beta]) {
         return Err("the opening's β is not in the group".into());
     }
-    let (c, v) = (&opening.proof.c, &opening.proof.v);
-    let a = group.op(&group.pow_generator(v), &group.pow(&receiver.kappa, c));
-    let b = group.op(&group.pow(&share.c0, v), &group.pow(&opening.beta, c));
-    let expected = group.to_challenge(&share_opening_hash(
-        group,
-        hp,
-        (share.from, share.to),
-        (&receiver.kappa, &share.c0, &opening.beta),
-        (&a, &b),
-    ));
-    if expected != *c {
+    let statement = (&receiver.kappa, &share.c0, &opening.beta);
+    let challenge = |a: &G::Element, b: &G::Element| {
+        share_opening_hash(group, hp, (share.from, share.to), statement, (a, b))
+    };
+    if !equal_logs_hold(group, statement, &opening.proof, challenge) {
         return Err(format!(
             "the opening's proof does not verify against guardian {}'s κ",
             receiver.i
@@ -381,21 +406,11 @@ impl<G: Eg2Group> Guardian<G> {
         check_share_proof(group, hp, share)
             .map_err(|e| refuse(format!("opens no share whose proof fails: {e}")))?;
         let beta = group.pow_secret(&share.c0, &self.zeta);
-        let u = group.random_secret(rng);
-        let a = group.pow_secret(group.generator(), &u);
-        let b = group.pow_secret(&share.c0, &u);
-        let c = group.to_challenge(&share_opening_hash(
-            group,
-            hp,
-            (share.from, share.to),
-            (&self.public.kappa, &share.c0, &beta),
-            (&a, &b),
-        ));
-        let v = group.scalar_sub(u.expose(), &group.scalar_mul(&c, self.zeta.expose()));
-        Ok(ShareOpening {
-            beta,
-            proof: Pair { c, v },
-        })
+        let statement = (&self.public.kappa, &share.c0, &beta);
+        let proof = prove_equal_logs(group, &share.c0, &self.zeta, rng, |a, b| {
+            share_opening_hash(group, hp, (share.from, share.to), statement, (a, b))
+        });
+        Ok(ShareOpening { beta, proof })
     }
 
     /// z_i and ẑ_i (eq. 24), once a share from every one of the `n` guardians is in.

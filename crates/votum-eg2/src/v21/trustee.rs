@@ -25,7 +25,8 @@ use crate::election::Summary;
 use crate::group::{parameter_inputs, Eg2Group};
 use crate::manifest::{count, list, read_manifest, text, Manifest};
 use crate::v21::decrypt::{
-    combine, nonce_share, Announce, Decrypted, NoncePart, Reveal, Session, Target,
+    combine, guardian as named, nonce_share, Announce, Decrypted, NoncePart, Reveal, Session,
+    Target,
 };
 use crate::v21::election::{check_roster, joint_keys, Coordinator, Tally};
 use crate::v21::hashes::{base_hash, parameter_hash};
@@ -35,13 +36,6 @@ use crate::{Eg2Error, Pair};
 
 fn wrong(reason: impl Into<String>) -> Eg2Error {
     Eg2Error::Parameters(reason.into())
-}
-
-fn named(i: u32, reason: impl Into<String>) -> Eg2Error {
-    Eg2Error::Guardian {
-        guardian: format!("guardian {i}"),
-        reason: reason.into(),
-    }
 }
 
 /// What a guardian holds between its announcement and its answer: the record's ballots and sums it
