@@ -458,17 +458,22 @@ class Node:
         peers: Iterable[str | Card] | None = None,
         timeout: float | None = 30.0,
     ) -> dict[str, PeerResult]:
-        """One request to every peer (or to `peers`) in parallel; one result per peer, errors included."""
+        """One request to every peer (or to `peers`) in parallel; one result per peer, errors included.
+        `timeout` bounds each request as a whole, dialling included: dialling a peer that has gone retries
+        refused connections for `connect_timeout`, which would otherwise hold the answer that long."""
         targets = [self.keystore.find(p) for p in peers] if peers is not None else self.keystore.cards()
         targets = [c for c in targets if c.node_id != self.identity.node_id]
 
         async def one(card: Card) -> PeerResult:
             t0 = time.perf_counter()
             try:
-                response = await self.request(card, kind, payload, timeout)
+                response = await asyncio.wait_for(self.request(card, kind, payload, timeout), timeout)
                 return PeerResult(card.name, response, None, time.perf_counter() - t0)
             except errors.NodeError as e:
                 return PeerResult(card.name, None, e, time.perf_counter() - t0)
+            except OSError as e:
+                err = errors.PeerUnavailable(f"no connection: {e}", card.name)
+                return PeerResult(card.name, None, err, time.perf_counter() - t0)
             except asyncio.TimeoutError:
                 err = errors.PeerUnavailable(f"no answer within {timeout} s", card.name)
                 return PeerResult(card.name, None, err, time.perf_counter() - t0)

@@ -39,7 +39,7 @@ from votum.nodes.keystore import PEERS_FILE, Keystore
 from votum.nodes.local import PARENT_PIPE, NodeProcess, environment, stop_with_parent, trusting_homes
 from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node, NodeSettings, open_node
-from votum.parties.common import agree_with_everyone, roster_sender, take_roster, tell_each, wait_for_records
+from votum.parties.common import agree_with_everyone, roster_sender, take_roster, wait_for_records
 
 SEED_ENV = "VOTUM_CEREMONY_SEED"
 COORDINATOR = "coordinator"
@@ -457,7 +457,7 @@ async def coordinate(
         return await _phases(node, cards, names, quorum, manifest, ceremony, phases, ask_all)
     except BaseException:
         abort = _pack({"ceremony": ceremony})
-        await tell_each(node, cards.values(), "ceremony/abort", abort, 5.0)
+        await node.broadcast("ceremony/abort", abort, cards.values(), 5.0)
         raise
 
 

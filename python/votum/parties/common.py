@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from votum.nodes import errors
@@ -181,16 +181,3 @@ async def agree_with_everyone(
             f"the record set shown to {me} differs from the one shown to {', '.join(differ)}: "
             "nothing was dealt"
         )
-
-
-async def tell_each(
-    node: Node, peers: Iterable[str | Card], kind: str, payload: bytes, seconds: float
-) -> list[Any]:
-    """One request to each peer in parallel, each bounded as a whole by `seconds` (dialling included: a party
-    that has died refuses connections, and dialling retries those for the node's `connect_timeout`, up to
-    10 s, which would hold a failed run's clean-up that long). Returns each answer or its exception."""
-
-    async def one(peer: str | Card) -> Any:
-        return await asyncio.wait_for(node.request(peer, kind, payload, seconds), seconds)
-
-    return list(await asyncio.gather(*(one(p) for p in peers), return_exceptions=True))

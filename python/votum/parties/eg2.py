@@ -43,7 +43,7 @@ from votum.nodes.local import PartyProcess, controller_node, party_main
 from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node
 from votum.parties.ceremony import COORDINATOR, prepare_homes
-from votum.parties.common import agree_with_everyone, roster_sender, take_roster, tell_each, wait_for_records
+from votum.parties.common import agree_with_everyone, roster_sender, take_roster, wait_for_records
 from votum.parties.record_copy import RecordSink, record_chunks
 
 T = TypeVar("T")
@@ -477,7 +477,7 @@ async def coordinate(
         return await _phases(node, cards, plan, election, phases, ask)
     except BaseException:
         abort = pack({"election": election})
-        await tell_each(node, cards.values(), "eg2/abort", abort, 5.0)
+        await node.broadcast("eg2/abort", abort, cards.values(), 5.0)
         raise
 
 

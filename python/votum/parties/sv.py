@@ -44,7 +44,6 @@ from votum.nodes.identity import Card
 from votum.nodes.local import apply_roster, environment, trusting_homes
 from votum.nodes.messages import pack, unpack
 from votum.nodes.node import Node, NodeSettings, open_node
-from votum.parties.common import tell_each
 
 #: a party's test seed (an integer, tests and benchmarks only): read from its own environment, never from a
 #: message (spec/97.14)
@@ -983,7 +982,7 @@ async def coordinate(
         dead = await _unreachable(node, parties)
         if dead and failed.party not in dead:
             failed = SvFailed(failed.phase, f"{failed.detail} (unreachable: {', '.join(dead)})", dead[0])
-        await tell_each(node, parties, "sv/abort", _pack({"election": election}), 3.0)
+        await node.broadcast("sv/abort", _pack({"election": election}), parties, 3.0)
         raise failed from None
     usage: dict[str, dict[str, Any]] = {}
     for p in parties:
@@ -1016,8 +1015,8 @@ async def join(
 
 
 async def _unreachable(node: Node, parties: list[str]) -> list[str]:
-    answers = await tell_each(node, parties, "ping", b"", 3.0)
-    return [p for p, a in zip(parties, answers, strict=True) if isinstance(a, BaseException)]
+    results = await node.broadcast("ping", b"", parties, 3.0)
+    return [p for p, r in results.items() if r.error is not None]
 
 
 # -- processes on one machine ------------------------------------------------------------------------------
