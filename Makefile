@@ -35,10 +35,13 @@ ct-check:
 # examples are left to clippy (--all-targets): building them here cost a minute of the test command
 test-rust:
 	cargo test --workspace --profile ci --locked --tests
-	cargo test --workspace --profile ci --locked --doc
+	cargo test --workspace --exclude votum-py --profile ci --locked --doc
 
+# two processes, a test file to each at a time (tests/netlab.py keeps their network labs apart); schemathesis
+# gives all its cases one node id, which pytest-xdist would run once, so the API fuzz test runs apart
 test-python:
-	$(PY) -m pytest -q --durations=30
+	$(PY) -m pytest -q -n 2 --dist loadfile --durations=30 --ignore=tests/service/test_service_fuzz.py
+	$(PY) -m pytest -q tests/service/test_service_fuzz.py
 
 lint:
 	cargo fmt --all -- --check

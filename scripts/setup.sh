@@ -77,7 +77,7 @@ stamp=.venv/.deps-stamp
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   log "installing Python build and test dependencies"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q "maturin>=1.7,<2" typer rich pytest pytest-timeout hypothesis ruff mypy "pylint>=3.2" gmpy2 \
+  .venv/bin/python -m pip install -q "maturin>=1.7,<2" typer rich pytest pytest-timeout pytest-xdist hypothesis ruff mypy "pylint>=3.2" gmpy2 \
     "fastapi>=0.165" "pydantic>=2.7" "uvicorn>=0.30" "httptools>=0.6" "uvloop>=0.19" "msgpack>=1.0" "cryptography>=50" "httpx>=0.27" "httpx2>=2.16" \
     "sqlalchemy>=2.0" "psycopg[binary]>=3.2" "prometheus-client>=0.20" "jinja2>=3.1" "distributed>=2024.8" "bokeh>=3.1" "selenium>=4.20" "schemathesis>=4.0" "trustme>=1.1" "prompt_toolkit>=3.0" "tomli>=2.0; python_version < '3.11'"
   touch "$stamp"

@@ -14,6 +14,21 @@ VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 GROUP_NAMES = ["ristretto255", "modp-2048", "eg-4096"]
 
 
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """Under pytest-xdist (`make test`), a test whose cases share one node id (schemathesis's do) would run
+    once and its other cases never: stop such a run rather than lose them unseen."""
+    seen: dict[str, int] = {}
+    for nodeid in ids:
+        seen[nodeid] = seen.get(nodeid, 0) + 1
+    twice = sorted(nodeid for nodeid, n in seen.items() if n > 1)
+    if twice:
+        pytest.exit(
+            f"collected more than once, so pytest-xdist would run one case of each: {', '.join(twice)}; "
+            "run them without -n (the Makefile's test-python does so for the API fuzz test)",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )
+
+
 def seed(label: str) -> bytes:
     return hashlib.sha256(label.encode()).digest()
 

@@ -32,6 +32,20 @@ def sh(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
 
 
 _made = itertools.count(1)
+_nets = itertools.count(0)
+
+
+def _subnet() -> int:
+    """The third octet of a new lab's subnet. Labs of one process take turns through their own range; when
+    pytest runs in two worker processes (`make test`), each worker has half of 20…219, so two labs alive at
+    once in the two workers never share a subnet (two bridges with one subnet would cross their routes)."""
+    return 20 + 100 * _worker() + next(_nets) % 100
+
+
+def _worker() -> int:
+    """0 or 1: which of pytest's two worker processes this is (0 outside pytest-xdist)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    return int(worker) % 2 if worker.isdigit() else 0
 
 
 @dataclass
@@ -40,10 +54,10 @@ class Lab:
 
     hosts: int
     #: unique per lab (the kernel removes a deleted namespace's veth pairs a little later)
-    tag: str = field(default_factory=lambda: f"{os.getpid() % 1000}{next(_made) % 100:02d}")
+    tag: str = field(default_factory=lambda: f"{os.getpid() % 1000}{_worker()}{next(_made) % 100:02d}")
 
     def __post_init__(self) -> None:
-        self.net = int(self.tag) % 230 + 20
+        self.net = _subnet()
         self.bridge = f"vbr{self.tag}"
         self.names = [f"vn{self.tag}x{i}" for i in range(1, self.hosts + 1)]
         self.made: list[tuple[str, ...]] = []

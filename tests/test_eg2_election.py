@@ -6,6 +6,7 @@ crates/votum-eg2/tests/election.rs."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -88,7 +89,9 @@ def test_guardians_in_processes_of_their_own_count_what_the_in_process_guardians
     )
     assert together.counts == body["counts"] and sum(together.counts.values()) > 0
     assert verify(out).intermediates["counts"] == body["counts"]
-    left = subprocess.run(["pgrep", "-f", "votum.parties.eg2"], capture_output=True, text=True, check=False)
+    # this test's own children only: another pytest worker may be running guardians of its own
+    mine = ["pgrep", "-P", str(os.getpid()), "-f", "votum.parties.eg2"]
+    left = subprocess.run(mine, capture_output=True, text=True, check=False)
     assert left.stdout.strip() == ""
 
 
