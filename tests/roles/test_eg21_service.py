@@ -3,8 +3,10 @@ the service in this process, and what a lying service, a cheating guardian or a 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -14,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import votum
 from fastapi.testclient import TestClient
@@ -32,6 +35,8 @@ from votum.service.app import create_app
 from votum.service.settings import Settings
 from votum.store import Store
 from votum.verifier import verify
+from votum.web.kiosk import create_kiosk_app
+from votum.web.kiosk21 import Kiosk21
 
 MANIFEST = json.loads((Path(__file__).parents[2] / "crates/votum-eg2/src/default_manifest.json").read_text())
 N, K = 3, 2
@@ -956,3 +961,125 @@ def test_a_ballot_cannot_chain_from_another_devices_code(election: Election21) -
     election.admin.post("/v1/elections/e/close", {})
     devices = json.loads(election.admin.get("/v1/elections/e/board/by-name/devices.json")["payload"])
     assert [d["ballots"] for d in devices] == [["b-1", "b-4"], ["b-3"]]
+
+
+# -- the polling-station kiosk on a 2.1 election (`votum device --he-fingerprint`, votum.web.kiosk21) -------
+
+
+def _kiosk21(election: Election21, tmp: Path, he: str, **options: Any) -> tuple[Kiosk21, TestClient, str]:
+    client = Client(http=election.http, token=election.tokens.device, use_msgpack=False)
+    kiosk = Kiosk21(client, "e", 1, tmp / "kiosk", "https://votes.example", "station-1", he, **options)
+    page = TestClient(create_kiosk_app(kiosk))
+    token = re.search(r'name="form_token" value="([^"]+)"', page.get("/").text)
+    assert token
+    return kiosk, page, token.group(1)
+
+
+def _mark(page: TestClient, token: str, **choices: str) -> Any:
+    return page.post("/ballot", data={"form_token": token, **{f"choice:{c}": s for c, s in choices.items()}})
+
+
+def _decide(page: TestClient, token: str, review: Any, decision: str) -> Any:
+    key = re.search(rf'action="/ballot/([^/"]+)/{decision}"', review.text)
+    assert key, review.text
+    return page.post(f"/ballot/{key.group(1)}/{decision}", data={"form_token": token})
+
+
+def test_the_kiosk_casts_and_challenges_2_1_ballots_that_are_counted_and_verify(
+    election: Election21, tmp_path: Path
+) -> None:
+    """The kiosk's pages on a 2.1 device: the keys checked against the officials' H_E fingerprint, a ballot
+    encrypted once and cast or challenged with the code shown before the choice, the chain (simple chaining)
+    carried across a restart of the kiosk, the tracker finding the ballot by its code; the record verifies
+    with the cast choices counted and the challenged ballot opened."""
+    he = _open(election)
+    _, page, token = _kiosk21(election, tmp_path, he, simple_chaining=True)
+    home = page.get("/").text
+    assert he in home and "Mayor" in home and "/elections/" not in home
+    review = _mark(page, token, mayor="mayor-option2", council="council-option1")
+    assert review.status_code == 200, review.text
+    code = re.search(r'id="code">([^<]+)<', review.text).group(1)  # type: ignore[union-attr]
+    cast = _decide(page, token, review, "cast")
+    assert cast.status_code == 200 and "cast-note" in cast.text
+    assert code.replace(" ", "") in cast.text.replace(" ", "")
+    challenged = _decide(page, token, _mark(page, token, mayor="mayor-option1"), "spoil")
+    assert "spoiled-note" in challenged.text
+    # a new kiosk process on the same state goes on with the chain (a wrong tail would be refused as a fork)
+    _, page2, token2 = _kiosk21(election, tmp_path, he, simple_chaining=True)
+    assert "cast-note" in _decide(page2, token2, _mark(page2, token2, mayor="mayor-option3"), "cast").text
+    stored = [json.loads(e.text()) for e in election.store.iter_entries("e", ["eg21_ballot"])]
+    assert [b["state"] for b in stored] == ["cast", "challenged", "cast"]
+    # each ballot chains from the one before it, across the restart
+    for before, after in itertools.pairwise(stored):
+        assert after["B_C"].lower().endswith(before["H_C"].lower())
+    first_code = stored[0]["H_C"]
+    tracked = election.http.get("/elections/e/track", params={"code": first_code.upper()})
+    assert tracked.status_code == 200 and stored[0]["id"] in tracked.text
+    election.admin.post("/v1/elections/e/close", {})
+    official = Official(election.admin, "e", Waiter(60, 0.02))
+    official.start_round([1, 2])
+    done = _decrypt(election, [1, 2])
+    assert all(not isinstance(d, BaseException) for d in done), done
+    official.publish(None, wait=True, available=[1, 2])
+    counts = election.admin.get("/v1/elections/e/results")["counts"]
+    assert counts["mayor/mayor-option2"] == counts["mayor/mayor-option3"] == 1
+    assert counts["mayor/mayor-option1"] == 0 and counts["council/council-option1"] == 1
+    record = tmp_path / "record"
+    official.save_record_21(record)
+    report = verify(record)
+    assert report.passed, report.not_passed()
+    assert report.intermediates["counts"] == counts
+    opened = [json.loads(line) for line in (record / "challenged.jsonl").read_text().splitlines()]
+    assert len(opened) == 1 and opened[0]["id"] == stored[1]["id"]
+
+
+def test_the_kiosk_believes_no_other_keys_no_other_receipt_and_survives_a_lost_answer(
+    election: Election21, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 2.1 kiosk started with another H_E fingerprint than the election's encrypts nothing and registers
+    nothing; a receipt with another code is refused and the chain does not move until the board shows the
+    ballot's own; a cast ballot whose answer was lost is taken from the board when the next voter starts,
+    not sent again as challenged."""
+    he = _open(election)
+    with pytest.raises(VerificationFailed, match="H_E fingerprint"):
+        _kiosk21(election, tmp_path, "f" * 32)
+    assert not election.entries("eg21/devices/")
+    kiosk, page, token = _kiosk21(election, tmp_path, he, simple_chaining=True)
+    real_post = Client.post
+
+    def other_code(self: Client, path: str, body: Any, **kw: Any) -> Any:
+        got = real_post(self, path, body, **kw)
+        if path.endswith("/eg21/ballots"):
+            got["receipts"][0]["code"] = "0" * 64
+        return got
+
+    monkeypatch.setattr(Client, "post", other_code)
+    pending = kiosk.encrypt(["mayor-option1"])
+    with pytest.raises(VerificationFailed, match="another code"):
+        kiosk.decide(pending.key, "cast")
+    assert kiosk.device.tail is None and kiosk.pending is pending
+    monkeypatch.setattr(Client, "post", real_post)
+    # the poll worker tries again: the ballot is found on the board with its own code, and the chain moves
+    again = page.post(f"/ballot/{pending.key}/cast", data={"form_token": token})
+    assert again.status_code == 200 and "cast-note" in again.text
+    assert kiosk.device.tail == pending.code
+
+    def answer_lost(self: Client, path: str, body: Any, **kw: Any) -> Any:
+        real_post(self, path, body, **kw)
+        raise httpx.ReadError("the answer was lost")
+
+    review = _mark(page, token, mayor="mayor-option3")
+    monkeypatch.setattr(Client, "post", answer_lost)
+    failed = _decide(page, token, review, "cast")
+    assert failed.status_code == 503 and "did not answer as it should" in failed.text
+    monkeypatch.setattr(Client, "post", real_post)
+    # the next voter: the ballot left waiting is on the board as cast, so it is not sent again as challenged
+    receipt = _decide(page, token, _mark(page, token, mayor="mayor-option2"), "cast")
+    assert receipt.status_code == 200 and "cast-note" in receipt.text
+    stored = [json.loads(e.text()) for e in election.store.iter_entries("e", ["eg21_ballot"])]
+    assert [b["state"] for b in stored] == ["cast", "cast", "cast"]
+    overvote = page.post(
+        "/ballot", data={"form_token": token, "choice:mayor": ["mayor-option1", "mayor-option2"]}
+    )
+    assert overvote.status_code == 400 and "at most 1 allowed" in overvote.text
+    assert len(election.entries("eg21/ballots/")) == 3

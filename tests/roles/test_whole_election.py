@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -51,6 +52,20 @@ def votum(
     if check:
         assert done.returncode == 0, (args, done.stdout, done.stderr)
     return done
+
+
+def _wait_for_page(url: str, log: Path) -> str:
+    """The page at `url` once its server answers (bounded wait; the server's log on failure)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            got = httpx.get(url, timeout=1)
+            if got.status_code == 200:
+                return got.text
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.2)
 
 
 def start(*args: str, env: dict[str, str], log: Path) -> subprocess.Popen[str]:
@@ -222,16 +237,7 @@ def test_a_whole_election_each_party_in_its_own_process(parties: Parties, browse
         )
     )
     kiosk = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(kiosk, timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        assert time.monotonic() < deadline, kiosk_log.read_text()
-        time.sleep(0.2)
-    assert joint in httpx.get(kiosk).text, "the kiosk shows the joint key the guardians made"
+    assert joint in _wait_for_page(kiosk, kiosk_log), "the kiosk shows the joint key the guardians made"
     receipts = []
     for justices, pineapple, decision in VOTERS:
         code, receipt, tracker = _choose(browser, kiosk, justices, pineapple, decision)
@@ -394,21 +400,27 @@ def test_a_2_1_election_each_party_in_its_own_process(parties: Parties) -> None:
     status = votum("official", "status", "-e", election, *service, env=env)
     assert f"election {election}: open" in status.stderr
 
-    # a device casts ballots, checking the keys against the H_E fingerprint the official printed
-    from votum.client import Client
-    from votum.parties.device21 import Device21
-
-    device_token = kiosk.read_text().strip().split("=", 1)[1]
-    with Client(base, token=device_token, use_msgpack=False) as client:
-        device = Device21(client, election, "kiosk-1", he, simple_chaining=True)
-        device.start()
-        for i in range(4):
-            plain = {
-                "id": f"kiosk-b{i}",
-                "style": "ward-1-style",
-                "contests": {"mayor": {"votes": [1 if i % 3 == j else 0 for j in range(3)]}},
-            }
-            device.cast(plain, "challenged" if i == 3 else "cast")
+    # the polling-station kiosk (`votum device`), which checks the keys against the H_E fingerprint the
+    # official printed; voters mark, cast or challenge over its pages
+    port = free_port()
+    kiosk_log = parties.root / "kiosk" / "kiosk.log"
+    device = ["device", "-e", election, *service, "--token-file", str(kiosk), "--port", str(port)]
+    device += ["--state-dir", str(parties.root / "kiosk" / "state"), "--simple-chaining"]
+    without = votum(*device, env=env, check=False)
+    assert without.returncode != 0 and "--he-fingerprint" in without.stderr
+    parties.processes.append(start(*device, "--he-fingerprint", he, env=env, log=kiosk_log))
+    page = f"http://127.0.0.1:{port}"
+    home = _wait_for_page(page, kiosk_log)
+    assert he in home, "the kiosk shows the H_E fingerprint it checked the keys against"
+    token = home.split('name="form_token" value="')[1].split('"')[0]
+    for i in range(4):
+        marked = {"form_token": token, "choice:mayor": f"mayor-option{i % 3 + 1}"}
+        review = httpx.post(f"{page}/ballot", data=marked, timeout=60)
+        decision = "spoil" if i == 3 else "cast"
+        key = re.search(rf'action="/ballot/([^/"]+)/{decision}"', review.text)
+        assert key, review.text
+        receipt = httpx.post(f"{page}/ballot/{key[1]}/{decision}", data={"form_token": token}, timeout=60)
+        assert receipt.status_code == 200 and f"{'spoiled' if i == 3 else 'cast'}-note" in receipt.text
     votum("official", "close", "-e", election, *service, "--token-file", str(admin), env=env)
 
     # each guardian decrypts in its own process; the official publishes with all three

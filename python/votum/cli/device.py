@@ -14,7 +14,7 @@ from rich.console import Console
 from votum.cli._errors import fail
 from votum.cli._service import DEFAULT_SERVICE, ElectionId, Service, TokenFile, role_and_token
 from votum.client import Client
-from votum.errors import VotumError
+from votum.errors import InvalidInput, VotumError
 
 DEFAULT_STATE = Path.home() / ".votum" / "device"
 
@@ -37,13 +37,28 @@ def device(
     style: Annotated[
         str | None, typer.Option(help="The ballot style (default: the manifest's first).")
     ] = None,
+    he_fingerprint: Annotated[
+        str | None,
+        typer.Option(
+            "--he-fingerprint",
+            help="ElectionGuard 2.1: the H_E fingerprint the officials announced (`votum official open` and "
+            "every guardian's tool print it). The device encrypts nothing under keys without it.",
+        ),
+    ] = None,
+    simple_chaining: Annotated[
+        bool,
+        typer.Option(
+            "--simple-chaining", help="ElectionGuard 2.1: chain each ballot's code to the previous one's."
+        ),
+    ] = False,
 ) -> None:
     """Serve the polling-station kiosk: a voter marks a ballot, the device encrypts it here and shows its
     code, and the voter casts it or spoils it to check the encryption; the receipt page gives the code and
-    the tracker's address."""
+    the tracker's address. An ElectionGuard 2.1 election needs --he-fingerprint."""
     import uvicorn
 
-    from votum.web.kiosk import Kiosk, create_kiosk_app
+    from votum.web.kiosk import Device, Kiosk, create_kiosk_app
+    from votum.web.kiosk21 import Kiosk21
 
     console = Console(stderr=True)
     if not _local(host):
@@ -55,19 +70,32 @@ def device(
         name = role.split(":", 1)[1] if role and ":" in role else None
         state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         client = Client(service, token=token, use_msgpack=False, timeout=60)
-        kiosk = Kiosk(
-            client,
-            election,
-            device_id,
-            state_dir,
-            public_url or service,
-            location=f"{name}-station-{device_id}" if name else f"station-{device_id}",
-            ballot_prefix=f"{name}-" if name else f"kiosk-{device_id}-",
-            style=style,
-        )
+        station = f"{name}-station-{device_id}" if name else f"station-{device_id}"
+        prefix = f"{name}-" if name else f"kiosk-{device_id}-"
+        spec = client.get(f"/v1/elections/{election}").get("spec", "1.0")
+        kiosk: Device
+        if spec == "2.1" or he_fingerprint is not None:
+            if he_fingerprint is None:
+                raise InvalidInput(
+                    f"election {election} is an ElectionGuard 2.1 election: give the H_E fingerprint the "
+                    "officials announced (--he-fingerprint)"
+                )
+            kiosk = Kiosk21(
+                client, election, device_id, state_dir, public_url or service, station, he_fingerprint,
+                ballot_prefix=prefix, style=style, simple_chaining=simple_chaining,
+            )  # fmt: skip
+            what = f"H_E fingerprint {kiosk.joint_fingerprint} (checked)"
+        else:
+            if simple_chaining:
+                raise InvalidInput("--simple-chaining is ElectionGuard 2.1's; a 1.0 device always chains")
+            kiosk = Kiosk(
+                client, election, device_id, state_dir, public_url or service, location=station,
+                ballot_prefix=prefix, style=style,
+            )  # fmt: skip
+            what = f"joint key {kiosk.joint_fingerprint}"
     except (VotumError, OSError, httpx.HTTPError) as e:
         fail(console, e)
-    console.print(f"device {device_id} of election {election}: joint key {kiosk.joint_fingerprint}")
+    console.print(f"device {device_id} of election {election}: {what}")
     console.print(f"kiosk page: http://{host}:{port}/", soft_wrap=True)
     try:
         uvicorn.run(create_kiosk_app(kiosk), host=host, port=port, log_level="warning")

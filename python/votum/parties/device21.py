@@ -59,16 +59,17 @@ class Device21:
     def __repr__(self) -> str:
         return f"Device21({self.election_id!r}, {self.name!r})"
 
-    def _entry(self, name: str) -> str:
+    def entry(self, name: str) -> str:
+        """The payload of the board's entry `name` (what the service says; check it before use)."""
         return str(self.client.get(f"{self.base}/board/by-name/{name}")["payload"])
 
     def start(self) -> str:
         """Reads and checks the election's keys, registers this device and checks its chain's start."""
-        election = json.loads(self._entry("election.json"))
+        election = json.loads(self.entry("election.json"))
         if election.get("spec") != "2.1":
             raise InvalidInput(f"election {self.election_id!r} is not a 2.1 election")
-        manifest = self._entry("manifest.json").encode()
-        guardians = self._entry("guardians.json")
+        manifest = self.entry("manifest.json").encode()
+        guardians = self.entry("guardians.json")
         n, k = int(election["number_of_guardians"]), int(election["quorum"])
         keys = dict(self.client.get(f"{self.base}/eg21")["keys"])
         records = [json.loads(keys[str(i)])["record"] for i in range(1, n + 1) if str(i) in keys]

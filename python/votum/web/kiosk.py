@@ -28,7 +28,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, quote
 
 import httpx
@@ -66,8 +66,24 @@ class Pending:
     tried: bool = False
 
 
+class Device(Protocol):
+    """What the kiosk's pages ask of the device behind them: `Kiosk` (1.0) or `kiosk21.Kiosk21` (2.1). The
+    templates read its `title`, `election_id`, `device_id`, `spec`, `joint_fingerprint` and `contests`."""
+
+    form_token: str
+    pending: Pending | None
+
+    def encrypt(self, chosen: list[str]) -> Pending: ...
+
+    def decide(self, key: str, state: str) -> dict[str, Any]: ...
+
+    def tracker(self, code: str) -> str: ...
+
+
 class Kiosk:
     """The device: its public keys, its chain of codes, and the ballot in progress."""
+
+    spec = "1.0"
 
     def __init__(
         self,
@@ -238,7 +254,7 @@ def _scalar(value: int) -> Any:
     return GROUP.scalar(value)
 
 
-def create_kiosk_app(kiosk: Kiosk) -> FastAPI:
+def create_kiosk_app(kiosk: Device) -> FastAPI:
     """The kiosk's pages: the ballot, its review (cast or spoil), and the receipt."""
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")

@@ -26,7 +26,7 @@ from votum.service.codec import NegotiatedRoute
 from votum.service.v1.ballots import check_names
 from votum.service.v1.ceremony import append_once
 from votum.service.v1.common import EntryOut, Receipt, entry_out, payload_of, receipt
-from votum.service.v1.state import eg21_of, v1_state
+from votum.service.v1.state import eg21_of, require_2_1, v1_state
 from votum.store import (
     Store,
     Tx,
@@ -177,6 +177,18 @@ def post_ballots(request: Request, election_id: str, body: PostBallots) -> dict[
         if fresh:
             _store(tx, token, fresh, receipts)
     return {"receipts": [receipts[i] for i in ids]}
+
+
+@router.get("/ballots/{ballot_id}", response_model=Receipt)
+def ballot_receipt(request: Request, election_id: str, ballot_id: str) -> dict[str, Any]:
+    """A 2.1 ballot's receipt, as its post answered it: a device whose answer was lost asks here whether its
+    ballot arrived before it goes on."""
+    require_2_1(request, election_id)
+    store = store_of(request)
+    b = store.ballot(election_id, ballot_id)
+    if b is None:
+        raise NotFound(f"no ballot {ballot_id!r} in election {election_id!r}")
+    return receipt(b.ballot_id, _state(b.state), b.code, store.entry(election_id, b.seq))
 
 
 def _state(stored: str) -> str:

@@ -37,10 +37,15 @@ def spec_of(request: Any, election_id: str) -> str:
     return v1_state(request).objects.spec(election_id)
 
 
-def eg21_of(request: Any, election_id: str) -> votum.Eg21Ceremony:
-    """A 2.1 election's public ceremony checks; `wrong_spec` (409) for a 1.0 election."""
+def require_2_1(request: Any, election_id: str) -> None:
+    """`wrong_spec` (409) unless election `election_id` runs ElectionGuard 2.1."""
     if spec_of(request, election_id) != "2.1":
         raise ApiError(409, "wrong_spec", f"election {election_id!r} runs ElectionGuard 1.0, not 2.1")
+
+
+def eg21_of(request: Any, election_id: str) -> votum.Eg21Ceremony:
+    """A 2.1 election's public ceremony checks; `wrong_spec` (409) for a 1.0 election."""
+    require_2_1(request, election_id)
     return v1_state(request).objects.eg21(election_id)
 
 
