@@ -1015,6 +1015,9 @@ def test_the_kiosk_casts_and_challenges_2_1_ballots_that_are_counted_and_verify(
     first_code = stored[0]["H_C"]
     tracked = election.http.get("/elections/e/track", params={"code": first_code.upper()})
     assert tracked.status_code == 200 and stored[0]["id"] in tracked.text
+    challenged_code = stored[1]["H_C"]
+    before = election.http.get("/elections/e/track", params={"code": challenged_code}).text
+    assert stored[1]["id"] in before and 'id="decryption"' not in before
     election.admin.post("/v1/elections/e/close", {})
     official = Official(election.admin, "e", Waiter(60, 0.02))
     official.start_round([1, 2])
@@ -1031,6 +1034,11 @@ def test_the_kiosk_casts_and_challenges_2_1_ballots_that_are_counted_and_verify(
     assert report.intermediates["counts"] == counts
     opened = [json.loads(line) for line in (record / "challenged.jsonl").read_text().splitlines()]
     assert len(opened) == 1 and opened[0]["id"] == stored[1]["id"]
+    # the voter who challenged finds the opening by the code the kiosk gave: what was marked, and only that
+    after = election.http.get("/elections/e/track", params={"code": challenged_code}).text
+    rows = re.findall(r"<td>([^<]+)</td><td class=\"(chosen|not-chosen)\"", after)
+    assert ("mayor-candidate1", "chosen") in rows, after
+    assert [label for label, mark in rows if mark == "chosen"] == ["mayor-candidate1"]
 
 
 def test_the_kiosk_believes_no_other_keys_no_other_receipt_and_survives_a_lost_answer(

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from votum.fingerprints import fingerprint
-from votum.results import candidate_names, contest_label
-from votum.web.views import CODE, Title, normalise, title_of
+from votum.web.views import CODE, Labels2x, Title, normalise, title_of
 
 #: a record's name (its directory's name), as 80.1's identifiers
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -268,32 +267,6 @@ def _read_at(path: Path, offset: int) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) else None
 
 
-class _Labels:
-    """Contests and options of a 2.x manifest by their sequence numbers, named as the results name them."""
-
-    def __init__(self, manifest: dict[str, Any]) -> None:
-        names = candidate_names(manifest)
-        self.contests: dict[Any, str] = {}
-        self.options: dict[tuple[Any, Any], str] = {}
-        self.by_id: dict[str, str] = {}
-        for c in manifest.get("contests", []) if isinstance(manifest.get("contests"), list) else []:
-            if not isinstance(c, dict):
-                continue
-            index = c.get("sequence_order")
-            self.contests[index] = contest_label(c)
-            for s in c.get("ballot_selections", []) or []:
-                if isinstance(s, dict):
-                    label = names.get(str(s.get("candidate_id")), str(s.get("object_id")))
-                    self.options[(index, s.get("sequence_order"))] = label
-                    self.by_id[str(s.get("object_id"))] = label
-
-    def contest(self, index: Any) -> str:
-        return self.contests.get(index, str(index))
-
-    def option(self, contest: Any, option: Any) -> str:
-        return self.options.get((contest, option), str(option))
-
-
 def track(path: Path, version: str, indexes: BallotIndexes, query: str) -> Tracked | None:
     """The ballot of the 2.1 record at `path` whose confirmation code (hex, any case, spaces and dashes
     ignored) or id is `query`, or None."""
@@ -315,7 +288,7 @@ def track(path: Path, version: str, indexes: BallotIndexes, query: str) -> Track
     ):
         return None
     manifest = _small_json(path / "manifest.json")
-    labels = _Labels(manifest if isinstance(manifest, dict) else {})
+    labels = Labels2x(manifest if isinstance(manifest, dict) else {})
     weight = ballot.get("weight")
     tracked = Tracked(
         ballot_id=str(ballot.get("id", "")),
@@ -359,15 +332,5 @@ def track(path: Path, version: str, indexes: BallotIndexes, query: str) -> Track
                 for c in opened_contests
             ]
         else:
-            tracked.opened = [
-                (
-                    labels.contest(c.get("index")),
-                    [
-                        (labels.option(c.get("index"), s.get("option")), int(s.get("vote", 0)))
-                        for s in c.get("selections", [])
-                        if isinstance(s, dict) and isinstance(s.get("vote"), int)
-                    ],
-                )
-                for c in opened_contests
-            ]
+            tracked.opened = labels.opened(opening)
     return tracked

@@ -169,9 +169,55 @@ def track(store: Store, election: ElectionRow, query: str) -> Tracked | None:
     decryption = None
     if row.state == "spoiled":
         spoiled = store.entry_named(election_id, f"spoiled_ballots/spoiled_ballot_{row.ballot_id}.json")
+        # a 2.1 challenged ballot's opening, on the board once the election is published (spec/80.11)
+        opened = store.entry_named(election_id, f"eg21/challenged/{row.ballot_id}.json")
         if spoiled is not None:
             decryption = _decrypted(manifest_of(store, election_id), json.loads(spoiled.text()))
+        elif opened is not None:
+            decryption = Labels2x(manifest_of(store, election_id)).opened(json.loads(opened.text()))
     return Tracked(row.ballot_id, row.state, row.code, entry, previous, election.head_seq, decryption)
+
+
+class Labels2x:
+    """Contests and options of a 2.x manifest by their sequence numbers, named as the results name them."""
+
+    def __init__(self, manifest: dict[str, Any]) -> None:
+        names = candidate_names(manifest)
+        self.contests: dict[Any, str] = {}
+        self.options: dict[tuple[Any, Any], str] = {}
+        self.by_id: dict[str, str] = {}
+        for c in manifest.get("contests", []) if isinstance(manifest.get("contests"), list) else []:
+            if not isinstance(c, dict):
+                continue
+            index = c.get("sequence_order")
+            self.contests[index] = contest_label(c)
+            for s in c.get("ballot_selections", []) or []:
+                if isinstance(s, dict):
+                    label = names.get(str(s.get("candidate_id")), str(s.get("object_id")))
+                    self.options[(index, s.get("sequence_order"))] = label
+                    self.by_id[str(s.get("object_id"))] = label
+
+    def contest(self, index: Any) -> str:
+        return self.contests.get(index, str(index))
+
+    def option(self, contest: Any, option: Any) -> str:
+        return self.options.get((contest, option), str(option))
+
+    def opened(self, opening: dict[str, Any]) -> list[tuple[str, list[tuple[str, int]]]]:
+        """A 2.1 challenged ballot's opening (a line of `challenged.jsonl`): per contest, its label and
+        (option label, vote) pairs."""
+        contests = [c for c in opening.get("contests", []) if isinstance(c, dict)]
+        return [
+            (
+                self.contest(c.get("index")),
+                [
+                    (self.option(c.get("index"), s.get("option")), int(s["vote"]))
+                    for s in c.get("selections", [])
+                    if isinstance(s, dict) and isinstance(s.get("vote"), int)
+                ],
+            )
+            for c in contests
+        ]
 
 
 def _decrypted(
