@@ -1091,3 +1091,29 @@ def test_the_kiosk_believes_no_other_keys_no_other_receipt_and_survives_a_lost_a
     )
     assert overvote.status_code == 400 and "at most 1 allowed" in overvote.text
     assert len(election.entries("eg21/ballots/")) == 3
+
+
+def test_points_past_the_number_of_ballots_are_counted_on_the_service(
+    election: Election21, tmp_path: Path
+) -> None:
+    """A contest whose options take up to 2 points each (the manifest's budget, `option_selection_limit` 2):
+    two ballots give one option 4 points. The service's publication looked each count up among K^0…K^W, W the
+    cast ballots' weights (2 here), and found no count; its bound is now W times the largest option limit."""
+    he = _open(election)
+    device = _device(election, "station-1", he)
+    for i, budget in enumerate(([2, 2, 0, 0], [2, 0, 1, 0])):
+        plain = _plain(i)
+        plain["contests"]["budget"] = {"votes": budget}
+        device.cast(plain)
+    election.admin.post("/v1/elections/e/close", {})
+    official = Official(election.admin, "e", Waiter(60, 0.02))
+    official.start_round([1, 2])
+    done = _decrypt(election, [1, 2])
+    assert all(not isinstance(d, BaseException) for d in done), done
+    official.publish(None, wait=True, available=[1, 2])
+    counts = election.admin.get("/v1/elections/e/results")["counts"]
+    assert [counts[f"budget/budget-option{j}"] for j in range(1, 5)] == [4, 2, 1, 0]
+    record = tmp_path / "record"
+    official.save_record_21(record)
+    report = verify(record)
+    assert report.passed, report.not_passed()

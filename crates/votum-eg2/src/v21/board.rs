@@ -218,7 +218,7 @@ pub fn publish<G: Eg2Group>(
         messages,
         "the board's",
     )?;
-    let dlog = Dlog::new(group, &keys.k, tally.weight);
+    let dlog = Dlog::new(group, &keys.k, tally.bound());
     let mut values = Vec::new();
     let mut contest_data = Vec::new();
     let mut counts = BTreeMap::new();
@@ -232,7 +232,7 @@ pub fn publish<G: Eg2Group>(
                 let count = dlog.find(group, &d.value).ok_or_else(|| {
                     Eg2Error::Decryption(format!(
                         "contest {contest} option {option}: no count up to {}",
-                        tally.weight
+                        tally.bound()
                     ))
                 })?;
                 counts.insert(count_name(&manifest, *contest, *option), count);

@@ -313,8 +313,10 @@ pub struct Tally<G: Eg2Group> {
     pub kept: Vec<Ballot<G>>,
     /// every ballot gathered
     pub count: usize,
-    /// the cast ballots' weights summed: no count can exceed it
+    /// the cast ballots' weights summed
     pub weight: u64,
+    /// the largest option limit R of the manifest
+    limit: u64,
     decrypting: Vec<u32>,
 }
 
@@ -332,13 +334,27 @@ impl<G: Eg2Group> Tally<G> {
             .filter(|mc| mc.decrypt_data)
             .map(|mc| mc.sequence)
             .collect();
+        let limit = manifest
+            .contests
+            .values()
+            .map(|mc| u64::from(mc.option_limit))
+            .max()
+            .unwrap_or(1)
+            .max(1);
         Self {
             sums,
             kept: Vec::new(),
             count: 0,
             weight: 0,
+            limit,
             decrypting,
         }
+    }
+
+    /// No count can exceed this: the cast ballots' weights summed, times the largest option limit (an
+    /// option takes up to R votes on each ballot).
+    pub fn bound(&self) -> u64 {
+        self.weight.saturating_mul(self.limit)
     }
 
     /// Whether the decryption needs `b` after its sums are taken.
