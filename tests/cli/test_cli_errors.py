@@ -135,3 +135,17 @@ def test_a_bar_without_a_known_total_keeps_counting(monkeypatch: Any) -> None:
         hook("ballots checked", 256, 0)
         hook("ballots checked", 1000, 0)
     assert seen == [(None, 256, False), (None, 1000, False)]
+
+
+@pytest.mark.parametrize("weight", ["faculty", "faculty=", "faculty=two", "=3", "faculty=-1"])
+def test_a_malformed_weight_is_one_line_before_anything_is_sent(tmp_path: Path, weight: str) -> None:
+    """`votum official create --weight NAME=W`: a malformed one is refused before the service is asked
+    (the service here does not exist)."""
+    manifest = tmp_path / "m.json"
+    manifest.write_text("{}")
+    run = CliRunner().invoke(
+        app,
+        ["official", "create", str(manifest), "-e", "x", "--guardians", "3", "--quorum", "2", "--spec", "2.1",
+         "--weight", weight, "--service", "http://127.0.0.1:9"],
+    )  # fmt: skip
+    one_line_error(run, "--weight", "NAME=W")

@@ -99,7 +99,9 @@ class Election21:
         return {e.name: e.text() for e in self.store.iter_entries("e") if e.name.startswith(prefix)}
 
 
-def _create(admin: Client, election_id: str = "e", group: str = "p256") -> dict[str, Any]:
+def _create(
+    admin: Client, election_id: str = "e", group: str = "p256", weights: dict[str, int] | None = None
+) -> dict[str, Any]:
     body = {
         "election_id": election_id,
         "manifest": MANIFEST,
@@ -107,22 +109,26 @@ def _create(admin: Client, election_id: str = "e", group: str = "p256") -> dict[
         "quorum": K,
         "spec": "2.1",
         "group": group,
+        **({"weights": weights} if weights else {}),
     }
     return dict(admin.post("/v1/elections", body))
 
 
 @contextmanager
-def _election(tmp_path: Path, url: str) -> Iterator[Election21]:
+def _election(
+    tmp_path: Path, url: str, weights: dict[str, int] | None = None, roles: dict[str, str] | None = None
+) -> Iterator[Election21]:
+    """An election on a service in this process; `roles` adds tokens (token -> role)."""
     tokens = Tokens.generate(N)
     other_device = secrets.token_urlsafe(24)
     store = Store(url)
-    roles = {**tokens.settings_map(), other_device: "device"}
-    app = create_app(Settings(data_dir=tmp_path, tokens=roles), store=store)
+    everyone = {**tokens.settings_map(), other_device: "device", **(roles or {})}
+    app = create_app(Settings(data_dir=tmp_path, tokens=everyone), store=store)
     try:
         with TestClient(app) as http:
             e = Election21(http, tokens, tmp_path, store)
             e.other_device = other_device
-            _create(e.admin)
+            _create(e.admin, weights=weights)
             yield e
     finally:
         store.close()
@@ -1117,3 +1123,72 @@ def test_points_past_the_number_of_ballots_are_counted_on_the_service(
     official.save_record_21(record)
     report = verify(record)
     assert report.passed, report.not_passed()
+
+
+def test_ballot_weights_are_the_elections_per_device_token_and_a_device_cannot_choose_its_own(
+    tmp_path: Path,
+) -> None:
+    """A 2.1 election created with weights {"faculty": 3}: the faculty token's ballots weigh 3, every
+    other token's 1. The tally is weighted (eq. 80) and the record verifies. A ballot whose weight is not its
+    token's is refused and nothing is stored: before, the service took weight 1 only, and a device choosing
+    its own weight would count its ballots as often as it liked."""
+    faculty, student = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+    roles = {faculty: "device:faculty", student: "device:student"}
+    with _election(tmp_path, f"sqlite:///{tmp_path / 'votum.db'}", {"faculty": 3}, roles) as election:
+        election_doc = json.loads(
+            election.admin.get("/v1/elections/e/board/by-name/election.json")["payload"]
+        )
+        assert election_doc["weights"] == {"faculty": 3}
+        he = _open(election)
+
+        def device(token: str, name: str | None, station: str) -> Device21:
+            client = Client(http=election.http, token=token, use_msgpack=False)
+            d = Device21(client, "e", station, he, token_name=name)
+            d.start()
+            return d
+
+        f = device(faculty, "faculty", "faculty-station-1")
+        s = device(student, "student", "student-station-1")
+        plain = device(election.tokens.device, None, "station-1")
+        assert (f.weight, s.weight, plain.weight) == (3, 1, 1)
+        f.cast({**_plain(0), "id": "faculty-1"})
+        s.cast({**_plain(1), "id": "student-1"})
+        plain.cast({**_plain(1), "id": "plain-1"})
+        head = election.store.election("e").head_seq
+        url = "/v1/elections/e/eg21/ballots"
+        assert f.device is not None and s.device is not None and plain.device is not None
+        light = f.device.encrypt(json.dumps({**_plain(2), "id": "faculty-2"}), "cast", 1, None)
+        heavy = s.device.encrypt(json.dumps({**_plain(2), "id": "student-2"}), "cast", 3, None)
+        sneaky = plain.device.encrypt(json.dumps({**_plain(2), "id": "plain-2"}), "cast", 3, None)
+        for client, ballot in ((f.client, light), (s.client, heavy), (plain.client, sneaky)):
+            status, kind, detail = _problem(lambda c=client, b=ballot: c.post(url, {"ballots": [b]}))
+            assert (status, kind) == (422, "invalid_input") and "weigh" in detail, detail
+        assert election.store.election("e").head_seq == head
+        election.admin.post("/v1/elections/e/close", {})
+        official = Official(election.admin, "e", Waiter(60, 0.02))
+        official.start_round([1, 2])
+        done = _decrypt(election, [1, 2])
+        assert all(not isinstance(d, BaseException) for d in done), done
+        official.publish(None, wait=True, available=[1, 2])
+        counts = election.admin.get("/v1/elections/e/results")["counts"]
+        # ballot 0 marks mayor-option1 (weight 3); ballots 1 mark mayor-option2 (weight 1 each)
+        assert [counts[f"mayor/mayor-option{j}"] for j in (1, 2, 3)] == [3, 2, 0]
+        record = tmp_path / "record"
+        official.save_record_21(record)
+        report = verify(record)
+        assert report.passed, report.not_passed()
+        weights = sorted(
+            json.loads(line)["weight"] for line in (record / "ballots.jsonl").read_text().splitlines()
+        )
+        assert weights == [1, 1, 3]
+
+
+def test_weights_are_refused_on_a_1_0_election_and_out_of_range(election: Election21) -> None:
+    body = {"election_id": "w", "manifest": MANIFEST, "number_of_guardians": N, "quorum": K}
+    assert _kind(lambda: election.admin.post("/v1/elections", {**body, "weights": {"a": 2}}))[0] == 422
+    twenty_one = {**body, "spec": "2.1", "group": "p256"}
+    for bad in ({"a": 0}, {"a": 1_000_001}, {"bad name": 2}):
+        assert (
+            _kind(lambda b=bad: election.admin.post("/v1/elections", {**twenty_one, "weights": b}))[0] == 422
+        )
+    assert election.admin.get("/v1/elections") == ["e"]

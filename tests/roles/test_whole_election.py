@@ -383,6 +383,8 @@ def test_a_2_1_election_each_party_in_its_own_process(parties: Parties) -> None:
         "2.1",
         "--group",
         "p256",
+        "--weight",
+        "kiosk=2",
         *service,
         "--token-file",
         str(admin),
@@ -412,6 +414,7 @@ def test_a_2_1_election_each_party_in_its_own_process(parties: Parties) -> None:
     page = f"http://127.0.0.1:{port}"
     home = _wait_for_page(page, kiosk_log)
     assert he in home, "the kiosk shows the H_E fingerprint it checked the keys against"
+    assert "its ballots weigh 2" in kiosk_log.read_text(), "the kiosk's token has weight 2 (--weight kiosk=2)"
     token = home.split('name="form_token" value="')[1].split('"')[0]
     for i in range(4):
         marked = {"form_token": token, "choice:mayor": f"mayor-option{i % 3 + 1}"}
@@ -442,3 +445,8 @@ def test_a_2_1_election_each_party_in_its_own_process(parties: Parties) -> None:
     votum("official", "record", "-e", election, *service, "--out", str(record), env=env)
     verified = votum("verify", str(record), env=env)
     assert verified.returncode == 0
+    from votum.verifier import verify
+
+    # three ballots cast, one for each mayor option, each weighing 2; the fourth challenged
+    counts = verify(record).intermediates["counts"]
+    assert [counts[f"mayor/mayor-option{j}"] for j in (1, 2, 3)] == [2, 2, 2]

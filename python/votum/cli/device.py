@@ -82,9 +82,11 @@ def device(
                 )
             kiosk = Kiosk21(
                 client, election, device_id, state_dir, public_url or service, station, he_fingerprint,
-                ballot_prefix=prefix, style=style, simple_chaining=simple_chaining,
+                ballot_prefix=prefix, style=style, simple_chaining=simple_chaining, token_name=name,
             )  # fmt: skip
             what = f"H_E fingerprint {kiosk.joint_fingerprint} (checked)"
+            if kiosk.device.weight != 1:
+                what += f"; its ballots weigh {kiosk.device.weight}"
         else:
             if simple_chaining:
                 raise InvalidInput("--simple-chaining is ElectionGuard 2.1's; a 1.0 device always chains")

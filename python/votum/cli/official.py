@@ -67,14 +67,26 @@ def create(
     group: Annotated[
         str, typer.Option(help="A 2.1 election's group: eg2-4096, eg2-3072 or p256.")
     ] = "eg2-4096",
+    weight: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A 2.1 election's ballot weight for a named device token, NAME=W (repeat it): every "
+            "ballot that token posts weighs W; other tokens' weigh 1."
+        ),
+    ] = None,
 ) -> None:
     """Create an election from MANIFEST: it starts in the key-ceremony phase."""
+
+    try:
+        weights = _weights(weight or [])
+    except InvalidInput as e:
+        fail(err, e)
 
     def act(o: Official) -> None:
         if spec not in ("1.0", "2.1"):
             raise InvalidInput(f"--spec {spec}: use 1.0 or 2.1")
         doc = read_manifest(manifest, spec, group)
-        s = o.create(doc, guardians, quorum, spec, group)
+        s = o.create(doc, guardians, quorum, spec, group, weights)
         title = f" ({_title(doc)})" if _title(doc) else ""
         err.print(f"created election {election}{title} with {guardians} guardians, quorum {quorum}")
         err.print(
@@ -84,6 +96,19 @@ def create(
         _print_status(s)
 
     _step(service, token_file, election, 0, act)
+
+
+def _weights(given: list[str]) -> dict[str, int]:
+    """`--weight NAME=W` options as a map; a malformed or repeated one is an error."""
+    out: dict[str, int] = {}
+    for item in given:
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value.strip().isdigit():
+            raise InvalidInput(f"--weight {item!r}: give NAME=W, W a whole number of at least 1")
+        if name in out:
+            raise InvalidInput(f"--weight: {name!r} is given twice")
+        out[name] = int(value)
+    return out
 
 
 def _title(doc: dict[str, Any]) -> str:

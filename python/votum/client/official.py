@@ -51,6 +51,7 @@ class Official:
         quorum: int,
         spec: str = "1.0",
         group: str | None = None,
+        weights: dict[str, int] | None = None,
     ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "election_id": self.election_id,
@@ -60,6 +61,8 @@ class Official:
         }
         if spec != "1.0":
             body.update(spec=spec, group=group or "eg2-4096")
+        if weights:
+            body["weights"] = weights
         return dict(self.client.post("/v1/elections", body))
 
     def status(self) -> dict[str, Any]:

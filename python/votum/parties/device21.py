@@ -44,9 +44,19 @@ class Device21:
     """One 2.1 encryption device: its name, chaining mode, its token, and the H_E fingerprint it expects."""
 
     def __init__(
-        self, client: Client, election_id: str, name: str, he: str, simple_chaining: bool = False
+        self,
+        client: Client,
+        election_id: str,
+        name: str,
+        he: str,
+        simple_chaining: bool = False,
+        token_name: str | None = None,
     ) -> None:
         self.client = client
+        #: the device token's name (`device:<name>`), whose weight in election.json its ballots carry
+        self.token_name = token_name
+        #: the weight of its ballots, read at start
+        self.weight = 1
         self.election_id = election_id
         self.name = name
         self.expected_he = normalise_fingerprint(he)
@@ -86,6 +96,8 @@ class Device21:
         self.device = votum.Eg21Device(
             election["group"], manifest, guardians.encode(), self.name, self.simple_chaining
         )
+        weights = election.get("weights") or {}
+        self.weight = int(weights.get(self.token_name, 1)) if self.token_name is not None else 1
         body = {"device": self.name, "simple_chaining": self.simple_chaining}
         answered = self.client.post(f"{self.base}/eg21/devices", body)
         if answered["start"] != self.device.chain_start:
@@ -96,7 +108,7 @@ class Device21:
         """The ballot encrypted and sealed after this device's tail (JSON text), not yet sent."""
         if self.device is None:
             raise InvalidInput("start the device first")
-        return self.device.encrypt(json.dumps(plain), state, 1, self.tail)
+        return self.device.encrypt(json.dumps(plain), state, self.weight, self.tail)
 
     def send(self, ballot: str) -> Cast21:
         """Sends one sealed ballot; its receipt must carry its code. The chain moves on to it."""

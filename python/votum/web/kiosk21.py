@@ -48,6 +48,7 @@ class Kiosk21:
         ballot_prefix: str = "kiosk-",
         style: str | None = None,
         simple_chaining: bool = False,
+        token_name: str | None = None,
     ) -> None:
         self.client = client
         self.election_id = election_id
@@ -59,7 +60,7 @@ class Kiosk21:
         status = client.get(self.base)
         if status["phase"] != "open":
             raise Conflict(f"election {election_id!r} is {status['phase']}; a device needs it open")
-        self.device = Device21(client, election_id, device_name, he_fingerprint, simple_chaining)
+        self.device = Device21(client, election_id, device_name, he_fingerprint, simple_chaining, token_name)
         self.device.start()
         self.spec = "2.1"
         #: shown in the footer: the H_E fingerprint the keys were checked against

@@ -48,6 +48,17 @@ device_role = Depends(require("device"))
 
 #: the ballots one request may carry
 BATCH = 100
+#: the largest ballot weight an election may give a device token (its counts are found by a discrete log
+#: whose work grows with the square root of the cast ballots' weights summed)
+MAX_WEIGHT = 1_000_000
+
+
+def token_weight(election: dict[str, Any], scope: str | None) -> int:
+    """The weight every ballot of the device token named `scope` carries: election.json's `weights` (set
+    when the election was created, public before any ballot), 1 for a token it does not list or a plain
+    `device` token."""
+    weights = election.get("weights") or {}
+    return int(weights.get(scope, 1)) if scope is not None else 1
 
 
 def chain_owner(token: str, device: str) -> str:
@@ -144,15 +155,17 @@ def post_ballots(request: Request, election_id: str, body: PostBallots) -> dict[
     if any("\n" in text or "\r" in text for text in body.ballots):
         raise InvalidInput("a ballot is one line of JSON")
     payloads = [text.encode() for text in body.ballots]
+    election = json.loads(store.require_named(election_id, "election.json", "no election").text())
+    weight = token_weight(election, scope)
     checked = []
     for facts, payload in zip(box.check_many(payloads), payloads, strict=True):
         check_id(str(facts["id"]), "ballot id")
         if facts["pre_encrypted"]:
             raise InvalidInput("pre-encrypted ballots are not taken by the service yet (spec/80.11)")
-        if facts["weight"] != 1:
+        if facts["weight"] != weight:
             raise InvalidInput(
-                f"ballot {facts['id']}: weight {facts['weight']}; the service takes weight 1 only (no party "
-                "on the service assigns weights yet, and a device must not)"
+                f"ballot {facts['id']}: weight {facts['weight']}; this device token's ballots weigh {weight} "
+                "(the election's weights, fixed when it was created; a device does not choose its own)"
             )
         checked.append((facts, payload))
     check_names(request, scope, [f["id"] for f, _ in checked], "ballot id")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import asdict
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 import anyio
@@ -22,11 +22,11 @@ from votum.service.codec import NegotiatedRoute
 from votum.service.problems import ApiError
 from votum.service.v1.common import EG, Head, payload_of
 from votum.service.v1.eg21 import awaited_21, open_21
-from votum.service.v1.eg21_ballots import devices_document
+from votum.service.v1.eg21_ballots import MAX_WEIGHT, devices_document
 from votum.service.v1.eg21_decryption import publish_21
 from votum.service.v1.exports import chunks
 from votum.service.v1.state import objects_of, one_point_zero, spec_of, v1_state
-from votum.store import ElectionRow, Tx
+from votum.store import ElectionRow, Tx, check_id
 from votum.store.awaited import awaited
 
 router = APIRouter(prefix="/v1/elections", tags=["elections"], route_class=NegotiatedRoute)
@@ -45,6 +45,11 @@ class CreateElection(BaseModel):
     spec: Literal["1.0", "2.1"] = "1.0"
     #: a 2.1 election's group
     group: Literal["eg2-4096", "eg2-3072", "p256"] | None = None
+    #: a 2.1 election's ballot weights W (eq. 80) by named device token (`device:<name>`): each ballot a
+    #: token posts must carry its weight; a token not listed, and a plain `device` token, post weight 1
+    weights: dict[str, Annotated[int, Field(ge=1, le=MAX_WEIGHT)]] | None = Field(
+        default=None, max_length=1000
+    )
 
 
 class Status(BaseModel):
@@ -92,6 +97,10 @@ def create_election(request: Request, body: CreateElection) -> dict[str, Any]:
         "number_of_guardians": body.number_of_guardians,
         "quorum": body.quorum,
     }
+    if body.weights is not None and body.spec != "2.1":
+        raise InvalidInput("ballot weights are ElectionGuard 2.1's: a 1.0 election weighs every ballot 1")
+    for name in body.weights or {}:
+        check_id(name, "device token name")
     if body.spec == "2.1":
         group = body.group or "eg2-4096"
         # the manifest's bytes as chained are H_B's input; a 2.x manifest with a ballot style
@@ -103,6 +112,8 @@ def create_election(request: Request, body: CreateElection) -> dict[str, Any]:
             **{k: v for k, v in params.items() if k != "format"},
             "base_hash": ceremony.base_hash,
         }
+        if body.weights:
+            params["weights"] = dict(sorted(body.weights.items()))
     else:
         if body.group is not None:
             raise InvalidInput("an ElectionGuard 1.0 election runs on its one group: give no group")
