@@ -188,6 +188,8 @@ pub(crate) fn prove_range<G: Eg2Group, R: RngCore + CryptoRng>(
 pub struct Device<'m, G: Eg2Group> {
     pub group: G,
     pub k: G::Element,
+    /// K's encoding, made once (each P-256 encoding costs a field inversion)
+    k_bytes: Vec<u8>,
     k_table: G::Table,
     pub he: [u8; 32],
     manifest: &'m Manifest,
@@ -214,9 +216,11 @@ impl Drop for BallotNonce {
 impl<'m, G: Eg2Group> Device<'m, G> {
     pub fn new(group: G, k: G::Element, he: [u8; 32], manifest: &'m Manifest, name: &str) -> Self {
         let k_table = group.table(&k);
+        let k_bytes = group.hash_bytes(&k);
         Self {
             group,
             k,
+            k_bytes,
             k_table,
             he,
             manifest,
@@ -250,7 +254,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
             range_hash(
                 &self.group,
                 &self.he,
-                &self.k,
+                &self.k_bytes,
                 ct,
                 cm.iter().map(|(a, b)| (a, b)),
             )
@@ -304,7 +308,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
         let proof = self.range_proof(&sum_ct, total_votes, &sum_xi, mc.limit, rng);
         sum_xi.zeroize();
         let cts: Vec<&Ciphertext<G>> = selections.iter().map(|s| &s.ct).collect();
-        let hash = contest_hash(g, &self.he, mc.sequence, &self.k, &cts);
+        let hash = contest_hash(g, &self.he, mc.sequence, &self.k_bytes, &cts);
         let mut xd = self.nonce(xb, &[&seq, b"contest_data"]);
         let mut message = plain_data.to_message(mc.limit);
         let (data, num_bytes) =

@@ -53,16 +53,19 @@ pub fn schnorr_hash<G: Eg2Group>(
 }
 
 /// A range proof's challenge H(H_E; 0x21, K, α, β, a₀, b₀, …, a_R, b_R) (eqs. 46, 51).
+///
+/// `k` is K's encoding (`Eg2Group::hash_bytes`), made once by the caller: on P-256 each encoding costs a field
+/// inversion, and K is the same in every proof.
 pub fn range_hash<'a, G: Eg2Group + 'a>(
     group: &G,
     he: &[u8; 32],
-    k: &G::Element,
+    k: &[u8],
     ct: &Ciphertext<G>,
     commitments: impl IntoIterator<Item = (&'a G::Element, &'a G::Element)>,
 ) -> [u8; 32] {
     let mut h = Hash::new(he)
         .byte(0x21)
-        .bytes(&group.hash_bytes(k))
+        .bytes(k)
         .bytes(&group.hash_bytes(&ct.pad))
         .bytes(&group.hash_bytes(&ct.data));
     for (a, b) in commitments {
@@ -115,17 +118,16 @@ pub fn data_decryption_hash<G: Eg2Group>(
 }
 
 /// χ_l = H(H_E; 0x23, l, K, α₁, β₁, …) (eq. 58).
+///
+/// `k` is K's encoding, as for [`range_hash`].
 pub fn contest_hash<G: Eg2Group>(
     group: &G,
     he: &[u8; 32],
     sequence: u32,
-    k: &G::Element,
+    k: &[u8],
     cts: &[&Ciphertext<G>],
 ) -> [u8; 32] {
-    let mut h = Hash::new(he)
-        .byte(0x23)
-        .u32(sequence)
-        .bytes(&group.hash_bytes(k));
+    let mut h = Hash::new(he).byte(0x23).u32(sequence).bytes(k);
     for ct in cts {
         h = h
             .bytes(&group.hash_bytes(&ct.pad))

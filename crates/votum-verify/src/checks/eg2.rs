@@ -14,6 +14,8 @@ use crate::report::Ledger;
 pub(crate) struct Ctx<G: Eg2Group> {
     pub group: G,
     pub k: G::Element,
+    /// K's encoding, made once (each P-256 encoding costs a field inversion)
+    pub k_bytes: Vec<u8>,
     pub k_table: G::Table,
     pub he: [u8; 32],
 }
@@ -21,9 +23,11 @@ pub(crate) struct Ctx<G: Eg2Group> {
 impl<G: Eg2Group> Ctx<G> {
     pub fn new(group: G, k: G::Element, he: [u8; 32]) -> Self {
         let k_table = group.table(&k);
+        let k_bytes = group.hash_bytes(&k);
         Self {
             group,
             k,
+            k_bytes,
             k_table,
             he,
         }
@@ -58,7 +62,7 @@ impl<G: Eg2Group> Ctx<G> {
             hashes::range_hash(
                 &self.group,
                 &self.he,
-                &self.k,
+                &self.k_bytes,
                 ct,
                 commitments.iter().map(|(a, b)| (a, b)),
             )
@@ -131,7 +135,7 @@ impl<G: Eg2Group> Ctx<G> {
 
     /// χ_l = H(H_E; 0x23, l, K, α₁, β₁, …) (2.0 eq. 58).
     pub fn contest_hash(&self, sequence: u32, cts: &[&Ciphertext<G>]) -> [u8; 32] {
-        hashes::contest_hash(&self.group, &self.he, sequence, &self.k, cts)
+        hashes::contest_hash(&self.group, &self.he, sequence, &self.k_bytes, cts)
     }
 
     /// H(B) = H(H_E; 0x24, χ₁, …, χ_mB, B_aux) (2.0 eq. 59).
