@@ -1019,7 +1019,7 @@ def test_the_kiosk_casts_and_challenges_2_1_ballots_that_are_counted_and_verify(
     for before, after in itertools.pairwise(stored):
         assert after["B_C"].lower().endswith(before["H_C"].lower())
     first_code = stored[0]["H_C"]
-    tracked = election.http.get("/elections/e/track", params={"code": first_code.upper()})
+    tracked = election.http.get("/elections/e/track", params={"code": first_code.lower()})
     assert tracked.status_code == 200 and stored[0]["id"] in tracked.text
     challenged_code = stored[1]["H_C"]
     before = election.http.get("/elections/e/track", params={"code": challenged_code}).text

@@ -155,11 +155,8 @@ def track(store: Store, election: ElectionRow, query: str) -> Tracked | None:
     query = normalise(query)
     if not query or len(query) > 128:
         return None
-    row = None
-    if CODE.fullmatch(query):
-        # 1.0's codes are stored as electionguard writes them (upper case), 2.1's as its record (lower)
-        upper = store.ballot_by_code(election_id, query.upper())
-        row = upper if upper is not None else store.ballot_by_code(election_id, query.lower())
+    # 1.0's codes and 2.1's are both stored in upper-case hex, as their records write them
+    row = store.ballot_by_code(election_id, query.upper()) if CODE.fullmatch(query) else None
     if row is None:
         row = store.ballot(election_id, query)
     if row is None:
