@@ -690,6 +690,23 @@ def _decrypt(election: Election21, guardians: list[int]) -> list[Any]:
     return out
 
 
+def _publish_and_verify(election: Election21, record: Path) -> dict[str, int]:
+    """The election closed, decrypted by guardians 1 and 2 and published; its record written to `record`,
+    which must verify with the counts the service published. Those counts."""
+    election.admin.post("/v1/elections/e/close", {})
+    official = Official(election.admin, "e", Waiter(60, 0.02))
+    official.start_round([1, 2])
+    done = _decrypt(election, [1, 2])
+    assert all(not isinstance(d, BaseException) for d in done), done
+    official.publish(None, wait=True, available=[1, 2])
+    counts = dict(election.admin.get("/v1/elections/e/results")["counts"])
+    official.save_record_21(record)
+    report = verify(record)
+    assert report.passed, report.not_passed()
+    assert report.intermediates["counts"] == counts
+    return counts
+
+
 def test_a_2_1_election_on_the_service_is_decrypted_published_and_verifies(
     election_on_each_store: Election21, tmp_path: Path
 ) -> None:
@@ -1024,20 +1041,10 @@ def test_the_kiosk_casts_and_challenges_2_1_ballots_that_are_counted_and_verify(
     challenged_code = stored[1]["H_C"]
     before = election.http.get("/elections/e/track", params={"code": challenged_code}).text
     assert stored[1]["id"] in before and 'id="decryption"' not in before
-    election.admin.post("/v1/elections/e/close", {})
-    official = Official(election.admin, "e", Waiter(60, 0.02))
-    official.start_round([1, 2])
-    done = _decrypt(election, [1, 2])
-    assert all(not isinstance(d, BaseException) for d in done), done
-    official.publish(None, wait=True, available=[1, 2])
-    counts = election.admin.get("/v1/elections/e/results")["counts"]
+    record = tmp_path / "record"
+    counts = _publish_and_verify(election, record)
     assert counts["mayor/mayor-option2"] == counts["mayor/mayor-option3"] == 1
     assert counts["mayor/mayor-option1"] == 0 and counts["council/council-option1"] == 1
-    record = tmp_path / "record"
-    official.save_record_21(record)
-    report = verify(record)
-    assert report.passed, report.not_passed()
-    assert report.intermediates["counts"] == counts
     opened = [json.loads(line) for line in (record / "challenged.jsonl").read_text().splitlines()]
     assert len(opened) == 1 and opened[0]["id"] == stored[1]["id"]
     # the voter who challenged finds the opening by the code the kiosk gave: what was marked, and only that
@@ -1111,18 +1118,8 @@ def test_points_past_the_number_of_ballots_are_counted_on_the_service(
         plain = _plain(i)
         plain["contests"]["budget"] = {"votes": budget}
         device.cast(plain)
-    election.admin.post("/v1/elections/e/close", {})
-    official = Official(election.admin, "e", Waiter(60, 0.02))
-    official.start_round([1, 2])
-    done = _decrypt(election, [1, 2])
-    assert all(not isinstance(d, BaseException) for d in done), done
-    official.publish(None, wait=True, available=[1, 2])
-    counts = election.admin.get("/v1/elections/e/results")["counts"]
+    counts = _publish_and_verify(election, tmp_path / "record")
     assert [counts[f"budget/budget-option{j}"] for j in range(1, 5)] == [4, 2, 1, 0]
-    record = tmp_path / "record"
-    official.save_record_21(record)
-    report = verify(record)
-    assert report.passed, report.not_passed()
 
 
 def test_ballot_weights_are_the_elections_per_device_token_and_a_device_cannot_choose_its_own(
@@ -1164,19 +1161,10 @@ def test_ballot_weights_are_the_elections_per_device_token_and_a_device_cannot_c
             status, kind, detail = _problem(lambda c=client, b=ballot: c.post(url, {"ballots": [b]}))
             assert (status, kind) == (422, "invalid_input") and "weigh" in detail, detail
         assert election.store.election("e").head_seq == head
-        election.admin.post("/v1/elections/e/close", {})
-        official = Official(election.admin, "e", Waiter(60, 0.02))
-        official.start_round([1, 2])
-        done = _decrypt(election, [1, 2])
-        assert all(not isinstance(d, BaseException) for d in done), done
-        official.publish(None, wait=True, available=[1, 2])
-        counts = election.admin.get("/v1/elections/e/results")["counts"]
+        record = tmp_path / "record"
+        counts = _publish_and_verify(election, record)
         # ballot 0 marks mayor-option1 (weight 3); ballots 1 mark mayor-option2 (weight 1 each)
         assert [counts[f"mayor/mayor-option{j}"] for j in (1, 2, 3)] == [3, 2, 0]
-        record = tmp_path / "record"
-        official.save_record_21(record)
-        report = verify(record)
-        assert report.passed, report.not_passed()
         weights = sorted(
             json.loads(line)["weight"] for line in (record / "ballots.jsonl").read_text().splitlines()
         )

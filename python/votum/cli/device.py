@@ -57,7 +57,7 @@ def device(
     the tracker's address. An ElectionGuard 2.1 election needs --he-fingerprint."""
     import uvicorn
 
-    from votum.web.kiosk import Device, Kiosk, create_kiosk_app
+    from votum.web.kiosk import Kiosk, KioskBase, create_kiosk_app
     from votum.web.kiosk21 import Kiosk21
 
     console = Console(stderr=True)
@@ -73,7 +73,7 @@ def device(
         station = f"{name}-station-{device_id}" if name else f"station-{device_id}"
         prefix = f"{name}-" if name else f"kiosk-{device_id}-"
         spec = client.get(f"/v1/elections/{election}").get("spec", "1.0")
-        kiosk: Device
+        kiosk: KioskBase
         if spec == "2.1" or he_fingerprint is not None:
             if he_fingerprint is None:
                 raise InvalidInput(

@@ -28,7 +28,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import parse_qs, quote
 
 import httpx
@@ -66,22 +66,149 @@ class Pending:
     tried: bool = False
 
 
-class Device(Protocol):
-    """What the kiosk's pages ask of the device behind them: `Kiosk` (1.0) or `kiosk21.Kiosk21` (2.1). The
-    templates read its `title`, `election_id`, `device_id`, `spec`, `joint_fingerprint` and `contests`."""
+class KioskBase:
+    """The device behind the kiosk's pages, whatever its ElectionGuard version: the election it serves (open),
+    its ballot style, the ballot in progress, and the state file that keeps its chain across restarts with
+    the ballot being sent. `Kiosk` (1.0) and `kiosk21.Kiosk21` (2.1) add the keys, the encryption, how a
+    ballot is posted and what the chain's tail is. The templates read `title`, `election_id`, `device_id`,
+    `spec`, `joint_fingerprint` and `contests`."""
 
-    form_token: str
-    pending: Pending | None
+    spec = ""
+    #: where a ballot is asked for by id, under the election's routes (`ballots` for 1.0)
+    ballots_route = "ballots"
+    #: the fingerprint the pages' footer shows: what the device checked its keys against
+    joint_fingerprint: str
 
-    def encrypt(self, chosen: list[str]) -> Pending: ...
+    def __init__(
+        self,
+        client: Client,
+        election_id: str,
+        device_id: int,
+        public_url: str,
+        ballot_prefix: str,
+        state_path: Path,
+    ) -> None:
+        self.client = client
+        self.election_id = election_id
+        self.device_id = device_id
+        self.public_url = public_url.rstrip("/")
+        #: ballot ids are this prefix and random digits (a named device token's ids start with its name)
+        self.ballot_prefix = ballot_prefix
+        self.base = f"/v1/elections/{election_id}"
+        self.lock = threading.Lock()
+        status = client.get(self.base)
+        if status["phase"] != "open":
+            raise Conflict(f"election {election_id!r} is {status['phase']}; a device needs it open")
+        self.form_token = secrets.token_urlsafe(24)
+        self.pending: Pending | None = None
+        state_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.state_path = state_path
 
-    def decide(self, key: str, state: str) -> dict[str, Any]: ...
+    def _named(self, name: str) -> str:
+        return str(self.client.get(f"{self.base}/board/by-name/{name}")["payload"])
 
-    def tracker(self, code: str) -> str: ...
+    def _use_style(self, manifest: dict[str, Any], style: str | None) -> None:
+        """The manifest and the ballot style this kiosk shows (the manifest's first by default)."""
+        self.manifest = manifest
+        styles = [s["object_id"] for s in manifest.get("ballot_styles", [])]
+        self.style = style or (styles[0] if styles else "")
+        if self.style not in styles:
+            raise InvalidInput(
+                f"the manifest has no ballot style {self.style!r} (it has {', '.join(styles)})"
+            )
+        self.on_style = contests_on_style(manifest, self.style)
+        ids = {c["object_id"] for c in self.on_style}
+        self.contests = [c for c in contests_of(manifest) if c.contest_id in ids]
+        self.title = title_of(manifest)
+
+    # -- the state file ---------------------------------------------------------------------------------
+
+    def _chain_state(self) -> dict[str, Any]:
+        """The chain's tail as the state file keeps it."""
+        raise NotImplementedError
+
+    def _move_on(self, p: Pending) -> None:
+        """The chain's tail after `p` is on the board."""
+        raise NotImplementedError
+
+    def _save(self, sending: dict[str, str] | None = None) -> None:
+        """The state file replaced whole: the chain's tail, and the ballot being sent if one is."""
+        part = self.state_path.with_name(self.state_path.name + ".part")
+        part.write_text(json.dumps({**self._chain_state(), "sending": sending}))
+        with open(part, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(part, self.state_path)
+
+    def _arrived(self, sending: dict[str, str]) -> bool:
+        """Whether the ballot the state file says was being sent is on the board (with its own code)."""
+        got = self._receipt_of(sending["ballot_id"])
+        if got is None:
+            return False
+        if got["code"].upper() != sending["code"].upper():
+            raise VerificationFailed(f"ballot {sending['ballot_id']} is on the board with another code")
+        return True
+
+    # -- a voter's ballot ------------------------------------------------------------------------------
+
+    def check_choices(self, chosen: list[str]) -> None:
+        """Every choice is a selection of this style's contests, at most once, and no contest gets more
+        votes than it allows."""
+        known = {ch.selection_id for c in self.contests for ch in c.choices}
+        if len(set(chosen)) != len(chosen):
+            raise InvalidInput("a choice is marked twice")
+        if any(s not in known for s in chosen):
+            raise InvalidInput("a choice is not on this ballot")
+        for c in self.contests:
+            marked = sum(1 for ch in c.choices if ch.selection_id in chosen)
+            if marked > c.votes_allowed:
+                raise InvalidInput(f"{c.label}: {marked} marked, at most {c.votes_allowed} allowed")
+
+    def encrypt(self, chosen: list[str]) -> Pending:
+        raise NotImplementedError
+
+    def decide(self, key: str, state: str) -> dict[str, Any]:
+        """The voter's choice for the ballot in progress: `cast` or `spoiled`. Returns the receipt."""
+        with self.lock:
+            p = self.pending
+            if p is None or not hmac.compare_digest(p.key, key):
+                raise Conflict("this ballot is no longer in progress: start again")
+            return self._submit(p, state)
+
+    def _post(self, p: Pending, state: str) -> dict[str, Any]:
+        """Sends `p` in `state`; the service's receipt."""
+        raise NotImplementedError
+
+    def _submit(self, p: Pending, state: str) -> dict[str, Any]:
+        """Sends the ballot in `state`, or, when an earlier try's answer was lost, takes the service's
+        receipt of what arrived then (so the chain goes on and nothing is sent twice in two states)."""
+        self._save({"ballot_id": p.ballot_id, "code": p.code})
+        receipt = self._receipt_of(p.ballot_id) if p.tried else None
+        if receipt is None:
+            p.tried = True
+            receipt = self._post(p, state)
+        if receipt["code"].upper() != p.code.upper():
+            raise VerificationFailed("the service's receipt names another code than this ballot's")
+        self._move_on(p)
+        self._save()
+        self.pending = None
+        # the pages (and the ballots table) call a ballot not cast "spoiled", 2.1's challenged ones too
+        return {**receipt, "state": "cast" if receipt["state"] == "cast" else "spoiled"}
+
+    def _receipt_of(self, ballot_id: str) -> dict[str, Any] | None:
+        """The service's receipt of this ballot if it is on the board, else None."""
+        try:
+            return dict(self.client.get(f"{self.base}/{self.ballots_route}/{quote(ballot_id)}"))
+        except ServiceError as e:
+            if e.status == 404:
+                return None
+            raise
+
+    def tracker(self, code: str) -> str:
+        return f"{self.public_url}/elections/{quote(self.election_id)}/track?code={quote(code)}"
 
 
-class Kiosk:
-    """The device: its public keys, its chain of codes, and the ballot in progress."""
+class Kiosk(KioskBase):
+    """The 1.0 device: its public keys, its chain of codes, and the ballot in progress."""
 
     spec = "1.0"
 
@@ -96,19 +223,10 @@ class Kiosk:
         ballot_prefix: str = "kiosk-",
         style: str | None = None,
     ) -> None:
-        self.client = client
-        self.election_id = election_id
-        self.device_id = device_id
-        self.public_url = public_url.rstrip("/")
-        #: ballot ids are this prefix and random digits (a named device token's ids start with its name)
-        self.ballot_prefix = ballot_prefix
-        self.base = f"/v1/elections/{election_id}"
-        self.lock = threading.Lock()
-        status = client.get(self.base)
-        if status["phase"] != "open":
-            raise Conflict(f"election {election_id!r} is {status['phase']}; a device needs it open")
-        self.manifest = json.loads(self._named("manifest.json"))
-        em = votum.EgManifest.from_json(json.dumps(self.manifest))
+        state_path = state_dir / f"kiosk-{election_id}-{device_id}.json"
+        super().__init__(client, election_id, device_id, public_url, ballot_prefix, state_path)
+        manifest = json.loads(self._named("manifest.json"))
+        em = votum.EgManifest.from_json(json.dumps(manifest))
         records = client.get(f"{self.base}/guardians")["records"]
         context = votum.EgContext.from_json(self._named("context.json"))
         context.check(records_in_order(records.values()))
@@ -116,46 +234,23 @@ class Kiosk:
             raise VerificationFailed("the context on the board is not of the manifest on the board")
         self.joint_fingerprint = key_fingerprint(context.elgamal_public_key.to_int())
         self.device = votum.EgEncryptionDevice(em, context.elgamal_public_key, context.extended_base_hash)
-        styles = [s["object_id"] for s in self.manifest["ballot_styles"]]
-        self.style = style or styles[0]
-        if self.style not in styles:
-            raise InvalidInput(
-                f"the manifest has no ballot style {self.style!r} (it has {', '.join(styles)})"
-            )
-        on_style = {c["object_id"] for c in contests_on_style(self.manifest, self.style)}
-        self.contests = [c for c in contests_of(self.manifest) if c.contest_id in on_style]
-        self.title = title_of(self.manifest)
-        self.form_token = secrets.token_urlsafe(24)
-        self.pending: Pending | None = None
-        self.state_path = state_dir / f"kiosk-{election_id}-{device_id}.json"
-        self.seed = self._start(location)
-
-    def _named(self, name: str) -> str:
-        return str(self.client.get(f"{self.base}/board/by-name/{name}")["payload"])
+        self._use_style(manifest, style)
+        self._start(location)
 
     # -- the chain of codes ----------------------------------------------------------------------------
 
-    def _start(self, location: str) -> Any:
+    def _start(self, location: str) -> None:
         """The chain's tail: from the state file (after asking the service about a ballot that was being
         submitted), else a new registration, whose hash is computed here."""
         if self.state_path.exists():
             state = json.loads(self.state_path.read_text())
-            seed = votum.eg_from_hex(state["seed"])
+            self.seed = _scalar(votum.eg_from_hex(state["seed"]))
             sending = state.get("sending")
             if sending:
-                try:
-                    got = self.client.get(f"{self.base}/ballots/{quote(sending['ballot_id'])}")
-                except ServiceError as e:
-                    if e.status != 404:
-                        raise
-                else:
-                    if got["code"].upper() != sending["code"].upper():
-                        raise VerificationFailed(
-                            f"ballot {sending['ballot_id']} is on the board with another code"
-                        )
-                    seed = votum.eg_from_hex(sending["code"])
-                self._save(seed)
-            return _scalar(seed)
+                if self._arrived(sending):
+                    self.seed = _scalar(votum.eg_from_hex(sending["code"]))
+                self._save()
+            return
         doc = {"device_id": self.device_id, "session_id": 1, "launch_code": 1, "location": location}
         ours = votum.eg_hash_elems(self.device_id, 1, 1, location)
         theirs = self.client.post(f"{self.base}/devices", doc)["code_seed"]
@@ -163,31 +258,16 @@ class Kiosk:
             raise VerificationFailed(
                 "the service answered another device hash than this device's registration"
             )
-        self._save(ours.to_int())
-        return ours
+        self.seed = ours
+        self._save()
 
-    def _save(self, seed: int, sending: dict[str, str] | None = None) -> None:
-        part = self.state_path.with_name(self.state_path.name + ".part")
-        part.write_text(json.dumps({"seed": votum.eg_to_hex(seed), "sending": sending}))
-        with open(part, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(part, self.state_path)
+    def _chain_state(self) -> dict[str, Any]:
+        return {"seed": votum.eg_to_hex(self.seed.to_int())}
+
+    def _move_on(self, p: Pending) -> None:
+        self.seed = p.next_seed
 
     # -- a voter's ballot ------------------------------------------------------------------------------
-
-    def check_choices(self, chosen: list[str]) -> None:
-        """Every choice is a selection of this style's contests, at most once, and no contest gets more
-        votes than it allows."""
-        known = {ch.selection_id: c for c in self.contests for ch in c.choices}
-        if len(set(chosen)) != len(chosen):
-            raise InvalidInput("a choice is marked twice")
-        for s in chosen:
-            if s not in known:
-                raise InvalidInput("a choice is not on this ballot")
-        for c in self.contests:
-            marked = sum(1 for ch in c.choices if ch.selection_id in chosen)
-            if marked > c.votes_allowed:
-                raise InvalidInput(f"{c.label}: {marked} marked, at most {c.votes_allowed} allowed")
 
     def encrypt(self, chosen: list[str]) -> Pending:
         """Encrypts a ballot with these choices (spoiling one left waiting)."""
@@ -209,42 +289,8 @@ class Kiosk:
             self.pending = Pending(secrets.token_urlsafe(16), ballot_id, forms, codes.pop(), code)
             return self.pending
 
-    def decide(self, key: str, state: str) -> dict[str, Any]:
-        """The voter's choice for the ballot in progress: `cast` or `spoiled`. Returns the receipt."""
-        with self.lock:
-            p = self.pending
-            if p is None or not hmac.compare_digest(p.key, key):
-                raise Conflict("this ballot is no longer in progress: start again")
-            return self._submit(p, state)
-
-    def _submit(self, p: Pending, state: str) -> dict[str, Any]:
-        """Sends the ballot in `state`, or, when an earlier try's answer was lost, takes the service's
-        receipt of what arrived then (so the chain goes on and nothing is sent twice in two states)."""
-        self._save(self.seed.to_int(), {"ballot_id": p.ballot_id, "code": p.code})
-        receipt = self._arrived(p) if p.tried else None
-        if receipt is None:
-            p.tried = True
-            receipt = dict(
-                self.client.post(f"{self.base}/ballots", {"ballot": p.forms[state], "state": state})
-            )
-        if receipt["code"].upper() != p.code.upper():
-            raise VerificationFailed("the service's receipt names another code than this ballot's")
-        self.seed = p.next_seed
-        self._save(self.seed.to_int())
-        self.pending = None
-        return receipt
-
-    def _arrived(self, p: Pending) -> dict[str, Any] | None:
-        """The service's receipt of `p` if it is on the board, else None."""
-        try:
-            return dict(self.client.get(f"{self.base}/ballots/{quote(p.ballot_id)}"))
-        except ServiceError as e:
-            if e.status == 404:
-                return None
-            raise
-
-    def tracker(self, code: str) -> str:
-        return f"{self.public_url}/elections/{quote(self.election_id)}/track?code={quote(code)}"
+    def _post(self, p: Pending, state: str) -> dict[str, Any]:
+        return dict(self.client.post(f"{self.base}/ballots", {"ballot": p.forms[state], "state": state}))
 
 
 GROUP = votum.Group("eg-4096")
@@ -254,7 +300,7 @@ def _scalar(value: int) -> Any:
     return GROUP.scalar(value)
 
 
-def create_kiosk_app(kiosk: Device) -> FastAPI:
+def create_kiosk_app(kiosk: KioskBase) -> FastAPI:
     """The kiosk's pages: the ballot, its review (cast or spoil), and the receipt."""
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
