@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,17 +45,34 @@ EG21_DOCUMENTS = ("parameters.json", "manifest.json", "guardians.json", "devices
 class Eg21RecordWriter:
     """A 2.1 election's record written from its board (spec/80.11), one entry at a time in board order (a
     reader of the whole board hands each entry to `take`): the documents, the ballots as `ballots.jsonl` and
-    the opened challenged ballots as `challenged.jsonl`, each line the entry's payload as chained."""
+    the opened challenged ballots as `challenged.jsonl`, each line the entry's payload as chained.
+
+    A printed pre-encrypted ballot (`eg21_printed`) is in the record once: as its recording
+    (`eg21_recorded`, cast) when it was recorded, else as printed (uncast, opened by the guardians). Printed
+    lines wait in a spool file until the end, so memory holds only their ids and offsets."""
 
     def __init__(self, out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
         self.out = out
         self._ballots = (out / "ballots.jsonl").open("wb")
         self._challenged: Any = None
+        self._spool: Any = None
+        #: printed ballot id -> (offset, length) in the spool, in board (print) order
+        self._printed: dict[str, tuple[int, int]] = {}
+        self._recorded: set[str] = set()
 
     def take(self, kind: str, name: str, payload: bytes) -> None:
         if kind == "eg21_ballot":
             self._ballots.write(payload + b"\n")
+        elif kind == "eg21_printed":
+            if self._spool is None:
+                # closed in `close`, like the record's own files
+                self._spool = tempfile.TemporaryFile(dir=self.out)  # noqa: SIM115
+            self._printed[_entry_id(name)] = (self._spool.tell(), len(payload))
+            self._spool.write(payload)
+        elif kind == "eg21_recorded":
+            self._ballots.write(payload + b"\n")
+            self._recorded.add(_entry_id(name))
         elif kind == "eg21_challenged":
             if self._challenged is None:
                 self._challenged = (self.out / "challenged.jsonl").open("wb")
@@ -63,12 +81,23 @@ class Eg21RecordWriter:
             (self.out / name).write_bytes(payload)
 
     def close(self) -> None:
+        if self._spool is not None:
+            for ballot_id, (offset, length) in self._printed.items():
+                if ballot_id not in self._recorded:
+                    self._spool.seek(offset)
+                    self._ballots.write(self._spool.read(length) + b"\n")
+            self._spool.close()
         self._ballots.close()
         if self._challenged is None and (self.out / "tally.json").exists():
             # published with no challenged ballot: the record holds the file, empty
             self._challenged = (self.out / "challenged.jsonl").open("wb")
         if self._challenged is not None:
             self._challenged.close()
+
+
+def _entry_id(name: str) -> str:
+    """The ballot id of a board name `eg21/<kind>/<id>.json`."""
+    return name.rsplit("/", 1)[-1].removesuffix(".json")
 
 
 @dataclass(frozen=True)

@@ -149,3 +149,15 @@ def test_a_malformed_weight_is_one_line_before_anything_is_sent(tmp_path: Path, 
          "--weight", weight, "--service", "http://127.0.0.1:9"],
     )  # fmt: skip
     one_line_error(run, "--weight", "NAME=W")
+
+
+@pytest.mark.parametrize("marks", ["{", "[1, 0]", '{"mayor": [2]}', '{"mayor": 1}'])
+def test_malformed_marks_are_one_line_before_anything_is_sent(tmp_path: Path, marks: str) -> None:
+    """`votum paper record --marks`: not JSON, or not 0s and 1s per contest, is refused before the service
+    is asked (the service here does not exist)."""
+    run = CliRunner().invoke(
+        app,
+        ["paper", "record", "-e", "x", "--he-fingerprint", "0" * 32, "--store", str(tmp_path / "s"),
+         "--ballot", "b", "--style", "s", "--marks", marks, "--service", "http://127.0.0.1:9"],
+    )  # fmt: skip
+    one_line_error(run, "--marks")

@@ -26,10 +26,10 @@ from votum.client.official import Official
 from votum.client.waiting import WaitedTooLong, Waiter
 from votum.eg2 import Eg21RecordWriter, he_fingerprint
 from votum.eg21_signing import JOINT_STATEMENT, KEY_STATEMENT, SHARE_STATEMENT, round_statement, statement
-from votum.errors import VerificationFailed
+from votum.errors import Conflict, VerificationFailed
 from votum.nodes import Keystore, keygen
 from votum.nodes.identity import Identity
-from votum.parties.device21 import Device21
+from votum.parties.device21 import Device21, Printer21, Recorder21
 from votum.parties.guardian21 import GuardianTool21, state_path_21
 from votum.service.app import create_app
 from votum.service.settings import Settings
@@ -100,11 +100,15 @@ class Election21:
 
 
 def _create(
-    admin: Client, election_id: str = "e", group: str = "p256", weights: dict[str, int] | None = None
+    admin: Client,
+    election_id: str = "e",
+    group: str = "p256",
+    weights: dict[str, int] | None = None,
+    manifest: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     body = {
         "election_id": election_id,
-        "manifest": MANIFEST,
+        "manifest": manifest or MANIFEST,
         "number_of_guardians": N,
         "quorum": K,
         "spec": "2.1",
@@ -116,7 +120,11 @@ def _create(
 
 @contextmanager
 def _election(
-    tmp_path: Path, url: str, weights: dict[str, int] | None = None, roles: dict[str, str] | None = None
+    tmp_path: Path,
+    url: str,
+    weights: dict[str, int] | None = None,
+    roles: dict[str, str] | None = None,
+    manifest: dict[str, Any] | None = None,
 ) -> Iterator[Election21]:
     """An election on a service in this process; `roles` adds tokens (token -> role)."""
     tokens = Tokens.generate(N)
@@ -128,7 +136,7 @@ def _election(
         with TestClient(app) as http:
             e = Election21(http, tokens, tmp_path, store)
             e.other_device = other_device
-            _create(e.admin, weights=weights)
+            _create(e.admin, weights=weights, manifest=manifest)
             yield e
     finally:
         store.close()
@@ -1013,8 +1021,9 @@ def test_the_kiosk_casts_and_challenges_2_1_ballots_that_are_counted_and_verify(
 ) -> None:
     """The kiosk's pages on a 2.1 device: the keys checked against the officials' H_E fingerprint, a ballot
     encrypted once and cast or challenged with the code shown before the choice, the chain (simple chaining)
-    carried across a restart of the kiosk, the tracker finding the ballot by its code; the record verifies
-    with the cast choices counted and the challenged ballot opened."""
+    carried across a restart of the kiosk and rebuilt from the service when its state file is lost, the
+    tracker finding the ballot by its code; the record verifies with the cast choices counted and the
+    challenged ballot opened."""
     he = _open(election)
     _, page, token = _kiosk21(election, tmp_path, he, simple_chaining=True)
     home = page.get("/").text
@@ -1030,8 +1039,14 @@ def test_the_kiosk_casts_and_challenges_2_1_ballots_that_are_counted_and_verify(
     # a new kiosk process on the same state goes on with the chain (a wrong tail would be refused as a fork)
     _, page2, token2 = _kiosk21(election, tmp_path, he, simple_chaining=True)
     assert "cast-note" in _decide(page2, token2, _mark(page2, token2, mayor="mayor-option3"), "cast").text
+    # one whose state file was lost goes on from where the service says its chain ends: before, it started
+    # again from H_0 and every ballot it made was refused as a fork
+    for lost in (tmp_path / "kiosk").glob("kiosk21-*.json"):
+        lost.unlink()
+    _, page3, token3 = _kiosk21(election, tmp_path, he, simple_chaining=True)
+    assert "cast-note" in _decide(page3, token3, _mark(page3, token3, mayor="mayor-option3"), "cast").text
     stored = [json.loads(e.text()) for e in election.store.iter_entries("e", ["eg21_ballot"])]
-    assert [b["state"] for b in stored] == ["cast", "challenged", "cast"]
+    assert [b["state"] for b in stored] == ["cast", "challenged", "cast", "cast"]
     # each ballot chains from the one before it, across the restart
     for before, after in itertools.pairwise(stored):
         assert after["B_C"].lower().endswith(before["H_C"].lower())
@@ -1043,7 +1058,7 @@ def test_the_kiosk_casts_and_challenges_2_1_ballots_that_are_counted_and_verify(
     assert stored[1]["id"] in before and 'id="decryption"' not in before
     record = tmp_path / "record"
     counts = _publish_and_verify(election, record)
-    assert counts["mayor/mayor-option2"] == counts["mayor/mayor-option3"] == 1
+    assert (counts["mayor/mayor-option2"], counts["mayor/mayor-option3"]) == (1, 2)
     assert counts["mayor/mayor-option1"] == 0 and counts["council/council-option1"] == 1
     opened = [json.loads(line) for line in (record / "challenged.jsonl").read_text().splitlines()]
     assert len(opened) == 1 and opened[0]["id"] == stored[1]["id"]
@@ -1180,3 +1195,190 @@ def test_weights_are_refused_on_a_1_0_election_and_out_of_range(election: Electi
             _kind(lambda b=bad: election.admin.post("/v1/elections", {**twenty_one, "weights": b}))[0] == 422
         )
     assert election.admin.get("/v1/elections") == ["e"]
+
+
+# -- pre-encrypted ballots (spec/80.11, §4) ------------------------------------------------------------------
+
+#: the default manifest with a short-code function (§4.6), which pre-encrypted ballots need
+PAPER_MANIFEST = {**MANIFEST, "short_code": "hex2"}
+
+
+@pytest.fixture
+def paper_election(tmp_path: Path) -> Iterator[Election21]:
+    with _election(tmp_path, f"sqlite:///{tmp_path / 'votum.db'}", manifest=PAPER_MANIFEST) as e:
+        yield e
+
+
+def _paper(election: Election21, he: str, simple: bool = True) -> tuple[Printer21, Recorder21]:
+    """A printer and a recorder on the plain device token, sharing the printer's store."""
+    client = Client(http=election.http, token=election.tokens.device, use_msgpack=False)
+    store = election.tmp / "paper-store.jsonl"
+    printer = Printer21(client, "e", "mail-printer", he, store, simple_chaining=simple)
+    printer.start()
+    recorder = Recorder21(client, "e", he, store)
+    recorder.start()
+    return printer, recorder
+
+
+def test_pre_encrypted_ballots_are_printed_recorded_counted_and_the_uncast_opened(
+    paper_election: Election21, tmp_path: Path
+) -> None:
+    """A printer prints four ballots onto the board before any mark; the recorder records the voters' marks
+    on two; the other two are uncast and the guardians open them. The counts are the marks (with one ballot
+    of an encryption device beside them), the record verifies, and each opening shows the short codes the
+    paper showed, in its order."""
+    election = paper_election
+    he = _open(election)
+    printer, recorder = _paper(election, he)
+    ids = [f"pre-{i}" for i in range(1, 5)]
+    sheets = {
+        s["id"]: s for s in printer.print(ids[:3], "ward-1-style") + printer.print(ids[3:], "ward-1-style")
+    }
+    store = (election.tmp / "paper-store.jsonl").stat()
+    assert store.st_mode & 0o077 == 0, "the printer's store is its owner's only"
+    for i in ids:
+        assert election.admin.get(f"/v1/elections/e/eg21/ballots/{i}")["state"] == "printed"
+    marks = {
+        "pre-1": {"mayor": [1, 0, 0], "council": [0, 1, 1, 0]},
+        "pre-3": {"mayor": [0, 0, 1], "council": [0, 1, 0, 0], "budget": [1, 0, 0, 1]},
+    }
+    for ballot_id, m in marks.items():
+        got = recorder.record(ballot_id, "ward-1-style", m)
+        assert got.state == "cast"
+        assert election.admin.get(f"/v1/elections/e/eg21/ballots/{ballot_id}")["state"] == "cast"
+    with pytest.raises(Conflict, match="already recorded"):
+        recorder.record("pre-1", "ward-1-style", {"mayor": [0, 1, 0]})
+    # the tracker shows a recording's short codes, for the voter to compare with the marks on the paper
+    page = election.http.get("/elections/e/track", params={"code": "pre-1"}).text
+    mayor = next(
+        c for c in sheets["pre-1"]["contests"] if c["index"] == MANIFEST["contests"][0]["sequence_order"]
+    )
+    assert 'id="short-codes"' in page and f"<code>{mayor['short_codes'][0]}</code>" in page
+    _device(election, "station-1", he).cast(_plain(0))
+    before = election.http.get("/elections/e/track", params={"code": "pre-2"}).text
+    assert 'id="state"' in before and 'id="sheet"' not in before
+    record = tmp_path / "record"
+    counts = _publish_and_verify(election, record)
+    assert [counts[f"mayor/mayor-option{j}"] for j in (1, 2, 3)] == [2, 0, 1]
+    assert [counts[f"council/council-option{j}"] for j in (1, 2, 3, 4)] == [1, 2, 1, 0]
+    assert [counts[f"budget/budget-option{j}"] for j in (1, 2, 3, 4)] == [1, 0, 0, 1]
+    lines = [json.loads(x) for x in (record / "ballots.jsonl").read_text().splitlines()]
+    states = {b["id"]: b["state"] for b in lines if b.get("pre_encrypted")}
+    assert states == {"pre-1": "cast", "pre-2": "challenged", "pre-3": "cast", "pre-4": "challenged"}
+    opened = {o["id"]: o for o in map(json.loads, (record / "challenged.jsonl").read_text().splitlines())}
+    assert set(opened) == {"pre-2", "pre-4"}
+    for ballot_id, o in opened.items():
+        printed = [c["short_codes"] for c in sheets[ballot_id]["contests"]]
+        shown = [[v["short_code"] for v in c["vectors"]] for c in o["contests"]]
+        assert shown == printed
+    # the tracker shows an uncast ballot's sheet as opened, for the voter to compare with the paper
+    after = election.http.get("/elections/e/track", params={"code": "pre-2"}).text
+    assert 'id="sheet"' in after
+    assert all(
+        f"<code>{code}</code>" in after for c in sheets["pre-2"]["contests"] for code in c["short_codes"]
+    )
+    devices = json.loads((record / "devices.json").read_text())
+    assert [d["ballots"] for d in devices if d.get("pre_encrypted")] == [ids]
+
+
+def test_a_recording_is_its_printed_ballot_once_and_a_printer_prints_only_paper(
+    paper_election: Election21,
+) -> None:
+    """What a lying recorder or printer gets (each refused, nothing stored):
+    - a recording of ballot pre-1 posted as pre-2 (the same id_B, nonce, chaining field and code under the
+      other id). Before the check against the printed ballot, the service took it: the record then held
+      pre-1's id_B twice and pre-2's chain link broken, and every guardian refuses such a record, so one
+      recorder stopped the election's decryption;
+    - a recording of a ballot never printed, a second recording with other marks, a recording with a weight
+      its token does not have, and a printed ballot posted already marked;
+    - an encryption device's ballot posted as the printer's, a printed ballot as an encryption device's."""
+    election = paper_election
+    he = _open(election)
+    printer, recorder = _paper(election, he)
+    sheets = printer.print(["pre-1", "pre-2"], "ward-1-style")
+    assert len(sheets) == 2
+    store = {
+        json.loads(x)["id"]: json.loads(x)
+        for x in (election.tmp / "paper-store.jsonl").read_text().splitlines()
+    }
+    paper = votum.Eg21Recorder(
+        "p256",
+        json.dumps(PAPER_MANIFEST).encode(),
+        election.admin.get("/v1/elections/e/board/by-name/guardians.json")["payload"].encode(),
+    )
+
+    def recording(ballot_id: str, mayor: list[int], weight: int = 1) -> str:
+        item = store[ballot_id]
+        plain = {"id": ballot_id, "style": "ward-1-style", "contests": {"mayor": {"votes": mayor}}}
+        return paper.record(item["printed"], item["sheet"], item["nonce"], json.dumps(plain), weight)
+
+    post = recorder.client.post
+    url = "/v1/elections/e/eg21/recorded"
+    head = election.store.election("e").head_seq
+    moved = json.loads(recording("pre-1", [1, 0, 0]))
+    moved["id"] = "pre-2"
+    status, kind, detail = _problem(lambda: post(url, {"ballots": [json.dumps(moved)]}))
+    assert (status, kind) == (422, "invalid_input") and "not the printed ballot's" in detail, detail
+    never = json.loads(recording("pre-1", [1, 0, 0]))
+    never["id"] = "pre-9"
+    assert _kind(lambda: post(url, {"ballots": [json.dumps(never)]})) == (404, "not_found")
+    assert _kind(lambda: post(url, {"ballots": [recording("pre-1", [1, 0, 0], weight=2)]}))[0] == 422
+    marked = json.loads(recording("pre-1", [1, 0, 0]))
+    assert _kind(lambda: post("/v1/elections/e/eg21/ballots", {"ballots": [json.dumps(marked)]}))[0] == 422
+    assert election.store.election("e").head_seq == head
+    first = recorder.record("pre-1", "ward-1-style", {"mayor": [0, 1, 0]})
+    head = election.store.election("e").head_seq
+    again = post(url, {"ballots": [election.entries("eg21/recorded/")["eg21/recorded/pre-1.json"]]})
+    assert again["receipts"][0]["seq"] == first.seq
+    assert _kind(lambda: post(url, {"ballots": [recording("pre-1", [0, 0, 1])]})) == (409, "conflict")
+    # a printer posts paper only; an encryption device none
+    assert printer.printer is not None
+    ordinary = _device(election, "station-1", he)
+    head = election.store.election("e").head_seq
+    ballot = ordinary.encrypt(_plain(1))
+    as_printer = json.loads(ballot)
+    as_printer["device"] = "mail-printer"
+    line, _, _ = printer.printer.print(["pre-3"], "ward-1-style", None)[0]
+    from_station = json.loads(line)
+    from_station["device"] = "station-1"
+    for wrong in (as_printer, from_station):
+        status, kind, detail = _problem(
+            lambda w=wrong: post("/v1/elections/e/eg21/ballots", {"ballots": [json.dumps(w)]})
+        )
+        # (their chains differ too: a printer's hashes take other domain bytes, §4.1.4)
+        assert (status, kind) == (409, "conflict") and "pre-encrypted" in detail, detail
+    assert election.store.election("e").head_seq == head
+    election.admin.post("/v1/elections/e/close", {})
+    status, kind = _kind(lambda: recorder.record("pre-2", "ward-1-style", {"mayor": [1, 0, 0]}))
+    assert status == 409, kind
+
+
+def test_a_printer_restarted_after_a_lost_post_goes_on_from_the_last_ballot_the_service_took(
+    paper_election: Election21, tmp_path: Path
+) -> None:
+    """Under simple chaining, a printer whose last batch went into its store but never reached the service
+    (the post failed) starts again from the last ballot the board holds, not the store's last: before, it
+    chained from a code the service never took and every later ballot was refused as off its chain."""
+    election = paper_election
+    he = _open(election)
+    printer, _ = _paper(election, he)
+    printer.print(["pre-1", "pre-2"], "ward-1-style")
+    assert printer.printer is not None
+    lost = printer.printer.print(["pre-3"], "ward-1-style", printer.tail)
+    printer.store.add(
+        [
+            {
+                "id": "pre-3",
+                "code": json.loads(lost[0][0])["H_C"],
+                "printed": lost[0][0],
+                "nonce": "",
+                "sheet": "",
+            }
+        ]
+    )
+    again, recorder = _paper(election, he)
+    assert again.tail == printer.tail
+    again.print(["pre-4"], "ward-1-style")
+    recorder.record("pre-4", "ward-1-style", {"mayor": [0, 0, 1]})
+    counts = _publish_and_verify(election, tmp_path / "record")
+    assert [counts[f"mayor/mayor-option{j}"] for j in (1, 2, 3)] == [0, 0, 1]

@@ -335,12 +335,14 @@ def test_a_whole_election_each_party_in_its_own_process(parties: Parties, browse
 def test_a_2_1_election_each_party_in_its_own_process(parties: Parties) -> None:
     """ElectionGuard 2.1 on the service (spec/80.11), each party in its own process: `votum official create
     --spec 2.1`, each guardian's `votum guardian join` with the others' cards in its keystore, `votum
-    official open` (every party prints the same H_E fingerprint), a device's ballots, `votum official close`,
+    official open` (every party prints the same H_E fingerprint), a device's ballots, pre-encrypted ballots
+    printed and one recorded (`votum paper`), `votum official close`,
     each guardian's `votum guardian decrypt`, `votum official publish`, `votum official record` and `votum
     verify` on what it wrote."""
     env, election = parties.env, "eg21-ceremony"
     admin = parties.token("official", "admin")
     kiosk = parties.token("kiosk", "device:kiosk")
+    mail = parties.token("mail", "device:mail")
     fingerprints = {}
     for g in GUARDIANS:
         parties.token(g, f"guardian:{g}")
@@ -368,7 +370,10 @@ def test_a_2_1_election_each_party_in_its_own_process(parties: Parties) -> None:
     )
     parties.processes.append(server)  # type: ignore[arg-type]
     service = ["--service", base]
-    manifest = ROOT / "crates" / "votum-eg2" / "src" / "default_manifest.json"
+    # the default manifest with a short-code function, for the pre-encrypted ballots (§4.6)
+    default = json.loads((ROOT / "crates" / "votum-eg2" / "src" / "default_manifest.json").read_text())
+    manifest = parties.root / "manifest.json"
+    manifest.write_text(json.dumps({**default, "short_code": "hex2"}))
     created = votum(
         "official",
         "create",
@@ -424,6 +429,28 @@ def test_a_2_1_election_each_party_in_its_own_process(parties: Parties) -> None:
         assert key, review.text
         receipt = httpx.post(f"{page}/ballot/{key[1]}/{decision}", data={"form_token": token}, timeout=60)
         assert receipt.status_code == 200 and f"{'spoiled' if i == 3 else 'cast'}-note" in receipt.text
+    # pre-encrypted ballots (`votum paper`): three printed onto the board, one recorded, two left uncast
+    store, sheets = parties.root / "mail" / "store.jsonl", parties.root / "mail" / "sheets.jsonl"
+    paper = [
+        "-e",
+        election,
+        "--he-fingerprint",
+        he,
+        "--store",
+        str(store),
+        *service,
+        "--token-file",
+        str(mail),
+    ]
+    printed = votum(
+        "paper", "print", *paper, "--count", "3", "--style", "ward-1-style", "--out", str(sheets), env=env
+    )
+    assert "3 ballots of election" in printed.stderr and len(sheets.read_text().splitlines()) == 3
+    recorded = votum(
+        "paper", "record", *paper, "--ballot", "mail-printer-2", "--style", "ward-1-style",
+        "--marks", '{"mayor": [1, 0, 0]}', env=env,
+    )  # fmt: skip
+    assert json.loads(recorded.stdout)["state"] == "cast"
     votum("official", "close", "-e", election, *service, "--token-file", str(admin), env=env)
 
     # each guardian decrypts in its own process; the official publishes with all three
@@ -447,6 +474,9 @@ def test_a_2_1_election_each_party_in_its_own_process(parties: Parties) -> None:
     assert verified.returncode == 0
     from votum.verifier import verify
 
-    # three ballots cast, one for each mayor option, each weighing 2; the fourth challenged
+    # three ballots cast, one for each mayor option, each weighing 2; the fourth challenged; one recorded
+    # pre-encrypted ballot for mayor-option1, weighing 1; the two uncast printed ballots opened
     counts = verify(record).intermediates["counts"]
-    assert [counts[f"mayor/mayor-option{j}"] for j in (1, 2, 3)] == [2, 2, 2]
+    assert [counts[f"mayor/mayor-option{j}"] for j in (1, 2, 3)] == [3, 2, 2]
+    opened = [json.loads(x) for x in (record / "challenged.jsonl").read_text().splitlines()]
+    assert sorted(o["id"] for o in opened if o.get("pre_encrypted")) == ["mail-printer-1", "mail-printer-3"]

@@ -205,6 +205,11 @@ impl BallotNonce {
     pub fn from_bytes(bytes: [u8; 32]) -> Self {
         Self(bytes)
     }
+
+    /// Its bytes, for the printer's store (§4.2: the store keeps ξ_B until the ballot is recorded).
+    pub fn bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
 }
 
 impl Drop for BallotNonce {

@@ -9,16 +9,19 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use rayon::prelude::*;
 use serde_json::Value;
+use votum_eg2::encrypt::BallotNonce;
 use votum_eg2::encrypt::{PlainBallot, PlainContest};
 use votum_eg2::manifest::{read_manifest, Manifest};
 use votum_eg2::v21::ballot::{Chain, Device};
 use votum_eg2::v21::board::publish;
-use votum_eg2::v21::hashes::{Codes, SIMPLE_CHAINING};
+use votum_eg2::v21::hashes::{Codes, ShortCode, SIMPLE_CHAINING};
+use votum_eg2::v21::preencrypt::{Printed, PrintedContest, Printer, Recorder};
 use votum_eg2::v21::record::{hex as hex_of, Ballot, Keys};
 use votum_eg2::v21::trustee::ballot_fingerprints;
 use votum_eg2::{Eg2Error, Eg2Group, State};
 use votum_group::{ModpGroup, P256};
 use votum_verify::Eg21BallotRules;
+use zeroize::Zeroize;
 
 use crate::convert::{release, rng_from};
 use crate::eg2::summary_dict;
@@ -136,11 +139,20 @@ fn check_all<'py, G: Eg2Group>(
         .collect()
 }
 
-fn device_start(he: &[u8; 32], name: &str, simple: bool) -> String {
-    let hdi = Codes::Device.device_hash(he, name);
+fn codes_of(printer: bool) -> Codes {
+    if printer {
+        Codes::Printer
+    } else {
+        Codes::Device
+    }
+}
+
+fn device_start(he: &[u8; 32], name: &str, simple: bool, printer: bool) -> String {
+    let codes = codes_of(printer);
+    let hdi = codes.device_hash(he, name);
     if simple {
         let field = votum_eg2::v21::hashes::chaining_field(SIMPLE_CHAINING, &hdi);
-        hex_of(&Codes::Device.chain_hash(he, &field))
+        hex_of(&codes.chain_hash(he, &field))
     } else {
         hex_of(&hdi)
     }
@@ -172,10 +184,23 @@ impl Eg21BallotBox {
     }
 
     /// Where device `name`'s chain starts (hex): H_DI, which every ballot's chaining field holds under no
-    /// chaining; with simple chaining H_0, which its first ballot's field holds.
-    fn chain_start(&self, name: &str, simple: bool) -> String {
+    /// chaining; with simple chaining H_0, which its first ballot's field holds. A printer of pre-encrypted
+    /// ballots (`printer`) hashes with its own domain bytes (§4.1.4).
+    #[pyo3(signature = (name, simple, printer=false))]
+    fn chain_start(&self, name: &str, simple: bool, printer: bool) -> String {
         let he = self.he();
-        device_start(&he, name, simple)
+        device_start(&he, name, simple, printer)
+    }
+
+    /// Whether `cast` (a recorded pre-encrypted ballot, checked) is the recording of `printed` (the printed
+    /// ballot on the board, checked): the same id, style, printer, id_B, nonce ciphertext, chaining field,
+    /// code, contests, χ and selection hashes; what differs is named. A recorder that changed any of them
+    /// would count a vote on a ballot no printer made.
+    fn same_paper(&self, printed: &[u8], cast: &[u8]) -> PyResult<()> {
+        match &self.0 {
+            AnyBox::P256(b) => same_paper(b.rules.group(), printed, cast),
+            AnyBox::Modp(b) => same_paper(b.rules.group(), printed, cast),
+        }
     }
 
     /// One ballot (JSON text, a line of `ballots.jsonl`) checked: V-EG21-05…08's per-ballot items, proofs
@@ -199,24 +224,81 @@ impl Eg21BallotBox {
     }
 
     /// Device `name`'s record (JSON text) as `devices.json` holds it, from the ballots the service accepted
-    /// from it, in order, the last with code `last` (hex; None if it has none).
-    #[pyo3(signature = (name, simple, ballots, last=None))]
+    /// from it, in order, the last with code `last` (hex; None if it has none); `printer`: a printer of
+    /// pre-encrypted ballots.
+    #[pyo3(signature = (name, simple, ballots, last=None, printer=false))]
     fn close_device(
         &self,
         name: &str,
         simple: bool,
         ballots: Vec<String>,
         last: Option<&str>,
+        printer: bool,
     ) -> PyResult<String> {
         let he = self.he();
         let last = last.map(|l| unhex32(l, "the last code")).transpose()?;
-        let chain = Chain::resumed(&he, name, simple, last, ballots);
+        let chain = Chain::resumed((codes_of(printer), &he), name, simple, last, ballots);
         Ok(chain.close().to_json().to_string())
     }
 
     fn __repr__(&self) -> String {
         "Eg21BallotBox(..)".into()
     }
+}
+
+/// Whether `cast` records `printed` (both JSON text): every field the printer made is equal.
+fn same_paper<G: Eg2Group>(group: &G, printed: &[u8], cast: &[u8]) -> PyResult<()> {
+    let read = |text: &[u8], what: &str| -> PyResult<Ballot<G>> {
+        Ballot::read(group, &json(text, what)?).map_err(|e| input(format!("{what}: {e}")))
+    };
+    let (p, c) = (
+        read(printed, "the printed ballot")?,
+        read(cast, "the recorded ballot")?,
+    );
+    let differs = |what: &str| {
+        Err(input(format!(
+            "ballot {}: its {what} is not the printed ballot's",
+            c.id
+        )))
+    };
+    if !(p.pre_encrypted && c.pre_encrypted) {
+        return differs("pre-encrypted mark");
+    }
+    let fields: [(&str, bool); 7] = [
+        ("id", p.id == c.id),
+        ("style", p.style == c.style),
+        ("printer", p.device == c.device),
+        ("id_B", p.id_b == c.id_b && p.hi == c.hi),
+        (
+            "ballot nonce ciphertext",
+            p.nonce.c0 == c.nonce.c0
+                && p.nonce.c1 == c.nonce.c1
+                && p.nonce.proof.c == c.nonce.proof.c
+                && p.nonce.proof.v == c.nonce.proof.v,
+        ),
+        ("chaining field", p.chaining == c.chaining),
+        ("confirmation code", p.code == c.code),
+    ];
+    if let Some((what, _)) = fields.iter().find(|(_, same)| !same) {
+        return differs(what);
+    }
+    let sheet = |b: &Ballot<G>| -> Vec<(u32, [u8; 32], Vec<[u8; 32]>)> {
+        b.contests
+            .iter()
+            .map(|x| {
+                let hashes = x
+                    .pre
+                    .as_ref()
+                    .map(|pre| pre.hashes.clone())
+                    .unwrap_or_default();
+                (x.index, x.hash, hashes)
+            })
+            .collect()
+    };
+    if sheet(&p) != sheet(&c) {
+        return differs("contests, contest hashes χ or selection hashes ψ");
+    }
+    Ok(())
 }
 
 /// A device's made parts: the device (K and K̂ with their tables, H_E, the manifest) and H_E.
@@ -314,7 +396,7 @@ fn encrypt_with<G: Eg2Group>(
         .device
         .encrypt(plain, (state, weight), &mut rng)
         .map_err(eg2)?;
-    let mut chain = Chain::resumed(&made.he, name, simple, after, Vec::new());
+    let mut chain = Chain::resumed((Codes::Device, &made.he), name, simple, after, Vec::new());
     chain.seal(&mut ballot);
     Ok(ballot.to_json(&made.device.group).to_string())
 }
@@ -356,7 +438,7 @@ impl Eg21Device {
             AnyDevice::P256(m) => m.he,
             AnyDevice::Modp(m) => m.he,
         };
-        device_start(&he, &self.name, self.simple)
+        device_start(&he, &self.name, self.simple, false)
     }
 
     /// A plaintext ballot (`{"id", "style", "contests": {contest id: {"votes": [...], "write_ins": [...]}}}`)
@@ -386,6 +468,247 @@ impl Eg21Device {
 
     fn __repr__(&self) -> String {
         format!("Eg21Device({:?})", self.name)
+    }
+}
+
+/// What the printer and the recorder of pre-encrypted ballots hold: the group, the election's keys, the
+/// manifest and its short-code function Ω (§4.6).
+struct Paper<G: Eg2Group> {
+    group: G,
+    keys: Keys<G>,
+    manifest: Manifest,
+    short: ShortCode,
+}
+
+enum AnyPaper {
+    P256(Box<Paper<P256>>),
+    Modp(Box<Paper<ModpGroup>>),
+}
+
+fn paper_of(py: Python<'_>, group: &str, manifest: &[u8], guardians: &[u8]) -> PyResult<AnyPaper> {
+    fn make<G: Eg2Group>(group: G, manifest: &[u8], guardians: &[u8]) -> PyResult<Paper<G>> {
+        let doc = json(manifest, "the manifest")?;
+        let short = ShortCode::of_manifest(&doc)
+            .map_err(input)?
+            .ok_or_else(|| {
+                input("the manifest names no short_code function (§4.6): pre-encrypted ballots need one")
+            })?;
+        Ok(Paper {
+            keys: keys_of(&group, guardians)?,
+            manifest: read_manifest(&doc).map_err(|e| input(format!("the manifest: {e}")))?,
+            group,
+            short,
+        })
+    }
+    let group = group_of(group)?;
+    release(py, || {
+        Ok(match group {
+            AnyGroup::P256(g) => AnyPaper::P256(Box::new(make(g, manifest, guardians)?)),
+            AnyGroup::Modp(g) => AnyPaper::Modp(Box::new(make(g, manifest, guardians)?)),
+        })
+    })
+}
+
+fn sheet_json(sheet: &[PrintedContest], indices: &[u32]) -> String {
+    let contests: Vec<Value> = sheet
+        .iter()
+        .zip(indices)
+        .map(|(c, index)| {
+            serde_json::json!({
+                "index": index,
+                "psi": c.psi.iter().map(|p| hex_of(p)).collect::<Vec<_>>(),
+                "short_codes": c.short_codes,
+            })
+        })
+        .collect();
+    Value::Array(contests).to_string()
+}
+
+fn sheet_of(text: &str) -> PyResult<Vec<PrintedContest>> {
+    let v = json(text.as_bytes(), "the sheet")?;
+    let bad = || input("the sheet is not a list of {index, psi, short_codes}");
+    v.as_array()
+        .ok_or_else(bad)?
+        .iter()
+        .map(|c| {
+            let psi = c["psi"]
+                .as_array()
+                .ok_or_else(bad)?
+                .iter()
+                .map(|p| unhex32(p.as_str().unwrap_or_default(), "a selection hash ψ"))
+                .collect::<PyResult<Vec<_>>>()?;
+            let short_codes = c["short_codes"]
+                .as_array()
+                .ok_or_else(bad)?
+                .iter()
+                .map(|s| s.as_str().map(str::to_owned).ok_or_else(bad))
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok(PrintedContest { psi, short_codes })
+        })
+        .collect()
+}
+
+fn print_with<G: Eg2Group>(
+    p: &Paper<G>,
+    (name, simple): (&str, bool),
+    (ids, style): (&[String], &str),
+    after: Option<[u8; 32]>,
+) -> PyResult<Vec<(String, String, String)>> {
+    let mut rng = rng_from(None)?;
+    let printer = Printer::new(
+        p.group.clone(),
+        (&p.keys.k, &p.keys.k_hat),
+        p.keys.he,
+        (&p.manifest, p.short),
+        name,
+    );
+    let mut chain = Chain::resumed(
+        (Codes::Printer, &p.keys.he),
+        name,
+        simple,
+        after,
+        Vec::new(),
+    );
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        let (mut printed, xi_b) = printer.print(id, style, &mut rng).map_err(eg2)?;
+        chain.seal(&mut printed.ballot);
+        let indices: Vec<u32> = printed.ballot.contests.iter().map(|c| c.index).collect();
+        out.push((
+            printed.ballot.to_json(&p.group).to_string(),
+            hex_of(xi_b.bytes()),
+            sheet_json(&printed.sheet, &indices),
+        ));
+    }
+    Ok(out)
+}
+
+/// A printer of pre-encrypted ballots on the service (spec/80.11, §4.2): the election's keys from its
+/// guardians' document, the manifest with its short-code function, the printer's name and chaining mode.
+/// It holds no chain: each batch is sealed after the code given, the last the service took.
+#[pyclass(frozen, name = "Eg21Printer", module = "votum._native")]
+pub struct Eg21Printer {
+    inner: AnyPaper,
+    name: String,
+    simple: bool,
+}
+
+#[pymethods]
+impl Eg21Printer {
+    #[new]
+    #[pyo3(signature = (group, manifest, guardians, name, simple_chaining=false))]
+    fn new(
+        py: Python<'_>,
+        group: &str,
+        manifest: &[u8],
+        guardians: &[u8],
+        name: &str,
+        simple_chaining: bool,
+    ) -> PyResult<Self> {
+        Ok(Self {
+            inner: paper_of(py, group, manifest, guardians)?,
+            name: name.to_owned(),
+            simple: simple_chaining,
+        })
+    }
+
+    /// Where this printer's chain starts (hex), with the printer's domain bytes (§4.1.4).
+    #[getter]
+    fn chain_start(&self) -> String {
+        let he = match &self.inner {
+            AnyPaper::P256(p) => p.keys.he,
+            AnyPaper::Modp(p) => p.keys.he,
+        };
+        device_start(&he, &self.name, self.simple, true)
+    }
+
+    /// Prints ballots `ids` of `style`, sealed in order after code `after` (hex; None: the chain's start).
+    /// Returns, per ballot, its record line (JSON, uncast: what the service takes before any mark), its
+    /// ballot nonce ξ_B (hex: secret, for the printer's store only) and its sheet (JSON: per contest its
+    /// index, each vector's ψ and short code in printed order, the options then the nulls; the short codes
+    /// are on the paper and nowhere else until the ballot is recorded or opened).
+    #[pyo3(signature = (ids, style, after=None))]
+    fn print(
+        &self,
+        py: Python<'_>,
+        ids: Vec<String>,
+        style: &str,
+        after: Option<&str>,
+    ) -> PyResult<Vec<(String, String, String)>> {
+        let after = after.map(|a| unhex32(a, "the last code")).transpose()?;
+        let who = (self.name.as_str(), self.simple);
+        release(py, || match &self.inner {
+            AnyPaper::P256(p) => print_with(p, who, (&ids, style), after),
+            AnyPaper::Modp(p) => print_with(p, who, (&ids, style), after),
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Eg21Printer({:?})", self.name)
+    }
+}
+
+fn record_with<G: Eg2Group>(
+    p: &Paper<G>,
+    (printed, sheet): (&[u8], Vec<PrintedContest>),
+    xi_b: &BallotNonce,
+    (marks, weight): (&PlainBallot, u32),
+) -> PyResult<String> {
+    let mut rng = rng_from(None)?;
+    let ballot = Ballot::read(&p.group, &json(printed, "the printed ballot")?)
+        .map_err(|e| input(format!("the printed ballot: {e}")))?;
+    let printed = Printed { ballot, sheet };
+    let recorder = Recorder::new(p.group.clone(), &p.keys.k, (&p.manifest, p.short));
+    let cast = recorder
+        .record(&printed, xi_b, (marks, weight), &mut rng)
+        .map_err(eg2)?;
+    Ok(cast.to_json(&p.group).to_string())
+}
+
+/// The recorder of pre-encrypted ballots on the service (spec/80.11, §4.3): the election's keys, the
+/// manifest with its short-code function. It records a voter's marks on a printed ballot with the ballot's
+/// nonce from the printer's store, which it checks against the printed ballot first.
+#[pyclass(frozen, name = "Eg21Recorder", module = "votum._native")]
+pub struct Eg21Recorder(AnyPaper);
+
+#[pymethods]
+impl Eg21Recorder {
+    #[new]
+    fn new(py: Python<'_>, group: &str, manifest: &[u8], guardians: &[u8]) -> PyResult<Self> {
+        Ok(Self(paper_of(py, group, manifest, guardians)?))
+    }
+
+    /// The cast ballot (JSON) recording `marks` (a plaintext ballot: `{"id", "style", "contests": {contest
+    /// id: {"votes": [0 or 1 per option]}}}`) on printed ballot `printed` (its record line) with its
+    /// `sheet` and its nonce ξ_B (hex) from the printer's store; a nonce that does not give the printed
+    /// ballot is refused, naming the store.
+    #[pyo3(signature = (printed, sheet, nonce, marks, weight=1))]
+    fn record(
+        &self,
+        py: Python<'_>,
+        printed: &str,
+        sheet: &str,
+        nonce: &str,
+        marks: &str,
+        weight: u32,
+    ) -> PyResult<String> {
+        let mut bytes = unhex32(nonce, "the ballot nonce")?;
+        let xi_b = BallotNonce::from_bytes(bytes);
+        bytes.zeroize();
+        let sheet = sheet_of(sheet)?;
+        let marks = plain_of(&json(marks.as_bytes(), "the marks")?)?;
+        release(py, || match &self.0 {
+            AnyPaper::P256(p) => {
+                record_with(p, (printed.as_bytes(), sheet), &xi_b, (&marks, weight))
+            }
+            AnyPaper::Modp(p) => {
+                record_with(p, (printed.as_bytes(), sheet), &xi_b, (&marks, weight))
+            }
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        "Eg21Recorder(..)".into()
     }
 }
 

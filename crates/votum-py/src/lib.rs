@@ -50,6 +50,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<eg21_party::Eg21Round>()?;
     m.add_class::<eg21_service::Eg21BallotBox>()?;
     m.add_class::<eg21_service::Eg21Device>()?;
+    m.add_class::<eg21_service::Eg21Printer>()?;
+    m.add_class::<eg21_service::Eg21Recorder>()?;
     m.add_function(wrap_pyfunction!(node::node_check_frame, m)?)?;
     m.add_function(wrap_pyfunction!(node::node_digests, m)?)?;
     m.add_function(wrap_pyfunction!(node::node_id, m)?)?;

@@ -936,6 +936,15 @@ fn walk_on<G: Eg2Group>(
         .collect::<Result<_, _>>()
         .map_err(at(Check::Eg21v08, record::DEVICES))?;
     check_devices(ledger, &keys.he, &devices, &kept);
+    if pre_ballots == kept.len() as u64 && !devices.iter().any(|d| !d.pre_encrypted) {
+        // a vote-by-mail election: every ballot pre-encrypted, no encryption device
+        ledger.examined(Check::Eg21v08, 0);
+        ledger.warn(
+            Check::Eg21v08,
+            "record",
+            "no encryption device in the record: every ballot is pre-encrypted",
+        );
+    }
     if hooks.until_tally {
         return Ok(kept.len() as u64);
     }

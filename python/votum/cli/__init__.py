@@ -15,6 +15,7 @@ from votum.cli.load import load
 from votum.cli.mix import mix
 from votum.cli.node import node_app
 from votum.cli.official import official_app
+from votum.cli.paper import paper_app
 from votum.cli.serve import serve
 from votum.cli.sv import sv
 from votum.cli.tokens import tokens_app
@@ -38,6 +39,7 @@ app.add_typer(node_app, name="node")
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(guardian_app, name="guardian")
 app.add_typer(official_app, name="official")
+app.add_typer(paper_app, name="paper")
 
 
 @app.command()

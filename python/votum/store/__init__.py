@@ -33,11 +33,13 @@ from votum.store.rules import (
     add_ballots,
     add_ciphertexts,
     add_codes,
+    chain_tail,
     ciphertext_owners,
     claim_guardian_key,
     code_links,
     existing_ballots,
     mark_chained,
+    record_printed,
 )
 from votum.store.schema import ciphertext_fingerprints, elections, fingerprint
 from votum.store.transaction import Tx, payload_digest
@@ -53,6 +55,7 @@ __all__ = [
     "add_ballots",
     "add_ciphertexts",
     "add_codes",
+    "chain_tail",
     "check_id",
     "ciphertext_fingerprints",
     "ciphertext_owners",
@@ -62,6 +65,7 @@ __all__ = [
     "fingerprint",
     "mark_chained",
     "payload_digest",
+    "record_printed",
 ]
 
 

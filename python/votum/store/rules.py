@@ -31,6 +31,22 @@ def add_ballots(tx: Tx, rows: list[dict[str, Any]]) -> None:
         tx.conn.execute(ballots.insert(), [{"election_id": tx.election.id, **r} for r in rows])
 
 
+def record_printed(tx: Tx, ballot_id: str, seq: int, digest: bytes) -> None:
+    """A printed 2.1 ballot (state `printed`) now recorded as cast: its row points at the recording's entry
+    (spec/80.11). Checked `printed` by the caller under the lock; a row in another state is a conflict."""
+    done = tx.conn.execute(
+        update(ballots)
+        .where(
+            ballots.c.election_id == tx.election.id,
+            ballots.c.ballot_id == ballot_id,
+            ballots.c.state == "printed",
+        )
+        .values(state="cast", seq=seq, digest=digest)
+    )
+    if done.rowcount != 1:
+        raise Conflict(f"ballot {ballot_id!r} is not a printed ballot waiting to be recorded")
+
+
 def ciphertext_owners(tx: Tx, fingerprints: list[bytes]) -> dict[bytes, str]:
     """For each of `fingerprints` that an accepted ballot of this election holds: that ballot's id."""
     found: dict[bytes, str] = {}
@@ -89,6 +105,20 @@ def code_links(tx: Tx, seeds: list[str]) -> dict[str, CodeLink]:
         ):
             found[code] = CodeLink(chained_by, owner)
     return found
+
+
+def chain_tail(tx: Tx, owner: str) -> str | None:
+    """The code at the end of the chain `owner` extends: its one code no ballot has chained from (the
+    service refuses forks), or None if it has none. Scans the election's codes: for a device that lost its
+    own record of its tail, not for every ballot."""
+    found = tx.conn.execute(
+        select(codes.c.code)
+        .where(codes.c.election_id == tx.election.id, codes.c.owner == owner, codes.c.chained_by.is_(None))
+        .limit(2)
+    ).all()
+    if len(found) > 1:
+        raise Conflict("the chain has two free codes: it forked")
+    return found[0].code if found else None
 
 
 def mark_chained(tx: Tx, links: list[tuple[str, str]]) -> None:

@@ -301,36 +301,13 @@ def track(path: Path, version: str, indexes: BallotIndexes, query: str) -> Track
         position=position,
         total=index.lines,
     )
-    contests = [c for c in ballot.get("contests", []) if isinstance(c, dict)]
     if tracked.pre_encrypted and tracked.state == "cast":
-        tracked.chosen = [
-            (
-                labels.contest(c.get("index")),
-                [str(v.get("short_code")) for v in c.get("chosen", []) if isinstance(v, dict)],
-            )
-            for c in contests
-        ]
+        tracked.chosen = labels.chosen(ballot)
     at = index.challenged.get(tracked.ballot_id)
     opening = _read_at(path / "challenged.jsonl", at) if at is not None else None
     if tracked.state == "challenged" and opening is not None:
-        opened_contests = [c for c in opening.get("contests", []) if isinstance(c, dict)]
         if opening.get("pre_encrypted") is True:
-            tracked.sheet = [
-                (
-                    labels.contest(c.get("index")),
-                    [
-                        (
-                            labels.by_id.get(str(v.get("label")), str(v.get("label")))
-                            if v.get("label") is not None
-                            else None,
-                            str(v.get("short_code")),
-                        )
-                        for v in c.get("vectors", [])
-                        if isinstance(v, dict)
-                    ],
-                )
-                for c in opened_contests
-            ]
+            tracked.sheet = labels.sheet(opening)
         else:
             tracked.opened = labels.opened(opening)
     return tracked

@@ -9,7 +9,8 @@ A voter's ballot is encrypted once, here, as soon as it is marked; the voter the
 (Benaloh). The two forms differ only in their `state`, which no hash of the specification covers, so the
 code shown before the choice is the code of either. Under simple chaining the chain's tail is kept in a
 state file after each acknowledged ballot; a ballot being submitted is noted there first, so a kiosk that
-stops mid-submission asks the service whether that ballot arrived before it goes on. One ballot is in
+stops mid-submission asks the service whether that ballot arrived before it goes on. A kiosk with no state
+file (new, or its file lost) asks the service where its chain ends. One ballot is in
 progress at a time: starting another challenges the first, as ElectionGuard does for a ballot never cast.
 """
 
@@ -59,8 +60,11 @@ class Kiosk21(KioskBase):
 
     def _resume(self) -> None:
         """The chain's tail from the state file, after asking the service about a ballot that was being
-        submitted; None for a new device (and always under no chaining, where every ballot names H_DI)."""
+        submitted; with no state file (a new device, or its file lost) where the service says the chain ends;
+        always None under no chaining, where every ballot names H_DI."""
         if not self.state_path.exists():
+            if self.device.simple_chaining:
+                self.device.tail = self.device.board_tail()
             self._save()
             return
         state = json.loads(self.state_path.read_text())

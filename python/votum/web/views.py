@@ -136,6 +136,11 @@ class Tracked:
     head_seq: int
     #: for a spoiled ballot once published: (contest label, [(choice label, decrypted value)])
     decryption: list[tuple[str, list[tuple[str, int]]]] | None
+    #: for a 2.1 printed ballot never recorded, once published: (contest label, [(option label or None for
+    #: a null vector, short code)]) in printed order
+    sheet: list[tuple[str, list[tuple[str | None, str]]]] | None = None
+    #: for a 2.1 pre-encrypted ballot recorded: (contest label, [short codes of the vectors chosen])
+    chosen: list[tuple[str, list[str]]] | None = None
 
 
 #: what can be a ballot code once spaces and dashes are gone: hex, at least 64 bits of it
@@ -172,7 +177,18 @@ def track(store: Store, election: ElectionRow, query: str) -> Tracked | None:
             decryption = _decrypted(manifest_of(store, election_id), json.loads(spoiled.text()))
         elif opened is not None:
             decryption = Labels2x(manifest_of(store, election_id)).opened(json.loads(opened.text()))
-    return Tracked(row.ballot_id, row.state, row.code, entry, previous, election.head_seq, decryption)
+    sheet = chosen = None
+    if entry.kind == "eg21_recorded":
+        # a recorded pre-encrypted ballot: its marks' short codes, for the voter to compare with the paper
+        chosen = Labels2x(manifest_of(store, election_id)).chosen(json.loads(entry.text()))
+    if row.state == "printed":
+        # never recorded: uncast, and opened once the election is published (spec/80.11)
+        opened = store.entry_named(election_id, f"eg21/challenged/{row.ballot_id}.json")
+        if opened is not None:
+            sheet = Labels2x(manifest_of(store, election_id)).sheet(json.loads(opened.text()))
+    return Tracked(
+        row.ballot_id, row.state, row.code, entry, previous, election.head_seq, decryption, sheet, chosen
+    )
 
 
 class Labels2x:
@@ -199,6 +215,39 @@ class Labels2x:
 
     def option(self, contest: Any, option: Any) -> str:
         return self.options.get((contest, option), str(option))
+
+    def chosen(self, ballot: dict[str, Any]) -> list[tuple[str, list[str]]]:
+        """A recorded pre-encrypted ballot (a line of `ballots.jsonl`): per contest, its label and the short
+        codes of the vectors chosen."""
+        return [
+            (
+                self.contest(c.get("index")),
+                [str(v.get("short_code")) for v in c.get("chosen", []) if isinstance(v, dict)],
+            )
+            for c in ballot.get("contests", [])
+            if isinstance(c, dict)
+        ]
+
+    def sheet(self, opening: dict[str, Any]) -> list[tuple[str, list[tuple[str | None, str]]]]:
+        """An uncast pre-encrypted ballot's opening: per contest, its label and (option label, or None for a
+        null vector; the short code printed beside it), in printed order."""
+        return [
+            (
+                self.contest(c.get("index")),
+                [
+                    (
+                        self.by_id.get(str(v.get("label")), str(v.get("label")))
+                        if v.get("label") is not None
+                        else None,
+                        str(v.get("short_code")),
+                    )
+                    for v in c.get("vectors", [])
+                    if isinstance(v, dict)
+                ],
+            )
+            for c in opening.get("contests", [])
+            if isinstance(c, dict)
+        ]
 
     def opened(self, opening: dict[str, Any]) -> list[tuple[str, list[tuple[str, int]]]]:
         """A 2.1 challenged ballot's opening (a line of `challenged.jsonl`): per contest, its label and

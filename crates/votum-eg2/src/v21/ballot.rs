@@ -286,18 +286,18 @@ impl Chain {
         Self::with(Codes::Device, he, name, simple)
     }
 
-    /// An encryption device's chain as it stands after ballots sealed elsewhere: `ballots` in order, the
-    /// last of them with code `last` (None: no ballot yet). The service seals nothing; it closes a device's
-    /// chain from the ballots it accepted, and a device seals its next ballot after the last one the
-    /// service took (spec/80.11).
+    /// A device's chain (an encryption device's, [`Codes::Device`], or a printer's, [`Codes::Printer`]) as it
+    /// stands after ballots sealed elsewhere: `ballots` in order, the last of them with code `last` (None: no
+    /// ballot yet). The service seals nothing; it closes a device's chain from the ballots it accepted, and
+    /// a device seals its next ballot after the last one the service took (spec/80.11).
     pub fn resumed(
-        he: &[u8; 32],
+        (codes, he): (Codes, &[u8; 32]),
         name: &str,
         simple: bool,
         last: Option<[u8; 32]>,
         ballots: Vec<String>,
     ) -> Self {
-        let mut chain = Self::new(he, name, simple);
+        let mut chain = Self::with(codes, he, name, simple);
         if let Some(code) = last {
             chain.last = code;
         }

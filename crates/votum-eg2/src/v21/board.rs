@@ -19,8 +19,9 @@ use crate::v21::decrypt::{
 use crate::v21::election::{
     check_roster, count_name, joint_keys, tally_json, write_json, write_lines, Tally,
 };
-use crate::v21::hashes::{base_hash, parameter_hash};
+use crate::v21::hashes::{base_hash, parameter_hash, ShortCode};
 use crate::v21::keys::{check_share_proof, judge_complaint};
+use crate::v21::preencrypt::Recorder;
 use crate::v21::record::{self, DecryptedData, GuardianKey, Keys, TallyValue};
 use crate::v21::trustee::{
     combine_round, quorum, read_announce, read_ballots, read_opening, read_reveal, read_share,
@@ -167,12 +168,14 @@ fn read_record<G: Eg2Group>(group: &G, dir: &Path) -> Result<BoardRecord<G>, Eg2
     let manifest_doc: Value = serde_json::from_slice(&read(record::MANIFEST)?)
         .map_err(|e| Eg2Error::Manifest(e.to_string()))?;
     let manifest = read_manifest(&manifest_doc).map_err(Eg2Error::Manifest)?;
+    let short = ShortCode::of_manifest(&manifest_doc).map_err(Eg2Error::Manifest)?;
     let keys = Keys::read(group, &json(record::GUARDIANS)?).map_err(rec)?;
     let tally = read_ballots(group, &manifest, dir)?;
     Ok(BoardRecord {
         n,
         k,
         manifest,
+        short,
         keys,
         tally,
     })
@@ -183,6 +186,8 @@ struct BoardRecord<G: Eg2Group> {
     n: u32,
     k: u32,
     manifest: Manifest,
+    /// the manifest's short-code function Ω (§4.6), which pre-encrypted ballots need
+    short: Option<ShortCode>,
     keys: Keys<G>,
     tally: Tally<G>,
 }
@@ -205,6 +210,7 @@ pub fn publish<G: Eg2Group>(
         n,
         k,
         manifest,
+        short,
         keys,
         tally,
     } = read_record(group, dir)?;
@@ -261,11 +267,26 @@ pub fn publish<G: Eg2Group>(
         }
     }
     let mut opened = Vec::with_capacity(challenged.len());
+    let recorder = short.map(|s| Recorder::new(group.clone(), &keys.k, (&manifest, s)));
     for b in &challenged {
         let parts = parts.get(&b.id).ok_or_else(|| Eg2Error::Ballot {
             ballot: b.id.clone(),
             reason: "no guardian's part of its nonce".into(),
         })?;
+        if b.pre_encrypted {
+            // an uncast printed ballot: opened from its nonce, its sheet recomputed (no paper here)
+            let recorder = recorder.as_ref().ok_or_else(|| Eg2Error::Ballot {
+                ballot: b.id.clone(),
+                reason: "a pre-encrypted ballot, and the manifest names no short-code function"
+                    .into(),
+            })?;
+            opened.push(
+                recorder
+                    .open_unseen(b, &keys.guardians, parts)?
+                    .to_json(group),
+            );
+            continue;
+        }
         opened.push(open_ballot(group, &keys, &manifest, b, parts)?.to_json(group));
     }
     write_json(

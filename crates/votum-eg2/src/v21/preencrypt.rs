@@ -211,6 +211,22 @@ impl<'m, G: Eg2Group> Printer<'m, G> {
     }
 }
 
+/// An uncast pre-encrypted ballot's ξ_B from the guardians' parts (each checked, a wrong one named).
+fn uncast_nonce<G: Eg2Group>(
+    group: &G,
+    ballot: &Ballot<G>,
+    guardians: &[GuardianKey<G>],
+    parts: &[(u32, NoncePart<G>)],
+) -> Result<BallotNonce, Eg2Error> {
+    if !ballot.pre_encrypted || ballot.state != State::Challenged {
+        return Err(refuse(
+            &ballot.id,
+            "not an uncast pre-encrypted ballot".into(),
+        ));
+    }
+    recover_ballot_nonce(group, guardians, ballot, parts)
+}
+
 /// The recorder (§4.3): K with its table, the manifest and its Ω.
 pub struct Recorder<'m, G: Eg2Group> {
     group: G,
@@ -386,13 +402,44 @@ impl<'m, G: Eg2Group> Recorder<'m, G> {
         guardians: &[GuardianKey<G>],
         parts: &[(u32, NoncePart<G>)],
     ) -> Result<OpenedPre<G>, Eg2Error> {
-        if !ballot.pre_encrypted || ballot.state != State::Challenged {
-            return Err(refuse(
-                &ballot.id,
-                "not an uncast pre-encrypted ballot".into(),
-            ));
-        }
-        let xi_b = recover_ballot_nonce(&self.group, guardians, ballot, parts)?;
+        let xi_b = uncast_nonce(&self.group, ballot, guardians, parts)?;
+        self.opened((ballot, sheet), &xi_b)
+    }
+
+    /// Opens an uncast ballot with no paper at hand (the election service's publication, spec/80.11): the
+    /// sheet is what ξ_B gives (each ψ in printed order, each short code Ω(ψ)), so the opening still checks
+    /// the record's ψ, χ and H_C against ξ_B, and releases the labels and short codes the printer printed.
+    pub fn open_unseen(
+        &self,
+        ballot: &Ballot<G>,
+        guardians: &[GuardianKey<G>],
+        parts: &[(u32, NoncePart<G>)],
+    ) -> Result<OpenedPre<G>, Eg2Error> {
+        let xi_b = uncast_nonce(&self.group, ballot, guardians, parts)?;
+        let plain = PlainBallot {
+            id: ballot.id.clone(),
+            style: ballot.style.clone(),
+            contests: BTreeMap::new(),
+        };
+        let sheet: Vec<PrintedContest> = style_contests(self.manifest, &plain)?
+            .into_iter()
+            .map(|(_, mc)| {
+                let r = regenerate(&self.group, &self.k_table, (&ballot.hi, &xi_b), mc);
+                PrintedContest {
+                    short_codes: r.psi.iter().map(|p| self.short.code(p)).collect(),
+                    psi: r.psi.clone(),
+                }
+            })
+            .collect();
+        self.opened((ballot, &sheet), &xi_b)
+    }
+
+    /// An uncast ballot opened from its ξ_B against its sheet.
+    fn opened(
+        &self,
+        (ballot, sheet): (&Ballot<G>, &[PrintedContest]),
+        xi_b: &BallotNonce,
+    ) -> Result<OpenedPre<G>, Eg2Error> {
         let recorded = ballot
             .contests
             .iter()
@@ -406,7 +453,7 @@ impl<'m, G: Eg2Group> Recorder<'m, G> {
             }
         }
         let regenerated = self
-            .regenerate_checked((ballot, sheet), &xi_b)
+            .regenerate_checked((ballot, sheet), xi_b)
             .map_err(|_| {
                 refuse(
                     &ballot.id,

@@ -33,12 +33,14 @@ from votum.store import (
     add_ballots,
     add_ciphertexts,
     add_codes,
+    chain_tail,
     check_id,
     ciphertext_owners,
     code_links,
     existing_ballots,
     mark_chained,
     payload_digest,
+    record_printed,
 )
 
 router = APIRouter(
@@ -95,6 +97,9 @@ class PostDevice(BaseModel):
     #: the device's name S_device (its ballots name it; a named device token's start with `<name>-`)
     device: str = Field(min_length=1, max_length=128)
     simple_chaining: bool = False
+    #: a printer of pre-encrypted ballots (§4.2), whose chain hashes with the printer's domain bytes and whose
+    #: ballots are all pre-encrypted; otherwise an encryption device, none of whose ballots is
+    printer: bool = False
 
 
 class DeviceOut(BaseModel):
@@ -111,9 +116,12 @@ def register_device(request: Request, election_id: str, body: PostDevice) -> dic
     check_names(request, device_name_of(bearer_role(request)), [body.device], "device name")
     store = store_of(request)
     box = ballot_box(request, store, election_id)
-    start = box.chain_start(body.device, body.simple_chaining)
+    start = box.chain_start(body.device, body.simple_chaining, body.printer)
     owner = chain_owner(token_owner(request), body.device)
-    payload = payload_of({"device": body.device, "mode": int(body.simple_chaining), "start": start})
+    doc: dict[str, Any] = {"device": body.device, "mode": int(body.simple_chaining), "start": start}
+    if body.printer:
+        doc["printer"] = True
+    payload = payload_of(doc)
     with store.write(election_id) as tx:
         tx.require_phase("open")
         entry = append_once(tx, "eg21_device", device_name(body.device), payload, f"device {body.device!r}")
@@ -124,6 +132,29 @@ def register_device(request: Request, election_id: str, body: PostDevice) -> dic
             if link is None or not link.extendable_by(owner):
                 raise Conflict(f"device {body.device!r} is registered with another device token")
     return {"entries": [entry_out(entry)], "start": start}
+
+
+class TailOut(BaseModel):
+    device: str
+    #: the code its next ballot chains from under simple chaining (hex): its last ballot's, or H_0
+    tail: str
+
+
+@router.get("/devices/{device}/tail", response_model=TailOut, dependencies=[device_role])
+def device_tail(request: Request, election_id: str, device: str) -> dict[str, Any]:
+    """Where a simple-chaining device registered by this token goes on: the code on its chain that no ballot
+    chains from yet. A kiosk that lost its state file asks here; a wrong answer only gets its next ballot
+    refused (a fork), or fails the record's V-EG21-08."""
+    check_id(device, "device name")
+    store = store_of(request)
+    eg21_of(request, election_id)
+    owner = chain_owner(token_owner(request), device)
+    with store.write(election_id) as tx:
+        registered = tx.named([device_name(device)]).get(device_name(device))
+        tail = chain_tail(tx, owner) if registered is not None else None
+    if tail is None:
+        raise NotFound(f"no device {device!r} of this device token in election {election_id!r}")
+    return {"device": device, "tail": tail}
 
 
 #: the largest ballot taken (a ballot of a manifest with hundreds of contests fits)
@@ -144,25 +175,41 @@ def _devices(tx: Tx) -> dict[str, dict[str, Any]]:
     return {d["device"]: d for d in docs}
 
 
-@router.post("/ballots", response_model=Receipts, status_code=201, dependencies=[device_role])
-def post_ballots(request: Request, election_id: str, body: PostBallots) -> dict[str, Any]:
-    """Ballots, each checked as the verifier checks it, then stored all together or not at all. A ballot
-    already stored with the same text is answered with its receipt (a retry after a lost answer)."""
-    store = store_of(request)
+def _read(
+    request: Request, store: Store, election_id: str, body: PostBallots
+) -> tuple[str | None, int, list[tuple[dict[str, Any], bytes]]]:
+    """Before the lock: the posting token's name and weight, and each ballot checked as the verifier checks
+    it (its facts and bytes), its id a valid one."""
     box = ballot_box(request, store, election_id)
-    token = token_owner(request)
     scope = device_name_of(bearer_role(request))
     if any("\n" in text or "\r" in text for text in body.ballots):
         raise InvalidInput("a ballot is one line of JSON")
     payloads = [text.encode() for text in body.ballots]
     election = json.loads(store.require_named(election_id, "election.json", "no election").text())
-    weight = token_weight(election, scope)
-    checked = []
-    for facts, payload in zip(box.check_many(payloads), payloads, strict=True):
+    read = list(zip(box.check_many(payloads), payloads, strict=True))
+    for facts, _ in read:
         check_id(str(facts["id"]), "ballot id")
+    return scope, token_weight(election, scope), read
+
+
+@router.post("/ballots", response_model=Receipts, status_code=201, dependencies=[device_role])
+def post_ballots(request: Request, election_id: str, body: PostBallots) -> dict[str, Any]:
+    """Ballots, each checked as the verifier checks it, then stored all together or not at all. A ballot
+    already stored with the same text is answered with its receipt (a retry after a lost answer). A
+    printer's ballots are printed pre-encrypted ballots before any mark (uncast, weight 1), recorded later
+    with `POST …/eg21/recorded`."""
+    store = store_of(request)
+    token = token_owner(request)
+    scope, weight, read = _read(request, store, election_id, body)
+    checked = []
+    for facts, payload in read:
         if facts["pre_encrypted"]:
-            raise InvalidInput("pre-encrypted ballots are not taken by the service yet (spec/80.11)")
-        if facts["weight"] != weight:
+            if facts["state"] != "challenged" or facts["weight"] != 1:
+                raise InvalidInput(
+                    f"ballot {facts['id']}: a printed ballot is posted before any mark (uncast, weight 1); "
+                    "its recording goes to POST …/eg21/recorded"
+                )
+        elif facts["weight"] != weight:
             raise InvalidInput(
                 f"ballot {facts['id']}: weight {facts['weight']}; this device token's ballots weigh {weight} "
                 "(the election's weights, fixed when it was created; a device does not choose its own)"
@@ -183,10 +230,12 @@ def post_ballots(request: Request, election_id: str, body: PostBallots) -> dict[
             if found is None:
                 fresh.append((facts, payload))
                 continue
-            if found.digest != payload_digest(payload):
-                raise DuplicateBallot(f"ballot {facts['id']!r} is already recorded with other content")
+            # the entry the first post made (a printed ballot's, even once it is recorded)
             entry = tx.named([ballot_name(facts["id"])])[ballot_name(facts["id"])]
-            receipts[facts["id"]] = receipt(facts["id"], _state(found.state), found.code, entry)
+            if entry.digest != payload_digest(payload):
+                raise DuplicateBallot(f"ballot {facts['id']!r} is already recorded with other content")
+            state = "printed" if facts["pre_encrypted"] else _state(found.state)
+            receipts[facts["id"]] = receipt(facts["id"], state, found.code, entry)
         if fresh:
             _store(tx, token, fresh, receipts)
     return {"receipts": [receipts[i] for i in ids]}
@@ -202,6 +251,72 @@ def ballot_receipt(request: Request, election_id: str, ballot_id: str) -> dict[s
     if b is None:
         raise NotFound(f"no ballot {ballot_id!r} in election {election_id!r}")
     return receipt(b.ballot_id, _state(b.state), b.code, store.entry(election_id, b.seq))
+
+
+def recorded_name(ballot_id: str) -> str:
+    return f"eg21/recorded/{ballot_id}.json"
+
+
+@router.post("/recorded", response_model=Receipts, status_code=201, dependencies=[device_role])
+def post_recorded(request: Request, election_id: str, body: PostBallots) -> dict[str, Any]:
+    """Recorded pre-encrypted ballots (§4.3): each the cast form of a printed ballot on the board, checked as
+    the verifier checks it, then against its printed ballot (the same id_B, nonce ciphertext, chaining field,
+    code, χ and ψ: `Eg21BallotBox.same_paper`), carrying this device token's weight, its selection
+    ciphertexts new on this board; stored all together or not at all. A printed ballot is recorded once; the
+    same recording again is answered with its receipt."""
+    store = store_of(request)
+    box = ballot_box(request, store, election_id)
+    scope, weight, read = _read(request, store, election_id, body)
+    checked = []
+    for facts, payload in read:
+        if not facts["pre_encrypted"] or facts["state"] != "cast":
+            raise InvalidInput(f"ballot {facts['id']}: a recording is a cast pre-encrypted ballot")
+        if facts["weight"] != weight:
+            raise InvalidInput(
+                f"ballot {facts['id']}: weight {facts['weight']}; this device token's ballots weigh {weight} "
+                "(the election's weights, fixed when it was created; a device does not choose its own)"
+            )
+        checked.append((facts, payload))
+    ids = [str(f["id"]) for f, _ in checked]
+    check_names(request, scope, ids, "ballot id")
+    if len(set(ids)) != len(ids):
+        raise InvalidInput("a ballot id appears twice in the request")
+    for facts, payload in checked:
+        # a board entry never changes once stored, so the printed ballot is read before the lock
+        paper = store.entry_named(election_id, ballot_name(facts["id"]))
+        if paper is None or paper.kind != "eg21_printed":
+            raise NotFound(f"ballot {facts['id']}: no printed ballot {facts['id']!r} is on the board")
+        box.same_paper(paper.payload or b"", payload)
+    receipts: dict[str, dict[str, Any]] = {}
+    with store.write(election_id) as tx:
+        tx.require_phase("open")
+        held = existing_ballots(tx, ids)
+        fresh = []
+        for facts, payload in checked:
+            found = held.get(facts["id"])
+            if found is None:
+                raise NotFound(f"ballot {facts['id']}: no printed ballot {facts['id']!r} is on the board")
+            if found.state == "cast":
+                if found.digest != payload_digest(payload):
+                    raise Conflict(f"ballot {facts['id']!r} is already recorded (by another recording)")
+                entry = tx.named([recorded_name(facts["id"])])[recorded_name(facts["id"])]
+                receipts[facts["id"]] = receipt(facts["id"], "cast", found.code, entry)
+                continue
+            fresh.append((facts, payload))
+        # a recording's id_B and nonce ciphertext are its printed ballot's; its selections are new
+        prints = [p for f, _ in fresh for p in f["fingerprints"][2:]]
+        if len(set(prints)) != len(prints) or ciphertext_owners(tx, prints):
+            raise Conflict("a recorded ballot repeats a selection ciphertext already on the board")
+        for facts, payload in fresh:
+            entry = tx.append("eg21_recorded", recorded_name(facts["id"]), payload)
+            record_printed(tx, facts["id"], entry.seq, entry.digest)
+            receipts[facts["id"]] = receipt(facts["id"], "cast", facts["code"], entry)
+        add_ciphertexts(tx, [(p, facts["id"]) for facts, _ in fresh for p in facts["fingerprints"][2:]])
+        tx.set(
+            cast_count=tx.election.cast_count + len(fresh),
+            spoiled_count=tx.election.spoiled_count - len(fresh),
+        )
+    return {"receipts": [receipts[i] for i in ids]}
 
 
 def _state(stored: str) -> str:
@@ -236,6 +351,12 @@ def _store(
         device = devices.get(facts["device"])
         if device is None:
             raise NotFound(f"ballot {facts['id']}: no device {facts['device']!r} is registered")
+        if bool(device.get("printer")) != facts["pre_encrypted"]:
+            raise Conflict(
+                f"ballot {facts['id']}: a printer's ballots are pre-encrypted and an encryption device's are "
+                f"not; device {facts['device']!r} is "
+                + ("a printer" if device.get("printer") else "an encryption device")
+            )
         if facts["mode"] != device["mode"]:
             raise Conflict(
                 f"ballot {facts['id']}: chaining mode {facts['mode']}, its device's is {device['mode']}"
@@ -268,8 +389,9 @@ def _store(
     mark_chained(tx, chained)
     rows = []
     for facts, payload in fresh:
-        entry = tx.append("eg21_ballot", ballot_name(facts["id"]), payload)
-        state = "cast" if facts["state"] == "cast" else "spoiled"
+        printed = facts["pre_encrypted"]
+        entry = tx.append("eg21_printed" if printed else "eg21_ballot", ballot_name(facts["id"]), payload)
+        state = "printed" if printed else "cast" if facts["state"] == "cast" else "spoiled"
         rows.append(
             {
                 "ballot_id": facts["id"],
@@ -279,7 +401,8 @@ def _store(
                 "digest": entry.digest,
             }
         )
-        receipts[facts["id"]] = receipt(facts["id"], facts["state"], facts["code"], entry)
+        shown = state if printed else facts["state"]
+        receipts[facts["id"]] = receipt(facts["id"], shown, facts["code"], entry)
     add_ballots(tx, rows)
     add_ciphertexts(tx, [(p, facts["id"]) for facts, _ in fresh for p in facts["fingerprints"]])
     cast = sum(1 for f, _ in fresh if f["state"] == "cast")
@@ -294,7 +417,7 @@ def devices_document(request: Request, store: Store, election_id: str) -> tuple[
     closed with its last code under simple chaining); and how many ballots it covers."""
     box = ballot_box(request, store, election_id)
     ballots: dict[str, list[tuple[str, str]]] = {}
-    for e in store.iter_entries(election_id, ["eg21_ballot"]):
+    for e in store.iter_entries(election_id, ["eg21_ballot", "eg21_printed"]):
         doc = json.loads(e.text())
         ballots.setdefault(str(doc["device"]), []).append((str(doc["id"]), str(doc["H_C"])))
     out = []
@@ -302,5 +425,7 @@ def devices_document(request: Request, store: Store, election_id: str) -> tuple[
         d = json.loads(e.text())
         mine = ballots.get(d["device"], [])
         last = mine[-1][1] if mine else None
-        out.append(json.loads(box.close_device(d["device"], bool(d["mode"]), [i for i, _ in mine], last)))
+        ids = [i for i, _ in mine]
+        closed = box.close_device(d["device"], bool(d["mode"]), ids, last, bool(d.get("printer")))
+        out.append(json.loads(closed))
     return json.dumps(out, separators=(",", ":")).encode(), sum(len(b) for b in ballots.values())

@@ -1,0 +1,129 @@
+"""`votum paper`: pre-encrypted ballots of an ElectionGuard 2.1 election on the service (spec/80.11, §4): the
+printer prints ballots onto the board and keeps their nonces in its store; the recorder records a voter's
+marks on a printed ballot with that store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import httpx
+import typer
+from rich.console import Console
+
+from votum.cli._errors import fail
+from votum.cli._service import DEFAULT_SERVICE, ElectionId, Service, TokenFile, role_and_token
+from votum.client import Client
+from votum.errors import InvalidInput, VotumError
+
+paper_app = typer.Typer(
+    help="Pre-encrypted ballots of an ElectionGuard 2.1 election: print them onto the board, record marks.",
+    no_args_is_help=True,
+)
+
+Fingerprint = Annotated[
+    str,
+    typer.Option(
+        "--he-fingerprint",
+        help="The H_E fingerprint the officials announced (`votum official open` and every guardian's tool "
+        "print it). Nothing is printed or recorded under other keys.",
+    ),
+]
+Store = Annotated[
+    Path,
+    typer.Option(
+        "--store",
+        help="The printer's store (JSON lines, mode 0600): each printed ballot's nonce and sheet. It opens "
+        "every vote recorded on its ballots: give it to the recorder only, destroy it after publication.",
+    ),
+]
+
+
+def _client(service: str, token_file: Path | None) -> tuple[Client, str | None]:
+    role, token = role_and_token("device*", token_file)
+    name = role.split(":", 1)[1] if role and ":" in role else None
+    return Client(service, token=token, use_msgpack=False, timeout=120), name
+
+
+@paper_app.command(name="print")
+def print_ballots(
+    election: ElectionId,
+    he_fingerprint: Fingerprint,
+    store: Store,
+    count: Annotated[int, typer.Option(min=1, max=100_000, help="How many ballots to print.")],
+    style: Annotated[str, typer.Option(help="The ballot style.")],
+    out: Annotated[Path, typer.Option(help="Where the sheets go (JSON lines), for the printing press.")],
+    printer: Annotated[str, typer.Option(help="The printer's name (S_device).")] = "printer",
+    first: Annotated[int, typer.Option(min=1, help="The number of the first ballot.")] = 1,
+    simple_chaining: Annotated[
+        bool, typer.Option("--simple-chaining", help="Chain each ballot's code to the previous one's.")
+    ] = False,
+    service: Service = DEFAULT_SERVICE,
+    token_file: TokenFile = None,
+) -> None:
+    """Print COUNT ballots of STYLE onto the board: each ballot's nonce and sheet go into the store first, and
+    the sheets (per contest, each option's short code in the manifest's order, then the nulls') are written
+    to OUT once the service has taken every ballot. Ballot ids are `<token name>-<printer>-<n>` for a named
+    device token, else `<printer>-<n>`."""
+    from votum.parties.device21 import Printer21
+
+    console = Console(stderr=True)
+    try:
+        if out.exists():
+            raise InvalidInput(f"{out} exists: the sheets of one run go to a new file")
+        client, name = _client(service, token_file)
+        with client:
+            device = f"{name}-{printer}" if name else printer
+            p = Printer21(client, election, device, he_fingerprint, store, simple_chaining=simple_chaining)
+            p.start()
+            sheets = []
+            for at in range(first, first + count, 100):
+                ids = [f"{device}-{n}" for n in range(at, min(at + 100, first + count))]
+                sheets += p.print(ids, style)
+                console.print(f"printed {len(sheets)} of {count}")
+        out.write_text("".join(json.dumps(s, separators=(",", ":")) + "\n" for s in sheets))
+    except (VotumError, OSError, httpx.HTTPError) as e:
+        fail(console, e)
+    console.print(f"{count} ballots of election {election} on the board; sheets in {out}, nonces in {store}")
+
+
+@paper_app.command(name="record")
+def record_marks(
+    election: ElectionId,
+    he_fingerprint: Fingerprint,
+    store: Store,
+    ballot: Annotated[str, typer.Option(help="The printed ballot's id.")],
+    style: Annotated[str, typer.Option(help="The ballot style.")],
+    marks: Annotated[
+        str,
+        typer.Option(
+            help="The voter's marks, JSON: per contest id, 0 or 1 per option in the manifest's order, e.g. "
+            "'{\"mayor\": [1, 0, 0]}'. A contest left out is blank."
+        ),
+    ],
+    service: Service = DEFAULT_SERVICE,
+    token_file: TokenFile = None,
+) -> None:
+    """Record a voter's marks on a printed ballot: its nonce comes from the store and is checked against the
+    printed ballot on the board first; the recording is posted and its receipt printed."""
+    from votum.parties.device21 import Recorder21
+
+    console = Console(stderr=True)
+    try:
+        try:
+            chosen = json.loads(marks)
+        except ValueError as e:
+            raise InvalidInput(f"--marks is not JSON: {e}") from None
+        if not isinstance(chosen, dict) or not all(
+            isinstance(v, list) and all(x in (0, 1) for x in v) for v in chosen.values()
+        ):
+            raise InvalidInput("--marks maps each contest id to a list of 0s and 1s")
+        client, name = _client(service, token_file)
+        with client:
+            r = Recorder21(client, election, he_fingerprint, store, token_name=name)
+            r.start()
+            got = r.record(ballot, style, chosen)
+    except (VotumError, OSError, httpx.HTTPError) as e:
+        fail(console, e)
+    print(json.dumps({"ballot_id": got.ballot_id, "state": got.state, "code": got.code, "seq": got.seq}))
