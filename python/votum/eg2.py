@@ -38,6 +38,14 @@ def he_fingerprint(guardians_doc: str) -> str:
     return grouped(str(json.loads(guardians_doc)["H_E"]).lower()[:32])
 
 
+def token_weight(weights: dict[str, Any], token_name: str | None) -> int:
+    """The weight every ballot of the device token named `token_name` carries in a 2.1 election on the
+    service (spec/80.11): election.json's `weights` (set when the election was created, public before any
+    ballot), 1 for a token it does not list or a plain `device` token. The service enforces it; the devices
+    read it."""
+    return int(weights.get(token_name, 1)) if token_name is not None else 1
+
+
 #: the 2.1 record's files written whole from one board entry each (spec/80.11)
 EG21_DOCUMENTS = ("parameters.json", "manifest.json", "guardians.json", "devices.json", "tally.json")
 

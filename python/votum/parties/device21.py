@@ -20,7 +20,7 @@ from typing import Any
 
 import votum
 from votum.client import Client, ServiceError
-from votum.eg2 import he_fingerprint
+from votum.eg2 import he_fingerprint, token_weight
 from votum.errors import Conflict, InvalidInput, NotFound, VerificationFailed
 from votum.fingerprints import grouped
 
@@ -72,12 +72,6 @@ def checked_keys(client: Client, election_id: str, expected_he: str) -> tuple[di
     return election, manifest, guardians
 
 
-def weight_of(election: dict[str, Any], token_name: str | None) -> int:
-    """The weight election.json gives the device token `token_name` (1 if it names none)."""
-    weights = election.get("weights") or {}
-    return int(weights.get(token_name, 1)) if token_name is not None else 1
-
-
 class Device21:
     """One 2.1 encryption device: its name, chaining mode, its token, and the H_E fingerprint it expects."""
 
@@ -117,7 +111,7 @@ class Device21:
         self.device = votum.Eg21Device(
             election["group"], manifest, guardians.encode(), self.name, self.simple_chaining
         )
-        self.weight = weight_of(election, self.token_name)
+        self.weight = token_weight(election.get("weights") or {}, self.token_name)
         body = {"device": self.name, "simple_chaining": self.simple_chaining}
         answered = self.client.post(f"{self.base}/eg21/devices", body)
         if answered["start"] != self.device.chain_start:
@@ -301,7 +295,7 @@ class Recorder21:
     def start(self) -> None:
         election, manifest, guardians = checked_keys(self.client, self.election_id, self.expected_he)
         self.recorder = votum.Eg21Recorder(election["group"], manifest, guardians.encode())
-        self.weight = weight_of(election, self.token_name)
+        self.weight = token_weight(election.get("weights") or {}, self.token_name)
 
     def record(self, ballot_id: str, style: str, marks: dict[str, list[int]]) -> Cast21:
         """Records `marks` (per contest id, 0 or 1 per option in the manifest's order) on printed ballot

@@ -164,6 +164,7 @@ class Objects:
         self._eg21 = LruCache(size)
         self._boxes = LruCache(size)
         self._rounds = LruCache(8)
+        self._weights = LruCache(4096)
 
     def get(self, election_id: str) -> ElectionObjects:
         return self._cache.get(election_id, lambda: ElectionObjects(self._store, election_id))
@@ -172,6 +173,14 @@ class Objects:
         """ "1.0" or "2.1": what `election.json` says (elections made before 2.1 say nothing: 1.0)."""
         return str(
             self._specs.get(election_id, lambda: election_doc(self._store, election_id).get("spec", "1.0"))
+        )
+
+    def weights(self, election_id: str) -> dict[str, int]:
+        """A 2.1 election's ballot weights per device token name (`election.json`, fixed at creation)."""
+        return dict(
+            self._weights.get(
+                election_id, lambda: dict(election_doc(self._store, election_id).get("weights") or {})
+            )
         )
 
     def eg21(self, election_id: str) -> votum.Eg21Ceremony:

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 import votum
 from votum.asgi import store_of
+from votum.eg2 import token_weight
 from votum.errors import Conflict, DuplicateBallot, InvalidInput, NotFound
 from votum.service.auth import bearer_role, device_name_of, require, token_owner
 from votum.service.codec import NegotiatedRoute
@@ -53,14 +54,6 @@ BATCH = 100
 #: the largest ballot weight an election may give a device token (its counts are found by a discrete log
 #: whose work grows with the square root of the cast ballots' weights summed)
 MAX_WEIGHT = 1_000_000
-
-
-def token_weight(election: dict[str, Any], scope: str | None) -> int:
-    """The weight every ballot of the device token named `scope` carries: election.json's `weights` (set
-    when the election was created, public before any ballot), 1 for a token it does not list or a plain
-    `device` token."""
-    weights = election.get("weights") or {}
-    return int(weights.get(scope, 1)) if scope is not None else 1
 
 
 def chain_owner(token: str, device: str) -> str:
@@ -185,11 +178,10 @@ def _read(
     if any("\n" in text or "\r" in text for text in body.ballots):
         raise InvalidInput("a ballot is one line of JSON")
     payloads = [text.encode() for text in body.ballots]
-    election = json.loads(store.require_named(election_id, "election.json", "no election").text())
     read = list(zip(box.check_many(payloads), payloads, strict=True))
     for facts, _ in read:
         check_id(str(facts["id"]), "ballot id")
-    return scope, token_weight(election, scope), read
+    return scope, token_weight(v1_state(request).objects.weights(election_id), scope), read
 
 
 @router.post("/ballots", response_model=Receipts, status_code=201, dependencies=[device_role])
