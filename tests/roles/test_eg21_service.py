@@ -1250,10 +1250,9 @@ def test_pre_encrypted_ballots_are_printed_recorded_counted_and_the_uncast_opene
         recorder.record("pre-1", "ward-1-style", {"mayor": [0, 1, 0]})
     # the tracker shows a recording's short codes, for the voter to compare with the marks on the paper
     page = election.http.get("/elections/e/track", params={"code": "pre-1"}).text
-    mayor = next(
-        c for c in sheets["pre-1"]["contests"] if c["index"] == MANIFEST["contests"][0]["sequence_order"]
-    )
-    assert 'id="short-codes"' in page and f"<code>{mayor['short_codes'][0]}</code>" in page
+    mayor = next(c for c in sheets["pre-1"]["contests"] if c["contest"] == "mayor")
+    assert mayor["options"][0][0] == "mayor-option1"
+    assert 'id="short-codes"' in page and f"<code>{mayor['options'][0][1]}</code>" in page
     _device(election, "station-1", he).cast(_plain(0))
     before = election.http.get("/elections/e/track", params={"code": "pre-2"}).text
     assert 'id="state"' in before and 'id="sheet"' not in before
@@ -1268,14 +1267,14 @@ def test_pre_encrypted_ballots_are_printed_recorded_counted_and_the_uncast_opene
     opened = {o["id"]: o for o in map(json.loads, (record / "challenged.jsonl").read_text().splitlines())}
     assert set(opened) == {"pre-2", "pre-4"}
     for ballot_id, o in opened.items():
-        printed = [c["short_codes"] for c in sheets[ballot_id]["contests"]]
-        shown = [[v["short_code"] for v in c["vectors"]] for c in o["contests"]]
+        printed = [[list(pair) for pair in c["options"]] for c in sheets[ballot_id]["contests"]]
+        shown = [[[v["label"], v["short_code"]] for v in c["vectors"]] for c in o["contests"]]
         assert shown == printed
     # the tracker shows an uncast ballot's sheet as opened, for the voter to compare with the paper
     after = election.http.get("/elections/e/track", params={"code": "pre-2"}).text
     assert 'id="sheet"' in after
     assert all(
-        f"<code>{code}</code>" in after for c in sheets["pre-2"]["contests"] for code in c["short_codes"]
+        f"<code>{code}</code>" in after for c in sheets["pre-2"]["contests"] for _, code in c["options"]
     )
     devices = json.loads((record / "devices.json").read_text())
     assert [d["ballots"] for d in devices if d.get("pre_encrypted")] == [ids]

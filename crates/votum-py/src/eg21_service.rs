@@ -509,13 +509,28 @@ fn paper_of(py: Python<'_>, group: &str, manifest: &[u8], guardians: &[u8]) -> P
     })
 }
 
-fn sheet_json(sheet: &[PrintedContest], indices: &[u32]) -> String {
+/// A printed ballot's sheet as JSON: per contest its index, its id, the option beside each vector (the
+/// options' ids in the manifest's order, then null for each null vector), each vector's ψ and short code.
+fn sheet_json(manifest: &Manifest, sheet: &[PrintedContest], indices: &[u32]) -> String {
     let contests: Vec<Value> = sheet
         .iter()
         .zip(indices)
         .map(|(c, index)| {
+            let found = manifest
+                .contests
+                .iter()
+                .find(|(_, mc)| mc.sequence == *index);
+            let options: Vec<Value> = (0..c.psi.len())
+                .map(|at| {
+                    found
+                        .and_then(|(_, mc)| mc.options.get(at))
+                        .map_or(Value::Null, |o| Value::String(o.clone()))
+                })
+                .collect();
             serde_json::json!({
                 "index": index,
+                "contest": found.map(|(id, _)| id.clone()),
+                "options": options,
                 "psi": c.psi.iter().map(|p| hex_of(p)).collect::<Vec<_>>(),
                 "short_codes": c.short_codes,
             })
@@ -577,7 +592,7 @@ fn print_with<G: Eg2Group>(
         out.push((
             printed.ballot.to_json(&p.group).to_string(),
             hex_of(xi_b.bytes()),
-            sheet_json(&printed.sheet, &indices),
+            sheet_json(&p.manifest, &printed.sheet, &indices),
         ));
     }
     Ok(out)
@@ -625,8 +640,9 @@ impl Eg21Printer {
     /// Prints ballots `ids` of `style`, sealed in order after code `after` (hex; None: the chain's start).
     /// Returns, per ballot, its record line (JSON, uncast: what the service takes before any mark), its
     /// ballot nonce ξ_B (hex: secret, for the printer's store only) and its sheet (JSON: per contest its
-    /// index, each vector's ψ and short code in printed order, the options then the nulls; the short codes
-    /// are on the paper and nowhere else until the ballot is recorded or opened).
+    /// index and id, and in printed order (the options, then the nulls) each vector's option id or null, ψ
+    /// and short code; the short codes are on the paper and nowhere else until the ballot is recorded or
+    /// opened).
     #[pyo3(signature = (ids, style, after=None))]
     fn print(
         &self,

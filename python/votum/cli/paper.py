@@ -5,6 +5,7 @@ marks on a printed ballot with that store."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -53,7 +54,13 @@ def print_ballots(
     store: Store,
     count: Annotated[int, typer.Option(min=1, max=100_000, help="How many ballots to print.")],
     style: Annotated[str, typer.Option(help="The ballot style.")],
-    out: Annotated[Path, typer.Option(help="Where the sheets go (JSON lines), for the printing press.")],
+    out: Annotated[
+        Path,
+        typer.Option(
+            help="Where the sheets go (JSON lines, mode 0600), for the printing press. They are as secret as "
+            "the paper: with a recording's short codes a sheet tells the vote. Destroy them once printed."
+        ),
+    ],
     printer: Annotated[str, typer.Option(help="The printer's name (S_device).")] = "printer",
     first: Annotated[int, typer.Option(min=1, help="The number of the first ballot.")] = 1,
     simple_chaining: Annotated[
@@ -63,26 +70,31 @@ def print_ballots(
     token_file: TokenFile = None,
 ) -> None:
     """Print COUNT ballots of STYLE onto the board: each ballot's nonce and sheet go into the store first, and
-    the sheets (per contest, each option's short code in the manifest's order, then the nulls') are written
-    to OUT once the service has taken every ballot. Ballot ids are `<token name>-<printer>-<n>` for a named
-    device token, else `<printer>-<n>`."""
+    the sheets (per contest, each option with its short code in the manifest's order, then the nulls') are
+    written to OUT once the service has taken every ballot. Ballot ids are `<token name>-<printer>-<n>` for
+    a named device token, else `<printer>-<n>`."""
     from votum.parties.device21 import Printer21
 
     console = Console(stderr=True)
     try:
-        if out.exists():
-            raise InvalidInput(f"{out} exists: the sheets of one run go to a new file")
         client, name = _client(service, token_file)
         with client:
             device = f"{name}-{printer}" if name else printer
             p = Printer21(client, election, device, he_fingerprint, store, simple_chaining=simple_chaining)
             p.start()
-            sheets = []
-            for at in range(first, first + count, 100):
-                ids = [f"{device}-{n}" for n in range(at, min(at + 100, first + count))]
-                sheets += p.print(ids, style)
-                console.print(f"printed {len(sheets)} of {count}")
-        out.write_text("".join(json.dumps(s, separators=(",", ":")) + "\n" for s in sheets))
+            try:
+                fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                raise InvalidInput(f"{out} exists: the sheets of one run go to a new file") from None
+            # each batch's sheets are written once the service took it, so a run cut short keeps them
+            with os.fdopen(fd, "w", encoding="utf-8") as sheets:
+                for at in range(first, first + count, 100):
+                    ids = [f"{device}-{n}" for n in range(at, min(at + 100, first + count))]
+                    sheets.writelines(
+                        json.dumps(s, separators=(",", ":")) + "\n" for s in p.print(ids, style)
+                    )
+                    sheets.flush()
+                    console.print(f"printed {at + len(ids) - first} of {count}")
     except (VotumError, OSError, httpx.HTTPError) as e:
         fail(console, e)
     console.print(f"{count} ballots of election {election} on the board; sheets in {out}, nonces in {store}")

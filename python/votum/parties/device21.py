@@ -249,9 +249,10 @@ class Printer21:
         return None
 
     def print(self, ids: list[str], style: str) -> list[dict[str, Any]]:
-        """Prints ballots `ids` of `style` and posts them (before any mark); returns each ballot's sheet: per
-        contest its index and the short codes in printed order (the options in the manifest's order, then
-        the nulls), for the paper."""
+        """Prints ballots `ids` of `style` and posts them (before any mark); returns each ballot's sheet for
+        the press: per contest its index, its id and, in printed order (the options in the manifest's order,
+        then the nulls), each option's id (None for a null) with its short code. A sheet is as secret as the
+        paper: with a recording's short codes it tells the vote."""
         if self.printer is None:
             raise InvalidInput("start the printer first")
         made = self.printer.print(ids, style, self.tail)
@@ -268,7 +269,20 @@ class Printer21:
                     raise VerificationFailed(f"ballot {item['id']}: the receipt is not this printed ballot's")
             if self.simple_chaining:
                 self.tail = batch[-1]["code"]
-        return [{"id": item["id"], "contests": json.loads(item["sheet"])} for item in items]
+        return [{"id": item["id"], "contests": _press(item["sheet"])} for item in items]
+
+
+def _press(sheet: str) -> list[dict[str, Any]]:
+    """A sheet as the press needs it: per contest its index, its id and its (option or None, short code)
+    pairs; the selection hashes stay in the store."""
+    return [
+        {
+            "index": c["index"],
+            "contest": c["contest"],
+            "options": list(zip(c["options"], c["short_codes"], strict=True)),
+        }
+        for c in json.loads(sheet)
+    ]
 
 
 class Recorder21:
