@@ -13,16 +13,14 @@ use crate::election::{Dlog, Summary};
 use crate::group::{parameter_inputs, Eg2Group};
 use crate::manifest::{read_manifest, Manifest};
 use crate::v21::check::check_key;
-use crate::v21::decrypt::{
-    check_nonce_part, data_plaintext, guardian, open_ballot, NoncePart, Target,
-};
+use crate::v21::decrypt::{check_nonce_part, guardian, open_ballot, NoncePart, Target};
 use crate::v21::election::{
-    check_roster, count_name, joint_keys, tally_json, write_json, write_lines, Tally,
+    check_roster, joint_keys, record_values, tally_json, write_json, write_lines, Said, Tally,
 };
 use crate::v21::hashes::{base_hash, parameter_hash, ShortCode};
 use crate::v21::keys::{check_share_proof, judge_complaint};
 use crate::v21::preencrypt::Recorder;
-use crate::v21::record::{self, DecryptedData, GuardianKey, Keys, TallyValue};
+use crate::v21::record::{self, GuardianKey, Keys};
 use crate::v21::trustee::{
     combine_round, quorum, read_announce, read_ballots, read_opening, read_reveal, read_share,
     targets_digest, ReadAnnounce,
@@ -225,47 +223,21 @@ pub fn publish<G: Eg2Group>(
         "the board's",
     )?;
     let dlog = Dlog::new(group, &keys.k, tally.bound());
-    let mut values = Vec::new();
-    let mut contest_data = Vec::new();
-    let mut counts = BTreeMap::new();
-    for (t, d) in targets.iter().zip(decrypted) {
-        match t {
-            Target::Tally {
-                contest,
-                option,
-                ct,
-            } => {
-                let count = dlog.find(group, &d.value).ok_or_else(|| {
-                    Eg2Error::Decryption(format!(
-                        "contest {contest} option {option}: no count up to {}",
-                        tally.bound()
-                    ))
-                })?;
-                counts.insert(count_name(&manifest, *contest, *option), count);
-                values.push(TallyValue {
-                    contest: *contest,
-                    option: *option,
-                    ct: (*ct).clone(),
-                    t: count,
-                    proof: d.proof,
-                });
-            }
-            Target::Data {
-                ballot, contest, ..
-            } => {
-                let plain = data_plaintext(group, t, &d.value).ok_or_else(|| {
-                    Eg2Error::Decryption(format!("{}: its data does not decode", t.name()))
-                })?;
-                contest_data.push(DecryptedData {
-                    ballot: ballot.id.clone(),
-                    contest: *contest,
-                    beta: d.value,
-                    proof: d.proof,
-                    d: plain,
-                });
-            }
-        }
-    }
+    // no voter's plaintext to compare with: a contest data that does not decode is refused
+    let check = |t: &Target<'_, G>, said: &Said| match said {
+        Said::Data(None) => Err(Eg2Error::Decryption(format!(
+            "{}: its data does not decode",
+            t.name()
+        ))),
+        _ => Ok(()),
+    };
+    let (values, contest_data, counts) = record_values(
+        group,
+        &manifest,
+        (&targets, decrypted),
+        (&dlog, tally.bound()),
+        check,
+    )?;
     let mut opened = Vec::with_capacity(challenged.len());
     let recorder = short.map(|s| Recorder::new(group.clone(), &keys.k, (&manifest, s)));
     for b in &challenged {

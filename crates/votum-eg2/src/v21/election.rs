@@ -411,6 +411,74 @@ impl<G: Eg2Group> Tally<G> {
     }
 }
 
+/// What one decryption of [`record_targets`]'s says: a count, or a contest data's plaintext (None: it does
+/// not decode).
+pub(crate) enum Said {
+    Count(u64),
+    Data(Option<Vec<u8>>),
+}
+
+/// The record's tally values, decrypted contest data and counts by "contest/option" from the decryptions of
+/// `targets` (in their order): each count found by `dlog` up to `bound` (else an error), each contest data
+/// decoded, and each passed to `check` first. The service's publication refuses data that does not decode;
+/// the coordinator compares every value with the voters' plaintexts.
+pub(crate) fn record_values<G: Eg2Group>(
+    group: &G,
+    manifest: &Manifest,
+    (targets, decrypted): (&[Target<'_, G>], Vec<Decrypted<G>>),
+    (dlog, bound): (&Dlog<G>, u64),
+    mut check: impl FnMut(&Target<'_, G>, &Said) -> Result<(), Eg2Error>,
+) -> Result<Values<G>, Eg2Error> {
+    let mut tally = Vec::with_capacity(targets.len());
+    let mut contest_data = Vec::new();
+    let mut counts = BTreeMap::new();
+    for (t, d) in targets.iter().zip(decrypted) {
+        match t {
+            Target::Tally {
+                contest,
+                option,
+                ct,
+            } => {
+                let count = dlog.find(group, &d.value).ok_or_else(|| {
+                    Eg2Error::Decryption(format!(
+                        "contest {contest} option {option}: no count up to {bound}"
+                    ))
+                })?;
+                check(t, &Said::Count(count))?;
+                counts.insert(count_name(manifest, *contest, *option), count);
+                tally.push(TallyValue {
+                    contest: *contest,
+                    option: *option,
+                    ct: (*ct).clone(),
+                    t: count,
+                    proof: d.proof,
+                });
+            }
+            Target::Data {
+                ballot, contest, ..
+            } => {
+                let got = data_plaintext(group, t, &d.value);
+                check(t, &Said::Data(got.clone()))?;
+                contest_data.push(DecryptedData {
+                    ballot: ballot.id.clone(),
+                    contest: *contest,
+                    beta: d.value,
+                    proof: d.proof,
+                    d: got.unwrap_or_default(),
+                });
+            }
+        }
+    }
+    Ok((tally, contest_data, counts))
+}
+
+/// What [`record_values`] gives: the tally values, the decrypted contest data and the counts by name.
+pub(crate) type Values<G> = (
+    Vec<TallyValue<G>>,
+    Vec<DecryptedData<G>>,
+    BTreeMap<String, u64>,
+);
+
 /// What the guardians decrypt from a record's ballots (spec/66.6, 66.11), in this order: every tally value
 /// by (contest, option), then each cast ordinary ballot's contest data where the manifest says to decrypt
 /// it, ballots in record order and contests in the ballot's order.
@@ -783,67 +851,58 @@ impl<G: Eg2Group> Coordinator<G> {
                 targets.len()
             )));
         }
-        let mut tally = Vec::with_capacity(targets.len());
-        let mut contest_data = Vec::new();
-        let mut counts = BTreeMap::new();
         let dlog = Dlog::new(group, &keys.k, cast.max_count);
-        for (t, d) in targets.iter().zip(decrypted) {
-            match t {
+        // every count and contest data compared with what the voters' ballots hold
+        let check = |t: &Target<'_, G>, said: &Said| match (t, said) {
+            (
                 Target::Tally {
-                    contest,
-                    option,
-                    ct,
-                } => {
-                    let count = dlog.find(group, &d.value).ok_or_else(|| {
-                        Eg2Error::Decryption(format!(
-                            "contest {contest} option {option}: no count up to {}",
-                            cast.max_count
-                        ))
-                    })?;
-                    let want = cast
-                        .expected
-                        .get(&(*contest, *option))
-                        .copied()
-                        .unwrap_or(0);
-                    if count != want {
-                        return Err(Eg2Error::Decryption(format!(
-                        "contest {contest} option {option} decrypts to {count}, the ballots hold {want}",
-                    )));
-                    }
-                    counts.insert(count_name(manifest, *contest, *option), count);
-                    tally.push(TallyValue {
-                        contest: *contest,
-                        option: *option,
-                        ct: (*ct).clone(),
-                        t: count,
-                        proof: d.proof,
-                    });
+                    contest, option, ..
+                },
+                Said::Count(count),
+            ) => {
+                let want = cast
+                    .expected
+                    .get(&(*contest, *option))
+                    .copied()
+                    .unwrap_or(0);
+                if *count == want {
+                    return Ok(());
                 }
+                Err(Eg2Error::Decryption(format!(
+                    "contest {contest} option {option} decrypts to {count}, the ballots hold {want}",
+                )))
+            }
+            (
                 Target::Data {
                     ballot, contest, ..
-                } => {
-                    let got = data_plaintext(group, t, &d.value);
-                    let want = cast
-                        .data_expected
-                        .get(&(ballot.id.clone(), *contest))
-                        .cloned()
-                        .flatten();
-                    if got != want {
-                        return Err(Eg2Error::Decryption(format!(
-                            "{} does not decrypt to what the voter's ballot holds",
-                            t.name()
-                        )));
-                    }
-                    contest_data.push(DecryptedData {
-                        ballot: ballot.id.clone(),
-                        contest: *contest,
-                        beta: d.value,
-                        proof: d.proof,
-                        d: got.unwrap_or_default(),
-                    });
+                },
+                Said::Data(got),
+            ) => {
+                let want = cast
+                    .data_expected
+                    .get(&(ballot.id.clone(), *contest))
+                    .cloned()
+                    .flatten();
+                if *got == want {
+                    return Ok(());
                 }
+                Err(Eg2Error::Decryption(format!(
+                    "{} does not decrypt to what the voter's ballot holds",
+                    t.name()
+                )))
             }
-        }
+            _ => Err(Eg2Error::Decryption(format!(
+                "{}: not what it decrypts",
+                t.name()
+            ))),
+        };
+        let (tally, contest_data, counts) = record_values(
+            group,
+            manifest,
+            (&targets, decrypted),
+            (&dlog, cast.max_count),
+            check,
+        )?;
         let mut seconds = vec![("decryption", self.clock.elapsed().as_secs_f64())];
         let clock = Instant::now();
 
