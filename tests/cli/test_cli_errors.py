@@ -158,6 +158,6 @@ def test_malformed_marks_are_one_line_before_anything_is_sent(tmp_path: Path, ma
     run = CliRunner().invoke(
         app,
         ["paper", "record", "-e", "x", "--he-fingerprint", "0" * 32, "--store", str(tmp_path / "s"),
-         "--ballot", "b", "--style", "s", "--marks", marks, "--service", "http://127.0.0.1:9"],
+         "--ballot", "b", "--marks", marks, "--service", "http://127.0.0.1:9"],
     )  # fmt: skip
     one_line_error(run, "--marks")

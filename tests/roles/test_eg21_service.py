@@ -1243,11 +1243,11 @@ def test_pre_encrypted_ballots_are_printed_recorded_counted_and_the_uncast_opene
         "pre-3": {"mayor": [0, 0, 1], "council": [0, 1, 0, 0], "budget": [1, 0, 0, 1]},
     }
     for ballot_id, m in marks.items():
-        got = recorder.record(ballot_id, "ward-1-style", m)
+        got = recorder.record(ballot_id, m)
         assert got.state == "cast"
         assert election.admin.get(f"/v1/elections/e/eg21/ballots/{ballot_id}")["state"] == "cast"
     with pytest.raises(Conflict, match="already recorded"):
-        recorder.record("pre-1", "ward-1-style", {"mayor": [0, 1, 0]})
+        recorder.record("pre-1", {"mayor": [0, 1, 0]})
     # the tracker shows a recording's short codes, for the voter to compare with the marks on the paper
     page = election.http.get("/elections/e/track", params={"code": "pre-1"}).text
     mayor = next(c for c in sheets["pre-1"]["contests"] if c["contest"] == "mayor")
@@ -1325,7 +1325,7 @@ def test_a_recording_is_its_printed_ballot_once_and_a_printer_prints_only_paper(
     marked = json.loads(recording("pre-1", [1, 0, 0]))
     assert _kind(lambda: post("/v1/elections/e/eg21/ballots", {"ballots": [json.dumps(marked)]}))[0] == 422
     assert election.store.election("e").head_seq == head
-    first = recorder.record("pre-1", "ward-1-style", {"mayor": [0, 1, 0]})
+    first = recorder.record("pre-1", {"mayor": [0, 1, 0]})
     head = election.store.election("e").head_seq
     again = post(url, {"ballots": [election.entries("eg21/recorded/")["eg21/recorded/pre-1.json"]]})
     assert again["receipts"][0]["seq"] == first.seq
@@ -1348,7 +1348,7 @@ def test_a_recording_is_its_printed_ballot_once_and_a_printer_prints_only_paper(
         assert (status, kind) == (409, "conflict") and "pre-encrypted" in detail, detail
     assert election.store.election("e").head_seq == head
     election.admin.post("/v1/elections/e/close", {})
-    status, kind = _kind(lambda: recorder.record("pre-2", "ward-1-style", {"mayor": [1, 0, 0]}))
+    status, kind = _kind(lambda: recorder.record("pre-2", {"mayor": [1, 0, 0]}))
     assert status == 409, kind
 
 
@@ -1378,6 +1378,6 @@ def test_a_printer_restarted_after_a_lost_post_goes_on_from_the_last_ballot_the_
     again, recorder = _paper(election, he)
     assert again.tail == printer.tail
     again.print(["pre-4"], "ward-1-style")
-    recorder.record("pre-4", "ward-1-style", {"mayor": [0, 0, 1]})
+    recorder.record("pre-4", {"mayor": [0, 0, 1]})
     counts = _publish_and_verify(election, tmp_path / "record")
     assert [counts[f"mayor/mayor-option{j}"] for j in (1, 2, 3)] == [0, 0, 1]

@@ -447,7 +447,7 @@ def test_a_2_1_election_each_party_in_its_own_process(parties: Parties) -> None:
     )
     assert "3 ballots of election" in printed.stderr and len(sheets.read_text().splitlines()) == 3
     recorded = votum(
-        "paper", "record", *paper, "--ballot", "mail-printer-2", "--style", "ward-1-style",
+        "paper", "record", *paper, "--ballot", "mail-printer-2",
         "--marks", '{"mayor": [1, 0, 0]}', env=env,
     )  # fmt: skip
     assert json.loads(recorded.stdout)["state"] == "cast"

@@ -106,7 +106,6 @@ def record_marks(
     he_fingerprint: Fingerprint,
     store: Store,
     ballot: Annotated[str, typer.Option(help="The printed ballot's id.")],
-    style: Annotated[str, typer.Option(help="The ballot style.")],
     marks: Annotated[
         str,
         typer.Option(
@@ -135,7 +134,7 @@ def record_marks(
         with client:
             r = Recorder21(client, election, he_fingerprint, store, token_name=name)
             r.start()
-            got = r.record(ballot, style, chosen)
+            got = r.record(ballot, chosen)
     except (VotumError, OSError, httpx.HTTPError) as e:
         fail(console, e)
     print(json.dumps({"ballot_id": got.ballot_id, "state": got.state, "code": got.code, "seq": got.seq}))

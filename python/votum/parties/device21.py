@@ -311,9 +311,9 @@ class Recorder21:
         self.recorder = votum.Eg21Recorder(election["group"], manifest, guardians.encode())
         self.weight = token_weight(election.get("weights") or {}, self.token_name)
 
-    def record(self, ballot_id: str, style: str, marks: dict[str, list[int]]) -> Cast21:
-        """Records `marks` (per contest id, 0 or 1 per option in the manifest's order) on printed ballot
-        `ballot_id`."""
+    def record(self, ballot_id: str, marks: dict[str, list[int]]) -> Cast21:
+        """Records `marks` (per contest id, 0 or 1 per option in the manifest's order; a contest left out is
+        blank) on printed ballot `ballot_id`, of the style printed on it."""
         if self.recorder is None:
             raise InvalidInput("start the recorder first")
         item = self.store.get(ballot_id)
@@ -327,6 +327,7 @@ class Recorder21:
             # recorded already (a retry after a lost answer, or a second recording): a ballot counts once
             raise Conflict(f"ballot {ballot_id} is already recorded (board entry {held['seq']})")
         printed = str(self.client.get(f"{self.base}/board/by-name/eg21/ballots/{ballot_id}.json")["payload"])
+        style = str(json.loads(printed)["style"])
         plain = {"id": ballot_id, "style": style, "contests": {c: {"votes": v} for c, v in marks.items()}}
         ballot = self.recorder.record(printed, item["sheet"], item["nonce"], json.dumps(plain), self.weight)
         got = self.client.post(f"{self.base}/eg21/recorded", {"ballots": [ballot]})["receipts"][0]
