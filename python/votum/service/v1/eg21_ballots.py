@@ -184,6 +184,15 @@ def _read(
     return scope, token_weight(v1_state(request).objects.weights(election_id), scope), read
 
 
+def _require_weight(facts: dict[str, Any], weight: int) -> None:
+    """A counted ballot (cast or challenged, or a recording) carries its token's weight."""
+    if facts["weight"] != weight:
+        raise InvalidInput(
+            f"ballot {facts['id']}: weight {facts['weight']}; this device token's ballots weigh {weight} "
+            "(the election's weights, fixed when it was created; a device does not choose its own)"
+        )
+
+
 @router.post("/ballots", response_model=Receipts, status_code=201, dependencies=[device_role])
 def post_ballots(request: Request, election_id: str, body: PostBallots) -> dict[str, Any]:
     """Ballots, each checked as the verifier checks it, then stored all together or not at all. A ballot
@@ -201,11 +210,8 @@ def post_ballots(request: Request, election_id: str, body: PostBallots) -> dict[
                     f"ballot {facts['id']}: a printed ballot is posted before any mark (uncast, weight 1); "
                     "its recording goes to POST …/eg21/recorded"
                 )
-        elif facts["weight"] != weight:
-            raise InvalidInput(
-                f"ballot {facts['id']}: weight {facts['weight']}; this device token's ballots weigh {weight} "
-                "(the election's weights, fixed when it was created; a device does not choose its own)"
-            )
+        else:
+            _require_weight(facts, weight)
         checked.append((facts, payload))
     check_names(request, scope, [f["id"] for f, _ in checked], "ballot id")
     check_names(request, scope, [f["device"] for f, _ in checked], "device name")
@@ -263,11 +269,7 @@ def post_recorded(request: Request, election_id: str, body: PostBallots) -> dict
     for facts, payload in read:
         if not facts["pre_encrypted"] or facts["state"] != "cast":
             raise InvalidInput(f"ballot {facts['id']}: a recording is a cast pre-encrypted ballot")
-        if facts["weight"] != weight:
-            raise InvalidInput(
-                f"ballot {facts['id']}: weight {facts['weight']}; this device token's ballots weigh {weight} "
-                "(the election's weights, fixed when it was created; a device does not choose its own)"
-            )
+        _require_weight(facts, weight)
         checked.append((facts, payload))
     ids = [str(f["id"]) for f, _ in checked]
     check_names(request, scope, ids, "ballot id")
