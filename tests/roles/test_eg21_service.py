@@ -1045,6 +1045,11 @@ def test_the_kiosk_casts_and_challenges_2_1_ballots_that_are_counted_and_verify(
         lost.unlink()
     _, page3, token3 = _kiosk21(election, tmp_path, he, simple_chaining=True)
     assert "cast-note" in _decide(page3, token3, _mark(page3, token3, mayor="mayor-option3"), "cast").text
+    # only the token that registered the device is told its tail: another device token finds no such device
+    tail = "/v1/elections/e/eg21/devices/station-1/tail"
+    other = Client(http=election.http, token=election.other_device, use_msgpack=False)
+    assert _kind(lambda: other.get(tail)) == (404, "not_found")
+    assert _kind(lambda: election.admin.get(tail))[0] == 403
     stored = [json.loads(e.text()) for e in election.store.iter_entries("e", ["eg21_ballot"])]
     assert [b["state"] for b in stored] == ["cast", "challenged", "cast", "cast"]
     # each ballot chains from the one before it, across the restart
