@@ -5,7 +5,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use votum_hash::eg2::Hash;
 
-use crate::group::Eg2Group;
+use crate::group::{fixed_powers, Eg2Group};
 use crate::ContestData;
 
 pub use crate::plain_data::{Plain, Status};
@@ -62,8 +62,7 @@ pub fn encrypt<G: Eg2Group>(
     message: &[u8],
     xi: &G::Scalar,
 ) -> (ContestData<G>, usize) {
-    let alpha = group.pow_generator(xi);
-    let beta = group.pow_table(k_table, xi);
+    let [alpha, beta] = fixed_powers(group, [(None, xi), (Some(k_table), xi)]);
     let blocks = message.len().div_ceil(32);
     let ks = keys(
         group,

@@ -150,38 +150,165 @@ pub(crate) fn prove_range<G: Eg2Group, R: RngCore + CryptoRng>(
     rng: &mut R,
     hash: impl FnOnce(&[(G::Element, G::Element)]) -> [u8; 32],
 ) -> Vec<Pair<G>> {
-    let s = g.scalar_from_u64(u64::from(sigma));
-    let mut s_plus_xi = g.scalar_add(&s, xi);
-    let mut pairs: Vec<Pair<G>> = Vec::with_capacity(limit as usize + 1);
-    let mut commitments = Vec::with_capacity(limit as usize + 1);
-    let mut u = g.scalar_from_u64(0);
-    let mut others = g.scalar_from_u64(0);
-    for j in 0..=limit {
-        if j == sigma {
-            u = g.random_scalar(rng);
-            commitments.push((g.pow_generator(&u), g.pow_table(k_table, &u)));
-            pairs.push(Pair {
-                c: g.scalar_from_u64(0),
-                v: g.scalar_from_u64(0),
-            });
-        } else {
-            let c = g.random_scalar(rng);
-            let v = g.random_scalar(rng);
-            // a_j = g^(v + cξ), b_j = K^(v − jc + c(σ+ξ))
-            let a = g.pow_generator(&g.scalar_add(&v, &g.scalar_mul(&c, xi)));
-            let jc = g.scalar_mul(&g.scalar_from_u64(u64::from(j)), &c);
-            let e = g.scalar_add(&g.scalar_sub(&v, &jc), &g.scalar_mul(&c, &s_plus_xi));
-            commitments.push((a, g.pow_table(k_table, &e)));
-            others = g.scalar_add(&others, &c);
-            pairs.push(Pair { c, v });
+    let mut commit = RangeCommit::new(g, (sigma, xi), limit, rng);
+    let powers = g.pow_fixed_many(&commit.jobs(k_table).collect::<Vec<_>>());
+    commit.wipe_exponents();
+    let commitments = pairs_of(powers);
+    commit.finish(g, xi, &hash(&commitments))
+}
+
+/// Consecutive elements paired: (a_0, b_0), (a_1, b_1), …
+fn pairs_of<E>(powers: Vec<E>) -> Vec<(E, E)> {
+    let mut powers = powers.into_iter();
+    let mut out = Vec::with_capacity(powers.len() / 2);
+    while let (Some(a), Some(b)) = (powers.next(), powers.next()) {
+        out.push((a, b));
+    }
+    out
+}
+
+/// A range proof before its challenge: the exponents of each branch's (a_j, b_j), the simulated branches'
+/// (c_j, v_j) and the true branch's nonce u. Its powers are made by the caller, so that many proofs share one
+/// batch ([`Group::pow_fixed_many`]: one field inversion on P-256).
+pub(crate) struct RangeCommit<G: Eg2Group> {
+    sigma: u32,
+    pairs: Vec<Pair<G>>,
+    u: G::Scalar,
+    others: G::Scalar,
+    /// g's and K's exponent of each branch, in order
+    exponents: Vec<G::Scalar>,
+}
+
+impl<G: Eg2Group> RangeCommit<G> {
+    pub(crate) fn new<R: RngCore + CryptoRng>(
+        g: &G,
+        (sigma, xi): (u32, &G::Scalar),
+        limit: u32,
+        rng: &mut R,
+    ) -> Self {
+        let s = g.scalar_from_u64(u64::from(sigma));
+        let mut s_plus_xi = g.scalar_add(&s, xi);
+        let mut pairs: Vec<Pair<G>> = Vec::with_capacity(limit as usize + 1);
+        let mut exponents = Vec::with_capacity(2 * (limit as usize + 1));
+        let mut u = g.scalar_from_u64(0);
+        let mut others = g.scalar_from_u64(0);
+        for j in 0..=limit {
+            if j == sigma {
+                u = g.random_scalar(rng);
+                exponents.push(u.clone());
+                exponents.push(u.clone());
+                pairs.push(Pair {
+                    c: g.scalar_from_u64(0),
+                    v: g.scalar_from_u64(0),
+                });
+            } else {
+                let c = g.random_scalar(rng);
+                let v = g.random_scalar(rng);
+                // a_j = g^(v + cξ), b_j = K^(v − jc + c(σ+ξ))
+                exponents.push(g.scalar_add(&v, &g.scalar_mul(&c, xi)));
+                let jc = g.scalar_mul(&g.scalar_from_u64(u64::from(j)), &c);
+                exponents.push(g.scalar_add(&g.scalar_sub(&v, &jc), &g.scalar_mul(&c, &s_plus_xi)));
+                others = g.scalar_add(&others, &c);
+                pairs.push(Pair { c, v });
+            }
+        }
+        s_plus_xi.zeroize();
+        Self {
+            sigma,
+            pairs,
+            u,
+            others,
+            exponents,
         }
     }
-    let c = g.scalar_sub(&g.to_challenge(&hash(&commitments)), &others);
-    let v = g.scalar_sub(&u, &g.scalar_mul(&c, xi));
-    u.zeroize();
-    s_plus_xi.zeroize();
-    pairs[sigma as usize] = Pair { c, v };
-    pairs
+
+    /// The powers to make: for each branch, g's then K's.
+    pub(crate) fn jobs<'a>(
+        &'a self,
+        k_table: &'a G::Table,
+    ) -> impl Iterator<Item = (Option<&'a G::Table>, &'a G::Scalar)> + 'a {
+        self.exponents
+            .chunks_exact(2)
+            .flat_map(move |e| [(None, &e[0]), (Some(k_table), &e[1])])
+    }
+
+    fn wipe_exponents(&mut self) {
+        self.exponents.iter_mut().for_each(Zeroize::zeroize);
+    }
+
+    /// The proof, from the challenge's hash of the commitments.
+    pub(crate) fn finish(mut self, g: &G, xi: &G::Scalar, hash: &[u8; 32]) -> Vec<Pair<G>> {
+        self.wipe_exponents();
+        let c = g.scalar_sub(&g.to_challenge(hash), &self.others);
+        let v = g.scalar_sub(&self.u, &g.scalar_mul(&c, xi));
+        self.u.zeroize();
+        let mut pairs = std::mem::take(&mut self.pairs);
+        pairs[self.sigma as usize] = Pair { c, v };
+        pairs
+    }
+}
+
+/// One contest's selections encrypted and proved, with the proof of their sum (spec/65.4, spec/66.6): every
+/// power of the contest made in one batch (one field inversion on P-256). `votes` are each option's σ and ξ;
+/// the sum's ciphertext is made as (g^Σξ, K^(Σσ+Σξ)), the same element as the product of the selections'.
+/// `hash(Some(i), ct, commitments)` is selection i's challenge hash, `hash(None, …)` the sum's.
+pub(crate) struct ContestProofs<G: Eg2Group> {
+    pub(crate) selections: Vec<(Ciphertext<G>, Vec<Pair<G>>)>,
+    pub(crate) sum_proof: Vec<Pair<G>>,
+}
+
+pub(crate) fn encrypt_contest<G: Eg2Group, R: RngCore + CryptoRng>(
+    g: &G,
+    k_table: &G::Table,
+    votes: &[(u32, G::Scalar)],
+    (option_limit, limit): (u32, u32),
+    rng: &mut R,
+    mut hash: impl FnMut(Option<usize>, &Ciphertext<G>, &[(G::Element, G::Element)]) -> [u8; 32],
+) -> ContestProofs<G> {
+    let mut sum_xi = g.scalar_from_u64(0);
+    let mut total = 0u32;
+    let mut exponents = Vec::with_capacity(2 * votes.len() + 2);
+    let mut commits = Vec::with_capacity(votes.len() + 1);
+    for (sigma, xi) in votes {
+        exponents.push(xi.clone());
+        exponents.push(g.scalar_add(&g.scalar_from_u64(u64::from(*sigma)), xi));
+        commits.push(RangeCommit::new(g, (*sigma, xi), option_limit, rng));
+        sum_xi = g.scalar_add(&sum_xi, xi);
+        total += sigma;
+    }
+    exponents.push(sum_xi.clone());
+    exponents.push(g.scalar_add(&g.scalar_from_u64(u64::from(total)), &sum_xi));
+    commits.push(RangeCommit::new(g, (total, &sum_xi), limit, rng));
+    let mut jobs: Vec<(Option<&G::Table>, &G::Scalar)> = exponents
+        .chunks_exact(2)
+        .flat_map(|e| [(None, &e[0]), (Some(k_table), &e[1])])
+        .collect();
+    for c in &commits {
+        jobs.extend(c.jobs(k_table));
+    }
+    let powers = g.pow_fixed_many(&jobs);
+    drop(jobs);
+    exponents.iter_mut().for_each(Zeroize::zeroize);
+    let mut powers = powers.into_iter();
+    let cts: Vec<Ciphertext<G>> = pairs_of(powers.by_ref().take(exponents.len()).collect())
+        .into_iter()
+        .map(|(pad, data)| Ciphertext { pad, data })
+        .collect();
+    let mut proofs = Vec::with_capacity(commits.len());
+    for (i, (commit, ct)) in commits.into_iter().zip(&cts).enumerate() {
+        let n = commit.exponents.len();
+        let commitments = pairs_of(powers.by_ref().take(n).collect());
+        let which = (i < votes.len()).then_some(i);
+        let xi = votes.get(i).map_or(&sum_xi, |(_, xi)| xi);
+        proofs.push(commit.finish(g, xi, &hash(which, ct, &commitments)));
+    }
+    sum_xi.zeroize();
+    let sum_proof = proofs.pop().unwrap_or_default();
+    ContestProofs {
+        // the sum's ciphertext is last, and has no proof left to zip with
+        selections: cts.into_iter().zip(proofs).collect(),
+        sum_proof,
+    }
 }
 
 /// An encryption device: the election's K (with its table), H_E, the manifest, its name and B_aux.
@@ -246,35 +373,6 @@ impl<'m, G: Eg2Group> Device<'m, G> {
         s
     }
 
-    /// A range proof that (α, β) = (g^ξ, K^(σ+ξ)) holds σ ∈ 0…`limit` (2.0 eq. 46–51).
-    fn range_proof<R: RngCore + CryptoRng>(
-        &self,
-        ct: &Ciphertext<G>,
-        sigma: u32,
-        xi: &G::Scalar,
-        limit: u32,
-        rng: &mut R,
-    ) -> Vec<Pair<G>> {
-        prove_range(&self.group, &self.k_table, (sigma, xi), limit, rng, |cm| {
-            range_hash(
-                &self.group,
-                &self.he,
-                &self.k_bytes,
-                ct,
-                cm.iter().map(|(a, b)| (a, b)),
-            )
-        })
-    }
-
-    fn encrypt_vote(&self, sigma: u32, xi: &G::Scalar) -> Ciphertext<G> {
-        let g = &self.group;
-        let e = g.scalar_add(&g.scalar_from_u64(u64::from(sigma)), xi);
-        Ciphertext {
-            pad: g.pow_generator(xi),
-            data: g.pow_table(&self.k_table, &e),
-        }
-    }
-
     fn contest<R: RngCore + CryptoRng>(
         &self,
         xb: &BallotNonce,
@@ -292,26 +390,41 @@ impl<'m, G: Eg2Group> Device<'m, G> {
         let none = PlainContest::default();
         let (votes, plain_data) = counted(mc, plain.unwrap_or(&none)).map_err(bad)?;
         let seq = mc.sequence.to_be_bytes();
-        let mut selections = Vec::with_capacity(votes.len());
-        let mut sum_xi = g.scalar_from_u64(0);
-        let mut sum_ct = Ciphertext::zero(g);
-        for ((opt, oseq), sigma) in mc.options.iter().zip(&mc.sequences).zip(&votes) {
-            let mut xi = self.nonce(xb, &[&seq, &oseq.to_be_bytes()]);
-            let ct = self.encrypt_vote(*sigma, &xi);
-            let proof = self.range_proof(&ct, *sigma, &xi, mc.option_limit, rng);
-            sum_xi = g.scalar_add(&sum_xi, &xi);
-            xi.zeroize();
-            sum_ct = sum_ct.add(g, &ct);
-            selections.push(EncryptedSelection {
+        let mut nonces: Vec<(u32, G::Scalar)> = mc
+            .sequences
+            .iter()
+            .zip(&votes)
+            .map(|(oseq, sigma)| (*sigma, self.nonce(xb, &[&seq, &oseq.to_be_bytes()])))
+            .collect();
+        let proved = encrypt_contest(
+            g,
+            &self.k_table,
+            &nonces,
+            (mc.option_limit, mc.limit),
+            rng,
+            |_, ct, cm| {
+                range_hash(
+                    g,
+                    &self.he,
+                    &self.k_bytes,
+                    ct,
+                    cm.iter().map(|(a, b)| (a, b)),
+                )
+            },
+        );
+        nonces.iter_mut().for_each(|(_, xi)| xi.zeroize());
+        let proof = proved.sum_proof;
+        let selections: Vec<EncryptedSelection<G>> = proved
+            .selections
+            .into_iter()
+            .zip(mc.options.iter().zip(&mc.sequences))
+            .map(|((ct, proof), (opt, oseq))| EncryptedSelection {
                 id: opt.clone(),
                 sequence: *oseq,
                 ct,
                 proof,
-            });
-        }
-        let total_votes: u32 = votes.iter().sum();
-        let proof = self.range_proof(&sum_ct, total_votes, &sum_xi, mc.limit, rng);
-        sum_xi.zeroize();
+            })
+            .collect();
         let cts: Vec<&Ciphertext<G>> = selections.iter().map(|s| &s.ct).collect();
         let hash = contest_hash(g, &self.he, mc.sequence, &self.k_bytes, &cts);
         let mut xd = self.nonce(xb, &[&seq, b"contest_data"]);

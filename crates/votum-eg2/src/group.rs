@@ -178,6 +178,22 @@ impl Eg2Group for P256 {
     }
 }
 
+/// A few fixed-base powers made together ([`Group::pow_fixed_many`]: one field inversion on P-256 for all).
+#[cfg(feature = "prove")]
+pub(crate) fn fixed_powers<G: Eg2Group, const N: usize>(
+    g: &G,
+    jobs: [(Option<&G::Table>, &G::Scalar); N],
+) -> [G::Element; N] {
+    let mut out = g.pow_fixed_many(&jobs).into_iter();
+    // the group gives one power per job; the fallback makes a missing one afresh
+    std::array::from_fn(|i| {
+        out.next().unwrap_or_else(|| match jobs[i].0 {
+            Some(t) => g.pow_table(t, jobs[i].1),
+            None => g.pow_generator(jobs[i].1),
+        })
+    })
+}
+
 /// The group's constants as H_P hashes them (spec/65.2): p, q, g for the integer group; a, b, the prime, g's
 /// coordinates and h for P-256, each at its fixed width.
 pub fn parameter_inputs<G: Eg2Group>(group: &G) -> Vec<Vec<u8>> {

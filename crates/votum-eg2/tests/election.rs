@@ -145,7 +145,7 @@ fn a_dealer_whose_share_does_not_match_its_commitments_is_named() {
         .unwrap();
     // a commitment published without its proof's secret
     let mut forged: PublicGuardian<P256> = b.public();
-    forged.commitments[1] = *group.generator();
+    forged.commitments[1] = group.generator().clone();
     assert!(check_public(&group, &HP, &forged, 2).is_err());
     assert!(check_public(&group, &HP, &b.public(), 2).is_ok());
     assert!(check_public(&group, &HP, &b.public(), 3).is_err());

@@ -63,7 +63,7 @@ fn cast(dir: &Path, ts: &mut [Trustee<P256>], ballots: usize) -> Coordinator<P25
     for t in ts.iter_mut() {
         assert_eq!(
             t.joint().unwrap(),
-            (key, he),
+            (key.clone(), he),
             "each guardian computes K and H_E itself"
         );
     }

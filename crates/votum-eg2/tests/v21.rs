@@ -795,7 +795,7 @@ fn one_ballot_of(
     (votes, write_ins): (Vec<u32>, Vec<String>),
 ) -> OneBallot {
     let (keys, shares, _) = keys_on_p256();
-    let device = Device::new(P256, (keys.k, &keys.k_hat), keys.he, manifest, "d");
+    let device = Device::new(P256, (keys.k.clone(), &keys.k_hat), keys.he, manifest, "d");
     let mut plain = PlainBallot {
         id: "b1".into(),
         style: "ward-1-style".into(),

@@ -13,13 +13,14 @@
 
 mod modp;
 mod nist_p256;
+mod p256_fixed;
 mod params;
 mod ristretto;
 
 #[cfg(feature = "secret")]
 pub use modp::secret_power_failed;
 pub use modp::{InRange, ModElement, ModScalar, ModpGroup};
-pub use nist_p256::P256;
+pub use nist_p256::{P256Point, P256Table, P256};
 pub use ristretto::Ristretto255;
 pub use votum_arith::{Integer, Order};
 
@@ -204,6 +205,16 @@ pub trait Group: Clone + Send + Sync + fmt::Debug + 'static {
     /// Builds a fixed-base table for `base` (worth it from a few dozen exponentiations).
     fn table(&self, base: &Self::Element) -> Self::Table;
     fn pow_table(&self, table: &Self::Table, s: &Self::Scalar) -> Self::Element;
+    /// Several fixed-base powers at once, each of a table's base or, for `None`, of g. A group whose elements
+    /// cost a field inversion to encode (P-256) makes them together and shares one inversion among them.
+    fn pow_fixed_many(&self, jobs: &[(Option<&Self::Table>, &Self::Scalar)]) -> Vec<Self::Element> {
+        jobs.iter()
+            .map(|(table, s)| match table {
+                Some(t) => self.pow_table(t, s),
+                None => self.pow_generator(s),
+            })
+            .collect()
+    }
     /// `prod bases[i]^scalars[i]` with public scalars.
     fn multi_pow(
         &self,

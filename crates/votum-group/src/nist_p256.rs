@@ -5,7 +5,6 @@
 use p256::elliptic_curve::group::Group as _;
 use p256::elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
 use p256::elliptic_curve::ops::{LinearCombination, Reduce};
-use p256::elliptic_curve::point::AffineCoordinates;
 use p256::elliptic_curve::sec1::{FromEncodedPoint, ToEncodedPoint};
 use p256::elliptic_curve::{Field, PrimeField};
 use p256::{AffinePoint, EncodedPoint, FieldBytes, NistP256, ProjectivePoint, Scalar, U256};
@@ -13,6 +12,8 @@ use rand_core::{CryptoRng, RngCore};
 use sha2::Sha256;
 use std::sync::OnceLock;
 use votum_arith::{Integer, Order};
+
+use crate::p256_fixed::{normalize, Affine, Jacobian, Windows};
 
 #[cfg(feature = "secret")]
 use crate::Secret;
@@ -22,8 +23,82 @@ use crate::{Group, GroupError, GroupId};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct P256;
 
+/// A point of P-256: `p256`'s projective point, with its SEC1 compressed encoding kept once it is known
+/// (ADR 0014). Encoding a projective point costs a field inversion; a point decoded, or made by
+/// [`Group::pow_fixed_many`], knows its encoding already, and the same ciphertext is often hashed more than
+/// once. Equality is the points'.
+#[derive(Clone, Default)]
+pub struct P256Point {
+    point: ProjectivePoint,
+    /// the compressed encoding; `None` inside for the identity
+    encoding: OnceLock<Option<[u8; 33]>>,
+}
+
+impl P256Point {
+    fn new(point: ProjectivePoint) -> Self {
+        Self {
+            point,
+            encoding: OnceLock::new(),
+        }
+    }
+
+    fn known(point: ProjectivePoint, encoding: Option<[u8; 33]>) -> Self {
+        Self {
+            point,
+            encoding: OnceLock::from(encoding),
+        }
+    }
+
+    /// `p256`'s point.
+    pub fn projective(&self) -> &ProjectivePoint {
+        &self.point
+    }
+
+    /// The SEC1 compressed encoding (`None` for the identity), made once.
+    pub fn compressed(&self) -> Option<[u8; 33]> {
+        *self.encoding.get_or_init(|| {
+            let affine = self.point.to_affine();
+            if bool::from(affine.is_identity()) {
+                return None;
+            }
+            let mut out = [0u8; 33];
+            out.copy_from_slice(affine.to_encoded_point(true).as_bytes());
+            Some(out)
+        })
+    }
+}
+
+impl From<ProjectivePoint> for P256Point {
+    fn from(point: ProjectivePoint) -> Self {
+        Self::new(point)
+    }
+}
+
+impl PartialEq for P256Point {
+    fn eq(&self, other: &Self) -> bool {
+        self.point == other.point
+    }
+}
+
+impl Eq for P256Point {}
+
+impl std::fmt::Debug for P256Point {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.compressed() {
+            Some(c) => {
+                f.write_str("P256Point(")?;
+                for b in c {
+                    write!(f, "{b:02x}")?;
+                }
+                f.write_str(")")
+            }
+            None => f.write_str("P256Point(identity)"),
+        }
+    }
+}
+
 static ORDER: OnceLock<Integer> = OnceLock::new();
-static GENERATOR: OnceLock<ProjectivePoint> = OnceLock::new();
+static GENERATOR: OnceLock<P256Point> = OnceLock::new();
 
 /// The domain tag of [`Group::element_from_uniform`] on P-256 (RFC 9380 hash-to-curve, SSWU).
 const UNIFORM_DST: &[u8] = b"votum/v1/p256-uniform";
@@ -40,33 +115,26 @@ impl P256 {
     }
 
     /// The affine x coordinate of a point other than the identity, big-endian (`None` for the identity).
-    pub fn x_coordinate(a: &ProjectivePoint) -> Option<[u8; 32]> {
-        let affine = a.to_affine();
-        if bool::from(affine.is_identity()) {
-            return None;
-        }
-        Some(affine.x().into())
+    pub fn x_coordinate(a: &P256Point) -> Option<[u8; 32]> {
+        a.compressed().map(|c| {
+            let mut x = [0u8; 32];
+            x.copy_from_slice(&c[1..]);
+            x
+        })
     }
 
-    /// The SEC1 compressed encoding of a point other than the identity (`None` for the identity), with one
-    /// inversion: `ProjectivePoint::is_identity` and `==` each cost two, so callers test on the affine point.
-    pub fn compressed(a: &ProjectivePoint) -> Option<[u8; 33]> {
-        let affine = a.to_affine();
-        if bool::from(affine.is_identity()) {
-            return None;
-        }
-        let mut out = [0u8; 33];
-        out.copy_from_slice(affine.to_encoded_point(true).as_bytes());
-        Some(out)
+    /// The SEC1 compressed encoding of a point other than the identity (`None` for the identity).
+    pub fn compressed(a: &P256Point) -> Option<[u8; 33]> {
+        a.compressed()
     }
 }
 
-/// A fixed-base table of one point B: for each byte position i of a scalar (0…31, least significant
-/// first), the affine points d·256^i·B for d = 1…255 (8,160 points, 510 KiB). A power is then at most 32
-/// mixed additions; the lookups depend on the exponent's bytes, so this serves public exponents and
-/// encryption nonces only (ADR 0002), as the modp groups' tables do.
+/// A fixed-base table of one point B (ADR 0014): for each 13-bit window i of a scalar (0…19, least significant
+/// first), the affine points d·2^(13i)·B for d = 1…4096. A power is then at most 20 mixed additions of signed
+/// digits. The lookups depend on the exponent's digits, so this serves public exponents and encryption nonces
+/// only (ADR 0002), as the modp groups' tables do. The identity's table is empty, its powers the identity.
 pub struct P256Table {
-    windows: Vec<AffinePoint>,
+    windows: Option<Windows>,
 }
 
 impl std::fmt::Debug for P256Table {
@@ -77,38 +145,26 @@ impl std::fmt::Debug for P256Table {
 
 impl P256Table {
     fn new(base: &ProjectivePoint) -> Self {
-        let mut points = Vec::with_capacity(32 * 255);
-        let mut b = *base;
-        for _ in 0..32 {
-            let mut acc = b;
-            for _ in 0..255 {
-                points.push(acc);
-                acc += b;
-            }
-            // acc = 256·b
-            b = acc;
-        }
         Self {
-            windows: points.iter().map(ProjectivePoint::to_affine).collect(),
+            windows: Affine::from_p256(&base.to_affine()).map(|b| Windows::new(&b)),
         }
     }
 
     fn pow(&self, s: &Scalar) -> ProjectivePoint {
-        let bytes = s.to_repr();
-        let mut acc = ProjectivePoint::IDENTITY;
-        for (i, d) in bytes.iter().rev().enumerate() {
-            if *d != 0 {
-                acc += &self.windows[i * 255 + usize::from(*d) - 1];
-            }
-        }
-        acc
+        self.windows
+            .as_ref()
+            .map_or(ProjectivePoint::IDENTITY, |w| w.pow_p256(s))
     }
 }
 
 static GENERATOR_TABLE: OnceLock<P256Table> = OnceLock::new();
 
+fn generator_table() -> &'static P256Table {
+    GENERATOR_TABLE.get_or_init(|| P256Table::new(&ProjectivePoint::GENERATOR))
+}
+
 impl Group for P256 {
-    type Element = ProjectivePoint;
+    type Element = P256Point;
     type Scalar = Scalar;
     type Table = P256Table;
 
@@ -120,55 +176,84 @@ impl Group for P256 {
         Self::order_integer()
     }
 
-    fn generator(&self) -> &ProjectivePoint {
-        GENERATOR.get_or_init(|| ProjectivePoint::GENERATOR)
+    fn generator(&self) -> &P256Point {
+        GENERATOR.get_or_init(|| P256Point::new(ProjectivePoint::GENERATOR))
     }
 
-    fn identity(&self) -> ProjectivePoint {
-        ProjectivePoint::IDENTITY
+    fn identity(&self) -> P256Point {
+        P256Point::known(ProjectivePoint::IDENTITY, None)
     }
 
-    fn op(&self, a: &ProjectivePoint, b: &ProjectivePoint) -> ProjectivePoint {
-        a + b
+    fn op(&self, a: &P256Point, b: &P256Point) -> P256Point {
+        P256Point::new(a.point + b.point)
     }
 
-    fn inverse(&self, a: &ProjectivePoint) -> ProjectivePoint {
-        -a
+    fn inverse(&self, a: &P256Point) -> P256Point {
+        // −(x, y) = (x, −y): the encoding flips its parity byte
+        let encoding = a.encoding.get().map(|e| {
+            e.map(|mut c| {
+                c[0] ^= 1;
+                c
+            })
+        });
+        match encoding {
+            Some(e) => P256Point::known(-a.point, e),
+            None => P256Point::new(-a.point),
+        }
     }
 
-    fn div(&self, a: &ProjectivePoint, b: &ProjectivePoint) -> ProjectivePoint {
-        a - b
+    fn div(&self, a: &P256Point, b: &P256Point) -> P256Point {
+        P256Point::new(a.point - b.point)
     }
 
-    fn pow(&self, base: &ProjectivePoint, s: &Scalar) -> ProjectivePoint {
-        base * s
+    fn pow(&self, base: &P256Point, s: &Scalar) -> P256Point {
+        P256Point::new(base.point * s)
     }
 
     #[cfg(feature = "secret")]
-    fn pow_secret(&self, base: &ProjectivePoint, s: &Secret<Scalar>) -> ProjectivePoint {
+    fn pow_secret(&self, base: &P256Point, s: &Secret<Scalar>) -> P256Point {
         // p256's scalar multiplication is constant time
-        base * s.expose()
+        P256Point::new(base.point * s.expose())
     }
 
-    fn pow_generator(&self, s: &Scalar) -> ProjectivePoint {
-        GENERATOR_TABLE
-            .get_or_init(|| P256Table::new(&ProjectivePoint::GENERATOR))
-            .pow(s)
+    fn pow_generator(&self, s: &Scalar) -> P256Point {
+        P256Point::new(generator_table().pow(s))
     }
 
-    fn table(&self, base: &ProjectivePoint) -> P256Table {
-        P256Table::new(base)
+    fn table(&self, base: &P256Point) -> P256Table {
+        P256Table::new(&base.point)
     }
 
-    fn pow_table(&self, table: &P256Table, s: &Scalar) -> ProjectivePoint {
-        table.pow(s)
+    fn pow_table(&self, table: &P256Table, s: &Scalar) -> P256Point {
+        P256Point::new(table.pow(s))
     }
 
-    fn multi_pow(
-        &self,
-        bases: &[ProjectivePoint],
-        scalars: &[Scalar],
-    ) -> Result<ProjectivePoint, GroupError> {
+    /// The powers summed in Jacobian coordinates and brought to affine form with one field inversion in all;
+    /// each result knows its encoding.
+    fn pow_fixed_many(&self, jobs: &[(Option<&P256Table>, &Scalar)]) -> Vec<P256Point> {
+        let generator = generator_table();
+        let sums: Vec<Jacobian> = jobs
+            .iter()
+            .map(|(table, s)| {
+                table
+                    .unwrap_or(generator)
+                    .windows
+                    .as_ref()
+                    .map_or(Jacobian::IDENTITY, |w| w.pow_jacobian(s))
+            })
+            .collect();
+        normalize(&sums)
+            .into_iter()
+            .map(|a| match a {
+                Some(a) => {
+                    P256Point::known(ProjectivePoint::from(a.to_p256()), Some(a.compressed()))
+                }
+                None => self.identity(),
+            })
+            .collect()
+    }
+
+    fn multi_pow(&self, bases: &[P256Point], scalars: &[Scalar]) -> Result<P256Point, GroupError> {
         if bases.len() != scalars.len() {
             return Err(GroupError::LengthMismatch {
                 bases: bases.len(),
@@ -178,12 +263,12 @@ impl Group for P256 {
         let mut acc = ProjectivePoint::IDENTITY;
         let mut pairs = bases.chunks_exact(2).zip(scalars.chunks_exact(2));
         for (b, s) in &mut pairs {
-            acc += ProjectivePoint::lincomb(&b[0], &s[0], &b[1], &s[1]);
+            acc += ProjectivePoint::lincomb(&b[0].point, &s[0], &b[1].point, &s[1]);
         }
         if bases.len() % 2 == 1 {
-            acc += bases[bases.len() - 1] * scalars[scalars.len() - 1];
+            acc += bases[bases.len() - 1].point * scalars[scalars.len() - 1];
         }
-        Ok(acc)
+        Ok(P256Point::new(acc))
     }
 
     /// SEC1 compressed (0x02 or 0x03, then x); the identity is 33 zero bytes.
@@ -191,11 +276,11 @@ impl Group for P256 {
         33
     }
 
-    fn encode_element(&self, a: &ProjectivePoint) -> Vec<u8> {
-        Self::compressed(a).map_or_else(|| vec![0u8; 33], |c| c.to_vec())
+    fn encode_element(&self, a: &P256Point) -> Vec<u8> {
+        a.compressed().map_or_else(|| vec![0u8; 33], |c| c.to_vec())
     }
 
-    fn decode_element(&self, bytes: &[u8]) -> Result<ProjectivePoint, GroupError> {
+    fn decode_element(&self, bytes: &[u8]) -> Result<P256Point, GroupError> {
         if bytes.len() != 33 {
             return Err(GroupError::WrongLength {
                 expected: 33,
@@ -203,26 +288,29 @@ impl Group for P256 {
             });
         }
         if bytes.iter().all(|b| *b == 0) {
-            return Ok(ProjectivePoint::IDENTITY);
+            return Ok(self.identity());
         }
         if bytes[0] != 2 && bytes[0] != 3 {
             return Err(GroupError::NonCanonical);
         }
         let encoded = EncodedPoint::from_bytes(bytes).map_err(|_| GroupError::NonCanonical)?;
-        // a point that decodes is on the curve, and the curve has prime order: a member
-        Option::<AffinePoint>::from(AffinePoint::from_encoded_point(&encoded))
-            .map(ProjectivePoint::from)
-            .ok_or(GroupError::NonCanonical)
+        // a point that decodes is on the curve, and the curve has prime order: a member. Its x is below p
+        // (the decoder refuses x ≥ p), so these bytes are its one compressed encoding.
+        let point = Option::<AffinePoint>::from(AffinePoint::from_encoded_point(&encoded))
+            .ok_or(GroupError::NonCanonical)?;
+        let mut known = [0u8; 33];
+        known.copy_from_slice(bytes);
+        Ok(P256Point::known(ProjectivePoint::from(point), Some(known)))
     }
 
     fn uniform_len(&self) -> usize {
         48
     }
 
-    fn element_from_uniform(&self, bytes: &[u8]) -> Option<ProjectivePoint> {
+    fn element_from_uniform(&self, bytes: &[u8]) -> Option<P256Point> {
         let point =
             NistP256::hash_from_bytes::<ExpandMsgXmd<Sha256>>(&[bytes], &[UNIFORM_DST]).ok()?;
-        (!bool::from(point.is_identity())).then_some(point)
+        (!bool::from(point.is_identity())).then(|| P256Point::new(point))
     }
 
     fn scalar_len(&self) -> usize {
@@ -293,35 +381,113 @@ impl Group for P256 {
 mod tests {
     use super::*;
 
-    /// The fixed-base tables (of g and of any point) give the same powers as p256's own multiplication,
-    /// for exponents with zero bytes, the largest one and random ones; encodings agree with p256's.
+    /// The fixed-base tables (of g and of any point), one at a time and in batches, give the same powers as
+    /// p256's own multiplication, for exponents with zero digits, digits at the signed recoding's edges, the
+    /// largest exponent and random ones; the encodings a batch or a decoding keeps are p256's.
     #[test]
     fn fixed_base_tables_agree_with_scalar_multiplication() {
         use rand_chacha::rand_core::SeedableRng;
         let g = P256;
         let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(9);
         let base = ProjectivePoint::GENERATOR * g.random_scalar(&mut rng);
-        let table = g.table(&base);
+        let table = g.table(&P256Point::new(base));
         let n_minus_1 = -Scalar::ONE;
         let mut cases = vec![
             Scalar::ZERO,
             Scalar::ONE,
             n_minus_1,
+            n_minus_1 - Scalar::ONE,
             g.scalar_from_u64(256),
             g.scalar_from_u64(1 << 40),
+            // digits 4096 (kept), 4097 (−4095 and a carry), 8191 (−1 and a carry), a carry into a full window
+            g.scalar_from_u64(4096),
+            g.scalar_from_u64(4097),
+            g.scalar_from_u64(8191),
+            g.scalar_from_u64((8191 << 13) | 8191),
+            g.scalar_from_u64(8192),
+            g.scalar_from_integer(&(Integer::from(1) << 247u32)),
+            g.scalar_from_integer(&((Integer::from(1) << 255u32) - 1u32)),
         ];
         cases.extend((0..50).map(|_| g.random_scalar(&mut rng)));
-        for s in &cases {
-            assert_eq!(g.pow_table(&table, s), base * s);
-            assert_eq!(g.pow_generator(s), ProjectivePoint::GENERATOR * s);
-            let p = base * s;
-            let want = (!bool::from(p.is_identity())).then(|| p.to_affine().to_encoded_point(true));
+        let jobs: Vec<(Option<&P256Table>, &Scalar)> = cases
+            .iter()
+            .flat_map(|s| [(Some(&table), s), (None, s)])
+            .collect();
+        let batch = g.pow_fixed_many(&jobs);
+        for (i, s) in cases.iter().enumerate() {
+            let want = base * s;
+            let want_g = ProjectivePoint::GENERATOR * s;
+            assert_eq!(g.pow_table(&table, s).point, want);
+            assert_eq!(g.pow_generator(s).point, want_g);
+            assert_eq!(batch[2 * i].point, want);
+            assert_eq!(batch[2 * i + 1].point, want_g);
+            let encoded =
+                (!bool::from(want.is_identity())).then(|| want.to_affine().to_encoded_point(true));
+            let encoded = encoded.map(|e| e.as_bytes().to_vec());
+            // the encoding the batch kept, and one made afresh from the point
+            assert_eq!(batch[2 * i].compressed().map(|c| c.to_vec()), encoded);
             assert_eq!(
-                P256::compressed(&p).map(|c| c.to_vec()),
-                want.map(|e| e.as_bytes().to_vec())
+                P256Point::new(want).compressed().map(|c| c.to_vec()),
+                encoded
+            );
+            let decoded = g.decode_element(&g.encode_element(&batch[2 * i])).unwrap();
+            assert_eq!(decoded, batch[2 * i]);
+            assert_eq!(decoded.compressed().map(|c| c.to_vec()), encoded);
+            assert_eq!(
+                g.inverse(&decoded).compressed(),
+                P256Point::new(-want).compressed()
             );
         }
-        assert_eq!(g.encode_element(&ProjectivePoint::IDENTITY), vec![0u8; 33]);
+        assert_eq!(g.encode_element(&g.identity()), vec![0u8; 33]);
+        // the identity's table gives the identity
+        let none = g.table(&g.identity());
+        assert_eq!(g.pow_table(&none, &Scalar::ONE), g.identity());
+        assert_eq!(
+            g.pow_fixed_many(&[(Some(&none), &Scalar::ONE)]),
+            vec![g.identity()]
+        );
+    }
+
+    /// The Jacobian formulas' exceptional cases: P + P doubles, P + (−P) is the identity, the identity plus Q is
+    /// Q, and a batch with the identity among its points normalises the others.
+    #[test]
+    fn jacobian_additions_take_their_exceptional_cases() {
+        let g = P256;
+        let p = ProjectivePoint::GENERATOR * Scalar::from(77u64);
+        let a = Affine::from_p256(&p.to_affine()).unwrap();
+        let j = Jacobian::IDENTITY.add_affine(&a);
+        let twice = j.add_affine(&a);
+        let zero = twice.add_affine(&a).add_affine(&Affine {
+            x: a.x,
+            y: a.y.neg(),
+        });
+        let out = normalize(&[twice, Jacobian::IDENTITY, j.double(), zero.add_affine(&a)]);
+        assert_eq!(out[0].unwrap().to_p256(), (p + p).to_affine());
+        assert!(out[1].is_none());
+        assert_eq!(out[2].unwrap().to_p256(), (p + p).to_affine());
+        // 2P + P − P = 2P; plus P: 3P
+        assert_eq!(out[3].unwrap().to_p256(), (p + p + p).to_affine());
+        let gone = Jacobian::IDENTITY.add_affine(&a).add_affine(&Affine {
+            x: a.x,
+            y: a.y.neg(),
+        });
+        assert!(normalize(&[gone])[0].is_none());
+        assert_eq!(g.identity().compressed(), None);
+    }
+
+    /// A compressed x at or above p is refused, though x − p is a point's: one encoding per point.
+    #[test]
+    fn an_x_at_or_above_p_is_refused() {
+        let g = P256;
+        let mut off = vec![2u8];
+        off.extend_from_slice(&[0u8; 31]);
+        off.push(5);
+        assert!(g.decode_element(&off).is_ok());
+        // p + 5
+        let p_plus_5 = "ffffffff00000001000000000000000000000001000000000000000000000004";
+        let mut above = vec![2u8];
+        above.extend((0..32).map(|i| u8::from_str_radix(&p_plus_5[2 * i..2 * i + 2], 16).unwrap()));
+        assert!(g.decode_element(&above).is_err());
     }
 
     /// The group laws and codecs hold, and agree with the curve's published constants.
@@ -341,7 +507,7 @@ mod tests {
         assert_eq!(g.scalar_from_integer(&Integer::from(-1)), minus_one);
         assert_eq!(g.scalar_to_integer(&minus_one), Integer::from(&n - 1u32));
         // codecs round-trip; the identity is 33 zero bytes; a wrong prefix or an x off the curve is refused
-        for e in [x, g.identity(), *g.generator()] {
+        for e in [x.clone(), g.identity(), g.generator().clone()] {
             assert_eq!(g.decode_element(&g.encode_element(&e)).unwrap(), e);
         }
         let mut bad = g.encode_element(&x);
@@ -364,7 +530,11 @@ mod tests {
         assert_eq!(g.decode_scalar(&g.encode_scalar(&five)).unwrap(), five);
         assert!(g.decode_scalar(&[0xff; 32]).is_err(), "above n");
         // a multi-exponentiation is the product of the powers
-        let b = [x, *g.generator(), g.pow_generator(&g.scalar_from_u64(9))];
+        let b = [
+            x,
+            g.generator().clone(),
+            g.pow_generator(&g.scalar_from_u64(9)),
+        ];
         let s = [
             g.scalar_from_u64(2),
             g.scalar_from_u64(3),

@@ -1155,7 +1155,7 @@ pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
         return 0;
     };
     let group = P256;
-    let ctx = Ctx::new(group, *group.generator(), [0u8; 32]);
+    let ctx = Ctx::new(group, group.generator().clone(), [0u8; 32]);
     match which % 4 {
         0 => check_ballot(&ctx, &m, "fuzz".into(), parsed, true)
             .findings

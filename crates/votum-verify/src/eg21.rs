@@ -1690,7 +1690,11 @@ pub fn check_document(manifest_bytes: &[u8], which: u8, doc: &[u8]) -> usize {
             let Ok(manifest) = read_manifest(&manifest_doc) else {
                 return 0;
             };
-            let ctx = Ctx::new(group, *votum_group::Group::generator(&group), [0u8; 32]);
+            let ctx = Ctx::new(
+                group,
+                votum_group::Group::generator(&group).clone(),
+                [0u8; 32],
+            );
             match Ballot::read(&group, &v) {
                 Ok(b) => {
                     let short = ShortCode::of_manifest(&manifest_doc).ok().flatten();

@@ -137,6 +137,13 @@ fn walk(dir: &std::path::Path) -> u64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // `bench-eg21 encryption`: the one-thread encryption figures only (for a profiler)
+    if std::env::args().nth(1).as_deref() == Some("encryption") {
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+        one.install(|| encryption(P256, "p256"))
+            .map_err(|e| e.to_string())?;
+        return Ok(());
+    }
     let n: usize = std::env::args().nth(1).map_or(Ok(1000), |a| a.parse())?;
     println!(
         "# ElectionGuard 2.x (egk-ec profile), {} — {} cores",

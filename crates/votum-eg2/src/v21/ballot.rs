@@ -11,9 +11,9 @@ use zeroize::Zeroize;
 
 use crate::contest_data::Plain;
 use crate::encrypt::{
-    counted, prove_range, style_contests, BallotNonce, PlainBallot, PlainContest,
+    counted, encrypt_contest, prove_range, style_contests, BallotNonce, PlainBallot, PlainContest,
 };
-use crate::group::Eg2Group;
+use crate::group::{fixed_powers, Eg2Group};
 use crate::manifest::{Manifest, ManifestContest};
 use crate::v21::data;
 use crate::v21::hashes::{
@@ -66,8 +66,11 @@ pub(crate) fn encrypt_nonce<G: Eg2Group, R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> NonceCiphertext<G> {
     let mut xi_hat = g.random_scalar(rng);
-    let c0 = g.pow_generator(&xi_hat);
-    let beta = g.pow_table(k_hat_table, &xi_hat);
+    let mut u = g.random_scalar(rng);
+    let [c0, beta, a] = fixed_powers(
+        g,
+        [(None, &xi_hat), (Some(k_hat_table), &xi_hat), (None, &u)],
+    );
     let mut key = ballot_nonce_key(g, hi, &c0, &beta);
     let mut pad = ballot_nonce_pad(&key);
     key.zeroize();
@@ -76,8 +79,6 @@ pub(crate) fn encrypt_nonce<G: Eg2Group, R: RngCore + CryptoRng>(
         *out = xb.0[n] ^ pad[n];
     }
     pad.zeroize();
-    let mut u = g.random_scalar(rng);
-    let a = g.pow_generator(&u);
     let c = g.to_challenge(&ballot_nonce_proof_hash(g, hi, &a, &c0, &c1));
     let v = g.scalar_sub(&u, &g.scalar_mul(&c, &xi_hat));
     u.zeroize();
@@ -187,17 +188,35 @@ impl<'m, G: Eg2Group> Device<'m, G> {
     ) -> Result<Contest<G>, String> {
         let g = &self.group;
         let l = mc.sequence;
-        let encrypted = mc.sequences.iter().zip(votes).map(|(o, sigma)| {
-            let xi = selection_nonce_scalar(g, hi, (l, *o), &xb.0);
-            let mut e = g.scalar_add(&g.scalar_from_u64(u64::from(*sigma)), &xi);
-            let ct = Ciphertext {
-                pad: g.pow_generator(&xi),
-                data: g.pow_table(&self.k_table, &e),
-            };
-            e.zeroize();
-            (*sigma, xi, ct)
-        });
-        let (selections, proof) = prove_selections(g, &self.k_table, hi, mc, encrypted, rng);
+        let mut nonces: Vec<(u32, G::Scalar)> = mc
+            .sequences
+            .iter()
+            .zip(votes)
+            .map(|(o, sigma)| (*sigma, selection_nonce_scalar(g, hi, (l, *o), &xb.0)))
+            .collect();
+        let proved = encrypt_contest(
+            g,
+            &self.k_table,
+            &nonces,
+            (mc.option_limit, mc.limit),
+            rng,
+            |i, ct, cm| {
+                let option = i.and_then(|i| mc.sequences.get(i)).copied();
+                range_hash(g, hi, (l, option), ct, cm.iter().map(|(a, b)| (a, b)))
+            },
+        );
+        nonces.iter_mut().for_each(|(_, xi)| xi.zeroize());
+        let proof = proved.sum_proof;
+        let selections: Vec<Selection<G>> = proved
+            .selections
+            .into_iter()
+            .zip(&mc.sequences)
+            .map(|((ct, proof), o)| Selection {
+                option: *o,
+                ct,
+                proof,
+            })
+            .collect();
         let data = match mc.data_blocks {
             Some(blocks) => {
                 let mut d = data::encode(plain, blocks)?;

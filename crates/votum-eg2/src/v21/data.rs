@@ -7,7 +7,7 @@ use rand_core::{CryptoRng, RngCore};
 use zeroize::Zeroize;
 
 use crate::contest_data::Plain;
-use crate::group::Eg2Group;
+use crate::group::{fixed_powers, Eg2Group};
 use crate::v21::check::xor_pads;
 use crate::v21::hashes::{data_nonce, data_pads, data_proof_hash};
 use crate::v21::record::{DataCiphertext, OpenedData};
@@ -46,13 +46,11 @@ pub fn encrypt<G: Eg2Group, R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> DataCiphertext<G> {
     let mut xi = nonce(group, hi, contest, xi_b);
-    let c0 = group.pow_generator(&xi);
-    let beta = group.pow_table(k_hat_table, &xi);
+    let mut u = group.random_scalar(rng);
+    let [c0, beta, a] = fixed_powers(group, [(None, &xi), (Some(k_hat_table), &xi), (None, &u)]);
     let mut pads = data_pads(group, hi, contest, (&c0, &beta), (d.len() / 32) as u32);
     let c1 = xor_pads(d, &pads).unwrap_or_default();
     pads.zeroize();
-    let mut u = group.random_scalar(rng);
-    let a = group.pow_generator(&u);
     let c = group.to_challenge(&data_proof_hash(group, hi, contest, &a, (&c0, &c1)));
     let v = group.scalar_sub(&u, &group.scalar_mul(&c, &xi));
     u.zeroize();
