@@ -14,6 +14,8 @@
 mod modp;
 mod nist_p256;
 mod p256_fixed;
+#[cfg(target_arch = "x86_64")]
+mod p256_ifma;
 mod params;
 mod ristretto;
 

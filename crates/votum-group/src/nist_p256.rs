@@ -135,6 +135,9 @@ impl P256 {
 /// only (ADR 0002), as the modp groups' tables do. The identity's table is empty, its powers the identity.
 pub struct P256Table {
     windows: Option<Windows>,
+    /// the same entries for the eight-lane powers, on a CPU with AVX-512 IFMA (else empty)
+    #[cfg(target_arch = "x86_64")]
+    ifma: Vec<crate::p256_ifma::Entry>,
 }
 
 impl std::fmt::Debug for P256Table {
@@ -145,8 +148,18 @@ impl std::fmt::Debug for P256Table {
 
 impl P256Table {
     fn new(base: &ProjectivePoint) -> Self {
+        let windows = Affine::from_p256(&base.to_affine()).map(|b| Windows::new(&b));
+        #[cfg(target_arch = "x86_64")]
+        let ifma = match &windows {
+            Some(w) if crate::p256_ifma::available() => {
+                w.affine.iter().map(crate::p256_ifma::entry).collect()
+            }
+            _ => Vec::new(),
+        };
         Self {
-            windows: Affine::from_p256(&base.to_affine()).map(|b| Windows::new(&b)),
+            windows,
+            #[cfg(target_arch = "x86_64")]
+            ifma,
         }
     }
 
@@ -158,6 +171,64 @@ impl P256Table {
 }
 
 static GENERATOR_TABLE: OnceLock<P256Table> = OnceLock::new();
+
+/// The powers of `jobs` one after the other, in Jacobian coordinates over `p256`'s field.
+fn pow_many_portable(
+    jobs: &[(Option<&P256Table>, &Scalar)],
+    generator: &P256Table,
+) -> Vec<Jacobian> {
+    jobs.iter()
+        .map(|(table, s)| {
+            table
+                .unwrap_or(generator)
+                .windows
+                .as_ref()
+                .map_or(Jacobian::IDENTITY, |w| w.pow_jacobian(s))
+        })
+        .collect()
+}
+
+/// The powers of `jobs` eight at a time on AVX-512 IFMA, if the CPU has it (every table then has its entries in
+/// that form); the identity's table gives the identity.
+#[cfg(target_arch = "x86_64")]
+fn pow_many_ifma(
+    jobs: &[(Option<&P256Table>, &Scalar)],
+    generator: &P256Table,
+) -> Option<Vec<Jacobian>> {
+    let mut lanes = Vec::with_capacity(jobs.len());
+    let mut at = Vec::with_capacity(jobs.len());
+    for (i, (table, s)) in jobs.iter().enumerate() {
+        let table = table.unwrap_or(generator);
+        if table.windows.is_some() {
+            if table.ifma.is_empty() {
+                return None;
+            }
+            lanes.push((table.ifma.as_slice(), *s));
+            at.push(i);
+        }
+    }
+    let powers = crate::p256_ifma::pow_many(&lanes)?;
+    let mut sums = vec![Jacobian::IDENTITY; jobs.len()];
+    for (i, p) in at.into_iter().zip(powers) {
+        sums[i] = p;
+    }
+    Some(sums)
+}
+
+impl P256 {
+    /// Jacobian sums as elements, normalised together, each knowing its encoding.
+    fn normalized(&self, sums: &[Jacobian]) -> Vec<P256Point> {
+        normalize(sums)
+            .into_iter()
+            .map(|a| match a {
+                Some(a) => {
+                    P256Point::known(ProjectivePoint::from(a.to_p256()), Some(a.compressed()))
+                }
+                None => self.identity(),
+            })
+            .collect()
+    }
+}
 
 fn generator_table() -> &'static P256Table {
     GENERATOR_TABLE.get_or_init(|| P256Table::new(&ProjectivePoint::GENERATOR))
@@ -232,25 +303,12 @@ impl Group for P256 {
     /// each result knows its encoding.
     fn pow_fixed_many(&self, jobs: &[(Option<&P256Table>, &Scalar)]) -> Vec<P256Point> {
         let generator = generator_table();
-        let sums: Vec<Jacobian> = jobs
-            .iter()
-            .map(|(table, s)| {
-                table
-                    .unwrap_or(generator)
-                    .windows
-                    .as_ref()
-                    .map_or(Jacobian::IDENTITY, |w| w.pow_jacobian(s))
-            })
-            .collect();
-        normalize(&sums)
-            .into_iter()
-            .map(|a| match a {
-                Some(a) => {
-                    P256Point::known(ProjectivePoint::from(a.to_p256()), Some(a.compressed()))
-                }
-                None => self.identity(),
-            })
-            .collect()
+        #[cfg(target_arch = "x86_64")]
+        if let Some(sums) = pow_many_ifma(jobs, generator) {
+            return self.normalized(&sums);
+        }
+        let sums = pow_many_portable(jobs, generator);
+        self.normalized(&sums)
     }
 
     fn multi_pow(&self, bases: &[P256Point], scalars: &[Scalar]) -> Result<P256Point, GroupError> {
@@ -439,6 +497,15 @@ mod tests {
             );
         }
         assert_eq!(g.encode_element(&g.identity()), vec![0u8; 33]);
+        // each path on its own: the portable one always, the eight-lane one where the CPU has IFMA (a CPU
+        // with it takes that path in the batch above, so the portable one is checked here)
+        let generator = generator_table();
+        let portable = g.normalized(&pow_many_portable(&jobs, generator));
+        assert_eq!(portable, batch);
+        #[cfg(target_arch = "x86_64")]
+        if let Some(sums) = pow_many_ifma(&jobs, generator) {
+            assert_eq!(g.normalized(&sums), batch);
+        }
         // the identity's table gives the identity
         let none = g.table(&g.identity());
         assert_eq!(g.pow_table(&none, &Scalar::ONE), g.identity());

@@ -82,6 +82,10 @@ impl Jacobian {
         bool::from(self.z.is_zero())
     }
 
+    pub(crate) fn from_coordinates(x: Fe, y: Fe, z: Fe) -> Self {
+        Self { x, y, z }
+    }
+
     fn from_affine(q: &Affine) -> Self {
         Self {
             x: q.x,
