@@ -248,6 +248,15 @@ impl<G: Eg2Group> RangeCommit<G> {
     }
 }
 
+impl<G: Eg2Group> Drop for RangeCommit<G> {
+    /// The true branch's nonce and every exponent (each gives ξ with the public c and v) are wiped, even on a
+    /// path that never reaches [`RangeCommit::finish`].
+    fn drop(&mut self) {
+        self.u.zeroize();
+        self.wipe_exponents();
+    }
+}
+
 /// One contest's selections encrypted and proved, with the proof of their sum (spec/65.4, spec/66.6): every
 /// power of the contest made in one batch (one field inversion on P-256). `votes` are each option's σ and ξ;
 /// the sum's ciphertext is made as (g^Σξ, K^(Σσ+Σξ)), the same element as the product of the selections'.
