@@ -237,17 +237,25 @@ fn blend(k: __mmask8, a: &F8, b: &F8) -> F8 {
     F8(out)
 }
 
+/// Eight field elements from their limbs, limb j of lane k at `limbs[j][k]`.
 #[target_feature(enable = "avx512f,avx512ifma")]
-fn load(lanes: &[u64; 8]) -> __m512i {
-    // SAFETY: `lanes` is 64 readable bytes; the load is unaligned
-    unsafe { _mm512_loadu_si512(lanes.as_ptr().cast()) }
+fn load(limbs: &[[u64; 8]; 5]) -> F8 {
+    let mut out = [_mm512_setzero_si512(); 5];
+    for j in 0..5 {
+        // SAFETY: `limbs[j]` is 64 readable bytes; the load is unaligned
+        out[j] = unsafe { _mm512_loadu_si512(limbs[j].as_ptr().cast()) };
+    }
+    F8(out)
 }
 
+/// The limbs of eight field elements, limb j of lane k at `[j][k]`.
 #[target_feature(enable = "avx512f,avx512ifma")]
-fn store(v: __m512i) -> [u64; 8] {
-    let mut out = [0u64; 8];
-    // SAFETY: `out` is 64 writable bytes; the store is unaligned
-    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), v) };
+fn store(v: &F8) -> [[u64; 8]; 5] {
+    let mut out = [[0u64; 8]; 5];
+    for j in 0..5 {
+        // SAFETY: `out[j]` is 64 writable bytes; the store is unaligned
+        unsafe { _mm512_storeu_si512(out[j].as_mut_ptr().cast(), v.0[j]) };
+    }
     out
 }
 
@@ -291,14 +299,7 @@ fn lane_values(v: &F8) -> [Option<Fe>; 8] {
         _mm512_setzero_si512(),
         _mm512_setzero_si512(),
     ]);
-    let plain = mul(v, &one);
-    let limbs: [[u64; 8]; 5] = [
-        store(plain.0[0]),
-        store(plain.0[1]),
-        store(plain.0[2]),
-        store(plain.0[3]),
-        store(plain.0[4]),
-    ];
+    let limbs = store(&mul(v, &one));
     let mut out = [None; 8];
     for (k, o) in out.iter_mut().enumerate() {
         let l = [
@@ -355,20 +356,8 @@ fn pow8(jobs: &[(&[Entry], &Scalar)]) -> Vec<Jacobian> {
         if adding == 0 {
             continue;
         }
-        let qx = F8([
-            load(&xs[0]),
-            load(&xs[1]),
-            load(&xs[2]),
-            load(&xs[3]),
-            load(&xs[4]),
-        ]);
-        let qy = F8([
-            load(&ys[0]),
-            load(&ys[1]),
-            load(&ys[2]),
-            load(&ys[3]),
-            load(&ys[4]),
-        ]);
+        let qx = load(&xs);
+        let qy = load(&ys);
         let qy = blend(negative, &qy, &sub(&zero, &qy));
         let sum = add_affine(&acc, &qx, &qy);
         // a lane that adds: its sum, or the entry itself while its sum was the identity
@@ -502,26 +491,11 @@ mod tests {
 
     #[target_feature(enable = "avx512f,avx512ifma")]
     fn check_ops(a: &[[u64; 8]; 5], b: &[[u64; 8]; 5]) -> [[[u64; 8]; 5]; 3] {
-        let fa = F8([
-            load(&a[0]),
-            load(&a[1]),
-            load(&a[2]),
-            load(&a[3]),
-            load(&a[4]),
-        ]);
-        let fb = F8([
-            load(&b[0]),
-            load(&b[1]),
-            load(&b[2]),
-            load(&b[3]),
-            load(&b[4]),
-        ]);
-        let out = |f: F8| -> [[u64; 8]; 5] { f.0.map(unsafe_store) };
-        [out(mul(&fa, &fb)), out(add(&fa, &fb)), out(sub(&fa, &fb))]
-    }
-
-    fn unsafe_store(v: __m512i) -> [u64; 8] {
-        // SAFETY: only called from a test that checked the CPU
-        unsafe { store(v) }
+        let (fa, fb) = (load(a), load(b));
+        [
+            store(&mul(&fa, &fb)),
+            store(&add(&fa, &fb)),
+            store(&sub(&fa, &fb)),
+        ]
     }
 }
