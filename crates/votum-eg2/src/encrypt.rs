@@ -258,7 +258,8 @@ impl<G: Eg2Group> Drop for RangeCommit<G> {
 }
 
 /// One contest's selections encrypted and proved, with the proof of their sum (spec/65.4, spec/66.6): every
-/// power of the contest made in one batch (one field inversion on P-256). `votes` are each option's σ and ξ;
+/// power of the contest made in one batch (one field inversion on P-256). `votes` are each option's σ and ξ,
+/// every ξ wiped here once used;
 /// the sum's ciphertext is made as (g^Σξ, K^(Σσ+Σξ)), the same element as the product of the selections'.
 /// `hash(Some(i), ct, commitments)` is selection i's challenge hash, `hash(None, …)` the sum's.
 pub(crate) struct ContestProofs<G: Eg2Group> {
@@ -269,7 +270,7 @@ pub(crate) struct ContestProofs<G: Eg2Group> {
 pub(crate) fn encrypt_contest<G: Eg2Group, R: RngCore + CryptoRng>(
     g: &G,
     k_table: &G::Table,
-    votes: &[(u32, G::Scalar)],
+    mut votes: Vec<(u32, G::Scalar)>,
     (option_limit, limit): (u32, u32),
     rng: &mut R,
     mut hash: impl FnMut(Option<usize>, &Ciphertext<G>, &[(G::Element, G::Element)]) -> [u8; 32],
@@ -278,7 +279,7 @@ pub(crate) fn encrypt_contest<G: Eg2Group, R: RngCore + CryptoRng>(
     let mut total = 0u32;
     let mut exponents = Vec::with_capacity(2 * votes.len() + 2);
     let mut commits = Vec::with_capacity(votes.len() + 1);
-    for (sigma, xi) in votes {
+    for (sigma, xi) in &votes {
         exponents.push(xi.clone());
         exponents.push(g.scalar_add(&g.scalar_from_u64(u64::from(*sigma)), xi));
         commits.push(RangeCommit::new(g, (*sigma, xi), option_limit, rng));
@@ -312,6 +313,7 @@ pub(crate) fn encrypt_contest<G: Eg2Group, R: RngCore + CryptoRng>(
         proofs.push(commit.finish(g, xi, &hash(which, ct, &commitments)));
     }
     sum_xi.zeroize();
+    votes.iter_mut().for_each(|(_, xi)| xi.zeroize());
     let sum_proof = proofs.pop().unwrap_or_default();
     ContestProofs {
         // the sum's ciphertext is last, and has no proof left to zip with
@@ -399,7 +401,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
         let none = PlainContest::default();
         let (votes, plain_data) = counted(mc, plain.unwrap_or(&none)).map_err(bad)?;
         let seq = mc.sequence.to_be_bytes();
-        let mut nonces: Vec<(u32, G::Scalar)> = mc
+        let nonces: Vec<(u32, G::Scalar)> = mc
             .sequences
             .iter()
             .zip(&votes)
@@ -408,7 +410,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
         let proved = encrypt_contest(
             g,
             &self.k_table,
-            &nonces,
+            nonces,
             (mc.option_limit, mc.limit),
             rng,
             |_, ct, cm| {
@@ -421,7 +423,6 @@ impl<'m, G: Eg2Group> Device<'m, G> {
                 )
             },
         );
-        nonces.iter_mut().for_each(|(_, xi)| xi.zeroize());
         let proof = proved.sum_proof;
         let selections: Vec<EncryptedSelection<G>> = proved
             .selections

@@ -188,7 +188,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
     ) -> Result<Contest<G>, String> {
         let g = &self.group;
         let l = mc.sequence;
-        let mut nonces: Vec<(u32, G::Scalar)> = mc
+        let nonces: Vec<(u32, G::Scalar)> = mc
             .sequences
             .iter()
             .zip(votes)
@@ -197,7 +197,7 @@ impl<'m, G: Eg2Group> Device<'m, G> {
         let proved = encrypt_contest(
             g,
             &self.k_table,
-            &nonces,
+            nonces,
             (mc.option_limit, mc.limit),
             rng,
             |i, ct, cm| {
@@ -205,7 +205,6 @@ impl<'m, G: Eg2Group> Device<'m, G> {
                 range_hash(g, hi, (l, option), ct, cm.iter().map(|(a, b)| (a, b)))
             },
         );
-        nonces.iter_mut().for_each(|(_, xi)| xi.zeroize());
         let proof = proved.sum_proof;
         let selections: Vec<Selection<G>> = proved
             .selections
