@@ -135,9 +135,10 @@ impl P256 {
 /// only (ADR 0002), as the modp groups' tables do. The identity's table is empty, its powers the identity.
 pub struct P256Table {
     windows: Option<Windows>,
-    /// the same entries for the eight-lane powers, on a CPU with AVX-512 IFMA (else empty)
+    /// the same entries for the eight-lane powers, made on the first batch of powers on a CPU with AVX-512
+    /// IFMA (6.3 MiB, about 15 ms; a checker of ballots never uses them)
     #[cfg(target_arch = "x86_64")]
-    ifma: Vec<crate::p256_ifma::Entry>,
+    ifma: OnceLock<Vec<crate::p256_ifma::Entry>>,
 }
 
 impl std::fmt::Debug for P256Table {
@@ -148,19 +149,24 @@ impl std::fmt::Debug for P256Table {
 
 impl P256Table {
     fn new(base: &ProjectivePoint) -> Self {
-        let windows = Affine::from_p256(&base.to_affine()).map(|b| Windows::new(&b));
-        #[cfg(target_arch = "x86_64")]
-        let ifma = match &windows {
-            Some(w) if crate::p256_ifma::available() => {
-                w.affine.iter().map(crate::p256_ifma::entry).collect()
-            }
-            _ => Vec::new(),
-        };
         Self {
-            windows,
+            windows: Affine::from_p256(&base.to_affine()).map(|b| Windows::new(&b)),
             #[cfg(target_arch = "x86_64")]
-            ifma,
+            ifma: OnceLock::new(),
         }
+    }
+
+    /// The entries in the eight-lane form (`None` for the identity's table, or without IFMA).
+    #[cfg(target_arch = "x86_64")]
+    fn ifma(&self) -> Option<&[crate::p256_ifma::Entry]> {
+        let windows = self.windows.as_ref()?;
+        if !crate::p256_ifma::available() {
+            return None;
+        }
+        Some(
+            self.ifma
+                .get_or_init(|| windows.affine.iter().map(crate::p256_ifma::entry).collect()),
+        )
     }
 
     fn pow(&self, s: &Scalar) -> ProjectivePoint {
@@ -200,10 +206,7 @@ fn pow_many_ifma(
     for (i, (table, s)) in jobs.iter().enumerate() {
         let table = table.unwrap_or(generator);
         if table.windows.is_some() {
-            if table.ifma.is_empty() {
-                return None;
-            }
-            lanes.push((table.ifma.as_slice(), *s));
+            lanes.push((table.ifma()?, *s));
             at.push(i);
         }
     }
@@ -512,6 +515,45 @@ mod tests {
         assert_eq!(
             g.pow_fixed_many(&[(Some(&none), &Scalar::ONE)]),
             vec![g.identity()]
+        );
+    }
+
+    /// A table holds its entries in votum's affine form only, until a power needs another: a batch (an encryption
+    /// device) never makes `p256`'s form, a single power (a checker) never makes the eight-lane form. Each form
+    /// made later gives the same powers.
+    #[test]
+    fn a_tables_other_forms_are_made_on_first_use() {
+        let g = P256;
+        let s = g.scalar_from_u64(123_456_789);
+        let base = P256Point::new(ProjectivePoint::GENERATOR * Scalar::from(5u64));
+        let want = P256Point::new(base.point * s);
+        let made = |t: &P256Table| t.windows.as_ref().map(|w| w.p256_made());
+        #[cfg(target_arch = "x86_64")]
+        let lanes = |t: &P256Table| t.ifma.get().is_some();
+
+        let device = g.table(&base);
+        assert_eq!(made(&device), Some(false));
+        assert_eq!(g.pow_fixed_many(&[(Some(&device), &s)]), vec![want.clone()]);
+        assert_eq!(made(&device), Some(false));
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(lanes(&device), crate::p256_ifma::available());
+
+        let checker = g.table(&base);
+        assert_eq!(g.pow_table(&checker, &s), want);
+        assert_eq!(made(&checker), Some(true));
+        #[cfg(target_arch = "x86_64")]
+        assert!(!lanes(&checker));
+        // the other form, made after the first, agrees
+        assert_eq!(
+            g.pow_fixed_many(&[(Some(&checker), &s)]),
+            vec![want.clone()]
+        );
+        assert_eq!(g.pow_table(&device, &s), want);
+        assert_eq!(
+            std::mem::size_of::<crate::p256_fixed::Affine>()
+                * crate::p256_fixed::WINDOWS
+                * crate::p256_fixed::HALF,
+            81_920 * 64
         );
     }
 

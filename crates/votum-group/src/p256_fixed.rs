@@ -10,6 +10,8 @@
 //! Like the modp groups' tables (ADR 0002), the lookups and the branches for exceptional additions depend on
 //! the exponent's digits: for public exponents and encryption nonces only, never for long-term secrets.
 
+use std::sync::OnceLock;
+
 use p256::elliptic_curve::sec1::FromEncodedPoint;
 use p256::{AffinePoint, EncodedPoint, FieldElement as Fe, ProjectivePoint, Scalar};
 
@@ -209,11 +211,12 @@ pub(crate) fn digits(s: &Scalar) -> [i16; WINDOWS] {
     out
 }
 
-/// d·2^(13i)·B for each window i and d = 1…2^12, in both forms: votum's affine coordinates for powers made in
-/// Jacobian coordinates, and `p256`'s affine points for powers made with its complete formulas.
+/// d·2^(13i)·B for each window i and d = 1…2^12, in votum's affine coordinates for powers made in Jacobian
+/// coordinates, and in `p256`'s affine points for powers made with its complete formulas. The second form is
+/// made on its first use (about 40 ms): an encryption device never uses it, and it would add 5.6 MiB a table.
 pub(crate) struct Windows {
     pub(crate) affine: Vec<Affine>,
-    pub(crate) p256: Vec<AffinePoint>,
+    p256: OnceLock<Vec<AffinePoint>>,
 }
 
 impl Windows {
@@ -235,8 +238,22 @@ impl Windows {
         }
         // no entry is the identity: d·2^(13i) < n for every d and i < 20
         let affine: Vec<Affine> = normalize(&points).into_iter().flatten().collect();
-        let p256 = affine.iter().map(|a| a.to_p256()).collect();
-        Self { affine, p256 }
+        Self {
+            affine,
+            p256: OnceLock::new(),
+        }
+    }
+
+    /// Whether the entries in `p256`'s form were made (tests of the tables' memory).
+    #[cfg(test)]
+    pub(crate) fn p256_made(&self) -> bool {
+        self.p256.get().is_some()
+    }
+
+    /// The entries as `p256`'s affine points, made on first use.
+    fn p256(&self) -> &[AffinePoint] {
+        self.p256
+            .get_or_init(|| self.affine.iter().map(|a| a.to_p256()).collect())
     }
 
     fn entry<T: Copy>(table: &[T], w: usize, d: i16) -> (T, bool) {
@@ -259,10 +276,11 @@ impl Windows {
 
     /// s·B with `p256`'s complete mixed additions (no inversion: for a power that is compared, not encoded).
     pub(crate) fn pow_p256(&self, s: &Scalar) -> ProjectivePoint {
+        let table = self.p256();
         let mut acc = ProjectivePoint::IDENTITY;
         for (w, d) in digits(s).iter().enumerate() {
             if *d != 0 {
-                let (q, negative) = Self::entry(&self.p256, w, *d);
+                let (q, negative) = Self::entry(table, w, *d);
                 if negative {
                     acc -= &q;
                 } else {
