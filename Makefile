@@ -32,9 +32,11 @@ test: setup peer lint ct-check test-rust test-python
 ct-check:
 	scripts/ct-check.sh
 
-# examples are left to clippy (--all-targets): building them here cost a minute of the test command
+# examples are left to clippy (--all-targets): building them here cost a minute of the test command. The
+# benchmark drivers and the constant-time check have no tests (clippy checks them, ct-check runs votum-ct);
+# scripts/check-test-targets.py (in lint) fails if a test appears where this command would not run it
 test-rust:
-	cargo test --workspace --profile ci --locked --tests
+	cargo test --workspace --exclude votum-bench --exclude votum-ct --profile ci --locked --tests
 	cargo test --workspace --exclude votum-py --profile ci --locked --doc
 
 # two processes, a test file to each at a time (tests/netlab.py keeps their network labs apart); schemathesis
@@ -51,6 +53,7 @@ lint:
 	$(VENV)/bin/ruff format --check python tests benches
 	$(VENV)/bin/mypy
 	python3 scripts/check-circles.py
+	python3 scripts/check-test-targets.py
 	$(VENV)/bin/pylint --disable=all --enable=cyclic-import --score=n python/votum
 
 fmt:

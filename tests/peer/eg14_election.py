@@ -10,8 +10,8 @@ DIR/election_private_data (plaintext ballots and the ciphertext ballots with non
 plus DIR/summary.json (expected counts, which ballots were spoiled, which guardians were missing).
 `--timings FILE` writes each step's wall time in seconds (benches/bench_eg_pipeline.py reads it);
 `--no-private-data` skips the private-data export (not part of a real election's pipeline).
-5 guardians, quorum 3; guardians 4 and 5 are missing at decryption and are compensated (unless
---present says more are there).
+5 guardians, quorum 3 (unless --guardians and --quorum say otherwise); the guardians after the quorum are
+missing at decryption and are compensated (unless --present says more are there).
 """
 
 from __future__ import annotations
@@ -77,11 +77,13 @@ def plaintext_ballots(manifest: Manifest, count: int, rng: random.Random) -> lis
     return ballots
 
 
-def key_ceremony(manifest: Manifest) -> tuple[list[Guardian], InternalManifest, CiphertextElectionContext]:
-    """The reference's whole key ceremony (GUARDIANS guardians, quorum QUORUM) and the election it
-    builds: the guardians (holding their secrets), the internal manifest and the context."""
-    builder = ElectionBuilder(GUARDIANS, QUORUM, manifest)
-    details = CeremonyDetails(GUARDIANS, QUORUM)
+def key_ceremony(
+    manifest: Manifest, guardians: int = GUARDIANS, quorum: int = QUORUM
+) -> tuple[list[Guardian], InternalManifest, CiphertextElectionContext]:
+    """The reference's whole key ceremony (GUARDIANS guardians, quorum QUORUM, unless told) and the
+    election it builds: the guardians (holding their secrets), the internal manifest and the context."""
+    builder = ElectionBuilder(guardians, quorum, manifest)
+    details = CeremonyDetails(guardians, quorum)
     guardians = KeyCeremonyOrchestrator.create_guardians(details)
     key_mediator = KeyCeremonyMediator("key-ceremony-mediator", details)
     KeyCeremonyOrchestrator.perform_full_ceremony(guardians, key_mediator)
@@ -112,11 +114,12 @@ def main() -> None:
     parser.add_argument("--manifest", type=Path, default=HERE / "manifest-three-contests.json")
     parser.add_argument("--timings", type=Path)
     parser.add_argument("--no-private-data", action="store_true")
+    parser.add_argument("--guardians", type=int, default=GUARDIANS)
+    parser.add_argument("--quorum", type=int, default=QUORUM)
     parser.add_argument(
         "--present",
         type=int,
-        default=QUORUM,
-        help=f"guardians present at decryption ({QUORUM}…{GUARDIANS}); the others are compensated",
+        help="guardians present at decryption (quorum…guardians, default the quorum; others compensated)",
     )
     args = parser.parse_args()
     quiet_logs()
@@ -125,7 +128,7 @@ def main() -> None:
     manifest = from_file(Manifest, str(args.manifest))
     plain = plaintext_ballots(manifest, args.ballots, rng)
     with step("key ceremony"):
-        guardians, internal_manifest, context = key_ceremony(manifest)
+        guardians, internal_manifest, context = key_ceremony(manifest, args.guardians, args.quorum)
 
     with step("encrypt"):
         devices = [
@@ -151,7 +154,8 @@ def main() -> None:
     with step("decrypt"):
         spoiled = list(get_ballots(store, BallotBoxState.SPOILED).values())
         decrypter = DecryptionMediator("decryption-mediator", context)
-        present = guardians[: max(QUORUM, min(args.present, GUARDIANS))]
+        wanted = args.quorum if args.present is None else args.present
+        present = guardians[: max(args.quorum, min(wanted, args.guardians))]
         TallyCeremonyOrchestrator.perform_compensated_decryption_setup(
             present, [g.share_key() for g in guardians], decrypter, context, ciphertext_tally, spoiled
         )
@@ -197,8 +201,8 @@ def main() -> None:
         "seed": args.seed,
         "spoiled": spoiled_ids,
         "counts": counts,
-        "guardians": GUARDIANS,
-        "quorum": QUORUM,
+        "guardians": args.guardians,
+        "quorum": args.quorum,
         "present": [g.id for g in present],
         "missing": [g.id for g in guardians[len(present) :]],
     }
