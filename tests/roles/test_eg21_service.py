@@ -1243,6 +1243,13 @@ def test_pre_encrypted_ballots_are_printed_recorded_counted_and_the_uncast_opene
     assert store.st_mode & 0o077 == 0, "the printer's store is its owner's only"
     for i in ids:
         assert election.admin.get(f"/v1/elections/e/eg21/ballots/{i}")["state"] == "printed"
+
+    def counts_now() -> tuple[int, int, int]:
+        status = election.admin.get("/v1/elections/e")
+        return status["cast"], status["spoiled"], status.get("printed", 0)
+
+    # a printed ballot is neither cast nor challenged until it is recorded
+    assert counts_now() == (0, 0, 4)
     marks = {
         "pre-1": {"mayor": [1, 0, 0], "council": [0, 1, 1, 0]},
         "pre-3": {"mayor": [0, 0, 1], "council": [0, 1, 0, 0], "budget": [1, 0, 0, 1]},
@@ -1253,12 +1260,14 @@ def test_pre_encrypted_ballots_are_printed_recorded_counted_and_the_uncast_opene
         assert election.admin.get(f"/v1/elections/e/eg21/ballots/{ballot_id}")["state"] == "cast"
     with pytest.raises(Conflict, match="already recorded"):
         recorder.record("pre-1", {"mayor": [0, 1, 0]})
+    assert counts_now() == (2, 0, 2)
     # the tracker shows a recording's short codes, for the voter to compare with the marks on the paper
     page = election.http.get("/elections/e/track", params={"code": "pre-1"}).text
     mayor = next(c for c in sheets["pre-1"]["contests"] if c["contest"] == "mayor")
     assert mayor["options"][0][0] == "mayor-option1"
     assert 'id="short-codes"' in page and f"<code>{mayor['options'][0][1]}</code>" in page
     _device(election, "station-1", he).cast(_plain(0))
+    assert counts_now() == (3, 0, 2)
     before = election.http.get("/elections/e/track", params={"code": "pre-2"}).text
     assert 'id="state"' in before and 'id="sheet"' not in before
     record = tmp_path / "record"

@@ -91,6 +91,33 @@ def test_a_version_1_database_gains_code_owners(tmp_path: Path) -> None:
     store.close()
 
 
+def test_migration_5_moves_printed_ballots_out_of_the_spoiled_count(tmp_path: Path) -> None:
+    """Before migration 5 a 2.1 printed ballot not yet recorded counted as spoiled; the migration counts
+    it as printed, in each election, and leaves the others' counts alone (spec/80.11)."""
+    path = tmp_path / "votum.db"
+    store = Store(f"sqlite:///{path}")
+    for election in ("paper", "other"):
+        with store.create(election, 3, 2):
+            pass
+    store.close()
+    rows = [("paper", "p1", "printed"), ("paper", "p2", "printed"), ("paper", "s1", "spoiled")]
+    rows += [("paper", "c1", "cast"), ("other", "s1", "spoiled"), ("other", "p9", "cast")]
+    with sqlite3.connect(path) as conn:
+        for i, (election, ballot, state) in enumerate(rows):
+            values = (election, ballot, state, f"code-{i}", i, b"d")
+            conn.execute("INSERT INTO ballots VALUES (?, ?, ?, ?, ?, ?)", values)
+        # the counts as intake kept them before: printed ballots among the spoiled
+        conn.execute("UPDATE elections SET cast_count = 1, spoiled_count = 3 WHERE id = 'paper'")
+        conn.execute("UPDATE elections SET cast_count = 1, spoiled_count = 1 WHERE id = 'other'")
+        conn.execute("ALTER TABLE elections DROP COLUMN printed_count")
+        conn.execute("DELETE FROM schema_version WHERE version >= 5")
+    store = Store(f"sqlite:///{path}")
+    assert store.migrations_applied == [5]
+    got = {row.id: (row.cast_count, row.spoiled_count, row.printed_count) for row in store.elections()}
+    assert got == {"paper": (1, 1, 2), "other": (1, 1, 0)}
+    store.close()
+
+
 def test_appended_entries_chain_as_the_checker_recomputes(tmp_path: Path) -> None:
     """The store hashes each payload once and hands the digest to `board_link`; a checker that hashes
     the payloads itself must reach the same head, a digest that is not the payload's must not."""

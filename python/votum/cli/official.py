@@ -43,8 +43,10 @@ def _step(service: str, token_file: Path | None, election: str, wait: float, act
 
 
 def _print_status(s: dict[str, Any]) -> None:
+    printed = f", {s['printed']} printed not recorded" if s.get("printed") else ""
     err.print(
-        f"election {s['election_id']}: {s['phase']} · {s['cast']} cast, {s['spoiled']} spoiled · {_head(s)}"
+        f"election {s['election_id']}: {s['phase']} · {s['cast']} cast, {s['spoiled']} spoiled{printed} · "
+        f"{_head(s)}"
     )
 
 

@@ -138,17 +138,24 @@ class StoreCollector(Collector):
             "votum_ballots", "Ballots recorded, by election and state", labels=["election", "state"]
         )
         entries = GaugeMetricFamily("votum_board_entries", "Entries on the board", labels=["election"])
+        printed = GaugeMetricFamily(
+            "votum_printed_ballots",
+            "2.1 pre-encrypted ballots printed and not yet recorded (each leaves for cast when recorded)",
+            labels=["election"],
+        )
         phases = GaugeMetricFamily("votum_elections", "Elections by phase", labels=["phase"])
         counts = dict.fromkeys(PHASES, 0)
         for row in self.store.elections():
             ballots.add_metric([row.id, "cast"], row.cast_count)
             ballots.add_metric([row.id, "spoiled"], row.spoiled_count)
+            printed.add_metric([row.id], row.printed_count)
             entries.add_metric([row.id], row.head_seq + 1)
             counts[row.phase] = counts.get(row.phase, 0) + 1
         for phase, n in counts.items():
             phases.add_metric([phase], n)
         yield ballots
         yield entries
+        yield printed
         yield phases
 
 

@@ -51,6 +51,8 @@ class ElectionRow:
     spoiled_count: int
     created_at: str
     tally: bytes | None = field(default=None, repr=False)
+    #: 2.1 printed ballots not yet recorded (neither cast nor spoiled)
+    printed_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ def election_row(row: Any, with_tally: bool = True) -> ElectionRow:
         head_hash=bytes(row.head_hash),
         cast_count=row.cast_count,
         spoiled_count=row.spoiled_count,
+        printed_count=row.printed_count,
         created_at=row.created_at,
         tally=bytes(row.tally) if with_tally and row.tally is not None else None,
     )

@@ -25,9 +25,11 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    func,
     inspect,
     select,
     text,
+    update,
 )
 
 metadata = MetaData()
@@ -54,6 +56,8 @@ elections = Table(
     Column("cast_count", BigInteger, nullable=False),
     Column("spoiled_count", BigInteger, nullable=False),
     Column("created_at", Text, nullable=False),
+    #: 2.1 pre-encrypted ballots printed and not yet recorded (migration 5; before it they counted as spoiled)
+    Column("printed_count", BigInteger, nullable=False, server_default="0"),
 )
 
 #: the bulletin board: every public document, hash-chained (spec/80.2)
@@ -206,6 +210,25 @@ def _v4(conn: Connection) -> None:
         conn.execute(ciphertexts.insert(), batch)
 
 
+def _v5(conn: Connection) -> None:
+    # printed ballots apart from spoiled ones (a fresh database has the column from _v1): the printed ballots
+    # not yet recorded move from spoiled_count, where intake counted them before, to printed_count
+    if "printed_count" not in {c["name"] for c in inspect(conn).get_columns("elections")}:
+        conn.execute(text("ALTER TABLE elections ADD COLUMN printed_count BIGINT NOT NULL DEFAULT 0"))
+    printed = (
+        select(func.count())
+        .select_from(ballots)
+        .where(ballots.c.election_id == elections.c.id, ballots.c.state == "printed")
+        .scalar_subquery()
+    )
+    conn.execute(
+        update(elections).values(
+            spoiled_count=elections.c.spoiled_count + elections.c.printed_count - printed,
+            printed_count=printed,
+        )
+    )
+
+
 def guardian_key_digest(election_public_key: str) -> str:
     """How `guardian_keys` names a guardian's election public key (hex; any spelling of one number)."""
     return hashlib.sha256(int(election_public_key or "0", 16).to_bytes(512, "big")).hexdigest()
@@ -216,7 +239,7 @@ def guardian_key_digest(election_public_key: str) -> str:
 MIGRATION_LOCK = int.from_bytes(hashlib.sha256(b"votum schema migrations").digest()[:8], "big", signed=True)
 
 #: migration number -> function; applied in order, each once, each in one transaction
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4, 5: _v5}
 LATEST = max(MIGRATIONS)
 
 

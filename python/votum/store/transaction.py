@@ -82,8 +82,8 @@ class Tx:
         return [entry_row(self.election.id, row, True) for row in rows]
 
     def set(self, **changes: Any) -> None:
-        """Changes to the election's row: `phase`, `tally`, `cast_count`, `spoiled_count`."""
-        unknown = set(changes) - {"phase", "tally", "cast_count", "spoiled_count"}
+        """Changes to the election's row: `phase`, `tally`, `cast_count`, `spoiled_count`, `printed_count`."""
+        unknown = set(changes) - {"phase", "tally", "cast_count", "spoiled_count", "printed_count"}
         if unknown:
             raise InvalidInput(f"not an election field: {sorted(unknown)}")
         self._changes.update(changes)

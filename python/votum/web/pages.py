@@ -251,7 +251,7 @@ def start_verification(request: Request, election_id: str) -> HTMLResponse | Red
             row.head_seq,
             row.head_hash.hex(),
             row.phase,
-            ballots=row.cast_count + row.spoiled_count,
+            ballots=row.cast_count + row.spoiled_count + row.printed_count,
         )
     suffix = "" if outcome == "started" else f"?refused={outcome}"
     return RedirectResponse(f"/elections/{election_id}/verification{suffix}", status_code=303)

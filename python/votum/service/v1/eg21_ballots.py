@@ -308,7 +308,7 @@ def post_recorded(request: Request, election_id: str, body: PostBallots) -> dict
         add_ciphertexts(tx, [(p, facts["id"]) for facts, _ in fresh for p in facts["fingerprints"][2:]])
         tx.set(
             cast_count=tx.election.cast_count + len(fresh),
-            spoiled_count=tx.election.spoiled_count - len(fresh),
+            printed_count=tx.election.printed_count - len(fresh),
         )
     return {"receipts": [receipts[i] for i in ids]}
 
@@ -399,10 +399,12 @@ def _store(
         receipts[facts["id"]] = receipt(facts["id"], shown, facts["code"], entry)
     add_ballots(tx, rows)
     add_ciphertexts(tx, [(p, facts["id"]) for facts, _ in fresh for p in facts["fingerprints"]])
-    cast = sum(1 for f, _ in fresh if f["state"] == "cast")
+    cast = sum(1 for f, _ in fresh if f["state"] == "cast" and not f["pre_encrypted"])
+    printed = sum(1 for f, _ in fresh if f["pre_encrypted"])
     tx.set(
         cast_count=tx.election.cast_count + cast,
-        spoiled_count=tx.election.spoiled_count + len(fresh) - cast,
+        spoiled_count=tx.election.spoiled_count + len(fresh) - cast - printed,
+        printed_count=tx.election.printed_count + printed,
     )
 
 

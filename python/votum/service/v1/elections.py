@@ -61,7 +61,10 @@ class Status(BaseModel):
     quorum: int
     head: Head
     cast: int
+    #: 1.0 spoiled and 2.1 challenged ballots
     spoiled: int
+    #: 2.1 pre-encrypted ballots printed and not (yet) recorded: neither cast nor challenged (spec/80.11)
+    printed: int = 0
     created_at: str
 
 
@@ -75,6 +78,7 @@ def status_of(row: ElectionRow, spec: str) -> dict[str, Any]:
         "head": {"seq": row.head_seq, "hash": row.head_hash.hex()},
         "cast": row.cast_count,
         "spoiled": row.spoiled_count,
+        "printed": row.printed_count,
         "created_at": row.created_at,
     }
 
@@ -229,7 +233,7 @@ def close_election(request: Request, election_id: str) -> dict[str, Any]:
         devices, covered = devices_document(request, store, election_id)
         with store.write(election_id) as tx:
             tx.require_phase("open")
-            if covered != tx.election.cast_count + tx.election.spoiled_count:
+            if covered != tx.election.cast_count + tx.election.spoiled_count + tx.election.printed_count:
                 raise Conflict("ballots arrived while the devices' records were written: close again")
             tx.append("devices", "devices.json", devices)
             _phase_entry(tx, "closed")
@@ -331,7 +335,10 @@ class Results(BaseModel):
     present: list[str]
     missing: list[str]
     cast: int
+    #: 1.0 spoiled and 2.1 challenged ballots
     spoiled: int
+    #: 2.1 pre-encrypted ballots printed and not (yet) recorded: neither cast nor challenged (spec/80.11)
+    printed: int = 0
 
 
 @router.get("/{election_id}/results", response_model=Results)
@@ -349,6 +356,7 @@ def results(request: Request, election_id: str) -> dict[str, Any]:
         "missing": doc["missing"],
         "cast": row.cast_count,
         "spoiled": row.spoiled_count,
+        "printed": row.printed_count,
     }
 
 

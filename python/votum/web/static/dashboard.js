@@ -17,12 +17,13 @@
       if (r.ok) {
         const s = await r.json();
         const now = performance.now() / 1000;
-        const total = s.cast + s.spoiled;
+        const total = s.cast + s.spoiled + (s.printed || 0);
         samples.push([now, total]);
         while (samples.length > 2 && now - samples[0][0] > WINDOW) samples.shift();
         set("d-phase", M["phase." + s.phase] || s.phase);
         set("d-cast", String(s.cast));
         set("d-spoiled", String(s.spoiled));
+        set("d-printed", String(s.printed || 0));
         set("d-board", String(s.head.seq + 1));
         if (samples.length >= 2) {
           const [t0, n0] = samples[0];
