@@ -151,6 +151,28 @@ def test_a_malformed_weight_is_one_line_before_anything_is_sent(tmp_path: Path, 
     one_line_error(run, "--weight", "NAME=W")
 
 
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ['{"ballot": "b", "marks": {"mayor": [1]}}', "{"],
+        ['{"ballot": "b", "marks": {"mayor": [2]}}'],
+        ['{"marks": {"mayor": [1]}}'],
+        ['{"ballot": "b", "marks": {"mayor": [1]}}', '{"ballot": "b", "marks": {}}'],
+    ],
+)
+def test_a_malformed_marks_file_is_one_line_before_anything_is_sent(tmp_path: Path, lines: list[str]) -> None:
+    """`votum paper record --marks-file`: every line is checked before the service is asked (a bad line,
+    bad marks, no ballot id, a ballot twice), and named."""
+    marks = tmp_path / "marks.jsonl"
+    marks.write_text("\n".join(lines) + "\n")
+    run = CliRunner().invoke(
+        app,
+        ["paper", "record", "-e", "x", "--he-fingerprint", "0" * 32, "--store", str(tmp_path / "s"),
+         "--marks-file", str(marks), "--service", "http://127.0.0.1:9"],
+    )  # fmt: skip
+    one_line_error(run, "--marks-file")
+
+
 @pytest.mark.parametrize("marks", ["{", "[1, 0]", '{"mayor": [2]}', '{"mayor": 1}'])
 def test_malformed_marks_are_one_line_before_anything_is_sent(tmp_path: Path, marks: str) -> None:
     """`votum paper record --marks`: not JSON, or not 0s and 1s per contest, is refused before the service

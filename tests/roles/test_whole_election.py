@@ -451,6 +451,18 @@ def test_a_2_1_election_each_party_in_its_own_process(parties: Parties) -> None:
         "--marks", '{"mayor": [1, 0, 0]}', env=env,
     )  # fmt: skip
     assert json.loads(recorded.stdout)["state"] == "cast"
+    # a batch from a marks file (a mail centre's): one ballot recorded, one refused as recorded already (the
+    # others still go on; the exit status says something was refused)
+    marks_file = parties.root / "mail" / "marks.jsonl"
+    lines = [{"ballot": "mail-printer-3", "marks": {"mayor": [0, 0, 1]}}]
+    lines += [{"ballot": "mail-printer-2", "marks": {"mayor": [0, 1, 0]}}]
+    marks_file.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    batch = votum("paper", "record", *paper, "--marks-file", str(marks_file), env=env, check=False)
+    assert batch.returncode == 1, (batch.stdout, batch.stderr)
+    first, second = map(json.loads, batch.stdout.splitlines())
+    assert first["ballot_id"] == "mail-printer-3" and first["state"] == "cast"
+    assert second["ballot_id"] == "mail-printer-2" and "already recorded" in second["error"], second
+    assert "1 recorded, 1 refused, of 2" in " ".join(batch.stderr.split())
     votum("official", "close", "-e", election, *service, "--token-file", str(admin), env=env)
 
     # each guardian decrypts in its own process; the official publishes with all three
@@ -474,9 +486,9 @@ def test_a_2_1_election_each_party_in_its_own_process(parties: Parties) -> None:
     assert verified.returncode == 0
     from votum.verifier import verify
 
-    # three ballots cast, one for each mayor option, each weighing 2; the fourth challenged; one recorded
-    # pre-encrypted ballot for mayor-option1, weighing 1; the two uncast printed ballots opened
+    # three ballots cast, one for each mayor option, each weighing 2; the fourth challenged; two recorded
+    # pre-encrypted ballots, for mayor-option1 and mayor-option3, weighing 1; the uncast printed ballot opened
     counts = verify(record).intermediates["counts"]
-    assert [counts[f"mayor/mayor-option{j}"] for j in (1, 2, 3)] == [3, 2, 2]
+    assert [counts[f"mayor/mayor-option{j}"] for j in (1, 2, 3)] == [3, 2, 3]
     opened = [json.loads(x) for x in (record / "challenged.jsonl").read_text().splitlines()]
-    assert sorted(o["id"] for o in opened if o.get("pre_encrypted")) == ["mail-printer-1", "mail-printer-3"]
+    assert sorted(o["id"] for o in opened if o.get("pre_encrypted")) == ["mail-printer-1"]

@@ -100,41 +100,100 @@ def print_ballots(
     console.print(f"{count} ballots of election {election} on the board; sheets in {out}, nonces in {store}")
 
 
+def _marks(text: str, where: str) -> dict[str, list[int]]:
+    try:
+        chosen = json.loads(text)
+    except ValueError as e:
+        raise InvalidInput(f"{where} is not JSON: {e}") from None
+    if not isinstance(chosen, dict) or not all(
+        isinstance(v, list) and all(x in (0, 1) for x in v) for v in chosen.values()
+    ):
+        raise InvalidInput(f"{where} maps each contest id to a list of 0s and 1s")
+    return chosen
+
+
+def _batch(path: Path) -> list[tuple[str, dict[str, list[int]]]]:
+    """A marks file's lines, each `{"ballot": ID, "marks": {...}}`, all checked before one is recorded."""
+    out = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise InvalidInput(f"--marks-file {path}: {e.strerror or e}") from None
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"--marks-file line {n}"
+        try:
+            item = json.loads(line)
+        except ValueError as e:
+            raise InvalidInput(f"{where} is not JSON: {e}") from None
+        if not isinstance(item, dict) or not isinstance(item.get("ballot"), str) or "marks" not in item:
+            raise InvalidInput(f'{where} is not {{"ballot": ID, "marks": {{...}}}}')
+        out.append((item["ballot"], _marks(json.dumps(item["marks"]), where)))
+    ids = [b for b, _ in out]
+    if len(set(ids)) != len(ids):
+        raise InvalidInput("--marks-file names a ballot twice")
+    return out
+
+
 @paper_app.command(name="record")
 def record_marks(
     election: ElectionId,
     he_fingerprint: Fingerprint,
     store: Store,
-    ballot: Annotated[str, typer.Option(help="The printed ballot's id.")],
+    ballot: Annotated[str | None, typer.Option(help="The printed ballot's id.")] = None,
     marks: Annotated[
-        str,
+        str | None,
         typer.Option(
             help="The voter's marks, JSON: per contest id, 0 or 1 per option in the manifest's order, e.g. "
             "'{\"mayor\": [1, 0, 0]}'. A contest left out is blank."
         ),
-    ],
+    ] = None,
+    marks_file: Annotated[
+        Path | None,
+        typer.Option(
+            help='Many ballots instead of --ballot and --marks: JSON lines {"ballot": ID, "marks": {...}}, '
+            "all checked before any is recorded, then recorded one by one; a ballot refused (already "
+            "recorded, not printed, …) is reported and the others are still recorded."
+        ),
+    ] = None,
     service: Service = DEFAULT_SERVICE,
     token_file: TokenFile = None,
 ) -> None:
-    """Record a voter's marks on a printed ballot: its nonce comes from the store and is checked against the
-    printed ballot on the board first; the recording is posted and its receipt printed."""
+    """Record voters' marks on printed ballots: each nonce comes from the store and is checked against the
+    printed ballot on the board first; each recording is posted and its receipt printed as a JSON line (a
+    refused one as {"ballot_id", "error"}; the exit status is then 1)."""
     from votum.parties.device21 import Recorder21
 
     console = Console(stderr=True)
+    refused = 0
     try:
-        try:
-            chosen = json.loads(marks)
-        except ValueError as e:
-            raise InvalidInput(f"--marks is not JSON: {e}") from None
-        if not isinstance(chosen, dict) or not all(
-            isinstance(v, list) and all(x in (0, 1) for x in v) for v in chosen.values()
-        ):
-            raise InvalidInput("--marks maps each contest id to a list of 0s and 1s")
+        if marks_file is not None:
+            if ballot is not None or marks is not None:
+                raise InvalidInput("give --marks-file, or --ballot and --marks, not both")
+            batch = _batch(marks_file)
+        elif ballot is None or marks is None:
+            raise InvalidInput("give --ballot and --marks, or --marks-file")
+        else:
+            batch = [(ballot, _marks(marks, "--marks"))]
         client, name = _client(service, token_file)
         with client:
             r = Recorder21(client, election, he_fingerprint, store, token_name=name)
             r.start()
-            got = r.record(ballot, chosen)
+            for ballot_id, chosen in batch:
+                try:
+                    got = r.record(ballot_id, chosen)
+                except (VotumError, httpx.HTTPError) as e:
+                    if marks_file is None:
+                        raise
+                    refused += 1
+                    print(json.dumps({"ballot_id": ballot_id, "error": str(e)}), flush=True)
+                    continue
+                receipt = {"ballot_id": got.ballot_id, "state": got.state, "code": got.code, "seq": got.seq}
+                print(json.dumps(receipt), flush=True)
     except (VotumError, OSError, httpx.HTTPError) as e:
         fail(console, e)
-    print(json.dumps({"ballot_id": got.ballot_id, "state": got.state, "code": got.code, "seq": got.seq}))
+    if marks_file is not None:
+        console.print(f"{len(batch) - refused} recorded, {refused} refused, of {len(batch)} in {marks_file}")
+    if refused:
+        raise typer.Exit(1)
