@@ -174,6 +174,14 @@ pub enum GroupError {
     UnknownGroup,
 }
 
+/// One job of [`Group::pow2_many`]: (a table, or `None` for g; its exponent; a base; its exponent).
+pub type Pow2<'a, G> = (
+    Option<&'a <G as Group>::Table>,
+    &'a <G as Group>::Scalar,
+    &'a <G as Group>::Element,
+    &'a <G as Group>::Scalar,
+);
+
 /// A cyclic group of prime order q with a fixed generator g.
 pub trait Group: Clone + Send + Sync + fmt::Debug + 'static {
     type Element: Clone + PartialEq + Eq + fmt::Debug + Send + Sync;
@@ -214,6 +222,20 @@ pub trait Group: Clone + Send + Sync + fmt::Debug + 'static {
             .map(|(table, s)| match table {
                 Some(t) => self.pow_table(t, s),
                 None => self.pow_generator(s),
+            })
+            .collect()
+    }
+    /// `t^s · b^e` for each job `(t, s, b, e)`, t a table's base or, for `None`, g; public exponents (a
+    /// verifier's recomputed proof commitments). A group whose elements cost a field inversion to encode
+    /// (P-256) makes them together and shares one inversion among them.
+    fn pow2_many(&self, jobs: &[Pow2<'_, Self>]) -> Vec<Self::Element> {
+        jobs.iter()
+            .map(|(table, s, base, e)| {
+                let fixed = match table {
+                    Some(t) => self.pow_table(t, s),
+                    None => self.pow_generator(s),
+                };
+                self.op(&fixed, &self.pow(base, e))
             })
             .collect()
     }

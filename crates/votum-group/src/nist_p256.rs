@@ -5,7 +5,7 @@
 use p256::elliptic_curve::group::Group as _;
 use p256::elliptic_curve::hash2curve::{ExpandMsgXmd, GroupDigest};
 use p256::elliptic_curve::ops::{LinearCombination, Reduce};
-use p256::elliptic_curve::sec1::{FromEncodedPoint, ToEncodedPoint};
+use p256::elliptic_curve::sec1::FromEncodedPoint;
 use p256::elliptic_curve::{Field, PrimeField};
 use p256::{AffinePoint, EncodedPoint, FieldBytes, NistP256, ProjectivePoint, Scalar, U256};
 use rand_core::{CryptoRng, RngCore};
@@ -13,40 +13,69 @@ use sha2::Sha256;
 use std::sync::OnceLock;
 use votum_arith::{Integer, Order};
 
-use crate::p256_fixed::{normalize, Affine, Jacobian, Windows};
+use crate::p256_fixed::{normalize, odd_multiples, pow_variable, Affine, Jacobian, Windows};
 
 #[cfg(feature = "secret")]
 use crate::Secret;
-use crate::{Group, GroupError, GroupId};
+use crate::{Group, GroupError, GroupId, Pow2};
 
 /// NIST P-256: the points of y² = x³ − 3x + b over F_p, of prime order n (cofactor 1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct P256;
 
-/// A point of P-256: `p256`'s projective point, with its SEC1 compressed encoding kept once it is known
-/// (ADR 0014). Encoding a projective point costs a field inversion; a point decoded, or made by
-/// [`Group::pow_fixed_many`], knows its encoding already, and the same ciphertext is often hashed more than
-/// once. Equality is the points'.
+/// A point of P-256: `p256`'s projective point, with its affine coordinates and SEC1 compressed encoding kept
+/// once they are known (ADR 0014). Both cost a field inversion from a projective point; a point decoded, or
+/// made by [`Group::pow_fixed_many`] or [`Group::pow2_many`], knows them already. The same ciphertext is often
+/// hashed more than once, and a verifier's variable-base powers start from affine points. Equality is the
+/// points'.
 #[derive(Clone, Default)]
 pub struct P256Point {
     point: ProjectivePoint,
-    /// the compressed encoding; `None` inside for the identity
-    encoding: OnceLock<Option<[u8; 33]>>,
+    /// the affine coordinates and the compressed encoding; `None` inside for the identity
+    known: OnceLock<Option<Known>>,
+}
+
+#[derive(Clone, Copy)]
+struct Known {
+    affine: Affine,
+    compressed: [u8; 33],
+}
+
+impl Known {
+    fn of(affine: Affine) -> Self {
+        Self {
+            affine,
+            compressed: affine.compressed(),
+        }
+    }
 }
 
 impl P256Point {
     fn new(point: ProjectivePoint) -> Self {
         Self {
             point,
-            encoding: OnceLock::new(),
+            known: OnceLock::new(),
         }
     }
 
-    fn known(point: ProjectivePoint, encoding: Option<[u8; 33]>) -> Self {
-        Self {
-            point,
-            encoding: OnceLock::from(encoding),
+    /// The point of affine coordinates `a` (`None`: the identity).
+    fn of_affine(a: Option<Affine>) -> Self {
+        match a {
+            Some(a) => Self {
+                point: ProjectivePoint::from(a.to_p256()),
+                known: OnceLock::from(Some(Known::of(a))),
+            },
+            None => Self {
+                point: ProjectivePoint::IDENTITY,
+                known: OnceLock::from(None),
+            },
         }
+    }
+
+    fn known(&self) -> Option<Known> {
+        *self
+            .known
+            .get_or_init(|| Affine::from_p256(&self.point.to_affine()).map(Known::of))
     }
 
     /// `p256`'s point.
@@ -56,15 +85,12 @@ impl P256Point {
 
     /// The SEC1 compressed encoding (`None` for the identity), made once.
     pub fn compressed(&self) -> Option<[u8; 33]> {
-        *self.encoding.get_or_init(|| {
-            let affine = self.point.to_affine();
-            if bool::from(affine.is_identity()) {
-                return None;
-            }
-            let mut out = [0u8; 33];
-            out.copy_from_slice(affine.to_encoded_point(true).as_bytes());
-            Some(out)
-        })
+        self.known().map(|k| k.compressed)
+    }
+
+    /// Votum's affine coordinates (`None` for the identity), made once.
+    fn affine(&self) -> Option<Affine> {
+        self.known().map(|k| k.affine)
     }
 }
 
@@ -218,17 +244,69 @@ fn pow_many_ifma(
     Some(sums)
 }
 
+/// Each job's t^s·b^e in Jacobian coordinates: the variable base's power from its odd multiples (made once
+/// per distinct base, by address, for the whole batch), then the table's windows added to the same sum; eight
+/// jobs at a time on a CPU with AVX-512 IFMA if `lanes`, else one by one.
+fn pow2_sums(jobs: &[Pow2<'_, P256>], lanes: bool) -> Vec<Jacobian> {
+    let generator = generator_table();
+    // the distinct bases other than the identity, and each job's index among them
+    let mut bases: Vec<(*const P256Point, Affine)> = Vec::new();
+    let at: Vec<Option<usize>> = jobs
+        .iter()
+        .map(|(_, _, base, _)| {
+            let ptr: *const P256Point = *base;
+            if let Some(i) = bases.iter().position(|(p, _)| std::ptr::eq(*p, ptr)) {
+                return Some(i);
+            }
+            let a = base.affine()?;
+            bases.push((ptr, a));
+            Some(bases.len() - 1)
+        })
+        .collect();
+    let affine: Vec<Affine> = bases.iter().map(|(_, a)| *a).collect();
+    let odd = odd_multiples(&affine);
+    let portable = |(table, s, _, e): &Pow2<'_, P256>, i: &Option<usize>| -> Jacobian {
+        let acc = i.map_or(Jacobian::IDENTITY, |i| pow_variable(&odd[i], e));
+        match &table.unwrap_or(generator).windows {
+            Some(w) => w.add_power(acc, s),
+            None => acc,
+        }
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = lanes;
+    #[cfg(target_arch = "x86_64")]
+    if lanes && crate::p256_ifma::available() {
+        let odd8: Vec<crate::p256_ifma::Odd> =
+            odd.iter().map(crate::p256_ifma::odd_entries).collect();
+        let lanes: Vec<crate::p256_ifma::Pow2Job<'_>> = jobs
+            .iter()
+            .zip(&at)
+            .map(|((table, s, _, e), i)| {
+                let fixed = table.unwrap_or(generator).ifma().unwrap_or(&[]);
+                (i.map(|i| &odd8[i]), *e, fixed, *s)
+            })
+            .collect();
+        if let Some(sums) = crate::p256_ifma::pow2_many(&lanes) {
+            // a lane that met an exceptional addition is made again with the portable formulas
+            return sums
+                .into_iter()
+                .zip(jobs.iter().zip(&at))
+                .map(|(sum, (job, i))| sum.unwrap_or_else(|| portable(job, i)))
+                .collect();
+        }
+    }
+    jobs.iter()
+        .zip(&at)
+        .map(|(job, i)| portable(job, i))
+        .collect()
+}
+
 impl P256 {
     /// Jacobian sums as elements, normalised together, each knowing its encoding.
     fn normalized(&self, sums: &[Jacobian]) -> Vec<P256Point> {
         normalize(sums)
             .into_iter()
-            .map(|a| match a {
-                Some(a) => {
-                    P256Point::known(ProjectivePoint::from(a.to_p256()), Some(a.compressed()))
-                }
-                None => self.identity(),
-            })
+            .map(P256Point::of_affine)
             .collect()
     }
 }
@@ -255,7 +333,7 @@ impl Group for P256 {
     }
 
     fn identity(&self) -> P256Point {
-        P256Point::known(ProjectivePoint::IDENTITY, None)
+        P256Point::of_affine(None)
     }
 
     fn op(&self, a: &P256Point, b: &P256Point) -> P256Point {
@@ -264,14 +342,18 @@ impl Group for P256 {
 
     fn inverse(&self, a: &P256Point) -> P256Point {
         // −(x, y) = (x, −y): the encoding flips its parity byte
-        let encoding = a.encoding.get().map(|e| {
-            e.map(|mut c| {
-                c[0] ^= 1;
-                c
-            })
-        });
-        match encoding {
-            Some(e) => P256Point::known(-a.point, e),
+        match a.known.get() {
+            Some(known) => P256Point {
+                point: -a.point,
+                known: OnceLock::from(known.map(|k| Known {
+                    affine: k.affine.neg(),
+                    compressed: {
+                        let mut c = k.compressed;
+                        c[0] ^= 1;
+                        c
+                    },
+                })),
+            },
             None => P256Point::new(-a.point),
         }
     }
@@ -312,6 +394,12 @@ impl Group for P256 {
         }
         let sums = pow_many_portable(jobs, generator);
         self.normalized(&sums)
+    }
+
+    /// Each job's two powers summed in Jacobian coordinates (`pow2_sums`), all brought to affine form with one
+    /// field inversion, each result knowing its encoding.
+    fn pow2_many(&self, jobs: &[Pow2<'_, Self>]) -> Vec<P256Point> {
+        self.normalized(&pow2_sums(jobs, true))
     }
 
     fn multi_pow(&self, bases: &[P256Point], scalars: &[Scalar]) -> Result<P256Point, GroupError> {
@@ -359,9 +447,13 @@ impl Group for P256 {
         // (the decoder refuses x ≥ p), so these bytes are its one compressed encoding.
         let point = Option::<AffinePoint>::from(AffinePoint::from_encoded_point(&encoded))
             .ok_or(GroupError::NonCanonical)?;
-        let mut known = [0u8; 33];
-        known.copy_from_slice(bytes);
-        Ok(P256Point::known(ProjectivePoint::from(point), Some(known)))
+        let mut compressed = [0u8; 33];
+        compressed.copy_from_slice(bytes);
+        let affine = Affine::from_p256(&point).ok_or(GroupError::NonCanonical)?;
+        Ok(P256Point {
+            point: ProjectivePoint::from(point),
+            known: OnceLock::from(Some(Known { affine, compressed })),
+        })
     }
 
     fn uniform_len(&self) -> usize {
@@ -441,6 +533,7 @@ impl Group for P256 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use p256::elliptic_curve::sec1::ToEncodedPoint;
 
     /// The fixed-base tables (of g and of any point), one at a time and in batches, give the same powers as
     /// p256's own multiplication, for exponents with zero digits, digits at the signed recoding's edges, the
@@ -516,6 +609,108 @@ mod tests {
             g.pow_fixed_many(&[(Some(&none), &Scalar::ONE)]),
             vec![g.identity()]
         );
+    }
+
+    /// The width-5 non-adjacent form gives the scalar back, with odd digits below 16 in absolute value and
+    /// four zeros at least after each non-zero one, for the edges (0, 1, n − 1, 2^255, runs of ones that carry
+    /// into a 257th digit) and random scalars.
+    #[test]
+    fn the_non_adjacent_form_gives_the_scalar_back() {
+        use crate::p256_fixed::{wnaf, NAF_WIDTH};
+        use rand_chacha::rand_core::SeedableRng;
+        let g = P256;
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(11);
+        let mut cases = vec![Scalar::ZERO, Scalar::ONE, -Scalar::ONE, -Scalar::from(2u64)];
+        cases.push(g.scalar_from_integer(&(Integer::from(1) << 255)));
+        cases.push(g.scalar_from_integer(&((Integer::from(1) << 255) - 1)));
+        cases.push(g.scalar_from_integer(&(Integer::from(31) << 200)));
+        cases.extend((0..200).map(|_| g.random_scalar(&mut rng)));
+        for e in &cases {
+            let naf = wnaf(e);
+            let mut sum = Integer::new();
+            let mut last: Option<usize> = None;
+            for (i, d) in naf.iter().enumerate() {
+                if *d != 0 {
+                    assert!(d % 2 != 0 && d.abs() < 16, "digit {d} at {i}");
+                    if let Some(j) = last {
+                        assert!(i - j >= NAF_WIDTH, "digits at {j} and {i}");
+                    }
+                    last = Some(i);
+                    sum += Integer::from(*d) << (i as u32);
+                }
+            }
+            assert_eq!(sum, g.scalar_to_integer(e));
+        }
+    }
+
+    /// `pow2_many` gives t^s·b^e as `p256`'s own arithmetic does, in one batch that mixes g's table and another,
+    /// repeated and distinct bases, the identity as a base, zero exponents, the results that are the identity,
+    /// and the exceptional additions: the variable part equal to the first table entry added (b = g, e = 1,
+    /// s = 1: a doubling), and e = n − 2d, whose last digit −d meets a sum of d·b. Each result knows its
+    /// encoding, which is `p256`'s.
+    #[test]
+    fn two_base_powers_agree_with_scalar_multiplication() {
+        use crate::p256_fixed::wnaf;
+        use rand_chacha::rand_core::SeedableRng;
+        let g = P256;
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(12);
+        let k = P256Point::new(ProjectivePoint::GENERATOR * g.random_scalar(&mut rng));
+        let k_table = g.table(&k);
+        let alpha = P256Point::new(ProjectivePoint::GENERATOR * g.random_scalar(&mut rng));
+        // a decoded base, which knows its affine form from its bytes
+        let beta = g
+            .decode_element(&g.encode_element(&P256Point::new(k.point * Scalar::from(3u64))))
+            .unwrap();
+        let id = g.identity();
+        let gen = g.generator().clone();
+        let n_minus = |v: u64| -Scalar::from(v);
+        // e = n − 2d whose last digit is −d
+        let edge = (1..16u64)
+            .step_by(2)
+            .map(|d| n_minus(2 * d))
+            .find(|e| wnaf(e)[0] < 0)
+            .expect("an e = n − 2d ending in −d");
+        let mut scalars: Vec<Scalar> = (0..24).map(|_| g.random_scalar(&mut rng)).collect();
+        scalars.extend([Scalar::ZERO, Scalar::ONE, -Scalar::ONE, edge]);
+        let mut jobs: Vec<Pow2<'_, P256>> = Vec::new();
+        for (i, e) in scalars.iter().enumerate() {
+            let s = &scalars[(i * 7 + 3) % scalars.len()];
+            let table = if i % 2 == 0 { None } else { Some(&k_table) };
+            let base = [&alpha, &beta, &alpha, &id, &gen][i % 5];
+            jobs.push((table, s, base, e));
+        }
+        let one = Scalar::ONE;
+        let zero = Scalar::ZERO;
+        let minus_one = -Scalar::ONE;
+        jobs.push((None, &one, &gen, &one)); // g + g: the doubling case
+        jobs.push((None, &one, &gen, &minus_one)); // g − g: the identity
+        jobs.push((None, &zero, &id, &zero));
+        jobs.push((Some(&k_table), &one, &k, &minus_one)); // K − K
+        jobs.push((None, &zero, &alpha, &edge));
+        jobs.push((None, &edge, &gen, &zero));
+        let got = g.pow2_many(&jobs);
+        assert_eq!(got.len(), jobs.len());
+        for ((table, s, base, e), r) in jobs.iter().zip(&got) {
+            let t = if table.is_some() {
+                k.point
+            } else {
+                ProjectivePoint::GENERATOR
+            };
+            let want = t * *s + base.point * *e;
+            assert_eq!(r.point, want);
+            let encoded =
+                (!bool::from(want.is_identity())).then(|| want.to_affine().to_encoded_point(true));
+            assert_eq!(
+                r.compressed().map(|c| c.to_vec()),
+                encoded.map(|e| e.as_bytes().to_vec())
+            );
+        }
+        assert_eq!(got[jobs.len() - 6], g.pow_generator(&Scalar::from(2u64)));
+        assert_eq!(got[jobs.len() - 5], id);
+        // each path on its own: the portable one, and the eight-lane one where the CPU has IFMA (whose lanes
+        // that meet an exceptional addition are made again with the portable formulas)
+        assert_eq!(g.normalized(&pow2_sums(&jobs, false)), got);
+        assert_eq!(g.normalized(&pow2_sums(&jobs, true)), got);
     }
 
     /// A table holds its entries in votum's affine form only, until a power needs another: a batch (an encryption

@@ -32,7 +32,7 @@ pub(crate) struct Affine {
 }
 
 impl Affine {
-    fn neg(&self) -> Self {
+    pub(crate) fn neg(&self) -> Self {
         Self {
             x: self.x,
             y: self.y.neg(),
@@ -263,11 +263,15 @@ impl Windows {
     /// s·B in Jacobian coordinates. The entries are read first, all at once: the loads do not wait for each
     /// other, so a table out of the cache costs about one memory latency per power, not one per window.
     pub(crate) fn pow_jacobian(&self, s: &Scalar) -> Jacobian {
+        self.add_power(Jacobian::IDENTITY, s)
+    }
+
+    /// acc + s·B (the exceptional additions take their branches, so acc may be any point).
+    pub(crate) fn add_power(&self, mut acc: Jacobian, s: &Scalar) -> Jacobian {
         let digits = digits(s);
         let entries: [Option<(Affine, bool)>; WINDOWS] = std::array::from_fn(|w| {
             (digits[w] != 0).then(|| Self::entry(&self.affine, w, digits[w]))
         });
-        let mut acc = Jacobian::IDENTITY;
         for (q, negative) in entries.iter().flatten() {
             acc = acc.add_affine(&if *negative { q.neg() } else { *q });
         }
@@ -290,4 +294,95 @@ impl Windows {
         }
         acc
     }
+}
+
+/// Digits of a width-5 non-adjacent form.
+pub(crate) const NAF_WIDTH: usize = 5;
+/// Odd multiples B, 3B, …, 15B a variable base needs for [`wnaf`]'s digits.
+pub(crate) const ODD: usize = 1 << (NAF_WIDTH - 2);
+/// Digits of a scalar below 2^256 (a last carry can reach 2^256).
+pub(crate) const NAF_DIGITS: usize = 257;
+
+/// The width-5 non-adjacent form of s, least significant first: s = Σ d_i·2^i, each d_i zero or odd in
+/// −15…15, and any two non-zero digits at least five positions apart.
+pub(crate) fn wnaf(s: &Scalar) -> [i8; NAF_DIGITS] {
+    let be = s.to_repr();
+    let mut limbs = [0u64; 6];
+    for (i, limb) in limbs.iter_mut().take(4).enumerate() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&be[32 - 8 * (i + 1)..32 - 8 * i]);
+        *limb = u64::from_be_bytes(word);
+    }
+    let width = 1u64 << NAF_WIDTH;
+    let mut out = [0i8; NAF_DIGITS];
+    let mut pos = 0;
+    let mut carry = 0u64;
+    while pos < NAF_DIGITS {
+        let (i, bit) = (pos / 64, pos % 64);
+        let bits = if bit + NAF_WIDTH <= 64 {
+            limbs[i] >> bit
+        } else {
+            (limbs[i] >> bit) | (limbs[i + 1] << (64 - bit))
+        };
+        let window = carry + (bits & (width - 1));
+        if window & 1 == 0 {
+            // an even window: this digit is zero (a carry of 1 into a window of 31 gives 32, even)
+            pos += 1;
+            continue;
+        }
+        // window is odd and below 2^5 + 1
+        let w = i8::try_from(window).unwrap_or(0);
+        if window < width / 2 {
+            out[pos] = w;
+            carry = 0;
+        } else {
+            out[pos] = w - 32;
+            carry = 1;
+        }
+        pos += NAF_WIDTH;
+    }
+    out
+}
+
+/// B, 3B, …, 15B of each base, in affine form, with two field inversions for all the bases. No multiple is
+/// the identity (15 < n), and 2B is not (P-256 has no point of order 2).
+pub(crate) fn odd_multiples(bases: &[Affine]) -> Vec<[Affine; ODD]> {
+    let twos: Vec<Jacobian> = bases
+        .iter()
+        .map(|b| Jacobian::from_affine(b).double())
+        .collect();
+    let twos = normalize(&twos);
+    let mut points = Vec::with_capacity(bases.len() * ODD);
+    for (b, two) in bases.iter().zip(&twos) {
+        let mut p = Jacobian::from_affine(b);
+        points.push(p);
+        for _ in 1..ODD {
+            p = match two {
+                Some(t) => p.add_affine(t),
+                None => p,
+            };
+            points.push(p);
+        }
+    }
+    let affine = normalize(&points);
+    bases
+        .iter()
+        .enumerate()
+        .map(|(k, b)| std::array::from_fn(|i| affine[k * ODD + i].unwrap_or(*b)))
+        .collect()
+}
+
+/// e·B from B's odd multiples, in Jacobian coordinates: a doubling per digit from the highest non-zero one,
+/// and a mixed addition per non-zero digit (their exceptional cases take their branches).
+pub(crate) fn pow_variable(odd: &[Affine; ODD], e: &Scalar) -> Jacobian {
+    let naf = wnaf(e);
+    let mut acc = Jacobian::IDENTITY;
+    for d in naf.iter().rev() {
+        acc = acc.double();
+        if *d != 0 {
+            let q = odd[usize::from(d.unsigned_abs()) / 2];
+            acc = acc.add_affine(&if *d < 0 { q.neg() } else { q });
+        }
+    }
+    acc
 }

@@ -25,7 +25,7 @@ use std::arch::x86_64::{
 
 use p256::{FieldElement as Fe, Scalar};
 
-use crate::p256_fixed::{digits, Affine, Jacobian, HALF, WINDOWS};
+use crate::p256_fixed::{digits, wnaf, Affine, Jacobian, HALF, NAF_DIGITS, ODD, WINDOWS};
 
 const MASK: u64 = (1 << 52) - 1;
 /// p in radix 2^52
@@ -318,69 +318,218 @@ fn lane_values(v: &F8) -> [Option<Fe>; 8] {
     out
 }
 
-/// The powers of up to eight exponents, each of its table's entries (`tables[k]`, 81,920 of them), in
-/// Jacobian coordinates. A lane whose power is the identity (exponent 0) gives the identity.
+/// 2P on a = −3 (dbl-2001-b): 3 products, 5 squares. A lane at Z = 0 stays at Z = 0.
 #[target_feature(enable = "avx512f,avx512ifma")]
-fn pow8(jobs: &[(&[Entry], &Scalar)]) -> Vec<Jacobian> {
-    let digits: Vec<[i16; WINDOWS]> = jobs.iter().map(|(_, s)| digits(s)).collect();
-    let r = limbs_of(&R_MOD_P);
-    let one = constant(&r);
-    let zero = F8([_mm512_setzero_si512(); 5]);
-    let mut acc = J8 {
-        x: one,
-        y: one,
-        z: zero,
-    };
-    // lanes whose sum is no longer the identity
-    let mut started: __mmask8 = 0;
-    for w in 0..WINDOWS {
+fn double(p: &J8) -> J8 {
+    let delta = mul(&p.z, &p.z);
+    let gamma = mul(&p.y, &p.y);
+    let beta = mul(&p.x, &gamma);
+    let t = mul(&sub(&p.x, &delta), &add(&p.x, &delta));
+    let alpha = add(&add(&t, &t), &t);
+    let beta2 = add(&beta, &beta);
+    let beta4 = add(&beta2, &beta2);
+    let x3 = sub(&mul(&alpha, &alpha), &add(&beta4, &beta4));
+    let yz = add(&p.y, &p.z);
+    let z3 = sub(&sub(&mul(&yz, &yz), &gamma), &delta);
+    let gamma2 = mul(&gamma, &gamma);
+    let gamma4 = add(&gamma2, &gamma2);
+    let gamma8 = add(&gamma4, &gamma4);
+    let y3 = sub(&mul(&alpha, &sub(&beta4, &x3)), &add(&gamma8, &gamma8));
+    J8 {
+        x: x3,
+        y: y3,
+        z: z3,
+    }
+}
+
+/// The running sums of eight lanes, and which lanes hold more than the identity.
+struct Sums {
+    acc: J8,
+    started: __mmask8,
+    one: F8,
+}
+
+impl Sums {
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn new() -> Self {
+        let one = constant(&limbs_of(&R_MOD_P));
+        Self {
+            acc: J8 {
+                x: one,
+                y: one,
+                z: F8([_mm512_setzero_si512(); 5]),
+            },
+            started: 0,
+            one,
+        }
+    }
+
+    /// Adds to each lane its entry (negated where asked; none for a lane that adds nothing). A lane whose sum
+    /// is still the identity takes the entry itself.
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn add(&mut self, entries: &[Option<(&Entry, bool)>]) {
         let mut xs = [[0u64; 8]; 5];
         let mut ys = [[0u64; 8]; 5];
         let mut adding: __mmask8 = 0;
         let mut negative: __mmask8 = 0;
-        for (k, (table, _)) in jobs.iter().enumerate() {
-            let d = digits[k][w];
-            if d == 0 {
-                continue;
-            }
+        for (k, e) in entries.iter().enumerate() {
+            let Some((e, neg)) = e else { continue };
             adding |= 1 << k;
-            if d < 0 {
+            if *neg {
                 negative |= 1 << k;
             }
-            let e = &table[w * HALF + usize::from(d.unsigned_abs()) - 1];
             for j in 0..5 {
                 xs[j][k] = e[j];
                 ys[j][k] = e[5 + j];
             }
         }
         if adding == 0 {
-            continue;
+            return;
         }
+        let zero = F8([_mm512_setzero_si512(); 5]);
         let qx = load(&xs);
         let qy = load(&ys);
         let qy = blend(negative, &qy, &sub(&zero, &qy));
-        let sum = add_affine(&acc, &qx, &qy);
+        let sum = add_affine(&self.acc, &qx, &qy);
         // a lane that adds: its sum, or the entry itself while its sum was the identity
-        let first = adding & !started;
-        let later = adding & started;
-        acc = J8 {
+        let first = adding & !self.started;
+        let later = adding & self.started;
+        let acc = &self.acc;
+        self.acc = J8 {
             x: blend(first, &blend(later, &acc.x, &sum.x), &qx),
             y: blend(first, &blend(later, &acc.y, &sum.y), &qy),
-            z: blend(first, &blend(later, &acc.z, &sum.z), &one),
+            z: blend(first, &blend(later, &acc.z, &sum.z), &self.one),
         };
-        started |= adding;
+        self.started |= adding;
     }
-    let (xs, ys, zs) = (
-        lane_values(&acc.x),
-        lane_values(&acc.y),
-        lane_values(&acc.z),
-    );
-    (0..jobs.len())
-        .map(|k| match (started >> k & 1, xs[k], ys[k], zs[k]) {
-            (1, Some(x), Some(y), Some(z)) => Jacobian::from_coordinates(x, y, z),
-            _ => Jacobian::IDENTITY,
+
+    /// Each lane's sum out of the lanes: the identity where nothing was added, `None` where Z is 0 (an
+    /// addition met its exceptional case, or the sum is the identity).
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn finish(&self, lanes: usize) -> Vec<Option<Jacobian>> {
+        let (xs, ys, zs) = (
+            lane_values(&self.acc.x),
+            lane_values(&self.acc.y),
+            lane_values(&self.acc.z),
+        );
+        (0..lanes)
+            .map(|k| {
+                if self.started >> k & 1 == 0 {
+                    return Some(Jacobian::IDENTITY);
+                }
+                match (xs[k], ys[k], zs[k]) {
+                    (Some(x), Some(y), Some(z)) if !bool::from(z.is_zero()) => {
+                        Some(Jacobian::from_coordinates(x, y, z))
+                    }
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+}
+
+/// The fixed-base digits' entries of window `w` for each lane.
+fn window_entries<'a>(
+    tables: &[&'a [Entry]],
+    digits: &[[i16; WINDOWS]],
+    w: usize,
+) -> [Option<(&'a Entry, bool)>; 8] {
+    std::array::from_fn(|k| {
+        let d = *digits.get(k)?.get(w)?;
+        (d != 0).then(|| {
+            (
+                &tables[k][w * HALF + usize::from(d.unsigned_abs()) - 1],
+                d < 0,
+            )
         })
+    })
+}
+
+/// The powers of up to eight exponents, each of its table's entries (`tables[k]`, 81,920 of them), in
+/// Jacobian coordinates. A lane whose power is the identity (exponent 0) gives the identity.
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn pow8(jobs: &[(&[Entry], &Scalar)]) -> Vec<Jacobian> {
+    let digits: Vec<[i16; WINDOWS]> = jobs.iter().map(|(_, s)| digits(s)).collect();
+    let tables: Vec<&[Entry]> = jobs.iter().map(|(t, _)| *t).collect();
+    let mut sums = Sums::new();
+    for w in 0..WINDOWS {
+        sums.add(&window_entries(&tables, &digits, w));
+    }
+    // no exceptional case arises here (the module's comment), and a power below n is never the identity
+    sums.finish(jobs.len())
+        .into_iter()
+        .map(|j| j.unwrap_or(Jacobian::IDENTITY))
         .collect()
+}
+
+/// A variable base's odd multiples B, 3B, …, 15B in this form.
+pub(crate) type Odd = [Entry; ODD];
+
+/// B, 3B, …, 15B in this form.
+pub(crate) fn odd_entries(odd: &[Affine; ODD]) -> Odd {
+    std::array::from_fn(|i| entry(&odd[i]))
+}
+
+/// One job of [`pow2_many`]: a variable base's odd multiples (`None` for the identity) and its exponent, a
+/// table's entries (empty for the identity's) and its exponent.
+pub(crate) type Pow2Job<'a> = (Option<&'a Odd>, &'a Scalar, &'a [Entry], &'a Scalar);
+
+/// e·B + s·T for up to eight jobs: the variable power by a doubling per digit of e's non-adjacent form and an
+/// addition per non-zero digit, then the table's windows added to the same sum. An addition may meet its
+/// exceptional case here (a record chooses its bases): the lane's Z then becomes 0 and stays 0, and the lane
+/// gives `None`, for the caller to make that job with the portable formulas, which take those cases.
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn pow2_8(jobs: &[Pow2Job<'_>]) -> Vec<Option<Jacobian>> {
+    let nafs: Vec<[i8; NAF_DIGITS]> = jobs
+        .iter()
+        .map(|(odd, e, _, _)| odd.map_or([0; NAF_DIGITS], |_| wnaf(e)))
+        .collect();
+    let digits: Vec<[i16; WINDOWS]> = jobs
+        .iter()
+        .map(|(_, _, t, s)| {
+            if t.is_empty() {
+                [0; WINDOWS]
+            } else {
+                digits(s)
+            }
+        })
+        .collect();
+    let tables: Vec<&[Entry]> = jobs.iter().map(|(_, _, t, _)| *t).collect();
+    let top = nafs
+        .iter()
+        .filter_map(|n| n.iter().rposition(|d| *d != 0))
+        .max();
+    let mut sums = Sums::new();
+    if let Some(top) = top {
+        for i in (0..=top).rev() {
+            if sums.started != 0 {
+                sums.acc = double(&sums.acc);
+            }
+            let entries: [Option<(&Entry, bool)>; 8] = std::array::from_fn(|k| {
+                let odd = jobs.get(k)?.0?;
+                let d = nafs[k][i];
+                (d != 0).then(|| (&odd[usize::from(d.unsigned_abs()) / 2], d < 0))
+            });
+            sums.add(&entries);
+        }
+    }
+    for w in 0..WINDOWS {
+        sums.add(&window_entries(&tables, &digits, w));
+    }
+    sums.finish(jobs.len())
+}
+
+/// [`pow2_8`] eight jobs at a time; `None` if this CPU lacks AVX-512 IFMA.
+pub(crate) fn pow2_many(jobs: &[Pow2Job<'_>]) -> Option<Vec<Option<Jacobian>>> {
+    if !available() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(jobs.len());
+    for chunk in jobs.chunks(8) {
+        // SAFETY: `available()` checked that the CPU has AVX-512 F and IFMA
+        out.extend(unsafe { pow2_8(chunk) });
+    }
+    Some(out)
 }
 
 /// The powers, eight lanes at a time; `None` if this CPU lacks AVX-512 IFMA.

@@ -92,12 +92,18 @@ pub fn public_share<G: Eg2Group>(group: &G, commitments: &[G::Element], x: u32) 
         .unwrap_or_else(|_| group.identity())
 }
 
+/// g^v · b^c, as [`Group::pow2_many`] makes it (on P-256: the encoding the hash needs without an inversion of
+/// its own beyond the one batch's).
+fn pow2_one<G: Eg2Group>(group: &G, v: &G::Scalar, b: &G::Element, c: &G::Scalar) -> G::Element {
+    group
+        .pow2_many(&[(None, v, b, c)])
+        .pop()
+        .unwrap_or_else(|| group.identity())
+}
+
 /// The ballot nonce's proof (eq. 38): a_B = g^v_B C_0^c_B and c_B = H_q(H_I; 0x23, a_B, C_0, C_1).
 pub fn check_nonce_proof<G: Eg2Group>(group: &G, hi: &[u8; 32], n: &NonceCiphertext<G>) -> bool {
-    let a = group.op(
-        &group.pow_generator(&n.proof.v),
-        &group.pow(&n.c0, &n.proof.c),
-    );
+    let a = pow2_one(group, &n.proof.v, &n.c0, &n.proof.c);
     group.to_challenge(&ballot_nonce_proof_hash(group, hi, &a, &n.c0, &n.c1)) == n.proof.c
 }
 
@@ -108,10 +114,7 @@ pub fn check_data_proof<G: Eg2Group>(
     contest: u32,
     d: &DataCiphertext<G>,
 ) -> bool {
-    let a = group.op(
-        &group.pow_generator(&d.proof.v),
-        &group.pow(&d.c0, &d.proof.c),
-    );
+    let a = pow2_one(group, &d.proof.v, &d.c0, &d.proof.c);
     group.to_challenge(&data_proof_hash(group, hi, contest, &a, (&d.c0, &d.c1))) == d.proof.c
 }
 

@@ -86,16 +86,22 @@ impl<G: Eg2Group> Ctx<G> {
                 u64::from(limit) + 1
             ));
         }
-        let mut commitments = Vec::with_capacity(proof.len());
         let mut sum = g.scalar_from_u64(0);
-        for (j, p) in proof.iter().enumerate() {
-            // a_j = g^v_j α^c_j, b_j = K^(v_j − j c_j) β^c_j
-            let a = g.op(&g.pow_generator(&p.v), &g.pow(&ct.pad, &p.c));
-            let w = g.scalar_sub(&p.v, &g.scalar_mul(&g.scalar_from_u64(j as u64), &p.c));
-            let b = g.op(&g.pow_table(&self.k_table, &w), &g.pow(&ct.data, &p.c));
-            commitments.push((a, b));
+        // a_j = g^v_j α^c_j, b_j = K^(v_j − j c_j) β^c_j, all made in one batch
+        let ws: Vec<G::Scalar> = proof
+            .iter()
+            .enumerate()
+            .map(|(j, p)| g.scalar_sub(&p.v, &g.scalar_mul(&g.scalar_from_u64(j as u64), &p.c)))
+            .collect();
+        let mut jobs = Vec::with_capacity(2 * proof.len());
+        for (p, w) in proof.iter().zip(&ws) {
+            jobs.push((None, &p.v, &ct.pad, &p.c));
+            jobs.push((Some(&self.k_table), w, &ct.data, &p.c));
             sum = g.scalar_add(&sum, &p.c);
         }
+        let mut powers = g.pow2_many(&jobs).into_iter();
+        let commitments: Vec<(G::Element, G::Element)> =
+            std::iter::from_fn(|| Some((powers.next()?, powers.next()?))).collect();
         if self.challenge(hash(&commitments)) != sum {
             return Err("the range proof's challenges do not sum to its hash".into());
         }
