@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-other-records bench-eg2-verify bench-eg21 bench-eg21-service bench-eg21-own bench-eg21-large bench-eg21-memory bench-egrs bench-record-size bench-ifma bench-cluster bench-cluster-netns fuzz clean
+.PHONY: setup setup-core peer election demo test test-rust test-python lint ct-check fmt bench bench-arith bench-eg bench-eg-ceremony bench-eg-encrypt bench-eg-verify bench-eg-decrypt bench-eg-pipeline bench-verify bench-service bench-service-v1 bench-service-attack bench-web bench-mix bench-sv bench-sv-peer bench-chvote bench-nodes bench-nodes-memory bench-ivxv bench-other-records bench-eg2-verify bench-eg21 bench-eg21-service bench-eg21-own bench-eg21-large bench-eg21-memory bench-eg21-verify bench-egrs bench-record-size bench-ifma bench-cluster bench-cluster-netns fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -199,6 +199,12 @@ bench-eg21: setup
 ## ElectionGuard 2.1 itself (spec/66) beside egk-ec's 2.0 form, the same election written both ways in one run.
 bench-eg21-own: setup
 	$(VENV)/bin/python benches/bench_eg21_own.py 200 3
+
+## A 1,000-ballot ElectionGuard 2.1 record on P-256 verified by the votum-verify binary, on one thread and on every
+## core (VS=path/to/another/votum-verify runs that one in turn on the same record, for a ratio).
+bench-eg21-verify: setup
+	cargo build --release --locked -p votum-verify --bin votum-verify
+	$(VENV)/bin/python benches/bench_eg21_verify.py 1000 5 p256 $(if $(VS),--vs $(VS))
 
 ## One 100,000-ballot ElectionGuard 2.1 election in one process, its peak resident memory reported
 ## (benches: crates/votum-bench/src/bin/bench-eg21-run.rs).
