@@ -34,10 +34,11 @@ ct-check:
 
 # examples are left to clippy (--all-targets): building them here cost a minute of the test command. The
 # benchmark drivers and the constant-time check have no tests (clippy checks them, ct-check runs votum-ct);
-# scripts/check-test-targets.py (in lint) fails if a test appears where this command would not run it
+# scripts/check-test-targets.py (in lint) fails if a test appears where this command would not run it. The doc
+# tests exclude the same crates: the same features unify, so they reuse the first command's build
 test-rust:
 	cargo test --workspace --exclude votum-bench --exclude votum-ct --profile ci --locked --tests
-	cargo test --workspace --exclude votum-py --profile ci --locked --doc
+	cargo test --workspace --exclude votum-py --exclude votum-bench --exclude votum-ct --profile ci --locked --doc
 
 # two processes, a test file to each at a time (tests/netlab.py keeps their network labs apart); schemathesis
 # gives all its cases one node id, which pytest-xdist would run once, so the API fuzz test runs apart
