@@ -182,15 +182,22 @@ pub(crate) fn normalize(points: &[Jacobian]) -> Vec<Option<Affine>> {
     out
 }
 
-/// The signed digits of s in base 2^13, least significant first: s = Σ d_i·2^(13i), each d_i in −2^12…2^12.
-pub(crate) fn digits(s: &Scalar) -> [i16; WINDOWS] {
+/// s in 64-bit limbs, least significant first, with two zero limbs above it for the recodings' reads past its
+/// top.
+fn limbs(s: &Scalar) -> [u64; 6] {
     let be = s.to_repr();
-    let mut limbs = [0u64; 5];
+    let mut limbs = [0u64; 6];
     for (i, limb) in limbs.iter_mut().take(4).enumerate() {
         let mut word = [0u8; 8];
         word.copy_from_slice(&be[32 - 8 * (i + 1)..32 - 8 * i]);
         *limb = u64::from_be_bytes(word);
     }
+    limbs
+}
+
+/// The signed digits of s in base 2^13, least significant first: s = Σ d_i·2^(13i), each d_i in −2^12…2^12.
+pub(crate) fn digits(s: &Scalar) -> [i16; WINDOWS] {
+    let limbs = limbs(s);
     let mut out = [0i16; WINDOWS];
     let mut carry = 0u32;
     for (w, d) in out.iter_mut().enumerate() {
@@ -306,13 +313,7 @@ pub(crate) const NAF_DIGITS: usize = 257;
 /// The width-5 non-adjacent form of s, least significant first: s = Σ d_i·2^i, each d_i zero or odd in
 /// −15…15, and any two non-zero digits at least five positions apart.
 pub(crate) fn wnaf(s: &Scalar) -> [i8; NAF_DIGITS] {
-    let be = s.to_repr();
-    let mut limbs = [0u64; 6];
-    for (i, limb) in limbs.iter_mut().take(4).enumerate() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&be[32 - 8 * (i + 1)..32 - 8 * i]);
-        *limb = u64::from_be_bytes(word);
-    }
+    let limbs = limbs(s);
     let width = 1u64 << NAF_WIDTH;
     let mut out = [0i8; NAF_DIGITS];
     let mut pos = 0;

@@ -519,30 +519,25 @@ fn pow2_8(jobs: &[Pow2Job<'_>]) -> Vec<Option<Jacobian>> {
     sums.finish(jobs.len())
 }
 
-/// [`pow2_8`] eight jobs at a time; `None` if this CPU lacks AVX-512 IFMA.
-pub(crate) fn pow2_many(jobs: &[Pow2Job<'_>]) -> Option<Vec<Option<Jacobian>>> {
+/// `lanes` over `jobs` eight at a time, only on a CPU with AVX-512 IFMA (`None` without): `lanes` may call the
+/// module's `target_feature` functions.
+fn by_eight<J, R>(jobs: &[J], lanes: impl Fn(&[J]) -> Vec<R>) -> Option<Vec<R>> {
     if !available() {
         return None;
     }
-    let mut out = Vec::with_capacity(jobs.len());
-    for chunk in jobs.chunks(8) {
-        // SAFETY: `available()` checked that the CPU has AVX-512 F and IFMA
-        out.extend(unsafe { pow2_8(chunk) });
-    }
-    Some(out)
+    Some(jobs.chunks(8).flat_map(lanes).collect())
+}
+
+/// [`pow2_8`] eight jobs at a time; `None` if this CPU lacks AVX-512 IFMA.
+pub(crate) fn pow2_many(jobs: &[Pow2Job<'_>]) -> Option<Vec<Option<Jacobian>>> {
+    // SAFETY: `by_eight` calls this only after `available()` checked that the CPU has AVX-512 F and IFMA
+    by_eight(jobs, |chunk| unsafe { pow2_8(chunk) })
 }
 
 /// The powers, eight lanes at a time; `None` if this CPU lacks AVX-512 IFMA.
 pub(crate) fn pow_many(jobs: &[(&[Entry], &Scalar)]) -> Option<Vec<Jacobian>> {
-    if !available() {
-        return None;
-    }
-    let mut out = Vec::with_capacity(jobs.len());
-    for chunk in jobs.chunks(8) {
-        // SAFETY: `available()` checked that the CPU has AVX-512 F and IFMA
-        out.extend(unsafe { pow8(chunk) });
-    }
-    Some(out)
+    // SAFETY: `by_eight` calls this only after `available()` checked that the CPU has AVX-512 F and IFMA
+    by_eight(jobs, |chunk| unsafe { pow8(chunk) })
 }
 
 #[cfg(test)]
