@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import httpx
 import typer
@@ -100,11 +100,15 @@ def print_ballots(
     console.print(f"{count} ballots of election {election} on the board; sheets in {out}, nonces in {store}")
 
 
-def _marks(text: str, where: str) -> dict[str, list[int]]:
+def _parsed(text: str, where: str) -> Any:
     try:
-        chosen = json.loads(text)
+        return json.loads(text)
     except ValueError as e:
         raise InvalidInput(f"{where} is not JSON: {e}") from None
+
+
+def _marks(chosen: Any, where: str) -> dict[str, list[int]]:
+    """`chosen` as a voter's marks: per contest id a list of 0s and 1s."""
     if not isinstance(chosen, dict) or not all(
         isinstance(v, list) and all(x in (0, 1) for x in v) for v in chosen.values()
     ):
@@ -123,13 +127,10 @@ def _batch(path: Path) -> list[tuple[str, dict[str, list[int]]]]:
         if not line.strip():
             continue
         where = f"--marks-file line {n}"
-        try:
-            item = json.loads(line)
-        except ValueError as e:
-            raise InvalidInput(f"{where} is not JSON: {e}") from None
+        item = _parsed(line, where)
         if not isinstance(item, dict) or not isinstance(item.get("ballot"), str) or "marks" not in item:
             raise InvalidInput(f'{where} is not {{"ballot": ID, "marks": {{...}}}}')
-        out.append((item["ballot"], _marks(json.dumps(item["marks"]), where)))
+        out.append((item["ballot"], _marks(item["marks"], where)))
     ids = [b for b, _ in out]
     if len(set(ids)) != len(ids):
         raise InvalidInput("--marks-file names a ballot twice")
@@ -175,7 +176,7 @@ def record_marks(
         elif ballot is None or marks is None:
             raise InvalidInput("give --ballot and --marks, or --marks-file")
         else:
-            batch = [(ballot, _marks(marks, "--marks"))]
+            batch = [(ballot, _marks(_parsed(marks, "--marks"), "--marks"))]
         client, name = _client(service, token_file)
         with client:
             r = Recorder21(client, election, he_fingerprint, store, token_name=name)
